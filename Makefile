@@ -1,0 +1,174 @@
+# One non-recursive Makefile. Each folder describes its own targets in a module.mk fragment
+# included below (still one make process and one dependency graph); the macros here are the
+# only way fragments declare libraries, programs, tests, benchmarks and fuzz targets.
+#
+#   make            build everything           make test    deps + all tests (CI runs this)
+#   make demo       the administrator's journey on the local control plane
+#   make bench      benchmarks                 make fuzz    longer fuzzing runs
+#   make lint       clang-tidy + cppcheck      make install PREFIX=/usr/local DESTDIR=
+#   SANITIZE=address,undefined   build with sanitizers (objects go to a separate build dir)
+#   VALGRIND=1                   run unit tests under valgrind
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+
+SANITIZE ?=
+VALGRIND ?=
+# Object trees are kept apart per configuration so switching never mixes objects.
+O ?= build/$(if $(SANITIZE),san,default)
+
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+            -Wwrite-strings -Wformat=2 -Wundef -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+PKGS := libcurl jansson yaml-0.1 libsystemd
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm
+CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+SAN_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+ALL_CFLAGS = -std=gnu17 $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -I. -MMD -MP $(PKG_CFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS) -Wl,--as-needed
+
+PROGRAMS :=
+UNIT_TESTS :=
+INTEGRATION_TESTS :=
+BENCHES :=
+FUZZERS :=
+MANPAGES :=
+LINT_SRCS :=
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# $(call static_lib,NAME,SOURCES) -> $(O)/lib/libNAME.a
+define static_lib
+LIB_$(1) := $(O)/lib/lib$(1).a
+$(O)/lib/lib$(1).a: $(patsubst %.c,$(O)/%.o,$(2))
+	@mkdir -p $$(@D)
+	rm -f $$@ && $(AR) rcs $$@ $$^
+LINT_SRCS += $(2)
+endef
+
+# $(call program,NAME,SOURCES,LIBS) -> $(O)/bin/NAME; LIBS in link order (dependents first)
+define program
+PROGRAMS += $(O)/bin/$(1)
+$(O)/bin/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
+	@mkdir -p $$(@D)
+	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS)
+LINT_SRCS += $(2)
+endef
+
+# $(call unit_test,NAME,SOURCES,LIBS) -> $(O)/tests/NAME, a cmocka binary run by `make unit`
+define unit_test
+UNIT_TESTS += $(O)/tests/$(1)
+$(O)/tests/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
+	@mkdir -p $$(@D)
+	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $(PKG_LIBS)
+$(patsubst %.c,$(O)/%.o,$(2)): ALL_CFLAGS += $(CMOCKA_CFLAGS)
+endef
+
+# $(call integration_test,NAME,SOURCES,LIBS): a cmocka binary run against the local plane
+define integration_test
+INTEGRATION_TESTS += $(O)/tests/$(1)
+$(O)/tests/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
+	@mkdir -p $$(@D)
+	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $(PKG_LIBS)
+$(patsubst %.c,$(O)/%.o,$(2)): ALL_CFLAGS += $(CMOCKA_CFLAGS)
+endef
+
+# $(call bench,NAME,SOURCES,LIBS) -> $(O)/bench/NAME, run by `make bench`
+define bench
+BENCHES += $(O)/bench/$(1)
+$(O)/bench/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
+	@mkdir -p $$(@D)
+	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS)
+endef
+
+# $(call fuzzer,NAME,SOURCES): a libFuzzer target built from source with clang + ASan/UBSan
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=gnu17 -g -O1 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
+define fuzzer
+FUZZERS += build/fuzz/$(1)
+build/fuzz/$(1): $(2) $$(wildcard common/*.h policy-validator/*.h kube/*.h)
+	@mkdir -p $$(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $$(PKG_CFLAGS) -o $$@ $(2) $$(PKG_LIBS)
+endef
+
+include $(sort $(wildcard */module.mk tests/*/module.mk))
+
+all: $(PROGRAMS)
+tests-build: $(UNIT_TESTS) $(INTEGRATION_TESTS)
+benches-build: $(BENCHES)
+
+deps:
+	@tools/install-deps
+
+# Unit tests need no server. VALGRIND=1 runs each binary under memcheck with leak checks.
+unit: $(UNIT_TESTS)
+	@tools/run-tests $(if $(VALGRIND),--valgrind) --name unit $(UNIT_TESTS)
+
+# Integration tests (cmocka binaries and scripts under tests/integration and tests/e2e) run
+# against a local control plane that is started here and stopped afterwards.
+integration: all $(INTEGRATION_TESTS)
+	@tools/with-cluster tools/run-tests --name integration $(INTEGRATION_TESTS) \
+		$(sort $(wildcard tests/integration/*.sh tests/e2e/*.sh))
+
+# What CI runs: dependencies, a plain build, unit tests plain, under ASan+UBSan and under
+# valgrind, then the integration and end-to-end suites on the real control plane.
+test: deps
+	@$(MAKE) --no-print-directory all tests-build
+	@tools/run-tests --name unit $(UNIT_TESTS) --summary-file build/summary.unit
+	@$(MAKE) --no-print-directory O=build/san SANITIZE=address,undefined tests-build
+	@tools/run-tests --name unit-asan --summary-file build/summary.asan \
+		$(patsubst $(O)/%,build/san/%,$(UNIT_TESTS))
+	@tools/run-tests --name unit-valgrind --valgrind --summary-file build/summary.valgrind \
+		$(UNIT_TESTS)
+	@tests/cluster/build.sh
+	@tools/with-cluster tools/run-tests --name integration --summary-file build/summary.integration \
+		$(INTEGRATION_TESTS) $(sort $(wildcard tests/integration/*.sh tests/e2e/*.sh))
+	@tools/run-tests --total build/summary.unit build/summary.asan build/summary.valgrind \
+		build/summary.integration
+
+demo: deps all
+	@tests/cluster/build.sh
+	@tools/demo
+
+bench: deps all benches-build
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+FUZZ_SECONDS ?= 60
+fuzz: deps $(FUZZERS)
+	@for f in $(FUZZERS); do echo "== $$f ($(FUZZ_SECONDS)s)"; \
+		mkdir -p build/fuzz/corpus/$$(basename $$f); \
+		$$f -max_total_time=$(FUZZ_SECONDS) build/fuzz/corpus/$$(basename $$f) \
+			$$(ls -d tests/fuzz/corpus/$$(basename $$f) 2>/dev/null) || exit 1; done
+
+lint:
+	clang-tidy --quiet $(sort $(LINT_SRCS)) -- -std=gnu17 -D_GNU_SOURCE -I. $(PKG_CFLAGS) $(CMOCKA_CFLAGS)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
+		--std=c11 -I. -D_GNU_SOURCE $(sort $(LINT_SRCS))
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
+
+clean:
+	rm -rf build/default build/san build/fuzz build/summary.*
+
+.PHONY: all deps unit integration test demo bench fuzz lint install clean tests-build benches-build
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)
