@@ -1,0 +1,28 @@
+#pragma once
+/* Small string helpers private to libpolicy: "did you mean" suggestions and name checks. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+static inline bool streq(const char *a, const char *b) {
+        return strcmp(a, b) == 0;
+}
+
+/* Case-insensitive Levenshtein distance, capped at cap (returns cap when it is larger). */
+size_t policy_edit_distance(const char *a, const char *b, size_t cap);
+
+/* The candidate closest to name when it is close enough to be a likely typo (case
+ * differences count as close), else NULL. Borrowed from candidates. */
+const char *policy_closest(const char *name, const char *const *candidates, size_t n);
+
+/* `^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])$`: a custom predicate/priority name. Note the
+ * pattern as written needs at least two characters. */
+bool policy_custom_name_valid(const char *name);
+
+/* A Kubernetes qualified name (label key): optional DNS-1123 subdomain prefix and '/', then
+ * a name of 1..63 of [A-Za-z0-9-_.] starting and ending alphanumeric. */
+bool policy_qualified_name_valid(const char *s);
+
+/* Standard base64 (RFC 4648, padded), as Go's encoding/json expects for []byte. */
+bool policy_base64_valid(const char *s);
