@@ -1,0 +1,38 @@
+#pragma once
+/* klog-shaped logging: "I1121 07:08:09.123456   12345 file.c:42] message" on stderr, the
+ * line Kubernetes users grep. Severity letters I/W/E/F; verbose lines (klog_v) are info
+ * lines printed only when the verbosity (-v) is at least their level. When stderr is the
+ * systemd journal (JOURNAL_STREAM names stderr's device:inode), lines go to the journal
+ * natively instead, with PRIORITY, CODE_FILE/CODE_LINE/CODE_FUNC and the same text as
+ * MESSAGE, so `journalctl -p warning` works. Library code logs with klog_v(4) or higher.
+ * Not for secrets: callers must never pass credentials. */
+
+#include "common/macro.h"
+
+typedef enum KlogSeverity {
+        KLOG_INFO,
+        KLOG_WARNING,
+        KLOG_ERROR,
+} KlogSeverity;
+
+/* Sets / returns the verbosity (0 by default; `-v 4` = library debug). */
+void klog_set_verbosity(int v);
+int klog_verbosity(void);
+
+/* Re-checks whether stderr is the journal (done lazily on first use otherwise). */
+void klog_reopen(void);
+
+/* Writes one line; messages longer than 16 KiB are cut. Prefer the macros. */
+void klog_write(KlogSeverity sev, const char *file, int line, const char *func, const char *fmt, ...)
+        _printf_(5, 6);
+
+#define klog_info(...) klog_write(KLOG_INFO, __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define klog_warning(...) klog_write(KLOG_WARNING, __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define klog_error(...) klog_write(KLOG_ERROR, __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define klog_v(level, ...)                                                                     \
+        do {                                                                                   \
+                if (_unlikely_(klog_verbosity() >= (level)))                                   \
+                        klog_write(KLOG_INFO, __FILE__, __LINE__, __func__, __VA_ARGS__);      \
+        } while (0)
+/* Logs at error level and returns r, for "log and return in one line". */
+#define klog_error_errno(r, ...) ({ klog_error(__VA_ARGS__); (r); })

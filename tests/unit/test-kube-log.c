@@ -1,0 +1,90 @@
+/* klog line shape, verbosity filtering, errno preservation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kube/log.h"
+
+/* Runs fn with stderr redirected to a pipe and returns what it wrote. */
+static char *capture(void (*fn)(void)) {
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        int saved = dup(STDERR_FILENO);
+        dup2(p[1], STDERR_FILENO);
+        close(p[1]);
+        fn();
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        static char out[65536];
+        ssize_t n = read(p[0], out, sizeof out - 1);
+        close(p[0]);
+        out[n > 0 ? n : 0] = '\0';
+        return out;
+}
+
+static void emit(void) {
+        unsetenv("JOURNAL_STREAM");
+        klog_reopen();
+        klog_set_verbosity(2);
+        klog_info("hello %s", "world");
+        klog_warning("careful");
+        klog_error("broken: %d", 42);
+        klog_v(2, "shown at v2");
+        klog_v(3, "hidden at v2");
+}
+
+static void test_shape(void **state) {
+        const char *out = capture(emit);
+        regex_t re;
+        assert_int_equal(regcomp(&re,
+                                 "^I[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6} +[0-9]+ test-kube-log\\.c:[0-9]+\\] hello world\n"
+                                 "W[0-9]{4} [^\n]*\\] careful\n"
+                                 "E[0-9]{4} [^\n]*\\] broken: 42\n"
+                                 "I[0-9]{4} [^\n]*\\] shown at v2\n$",
+                                 REG_EXTENDED),
+                         0);
+        if (regexec(&re, out, 0, NULL, 0) != 0)
+                fail_msg("unexpected output:\n%s", out);
+        regfree(&re);
+}
+
+static void emit_long(void) {
+        static char big[40000];
+        memset(big, 'x', sizeof big - 1);
+        errno = EAGAIN;
+        klog_info("%s", big);
+        assert_int_equal(errno, EAGAIN);
+}
+
+static void test_long_line_cut(void **state) {
+        const char *out = capture(emit_long);
+        size_t n = strlen(out);
+        assert_true(n <= 16 * 1024);
+        assert_int_equal(out[n - 1], '\n');
+        assert_null(strchr(out, '\n') == out + n - 1 ? NULL : "two lines");
+}
+
+static void test_verbosity(void **state) {
+        klog_set_verbosity(-3);
+        assert_int_equal(klog_verbosity(), 0);
+        klog_set_verbosity(5);
+        assert_int_equal(klog_verbosity(), 5);
+        assert_int_equal(klog_error_errno(-EIO, "x"), -EIO);
+        klog_set_verbosity(0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_shape),
+                cmocka_unit_test(test_long_line_cut),
+                cmocka_unit_test(test_verbosity),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
