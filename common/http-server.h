@@ -1,0 +1,65 @@
+#pragma once
+/* HttpServer: a small HTTP/HTTPS server (libmicrohttpd) driven by an sd-event loop, for
+ * /healthz, /readyz, /metrics and the simulated kubelet's log endpoint. No threads: the
+ * daemon's epoll fd is an sd-event io source and MHD's timeout an sd-event timer, so
+ * handlers run on the loop like every other callback.
+ *
+ * Handlers answer with a whole body (HttpReply.body) or a stream (HttpReply.stream): a
+ * stream's read callback returns bytes, 0 for "nothing yet" (the connection is parked and
+ * polled again shortly, without spinning) or HTTP_STREAM_END / HTTP_STREAM_ERROR. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+
+typedef struct sd_event sd_event;
+typedef struct HttpServer HttpServer;
+
+typedef struct HttpServerOptions {
+        const char *address;    /* IPv4 address to bind; NULL = 127.0.0.1 */
+        uint16_t port;          /* 0 = any free port (see http_server_port) */
+        const char *cert_pem;   /* with key_pem: serve HTTPS (borrowed, copied) */
+        const char *key_pem;
+        unsigned max_connections; /* 0 = 64 */
+} HttpServerOptions;
+
+typedef struct HttpRequest {
+        const char *method;
+        const char *path;       /* without the query string */
+        void *connection;       /* for http_request_query() */
+} HttpRequest;
+
+#define HTTP_STREAM_END ((ssize_t) -1)
+#define HTTP_STREAM_ERROR ((ssize_t) -2)
+
+typedef struct HttpReply {
+        unsigned status;        /* default 200 */
+        const char *content_type; /* static string; default text/plain; charset=utf-8 */
+        Buf body;               /* used unless stream is set */
+        /* Streaming: read(userdata, buf, max) as above; free(userdata) when done. */
+        ssize_t (*stream_read)(void *userdata, char *buf, size_t max);
+        void (*stream_free)(void *userdata);
+        void *stream_userdata;
+} HttpReply;
+
+/* Returns 0 when it filled reply, negative errno for a 500. Runs on the event loop. */
+typedef int (*HttpHandler)(const HttpRequest *req, HttpReply *reply, void *userdata);
+
+/* Creates and starts the server on e (borrowed; must outlive the server). Returns 0,
+ * -EADDRINUSE, -EINVAL (bad address or TLS material), -ENOMEM. */
+int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret);
+/* Stops listening, closes connections and frees. Accepts NULL. */
+HttpServer *http_server_free(HttpServer *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(HttpServer *, http_server_free);
+
+/* Routes requests whose path equals path (or starts with it when path ends in '/') to
+ * handler. Routes are tried in the order added; unmatched paths get 404. */
+int http_server_add_route(HttpServer *s, const char *path, HttpHandler handler, void *userdata);
+
+/* The bound port (useful with port 0). */
+uint16_t http_server_port(const HttpServer *s);
+
+/* A query argument of the request, or NULL (borrowed, valid during the handler). */
+const char *http_request_query(const HttpRequest *req, const char *key);
