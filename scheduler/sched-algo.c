@@ -1,0 +1,382 @@
+/* SchedAlgo: see sched-algo.h. The per-node filter loop is the hot path: predicates are a
+ * switch over a flat array, node aggregates are read in place, and failure reasons go into a
+ * small histogram keyed by (code, args) instead of strings. */
+#include "scheduler/sched-algo.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "scheduler/sched-internal.h"
+
+#define MAX_EXTENDERS 64
+#define MAX_HISTOGRAM 4096
+
+typedef struct HistEntry {
+        SchedReason reason;
+        uint32_t count;
+} HistEntry;
+
+struct SchedAlgo {
+        const SchedConfig *cfg;
+        SchedRandFn rand;
+        void *rand_userdata;
+        uint64_t rng;
+        uint32_t next_start;
+        const SchedExtender *extenders;
+        uint32_t n_extenders;
+
+        /* scratch, grown to the node count */
+        SchedNodeInfo **feasible;
+        int64_t *totals, *scores;
+        bool *keep;
+        const char **ext_reasons;
+        uint32_t scratch_cap;
+
+        HistEntry *hist;
+        uint32_t n_hist, hist_cap;
+        bool hist_truncated;
+        uint32_t last_n_all;
+        const SchedStrtab *strtab;
+};
+
+SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_userdata) {
+        SchedAlgo *a = calloc(1, sizeof(*a));
+        if (!a)
+                return NULL;
+        a->cfg = cfg;
+        a->rand = rand;
+        a->rand_userdata = rand_userdata;
+        a->rng = 1;
+        a->strtab = cfg->strtab;
+        return a;
+}
+
+void sched_algo_free(SchedAlgo *a) {
+        if (!a)
+                return;
+        free(a->feasible);
+        free(a->totals);
+        free(a->scores);
+        free(a->keep);
+        free(a->ext_reasons);
+        free(a->hist);
+        free(a);
+}
+
+void sched_algo_seed(SchedAlgo *a, uint64_t seed) {
+        a->rng = seed ? seed : 1;
+}
+
+int sched_algo_set_extenders(SchedAlgo *a, const SchedExtender *extenders, uint32_t n) {
+        if (n > MAX_EXTENDERS)
+                return -E2BIG;
+        a->extenders = extenders;
+        a->n_extenders = n;
+        return 0;
+}
+
+uint32_t sched_algo_next_start(const SchedAlgo *a) {
+        return a->next_start;
+}
+
+/* xorshift64*: fast, good enough for tie-breaking, reproducible with a fixed seed. */
+static uint32_t rand_below(SchedAlgo *a, uint32_t n) {
+        if (a->rand)
+                return a->rand(a->rand_userdata, n);
+        uint64_t x = a->rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        a->rng = x;
+        return (uint32_t) (((x * 2685821657736338717ULL) >> 32) % n);
+}
+
+uint32_t sched_nodes_to_find(int32_t percentage, uint32_t n) {
+        const uint32_t min_nodes = 100, min_percentage = 5;
+        if (n < min_nodes || percentage >= 100)
+                return n;
+        int64_t p = percentage;
+        if (p <= 0) {
+                p = 50 - (int64_t) n / 125;
+                if (p < min_percentage)
+                        p = min_percentage;
+        }
+        uint32_t k = (uint32_t) ((int64_t) n * p / 100);
+        return k < min_nodes ? min_nodes : k;
+}
+
+static int scratch_reserve(SchedAlgo *a, uint32_t n) {
+        if (n <= a->scratch_cap)
+                return 0;
+        uint32_t cap = MAX(n, a->scratch_cap * 2);
+        SchedNodeInfo **f = realloc(a->feasible, cap * sizeof(*f));
+        if (!f)
+                return -ENOMEM;
+        a->feasible = f;
+        int64_t *t = realloc(a->totals, cap * sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        a->totals = t;
+        int64_t *s = realloc(a->scores, cap * sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        a->scores = s;
+        bool *k = realloc(a->keep, cap * sizeof(*k));
+        if (!k)
+                return -ENOMEM;
+        a->keep = k;
+        const char **r = realloc(a->ext_reasons, cap * sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        a->ext_reasons = r;
+        a->scratch_cap = cap;
+        return 0;
+}
+
+static void hist_add(SchedAlgo *a, const SchedReason *r) {
+        for (uint32_t i = 0; i < a->n_hist; i++)
+                if (a->hist[i].reason.code == r->code && a->hist[i].reason.a == r->a && a->hist[i].reason.b == r->b) {
+                        a->hist[i].count++;
+                        return;
+                }
+        if (a->n_hist == a->hist_cap) {
+                if (a->hist_cap >= MAX_HISTOGRAM) {
+                        a->hist_truncated = true;
+                        return;
+                }
+                uint32_t cap = a->hist_cap ? a->hist_cap * 2 : 16;
+                HistEntry *h = realloc(a->hist, cap * sizeof(*h));
+                if (!h) {
+                        a->hist_truncated = true;
+                        return;
+                }
+                a->hist = h;
+                a->hist_cap = cap;
+        }
+        a->hist[a->n_hist++] = (HistEntry) { .reason = *r, .count = 1 };
+}
+
+static bool run_predicates(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+        const SchedConfig *cfg = cy->cfg;
+        bool fits = true;
+        for (uint32_t i = 0; i < cfg->n_predicates; i++)
+                if (!sched_predicate_run(cy, &cfg->predicates[i], ni, out)) {
+                        fits = false;
+                        if (!cfg->always_check_all)
+                                break;
+                }
+        return fits;
+}
+
+/* A per-extender intern of its rejection text, so reasons stay (code, id) pairs. */
+static void hist_add_text(SchedAlgo *a, const char *text) {
+        SchedStr id = sched_strtab_lookup(a->strtab, text, strlen(text));
+        if (id == 0 && sched_strtab_intern_str((SchedStrtab *) a->strtab, text, &id) < 0) {
+                a->hist_truncated = true;
+                return;
+        }
+        SchedReason r = { .code = SCHED_REASON_TEXT, .a = id };
+        hist_add(a, &r);
+}
+
+static int run_extender_filters(SchedAlgo *a, const SchedPod *pod, uint32_t *n_feasible) {
+        for (uint32_t e = 0; e < a->n_extenders && *n_feasible > 0; e++) {
+                const SchedExtender *x = &a->extenders[e];
+                if (!x->filter)
+                        continue;
+                uint32_t n = *n_feasible;
+                for (uint32_t i = 0; i < n; i++) {
+                        a->keep[i] = true;
+                        a->ext_reasons[i] = NULL;
+                }
+                int r = x->filter(x->userdata, pod, a->feasible, n, a->keep, a->ext_reasons);
+                if (r < 0) {
+                        if (x->ignorable)
+                                continue;
+                        return r;
+                }
+                uint32_t out = 0;
+                for (uint32_t i = 0; i < n; i++) {
+                        if (a->keep[i])
+                                a->feasible[out++] = a->feasible[i];
+                        else
+                                hist_add_text(a, a->ext_reasons[i] ? a->ext_reasons[i] : "node(s) were rejected by an extender");
+                }
+                *n_feasible = out;
+        }
+        return 0;
+}
+
+static void score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
+        const SchedConfig *cfg = a->cfg;
+        int64_t *totals = a->totals, *scores = a->scores;
+        if (cfg->n_priorities == 0 && a->n_extenders == 0) {
+                for (uint32_t i = 0; i < n; i++)
+                        totals[i] = 1;
+                return;
+        }
+        memset(totals, 0, n * sizeof(*totals));
+        for (uint32_t p = 0; p < cfg->n_priorities; p++) {
+                const SchedPriority *prio = &cfg->priorities[p];
+                sched_priority_run(cy, prio, a->feasible, n, scores);
+                for (uint32_t i = 0; i < n; i++)
+                        totals[i] += scores[i] * prio->weight;
+        }
+        for (uint32_t e = 0; e < a->n_extenders; e++) {
+                const SchedExtender *x = &a->extenders[e];
+                if (!x->prioritize || x->weight <= 0)
+                        continue;
+                memset(scores, 0, n * sizeof(*scores));
+                if (x->prioritize(x->userdata, cy->pod, a->feasible, n, scores) < 0)
+                        continue;
+                for (uint32_t i = 0; i < n; i++)
+                        totals[i] += scores[i] * x->weight;
+        }
+}
+
+int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret) {
+        uint32_t n_all;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
+        SchedResult res = { .n_all_nodes = n_all };
+        a->n_hist = 0;
+        a->hist_truncated = false;
+        a->last_n_all = n_all;
+        if (n_all == 0) {
+                *ret = res;
+                return 0;
+        }
+        int r = scratch_reserve(a, n_all);
+        if (r < 0)
+                return r;
+
+        const SchedRequest *rq = &pod->req;
+        SchedCycle cy = {
+                .cfg = a->cfg,
+                .cache = cache,
+                .strtab = a->strtab,
+                .pod = pod,
+                .n_all_nodes = n_all,
+                .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
+        };
+
+        uint32_t want = sched_nodes_to_find(a->cfg->percentage, n_all);
+        uint32_t start = a->next_start % n_all, n_feasible = 0, processed = 0;
+        SchedReasons reasons;
+        for (uint32_t i = 0; i < n_all && n_feasible < want; i++) {
+                uint32_t idx = start + i;
+                if (idx >= n_all)
+                        idx -= n_all;
+                SchedNodeInfo *ni = nodes[idx];
+                reasons.n = 0;
+                processed++;
+                if (run_predicates(&cy, ni, &reasons))
+                        a->feasible[n_feasible++] = ni;
+                else
+                        for (uint32_t k = 0; k < reasons.n; k++)
+                                hist_add(a, &reasons.r[k]);
+        }
+        a->next_start = (start + processed) % n_all;
+        res.n_evaluated = processed;
+
+        if (n_feasible > 0 && a->n_extenders > 0) {
+                r = run_extender_filters(a, pod, &n_feasible);
+                if (r < 0)
+                        return r;
+        }
+        res.n_feasible = n_feasible;
+        if (n_feasible == 0) {
+                *ret = res;
+                return 0;
+        }
+        if (n_feasible == 1) {
+                res.node = a->feasible[0]->node->name;
+                *ret = res;
+                return 0;
+        }
+
+        score_nodes(a, &cy, n_feasible);
+
+        /* selectHost: reservoir sampling over the maxima */
+        uint32_t best = 0, ties = 1;
+        for (uint32_t i = 1; i < n_feasible; i++) {
+                if (a->totals[i] > a->totals[best]) {
+                        best = i;
+                        ties = 1;
+                } else if (a->totals[i] == a->totals[best]) {
+                        ties++;
+                        if (rand_below(a, ties) == 0)
+                                best = i;
+                }
+        }
+        res.node = a->feasible[best]->node->name;
+        res.score = a->totals[best];
+        *ret = res;
+        return 0;
+}
+
+static int format_reason(const SchedStrtab *t, const SchedReason *r, Buf *out) {
+        switch (r->code) {
+        case SCHED_REASON_UNSCHEDULABLE:
+                return buf_puts(out, "node(s) were unschedulable");
+        case SCHED_REASON_HOSTNAME:
+                return buf_puts(out, "node(s) didn't match the requested hostname");
+        case SCHED_REASON_PORTS:
+                return buf_puts(out, "node(s) didn't have free ports for the requested pod ports");
+        case SCHED_REASON_NODE_SELECTOR:
+                return buf_puts(out, "node(s) didn't match node selector");
+        case SCHED_REASON_TOO_MANY_PODS:
+                return buf_puts(out, "Too many pods");
+        case SCHED_REASON_INSUFFICIENT:
+                return buf_printf(out, "Insufficient %s", sched_strtab_get(t, r->a));
+        case SCHED_REASON_TAINT:
+                return buf_printf(out, "node(s) had taint {%s: %s}, that the pod didn't tolerate",
+                                  sched_strtab_get(t, r->a), sched_strtab_get(t, r->b));
+        case SCHED_REASON_LABELS_PRESENCE:
+                return buf_puts(out, "node(s) didn't have the requested labels");
+        case SCHED_REASON_TEXT:
+                return buf_puts(out, sched_strtab_get(t, r->a));
+        default:
+                return buf_puts(out, "node(s) had unknown conditions");
+        }
+}
+
+static int cmp_str(const void *x, const void *y) {
+        return strcmp(*(char *const *) x, *(char *const *) y);
+}
+
+int sched_algo_format_failure(const SchedAlgo *a, Buf *out) {
+        if (a->last_n_all == 0)
+                return buf_puts(out, "no nodes available to schedule pods");
+        char **items = calloc(a->n_hist ? a->n_hist : 1, sizeof(char *));
+        if (!items)
+                return -ENOMEM;
+        int r = 0;
+        uint32_t n = 0;
+        for (; n < a->n_hist; n++) {
+                _cleanup_buf_ Buf b;
+                buf_init(&b, 64 * 1024);
+                if ((r = buf_printf(&b, "%u ", a->hist[n].count)) < 0 ||
+                    (r = format_reason(a->strtab, &a->hist[n].reason, &b)) < 0)
+                        goto finish;
+                items[n] = buf_steal(&b);
+                if (!items[n]) {
+                        r = -ENOMEM;
+                        goto finish;
+                }
+        }
+        /* upstream sorts "count reason" strings, so "10 ..." sorts before "2 ..." */
+        qsort(items, n, sizeof(char *), cmp_str);
+        if ((r = buf_printf(out, "0/%u nodes are available: ", a->last_n_all)) < 0)
+                goto finish;
+        for (uint32_t i = 0; i < n; i++)
+                if ((r = buf_printf(out, "%s%s", i ? ", " : "", items[i])) < 0)
+                        goto finish;
+        r = buf_putc(out, '.');
+finish:
+        for (uint32_t i = 0; i < n; i++)
+                free(items[i]);
+        free(items);
+        return r;
+}

@@ -1,0 +1,85 @@
+#pragma once
+/* SchedAlgo: one scheduling decision for one pod, as upstream kube-scheduler v1.20's
+ * genericScheduler does it, with OpenShift 4.x scoring (DESIGN.md):
+ *
+ *   1. Filter: nodes are visited from a rotating start index; on each, the predicates run in
+ *      the registry's execution order and stop at the first failure (all run with
+ *      alwaysCheckAllPredicates). The search stops once percentageOfNodesToScore worth of
+ *      feasible nodes are found (adaptive default: 50% - nodes/125, at least 5%, at least 100
+ *      nodes); the next pod starts where this one stopped, so every node gets its turn.
+ *   2. Extenders filter the feasible nodes (callbacks: the daemon does the HTTP).
+ *   3. No feasible node: a failure summary in upstream's words ("0/5 nodes are available:
+ *      3 Insufficient cpu, 2 node(s) didn't match node selector."). One: taken unscored.
+ *   4. Score: each priority gives 0..10 per node, times its weight, summed; extender scores
+ *      times the extender weight are added; no priorities and no extenders: every node 1.
+ *   5. The highest total wins; ties are broken uniformly at random (reservoir sampling, as
+ *      upstream's selectHost) with an injectable random source.
+ *
+ * The algorithm reads the cache and never changes it: the caller assumes the pod on the
+ * chosen node. No allocation happens on the hot path once the scratch arrays have grown to
+ * the node count. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "scheduler/sched-cache.h"
+#include "scheduler/sched-config.h"
+
+typedef struct SchedAlgo SchedAlgo;
+
+/* Returns a uniform random integer in [0, n); n >= 1. */
+typedef uint32_t (*SchedRandFn)(void *userdata, uint32_t n);
+
+/* Extender hook points: the daemon implements them over HTTP (urlPrefix/filterVerb/...). The
+ * core calls them synchronously for the nodes that passed the predicates. */
+typedef struct SchedExtender {
+        const char *name;               /* for messages; borrowed */
+        int64_t weight;                 /* prioritize weight (score 0..10 x weight) */
+        bool ignorable;                 /* a failing filter call is skipped, not fatal */
+        void *userdata;
+        /* Optional. Sets keep[i] = false for nodes[i] it rejects and may set reasons[i] (a
+         * borrowed string, e.g. the extender's message) for them; keep[] starts all true.
+         * Returns 0 or -errno (unreachable, bad reply). */
+        int (*filter)(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n, bool *keep,
+                      const char **reasons);
+        /* Optional. Writes a 0..10 score per node. Errors are ignored, as upstream does. */
+        int (*prioritize)(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n,
+                          int64_t *scores);
+} SchedExtender;
+
+typedef struct SchedResult {
+        SchedStr node;                  /* the chosen node; 0 when the pod does not fit */
+        int64_t score;                  /* its total (0 when taken without scoring) */
+        uint32_t n_all_nodes;
+        uint32_t n_evaluated;           /* nodes the predicates ran on */
+        uint32_t n_feasible;            /* after extenders */
+} SchedResult;
+
+/* New algorithm state for cfg (borrowed; must outlive it). rand NULL uses a built-in
+ * xorshift generator seeded by sched_algo_seed() (default seed 1). Returns NULL on ENOMEM. */
+SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_userdata);
+void sched_algo_free(SchedAlgo *a);
+static inline void sched_algo_freep(SchedAlgo **a) {
+        sched_algo_free(*a);
+}
+void sched_algo_seed(SchedAlgo *a, uint64_t seed);
+/* Extenders, borrowed until replaced; at most 64. Returns 0, -E2BIG. */
+int sched_algo_set_extenders(SchedAlgo *a, const SchedExtender *extenders, uint32_t n);
+
+/* Chooses a node for pod. Returns 0 with ret->node set, or 0 with ret->node == 0 when no node
+ * fits (sched_algo_format_failure() then describes why); -errno when a non-ignorable extender
+ * failed (the attempt failed; retry later), -ENOMEM. */
+int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret);
+
+/* After a decision with no node: appends upstream's FitError text, e.g.
+ * "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) didn't match node selector." (each
+ * "count reason" string sorted as strings, as upstream), or "no nodes available to schedule
+ * pods" when the cluster has no nodes. Returns 0, -E2BIG/-ENOMEM from the buffer. */
+int sched_algo_format_failure(const SchedAlgo *a, Buf *out);
+
+/* The next start index (for tests of the rotation). */
+uint32_t sched_algo_next_start(const SchedAlgo *a);
+
+/* numFeasibleNodesToFind(): how many feasible nodes the filter looks for among n. */
+uint32_t sched_nodes_to_find(int32_t percentage, uint32_t n);

@@ -1,0 +1,501 @@
+/* SchedCache: see sched-cache.h. Node infos live in slots (stable pointers, reused after a
+ * removed node's last pod leaves); the iteration order is a separate dense array so the
+ * algorithm walks a flat list. Lookups by node name and image counts are arrays indexed by
+ * interned id (ids are dense), so neither hashes on the hot path. Pods are found by uid in a
+ * hash map. */
+#include "scheduler/sched-cache.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "scheduler/sched-hash.h"
+
+typedef struct CachedPod {
+        SchedPod *pod;                  /* referenced */
+        uint32_t slot;
+        bool assumed;
+        bool binding_finished;
+        int64_t deadline_usec;
+        uint32_t assumed_index;         /* position in c->assumed while assumed */
+} CachedPod;
+
+struct SchedCache {
+        SchedStrtab *strtab;
+        SchedNodeInfo **slots;          /* NULL = free */
+        uint32_t n_slots, slots_cap;
+        SchedNodeInfo **order;
+        uint32_t n_order, order_cap;
+        uint32_t *by_name;              /* name id -> slot + 1 */
+        uint32_t by_name_cap;
+        uint32_t *image_count;          /* image id -> nodes having it */
+        uint32_t image_count_cap;
+        SchedHash pods;                 /* uid -> CachedPod */
+        CachedPod **assumed;
+        uint32_t n_assumed, assumed_cap;
+        int64_t ttl_usec;
+        uint64_t generation;
+};
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
+        if (need <= *cap)
+                return 0;
+        uint32_t n = *cap ? *cap : 16;
+        while (n < need) {
+                if (n > UINT32_MAX / 2)
+                        return -E2BIG;
+                n *= 2;
+        }
+        void *q = realloc(*p, (size_t) n * elem);
+        if (!q)
+                return -ENOMEM;
+        memset((char *) q + (size_t) *cap * elem, 0, (size_t) (n - *cap) * elem);
+        *p = q;
+        *cap = n;
+        return 0;
+}
+
+SchedCache *sched_cache_new(SchedStrtab *strtab) {
+        SchedCache *c = calloc(1, sizeof(*c));
+        if (!c)
+                return NULL;
+        c->strtab = strtab;
+        c->ttl_usec = SCHED_CACHE_DEFAULT_ASSUMED_TTL_USEC;
+        c->pods.max = SCHED_CACHE_MAX_PODS;
+        return c;
+}
+
+static void info_free(SchedNodeInfo *ni) {
+        if (!ni)
+                return;
+        sched_node_free((SchedNode *) ni->node);
+        free(ni->req_scalar);
+        free(ni->ports);
+        free(ni->pods);
+        free(ni);
+}
+
+void sched_cache_free(SchedCache *c) {
+        if (!c)
+                return;
+        for (uint32_t i = 0; i < c->pods.n_slots; i++) {
+                CachedPod *cp = c->pods.entries[i].value;
+                if (!c->pods.entries[i].key)
+                        continue;
+                sched_pod_unref(cp->pod);
+                free(cp);
+        }
+        sched_hash_free(&c->pods);
+        for (uint32_t i = 0; i < c->n_slots; i++) {
+                SchedNodeInfo *ni = c->slots[i];
+                if (ni) {
+                        for (uint32_t j = 0; j < ni->n_pods; j++)
+                                ni->pods[j] = NULL; /* references dropped above */
+                        info_free(ni);
+                }
+        }
+        free(c->slots);
+        free(c->order);
+        free(c->by_name);
+        free(c->image_count);
+        free(c->assumed);
+        free(c);
+}
+
+void sched_cache_set_assumed_ttl(SchedCache *c, int64_t usec) {
+        c->ttl_usec = usec;
+}
+
+SchedStrtab *sched_cache_strtab(const SchedCache *c) {
+        return c->strtab;
+}
+
+uint64_t sched_cache_generation(const SchedCache *c) {
+        return c->generation;
+}
+
+uint32_t sched_cache_n_pods(const SchedCache *c) {
+        return c->pods.count;
+}
+
+static SchedNodeInfo *slot_by_name(const SchedCache *c, SchedStr name) {
+        if (name == 0 || name >= c->by_name_cap || c->by_name[name] == 0)
+                return NULL;
+        return c->slots[c->by_name[name] - 1];
+}
+
+const SchedNodeInfo *sched_cache_node_by_name(const SchedCache *c, SchedStr name) {
+        SchedNodeInfo *ni = slot_by_name(c, name);
+        return ni && ni->node ? ni : NULL;
+}
+
+SchedNodeInfo *const *sched_cache_nodes(const SchedCache *c, uint32_t *ret_n) {
+        *ret_n = c->n_order;
+        return c->order;
+}
+
+uint32_t sched_cache_image_nodes(const SchedCache *c, SchedStr image) {
+        return image < c->image_count_cap ? c->image_count[image] : 0;
+}
+
+/* Sorts a node's images by name and drops repeated names (the first size wins), so image
+ * counts count nodes, not entries, and per-node lookups can bisect. */
+static void node_normalize(SchedNode *n) {
+        n->n_labels = sched_labels_sort(n->labels, n->n_labels);
+        n->n_alloc_scalar = sched_scalars_sort(n->alloc_scalar, n->n_alloc_scalar);
+        SchedImage *im = n->images;
+        for (uint32_t i = 1; i < n->n_images; i++) {
+                SchedImage x = im[i];
+                uint32_t j = i;
+                while (j > 0 && im[j - 1].name > x.name) {
+                        im[j] = im[j - 1];
+                        j--;
+                }
+                im[j] = x;
+        }
+        uint32_t out = 0;
+        for (uint32_t i = 0; i < n->n_images; i++)
+                if (im[i].name != 0 && (out == 0 || im[out - 1].name != im[i].name))
+                        im[out++] = im[i];
+        n->n_images = out;
+}
+
+static int images_count(SchedCache *c, const SchedNode *n, int delta) {
+        if (n->n_images > 0) {
+                int r = grow((void **) &c->image_count, &c->image_count_cap, n->images[n->n_images - 1].name + 1,
+                             sizeof(uint32_t));
+                if (r < 0)
+                        return r;
+        }
+        for (uint32_t i = 0; i < n->n_images; i++)
+                c->image_count[n->images[i].name] += delta;
+        return 0;
+}
+
+static int order_insert(SchedCache *c, SchedNodeInfo *ni) {
+        int r = grow((void **) &c->order, &c->order_cap, c->n_order + 1, sizeof(SchedNodeInfo *));
+        if (r < 0)
+                return r;
+        c->order[c->n_order++] = ni;
+        return 0;
+}
+
+static void order_remove(SchedCache *c, SchedNodeInfo *ni) {
+        for (uint32_t i = 0; i < c->n_order; i++)
+                if (c->order[i] == ni) {
+                        memmove(c->order + i, c->order + i + 1, (size_t) (c->n_order - i - 1) * sizeof(*c->order));
+                        c->n_order--;
+                        return;
+                }
+}
+
+/* Finds or creates the info slot for a node name (a ghost info for a node not yet seen
+ * when a bound pod arrives first). */
+static int info_get(SchedCache *c, SchedStr name, SchedNodeInfo **ret) {
+        SchedNodeInfo *ni = slot_by_name(c, name);
+        if (ni) {
+                *ret = ni;
+                return 0;
+        }
+        if (c->n_slots >= SCHED_CACHE_MAX_NODES)
+                return -E2BIG;
+        int r = grow((void **) &c->by_name, &c->by_name_cap, name + 1, sizeof(uint32_t));
+        if (r < 0)
+                return r;
+        uint32_t slot = UINT32_MAX;
+        for (uint32_t i = 0; i < c->n_slots; i++)
+                if (!c->slots[i]) {
+                        slot = i;
+                        break;
+                }
+        if (slot == UINT32_MAX) {
+                r = grow((void **) &c->slots, &c->slots_cap, c->n_slots + 1, sizeof(SchedNodeInfo *));
+                if (r < 0)
+                        return r;
+                slot = c->n_slots++;
+        }
+        ni = calloc(1, sizeof(*ni));
+        if (!ni)
+                return -ENOMEM;
+        ni->index = slot;
+        ni->name = name;
+        c->slots[slot] = ni;
+        c->by_name[name] = slot + 1;
+        *ret = ni;
+        return 0;
+}
+
+/* Drops an info slot that has neither a node nor pods. */
+static void info_release(SchedCache *c, SchedNodeInfo *ni, SchedStr name) {
+        if (ni->node || ni->n_pods > 0)
+                return;
+        c->by_name[name] = 0;
+        c->slots[ni->index] = NULL;
+        info_free(ni);
+}
+
+int sched_cache_add_node(SchedCache *c, SchedNode *node) {
+        _cleanup_(sched_node_freep) SchedNode *n = node;
+        if (!n->name)
+                return -EINVAL;
+        node_normalize(n);
+        SchedNodeInfo *ni;
+        int r = info_get(c, n->name, &ni);
+        if (r < 0)
+                return r;
+        r = images_count(c, n, +1);
+        if (r < 0)
+                return r;
+        if (ni->node) {
+                (void) images_count(c, ni->node, -1);
+                sched_node_free((SchedNode *) ni->node);
+        } else {
+                r = order_insert(c, ni);
+                if (r < 0) {
+                        (void) images_count(c, n, -1);
+                        info_release(c, ni, n->name);
+                        return r;
+                }
+        }
+        ni->node = TAKE_PTR(n);
+        ni->generation++;
+        c->generation++;
+        return 0;
+}
+
+int sched_cache_remove_node(SchedCache *c, SchedStr name) {
+        SchedNodeInfo *ni = slot_by_name(c, name);
+        if (!ni || !ni->node)
+                return -ENOENT;
+        order_remove(c, ni);
+        (void) images_count(c, ni->node, -1);
+        sched_node_free((SchedNode *) ni->node);
+        ni->node = NULL;
+        ni->generation++;
+        c->generation++;
+        info_release(c, ni, name);
+        return 0;
+}
+
+static int scalar_add(SchedNodeInfo *ni, const SchedRequest *req, int sign) {
+        for (uint32_t i = 0; i < req->n_scalar; i++) {
+                const SchedScalar *s = &req->scalar[i];
+                uint32_t j;
+                for (j = 0; j < ni->n_req_scalar; j++)
+                        if (ni->req_scalar[j].name == s->name)
+                                break;
+                if (j == ni->n_req_scalar) {
+                        if (sign < 0)
+                                continue;
+                        int r = grow((void **) &ni->req_scalar, &ni->req_scalar_cap, ni->n_req_scalar + 1,
+                                     sizeof(SchedScalar));
+                        if (r < 0)
+                                return r;
+                        /* keep sorted by name */
+                        while (j > 0 && ni->req_scalar[j - 1].name > s->name) {
+                                ni->req_scalar[j] = ni->req_scalar[j - 1];
+                                j--;
+                        }
+                        ni->req_scalar[j] = (SchedScalar) { .name = s->name };
+                        ni->n_req_scalar++;
+                }
+                ni->req_scalar[j].value += sign * s->value;
+        }
+        return 0;
+}
+
+static int ports_add(SchedNodeInfo *ni, const SchedPod *p, int sign) {
+        for (uint32_t i = 0; i < p->n_ports; i++) {
+                const SchedHostPort *hp = &p->ports[i];
+                uint32_t j;
+                for (j = 0; j < ni->n_ports; j++)
+                        if (ni->ports[j].port == hp->port && ni->ports[j].protocol == hp->protocol &&
+                            ni->ports[j].ip == hp->ip)
+                                break;
+                if (sign > 0) {
+                        if (j == ni->n_ports) {
+                                int r = grow((void **) &ni->ports, &ni->ports_cap, ni->n_ports + 1,
+                                             sizeof(SchedPortUse));
+                                if (r < 0)
+                                        return r;
+                                ni->ports[ni->n_ports++] = (SchedPortUse) {
+                                        .ip = hp->ip, .port = hp->port, .protocol = hp->protocol };
+                        }
+                        ni->ports[j].count++;
+                } else if (j < ni->n_ports && --ni->ports[j].count == 0)
+                        ni->ports[j] = ni->ports[--ni->n_ports];
+        }
+        return 0;
+}
+
+/* Counts a pod on a node. Capacity is reserved first so no partial update happens. */
+static int info_add_pod(SchedNodeInfo *ni, SchedPod *p) {
+        int r = grow((void **) &ni->pods, &ni->pods_cap, ni->n_pods + 1, sizeof(SchedPod *));
+        if (r < 0)
+                return r;
+        r = grow((void **) &ni->req_scalar, &ni->req_scalar_cap, ni->n_req_scalar + p->req.n_scalar,
+                 sizeof(SchedScalar));
+        if (r < 0)
+                return r;
+        r = grow((void **) &ni->ports, &ni->ports_cap, ni->n_ports + p->n_ports, sizeof(SchedPortUse));
+        if (r < 0)
+                return r;
+        (void) scalar_add(ni, &p->req, +1);
+        (void) ports_add(ni, p, +1);
+        ni->req_milli_cpu += p->req.milli_cpu;
+        ni->req_memory += p->req.memory;
+        ni->req_ephemeral += p->req.ephemeral;
+        ni->nonzero_milli_cpu += p->nonzero_milli_cpu;
+        ni->nonzero_memory += p->nonzero_memory;
+        ni->pods[ni->n_pods++] = p;
+        ni->generation++;
+        return 0;
+}
+
+static void info_remove_pod(SchedNodeInfo *ni, SchedPod *p) {
+        for (uint32_t i = 0; i < ni->n_pods; i++)
+                if (ni->pods[i] == p) {
+                        ni->pods[i] = ni->pods[--ni->n_pods];
+                        break;
+                }
+        (void) scalar_add(ni, &p->req, -1);
+        (void) ports_add(ni, p, -1);
+        ni->req_milli_cpu -= p->req.milli_cpu;
+        ni->req_memory -= p->req.memory;
+        ni->req_ephemeral -= p->req.ephemeral;
+        ni->nonzero_milli_cpu -= p->nonzero_milli_cpu;
+        ni->nonzero_memory -= p->nonzero_memory;
+        ni->generation++;
+}
+
+static void assumed_remove(SchedCache *c, CachedPod *cp) {
+        if (!cp->assumed)
+                return;
+        CachedPod *last = c->assumed[--c->n_assumed];
+        c->assumed[cp->assumed_index] = last;
+        last->assumed_index = cp->assumed_index;
+        cp->assumed = false;
+}
+
+/* Takes the pod off its node, drops the slot if it was the last trace of a removed node,
+ * removes and frees the entry. */
+static void cached_pod_drop(SchedCache *c, CachedPod *cp) {
+        SchedNodeInfo *ni = c->slots[cp->slot];
+        info_remove_pod(ni, cp->pod);
+        if (!ni->node && ni->n_pods == 0)
+                info_release(c, ni, ni->name);
+        assumed_remove(c, cp);
+        sched_hash_remove(&c->pods, cp->pod->uid);
+        sched_pod_unref(cp->pod);
+        free(cp);
+}
+
+static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, CachedPod **ret) {
+        if (!pod->uid || !*pod->uid)
+                return -EINVAL;
+        _cleanup_free_ CachedPod *cp = calloc(1, sizeof(*cp));
+        if (!cp)
+                return -ENOMEM;
+        cp->pod = pod;
+        cp->slot = ni->index;
+        int r = sched_hash_put(&c->pods, pod->uid, cp, NULL);
+        if (r < 0)
+                return r;
+        r = info_add_pod(ni, pod);
+        if (r < 0) {
+                sched_hash_remove(&c->pods, pod->uid);
+                return r;
+        }
+        sched_pod_ref(pod);
+        *ret = TAKE_PTR(cp);
+        return 0;
+}
+
+int sched_cache_assume_pod(SchedCache *c, SchedPod *pod, SchedStr node) {
+        if (!pod->uid || sched_hash_get(&c->pods, pod->uid))
+                return pod->uid ? -EEXIST : -EINVAL;
+        SchedNodeInfo *ni = slot_by_name(c, node);
+        if (!ni || !ni->node)
+                return -ENOENT;
+        int r = grow((void **) &c->assumed, &c->assumed_cap, c->n_assumed + 1, sizeof(CachedPod *));
+        if (r < 0)
+                return r;
+        CachedPod *cp;
+        r = cached_pod_new(c, pod, ni, &cp);
+        if (r < 0)
+                return r;
+        cp->assumed = true;
+        cp->assumed_index = c->n_assumed;
+        c->assumed[c->n_assumed++] = cp;
+        return 0;
+}
+
+int sched_cache_finish_binding(SchedCache *c, const char *uid, int64_t now_usec) {
+        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        if (!cp || !cp->assumed)
+                return -ENOENT;
+        cp->binding_finished = true;
+        cp->deadline_usec = now_usec + c->ttl_usec;
+        return 0;
+}
+
+int sched_cache_forget_pod(SchedCache *c, const char *uid) {
+        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        if (!cp || !cp->assumed)
+                return -ENOENT;
+        cached_pod_drop(c, cp);
+        c->generation++;
+        return 0;
+}
+
+uint32_t sched_cache_cleanup_expired(SchedCache *c, int64_t now_usec) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < c->n_assumed;) {
+                CachedPod *cp = c->assumed[i];
+                if (cp->binding_finished && now_usec >= cp->deadline_usec) {
+                        cached_pod_drop(c, cp); /* moves the last entry into i */
+                        n++;
+                } else
+                        i++;
+        }
+        if (n)
+                c->generation++;
+        return n;
+}
+
+int sched_cache_add_pod(SchedCache *c, SchedPod *pod) {
+        if (!pod->node_name || !pod->uid)
+                return -EINVAL;
+        SchedNodeInfo *ni;
+        /* Whether this confirms our own assumption, moves the pod or updates it, dropping
+         * what we had and counting the informer's (newer) object is always right. */
+        CachedPod *cp = sched_hash_get(&c->pods, pod->uid);
+        if (cp)
+                cached_pod_drop(c, cp);
+        int r = info_get(c, pod->node_name, &ni);
+        if (r < 0)
+                return r;
+        r = cached_pod_new(c, pod, ni, &cp);
+        if (r < 0) {
+                info_release(c, ni, pod->node_name);
+                return r;
+        }
+        return 0;
+}
+
+int sched_cache_remove_pod(SchedCache *c, const char *uid) {
+        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        if (!cp)
+                return -ENOENT;
+        cached_pod_drop(c, cp);
+        c->generation++;
+        return 0;
+}
+
+bool sched_cache_has_pod(const SchedCache *c, const char *uid, bool *ret_assumed) {
+        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        if (ret_assumed)
+                *ret_assumed = cp && cp->assumed;
+        return cp != NULL;
+}

@@ -1,0 +1,117 @@
+#pragma once
+/* Internal to libschedcore: the compiled configuration and the per-pod scheduling cycle
+ * shared by the config builder, the predicates, the priorities and the algorithm. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy-validator/registry.h"
+#include "scheduler/sched-cache.h"
+#include "scheduler/sched-model.h"
+
+/* Failure reasons, formatted like upstream v1.20's plugins (see sched_reason_format()). */
+typedef enum SchedReasonCode {
+        SCHED_REASON_UNSCHEDULABLE,     /* "node(s) were unschedulable" */
+        SCHED_REASON_HOSTNAME,          /* "node(s) didn't match the requested hostname" */
+        SCHED_REASON_PORTS,             /* "node(s) didn't have free ports for the requested pod ports" */
+        SCHED_REASON_NODE_SELECTOR,     /* "node(s) didn't match node selector" */
+        SCHED_REASON_TOO_MANY_PODS,     /* "Too many pods" */
+        SCHED_REASON_INSUFFICIENT,      /* "Insufficient <a>" */
+        SCHED_REASON_TAINT,             /* "node(s) had taint {<a>: <b>}, that the pod didn't tolerate" */
+        SCHED_REASON_LABELS_PRESENCE,   /* "node(s) didn't have the requested labels" */
+        SCHED_REASON_TEXT,              /* <a> verbatim (extenders) */
+        SCHED_REASON_NODE_GONE,         /* "node(s) had unknown conditions" */
+} SchedReasonCode;
+
+typedef struct SchedReason {
+        uint32_t code;
+        SchedStr a, b;
+} SchedReason;
+
+#define SCHED_MAX_NODE_REASONS 16
+
+typedef struct SchedReasons {
+        uint32_t n;
+        SchedReason r[SCHED_MAX_NODE_REASONS];
+} SchedReasons;
+
+typedef enum SchedPredKind {
+        SCHED_PK_NODE_UNSCHEDULABLE,
+        SCHED_PK_FITS_RESOURCES,
+        SCHED_PK_HOST_NAME,
+        SCHED_PK_HOST_PORTS,
+        SCHED_PK_NODE_SELECTOR,
+        SCHED_PK_TAINTS,
+        SCHED_PK_NO_EXECUTE_TAINTS,
+        SCHED_PK_LABELS_PRESENCE,
+} SchedPredKind;
+
+typedef struct SchedPredicate {
+        uint32_t kind;                  /* SchedPredKind */
+        PolicyPredicateId id;
+        const char *name;               /* owned by the config */
+        SchedStr *labels;               /* labelsPresence */
+        uint32_t n_labels;
+        bool presence;
+} SchedPredicate;
+
+typedef struct SchedShapePoint {
+        int64_t utilization, score;     /* score already scaled to 0..100 as upstream */
+} SchedShapePoint;
+
+typedef struct SchedResourceWeight {
+        SchedStr name;
+        uint32_t which;                 /* SCHED_RES_* */
+        int64_t weight;
+} SchedResourceWeight;
+
+enum { SCHED_RES_CPU, SCHED_RES_MEMORY, SCHED_RES_EPHEMERAL, SCHED_RES_SCALAR };
+
+typedef struct SchedPriority {
+        PolicyPriorityId id;
+        const char *name;               /* owned by the config */
+        int64_t weight;
+        SchedStr label;                 /* labelPreference */
+        bool presence;
+        SchedShapePoint *shape;         /* requestedToCapacityRatio */
+        uint32_t n_shape;
+        SchedResourceWeight *resources;
+        uint32_t n_resources;
+} SchedPriority;
+
+typedef struct SchedConfig SchedConfig;
+struct SchedConfig {
+        SchedStrtab *strtab;
+        SchedPredicate *predicates;
+        uint32_t n_predicates;
+        SchedPriority *priorities;
+        uint32_t n_priorities;
+        bool always_check_all;
+        int64_t hard_pod_affinity_weight;
+        int32_t percentage;
+        SchedStr *ignored_resources;
+        uint32_t n_ignored_resources;
+        /* interned resource names used in reasons */
+        SchedStr res_cpu, res_memory, res_ephemeral;
+        SchedStr key_unschedulable;     /* node.kubernetes.io/unschedulable */
+        SchedStr kind_rc, kind_rs;      /* ReplicationController, ReplicaSet */
+};
+
+/* Everything a predicate or priority may read while one pod is scheduled. */
+typedef struct SchedCycle {
+        const struct SchedConfig *cfg;
+        const SchedCache *cache;
+        const SchedStrtab *strtab;
+        const SchedPod *pod;
+        uint32_t n_all_nodes;
+        bool pod_has_requests;          /* any of cpu/memory/ephemeral/scalars non-zero */
+} SchedCycle;
+
+/* Runs one predicate on one node. Returns true when the node passes; otherwise appends the
+ * reason(s) to out. */
+bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                         SchedReasons *out);
+
+/* Scores n feasible nodes 0..10 for one priority (normalization included) into scores. */
+void sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                        uint32_t n, int64_t *scores);

@@ -1,0 +1,202 @@
+/* Small shared semantics of the model: sorted label arrays, toleration matching and node
+ * selector terms, kept here so predicates and priorities agree on them. */
+#include "scheduler/sched-model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+
+SchedNode *sched_node_new(void) {
+        return calloc(1, sizeof(SchedNode));
+}
+
+SchedPod *sched_pod_new(void) {
+        SchedPod *p = calloc(1, sizeof(SchedPod));
+        if (p)
+                p->n_ref = 1;
+        return p;
+}
+
+void sched_node_free(SchedNode *n) {
+        if (!n)
+                return;
+        sched_arena_free(&n->arena);
+        free(n);
+}
+
+SchedPod *sched_pod_ref(SchedPod *p) {
+        if (p)
+                p->n_ref++;
+        return p;
+}
+
+SchedPod *sched_pod_unref(SchedPod *p) {
+        if (!p || --p->n_ref > 0)
+                return NULL;
+        sched_arena_free(&p->arena);
+        free(p);
+        return NULL;
+}
+
+const SchedLabel *sched_labels_find(const SchedLabel *labels, uint32_t n, SchedStr key) {
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (labels[mid].key == key)
+                        return &labels[mid];
+                if (labels[mid].key < key)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+/* Insertion sort: label sets are small and often nearly sorted; stable, so "last wins" on
+ * duplicates is easy to keep. */
+uint32_t sched_labels_sort(SchedLabel *labels, uint32_t n) {
+        for (uint32_t i = 1; i < n; i++) {
+                SchedLabel x = labels[i];
+                uint32_t j = i;
+                while (j > 0 && labels[j - 1].key > x.key) {
+                        labels[j] = labels[j - 1];
+                        j--;
+                }
+                labels[j] = x;
+        }
+        uint32_t out = 0;
+        for (uint32_t i = 0; i < n; i++) {
+                if (out > 0 && labels[out - 1].key == labels[i].key)
+                        labels[out - 1] = labels[i];
+                else
+                        labels[out++] = labels[i];
+        }
+        return out;
+}
+
+uint32_t sched_scalars_sort(SchedScalar *s, uint32_t n) {
+        for (uint32_t i = 1; i < n; i++) {
+                SchedScalar x = s[i];
+                uint32_t j = i;
+                while (j > 0 && s[j - 1].name > x.name) {
+                        s[j] = s[j - 1];
+                        j--;
+                }
+                s[j] = x;
+        }
+        uint32_t out = 0;
+        for (uint32_t i = 0; i < n; i++) {
+                if (out > 0 && s[out - 1].name == s[i].name)
+                        s[out - 1].value += s[i].value;
+                else
+                        s[out++] = s[i];
+        }
+        return out;
+}
+
+int64_t sched_scalars_get(const SchedScalar *s, uint32_t n, SchedStr name) {
+        for (uint32_t i = 0; i < n; i++)
+                if (s[i].name == name)
+                        return s[i].value;
+        return 0;
+}
+
+bool sched_toleration_tolerates(const SchedToleration *t, const SchedTaint *taint) {
+        if (t->effect != SCHED_EFFECT_ALL && t->effect != taint->effect)
+                return false;
+        if (t->key != 0 && t->key != taint->key)
+                return false;
+        switch (t->op) {
+        case SCHED_TOL_EQUAL:
+                return t->value == taint->value;
+        case SCHED_TOL_EXISTS:
+                return true;
+        default:
+                return false;
+        }
+}
+
+bool sched_tolerations_tolerate(const SchedToleration *t, uint32_t n, const SchedTaint *taint) {
+        for (uint32_t i = 0; i < n; i++)
+                if (sched_toleration_tolerates(&t[i], taint))
+                        return true;
+        return false;
+}
+
+/* strconv.ParseInt(s, 10, 64): optional sign, decimal digits only, no overflow. */
+static bool parse_int64(const char *s, int64_t *ret) {
+        if (!*s)
+                return false;
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno != 0 || *end != '\0' || end == s || s[0] == ' ' || s[0] == '\t' || s[0] == '\n')
+                return false;
+        *ret = v;
+        return true;
+}
+
+static bool values_contain(const SchedRequirement *r, SchedStr v) {
+        for (uint32_t i = 0; i < r->n_values; i++)
+                if (r->values[i] == v)
+                        return true;
+        return false;
+}
+
+static bool requirement_matches(const SchedStrtab *strtab, const SchedRequirement *r, const SchedNode *node) {
+        const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, r->key);
+        switch (r->op) {
+        case SCHED_OP_IN:
+                return l && values_contain(r, l->value);
+        case SCHED_OP_NOT_IN:
+                return !l || !values_contain(r, l->value);
+        case SCHED_OP_EXISTS:
+                return l != NULL;
+        case SCHED_OP_DOES_NOT_EXIST:
+                return l == NULL;
+        case SCHED_OP_GT:
+        case SCHED_OP_LT: {
+                int64_t v;
+                if (!l || !parse_int64(sched_strtab_get(strtab, l->value), &v))
+                        return false;
+                return r->op == SCHED_OP_GT ? v > r->number : v < r->number;
+        }
+        default:
+                return false;
+        }
+}
+
+static bool field_matches(const SchedRequirement *r, const SchedNode *node) {
+        /* Only metadata.name with In/NotIn and one value is valid; the converter marks
+         * anything else invalid. */
+        bool eq = r->n_values == 1 && r->values[0] == node->name;
+        return r->op == SCHED_OP_IN ? eq : !eq;
+}
+
+bool sched_term_matches(const SchedStrtab *strtab, const SchedTerm *term, const SchedNode *node) {
+        if (term->invalid || (term->n_exprs == 0 && term->n_fields == 0))
+                return false;
+        for (uint32_t i = 0; i < term->n_exprs; i++)
+                if (!requirement_matches(strtab, &term->exprs[i], node))
+                        return false;
+        for (uint32_t i = 0; i < term->n_fields; i++)
+                if (!field_matches(&term->fields[i], node))
+                        return false;
+        return true;
+}
+
+bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *pod, const SchedNode *node) {
+        for (uint32_t i = 0; i < pod->n_node_selector; i++) {
+                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, pod->node_selector[i].key);
+                if (!l || l->value != pod->node_selector[i].value)
+                        return false;
+        }
+        if (!pod->has_required_affinity)
+                return true;
+        for (uint32_t i = 0; i < pod->n_required_terms; i++)
+                if (sched_term_matches(strtab, &pod->required_terms[i], node))
+                        return true;
+        return false;
+}

@@ -1,0 +1,213 @@
+#pragma once
+/* The scheduler's data model: compact, flat, read-only views of Kubernetes nodes and pods
+ * holding exactly what the predicates and priorities need. Vocabulary strings are interned
+ * (SchedStr ids from the SchedStrtab the object was built with) so matching compares
+ * integers; every array of an object lives in the object's own arena, so a node or pod is
+ * freed in one call and costs a few hundred bytes.
+ *
+ * Arrays of labels are sorted by key id (unique keys) so lookups are a binary search.
+ * Resource amounts are integers: milli-cores for cpu, bytes for memory and ephemeral storage,
+ * plain counts for pods and extended resources. Objects are immutable once built; the cache
+ * and the algorithm only read them. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scheduler/sched-strtab.h"
+
+typedef struct SchedLabel {
+        SchedStr key, value;
+} SchedLabel;
+
+/* Extended ("scalar") resources: hugepages-*, example.com/gpu, attachable-volumes-*. */
+typedef struct SchedScalar {
+        SchedStr name;
+        int64_t value;
+} SchedScalar;
+
+typedef enum SchedTaintEffect {
+        SCHED_EFFECT_ALL = 0,           /* tolerations only: empty effect matches every effect */
+        SCHED_EFFECT_NO_SCHEDULE,
+        SCHED_EFFECT_PREFER_NO_SCHEDULE,
+        SCHED_EFFECT_NO_EXECUTE,
+        SCHED_EFFECT_UNKNOWN,           /* any other string: matches only an empty effect */
+} SchedTaintEffect;
+
+typedef struct SchedTaint {
+        SchedStr key, value;
+        uint8_t effect;                 /* SchedTaintEffect */
+} SchedTaint;
+
+typedef enum SchedTolerationOp {
+        SCHED_TOL_EQUAL = 0,            /* "" or "Equal" */
+        SCHED_TOL_EXISTS,
+        SCHED_TOL_INVALID,              /* tolerates nothing, as upstream */
+} SchedTolerationOp;
+
+typedef struct SchedToleration {
+        SchedStr key, value;
+        uint8_t op;                     /* SchedTolerationOp */
+        uint8_t effect;                 /* SchedTaintEffect; ALL for "" */
+} SchedToleration;
+
+typedef struct SchedImage {
+        SchedStr name;                  /* every name of a node image gets an entry */
+        int64_t size;
+} SchedImage;
+
+/* One entry of the node annotation scheduler.alpha.kubernetes.io/preferAvoidPods. */
+typedef struct SchedAvoid {
+        SchedStr kind;
+        const char *uid;                /* in the node's arena */
+} SchedAvoid;
+
+typedef struct SchedNode {
+        SchedStr name;
+        bool unschedulable;             /* spec.unschedulable */
+        bool ready;                     /* condition Ready == True */
+        int64_t alloc_milli_cpu, alloc_memory, alloc_ephemeral, alloc_pods;
+        SchedLabel *labels;
+        SchedTaint *taints;
+        SchedScalar *alloc_scalar;      /* sorted by name id */
+        SchedImage *images;
+        SchedAvoid *avoid;
+        uint32_t n_labels, n_taints, n_alloc_scalar, n_images, n_avoid;
+        const char *resource_version;   /* informational, in the arena */
+        SchedArena arena;
+} SchedNode;
+
+typedef enum SchedProtocol {
+        SCHED_PROTO_TCP = 0,
+        SCHED_PROTO_UDP,
+        SCHED_PROTO_SCTP,
+} SchedProtocol;
+
+typedef struct SchedHostPort {
+        SchedStr ip;                    /* 0 = 0.0.0.0 (any address) */
+        uint16_t port;
+        uint8_t protocol;               /* SchedProtocol */
+} SchedHostPort;
+
+typedef enum SchedSelectorOp {
+        SCHED_OP_IN,
+        SCHED_OP_NOT_IN,
+        SCHED_OP_EXISTS,
+        SCHED_OP_DOES_NOT_EXIST,
+        SCHED_OP_GT,
+        SCHED_OP_LT,
+} SchedSelectorOp;
+
+/* A NodeSelectorRequirement. For Gt/Lt the single value is kept parsed in number. */
+typedef struct SchedRequirement {
+        SchedStr key;
+        uint8_t op;                     /* SchedSelectorOp */
+        uint32_t n_values;
+        SchedStr *values;
+        int64_t number;
+} SchedRequirement;
+
+/* A NodeSelectorTerm: matchExpressions AND matchFields (metadata.name only). A term with
+ * neither, or with a requirement upstream would reject (bad operator, wrong value count,
+ * unparsable Gt/Lt value, unsupported field), is kept with invalid = true and never matches,
+ * which is what upstream's NodeSelectorRequirementsAsSelector error path amounts to. */
+typedef struct SchedTerm {
+        SchedRequirement *exprs;
+        SchedRequirement *fields;
+        uint32_t n_exprs, n_fields;
+        bool invalid;
+} SchedTerm;
+
+typedef struct SchedPreferredTerm {
+        int32_t weight;
+        SchedTerm term;                 /* only matchExpressions count, as upstream v1.20 */
+} SchedPreferredTerm;
+
+/* What a pod asks of a node's resources. */
+typedef struct SchedRequest {
+        int64_t milli_cpu, memory, ephemeral;
+        SchedScalar *scalar;            /* sorted by name id; in the owner's arena */
+        uint32_t n_scalar;
+} SchedRequest;
+
+typedef struct SchedPod {
+        const char *namespace_, *name, *uid;    /* in the arena */
+        SchedStr ns;                    /* namespace, interned (selectors, spreading) */
+        SchedStr scheduler_name;
+        SchedStr node_name;             /* spec.nodeName; 0 = not bound */
+        int32_t priority;               /* spec.priority, 0 when unset */
+        int64_t creation_usec;          /* metadata.creationTimestamp */
+        const char *resource_version;
+
+        /* requests: sum over containers, max with each init container, plus overhead */
+        SchedRequest req;
+        /* the same with 100m / 200 MiB for containers that request no cpu / memory, for
+         * scoring and the node's non-zero aggregate */
+        int64_t nonzero_milli_cpu, nonzero_memory;
+
+        SchedHostPort *ports;           /* containers' hostPort > 0 */
+        uint32_t n_ports;
+
+        SchedLabel *node_selector;      /* sorted by key */
+        uint32_t n_node_selector;
+        bool has_required_affinity;     /* requiredDuringScheduling... is set */
+        SchedTerm *required_terms;      /* ORed */
+        uint32_t n_required_terms;
+        SchedPreferredTerm *preferred;
+        uint32_t n_preferred;
+
+        SchedToleration *tolerations;
+        uint32_t n_tolerations;
+
+        SchedStr *images;               /* containers' images, normalized (":latest" added) */
+        uint32_t n_images;
+
+        SchedStr owner_kind;            /* controller ownerReference, 0 when none */
+        const char *owner_uid;
+
+        SchedLabel *labels;             /* the pod's own labels, sorted (issue 7 uses them) */
+        uint32_t n_labels;
+
+        SchedArena arena;
+        uint32_t n_ref;
+} SchedPod;
+
+/* New empty objects (all zero; a pod starts with one reference) for the converters and for
+ * hand-built tests; NULL on allocation failure. Fill arrays from the object's arena. */
+SchedNode *sched_node_new(void);
+SchedPod *sched_pod_new(void);
+/* Frees a node and its arena. Accepts NULL. */
+void sched_node_free(SchedNode *n);
+/* Pods are shared by the queue, the cache and the daemon's in-flight binds: reference counted.
+ * unref frees on the last reference and returns NULL. Both accept NULL. */
+SchedPod *sched_pod_ref(SchedPod *p);
+SchedPod *sched_pod_unref(SchedPod *p);
+static inline void sched_node_freep(SchedNode **n) {
+        sched_node_free(*n);
+}
+static inline void sched_pod_unrefp(SchedPod **p) {
+        sched_pod_unref(*p);
+}
+
+/* Finds a label by key id in a sorted array; NULL when absent. */
+const SchedLabel *sched_labels_find(const SchedLabel *labels, uint32_t n, SchedStr key);
+/* Sorts labels by key (for hand-built objects); duplicates keep the last value. Returns the
+ * new count. */
+uint32_t sched_labels_sort(SchedLabel *labels, uint32_t n);
+/* Sorts scalar resources by name id, summing duplicates. Returns the new count. */
+uint32_t sched_scalars_sort(SchedScalar *s, uint32_t n);
+/* The amount of a scalar resource in a sorted array, 0 when absent. */
+int64_t sched_scalars_get(const SchedScalar *s, uint32_t n, SchedStr name);
+
+/* Toleration semantics of k8s.io/api core/v1 Toleration.ToleratesTaint. */
+bool sched_toleration_tolerates(const SchedToleration *t, const SchedTaint *taint);
+bool sched_tolerations_tolerate(const SchedToleration *t, uint32_t n, const SchedTaint *taint);
+
+/* Whether a node's labels (and name, for matchFields) satisfy a NodeSelectorTerm. */
+bool sched_term_matches(const SchedStrtab *strtab, const SchedTerm *term, const SchedNode *node);
+
+/* The node selector and required node affinity of the pod both hold for the node. */
+bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *pod, const SchedNode *node);
+
+/* Resource names and defaults as upstream (pkg/scheduler/util/non_zero.go). */
+#define SCHED_DEFAULT_MILLI_CPU_REQUEST 100
+#define SCHED_DEFAULT_MEMORY_REQUEST ((int64_t) 200 * 1024 * 1024)

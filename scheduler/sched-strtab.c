@@ -1,0 +1,236 @@
+/* Interning: an open-addressing hash table (linear probing, power-of-two size, load <= 1/2)
+ * of ids pointing into one growing array of offsets into a byte pool. Strings are stored
+ * NUL-terminated in the pool so sched_strtab_get() is a lookup with no copy. */
+#include "scheduler/sched-strtab.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+
+struct SchedStrtab {
+        uint32_t *slots;        /* id or 0; size nslots */
+        uint32_t nslots;
+        uint32_t *offsets;      /* offsets[id] into pool; offsets[0] is "" */
+        uint32_t *lengths;
+        uint32_t *hashes;
+        uint32_t count;         /* ids 1..count are used */
+        uint32_t cap;           /* capacity of offsets/lengths/hashes */
+        char *pool;
+        size_t pool_len, pool_cap;
+        uint32_t max_strings;
+        size_t max_bytes;
+};
+
+/* FNV-1a: short keys, good enough spread, no dependencies. */
+static uint32_t hash_bytes(const char *s, size_t n) {
+        uint32_t h = 2166136261u;
+        for (size_t i = 0; i < n; i++) {
+                h ^= (unsigned char) s[i];
+                h *= 16777619u;
+        }
+        return h ? h : 1;
+}
+
+SchedStrtab *sched_strtab_new(uint32_t max_strings, size_t max_bytes) {
+        SchedStrtab *t = calloc(1, sizeof(*t));
+        if (!t)
+                return NULL;
+        t->max_strings = max_strings ? max_strings : SCHED_STRTAB_DEFAULT_MAX_STRINGS;
+        t->max_bytes = max_bytes ? max_bytes : SCHED_STRTAB_DEFAULT_MAX_BYTES;
+        t->nslots = 64;
+        t->slots = calloc(t->nslots, sizeof(uint32_t));
+        t->cap = 32;
+        t->offsets = calloc(t->cap, sizeof(uint32_t));
+        t->lengths = calloc(t->cap, sizeof(uint32_t));
+        t->hashes = calloc(t->cap, sizeof(uint32_t));
+        t->pool_cap = 4096;
+        t->pool = calloc(1, t->pool_cap);
+        if (!t->slots || !t->offsets || !t->lengths || !t->hashes || !t->pool) {
+                sched_strtab_free(t);
+                return NULL;
+        }
+        t->pool_len = 1; /* id 0 -> "" at offset 0 */
+        return t;
+}
+
+void sched_strtab_free(SchedStrtab *t) {
+        if (!t)
+                return;
+        free(t->slots);
+        free(t->offsets);
+        free(t->lengths);
+        free(t->hashes);
+        free(t->pool);
+        free(t);
+}
+
+static uint32_t find_slot(const SchedStrtab *t, const char *s, size_t n, uint32_t h, bool *found) {
+        uint32_t mask = t->nslots - 1;
+        for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+                uint32_t id = t->slots[i];
+                if (id == 0) {
+                        *found = false;
+                        return i;
+                }
+                if (t->hashes[id] == h && t->lengths[id] == n && memcmp(t->pool + t->offsets[id], s, n) == 0) {
+                        *found = true;
+                        return i;
+                }
+        }
+}
+
+static int grow_slots(SchedStrtab *t) {
+        uint32_t n = t->nslots * 2;
+        uint32_t *slots = calloc(n, sizeof(uint32_t));
+        if (!slots)
+                return -ENOMEM;
+        for (uint32_t id = 1; id <= t->count; id++) {
+                uint32_t i = t->hashes[id] & (n - 1);
+                while (slots[i])
+                        i = (i + 1) & (n - 1);
+                slots[i] = id;
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->nslots = n;
+        return 0;
+}
+
+static int grow_array(uint32_t **a, uint32_t n) {
+        uint32_t *p = realloc(*a, (size_t) n * sizeof(uint32_t));
+        if (!p)
+                return -ENOMEM;
+        *a = p;
+        return 0;
+}
+
+SchedStr sched_strtab_lookup(const SchedStrtab *t, const char *s, size_t n) {
+        if (n == 0)
+                return 0;
+        bool found;
+        uint32_t i = find_slot(t, s, n, hash_bytes(s, n), &found);
+        return found ? t->slots[i] : 0;
+}
+
+int sched_strtab_intern(SchedStrtab *t, const char *s, size_t n, SchedStr *ret) {
+        if (n == 0) {
+                *ret = 0;
+                return 0;
+        }
+        uint32_t h = hash_bytes(s, n);
+        bool found;
+        uint32_t slot = find_slot(t, s, n, h, &found);
+        if (found) {
+                *ret = t->slots[slot];
+                return 0;
+        }
+        if (t->count >= t->max_strings || n > UINT32_MAX || t->pool_len + n + 1 > t->max_bytes)
+                return -E2BIG;
+        if (t->count + 1 >= t->cap) {
+                uint32_t cap = t->cap * 2;
+                if (grow_array(&t->offsets, cap) < 0 || grow_array(&t->lengths, cap) < 0 ||
+                    grow_array(&t->hashes, cap) < 0)
+                        return -ENOMEM;
+                t->cap = cap;
+        }
+        if (t->pool_len + n + 1 > t->pool_cap) {
+                size_t cap = t->pool_cap;
+                while (cap < t->pool_len + n + 1)
+                        cap *= 2;
+                char *p = realloc(t->pool, cap);
+                if (!p)
+                        return -ENOMEM;
+                t->pool = p;
+                t->pool_cap = cap;
+        }
+        if ((t->count + 1) * 2 > t->nslots) {
+                int r = grow_slots(t);
+                if (r < 0)
+                        return r;
+                slot = find_slot(t, s, n, h, &found);
+        }
+        uint32_t id = ++t->count;
+        t->offsets[id] = (uint32_t) t->pool_len;
+        t->lengths[id] = (uint32_t) n;
+        t->hashes[id] = h;
+        memcpy(t->pool + t->pool_len, s, n);
+        t->pool[t->pool_len + n] = '\0';
+        t->pool_len += n + 1;
+        t->slots[slot] = id;
+        *ret = id;
+        return 0;
+}
+
+int sched_strtab_intern_str(SchedStrtab *t, const char *s, SchedStr *ret) {
+        return sched_strtab_intern(t, s ? s : "", s ? strlen(s) : 0, ret);
+}
+
+const char *sched_strtab_get(const SchedStrtab *t, SchedStr id) {
+        if (id == 0 || id > t->count)
+                return "";
+        return t->pool + t->offsets[id];
+}
+
+uint32_t sched_strtab_count(const SchedStrtab *t) {
+        return t->count;
+}
+
+/* Arena */
+
+struct SchedArenaChunk {
+        SchedArenaChunk *next;
+        size_t size;
+        max_align_t data[];
+};
+
+#define ARENA_DEFAULT_MAX ((size_t) 1024 * 1024)
+#define ARENA_MIN_CHUNK 512
+
+void *sched_arena_alloc(SchedArena *a, size_t n) {
+        if (n == 0)
+                return NULL;
+        n = (n + 7) & ~(size_t) 7;
+        if (n > a->avail) {
+                size_t max = a->max ? a->max : ARENA_DEFAULT_MAX;
+                size_t size = MAX(n, a->total < ARENA_MIN_CHUNK ? ARENA_MIN_CHUNK : a->total);
+                if (n > max || a->total > max - size)
+                        return NULL;
+                SchedArenaChunk *c = malloc(sizeof(SchedArenaChunk) + size);
+                if (!c)
+                        return NULL;
+                c->next = a->chunks;
+                c->size = size;
+                a->chunks = c;
+                a->used = 0;
+                a->avail = size;
+                a->total += size;
+        }
+        char *p = (char *) a->chunks->data + a->used;
+        a->used += n;
+        a->avail -= n;
+        memset(p, 0, n);
+        return p;
+}
+
+char *sched_arena_strndup(SchedArena *a, const char *s, size_t n) {
+        char *p = sched_arena_alloc(a, n + 1);
+        if (!p)
+                return NULL;
+        memcpy(p, s, n);
+        p[n] = '\0';
+        return p;
+}
+
+void sched_arena_free(SchedArena *a) {
+        SchedArenaChunk *c = a->chunks;
+        while (c) {
+                SchedArenaChunk *next = c->next;
+                free(c);
+                c = next;
+        }
+        *a = (SchedArena) { .max = a->max };
+}
