@@ -1,0 +1,125 @@
+#pragma once
+/* Shared between the reconciler's source files; not installed, not for the daemon. All of
+ * it is pure: JSON in, JSON out, time passed in as seconds. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/macro.h"
+#include "reconcilers/reconcile.h"
+
+/* Bounds on what the cluster controls. */
+#define RECONCILE_MAX_ITEMS 10000u              /* objects per input array */
+#define RECONCILE_MAX_POLICY_SIZE ((size_t) 1024 * 1024)  /* a ConfigMap cannot hold more */
+#define RECONCILE_MAX_MESSAGE 32768u            /* condition / event message bytes */
+#define RECONCILE_MOUNT_DIR "/etc/kubernetes/policy-scheduler"
+#define RECONCILE_TIME_SIZE 32
+
+/* jansson provides json_decrefp (json_auto_t); this spelling reads like the others. */
+#define _cleanup_json_ _cleanup_(json_decrefp)
+
+/* ---- json helpers (util.c) ----------------------------------------------------------- */
+
+/* Follows a NULL-terminated key path; borrowed result or NULL when any step is missing or
+ * not an object. */
+const json_t *jpath(const json_t *o, ...) __attribute__((sentinel));
+/* The string at a path, or NULL when missing or not a string. */
+const char *jstr(const json_t *o, ...) __attribute__((sentinel));
+/* The integer at a path, or def when missing or not an integer. */
+int64_t jint(const json_t *o, int64_t def, ...) __attribute__((sentinel));
+/* Sets key to a new string; returns 0 or -ENOMEM. */
+int jset_str(json_t *o, const char *key, const char *value);
+/* Sets key to value, stealing it even on failure; returns 0 or -ENOMEM. */
+int jset_new(json_t *o, const char *key, json_t *value);
+
+/* RFC 3339 UTC ("2026-11-21T08:15:11Z"). */
+void format_time(int64_t t, char ret[static RECONCILE_TIME_SIZE]);
+/* Parses the RFC 3339 UTC form format_time() writes; -EINVAL otherwise. */
+int parse_time(const char *s, int64_t *ret);
+/* Parses a base-10 integer in [min, max] with nothing after it; -EINVAL / -ERANGE. */
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *ret);
+
+/* An RFC 7386 merge patch turning from into to (objects recurse, everything else is
+ * replaced, keys only in from become null). New reference: {} when equal; NULL on ENOMEM. */
+json_t *merge_patch_diff(const json_t *from, const json_t *to);
+
+/* Cuts s to at most max bytes on a UTF-8 boundary, appending "..." when cut (in place). */
+void truncate_message(char *s, size_t max);
+
+/* ---- rendering (render.c) ------------------------------------------------------------ */
+
+typedef struct RevisionSettings {
+        const char *policy;             /* normalized policy.cfg */
+        const char *default_node_selector;
+        bool masters_schedulable;
+} RevisionSettings;
+
+/* The data of a revision ConfigMap: {config.yaml, policy.cfg, policy-scheduler.yaml}. New
+ * reference in *ret; -ENOMEM. */
+int render_revision_data(const ReconcileConfig *c, const RevisionSettings *s, json_t **ret);
+/* sha256 over the data's keys and values in key order: the revision's config-hash. */
+void revision_data_hash(const json_t *data, char ret_hex[static 65]);
+/* The immutable ConfigMap policy-scheduler-config-<number>. Steals nothing; data, source and
+ * effective are copied. -ENOMEM. */
+int render_revision_configmap(int64_t number, const json_t *data, const char *hash,
+                              const json_t *source, const json_t *effective, json_t **ret);
+/* The Deployment pointed at a revision. spec_hash (65 bytes) receives the hash of the
+ * rendered spec, which is also stored in the RECONCILE_ANN_SPEC_HASH annotation. */
+int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash,
+                      int64_t now, json_t **ret, char ret_spec_hash[static 65]);
+
+/* ---- conditions (conditions.c) ------------------------------------------------------- */
+
+/* Builds the metav1.Condition list for the given (type, status, reason, message) tuples,
+ * keeping lastTransitionTime from old (a borrowed conditions array, may be NULL) when the
+ * status of that type did not change, else now. Conditions of other types in old are kept
+ * as they are. New reference; NULL on ENOMEM. */
+typedef struct ConditionSpec {
+        const char *type;
+        bool status;
+        const char *reason;
+        const char *message;
+} ConditionSpec;
+json_t *conditions_build(const json_t *old, const ConditionSpec *specs, size_t n,
+                         int64_t observed_generation, int64_t now);
+/* The status ("True"/"False"/"Unknown") of a condition type in a conditions array; NULL
+ * when absent. */
+const char *condition_status(const json_t *conditions, const char *type);
+
+/* ---- bootstrap placement (bootstrap.c) ----------------------------------------------- */
+
+typedef struct Binding {
+        const char *pod;                /* borrowed from the input */
+        const char *node;               /* borrowed from the input */
+} Binding;
+
+/* When no policy-scheduler pod is ready and the pending ones name scheduler_name as their
+ * scheduler: which node each pending pod goes to (ready, nodeSelector matches, every
+ * NoSchedule/NoExecute taint tolerated; fewest scheduler pods first, then name). Pods with
+ * no fitting node are left out. *ret (new array, may be NULL when *ret_n is 0). */
+int bootstrap_bindings(const json_t *pods, const json_t *nodes, const char *scheduler_name,
+                       Binding **ret, size_t *ret_n);
+/* Whether a pod is Running, Ready and not being deleted. */
+bool pod_is_ready(const json_t *pod);
+
+/* ---- the desired policy (source.c) --------------------------------------------------- */
+
+typedef struct Desired {
+        bool valid;
+        const char *reason;             /* PolicyValid reason; static */
+        char *message;                  /* PolicyValid message (diagnostics included) */
+        const char *profile_name;       /* set when the source is a profile; borrowed/static */
+        json_t *source;                 /* status.policy shape: {configMap, resourceVersion,
+                                         * sha256[, ignoredProfile]} or {profile} */
+        json_t *diagnostics;            /* rejected: [{severity, code, path, line, column, message}] */
+        json_t *predicates, *priorities; /* valid: the effective lists */
+        char *normalized;               /* valid: the policy.cfg to render */
+} Desired;
+
+/* Resolves and judges the desired policy of a Scheduler. The outcome (valid or not) is in
+ * *ret (caller frees with desired_done()); returns 0 or -ENOMEM. */
+int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret);
+void desired_done(Desired *d);
+/* "policy.cfg of ConfigMap openshift-config/x" or "the built-in policy of profile P". */
+int desired_describe(const Desired *d, char **ret);

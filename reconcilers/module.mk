@@ -1,0 +1,6 @@
+# The reconcile logic of the operator as pure functions (static lib "reconcilers"); it
+# validates policies through libpolicy. Link order for users: reconcilers policy common.
+RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/source.c reconcilers/render.c \
+                    reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c
+
+$(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))

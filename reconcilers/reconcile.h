@@ -1,0 +1,134 @@
+#pragma once
+/* The Scheduler reconciler as a pure function: observed objects in, ordered API actions and
+ * the desired Scheduler status out. No I/O, no clock, no logging, no global state: the same
+ * input always gives byte-identical output, so the daemon can apply the actions, re-read,
+ * call it again and get nothing to do (the idempotence the unit tests check).
+ *
+ * What it decides (DESIGN.md, "The API contract"):
+ *  - the desired policy: the ConfigMap named by spec.policy.name (key policy.cfg) or the
+ *    built-in policy of spec.profile, validated and normalized by libpolicy;
+ *  - when it is valid and differs from the running revision: revision ConfigMap
+ *    policy-scheduler-config-<N+1> and the policy-scheduler Deployment pointed at it;
+ *    when it is invalid, missing or unreadable: nothing that runs changes;
+ *  - rollout tracking, rollback to the last good revision after the progress deadline,
+ *    pruning (keep N revisions), and binding the scheduler's own pods when no scheduler
+ *    pod is ready;
+ *  - Scheduler.status (conditions with lastTransitionTime moving only on a status flip) and
+ *    Events, each emitted once per transition (the previous status is the memory).
+ *
+ * Ownership: every json_t in ReconcileInput is borrowed and never modified; everything in
+ * ReconcileOutput is owned by it and freed by reconcile_output_free(). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct json_t json_t;
+
+/* Names and keys of the contract, for the daemon (informer filters) and the tests. */
+#define RECONCILE_SCHEDULER_NAME "cluster"
+#define RECONCILE_CONFIG_NAMESPACE "openshift-config"
+#define RECONCILE_OPERAND_NAMESPACE "openshift-kube-scheduler"
+#define RECONCILE_EVENT_NAMESPACE "default"
+#define RECONCILE_DEPLOYMENT_NAME "policy-scheduler"
+#define RECONCILE_REVISION_PREFIX "policy-scheduler-config-"
+#define RECONCILE_APP_LABEL "app"               /* = RECONCILE_DEPLOYMENT_NAME on everything */
+#define RECONCILE_POLICY_KEY "policy.cfg"
+#define RECONCILE_CONFIG_KEY "config.yaml"
+#define RECONCILE_SETTINGS_KEY "policy-scheduler.yaml"
+#define RECONCILE_ANNOTATION_PREFIX "scheduler.openshift.io/"
+#define RECONCILE_ANN_REVISION RECONCILE_ANNOTATION_PREFIX "revision"
+#define RECONCILE_ANN_CONFIG_HASH RECONCILE_ANNOTATION_PREFIX "config-hash"
+#define RECONCILE_ANN_SOURCE RECONCILE_ANNOTATION_PREFIX "source"
+#define RECONCILE_ANN_EFFECTIVE RECONCILE_ANNOTATION_PREFIX "effective"
+#define RECONCILE_ANN_ROLLOUT_FAILED RECONCILE_ANNOTATION_PREFIX "rollout-failed"
+#define RECONCILE_ANN_ROLLOUT_STARTED RECONCILE_ANNOTATION_PREFIX "rollout-started"
+#define RECONCILE_ANN_SPEC_HASH RECONCILE_ANNOTATION_PREFIX "spec-hash"
+
+/* Operator settings that shape the rendered objects. reconcile_config_init() fills the
+ * defaults; strings and the node selector are borrowed for the duration of the call. */
+typedef struct ReconcileConfig {
+        const char *image;              /* scheduler container image */
+        const char *const *command;     /* argv prefix, NULL-terminated; NULL = {"policy-scheduler"};
+                                         * --config, --policy-config-file and --v are appended */
+        int verbosity;                  /* --v= for the scheduler (2: logs the predicates line) */
+        const char *scheduler_name;     /* profiles[0].schedulerName: "default-scheduler" */
+        int replicas;                   /* 1..100 */
+        int percentage_of_nodes_to_score; /* 0..100, 0 = the scheduler's adaptive default */
+        int64_t progress_deadline_s;    /* rollback after this long without a complete rollout */
+        unsigned revisions_to_keep;     /* 1..100, 5 */
+        const char *kubeconfig;         /* clientConnection.kubeconfig; NULL/"" = in-cluster */
+        int health_port;                /* plain HTTP port of /healthz and /readyz */
+        const char *readiness_path;     /* "/readyz" (upstream 1.20 kube-scheduler: "/healthz") */
+        const char *liveness_path;      /* "/healthz" */
+        const json_t *node_selector;    /* pod nodeSelector object; NULL = control-plane nodes
+                                         * ({"node-role.kubernetes.io/master": ""}), {} = any */
+        const char *service_account;    /* "policy-scheduler" */
+        const char *operator_name;      /* Event source component: "scheduler-operator" */
+} ReconcileConfig;
+
+/* Fills the defaults listed above. */
+void reconcile_config_init(ReconcileConfig *c);
+
+typedef struct ReconcileInput {
+        const json_t *scheduler;        /* Scheduler "cluster"; NULL when it does not exist */
+        const json_t *policy_configmap; /* openshift-config/<spec.policy.name>; NULL when absent
+                                         * (ignored when no name is set) */
+        const json_t *configmaps;       /* array of ConfigMaps in openshift-kube-scheduler (others
+                                         * than policy-scheduler-config-<N> are ignored); NULL = [] */
+        const json_t *deployment;       /* Deployment policy-scheduler; NULL when absent */
+        const json_t *pods;             /* array of pods in openshift-kube-scheduler; NULL = [] */
+        const json_t *nodes;            /* array of all nodes (for bootstrap binding); NULL = [] */
+        int64_t now;                    /* seconds since the epoch */
+        const ReconcileConfig *config;  /* NULL = defaults */
+} ReconcileInput;
+
+typedef enum ReconcileVerb {
+        RECONCILE_CREATE,       /* POST body to the collection */
+        RECONCILE_UPDATE,       /* PUT body (carries metadata.resourceVersion) */
+        RECONCILE_PATCH,        /* merge patch (application/merge-patch+json) */
+        RECONCILE_DELETE,       /* DELETE with body as DeleteOptions (preconditions) */
+        RECONCILE_PATCH_STATUS, /* merge patch of the status subresource */
+        RECONCILE_BIND,         /* POST body (a Binding) to pods/<name>/binding */
+        RECONCILE_EVENT,        /* POST body (an Event) to the events collection */
+        _RECONCILE_VERB_MAX,
+} ReconcileVerb;
+
+typedef struct ReconcileAction {
+        ReconcileVerb verb;
+        const char *api_version;        /* "v1", "apps/v1", "config.openshift.io/v1"; static */
+        const char *resource;           /* "configmaps", "deployments", "schedulers", "pods",
+                                         * "events"; static */
+        char *namespace;                /* NULL for cluster-scoped objects */
+        char *name;                     /* NULL for creates that use generateName */
+        json_t *body;                   /* owned; see ReconcileVerb */
+        char *description;              /* one line for the operator's log */
+} ReconcileAction;
+
+typedef struct ReconcileOutput {
+        ReconcileAction *actions;       /* in the order they must be applied; stop at the
+                                         * first failure and reconcile again */
+        size_t n_actions;
+        json_t *status;                 /* the complete desired status; NULL when the Scheduler
+                                         * does not exist yet */
+        int64_t requeue_after_s;        /* > 0: reconcile again after this long even without a
+                                         * change (a rollout is being timed); 0 = no need */
+        bool policy_valid;              /* for metrics */
+        int64_t active_revision;        /* the revision serving now, 0 = none (metrics) */
+} ReconcileOutput;
+
+/* Decides everything for one pass. Returns 0 and a new *ret; -EINVAL when the input is not
+ * usable at all (no config image, a Scheduler that is not an object, arrays that are not
+ * arrays, more than 10000 items), -ENOMEM. Malformed individual objects written by others
+ * (a revision with a bad name, a pod without metadata) are skipped, not errors. */
+int reconcile_scheduler(const ReconcileInput *in, ReconcileOutput **ret);
+
+/* Frees the output; accepts NULL. Returns NULL. */
+ReconcileOutput *reconcile_output_free(ReconcileOutput *o);
+static inline void reconcile_output_freep(ReconcileOutput **o) {
+        if (*o)
+                reconcile_output_free(*o);
+}
+
+/* "create", "update", "patch", "delete", "patch-status", "bind", "event". */
+const char *reconcile_verb_to_string(ReconcileVerb v);

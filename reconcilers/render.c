@@ -1,0 +1,297 @@
+/* Rendering of the objects the operator owns: the revision ConfigMap and the Deployment.
+ *
+ * config.yaml is a kubescheduler.config.k8s.io/v1beta1 KubeSchedulerConfiguration that
+ * upstream kube-scheduler 1.19-1.22 decodes *strictly*: v1beta1 has no algorithmSource field
+ * (upstream 1.20 refuses the file with "found unknown field: algorithmSource"), so the policy
+ * file is named on the command line with --policy-config-file, the one way those releases
+ * accept a Policy next to a --config file. The settings only the bundled scheduler knows
+ * (defaultNodeSelector, mastersSchedulable, and the policy path again) live in a separate
+ * key, policy-scheduler.yaml, which upstream never opens. Scalars are written as JSON
+ * strings with non-ASCII escaped, which is valid YAML double-quoted style, so a user's
+ * node selector cannot break the document.
+ *
+ * Every rendering is a function of its arguments only; hashes are over canonical bytes
+ * (sorted keys), so equal inputs give equal hashes on every run. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/sha256.h"
+#include "reconcilers/internal.h"
+
+static int yaml_quote(Buf *b, const char *s) {
+        _cleanup_json_ json_t *j = json_string(s ? s : "");
+        if (!j)
+                return -ENOMEM;
+        _cleanup_free_ char *q = json_dumps(j, JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+        if (!q)
+                return -ENOMEM;
+        return buf_puts(b, q);
+}
+
+static int render_config_yaml(const ReconcileConfig *c, char **ret) {
+        _cleanup_buf_ Buf b;
+        int r = 0;
+
+        buf_init(&b, 64 * 1024);
+        r |= buf_puts(&b,
+                      "# Rendered by scheduler-operator. The policy is " RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY ",\n"
+                      "# passed with --policy-config-file: v1beta1 has no algorithmSource field.\n"
+                      "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                      "kind: KubeSchedulerConfiguration\n");
+        if (c->kubeconfig && c->kubeconfig[0]) {
+                r |= buf_puts(&b, "clientConnection:\n  kubeconfig: ");
+                r |= yaml_quote(&b, c->kubeconfig);
+                r |= buf_putc(&b, '\n');
+        }
+        r |= buf_puts(&b,
+                      "leaderElection:\n"
+                      "  leaderElect: true\n"
+                      "  resourceLock: leases\n"
+                      "  resourceNamespace: " RECONCILE_OPERAND_NAMESPACE "\n"
+                      "  resourceName: " RECONCILE_DEPLOYMENT_NAME "\n");
+        r |= buf_printf(&b, "percentageOfNodesToScore: %d\n", c->percentage_of_nodes_to_score);
+        r |= buf_puts(&b, "profiles:\n- schedulerName: ");
+        r |= yaml_quote(&b, c->scheduler_name);
+        r |= buf_putc(&b, '\n');
+        if (r != 0)
+                return -ENOMEM;
+
+        char *s = buf_steal(&b);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+static int render_settings_yaml(const RevisionSettings *s, char **ret) {
+        _cleanup_buf_ Buf b;
+        int r = 0;
+
+        buf_init(&b, 64 * 1024);
+        r |= buf_puts(&b,
+                      "# Settings of the bundled policy-scheduler that KubeSchedulerConfiguration has no\n"
+                      "# field for; upstream kube-scheduler never reads this file.\n"
+                      "apiVersion: scheduler.openshift.io/v1alpha1\n"
+                      "kind: PolicySchedulerSettings\n"
+                      "policyFile: \"" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY "\"\n"
+                      "defaultNodeSelector: ");
+        r |= yaml_quote(&b, s->default_node_selector);
+        r |= buf_printf(&b, "\nmastersSchedulable: %s\n", s->masters_schedulable ? "true" : "false");
+        if (r != 0)
+                return -ENOMEM;
+
+        char *t = buf_steal(&b);
+        if (!t)
+                return -ENOMEM;
+        *ret = t;
+        return 0;
+}
+
+int render_revision_data(const ReconcileConfig *c, const RevisionSettings *s, json_t **ret) {
+        _cleanup_free_ char *config = NULL, *settings = NULL;
+        int r;
+
+        r = render_config_yaml(c, &config);
+        if (r < 0)
+                return r;
+        r = render_settings_yaml(s, &settings);
+        if (r < 0)
+                return r;
+
+        _cleanup_json_ json_t *data = json_object();
+        if (!data)
+                return -ENOMEM;
+        if (jset_str(data, RECONCILE_CONFIG_KEY, config) < 0 ||
+            jset_str(data, RECONCILE_POLICY_KEY, s->policy) < 0 ||
+            jset_str(data, RECONCILE_SETTINGS_KEY, settings) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(data);
+        return 0;
+}
+
+void revision_data_hash(const json_t *data, char ret_hex[static 65]) {
+        const char *keys[] = { RECONCILE_CONFIG_KEY, RECONCILE_POLICY_KEY, RECONCILE_SETTINGS_KEY };
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        Sha256 h;
+
+        /* keys[] is in byte order; key and value are each followed by a NUL so no two
+         * different maps hash the same bytes. */
+        sha256_init(&h);
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                const char *v = jstr(data, keys[i], NULL);
+                if (!v)
+                        continue;
+                sha256_update(&h, keys[i], strlen(keys[i]) + 1);
+                sha256_update(&h, v, strlen(v) + 1);
+        }
+        sha256_final(&h, digest);
+        sha256_to_hex(digest, ret_hex);
+}
+
+static json_t *compact_copy_string(const json_t *j) {
+        if (!j)
+                return json_string("{}");
+        char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        if (!s)
+                return NULL;
+        json_t *r = json_string(s);
+        free(s);
+        return r;
+}
+
+int render_revision_configmap(int64_t number, const json_t *data, const char *hash,
+                              const json_t *source, const json_t *effective, json_t **ret) {
+        char name[128], num[32], short_hash[33];
+
+        snprintf(name, sizeof(name), RECONCILE_REVISION_PREFIX "%" PRId64, number);
+        snprintf(num, sizeof(num), "%" PRId64, number);
+        /* Label values are at most 63 characters; 128 bits identify a config well enough
+         * for selection, the annotation keeps all 256. */
+        snprintf(short_hash, sizeof(short_hash), "%.32s", hash);
+
+        _cleanup_json_ json_t *cm = json_pack("{s:s, s:s, s:{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:o, s:o}},"
+                                              " s:b, s:O}",
+                                              "apiVersion", "v1", "kind", "ConfigMap",
+                                              "metadata",
+                                              "name", name,
+                                              "namespace", RECONCILE_OPERAND_NAMESPACE,
+                                              "labels",
+                                              RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME,
+                                              "revision", num,
+                                              "config-hash", short_hash,
+                                              "annotations",
+                                              RECONCILE_ANN_CONFIG_HASH, hash,
+                                              RECONCILE_ANN_SOURCE, compact_copy_string(source),
+                                              RECONCILE_ANN_EFFECTIVE, compact_copy_string(effective),
+                                              "immutable", 1,
+                                              "data", data);
+        if (!cm)
+                return -ENOMEM;
+        *ret = TAKE_PTR(cm);
+        return 0;
+}
+
+static json_t *render_command(const ReconcileConfig *c) {
+        static const char *const default_command[] = { "policy-scheduler", NULL };
+        const char *const *argv = c->command ? c->command : default_command;
+        char arg[64];
+
+        _cleanup_json_ json_t *cmd = json_array();
+        if (!cmd)
+                return NULL;
+        for (size_t i = 0; argv[i]; i++)
+                if (json_array_append_new(cmd, json_string(argv[i])) < 0)
+                        return NULL;
+        snprintf(arg, sizeof(arg), "--v=%d", c->verbosity);
+        if (json_array_append_new(cmd, json_string("--config=" RECONCILE_MOUNT_DIR "/" RECONCILE_CONFIG_KEY)) < 0 ||
+            json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0 ||
+            json_array_append_new(cmd, json_string(arg)) < 0)
+                return NULL;
+        return TAKE_PTR(cmd);
+}
+
+static json_t *render_node_selector(const ReconcileConfig *c) {
+        if (c->node_selector)
+                return json_deep_copy(c->node_selector);
+        return json_pack("{s:s}", "node-role.kubernetes.io/master", "");
+}
+
+static json_t *render_probe(const ReconcileConfig *c, const char *path, int initial_delay, int period) {
+        return json_pack("{s:{s:s, s:i, s:s}, s:i, s:i, s:i, s:i}",
+                         "httpGet", "path", path, "port", c->health_port, "scheme", "HTTP",
+                         "initialDelaySeconds", initial_delay,
+                         "periodSeconds", period,
+                         "timeoutSeconds", 3,
+                         "failureThreshold", 3);
+}
+
+int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash,
+                      int64_t now, json_t **ret, char ret_spec_hash[static 65]) {
+        char num[32], cm_name[128], started[RECONCILE_TIME_SIZE];
+
+        snprintf(num, sizeof(num), "%" PRId64, revision);
+        snprintf(cm_name, sizeof(cm_name), RECONCILE_REVISION_PREFIX "%" PRId64, revision);
+        format_time(now, started);
+
+        _cleanup_json_ json_t *container = json_pack(
+                "{s:s, s:s, s:s, s:o, s:[{s:s, s:i, s:s}], s:o, s:o,"
+                " s:{s:{s:s, s:s}}, s:{s:b, s:b, s:{s:[s]}},"
+                " s:[{s:s, s:s, s:b}], s:s}",
+                "name", "scheduler",
+                "image", c->image,
+                "imagePullPolicy", "IfNotPresent",
+                "command", render_command(c),
+                "ports", "name", "healthz", "containerPort", c->health_port, "protocol", "TCP",
+                "readinessProbe", render_probe(c, c->readiness_path, 0, 5),
+                "livenessProbe", render_probe(c, c->liveness_path, 15, 10),
+                "resources", "requests", "cpu", "15m", "memory", "50Mi",
+                "securityContext", "allowPrivilegeEscalation", 0, "readOnlyRootFilesystem", 1,
+                "capabilities", "drop", "ALL",
+                "volumeMounts", "name", "config", "mountPath", RECONCILE_MOUNT_DIR, "readOnly", 1,
+                "terminationMessagePolicy", "FallbackToLogsOnError");
+        if (!container)
+                return -ENOMEM;
+
+        _cleanup_json_ json_t *tolerations = json_pack(
+                "[{s:s, s:s, s:s}, {s:s, s:s, s:s}, {s:s, s:s, s:s, s:i}, {s:s, s:s, s:s, s:i}]",
+                "key", "node-role.kubernetes.io/master", "operator", "Exists", "effect", "NoSchedule",
+                "key", "node-role.kubernetes.io/control-plane", "operator", "Exists", "effect", "NoSchedule",
+                "key", "node.kubernetes.io/not-ready", "operator", "Exists", "effect", "NoExecute",
+                "tolerationSeconds", 120,
+                "key", "node.kubernetes.io/unreachable", "operator", "Exists", "effect", "NoExecute",
+                "tolerationSeconds", 120);
+        if (!tolerations)
+                return -ENOMEM;
+
+        _cleanup_json_ json_t *spec = json_pack(
+                "{s:i, s:{s:{s:s}}, s:{s:s, s:{s:i, s:i}}, s:I, s:i,"
+                " s:{s:{s:{s:s, s:s}, s:{s:s, s:s}},"
+                "    s:{s:s, s:s, s:o, s:O, s:{s:b, s:I, s:{s:s}}, s:[O], s:[{s:s, s:{s:s}}]}}}",
+                "replicas", c->replicas,
+                "selector", "matchLabels", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME,
+                "strategy", "type", "RollingUpdate", "rollingUpdate", "maxUnavailable", 0, "maxSurge", 1,
+                "progressDeadlineSeconds", (json_int_t) c->progress_deadline_s,
+                "revisionHistoryLimit", (int) c->revisions_to_keep,
+                "template",
+                "metadata",
+                "labels", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME, "revision", num,
+                "annotations", RECONCILE_ANN_REVISION, num, RECONCILE_ANN_CONFIG_HASH, config_hash,
+                "spec",
+                "serviceAccountName", c->service_account,
+                "priorityClassName", "system-cluster-critical",
+                "nodeSelector", render_node_selector(c),
+                "tolerations", tolerations,
+                "securityContext", "runAsNonRoot", 1, "runAsUser", (json_int_t) 65534,
+                "seccompProfile", "type", "RuntimeDefault",
+                "containers", container,
+                "volumes", "name", "config", "configMap", "name", cm_name);
+        if (!spec)
+                return -ENOMEM;
+
+        _cleanup_free_ char *canonical = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
+        if (!canonical)
+                return -ENOMEM;
+        char spec_hash[SHA256_HEX_SIZE];
+        sha256_hex(canonical, strlen(canonical), spec_hash);
+
+        _cleanup_json_ json_t *d = json_pack(
+                "{s:s, s:s, s:{s:s, s:s, s:{s:s}, s:{s:s, s:s, s:s, s:s}}, s:O}",
+                "apiVersion", "apps/v1", "kind", "Deployment",
+                "metadata",
+                "name", RECONCILE_DEPLOYMENT_NAME,
+                "namespace", RECONCILE_OPERAND_NAMESPACE,
+                "labels", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME,
+                "annotations",
+                RECONCILE_ANN_REVISION, num,
+                RECONCILE_ANN_CONFIG_HASH, config_hash,
+                RECONCILE_ANN_SPEC_HASH, spec_hash,
+                RECONCILE_ANN_ROLLOUT_STARTED, started,
+                "spec", spec);
+        if (!d)
+                return -ENOMEM;
+        memcpy(ret_spec_hash, spec_hash, SHA256_HEX_SIZE);
+        *ret = TAKE_PTR(d);
+        return 0;
+}

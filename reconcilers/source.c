@@ -1,0 +1,222 @@
+/* The desired policy: resolves spec.policy.name / spec.profile to a text, runs it through
+ * libpolicy (parse, every rule, normalization, effective set) and turns the verdict into
+ * what status needs: the PolicyValid reason and message, the source description, the
+ * diagnostics with line/column, the normalized policy.cfg and the effective lists.
+ * No parsing happens here; libpolicy is the only policy parser in the tree. */
+#include <errno.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/sha256.h"
+#include "policy-validator/policy.h"
+#include "reconcilers/internal.h"
+
+void desired_done(Desired *d) {
+        free(d->message);
+        free(d->normalized);
+        json_decref(d->source);
+        json_decref(d->diagnostics);
+        json_decref(d->predicates);
+        json_decref(d->priorities);
+        *d = (Desired) {};
+}
+
+/* Diagnostic codes that mean the text is not a readable document at all (as opposed to a
+ * readable document breaking a rule). */
+static bool is_parse_code(const char *code) {
+        static const char *const parse_codes[] = {
+                "syntax-error", "input-too-large", "nesting-too-deep", "invalid-utf8",
+                "invalid-encoding", "empty-document", "not-an-object",
+        };
+        if (!code)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(parse_codes); i++)
+                if (strcmp(code, parse_codes[i]) == 0)
+                        return true;
+        return false;
+}
+
+static int set_failure(Desired *d, const char *reason, char *message) {
+        truncate_message(message, RECONCILE_MAX_MESSAGE);
+        d->valid = false;
+        d->reason = reason;
+        d->message = message;
+        return 0;
+}
+
+static int describe_source(const Desired *d, Buf *b) {
+        const char *cm = jstr(d->source, "configMap", NULL);
+        if (cm)
+                return buf_printf(b, "policy.cfg of ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s", cm);
+        return buf_printf(b, "the built-in policy of profile %s", jstr(d->source, "profile", NULL));
+}
+
+int desired_describe(const Desired *d, char **ret) {
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 4096);
+        if (describe_source(d, &b) < 0)
+                return -ENOMEM;
+        char *s = buf_steal(&b);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+/* Validates text; fills d (source already set) on both outcomes. */
+static int judge(Desired *d, const char *text, size_t len, bool from_configmap, const char *ignored_profile) {
+        PolicyOptions opts = { .max_size = RECONCILE_MAX_POLICY_SIZE };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
+        _cleanup_free_ char *diag_text = NULL;
+        _cleanup_buf_ Buf msg;
+        PolicyDiags diags = {};
+        int r;
+
+        buf_init(&msg, RECONCILE_MAX_MESSAGE * 2);
+        if (from_configmap)
+                r = policy_load(text, len, &opts, &p, &diags);
+        else
+                r = policy_builtin(d->profile_name, &p);
+        if (r == -ENOMEM)
+                goto out;
+
+        policy_diags_sort(&diags);
+        r = policy_diags_format_text(&diags, RECONCILE_POLICY_KEY, &diag_text);
+        if (r < 0)
+                goto out;
+
+        if (!p) {
+                bool parse = false;
+                for (size_t i = 0; i < diags.n; i++)
+                        if (diags.items[i].severity == POLICY_SEVERITY_ERROR && is_parse_code(diags.items[i].code))
+                                parse = true;
+                d->diagnostics = policy_diags_to_json(&diags);
+                if (!d->diagnostics) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                r = describe_source(d, &msg);
+                if (from_configmap)
+                        r = r < 0 ? r : buf_printf(&msg, " %s (%zu error%s):\n%s",
+                                                   parse ? "cannot be parsed" : "is invalid",
+                                                   diags.n_errors, diags.n_errors == 1 ? "" : "s", diag_text);
+                else
+                        r = r < 0 ? r : buf_puts(&msg, " does not exist");
+                if (r < 0 && r != -E2BIG)
+                        goto out;
+                char *m = buf_steal(&msg);
+                if (!m) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                r = set_failure(d, parse ? "PolicyParseError" : "InvalidPolicy", m);
+                goto out;
+        }
+
+        r = policy_render(p, &d->normalized);
+        if (r < 0)
+                goto out;
+        r = policy_effective(p, &opts, &eff);
+        if (r < 0)
+                goto out;
+        d->predicates = policy_effective_predicates_json(eff);
+        d->priorities = policy_effective_priorities_json(eff);
+        if (!d->predicates || !d->priorities) {
+                r = -ENOMEM;
+                goto out;
+        }
+
+        r = describe_source(d, &msg);
+        if (r >= 0)
+                r = buf_printf(&msg, " is valid: %zu predicates, %zu priorities",
+                               json_array_size(d->predicates), json_array_size(d->priorities));
+        if (r >= 0 && ignored_profile)
+                r = buf_printf(&msg, "; spec.profile %s is ignored because spec.policy.name is set",
+                               ignored_profile);
+        if (r >= 0 && diags.n_warnings > 0)
+                r = buf_printf(&msg, " (%zu warning%s):\n%s", diags.n_warnings,
+                               diags.n_warnings == 1 ? "" : "s", diag_text);
+        if (r < 0 && r != -E2BIG)
+                goto out;
+        d->message = buf_steal(&msg);
+        if (!d->message) {
+                r = -ENOMEM;
+                goto out;
+        }
+        truncate_message(d->message, RECONCILE_MAX_MESSAGE);
+        d->valid = true;
+        d->reason = "AsExpected";
+        r = 0;
+out:
+        policy_diags_clear(&diags);
+        return r;
+}
+
+static const char *profile_or_default(const char *profile) {
+        return profile && profile[0] ? profile : "LowNodeUtilization";
+}
+
+int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret) {
+        const char *name = jstr(scheduler, "spec", "policy", "name", NULL);
+        const char *profile = jstr(scheduler, "spec", "profile", NULL);
+        Desired d = {};
+        int r;
+
+        if (name && name[0]) {
+                const char *ignored = profile && profile[0] ? profile : NULL;
+                d.source = json_pack("{s:s}", "configMap", name);
+                if (!d.source)
+                        return -ENOMEM;
+                if (ignored && jset_str(d.source, "ignoredProfile", ignored) < 0)
+                        goto oom;
+
+                const char *cm_name = jstr(policy_cm, "metadata", "name", NULL);
+                if (!policy_cm || !cm_name || strcmp(cm_name, name) != 0) {
+                        char *m = NULL;
+                        if (asprintf(&m, "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%.253s (spec.policy.name) "
+                                         "does not exist", name) < 0)
+                                goto oom;
+                        set_failure(&d, "PolicyNotFound", m);
+                        *ret = d;
+                        return 0;
+                }
+                const char *rv = jstr(policy_cm, "metadata", "resourceVersion", NULL);
+                if (rv && jset_str(d.source, "resourceVersion", rv) < 0)
+                        goto oom;
+
+                const json_t *value = jpath(policy_cm, "data", RECONCILE_POLICY_KEY, NULL);
+                if (!json_is_string(value)) {
+                        char *m = NULL;
+                        if (asprintf(&m, "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%.253s has no key "
+                                         RECONCILE_POLICY_KEY " in data", name) < 0)
+                                goto oom;
+                        set_failure(&d, "PolicyKeyMissing", m);
+                        *ret = d;
+                        return 0;
+                }
+
+                const char *text = json_string_value(value);
+                size_t len = json_string_length(value);
+                char hex[SHA256_HEX_SIZE];
+                sha256_hex(text, len, hex);
+                if (jset_str(d.source, "sha256", hex) < 0)
+                        goto oom;
+                r = judge(&d, text, len, true, ignored);
+        } else {
+                d.profile_name = profile_or_default(profile);
+                d.source = json_pack("{s:s}", "profile", d.profile_name);
+                if (!d.source)
+                        return -ENOMEM;
+                r = judge(&d, NULL, 0, false, NULL);
+        }
+        if (r < 0) {
+                desired_done(&d);
+                return r;
+        }
+        *ret = d;
+        return 0;
+oom:
+        desired_done(&d);
+        return -ENOMEM;
+}

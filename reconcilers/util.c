@@ -1,0 +1,134 @@
+/* Small JSON, time and number helpers of the reconciler. The objects come from the API
+ * server and may be missing anything, so every accessor tolerates absent keys and wrong
+ * types by returning "not there". */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "reconcilers/internal.h"
+
+static const json_t *jpath_v(const json_t *o, va_list ap) {
+        const char *k;
+
+        while ((k = va_arg(ap, const char *))) {
+                if (!json_is_object(o))
+                        return NULL;
+                o = json_object_get(o, k);
+        }
+        return o;
+}
+
+const json_t *jpath(const json_t *o, ...) {
+        va_list ap;
+        va_start(ap, o);
+        const json_t *r = jpath_v(o, ap);
+        va_end(ap);
+        return r;
+}
+
+const char *jstr(const json_t *o, ...) {
+        va_list ap;
+        va_start(ap, o);
+        const json_t *r = jpath_v(o, ap);
+        va_end(ap);
+        return json_is_string(r) ? json_string_value(r) : NULL;
+}
+
+int64_t jint(const json_t *o, int64_t def, ...) {
+        va_list ap;
+        va_start(ap, def);
+        const json_t *r = jpath_v(o, ap);
+        va_end(ap);
+        return json_is_integer(r) ? (int64_t) json_integer_value(r) : def;
+}
+
+int jset_str(json_t *o, const char *key, const char *value) {
+        return json_object_set_new(o, key, json_string(value)) < 0 ? -ENOMEM : 0;
+}
+
+int jset_new(json_t *o, const char *key, json_t *value) {
+        if (!value)
+                return -ENOMEM;
+        return json_object_set_new(o, key, value) < 0 ? -ENOMEM : 0;
+}
+
+void format_time(int64_t t, char ret[static RECONCILE_TIME_SIZE]) {
+        struct tm tm;
+        time_t tt = (time_t) t;
+
+        if (!gmtime_r(&tt, &tm) || strftime(ret, RECONCILE_TIME_SIZE, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+                snprintf(ret, RECONCILE_TIME_SIZE, "1970-01-01T00:00:00Z");
+}
+
+int parse_time(const char *s, int64_t *ret) {
+        struct tm tm = {};
+
+        if (!s)
+                return -EINVAL;
+        const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        if (!end || *end != '\0')
+                return -EINVAL;
+        time_t t = timegm(&tm);
+        if (t == (time_t) -1)
+                return -EINVAL;
+        *ret = (int64_t) t;
+        return 0;
+}
+
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *ret) {
+        char *end = NULL;
+
+        if (!s || *s == '\0' || strlen(s) > 20)
+                return -EINVAL;
+        /* No sign, no spaces, no leading zeros: the forms we write ourselves. */
+        if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1] != '\0'))
+                return -EINVAL;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (errno != 0 || !end || *end != '\0')
+                return -EINVAL;
+        if (v < min || v > max)
+                return -ERANGE;
+        *ret = (int64_t) v;
+        return 0;
+}
+
+json_t *merge_patch_diff(const json_t *from, const json_t *to) {
+        _cleanup_json_ json_t *patch = json_object();
+        const char *key;
+        json_t *v;
+
+        if (!patch)
+                return NULL;
+        json_object_foreach((json_t *) from, key, v)
+                if (!json_object_get(to, key) && json_object_set_new(patch, key, json_null()) < 0)
+                        return NULL;
+        json_object_foreach((json_t *) to, key, v) {
+                json_t *old = json_object_get(from, key);
+                if (old && json_equal(old, v))
+                        continue;
+                if (json_is_object(old) && json_is_object(v)) {
+                        json_t *sub = merge_patch_diff(old, v);
+                        if (!sub || json_object_set_new(patch, key, sub) < 0)
+                                return NULL;
+                } else if (json_object_set(patch, key, v) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(patch);
+}
+
+void truncate_message(char *s, size_t max) {
+        size_t n = strlen(s);
+
+        if (n <= max || max < 4)
+                return;
+        size_t cut = max - 3;
+        /* Step back over UTF-8 continuation bytes so no character is split. */
+        while (cut > 0 && ((unsigned char) s[cut] & 0xC0) == 0x80)
+                cut--;
+        memcpy(s + cut, "...", 4);
+}
