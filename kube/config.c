@@ -1,0 +1,491 @@
+/* KubeConfig: kubeconfig files (libyaml document API, bounded input) and the in-cluster
+ * service account. The config only resolves names to data: file paths are made absolute
+ * relative to the kubeconfig, *-data fields are base64-decoded into blobs that libcurl
+ * copies, and the token is kept out of every message. The token file is re-read lazily
+ * when its mtime changes so rotated service-account tokens are picked up. */
+#include "kube/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "common/macro.h"
+
+#define KUBECONFIG_MAX (4 * 1024 * 1024)
+#define TOKEN_MAX (64 * 1024)
+#define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+static void blob_wipe(KubeBlob *b) {
+        if (b->data) {
+                explicit_bzero(b->data, b->len);
+                free(b->data);
+        }
+        b->data = NULL;
+        b->len = 0;
+}
+
+static void secret_free(char *s) {
+        if (s) {
+                explicit_bzero(s, strlen(s));
+                free(s);
+        }
+}
+
+KubeConfig *kube_config_free(KubeConfig *c) {
+        if (!c)
+                return NULL;
+        free(c->server);
+        free(c->ca_file);
+        blob_wipe(&c->ca);
+        free(c->cert_file);
+        blob_wipe(&c->cert);
+        free(c->key_file);
+        blob_wipe(&c->key);
+        secret_free(c->token);
+        free(c->token_file);
+        free(c->namespace);
+        free(c);
+        return NULL;
+}
+
+const char *kube_config_server(const KubeConfig *c) {
+        return c->server;
+}
+
+const char *kube_config_namespace(const KubeConfig *c) {
+        return c->namespace && c->namespace[0] ? c->namespace : "default";
+}
+
+/* Reads a whole small file into a new NUL-terminated buffer. */
+static int read_file(const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        if ((size_t) st.st_size > max)
+                return -E2BIG;
+        _cleanup_buf_ Buf b;
+        buf_init(&b, max);
+        char chunk[16384];
+        for (;;) {
+                ssize_t n = read(fd, chunk, sizeof chunk);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        break;
+                int r = buf_append(&b, chunk, (size_t) n);
+                if (r < 0)
+                        return r;
+        }
+        if (ret_len)
+                *ret_len = b.len;
+        *ret = buf_steal(&b);
+        explicit_bzero(chunk, sizeof chunk);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static char *trim_token(char *s) {
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+                s[--n] = '\0';
+        return s;
+}
+
+static int load_token_file(KubeConfig *c) {
+        struct stat st;
+        if (stat(c->token_file, &st) < 0)
+                return negative_errno();
+        if (c->token && st.st_mtim.tv_sec == c->token_mtime.tv_sec && st.st_mtim.tv_nsec == c->token_mtime.tv_nsec)
+                return 0;
+        char *t = NULL;
+        int r = read_file(c->token_file, TOKEN_MAX, &t, NULL);
+        if (r < 0)
+                return r;
+        secret_free(c->token);
+        c->token = trim_token(t);
+        c->token_mtime = st.st_mtim;
+        return 0;
+}
+
+const char *kube_config_token(KubeConfig *c) {
+        if (c->token_file) {
+                uint64_t now = kube_now_usec();
+                if (!c->token || now - c->token_checked_usec >= 10 * 1000000ULL) {
+                        c->token_checked_usec = now;
+                        (void) load_token_file(c);      /* keep the old token on failure */
+                }
+        }
+        return c->token;
+}
+
+/* ---- base64 ---- */
+
+int kube_base64_decode(const char *in, size_t len, KubeBlob *ret) {
+        _cleanup_free_ unsigned char *out = malloc(len / 4 * 3 + 3);
+        if (!out)
+                return -ENOMEM;
+        size_t n = 0;
+        uint32_t acc = 0;
+        int bits = 0, pad = 0;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char ch = (unsigned char) in[i];
+                int v;
+                if (ch >= 'A' && ch <= 'Z')
+                        v = ch - 'A';
+                else if (ch >= 'a' && ch <= 'z')
+                        v = ch - 'a' + 26;
+                else if (ch >= '0' && ch <= '9')
+                        v = ch - '0' + 52;
+                else if (ch == '+' || ch == '-')
+                        v = 62;
+                else if (ch == '/' || ch == '_')
+                        v = 63;
+                else if (ch == '=') {
+                        pad++;
+                        continue;
+                } else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')
+                        continue;
+                else
+                        return -EINVAL;
+                if (pad)
+                        return -EINVAL;
+                acc = (acc << 6) | (uint32_t) v;
+                bits += 6;
+                if (bits >= 8) {
+                        bits -= 8;
+                        out[n++] = (unsigned char) (acc >> bits);
+                }
+        }
+        if (bits >= 6 || pad > 2)
+                return -EINVAL;
+        out[n] = '\0';
+        ret->data = TAKE_PTR(out);
+        ret->len = n;
+        return 0;
+}
+
+/* ---- kubeconfig (YAML) ---- */
+
+typedef struct Yaml {
+        yaml_document_t doc;
+} Yaml;
+
+static const char *y_scalar(yaml_document_t *d, yaml_node_t *n) {
+        if (!n || n->type != YAML_SCALAR_NODE)
+                return NULL;
+        return (const char *) n->data.scalar.value;
+}
+
+static yaml_node_t *y_get(yaml_document_t *d, yaml_node_t *map, const char *key) {
+        if (!map || map->type != YAML_MAPPING_NODE)
+                return NULL;
+        for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+                const char *k = y_scalar(d, yaml_document_get_node(d, p->key));
+                if (k && strcmp(k, key) == 0)
+                        return yaml_document_get_node(d, p->value);
+        }
+        return NULL;
+}
+
+static const char *y_get_str(yaml_document_t *d, yaml_node_t *map, const char *key) {
+        const char *s = y_scalar(d, y_get(d, map, key));
+        return s && s[0] ? s : NULL;
+}
+
+/* Finds the entry of a named list (clusters/users/contexts) and returns its inner map. */
+static yaml_node_t *y_named(yaml_document_t *d, yaml_node_t *root, const char *list, const char *inner,
+                            const char *name) {
+        yaml_node_t *seq = y_get(d, root, list);
+        if (!seq || seq->type != YAML_SEQUENCE_NODE)
+                return NULL;
+        for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
+                yaml_node_t *e = yaml_document_get_node(d, *i);
+                const char *n = y_get_str(d, e, "name");
+                if (n && strcmp(n, name) == 0) {
+                        yaml_node_t *m = y_get(d, e, inner);
+                        return m && m->type == YAML_MAPPING_NODE ? m : NULL;
+                }
+        }
+        return NULL;
+}
+
+static int resolve_path(const char *base_dir, const char *p, char **ret) {
+        if (p[0] == '/' || !base_dir) {
+                *ret = strdup(p);
+                return *ret ? 0 : -ENOMEM;
+        }
+        if (asprintf(ret, "%s/%s", base_dir, p) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Reads `NAME` (a path) or `NAME-data` (base64) into *file / *blob. */
+static int load_pem(yaml_document_t *d, yaml_node_t *map, const char *name, const char *base_dir, char **file,
+                    KubeBlob *blob, KubeError *err) {
+        char key[64];
+        snprintf(key, sizeof key, "%s-data", name);
+        const char *data = y_get_str(d, map, key);
+        if (data) {
+                int r = kube_base64_decode(data, strlen(data), blob);
+                if (r < 0)
+                        return kube_error_set(err, r, 0, "InvalidKubeconfig", "%s is not valid base64", key);
+                return 0;
+        }
+        const char *path = y_get_str(d, map, name);
+        if (path) {
+                int r = resolve_path(base_dir, path, file);
+                if (r < 0)
+                        return r;
+                if (access(*file, R_OK) < 0)
+                        return kube_error_set(err, negative_errno(), 0, "InvalidKubeconfig", "%s: cannot read %.300s: %m",
+                                              name, *file);
+        }
+        return 0;
+}
+
+static int parse_server(KubeConfig *c, const char *server, KubeError *err) {
+        if (!server)
+                return kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig", "cluster has no server");
+        if (strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
+                return kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig", "server must be an http(s) URL");
+        if (strlen(server) > 2048)
+                return kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig", "server URL too long");
+        c->server = strdup(server);
+        if (!c->server)
+                return -ENOMEM;
+        size_t n = strlen(c->server);
+        while (n > 0 && c->server[n - 1] == '/')
+                c->server[--n] = '\0';
+        return 0;
+}
+
+static int kubeconfig_parse(KubeConfig *c, const char *text, size_t len, const char *base_dir, const char *context,
+                            KubeError *err) {
+        yaml_parser_t parser;
+        yaml_document_t doc;
+        if (!yaml_parser_initialize(&parser))
+                return -ENOMEM;
+        yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
+        if (!yaml_parser_load(&parser, &doc)) {
+                int r = kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig", "YAML error at line %zu column %zu: %s",
+                                       parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                                       parser.problem ? parser.problem : "syntax error");
+                yaml_parser_delete(&parser);
+                return r;
+        }
+        yaml_parser_delete(&parser);
+
+        int r = 0;
+        yaml_node_t *root = yaml_document_get_root_node(&doc);
+        if (!root || root->type != YAML_MAPPING_NODE) {
+                r = kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig", "not a kubeconfig (the top level is not a mapping)");
+                goto out;
+        }
+        const char *ctx_name = context ? context : y_get_str(&doc, root, "current-context");
+        if (!ctx_name) {
+                r = kube_error_set(err, -ENOENT, 0, "InvalidKubeconfig", "no current-context and no context given");
+                goto out;
+        }
+        yaml_node_t *ctx = y_named(&doc, root, "contexts", "context", ctx_name);
+        if (!ctx) {
+                r = kube_error_set(err, -ENOENT, 0, "InvalidKubeconfig", "context \"%.200s\" not found", ctx_name);
+                goto out;
+        }
+        const char *cluster_name = y_get_str(&doc, ctx, "cluster");
+        const char *user_name = y_get_str(&doc, ctx, "user");
+        const char *ns = y_get_str(&doc, ctx, "namespace");
+        if (ns && !(c->namespace = strdup(ns))) {
+                r = -ENOMEM;
+                goto out;
+        }
+        yaml_node_t *cluster = cluster_name ? y_named(&doc, root, "clusters", "cluster", cluster_name) : NULL;
+        if (!cluster) {
+                r = kube_error_set(err, -ENOENT, 0, "InvalidKubeconfig", "cluster \"%.200s\" of context \"%.200s\" not found",
+                                   cluster_name ? cluster_name : "", ctx_name);
+                goto out;
+        }
+        r = parse_server(c, y_get_str(&doc, cluster, "server"), err);
+        if (r < 0)
+                goto out;
+        const char *insecure = y_get_str(&doc, cluster, "insecure-skip-tls-verify");
+        c->insecure = insecure && strcmp(insecure, "true") == 0;
+        r = load_pem(&doc, cluster, "certificate-authority", base_dir, &c->ca_file, &c->ca, err);
+        if (r < 0)
+                goto out;
+
+        if (user_name) {
+                yaml_node_t *user = y_named(&doc, root, "users", "user", user_name);
+                if (!user) {
+                        r = kube_error_set(err, -ENOENT, 0, "InvalidKubeconfig", "user \"%.200s\" not found", user_name);
+                        goto out;
+                }
+                r = load_pem(&doc, user, "client-certificate", base_dir, &c->cert_file, &c->cert, err);
+                if (r < 0)
+                        goto out;
+                r = load_pem(&doc, user, "client-key", base_dir, &c->key_file, &c->key, err);
+                if (r < 0)
+                        goto out;
+                if ((c->cert_file || c->cert.data) != (c->key_file || c->key.data)) {
+                        r = kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig",
+                                           "user \"%.200s\": a client certificate needs a key and vice versa", user_name);
+                        goto out;
+                }
+                const char *token = y_get_str(&doc, user, "token");
+                const char *token_file = y_get_str(&doc, user, "tokenFile");
+                if (token) {
+                        if (!(c->token = strdup(token))) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                } else if (token_file) {
+                        r = resolve_path(base_dir, token_file, &c->token_file);
+                        if (r < 0)
+                                goto out;
+                        r = load_token_file(c);
+                        if (r < 0) {
+                                r = kube_error_set(err, r, 0, "InvalidKubeconfig", "cannot read tokenFile %.300s", c->token_file);
+                                goto out;
+                        }
+                }
+                bool has_creds = c->token || c->cert_file || c->cert.data;
+                if (!has_creds && (y_get(&doc, user, "exec") || y_get(&doc, user, "auth-provider"))) {
+                        r = kube_error_set(err, -EOPNOTSUPP, 0, "InvalidKubeconfig",
+                                           "user \"%.200s\": exec and auth-provider credential plugins are not supported",
+                                           user_name);
+                        goto out;
+                }
+                if (!has_creds && y_get(&doc, user, "username")) {
+                        r = kube_error_set(err, -EOPNOTSUPP, 0, "InvalidKubeconfig",
+                                           "user \"%.200s\": basic authentication is not supported", user_name);
+                        goto out;
+                }
+        }
+out:
+        yaml_document_delete(&doc);
+        return r;
+}
+
+int kube_config_load(const char *path, const char *context, KubeConfig **ret, KubeError *err) {
+        _cleanup_free_ char *p = NULL;
+        if (!path) {
+                const char *env = getenv("KUBECONFIG");
+                if (env && env[0]) {
+                        const char *colon = strchr(env, ':');
+                        p = colon ? strndup(env, (size_t) (colon - env)) : strdup(env);
+                } else {
+                        const char *home = getenv("HOME");
+                        if (!home)
+                                return kube_error_set(err, -ENOENT, 0, "NoKubeconfig", "no KUBECONFIG and no HOME");
+                        if (asprintf(&p, "%s/.kube/config", home) < 0)
+                                p = NULL;
+                }
+        } else
+                p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = read_file(p, KUBECONFIG_MAX, &text, &len);
+        if (r < 0)
+                return kube_error_set(err, r, 0, "NoKubeconfig", "cannot read kubeconfig %.300s: %s", p, strerror(-r));
+
+        _cleanup_free_ char *dir = strdup(p);
+        if (!dir)
+                return -ENOMEM;
+        char *slash = strrchr(dir, '/');
+        if (slash)
+                *slash = '\0';
+        _cleanup_kube_config_ KubeConfig *c = calloc(1, sizeof(KubeConfig));
+        if (!c)
+                return -ENOMEM;
+        r = kubeconfig_parse(c, text, len, slash ? (dir[0] ? dir : "/") : ".", context, err);
+        explicit_bzero(text, len);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+int kube_config_in_cluster(const char *sa_dir, KubeConfig **ret, KubeError *err) {
+        const char *host = getenv("KUBERNETES_SERVICE_HOST");
+        const char *port = getenv("KUBERNETES_SERVICE_PORT");
+        if (!host || !host[0] || !port || !port[0])
+                return kube_error_set(err, -ENOENT, 0, "NotInCluster",
+                                      "KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set");
+        if (!sa_dir)
+                sa_dir = SA_DIR;
+        _cleanup_kube_config_ KubeConfig *c = calloc(1, sizeof(KubeConfig));
+        if (!c)
+                return -ENOMEM;
+        bool v6 = strchr(host, ':') != NULL;
+        if (asprintf(&c->server, "https://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "", port) < 0) {
+                c->server = NULL;
+                return -ENOMEM;
+        }
+        if (asprintf(&c->token_file, "%s/token", sa_dir) < 0 || asprintf(&c->ca_file, "%s/ca.crt", sa_dir) < 0)
+                return -ENOMEM;
+        int r = load_token_file(c);
+        if (r < 0)
+                return kube_error_set(err, r, 0, "NotInCluster", "cannot read the service account token %.300s",
+                                      c->token_file);
+        if (access(c->ca_file, R_OK) < 0)
+                return kube_error_set(err, negative_errno(), 0, "NotInCluster", "cannot read %.300s", c->ca_file);
+        _cleanup_free_ char *nsfile = NULL, *ns = NULL;
+        if (asprintf(&nsfile, "%s/namespace", sa_dir) < 0) {
+                nsfile = NULL;
+                return -ENOMEM;
+        }
+        if (read_file(nsfile, 1024, &ns, NULL) >= 0)
+                c->namespace = strdup(trim_token(ns));
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+int kube_config_auto(const char *path, KubeConfig **ret, KubeError *err) {
+        const char *env = getenv("KUBECONFIG");
+        if (path || (env && env[0]) || !getenv("KUBERNETES_SERVICE_HOST"))
+                return kube_config_load(path, NULL, ret, err);
+        return kube_config_in_cluster(NULL, ret, err);
+}
+
+int kube_config_apply(KubeConfig *c, CURL *e) {
+        CURLcode cc = CURLE_OK;
+        if (c->ca.data) {
+                struct curl_blob b = { .data = c->ca.data, .len = c->ca.len, .flags = CURL_BLOB_COPY };
+                cc |= curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
+                cc |= curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+        } else if (c->ca_file) {
+                cc |= curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
+                cc |= curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+        }
+        if (c->cert.data) {
+                struct curl_blob b = { .data = c->cert.data, .len = c->cert.len, .flags = CURL_BLOB_COPY };
+                cc |= curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b);
+                cc |= curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+        } else if (c->cert_file)
+                cc |= curl_easy_setopt(e, CURLOPT_SSLCERT, c->cert_file);
+        if (c->key.data) {
+                struct curl_blob b = { .data = c->key.data, .len = c->key.len, .flags = CURL_BLOB_COPY };
+                cc |= curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
+                cc |= curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+        } else if (c->key_file)
+                cc |= curl_easy_setopt(e, CURLOPT_SSLKEY, c->key_file);
+        /* Verification is on unless the kubeconfig explicitly said otherwise. */
+        cc |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->insecure ? 0L : 1L);
+        cc |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->insecure ? 0L : 2L);
+        return cc == CURLE_OK ? 0 : -EINVAL;
+}

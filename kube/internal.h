@@ -1,0 +1,71 @@
+#pragma once
+/* Private to libkube: the config layout the client reads, the request machinery watches
+ * share, and small helpers. Not installed, not for consumers. */
+
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "kube/kube.h"
+
+typedef struct KubeBlob {
+        unsigned char *data;
+        size_t len;
+} KubeBlob;
+
+struct KubeConfig {
+        char *server;
+        char *ca_file;
+        KubeBlob ca;
+        char *cert_file;
+        KubeBlob cert;
+        char *key_file;
+        KubeBlob key;
+        char *token;            /* secret */
+        char *token_file;
+        struct timespec token_mtime;
+        uint64_t token_checked_usec;
+        bool insecure;
+        char *namespace;
+};
+
+/* Returns the current bearer token (borrowed, may be NULL), re-reading the token file when
+ * it changed. */
+const char *kube_config_token(KubeConfig *c);
+
+/* Applies TLS and authentication options to an easy handle. */
+int kube_config_apply(KubeConfig *c, CURL *easy);
+
+uint64_t kube_now_usec(void);           /* CLOCK_MONOTONIC */
+uint64_t kube_realtime_usec(void);      /* CLOCK_REALTIME */
+uint64_t kube_random_u64(void);
+
+/* Maps an HTTP status + Status reason to a negative errno (see kube.h). */
+int kube_http_errno(long status, const char *reason);
+/* Fills err from an error response body (a metav1.Status, or anything). */
+int kube_error_from_response(KubeError *err, long status, const char *body, size_t len);
+/* Maps a libcurl failure to a negative errno and fills err. */
+int kube_error_from_curl(KubeError *err, CURLcode code, const char *errbuf);
+
+/* Formats an RFC 3339 time in UTC, with microseconds when micro is true. buf >= 40 bytes. */
+void kube_format_time(uint64_t realtime_usec, bool micro, char *buf, size_t size);
+/* Parses RFC 3339 ("2026-11-21T08:00:00Z", fractional seconds allowed) to usec since the
+ * epoch. Returns 0 or -EINVAL. */
+int kube_parse_time(const char *s, uint64_t *ret);
+
+/* Decodes base64 (RFC 4648, padding optional, whitespace ignored) into a new buffer. */
+int kube_base64_decode(const char *in, size_t len, KubeBlob *ret);
+
+/* A long-running GET (watches): no request timeout, no retries, not counted against
+ * max_in_flight. data is called with body bytes of a 2xx response as they arrive (return
+ * < 0 to abort; the stream then ends with that error). done is called once when the
+ * stream ends: r = 0 when the server closed it cleanly, else a negative errno with err. */
+typedef struct KubeStream KubeStream;
+typedef int (*KubeStreamDataFn)(const char *data, size_t len, void *userdata);
+typedef void (*KubeStreamDoneFn)(int r, const KubeError *err, void *userdata);
+int kube_stream_open(KubeClient *c, const char *path, KubeStreamDataFn data, KubeStreamDoneFn done, void *userdata,
+                     KubeStream **ret);
+/* Aborts a stream without calling done. Accepts NULL. */
+void kube_stream_close(KubeStream *s);
