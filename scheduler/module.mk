@@ -2,6 +2,7 @@
 # node cache, predicates, priorities, algorithm, pending-pod queue, JSON conversion.
 SCHEDCORE_SRCS := scheduler/sched-strtab.c scheduler/sched-hash.c scheduler/sched-model.c \
                   scheduler/sched-cache.c scheduler/sched-predicates.c scheduler/sched-priorities.c \
-                  scheduler/sched-config.c scheduler/sched-algo.c
+                  scheduler/sched-config.c scheduler/sched-algo.c scheduler/sched-queue.c \
+                  scheduler/sched-json.c
 
 $(eval $(call static_lib,schedcore,$(SCHEDCORE_SRCS)))

@@ -1,0 +1,383 @@
+/* SchedQueue: see sched-queue.h. Two binary heaps (active by priority/time, backoff by
+ * expiry) with each entry remembering its heap position, so deletes and updates are
+ * O(log n); unschedulable pods sit in an array with swap-removal. */
+#include "scheduler/sched-queue.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "scheduler/sched-hash.h"
+
+typedef enum Where {
+        IN_ACTIVE,
+        IN_BACKOFF,
+        IN_UNSCHEDULABLE,
+        IN_FLIGHT,
+} Where;
+
+typedef struct QPod {
+        SchedPod *pod;                  /* referenced */
+        Where where;
+        uint32_t pos;                   /* index in its heap/array */
+        uint32_t attempts;
+        int64_t timestamp;              /* when it (re)entered the queue */
+        int64_t backoff_expiry;
+        uint64_t seq;                   /* FIFO among equal timestamps */
+        uint64_t cycle;                 /* scheduling cycle of its last pop */
+        bool deleted;                   /* deleted while in flight */
+} QPod;
+
+typedef struct Heap {
+        QPod **items;
+        uint32_t n, cap;
+} Heap;
+
+struct SchedQueue {
+        SchedClockFn clock;
+        void *userdata;
+        SchedHash by_uid;
+        Heap active, backoff;
+        QPod **unsched;
+        uint32_t n_unsched, unsched_cap;
+        uint32_t in_flight;
+        uint64_t seq;
+        uint64_t cycle;                 /* incremented by every pop */
+        uint64_t move_request_cycle;
+};
+
+static bool active_less(const QPod *a, const QPod *b) {
+        if (a->pod->priority != b->pod->priority)
+                return a->pod->priority > b->pod->priority;
+        if (a->timestamp != b->timestamp)
+                return a->timestamp < b->timestamp;
+        return a->seq < b->seq;
+}
+
+static bool backoff_less(const QPod *a, const QPod *b) {
+        if (a->backoff_expiry != b->backoff_expiry)
+                return a->backoff_expiry < b->backoff_expiry;
+        return a->seq < b->seq;
+}
+
+typedef bool (*LessFn)(const QPod *, const QPod *);
+
+static void heap_set(Heap *h, uint32_t i, QPod *p) {
+        h->items[i] = p;
+        p->pos = i;
+}
+
+static void heap_up(Heap *h, uint32_t i, LessFn less) {
+        QPod *p = h->items[i];
+        while (i > 0) {
+                uint32_t parent = (i - 1) / 2;
+                if (!less(p, h->items[parent]))
+                        break;
+                heap_set(h, i, h->items[parent]);
+                i = parent;
+        }
+        heap_set(h, i, p);
+}
+
+static void heap_down(Heap *h, uint32_t i, LessFn less) {
+        QPod *p = h->items[i];
+        for (;;) {
+                uint32_t l = 2 * i + 1, r = l + 1, m = i;
+                QPod *best = p;
+                if (l < h->n && less(h->items[l], best)) {
+                        m = l;
+                        best = h->items[l];
+                }
+                if (r < h->n && less(h->items[r], best))
+                        m = r;
+                if (m == i)
+                        break;
+                heap_set(h, i, h->items[m]);
+                i = m;
+        }
+        heap_set(h, i, p);
+}
+
+static int heap_push(Heap *h, QPod *p, LessFn less) {
+        if (h->n == h->cap) {
+                uint32_t cap = h->cap ? h->cap * 2 : 64;
+                QPod **items = realloc(h->items, cap * sizeof(*items));
+                if (!items)
+                        return -ENOMEM;
+                h->items = items;
+                h->cap = cap;
+        }
+        heap_set(h, h->n++, p);
+        heap_up(h, h->n - 1, less);
+        return 0;
+}
+
+static void heap_remove(Heap *h, uint32_t i, LessFn less) {
+        QPod *last = h->items[--h->n];
+        if (i == h->n)
+                return;
+        heap_set(h, i, last);
+        heap_up(h, i, less);
+        heap_down(h, last->pos, less);
+}
+
+SchedQueue *sched_queue_new(SchedClockFn clock, void *userdata) {
+        if (!clock)
+                return NULL;
+        SchedQueue *q = calloc(1, sizeof(*q));
+        if (!q)
+                return NULL;
+        q->clock = clock;
+        q->userdata = userdata;
+        q->by_uid.max = SCHED_QUEUE_MAX_PODS;
+        return q;
+}
+
+void sched_queue_free(SchedQueue *q) {
+        if (!q)
+                return;
+        for (uint32_t i = 0; i < q->by_uid.n_slots; i++) {
+                if (!q->by_uid.entries[i].key)
+                        continue;
+                QPod *p = q->by_uid.entries[i].value;
+                sched_pod_unref(p->pod);
+                free(p);
+        }
+        sched_hash_free(&q->by_uid);
+        free(q->active.items);
+        free(q->backoff.items);
+        free(q->unsched);
+        free(q);
+}
+
+static int64_t now(const SchedQueue *q) {
+        return q->clock(q->userdata);
+}
+
+/* Detaches an entry from wherever it is (not from the map). */
+static void detach(SchedQueue *q, QPod *p) {
+        switch (p->where) {
+        case IN_ACTIVE:
+                heap_remove(&q->active, p->pos, active_less);
+                break;
+        case IN_BACKOFF:
+                heap_remove(&q->backoff, p->pos, backoff_less);
+                break;
+        case IN_UNSCHEDULABLE: {
+                QPod *last = q->unsched[--q->n_unsched];
+                q->unsched[p->pos] = last;
+                last->pos = p->pos;
+                break;
+        }
+        case IN_FLIGHT:
+                q->in_flight--;
+                break;
+        }
+}
+
+static int to_active(SchedQueue *q, QPod *p) {
+        p->where = IN_ACTIVE;
+        return heap_push(&q->active, p, active_less);
+}
+
+static int to_backoff(SchedQueue *q, QPod *p) {
+        p->where = IN_BACKOFF;
+        return heap_push(&q->backoff, p, backoff_less);
+}
+
+static int to_unschedulable(SchedQueue *q, QPod *p) {
+        if (q->n_unsched == q->unsched_cap) {
+                uint32_t cap = q->unsched_cap ? q->unsched_cap * 2 : 64;
+                QPod **u = realloc(q->unsched, cap * sizeof(*u));
+                if (!u)
+                        return -ENOMEM;
+                q->unsched = u;
+                q->unsched_cap = cap;
+        }
+        p->where = IN_UNSCHEDULABLE;
+        p->pos = q->n_unsched;
+        q->unsched[q->n_unsched++] = p;
+        return 0;
+}
+
+/* 1 s doubling per attempt, capped at 10 s. */
+static int64_t backoff_duration(uint32_t attempts) {
+        int64_t d = SCHED_QUEUE_INITIAL_BACKOFF_USEC;
+        for (uint32_t i = 1; i < attempts && d < SCHED_QUEUE_MAX_BACKOFF_USEC; i++)
+                d *= 2;
+        return MIN(d, SCHED_QUEUE_MAX_BACKOFF_USEC);
+}
+
+/* Leaves unschedulable: back to backoff while its backoff runs, else to active. */
+static int move_on(SchedQueue *q, QPod *p, int64_t t) {
+        return p->backoff_expiry > t ? to_backoff(q, p) : to_active(q, p);
+}
+
+static void drop(SchedQueue *q, QPod *p) {
+        sched_hash_remove(&q->by_uid, p->pod->uid);
+        sched_pod_unref(p->pod);
+        free(p);
+}
+
+int sched_queue_add(SchedQueue *q, SchedPod *pod) {
+        if (!pod->uid || !*pod->uid)
+                return -EINVAL;
+        int64_t t = now(q);
+        QPod *p = sched_hash_get(&q->by_uid, pod->uid);
+        if (p) {
+                /* keep the key valid: it points into the pod object being replaced */
+                SchedPod *old = p->pod;
+                p->pod = sched_pod_ref(pod);
+                (void) sched_hash_put(&q->by_uid, pod->uid, p, NULL);
+                sched_pod_unref(old);
+                p->deleted = false;
+                switch (p->where) {
+                case IN_ACTIVE:
+                        heap_up(&q->active, p->pos, active_less);
+                        heap_down(&q->active, p->pos, active_less);
+                        return 0;
+                case IN_UNSCHEDULABLE:
+                        detach(q, p);
+                        return move_on(q, p, t);
+                default:
+                        return 0;
+                }
+        }
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->pod = pod;
+        p->seq = q->seq++;
+        p->timestamp = pod->creation_usec > 0 && pod->creation_usec < t ? pod->creation_usec : t;
+        int r = sched_hash_put(&q->by_uid, pod->uid, p, NULL);
+        if (r < 0) {
+                free(p);
+                return r;
+        }
+        r = to_active(q, p);
+        if (r < 0) {
+                sched_hash_remove(&q->by_uid, pod->uid);
+                free(p);
+                return r;
+        }
+        sched_pod_ref(pod);
+        return 0;
+}
+
+int sched_queue_delete(SchedQueue *q, const char *uid) {
+        QPod *p = sched_hash_get(&q->by_uid, uid);
+        if (!p)
+                return -ENOENT;
+        if (p->where == IN_FLIGHT) {
+                p->deleted = true;      /* done()/failed() drops it */
+                return 0;
+        }
+        detach(q, p);
+        drop(q, p);
+        return 0;
+}
+
+static void flush(SchedQueue *q, int64_t t) {
+        while (q->backoff.n > 0 && q->backoff.items[0]->backoff_expiry <= t) {
+                QPod *p = q->backoff.items[0];
+                heap_remove(&q->backoff, 0, backoff_less);
+                if (to_active(q, p) < 0) {
+                        (void) to_backoff(q, p); /* retried on the next flush */
+                        break;
+                }
+        }
+        for (uint32_t i = 0; i < q->n_unsched;) {
+                QPod *p = q->unsched[i];
+                if (t - p->timestamp > SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC) {
+                        detach(q, p);
+                        if (move_on(q, p, t) < 0) {
+                                (void) to_unschedulable(q, p);
+                                break;
+                        }
+                } else
+                        i++;
+        }
+}
+
+SchedPod *sched_queue_pop(SchedQueue *q) {
+        flush(q, now(q));
+        if (q->active.n == 0)
+                return NULL;
+        QPod *p = q->active.items[0];
+        heap_remove(&q->active, 0, active_less);
+        p->where = IN_FLIGHT;
+        p->attempts++;
+        p->cycle = ++q->cycle;
+        q->in_flight++;
+        return sched_pod_ref(p->pod);
+}
+
+int sched_queue_done(SchedQueue *q, const char *uid) {
+        QPod *p = sched_hash_get(&q->by_uid, uid);
+        if (!p || p->where != IN_FLIGHT)
+                return -ENOENT;
+        detach(q, p);
+        drop(q, p);
+        return 0;
+}
+
+int sched_queue_failed(SchedQueue *q, const char *uid, bool unschedulable) {
+        QPod *p = sched_hash_get(&q->by_uid, uid);
+        if (!p || p->where != IN_FLIGHT)
+                return -ENOENT;
+        detach(q, p);
+        if (p->deleted) {
+                drop(q, p);
+                return 0;
+        }
+        int64_t t = now(q);
+        p->timestamp = t;
+        p->seq = q->seq++;
+        p->backoff_expiry = t + backoff_duration(p->attempts);
+        int r;
+        if (unschedulable && q->move_request_cycle < p->cycle)
+                r = to_unschedulable(q, p);
+        else
+                r = to_backoff(q, p);
+        if (r < 0)
+                drop(q, p);
+        return r;
+}
+
+void sched_queue_move_all(SchedQueue *q) {
+        int64_t t = now(q);
+        while (q->n_unsched > 0) {
+                QPod *p = q->unsched[q->n_unsched - 1];
+                q->n_unsched--;
+                if (move_on(q, p, t) < 0) {
+                        q->n_unsched++; /* still in place at the end of the array */
+                        p->where = IN_UNSCHEDULABLE;
+                        break;
+                }
+        }
+        q->move_request_cycle = q->cycle;
+}
+
+int64_t sched_queue_next_wakeup(const SchedQueue *q) {
+        int64_t t = INT64_MAX;
+        if (q->backoff.n > 0)
+                t = q->backoff.items[0]->backoff_expiry;
+        for (uint32_t i = 0; i < q->n_unsched; i++)
+                t = MIN(t, q->unsched[i]->timestamp + SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC + 1);
+        return t;
+}
+
+void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret) {
+        *ret = (SchedQueueStats) {
+                .active = q->active.n,
+                .backoff = q->backoff.n,
+                .unschedulable = q->n_unsched,
+                .in_flight = q->in_flight,
+        };
+}
+
+uint32_t sched_queue_attempts(const SchedQueue *q, const char *uid) {
+        QPod *p = sched_hash_get(&q->by_uid, uid);
+        return p ? p->attempts : 0;
+}

@@ -1,0 +1,71 @@
+#pragma once
+/* SchedQueue: the pending pods waiting for a decision, as upstream v1.20's PriorityQueue:
+ *
+ *  - active: a heap, higher spec.priority first, then the pod that entered the queue first
+ *    (a new pod enters at its creation time, so after a restart the oldest goes first; a pod
+ *    coming back enters at the time it came back);
+ *  - backoff: pods that failed recently, released to active when their backoff expires
+ *    (1 s, doubling per attempt, at most 10 s);
+ *  - unschedulable: pods no node fitted; they stay until something relevant changes
+ *    (sched_queue_move_all(): a node added or changed, a pod removed), or for at most 60 s,
+ *    and then go to backoff or active depending on whether their backoff has expired.
+ *  - in flight: popped and being scheduled. A pod that fails goes to backoff instead of
+ *    unschedulable when a move request arrived while it was in flight, so a change that
+ *    happened during its attempt is not missed.
+ *
+ * Pure data structure: no I/O, and time comes from the injected clock. Pods are referenced
+ * (see SchedPod) and keyed by uid. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scheduler/sched-model.h"
+
+typedef struct SchedQueue SchedQueue;
+
+/* Monotonic time in microseconds. */
+typedef int64_t (*SchedClockFn)(void *userdata);
+
+#define SCHED_QUEUE_INITIAL_BACKOFF_USEC (1000000LL)
+#define SCHED_QUEUE_MAX_BACKOFF_USEC (10000000LL)
+#define SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC (60000000LL)
+#define SCHED_QUEUE_MAX_PODS 1000000u
+
+/* A new empty queue reading time from clock (required). Returns NULL on ENOMEM. */
+SchedQueue *sched_queue_new(SchedClockFn clock, void *userdata);
+/* Frees the queue and drops its pod references. Accepts NULL. */
+void sched_queue_free(SchedQueue *q);
+static inline void sched_queue_freep(SchedQueue **q) {
+        sched_queue_free(*q);
+}
+
+/* A pending pod appeared or changed (informer add/update). New pods go to active. A known
+ * pod has its object replaced; if it was unschedulable it is moved on (a change to the pod
+ * may make it fit). Takes a reference. Returns 0, -E2BIG (bound), -EINVAL (no uid), -ENOMEM. */
+int sched_queue_add(SchedQueue *q, SchedPod *pod);
+/* The pod is gone or no longer pending (deleted, bound by someone else). Returns 0, -ENOENT. */
+int sched_queue_delete(SchedQueue *q, const char *uid);
+
+/* Releases expired backoffs and overdue unschedulable pods, then pops the next pod from
+ * active (a new reference the caller unrefs), marking it in flight; NULL when none is ready. */
+SchedPod *sched_queue_pop(SchedQueue *q);
+/* The in-flight pod was scheduled (assumed): forget it. Returns 0, -ENOENT. */
+int sched_queue_done(SchedQueue *q, const char *uid);
+/* The in-flight pod's attempt failed: unschedulable (no node fits) or an error (extender,
+ * bind). Goes to unschedulable, or to backoff for errors and when a move request arrived
+ * during the attempt. Returns 0, -ENOENT. */
+int sched_queue_failed(SchedQueue *q, const char *uid, bool unschedulable);
+
+/* Something that may make unschedulable pods fit happened: move them all on. */
+void sched_queue_move_all(SchedQueue *q);
+
+/* When the next backoff or unschedulable timeout falls due (the daemon arms a timer for
+ * it); INT64_MAX when nothing waits. */
+int64_t sched_queue_next_wakeup(const SchedQueue *q);
+
+typedef struct SchedQueueStats {
+        uint32_t active, backoff, unschedulable, in_flight;
+} SchedQueueStats;
+void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret);
+/* Attempts so far of a known pod (0 when unknown). */
+uint32_t sched_queue_attempts(const SchedQueue *q, const char *uid);
