@@ -1,4 +1,15 @@
-# libpolicy (static lib "policy") and the policy-validator command; tests, bench and fuzzer.
-POLICY_LIB_SRCS := policy-validator/util.c policy-validator/registry.c
+# libpolicy (static lib "policy") and the policy-validator command, with its unit tests,
+# benchmark and fuzz target. Consumers link `policy common`.
+POLICY_LIB_SRCS := \
+	policy-validator/util.c \
+	policy-validator/registry.c \
+	policy-validator/diag.c \
+	policy-validator/parse.c \
+	policy-validator/decode.c \
+	policy-validator/validate.c \
+	policy-validator/policy.c \
+	policy-validator/effective.c \
+	policy-validator/render.c \
+	policy-validator/translate.c
 
 $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))

@@ -77,6 +77,8 @@ typedef struct PolicyDiags {
         size_t allocated;
         size_t n_errors, n_warnings;
         bool truncated;         /* more than POLICY_MAX_DIAGS were found */
+        bool oom;               /* a diagnostic could not be recorded (the load fails with
+                                 * -ENOMEM) */
 } PolicyDiags;
 
 /* Frees every diagnostic; the list is empty and reusable afterwards. */
@@ -201,6 +203,7 @@ typedef struct Policy {
         int64_t hard_pod_affinity_symmetric_weight; /* as written; 0 means unset (→ 1) */
         bool always_check_all_predicates;
         PolicyPos pos, predicates_pos, priorities_pos, extenders_pos, hard_pod_affinity_pos;
+        PolicyPos kind_pos, api_version_pos;
 } Policy;
 
 /* Frees a policy; accepts NULL. */

@@ -1,0 +1,31 @@
+#pragma once
+/* Module boundaries inside libpolicy (not installed, not for consumers). */
+
+#include "policy-validator/parse.h"
+#include "policy-validator/policy.h"
+
+/* decode.c: the strict schema. Turns a document into a Policy, reporting wrong types,
+ * unknown fields (with suggestions), nulls and missing required fields. Decodes as much as
+ * it can so validation still sees every entry. Returns 0 (diagnostics tell whether it was
+ * clean) or -ENOMEM. */
+int policy_decode(const PNode *root, Policy **ret_policy, PolicyDiags *diags);
+
+/* validate.c: the semantic rules of DESIGN.md over a decoded policy. */
+void policy_check(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags);
+
+/* policy.c: ownership helpers. */
+void policy_argument_done(PolicyArgument *a);
+void policy_extender_done(PolicyExtender *e);
+int policy_argument_copy(const PolicyArgument *src, PolicyArgument *dst);
+int policy_extender_copy(const PolicyExtender *src, PolicyExtender *dst);
+int policy_copy(const Policy *src, Policy **ret);
+
+/* The effective hardPodAffinitySymmetricWeight (0 → 1). */
+static inline int64_t policy_hard_pod_affinity_weight(const Policy *p) {
+        return p->hard_pod_affinity_symmetric_weight == 0 ? 1 : p->hard_pod_affinity_symmetric_weight;
+}
+
+/* render.c: the canonical JSON of one argument / extender (new references, NULL on ENOMEM). */
+typedef struct json_t json_t;
+json_t *policy_argument_to_json(const PolicyArgument *a);
+json_t *policy_extender_to_json(const PolicyExtender *e);
