@@ -6,3 +6,6 @@ SCHEDCORE_SRCS := scheduler/sched-strtab.c scheduler/sched-hash.c scheduler/sche
                   scheduler/sched-json.c
 
 $(eval $(call static_lib,schedcore,$(SCHEDCORE_SRCS)))
+
+SCHED_TEST_LIBS := schedcore policy kube common
+$(eval $(call unit_test,test-sched-predicates,tests/unit/test-sched-predicates.c,$(SCHED_TEST_LIBS)))

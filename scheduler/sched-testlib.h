@@ -1,0 +1,101 @@
+#pragma once
+/* Test-only helpers for the scheduler's unit tests and benchmarks (header-only, not part of
+ * libschedcore): build nodes, pods and configurations from short JSON literals in which
+ * single quotes stand for double quotes, so test cases stay readable. */
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy-validator/policy.h"
+#include "scheduler/sched-config.h"
+#include "scheduler/sched-json.h"
+
+static inline json_t *tl_json(const char *text) {
+        char *s = strdup(text);
+        if (!s)
+                return NULL;
+        for (char *c = s; *c; c++)
+                if (*c == '\'')
+                        *c = '"';
+        json_t *j = json_loads(s, 0, NULL);
+        free(s);
+        return j;
+}
+
+/* A node from JSON text; NULL when it does not convert. */
+static inline SchedNode *tl_node_json(SchedStrtab *t, const char *text) {
+        json_t *j = tl_json(text);
+        SchedNode *n = NULL;
+        if (j && sched_node_from_json(t, j, &n) < 0)
+                n = NULL;
+        json_decref(j);
+        return n;
+}
+
+static inline SchedPod *tl_pod_json(SchedStrtab *t, const char *text) {
+        json_t *j = tl_json(text);
+        SchedPod *p = NULL;
+        if (j && sched_pod_from_json(t, j, &p) < 0)
+                p = NULL;
+        json_decref(j);
+        return p;
+}
+
+/* A node with allocatable cpu/memory/pods and optional extra metadata/spec/status JSON
+ * fragments (each "" or a JSON object's members without braces). */
+static inline SchedNode *tl_node(SchedStrtab *t, const char *name, const char *cpu, const char *mem, int pods,
+                                 const char *meta, const char *spec, const char *status) {
+        char buf[8192];
+        int n = snprintf(buf, sizeof buf,
+                         "{'metadata':{'name':'%s'%s%s},'spec':{%s},'status':{'allocatable':"
+                         "{'cpu':'%s','memory':'%s','pods':'%d'}%s%s}}",
+                         name, *meta ? "," : "", meta, spec, cpu, mem, pods, *status ? "," : "", status);
+        if (n < 0 || (size_t) n >= sizeof buf)
+                return NULL;
+        return tl_node_json(t, buf);
+}
+
+/* A pod with one container requesting cpu/mem ("" = no request) plus optional extra
+ * spec JSON members and metadata members. */
+static inline SchedPod *tl_pod(SchedStrtab *t, const char *name, const char *cpu, const char *mem, const char *spec,
+                               const char *meta) {
+        char req[256], buf[8192];
+        int n = snprintf(req, sizeof req, "%s%s%s%s%s%s%s", *cpu ? "'cpu':'" : "", cpu, *cpu ? "'" : "",
+                         *cpu && *mem ? "," : "", *mem ? "'memory':'" : "", mem, *mem ? "'" : "");
+        if (n < 0 || (size_t) n >= sizeof req)
+                return NULL;
+        n = snprintf(buf, sizeof buf,
+                     "{'metadata':{'name':'%s','namespace':'default','uid':'uid-%s'%s%s},"
+                     "'spec':{'containers':[{'name':'c','image':'img','resources':{'requests':{%s}}}]%s%s}}",
+                     name, name, *meta ? "," : "", meta, req, *spec ? "," : "", spec);
+        if (n < 0 || (size_t) n >= sizeof buf)
+                return NULL;
+        return tl_pod_json(t, buf);
+}
+
+/* An effective policy built in code: predicates by id (GeneralPredicates etc.), priorities by
+ * id and weight, arguments optional. The arrays are borrowed by the returned value. */
+typedef struct TlPolicy {
+        PolicyEffective eff;
+        PolicyEffectivePredicate preds[32];
+        PolicyEffectivePriority prios[32];
+} TlPolicy;
+
+static inline void tl_policy_init(TlPolicy *p, bool always_check_all) {
+        memset(p, 0, sizeof(*p));
+        p->eff.predicates = p->preds;
+        p->eff.priorities = p->prios;
+        p->eff.always_check_all_predicates = always_check_all;
+        p->eff.hard_pod_affinity_symmetric_weight = 1;
+}
+
+static inline void tl_policy_pred(TlPolicy *p, PolicyPredicateId id, const char *name, const PolicyArgument *arg) {
+        p->preds[p->eff.n_predicates++] = (PolicyEffectivePredicate) { .id = id, .name = name, .argument = arg };
+}
+
+static inline void tl_policy_prio(TlPolicy *p, PolicyPriorityId id, int64_t weight, const char *name,
+                                  const PolicyArgument *arg) {
+        p->prios[p->eff.n_priorities++] = (PolicyEffectivePriority) {
+                .id = id, .name = name, .weight = weight, .argument = arg };
+}

@@ -1,0 +1,339 @@
+/* Part-1 predicates on hand-built nodes and pods: pass/fail and the reasons upstream v1.20
+ * gives (NodeResourcesFit, NodeName, NodePorts, NodeAffinity, TaintToleration,
+ * NodeUnschedulable, NodeLabel). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "scheduler/sched-cache.h"
+#include "scheduler/sched-internal.h"
+#include "scheduler/sched-testlib.h"
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+        SchedConfig *cfg;
+        PolicyArgument presence;
+        char *labels[2];
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        tl_policy_pred(&p, POLICY_PRED_POD_TOLERATES_NODE_NO_EXECUTE_TAINTS, NULL, NULL);
+        f->labels[0] = (char *) "region";
+        f->labels[1] = (char *) "zone";
+        f->presence = (PolicyArgument) { .kind = POLICY_ARG_LABELS_PRESENCE, .presence = true,
+                                         .labels = { .items = f->labels, .n = 2 } };
+        tl_policy_pred(&p, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, "RequireRegion", &f->presence);
+        SchedConfigOptions o = { .ignored_resources = (const char *const[]) { "example.com/ignored" },
+                                 .n_ignored_resources = 1 };
+        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_config_free(f->cfg);
+        sched_cache_free(f->c);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+static const SchedPredicate *pred(Fx *f, uint32_t kind) {
+        for (uint32_t i = 0; i < f->cfg->n_predicates; i++)
+                if (f->cfg->predicates[i].kind == kind)
+                        return &f->cfg->predicates[i];
+        fail_msg("predicate kind %u not configured", kind);
+        return NULL;
+}
+
+static SchedStr id(Fx *f, const char *s) {
+        SchedStr r;
+        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
+        return r;
+}
+
+static void add_node(Fx *f, SchedNode *n) {
+        assert_non_null(n);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+}
+
+static bool run(Fx *f, uint32_t kind, const SchedPod *pod, const char *node, SchedReasons *out) {
+        const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, id(f, node));
+        assert_non_null(ni);
+        const SchedRequest *rq = &pod->req;
+        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = 1,
+                          .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar };
+        out->n = 0;
+        return sched_predicate_run(&cy, pred(f, kind), ni, out);
+}
+
+static void assume(Fx *f, SchedPod *p, const char *node) {
+        assert_non_null(p);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node)), 0);
+        sched_pod_unref(p);
+}
+
+static void test_order_and_expansion(void **state) {
+        Fx *f = *state;
+        const char *want[] = { "CheckNodeUnschedulable", "PodFitsResources", "HostName", "PodFitsHostPorts",
+                               "MatchNodeSelector", "PodToleratesNodeTaints", "PodToleratesNodeNoExecuteTaints",
+                               "RequireRegion" };
+        assert_int_equal(sched_config_n_predicates(f->cfg), ELEMENTSOF(want));
+        for (uint32_t i = 0; i < ELEMENTSOF(want); i++)
+                assert_string_equal(sched_config_predicate_name(f->cfg, i), want[i]);
+}
+
+static void test_fits_resources(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->t, "n1", "2", "4Gi", 3, "", "",
+                            "'capacity':{}, 'allocatable':{'cpu':'2','memory':'4Gi','pods':'3',"
+                            "'ephemeral-storage':'10Gi','example.com/gpu':'2'}"));
+        _cleanup_(sched_pod_unrefp) SchedPod *small = tl_pod(f->t, "small", "500m", "1Gi", "", "");
+        assert_true(run(f, SCHED_PK_FITS_RESOURCES, small, "n1", &r));
+        assume(f, tl_pod(f->t, "a", "1500m", "1Gi", "", ""), "n1");
+        /* 1500m + 500m = 2 cores exactly: fits */
+        assert_true(run(f, SCHED_PK_FITS_RESOURCES, small, "n1", &r));
+        /* cpu and memory both short: both reasons, as upstream keeps all of them */
+        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "501m", "3Gi+1", "", "");
+        assert_null(big); /* "3Gi+1" is not a quantity */
+        big = tl_pod(f->t, "big", "501m", "3073Mi", "", "");
+        assert_false(run(f, SCHED_PK_FITS_RESOURCES, big, "n1", &r));
+        assert_int_equal(r.n, 2);
+        assert_int_equal(r.r[0].code, SCHED_REASON_INSUFFICIENT);
+        assert_int_equal(r.r[0].a, id(f, "cpu"));
+        assert_int_equal(r.r[1].a, id(f, "memory"));
+
+        /* extended resource, ephemeral storage */
+        _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
+                "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
+                "{'example.com/gpu':'3','ephemeral-storage':'11Gi','example.com/ignored':'5'}}}]}}");
+        assert_non_null(gpu);
+        assert_false(run(f, SCHED_PK_FITS_RESOURCES, gpu, "n1", &r));
+        assert_int_equal(r.n, 2);
+        assert_int_equal(r.r[0].a, id(f, "ephemeral-storage"));
+        assert_int_equal(r.r[1].a, id(f, "example.com/gpu"));
+
+        /* pod count: 3 allowed, 1 assumed + 2 more = full; a pod without requests still
+         * fails on the count only */
+        assume(f, tl_pod(f->t, "b", "", "", "", ""), "n1");
+        assume(f, tl_pod(f->t, "c", "", "", "", ""), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *none = tl_pod(f->t, "none", "", "", "", "");
+        assert_false(run(f, SCHED_PK_FITS_RESOURCES, none, "n1", &r));
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.r[0].code, SCHED_REASON_TOO_MANY_PODS);
+}
+
+static void test_init_containers_and_overhead(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
+                "{'metadata':{'name':'i','uid':'i'},'spec':{"
+                "'containers':[{'name':'a','resources':{'requests':{'cpu':'200m','memory':'100Mi'}}},"
+                "{'name':'b','resources':{'requests':{'cpu':'300m'}}}],"
+                "'initContainers':[{'name':'i1','resources':{'requests':{'cpu':'1','memory':'50Mi'}}},"
+                "{'name':'i2','resources':{'requests':{'memory':'300Mi'}}}],"
+                "'overhead':{'cpu':'100m','memory':'10Mi'}}}");
+        assert_non_null(p);
+        /* max(200m+300m, 1, 0) + 100m overhead; max(100Mi, 50Mi, 300Mi) + 10Mi */
+        assert_int_equal(p->req.milli_cpu, 1100);
+        assert_int_equal(p->req.memory, 310 * 1024 * 1024);
+        /* non-zero: container b asks no memory -> 200Mi default; init i2 no cpu -> 100m */
+        assert_int_equal(p->nonzero_milli_cpu, 1100);
+        assert_int_equal(p->nonzero_memory, (300 + 10) * 1024 * 1024);
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        assert_false(run(f, SCHED_PK_FITS_RESOURCES, p, "n2", &r));
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.r[0].a, id(f, "cpu"));
+}
+
+static void test_host_name(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeName':'n2'", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "", "", "");
+        assert_false(run(f, SCHED_PK_HOST_NAME, p, "n1", &r));
+        assert_int_equal(r.r[0].code, SCHED_REASON_HOSTNAME);
+        assert_true(run(f, SCHED_PK_HOST_NAME, p, "n2", &r));
+        assert_true(run(f, SCHED_PK_HOST_NAME, q, "n1", &r));
+}
+
+static SchedPod *port_pod(Fx *f, const char *name, const char *ports) {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "{'metadata':{'name':'%s','uid':'%s'},'spec':{'containers':[{'name':'c',"
+                                  "'ports':[%s]}]}}", name, name, ports);
+        SchedPod *p = tl_pod_json(f->t, buf);
+        assert_non_null(p);
+        return p;
+}
+
+static void test_host_ports(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "", ""));
+        assume(f, port_pod(f, "e1", "{'containerPort':80,'hostPort':8080},"
+                                    "{'containerPort':53,'hostPort':53,'protocol':'UDP','hostIP':'10.0.0.1'}"), "n1");
+        struct {
+                const char *ports;
+                bool fits;
+        } cases[] = {
+                { "{'containerPort':80}", true },                                 /* no host port */
+                { "{'containerPort':80,'hostPort':8080}", false },                /* same port, any IP */
+                { "{'containerPort':80,'hostPort':8080,'protocol':'UDP'}", true }, /* other protocol */
+                { "{'containerPort':80,'hostPort':8080,'hostIP':'10.0.0.2'}", false }, /* vs 0.0.0.0 */
+                { "{'containerPort':53,'hostPort':53,'protocol':'UDP','hostIP':'10.0.0.2'}", true },
+                { "{'containerPort':53,'hostPort':53,'protocol':'UDP','hostIP':'10.0.0.1'}", false },
+                { "{'containerPort':53,'hostPort':53,'protocol':'UDP'}", false },  /* 0.0.0.0 vs any */
+                { "{'containerPort':53,'hostPort':53}", true },                    /* TCP */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(sched_pod_unrefp) SchedPod *p = port_pod(f, "w", cases[i].ports);
+                bool ok = run(f, SCHED_PK_HOST_PORTS, p, "n1", &r);
+                if (ok != cases[i].fits)
+                        fail_msg("case %zu (%s): got %d", i, cases[i].ports, ok);
+                if (!ok)
+                        assert_int_equal(r.r[0].code, SCHED_REASON_PORTS);
+        }
+        /* the port is free again once the pod is gone */
+        assert_int_equal(sched_cache_forget_pod(f->c, "e1"), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = port_pod(f, "w", "{'containerPort':80,'hostPort':8080}");
+        assert_true(run(f, SCHED_PK_HOST_PORTS, p, "n1", &r));
+}
+
+static void test_node_selector_and_affinity(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd','cores':'16'}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'zone':'b','cores':'4'}", "", ""));
+        struct {
+                const char *spec;
+                bool n1, n2;
+        } cases[] = {
+                { "", true, true },
+                { "'nodeSelector':{'zone':'a'}", true, false },
+                { "'nodeSelector':{'zone':'a','disk':'hdd'}", false, false },
+#define REQ(terms) "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':[" terms "]}}}"
+                { REQ("{'matchExpressions':[{'key':'zone','operator':'In','values':['b','c']}]}"), false, true },
+                { REQ("{'matchExpressions':[{'key':'zone','operator':'NotIn','values':['b']}]}"), true, false },
+                { REQ("{'matchExpressions':[{'key':'disk','operator':'Exists'}]}"), true, false },
+                { REQ("{'matchExpressions':[{'key':'disk','operator':'DoesNotExist'}]}"), false, true },
+                { REQ("{'matchExpressions':[{'key':'cores','operator':'Gt','values':['8']}]}"), true, false },
+                { REQ("{'matchExpressions':[{'key':'cores','operator':'Lt','values':['8']}]}"), false, true },
+                /* Gt with a non-integer value: the term is invalid and matches nothing */
+                { REQ("{'matchExpressions':[{'key':'cores','operator':'Gt','values':['x']}]}"), false, false },
+                /* terms are ORed; an empty term matches nothing */
+                { REQ("{},{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}"), true, false },
+                { REQ(""), false, false },
+                { REQ("{'matchFields':[{'key':'metadata.name','operator':'In','values':['n2']}]}"), false, true },
+                { REQ("{'matchFields':[{'key':'metadata.name','operator':'NotIn','values':['n2']}]}"), true, false },
+                /* expressions AND fields in one term */
+                { REQ("{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}],"
+                      "'matchFields':[{'key':'metadata.name','operator':'In','values':['n2']}]}"), false, false },
+                /* nodeSelector and affinity must both hold */
+                { "'nodeSelector':{'zone':'a'}," REQ("{'matchExpressions':[{'key':'zone','operator':'In','values':['b']}]}"),
+                  false, false },
+                /* a nodeAffinity without required terms selects everything */
+                { "'affinity':{'nodeAffinity':{}}", true, true },
+#undef REQ
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", cases[i].spec, "");
+                assert_non_null(p);
+                bool a = run(f, SCHED_PK_NODE_SELECTOR, p, "n1", &r), b = run(f, SCHED_PK_NODE_SELECTOR, p, "n2", &r);
+                if (a != cases[i].n1 || b != cases[i].n2)
+                        fail_msg("case %zu: n1 %d n2 %d", i, a, b);
+        }
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeSelector':{'zone':'x'}", "");
+        assert_false(run(f, SCHED_PK_NODE_SELECTOR, p, "n1", &r));
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.r[0].code, SCHED_REASON_NODE_SELECTOR);
+}
+
+static void test_taints(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "",
+                            "'taints':[{'key':'soft','value':'x','effect':'PreferNoSchedule'},"
+                            "{'key':'dedicated','value':'gpu','effect':'NoSchedule'},"
+                            "{'key':'evict','effect':'NoExecute'}]", ""));
+        struct {
+                const char *tolerations;
+                bool all, no_execute;
+                const char *first_key;
+        } cases[] = {
+                { "[]", false, false, "dedicated" },
+                { "[{'key':'dedicated','operator':'Equal','value':'gpu','effect':'NoSchedule'}]", false, false, "evict" },
+                { "[{'key':'dedicated','value':'gpu'},{'key':'evict','operator':'Exists'}]", true, true, NULL },
+                { "[{'key':'dedicated','value':'cpu'},{'key':'evict','operator':'Exists'}]", false, true, "dedicated" },
+                { "[{'operator':'Exists'}]", true, true, NULL },                 /* tolerates everything */
+                { "[{'operator':'Exists','effect':'NoExecute'}]", false, true, "dedicated" },
+                { "[{'key':'dedicated','operator':'Bogus'},{'key':'evict','operator':'Exists'}]", false, true, "dedicated" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char spec[512];
+                snprintf(spec, sizeof spec, "'tolerations':%s", cases[i].tolerations);
+                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", spec, "");
+                assert_non_null(p);
+                bool a = run(f, SCHED_PK_TAINTS, p, "n1", &r);
+                if (a != cases[i].all)
+                        fail_msg("case %zu: taints %d", i, a);
+                if (!a) {
+                        assert_int_equal(r.r[0].code, SCHED_REASON_TAINT);
+                        assert_string_equal(sched_strtab_get(f->t, r.r[0].a), cases[i].first_key);
+                }
+                if (run(f, SCHED_PK_NO_EXECUTE_TAINTS, p, "n1", &r) != cases[i].no_execute)
+                        fail_msg("case %zu: no-execute", i);
+        }
+}
+
+static void test_unschedulable(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "'unschedulable':true", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        assert_false(run(f, SCHED_PK_NODE_UNSCHEDULABLE, p, "n1", &r));
+        assert_int_equal(r.r[0].code, SCHED_REASON_UNSCHEDULABLE);
+        assert_true(run(f, SCHED_PK_NODE_UNSCHEDULABLE, p, "n2", &r));
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "",
+                "'tolerations':[{'key':'node.kubernetes.io/unschedulable','operator':'Exists','effect':'NoSchedule'}]", "");
+        assert_true(run(f, SCHED_PK_NODE_UNSCHEDULABLE, q, "n1", &r));
+}
+
+static void test_labels_presence(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'region':'r1','zone':'z1'}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'region':'r1'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        assert_true(run(f, SCHED_PK_LABELS_PRESENCE, p, "n1", &r));
+        assert_false(run(f, SCHED_PK_LABELS_PRESENCE, p, "n2", &r));
+        assert_int_equal(r.r[0].code, SCHED_REASON_LABELS_PRESENCE);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_order_and_expansion, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fits_resources, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_host_name, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_host_ports, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_taints, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unschedulable, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_labels_presence, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
