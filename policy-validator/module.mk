@@ -13,3 +13,6 @@ POLICY_LIB_SRCS := \
 	policy-validator/translate.c
 
 $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))
+
+$(eval $(call program,policy-validator,policy-validator/main.c,policy common))
+MANPAGES += policy-validator/policy-validator.1
