@@ -1,0 +1,264 @@
+/* Part-1 priorities: exact 0..10 scores from the formulas (POLICY-REFERENCE.md, upstream v1.20
+ * with MaxNodeScore 10) on hand-built nodes and pods. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "scheduler/sched-cache.h"
+#include "scheduler/sched-internal.h"
+#include "scheduler/sched-testlib.h"
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+        SchedConfig *cfg;
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        assert_int_equal(sched_config_new(f->t, &p.eff, NULL, &f->cfg, NULL), 0);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_config_free(f->cfg);
+        sched_cache_free(f->c);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+static SchedStr id(Fx *f, const char *s) {
+        SchedStr r;
+        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
+        return r;
+}
+
+static void add_node(Fx *f, SchedNode *n) {
+        assert_non_null(n);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+}
+
+static void assume(Fx *f, SchedPod *p, const char *node) {
+        assert_non_null(p);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node)), 0);
+        sched_pod_unref(p);
+}
+
+/* Scores nodes (by name, NULL-terminated) for one priority and compares with want[]. */
+static void check(Fx *f, const SchedPriority *prio, const SchedPod *pod, const char *const *names, const int64_t *want) {
+        SchedNodeInfo *nodes[16];
+        int64_t got[16];
+        uint32_t n = 0, n_all;
+        (void) sched_cache_nodes(f->c, &n_all);
+        for (; names[n]; n++) {
+                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, names[n]));
+                assert_non_null(nodes[n]);
+        }
+        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = n_all };
+        sched_priority_run(&cy, prio, nodes, n, got);
+        for (uint32_t i = 0; i < n; i++)
+                if (got[i] != want[i])
+                        fail_msg("priority %d node %s: got %lld, want %lld", prio->id, names[i], (long long) got[i],
+                                 (long long) want[i]);
+}
+
+static void resources_fixture(Fx *f) {
+        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", ""));
+        add_node(f, tl_node(f->t, "n2", "2", "8Gi", 110, "", "", ""));
+        assume(f, tl_pod(f->t, "existing", "1", "2Gi", "", ""), "n1");
+}
+
+static void test_least_most_balanced(void **state) {
+        Fx *f = *state;
+        resources_fixture(f);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
+        const char *names[] = { "n1", "n2", NULL };
+        /* n1: cpu 2/4 -> 5, mem 4/8 -> 5. n2: cpu 1/2 -> 5, mem 2/8 free 6/8 -> 7 (7.5 floored) */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, p, names, (int64_t[]) { 5, 6 });
+        /* n2: cpu 5, mem 2/8 -> 2 (2.5 floored); (5+2)/2 = 3 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_MOST_REQUESTED }, p, names, (int64_t[]) { 5, 3 });
+        /* n1: |0.5-0.5| -> 10; n2: |0.5-0.25| -> 7.5 -> 7 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION }, p, names, (int64_t[]) { 10, 7 });
+
+        /* A pod without requests counts 100m / 200Mi: n2 cpu 1900/2000 -> 9, mem 7992/8192 -> 9 */
+        _cleanup_(sched_pod_unrefp) SchedPod *z = tl_pod(f->t, "z", "", "", "", "");
+        assert_int_equal(z->nonzero_milli_cpu, 100);
+        assert_int_equal(z->nonzero_memory, 200 * 1024 * 1024);
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, z, (const char *[]) { "n2", NULL },
+              (int64_t[]) { 9 });
+        /* explicit zero requests stay zero: mem 8/8 free -> 10, cpu 10 */
+        _cleanup_(sched_pod_unrefp) SchedPod *e = tl_pod(f->t, "e", "0", "0", "", "");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, e, (const char *[]) { "n2", NULL },
+              (int64_t[]) { 10 });
+
+        /* over capacity: least/most 0 for that resource, balanced 0 */
+        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "3", "1Gi", "", "");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, big, (const char *[]) { "n2", NULL },
+              (int64_t[]) { 4 }); /* cpu 0, mem 7/8 -> 8; (0+8)/2 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_MOST_REQUESTED }, big, (const char *[]) { "n2", NULL },
+              (int64_t[]) { 0 }); /* cpu 0, mem 1 -> 1; 1/2 = 0 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION }, big,
+              (const char *[]) { "n2", NULL }, (int64_t[]) { 0 });
+}
+
+static void test_node_affinity(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
+        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "",
+                "'affinity':{'nodeAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':["
+                "{'weight':2,'preference':{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}},"
+                "{'weight':3,'preference':{'matchExpressions':[{'key':'disk','operator':'Exists'}]}},"
+                "{'weight':0,'preference':{'matchExpressions':[{'key':'zone','operator':'Exists'}]}},"
+                "{'weight':7,'preference':{}}]}}", "");
+        assert_non_null(p);
+        /* raw 5, 2, 0 -> normalized 10, 10*2/5 = 4, 0 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, p, (const char *[]) { "n1", "n2", "n3", NULL },
+              (int64_t[]) { 10, 4, 0 });
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "", "", "");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, q, (const char *[]) { "n1", "n2", NULL },
+              (int64_t[]) { 0, 0 });
+}
+
+static void test_taint_toleration(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "",
+                            "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'b','effect':'PreferNoSchedule'},"
+                            "{'key':'hard','effect':'NoSchedule'}]", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "",
+                            "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'c','effect':'PreferNoSchedule'}]", ""));
+        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", ""));
+        /* tolerates c (empty effect counts); the NoSchedule toleration of b does not count */
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "",
+                "'tolerations':[{'key':'c','operator':'Exists'},{'key':'b','operator':'Exists','effect':'NoSchedule'}]", "");
+        /* intolerable: n1 2, n2 1, n3 0 -> 10 - 10*c/2 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, p, (const char *[]) { "n1", "n2", "n3", NULL },
+              (int64_t[]) { 0, 5, 10 });
+        _cleanup_(sched_pod_unrefp) SchedPod *all = tl_pod(f->t, "all", "", "", "'tolerations':[{'operator':'Exists'}]", "");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, all, (const char *[]) { "n1", "n2", NULL },
+              (int64_t[]) { 10, 10 });
+}
+
+static void test_image_locality(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "",
+                            "'images':[{'names':['reg/big:v1','reg/big@sha256:x'],'sizeBytes':524288000},"
+                            "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "",
+                            "'images':[{'names':['reg/big:v1'],'sizeBytes':524288000},"
+                            "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
+        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "",
+                            "'images':[{'names':['huge:latest'],'sizeBytes':2097152000}]"));
+        assert_int_equal(sched_cache_image_nodes(f->c, id(f, "reg/big:v1")), 2);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
+                "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','image':'reg/big:v1'}]}}");
+        /* 500 MiB x 2/3 nodes = 349525333; 10 x (349525333 - 23 MiB) / (1000 MiB - 23 MiB) = 3 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, p, (const char *[]) { "n1", "n2", "n3", NULL },
+              (int64_t[]) { 3, 3, 0 });
+        /* untagged names get ":latest"; a 2000 MiB image on every node saturates at 10 */
+        _cleanup_(sched_pod_unrefp) SchedPod *h = tl_pod_json(f->t,
+                "{'metadata':{'name':'h','uid':'h'},'spec':{'containers':[{'name':'c','image':'huge'}]}}");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, h, (const char *[]) { "n1", "n3", NULL },
+              (int64_t[]) { 10, 10 });
+        /* two containers double the ceiling to 2000 MiB; reg/small is nowhere */
+        _cleanup_(sched_pod_unrefp) SchedPod *two = tl_pod_json(f->t,
+                "{'metadata':{'name':'t','uid':'t'},'spec':{'containers':[{'name':'a','image':'reg/big:v1'},"
+                "{'name':'b','image':'reg/small:v2'}]}}");
+        /* n1: 349525333 of a 2000 MiB ceiling: 10 x (349525333 - 24117248) / (2097152000 - 24117248) = 1 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, two, (const char *[]) { "n1", "n3", NULL },
+              (int64_t[]) { 1, 0 });
+}
+
+static void test_prefer_avoid_pods(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10,
+                            "'annotations':{'scheduler.alpha.kubernetes.io/preferAvoidPods':"
+                            "'{\\'preferAvoidPods\\':[{\\'podSignature\\':{\\'podController\\':"
+                            "{\\'kind\\':\\'ReplicaSet\\',\\'name\\':\\'web\\',\\'uid\\':\\'rs-1\\'}}}]}'}",
+                            "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        const char *names[] = { "n1", "n2", NULL };
+        _cleanup_(sched_pod_unrefp) SchedPod *rs = tl_pod(f->t, "rs", "", "", "",
+                "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1','controller':true}]");
+        assert_non_null(rs);
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, rs, names, (int64_t[]) { 0, 10 });
+        _cleanup_(sched_pod_unrefp) SchedPod *other = tl_pod(f->t, "o", "", "", "",
+                "'ownerReferences':[{'kind':'ReplicaSet','name':'web2','uid':'rs-2','controller':true}]");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, other, names, (int64_t[]) { 10, 10 });
+        _cleanup_(sched_pod_unrefp) SchedPod *ss = tl_pod(f->t, "s", "", "", "",
+                "'ownerReferences':[{'kind':'StatefulSet','name':'web','uid':'rs-1','controller':true}]");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, ss, names, (int64_t[]) { 10, 10 });
+        _cleanup_(sched_pod_unrefp) SchedPod *nc = tl_pod(f->t, "nc", "", "", "",
+                "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1'}]");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, nc, names, (int64_t[]) { 10, 10 });
+}
+
+static void test_equal_and_label_preference(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        const char *names[] = { "n1", "n2", NULL };
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_EQUAL }, p, names, (int64_t[]) { 1, 1 });
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = id(f, "zone"), .presence = true }, p, names,
+              (int64_t[]) { 10, 0 });
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = id(f, "zone"), .presence = false }, p, names,
+              (int64_t[]) { 0, 10 });
+}
+
+static SchedConfig *rtcr_config(Fx *f, PolicyShapePoint *shape, size_t n_shape, PolicyResourceSpec *res, size_t n_res) {
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        PolicyArgument arg = { .kind = POLICY_ARG_REQUESTED_TO_CAPACITY_RATIO, .shape = shape, .n_shape = n_shape,
+                               .resources = res, .n_resources = n_res };
+        tl_policy_prio(&p, POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO, 1, "BinPack", &arg);
+        SchedConfig *cfg = NULL;
+        assert_int_equal(sched_config_new(f->t, &p.eff, NULL, &cfg, NULL), 0);
+        return cfg;
+}
+
+static void test_requested_to_capacity_ratio(void **state) {
+        Fx *f = *state;
+        resources_fixture(f);
+        add_node(f, tl_node(f->t, "g", "2", "8Gi", 110, "", "",
+                            "'allocatable':{'cpu':'2','memory':'8Gi','pods':'110','example.com/gpu':'4'}"));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
+        PolicyShapePoint up[] = { { .utilization = 0, .score = 0 }, { .utilization = 100, .score = 10 } };
+        _cleanup_(sched_config_freep) SchedConfig *c1 = rtcr_config(f, up, 2, NULL, 0);
+        /* n1: cpu 50%, mem 50% -> 50 each -> 50 -> 5. n2: cpu 50 -> 50, mem 25 -> 25; mean 37.5
+         * rounds to 38 -> 4 */
+        check(f, &c1->priorities[0], p, (const char *[]) { "n1", "n2", NULL }, (int64_t[]) { 5, 4 });
+        PolicyShapePoint down[] = { { .utilization = 0, .score = 10 }, { .utilization = 100, .score = 0 } };
+        _cleanup_(sched_config_freep) SchedConfig *c2 = rtcr_config(f, down, 2, NULL, 0);
+        /* n2: cpu 50 -> 50, mem 25% used -> 75; mean 62.5 -> 63 -> 6 */
+        check(f, &c2->priorities[0], p, (const char *[]) { "n1", "n2", NULL }, (int64_t[]) { 5, 6 });
+        /* resources scoring 0 leave the mean: gpu unused scores 0 on g, so only cpu (50) counts;
+         * on n2 (no gpu capacity) gpu counts as fully used: (100 x 3 + 50 x 1) / 4 = 87.5 -> 88 -> 9 */
+        PolicyResourceSpec res[] = { { .name = (char *) "example.com/gpu", .weight = 3 }, { .name = (char *) "cpu" } };
+        _cleanup_(sched_config_freep) SchedConfig *c3 = rtcr_config(f, up, 2, res, 2);
+        check(f, &c3->priorities[0], p, (const char *[]) { "g", "n2", NULL }, (int64_t[]) { 5, 9 });
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_least_most_balanced, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_affinity, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_taint_toleration, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_image_locality, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_prefer_avoid_pods, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_equal_and_label_preference, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_requested_to_capacity_ratio, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
