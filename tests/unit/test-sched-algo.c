@@ -1,0 +1,470 @@
+/* The scheduling algorithm: predicate order and short-circuit, percentageOfNodesToScore and
+ * the rotating start, weighted sums, single-node shortcut, tie-breaking with a fixed random
+ * source, upstream's failure summary, extender hooks, and the config's refusal of names this
+ * part does not implement. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "scheduler/sched-algo.h"
+#include "scheduler/sched-cache.h"
+#include "scheduler/sched-testlib.h"
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+        SchedConfig *cfg;
+        SchedAlgo *a;
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_algo_free(f->a);
+        sched_config_free(f->cfg);
+        sched_cache_free(f->c);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+static void configure(Fx *f, TlPolicy *p, int32_t percentage) {
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = percentage };
+        sched_algo_free(f->a);
+        sched_config_free(f->cfg);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        int r = sched_config_new(f->t, &p->eff, &o, &f->cfg, &err);
+        if (r < 0)
+                fail_msg("config: %d %s", r, buf_str(&err));
+        f->a = sched_algo_new(f->cfg, NULL, NULL);
+        assert_non_null(f->a);
+}
+
+/* GeneralPredicates + LeastRequested 1 (+ the mandatory predicates) */
+static void configure_default(Fx *f, bool always, int32_t percentage) {
+        TlPolicy p;
+        tl_policy_init(&p, always);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
+        configure(f, &p, percentage);
+}
+
+static void add_node(Fx *f, SchedNode *n) {
+        assert_non_null(n);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+}
+
+static void add_nodes(Fx *f, uint32_t n, const char *cpu) {
+        for (uint32_t i = 0; i < n; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "node-%04u", i);
+                add_node(f, tl_node(f->t, name, cpu, "8Gi", 110, "", "", ""));
+        }
+}
+
+static const char *schedule(Fx *f, const SchedPod *pod, SchedResult *res) {
+        SchedResult local;
+        if (!res)
+                res = &local;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, res), 0);
+        return res->node ? sched_strtab_get(f->t, res->node) : NULL;
+}
+
+static char *summary(Fx *f) {
+        Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(sched_algo_format_failure(f->a, &b), 0);
+        return buf_steal(&b);
+}
+
+static void test_nodes_to_find(void **state) {
+        struct {
+                int32_t pct;
+                uint32_t n, want;
+        } cases[] = {
+                { 0, 50, 50 },     { 0, 99, 99 },     { 0, 100, 100 },   { 0, 200, 100 },  { 0, 1000, 420 },
+                { 0, 5000, 500 },  { 0, 5625, 281 },  { 0, 6000, 300 },  { 0, 20000, 1000 }, { 10, 5000, 500 },
+                { 30, 150, 100 },  { 100, 5000, 5000 }, { 50, 1000, 500 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                if (sched_nodes_to_find(cases[i].pct, cases[i].n) != cases[i].want)
+                        fail_msg("pct %d n %u: got %u want %u", cases[i].pct, cases[i].n,
+                                 sched_nodes_to_find(cases[i].pct, cases[i].n), cases[i].want);
+}
+
+static void test_failure_summary(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "2", "1Gi", "'nodeSelector':{'disk':'ssd'}", "");
+        add_node(f, tl_node(f->t, "a", "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "b", "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "c", "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "d", "4", "8Gi", 110, "", "", ""));
+        add_node(f, tl_node(f->t, "e", "4", "8Gi", 110, "", "", ""));
+        SchedResult res;
+        assert_null(schedule(f, p, &res));
+        assert_int_equal(res.n_all_nodes, 5);
+        assert_int_equal(res.n_evaluated, 5);
+        _cleanup_free_ char *s = summary(f);
+        /* upstream sorts the "count reason" strings */
+        assert_string_equal(s, "0/5 nodes are available: 2 node(s) didn't match node selector, 3 Insufficient cpu.");
+
+        /* "10 ..." sorts before "2 ...", as strings */
+        for (int i = 0; i < 7; i++) {
+                char name[16];
+                snprintf(name, sizeof name, "x%d", i);
+                add_node(f, tl_node(f->t, name, "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
+        }
+        assert_null(schedule(f, p, NULL));
+        _cleanup_free_ char *s2 = summary(f);
+        assert_string_equal(s2, "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) didn't match node selector.");
+}
+
+static void test_short_circuit_and_all(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->t, "a", "1", "1Gi", 110, "",
+                            "'unschedulable':true,'taints':[{'key':'dedicated','value':'gpu','effect':'NoSchedule'}]", ""));
+        add_node(f, tl_node(f->t, "b", "1", "1Gi", 0, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "2", "2Gi", "'ports':[]", "");
+        assert_non_null(p);
+        /* CheckNodeUnschedulable runs first and stops node a; on b the pod count comes first
+         * but all resource reasons of PodFitsResources are kept */
+        configure_default(f, false, 0);
+        assert_null(schedule(f, p, NULL));
+        _cleanup_free_ char *s = summary(f);
+        assert_string_equal(s, "0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
+                               "1 Too many pods, 1 node(s) were unschedulable.");
+        /* alwaysCheckAllPredicates: every failing predicate of node a is counted */
+        configure_default(f, true, 0);
+        assert_null(schedule(f, p, NULL));
+        _cleanup_free_ char *s2 = summary(f);
+        assert_string_equal(s2, "0/2 nodes are available: 1 Too many pods, 1 node(s) had taint {dedicated: gpu}, "
+                                "that the pod didn't tolerate, 1 node(s) were unschedulable, 2 Insufficient cpu, "
+                                "2 Insufficient memory.");
+}
+
+static void test_no_nodes(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        assert_null(schedule(f, p, NULL));
+        _cleanup_free_ char *s = summary(f);
+        assert_string_equal(s, "no nodes available to schedule pods");
+}
+
+static void test_percentage_and_rotation(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        add_nodes(f, 200, "4");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedResult res;
+        /* 200 nodes: 49% = 98 -> at least 100 feasible nodes are looked for */
+        assert_non_null(schedule(f, p, &res));
+        assert_int_equal(res.n_evaluated, 100);
+        assert_int_equal(res.n_feasible, 100);
+        assert_int_equal(sched_algo_next_start(f->a), 100);
+        assert_non_null(schedule(f, p, &res));
+        assert_int_equal(sched_algo_next_start(f->a), 0);
+
+        /* infeasible nodes are processed too: the next start moves past them */
+        add_node(f, tl_node(f->t, "node-0000", "4", "8Gi", 110, "", "'unschedulable':true", ""));
+        add_node(f, tl_node(f->t, "node-0001", "4", "8Gi", 110, "", "'unschedulable':true", ""));
+        assert_non_null(schedule(f, p, &res));
+        assert_int_equal(res.n_evaluated, 102);
+        assert_int_equal(res.n_feasible, 100);
+        assert_int_equal(sched_algo_next_start(f->a), 102);
+
+        /* percentage 100: everything */
+        configure_default(f, false, 100);
+        assert_non_null(schedule(f, p, &res));
+        assert_int_equal(res.n_evaluated, 200);
+        assert_int_equal(res.n_feasible, 198);
+}
+
+/* Each pod looks at the next window of nodes, so the random pick among tied nodes stays
+ * within that window and successive pods go round all nodes. */
+static void test_rotation_window(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        add_nodes(f, 300, "4");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedStr first = sched_cache_nodes(f->c, &(uint32_t) { 0 })[0]->name;
+        for (int round = 0; round < 3; round++) {
+                SchedResult res;
+                const char *n = schedule(f, p, &res);
+                unsigned idx;
+                assert_int_equal(sscanf(n, "node-%u", &idx), 1);
+                /* 300 nodes: 48% = 144 per pod, windows wrap around */
+                unsigned start = (unsigned) round * 144 % 300;
+                assert_int_equal(res.n_evaluated, 144);
+                assert_true((idx + 300 - start) % 300 < 144);
+        }
+        assert_int_equal(first, sched_cache_nodes(f->c, &(uint32_t) { 0 })[0]->name);
+}
+
+static uint32_t rand_zero(void *userdata, uint32_t n) {
+        (*(int *) userdata)++;
+        return 0;
+}
+
+static uint32_t rand_last(void *userdata, uint32_t n) {
+        return n - 1;
+}
+
+static void test_ties(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 100);
+        add_nodes(f, 4, "4");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        /* reservoir sampling: a candidate replaces the current one when rand(count) == 0 */
+        int calls = 0;
+        sched_algo_free(f->a);
+        f->a = sched_algo_new(f->cfg, rand_zero, &calls);
+        assert_string_equal(schedule(f, p, NULL), "node-0003");
+        assert_int_equal(calls, 3);
+        sched_algo_free(f->a);
+        f->a = sched_algo_new(f->cfg, rand_last, NULL);
+        assert_string_equal(schedule(f, p, NULL), "node-0000");
+
+        /* the built-in generator with a fixed seed: reproducible and roughly uniform */
+        sched_algo_free(f->a);
+        f->a = sched_algo_new(f->cfg, NULL, NULL);
+        sched_algo_seed(f->a, 42);
+        unsigned counts[4] = {};
+        char seq[32] = "";
+        for (int i = 0; i < 4000; i++) {
+                const char *n = schedule(f, p, NULL);
+                counts[n[8] - '0']++;
+                if (i < 16)
+                        seq[i] = n[8];
+        }
+        for (int i = 0; i < 4; i++)
+                assert_in_range(counts[i], 850, 1150);
+        sched_algo_seed(f->a, 42);
+        for (int i = 0; i < 16; i++)
+                assert_int_equal(schedule(f, p, NULL)[8], seq[i]);
+}
+
+static void test_weights_and_single(void **state) {
+        Fx *f = *state;
+        static char *label = (char *) "ssd";
+        PolicyArgument pref = { .kind = POLICY_ARG_LABEL_PREFERENCE, .label = label, .presence = true };
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
+        tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
+        configure(f, &p, 0);
+        /* big: least requested 10 -> 10; ssd: 5 + 2 x 10 = 25 */
+        add_node(f, tl_node(f->t, "big", "64", "256Gi", 110, "", "", ""));
+        add_node(f, tl_node(f->t, "ssd", "2", "1Gi", 110, "'labels':{'ssd':'yes'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "512Mi", "", "");
+        SchedResult res;
+        assert_string_equal(schedule(f, pod, &res), "ssd");
+        assert_int_equal(res.score, 25);
+        /* weight 6 on LeastRequested: big 9 x 6 = 54 (cpu 63/64 and memory both floor to 9)
+         * vs ssd 5 x 6 + 20 = 50 */
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 6, NULL, NULL);
+        tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
+        configure(f, &p, 0);
+        assert_string_equal(schedule(f, pod, &res), "big");
+        assert_int_equal(res.score, 54);
+        /* one feasible node: taken without scoring */
+        _cleanup_(sched_pod_unrefp) SchedPod *huge = tl_pod(f->t, "h", "8", "", "", "");
+        assert_string_equal(schedule(f, huge, &res), "big");
+        assert_int_equal(res.score, 0);
+        assert_int_equal(res.n_feasible, 1);
+        /* no priorities: every node scores 1 */
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        configure(f, &p, 0);
+        assert_non_null(schedule(f, pod, &res));
+        assert_int_equal(res.score, 1);
+}
+
+typedef struct ExtState {
+        int filter_calls, prio_calls;
+        int fail;
+        SchedStrtab *t;
+} ExtState;
+
+static int ext_filter(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n, bool *keep,
+                      const char **reasons) {
+        ExtState *s = userdata;
+        s->filter_calls++;
+        if (s->fail)
+                return -EIO;
+        for (uint32_t i = 0; i < n; i++)
+                if (strcmp(sched_strtab_get(s->t, nodes[i]->node->name), "node-0000") == 0) {
+                        keep[i] = false;
+                        reasons[i] = "extender says no";
+                }
+        return 0;
+}
+
+static int ext_prioritize(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n,
+                          int64_t *scores) {
+        ExtState *s = userdata;
+        s->prio_calls++;
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = strcmp(sched_strtab_get(s->t, nodes[i]->node->name), "node-0002") == 0 ? 10 : 0;
+        return 0;
+}
+
+static void test_extenders(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        add_nodes(f, 3, "4");
+        ExtState st = { .t = f->t };
+        SchedExtender ext = { .name = "x", .weight = 3, .userdata = &st, .filter = ext_filter,
+                              .prioritize = ext_prioritize };
+        assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedResult res;
+        assert_string_equal(schedule(f, p, &res), "node-0002");
+        assert_int_equal(res.n_feasible, 2);
+        /* least requested: cpu (4000-100)*10/4000 = 9, mem (8Gi - 200Mi) -> 9; + 10 x 3 */
+        assert_int_equal(res.score, 9 + 30);
+        assert_int_equal(st.filter_calls, 1);
+        assert_int_equal(st.prio_calls, 1);
+
+        /* a failing filter fails the attempt unless the extender is ignorable */
+        st.fail = 1;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), -EIO);
+        ext.ignorable = true;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
+        assert_int_equal(res.n_feasible, 3);
+
+        /* the extender's rejections appear in the failure summary */
+        st.fail = 0;
+        ext.ignorable = false;
+        _cleanup_(sched_pod_unrefp) SchedPod *sel = tl_pod(f->t, "s", "", "",
+                "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':"
+                "[{'matchFields':[{'key':'metadata.name','operator':'In','values':['node-0000']}]}]}}}", "");
+        assert_null(schedule(f, sel, &res));
+        _cleanup_free_ char *s = summary(f);
+        assert_string_equal(s, "0/3 nodes are available: 1 extender says no, 2 node(s) didn't match node selector.");
+}
+
+static void test_unimplemented_names(void **state) {
+        Fx *f = *state;
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_NO_DISK_CONFLICT, NULL, NULL);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        tl_policy_pred(&p, POLICY_PRED_MATCH_INTER_POD_AFFINITY, NULL, NULL);
+        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
+        tl_policy_prio(&p, POLICY_PRIO_SELECTOR_SPREAD, 1, NULL, NULL);
+        SchedConfig *cfg = NULL;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(sched_config_new(f->t, &p.eff, NULL, &cfg, &err), -EOPNOTSUPP);
+        assert_null(cfg);
+        assert_string_equal(buf_str(&err), "predicates not implemented by this scheduler: NoDiskConflict, "
+                                           "MatchInterPodAffinity; priorities not implemented by this scheduler: "
+                                           "SelectorSpreadPriority");
+
+        /* The registry: every id is implemented here or belongs to issue 7's list, so a new
+         * registry entry cannot go unnoticed. */
+        static const PolicyPredicateId later_preds[] = {
+                POLICY_PRED_NO_DISK_CONFLICT, POLICY_PRED_CHECK_SERVICE_AFFINITY, POLICY_PRED_MAX_EBS_VOLUME_COUNT,
+                POLICY_PRED_MAX_GCE_PD_VOLUME_COUNT, POLICY_PRED_MAX_CSI_VOLUME_COUNT,
+                POLICY_PRED_MAX_AZURE_DISK_VOLUME_COUNT, POLICY_PRED_MAX_CINDER_VOLUME_COUNT,
+                POLICY_PRED_CHECK_VOLUME_BINDING, POLICY_PRED_NO_VOLUME_ZONE_CONFLICT, POLICY_PRED_EVEN_PODS_SPREAD,
+                POLICY_PRED_MATCH_INTER_POD_AFFINITY,
+                /* refused by the validator while TaintNodesByCondition is on */
+                POLICY_PRED_CHECK_NODE_CONDITION, POLICY_PRED_CHECK_NODE_MEMORY_PRESSURE,
+                POLICY_PRED_CHECK_NODE_PID_PRESSURE, POLICY_PRED_CHECK_NODE_DISK_PRESSURE,
+        };
+        static const PolicyPriorityId later_prios[] = {
+                POLICY_PRIO_SELECTOR_SPREAD, POLICY_PRIO_SERVICE_SPREADING, POLICY_PRIO_INTER_POD_AFFINITY,
+                POLICY_PRIO_EVEN_PODS_SPREAD, POLICY_PRIO_SERVICE_ANTI_AFFINITY,
+        };
+        for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PREDICATE); i++) {
+                PolicyPredicateId id = (PolicyPredicateId) policy_registry_at(POLICY_REGISTRY_PREDICATE, i)->id;
+                bool later = false;
+                for (size_t j = 0; j < ELEMENTSOF(later_preds); j++)
+                        later |= later_preds[j] == id;
+                if (sched_predicate_implemented(id) == later)
+                        fail_msg("predicate %s: implemented %d, listed for later %d",
+                                 policy_registry_predicate(id)->name, sched_predicate_implemented(id), later);
+        }
+        for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PRIORITY); i++) {
+                PolicyPriorityId id = (PolicyPriorityId) policy_registry_at(POLICY_REGISTRY_PRIORITY, i)->id;
+                bool later = false;
+                for (size_t j = 0; j < ELEMENTSOF(later_prios); j++)
+                        later |= later_prios[j] == id;
+                if (sched_priority_implemented(id) == later)
+                        fail_msg("priority %s: implemented %d, listed for later %d",
+                                 policy_registry_priority(id)->name, sched_priority_implemented(id), later);
+        }
+}
+
+/* A real policy file through libpolicy: load, effective set, runnable config. */
+static void test_policy_file(void **state) {
+        Fx *f = *state;
+        const char *text = "{ \"kind\": \"Policy\", \"apiVersion\": \"v1\",\n"
+                           "  \"predicates\": [ { \"name\": \"RequireRegion\", \"argument\": { \"labelsPresence\": "
+                           "{ \"labels\": [\"region\"], \"presence\": true } } },\n"
+                           "                  { \"name\": \"GeneralPredicates\" } ],\n"
+                           "  \"priorities\": [ { \"name\":\"ZonePreferred\", \"weight\" : 1, \"argument\": "
+                           "{ \"labelPreference\": { \"label\": \"zone\", \"presence\": true } } } ] }\n";
+        PolicyDiags diags = {};
+        _cleanup_(policy_freep) Policy *pol = NULL;
+        int r = policy_load(text, strlen(text), NULL, &pol, &diags);
+        policy_diags_clear(&diags);
+        assert_int_equal(r, 0);
+        _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
+        assert_int_equal(policy_effective(pol, NULL, &eff), 0);
+        _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
+        assert_int_equal(sched_config_new(f->t, eff, NULL, &cfg, NULL), 0);
+        const char *want[] = { "CheckNodeUnschedulable", "PodFitsResources", "HostName", "PodFitsHostPorts",
+                               "MatchNodeSelector", "PodToleratesNodeTaints", "RequireRegion" };
+        assert_int_equal(sched_config_n_predicates(cfg), ELEMENTSOF(want));
+        for (uint32_t i = 0; i < ELEMENTSOF(want); i++)
+                assert_string_equal(sched_config_predicate_name(cfg, i), want[i]);
+        int64_t w;
+        assert_string_equal(sched_config_priority_name(cfg, 0, &w), "ZonePreferred");
+        assert_int_equal(w, 1);
+
+        /* The built-in LowNodeUtilization profile needs issue 7's names: refused, listing them */
+        _cleanup_(policy_freep) Policy *low = NULL;
+        assert_int_equal(policy_builtin("LowNodeUtilization", &low), 0);
+        _cleanup_(policy_effective_freep) PolicyEffective *leff = NULL;
+        assert_int_equal(policy_effective(low, NULL, &leff), 0);
+        SchedConfig *none = NULL;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(sched_config_new(f->t, leff, NULL, &none, &err), -EOPNOTSUPP);
+        assert_non_null(strstr(buf_str(&err), "MatchInterPodAffinity"));
+        assert_non_null(strstr(buf_str(&err), "SelectorSpreadPriority"));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_nodes_to_find),
+                cmocka_unit_test_setup_teardown(test_failure_summary, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_short_circuit_and_all, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_no_nodes, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_percentage_and_rotation, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_rotation_window, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_ties, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_weights_and_single, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_extenders, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unimplemented_names, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_policy_file, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
