@@ -4,3 +4,4 @@ RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/source.c reconcilers/ren
                     reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
+$(eval $(call unit_test,test-reconcile,tests/unit/test-reconcile.c,reconcilers policy common))

@@ -525,6 +525,32 @@ static int copy_foreign_keys(const json_t *old, json_t *status) {
         return 0;
 }
 
+/* The diagnostics as status stores them: empty strings dropped (a document-level
+ * diagnostic has path ""; some API servers refuse "" in custom resources), at most the
+ * CRD's maxItems. New reference; NULL on ENOMEM. */
+static json_t *status_diagnostics(const json_t *diags) {
+        _cleanup_json_ json_t *list = json_array();
+        size_t i;
+        json_t *d;
+
+        if (!list)
+                return NULL;
+        json_array_foreach(diags, i, d) {
+                const char *k;
+                json_t *v;
+                if (i >= 256)
+                        break;
+                json_t *copy = json_object();
+                if (!copy || json_array_append_new(list, copy) < 0)
+                        return NULL;
+                json_object_foreach(d, k, v)
+                        if (!(json_is_string(v) && json_string_length(v) == 0) &&
+                            json_object_set(copy, k, v) < 0)
+                                return NULL;
+        }
+        return TAKE_PTR(list);
+}
+
 /* Parses an annotation holding compact JSON; NULL when absent or unparseable. */
 static json_t *annotation_json(const json_t *cm, const char *key) {
         const char *s = jstr(cm, "metadata", "annotations", key, NULL);
@@ -790,7 +816,8 @@ static int run(Pass *p) {
                              failed->number == target ? " (no earlier good revision to roll back to)" : "",
                              rolled_back_to > 0 ? "the rollback is in progress" : keeps, failed->number);
         else
-                r = asprintf(&degraded_msg, "%s", "");
+                r = asprintf(&degraded_msg, "%s", p->serving > 0 ? "the desired revision is running"
+                                                                : "nothing has failed");
         if (r < 0)
                 return -ENOMEM;
         truncate_message(degraded_msg, RECONCILE_MAX_MESSAGE);
@@ -833,8 +860,7 @@ static int run(Pass *p) {
         }
         if (!want.valid) {
                 json_t *rej = json_pack("{s:O, s:s, s:s, s:o}", "source", want.source, "reason", want.reason,
-                                        "message", want.message, "diagnostics",
-                                        want.diagnostics ? json_deep_copy(want.diagnostics) : json_array());
+                                        "message", want.message, "diagnostics", status_diagnostics(want.diagnostics));
                 if (jset_new(status, "rejected", rej) < 0)
                         return -ENOMEM;
         }
@@ -862,7 +888,10 @@ static int run(Pass *p) {
         }
 
         if (!p->old_status || !json_equal(status, p->old_status)) {
-                json_t *diff = merge_patch_diff(p->old_status ? p->old_status : json_object(), status);
+                _cleanup_json_ json_t *empty = json_object();
+                if (!empty)
+                        return -ENOMEM;
+                json_t *diff = merge_patch_diff(p->old_status ? p->old_status : empty, status);
                 json_t *patch = diff ? json_pack("{s:o}", "status", diff) : NULL;
                 const char *rv = jstr(p->in->scheduler, "metadata", "resourceVersion", NULL);
                 if (patch && rv && jset_new(patch, "metadata", json_pack("{s:s}", "resourceVersion", rv)) < 0) {

@@ -21,22 +21,28 @@ void desired_done(Desired *d) {
         *d = (Desired) {};
 }
 
-/* Diagnostic codes that mean the text is not a readable document at all (as opposed to a
- * readable document breaking a rule). */
-static bool is_parse_code(const char *code) {
-        static const char *const parse_codes[] = {
-                "syntax-error", "input-too-large", "nesting-too-deep", "invalid-utf8",
-                "invalid-encoding", "empty-document", "not-an-object",
-        };
-        if (!code)
+/* Whether a diagnostic means the text is not a readable Policy document at all (broken
+ * JSON/YAML, too big or too deep, or a document that is not a mapping), as opposed to a
+ * readable document breaking a rule. */
+static bool is_parse_error(const PolicyDiag *d) {
+        static const char *const parse_codes[] = { "syntax-error", "input-too-large", "nesting-too-deep" };
+
+        if (d->severity != POLICY_SEVERITY_ERROR || !d->code)
                 return false;
         for (size_t i = 0; i < ELEMENTSOF(parse_codes); i++)
-                if (strcmp(code, parse_codes[i]) == 0)
+                if (strcmp(d->code, parse_codes[i]) == 0)
                         return true;
-        return false;
+        return strcmp(d->code, "wrong-type") == 0 && (!d->path || d->path[0] == '\0');
+}
+
+static void trim_trailing_space(char *s) {
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+                s[--n] = '\0';
 }
 
 static int set_failure(Desired *d, const char *reason, char *message) {
+        trim_trailing_space(message);
         truncate_message(message, RECONCILE_MAX_MESSAGE);
         d->valid = false;
         d->reason = reason;
@@ -89,7 +95,7 @@ static int judge(Desired *d, const char *text, size_t len, bool from_configmap, 
         if (!p) {
                 bool parse = false;
                 for (size_t i = 0; i < diags.n; i++)
-                        if (diags.items[i].severity == POLICY_SEVERITY_ERROR && is_parse_code(diags.items[i].code))
+                        if (is_parse_error(&diags.items[i]))
                                 parse = true;
                 d->diagnostics = policy_diags_to_json(&diags);
                 if (!d->diagnostics) {
@@ -129,8 +135,9 @@ static int judge(Desired *d, const char *text, size_t len, bool from_configmap, 
 
         r = describe_source(d, &msg);
         if (r >= 0)
-                r = buf_printf(&msg, " is valid: %zu predicates, %zu priorities",
-                               json_array_size(d->predicates), json_array_size(d->priorities));
+                r = buf_printf(&msg, " is valid: %zu predicate%s, %zu priorit%s",
+                               json_array_size(d->predicates), json_array_size(d->predicates) == 1 ? "" : "s",
+                               json_array_size(d->priorities), json_array_size(d->priorities) == 1 ? "y" : "ies");
         if (r >= 0 && ignored_profile)
                 r = buf_printf(&msg, "; spec.profile %s is ignored because spec.policy.name is set",
                                ignored_profile);
@@ -144,6 +151,7 @@ static int judge(Desired *d, const char *text, size_t len, bool from_configmap, 
                 r = -ENOMEM;
                 goto out;
         }
+        trim_trailing_space(d->message);
         truncate_message(d->message, RECONCILE_MAX_MESSAGE);
         d->valid = true;
         d->reason = "AsExpected";
