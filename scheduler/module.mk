@@ -12,3 +12,4 @@ $(eval $(call unit_test,test-sched-predicates,tests/unit/test-sched-predicates.c
 $(eval $(call unit_test,test-sched-priorities,tests/unit/test-sched-priorities.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-algo,tests/unit/test-sched-algo.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-cache,tests/unit/test-sched-cache.c,$(SCHED_TEST_LIBS)))
+$(eval $(call unit_test,test-sched-queue,tests/unit/test-sched-queue.c,$(SCHED_TEST_LIBS)))

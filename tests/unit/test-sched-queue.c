@@ -1,0 +1,221 @@
+/* SchedQueue with a fake clock: ordering, backoff doubling and cap, unschedulable pods moved
+ * on cluster changes and after 60 s, move requests during an attempt, deletes and updates. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "scheduler/sched-queue.h"
+#include "scheduler/sched-testlib.h"
+
+#define SEC 1000000LL
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedQueue *q;
+        int64_t now;
+} Fx;
+
+static int64_t fake_clock(void *userdata) {
+        return ((Fx *) userdata)->now;
+}
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->now = 1000 * SEC;
+        f->q = sched_queue_new(fake_clock, f);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_queue_free(f->q);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+static void add(Fx *f, const char *name, int priority, const char *created) {
+        char spec[64], meta[96];
+        snprintf(spec, sizeof spec, "'priority':%d", priority);
+        snprintf(meta, sizeof meta, "'creationTimestamp':'%s'", created);
+        SchedPod *p = tl_pod(f->t, name, "", "", spec, meta);
+        assert_non_null(p);
+        assert_int_equal(sched_queue_add(f->q, p), 0);
+        sched_pod_unref(p);
+}
+
+/* Pops and returns the pod's name (static buffer), or NULL. */
+static const char *pop(Fx *f) {
+        static char name[64];
+        SchedPod *p = sched_queue_pop(f->q);
+        if (!p)
+                return NULL;
+        snprintf(name, sizeof name, "%s", p->name);
+        sched_pod_unref(p);
+        return name;
+}
+
+static const char *uid(const char *name) {
+        static char buf[64];
+        snprintf(buf, sizeof buf, "uid-%s", name);
+        return buf;
+}
+
+static void test_order(void **state) {
+        Fx *f = *state;
+        add(f, "low-old", 0, "1970-01-01T00:01:00Z");
+        add(f, "high-new", 100, "1970-01-01T00:05:00Z");
+        add(f, "low-older", 0, "1970-01-01T00:00:30Z");
+        add(f, "high-old", 100, "1970-01-01T00:02:00Z");
+        add(f, "neg", -5, "1970-01-01T00:00:01Z");
+        const char *want[] = { "high-old", "high-new", "low-older", "low-old", "neg" };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                assert_string_equal(pop(f), want[i]);
+        assert_null(pop(f));
+        SchedQueueStats st;
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.in_flight, 5);
+        /* a priority change re-sorts a waiting pod */
+        add(f, "a", 1, "1970-01-01T00:00:01Z");
+        add(f, "b", 2, "1970-01-01T00:00:01Z");
+        add(f, "a", 3, "1970-01-01T00:00:01Z");
+        assert_string_equal(pop(f), "a");
+}
+
+static void test_backoff(void **state) {
+        Fx *f = *state;
+        add(f, "p", 0, "1970-01-01T00:00:01Z");
+        int64_t want[] = { 1, 2, 4, 8, 10, 10 };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                assert_string_equal(pop(f), "p");
+                assert_int_equal(sched_queue_attempts(f->q, uid("p")), i + 1);
+                assert_int_equal(sched_queue_failed(f->q, uid("p"), false), 0); /* error: backoff */
+                assert_int_equal(sched_queue_next_wakeup(f->q), f->now + want[i] * SEC);
+                f->now += want[i] * SEC - 1;
+                assert_null(pop(f));
+                f->now += 1;
+        }
+        assert_string_equal(pop(f), "p");
+        assert_int_equal(sched_queue_done(f->q, uid("p")), 0);
+        assert_int_equal(sched_queue_done(f->q, uid("p")), -ENOENT);
+        assert_int_equal(sched_queue_next_wakeup(f->q), INT64_MAX);
+}
+
+static void test_unschedulable_moves(void **state) {
+        Fx *f = *state;
+        add(f, "p", 0, "1970-01-01T00:00:01Z");
+        add(f, "q", 0, "1970-01-01T00:00:02Z");
+        assert_string_equal(pop(f), "p");
+        assert_string_equal(pop(f), "q");
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        assert_int_equal(sched_queue_failed(f->q, uid("q"), true), 0);
+        SchedQueueStats st;
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.unschedulable, 2);
+        /* unschedulable pods wait for a change, even after their backoff */
+        f->now += 5 * SEC;
+        assert_null(pop(f));
+        /* a change: backoff over -> active */
+        sched_queue_move_all(f->q);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.active, 2);
+        assert_string_equal(pop(f), "p");
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0); /* attempt 2: 2 s backoff */
+        /* a change within the backoff: -> backoff, released when it expires */
+        f->now += SEC;
+        sched_queue_move_all(f->q);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.backoff, 1);
+        assert_string_equal(pop(f), "q");
+        assert_null(pop(f));
+        f->now += SEC;
+        assert_string_equal(pop(f), "p");
+}
+
+static void test_move_during_attempt_and_timeout(void **state) {
+        Fx *f = *state;
+        add(f, "p", 0, "1970-01-01T00:00:01Z");
+        assert_string_equal(pop(f), "p");
+        /* the cluster changed while p was being scheduled: it must not sleep in unschedulable */
+        sched_queue_move_all(f->q);
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        SchedQueueStats st;
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.backoff, 1);
+        f->now += SEC;
+        assert_string_equal(pop(f), "p");
+        /* no change at all: back after 60 s anyway */
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.unschedulable, 1);
+        assert_int_equal(sched_queue_next_wakeup(f->q), f->now + 60 * SEC + 1);
+        f->now += 60 * SEC;
+        assert_null(pop(f));
+        f->now += 1;
+        assert_string_equal(pop(f), "p");
+}
+
+static void test_delete_and_update(void **state) {
+        Fx *f = *state;
+        add(f, "a", 0, "1970-01-01T00:00:01Z");
+        add(f, "b", 0, "1970-01-01T00:00:02Z");
+        add(f, "c", 0, "1970-01-01T00:00:03Z");
+        assert_int_equal(sched_queue_delete(f->q, uid("b")), 0);
+        assert_int_equal(sched_queue_delete(f->q, uid("b")), -ENOENT);
+        assert_string_equal(pop(f), "a");
+        /* deleted while in flight: dropped when the attempt ends */
+        assert_int_equal(sched_queue_delete(f->q, uid("a")), 0);
+        assert_int_equal(sched_queue_failed(f->q, uid("a"), true), 0);
+        assert_int_equal(sched_queue_attempts(f->q, uid("a")), 0);
+        assert_string_equal(pop(f), "c");
+        assert_int_equal(sched_queue_failed(f->q, uid("c"), true), 0);
+        /* an update to an unschedulable pod moves it on (here: still backing off) */
+        add(f, "c", 0, "1970-01-01T00:00:03Z");
+        SchedQueueStats st;
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.backoff, 1);
+        assert_int_equal(st.unschedulable, 0);
+        assert_int_equal(sched_queue_delete(f->q, uid("c")), 0);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.active + st.backoff + st.unschedulable + st.in_flight, 0);
+        /* pods without a uid are refused */
+        SchedPod *p = sched_pod_new();
+        assert_int_equal(sched_queue_add(f->q, p), -EINVAL);
+        sched_pod_unref(p);
+}
+
+static void test_many(void **state) {
+        Fx *f = *state;
+        for (int i = 0; i < 5000; i++) {
+                char name[16], ts[32];
+                snprintf(name, sizeof name, "p%05d", i);
+                snprintf(ts, sizeof ts, "1970-01-01T00:%02d:%02dZ", (4999 - i) / 60 % 60, (4999 - i) % 60);
+                add(f, name, i % 3, ts);
+        }
+        int last_prio = INT32_MAX;
+        for (int i = 0; i < 5000; i++) {
+                SchedPod *p = sched_queue_pop(f->q);
+                assert_non_null(p);
+                assert_true(p->priority <= last_prio);
+                last_prio = p->priority;
+                assert_int_equal(sched_queue_done(f->q, p->uid), 0);
+                sched_pod_unref(p);
+        }
+        assert_null(pop(f));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_order, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_backoff, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unschedulable_moves, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_move_during_attempt_and_timeout, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_delete_and_update, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
