@@ -13,3 +13,4 @@ $(eval $(call unit_test,test-sched-priorities,tests/unit/test-sched-priorities.c
 $(eval $(call unit_test,test-sched-algo,tests/unit/test-sched-algo.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-cache,tests/unit/test-sched-cache.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-queue,tests/unit/test-sched-queue.c,$(SCHED_TEST_LIBS)))
+$(eval $(call unit_test,test-sched-json,tests/unit/test-sched-json.c,$(SCHED_TEST_LIBS)))
