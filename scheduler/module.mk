@@ -14,3 +14,5 @@ $(eval $(call unit_test,test-sched-algo,tests/unit/test-sched-algo.c,$(SCHED_TES
 $(eval $(call unit_test,test-sched-cache,tests/unit/test-sched-cache.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-queue,tests/unit/test-sched-queue.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-json,tests/unit/test-sched-json.c,$(SCHED_TEST_LIBS)))
+
+$(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
