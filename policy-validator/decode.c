@@ -21,6 +21,7 @@ typedef struct Decoder {
         PolicyDiags *diags;
         PPath path;
         int error;      /* -ENOMEM once an allocation failed */
+        bool nocase;    /* inside an extender: keys match case-insensitively */
 } Decoder;
 
 typedef enum FieldKind {
@@ -196,10 +197,19 @@ static void decode_object(Decoder *d, const PNode *obj, const Field *fields, siz
         }
 }
 
+static const PNode *get_nocase(const PNode *obj, const char *key) {
+        for (const PNode *c = obj->child; c; c = c->next)
+                if (strcasecmp(c->key, key) == 0)
+                        return c;
+        return NULL;
+}
+
 static void require(Decoder *d, const PNode *obj, const char *key, const char *what, const char *hint) {
         if (obj->type != PNODE_OBJECT)
                 return;
         const PNode *m = pnode_get(obj, key);
+        if (!m && d->nocase)
+                m = get_nocase(obj, key);
         if (m && m->type != PNODE_NULL)
                 return;
         size_t saved = ppath_key(&d->path, key);
@@ -526,7 +536,6 @@ static void f_priorities(Decoder *d, const PNode *v, void *t) {
                 PolicyPriority *pr = &p->priorities[p->n_priorities++];
                 pr->pos = c->pos;
                 pr->name_pos = c->pos;
-                pr->weight_pos = c->pos;
                 decode_object(d, c, priority_fields, ELEMENTSOF(priority_fields), pr, "a priority", false, NULL);
                 require(d, c, "name", "a priority", NULL);
                 resolve_priority(pr);
@@ -630,8 +639,10 @@ static void f_extenders(Decoder *d, const PNode *v, void *t) {
                 PolicyExtender *e = &p->extenders[p->n_extenders++];
                 e->pos = c->pos;
                 e->url_prefix_pos = e->weight_pos = e->bind_verb_pos = e->prioritize_verb_pos = c->pos;
+                d->nocase = true;
                 decode_object(d, c, extender_fields, ELEMENTSOF(extender_fields), e, "an extender", true, NULL);
                 require(d, c, "urlPrefix", "an extender", "the extender's base URL, e.g. http://127.0.0.1:8888/scheduler");
+                d->nocase = false;
                 ppath_pop(&d->path, saved);
         }
 }

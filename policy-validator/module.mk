@@ -16,3 +16,5 @@ $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))
 
 $(eval $(call program,policy-validator,policy-validator/main.c,policy common))
 MANPAGES += policy-validator/policy-validator.1
+
+$(eval $(call unit_test,test-policy,tests/unit/test-policy.c,policy common))

@@ -301,6 +301,9 @@ static int json_string(JsonParser *p, const char **ret, size_t *ret_len, uint32_
                         p->i++;
                         break;
                 }
+                if (c == '\n')
+                        return json_error(p, start, "unterminated string (a line break inside a string must be "
+                                                    "written \\n)");
                 if (c < 0x20)
                         return json_error(p, p->i, "control character (byte 0x%02x) inside a string; escape it", c);
                 if (c == '\\') {

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/macro.h"
 
@@ -49,7 +50,17 @@ const char *policy_closest(const char *name, const char *const *candidates, size
                         best = candidates[i];
                 }
         }
-        return best;
+        if (best || len < 5)
+                return best;
+        /* A truncated or extended name ("LeastRequested" for "LeastRequestedPriority"). */
+        for (size_t i = 0; i < n; i++) {
+                if (!candidates[i])
+                        continue;
+                size_t cl = strlen(candidates[i]);
+                if (cl >= len ? strncasecmp(candidates[i], name, len) == 0 : strncasecmp(candidates[i], name, cl) == 0 && cl >= 5)
+                        return candidates[i];
+        }
+        return NULL;
 }
 
 bool policy_custom_name_valid(const char *name) {

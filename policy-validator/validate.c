@@ -113,6 +113,7 @@ static void resource_dup(Checker *c, const void *ctx, size_t first, size_t dup) 
         const PolicyArgument *a = ctx;
         size_t saved = c->path.len;
         ppath_index(&c->path, dup);
+        ppath_key(&c->path, "name");
         perr(c->diags, "duplicate-resource", pick(a->resources[dup].name_pos, a->resources[dup].pos), c->path.buf,
              "resource \"%s\" is listed twice (also resources[%zu]); give each resource one weight",
              a->resources[dup].name, first);
@@ -131,7 +132,8 @@ static void check_rtc(Checker *c, const PolicyArgument *a) {
                 if (pt->utilization < 0 || pt->utilization > 100)
                         perr(c->diags, "shape-utilization-range", pick(pt->utilization_pos, pt->pos), c->path.buf,
                              "utilization %" PRId64 " is outside 0..100", pt->utilization);
-                else if (i > 0 && pt->utilization <= a->shape[i - 1].utilization)
+                else if (i > 0 && pt->utilization <= a->shape[i - 1].utilization && !(pt->pos.line && !pt->utilization_pos.line) &&
+                         a->shape[i - 1].utilization >= 0 && a->shape[i - 1].utilization <= 100)
                         perr(c->diags, "shape-utilization-order", pick(pt->utilization_pos, pt->pos), c->path.buf,
                              "utilization %" PRId64 " does not increase (the previous point has %" PRId64
                              "); shape points must be in strictly increasing utilization order",
@@ -215,6 +217,14 @@ static void check_name(Checker *c, PolicyRegistryType type, const char *list, si
         const char *path = path_of(c, list, i, "name");
         if (!name)
                 return; /* missing: reported by the decoder */
+        if (!*name) {
+                perr(c->diags, "invalid-name", pos, path, "the %s name is empty", what);
+                return;
+        }
+        /* An argument object that could not be read (empty, or only unknown members) is
+         * reported on its own; calling the name unknown as well would only add noise. */
+        if (arg->kind == POLICY_ARG_NONE && arg->pos.line > 0)
+                return;
         bool alias = false;
         const PolicyRegistryEntry *e = type == POLICY_REGISTRY_PREDICATE ? policy_registry_find_predicate(name, &alias)
                                                                          : policy_registry_find_priority(name, &alias);
@@ -381,7 +391,9 @@ static void check_priorities(Checker *c, const Policy *p, int64_t *total) {
                                 check_argument(c, &pr->argument);
                 }
                 const char *wpath = path_of(c, "priorities", i, "weight");
-                if (!pr->has_weight)
+                if (!pr->has_weight && (!pr->name || pr->weight_pos.line))
+                        ; /* a broken entry or a badly typed weight: already reported */
+                else if (!pr->has_weight)
                         perr(c->diags, "weight-required", pos, wpath,
                              "priority %s needs a weight (a positive integer)", pr->name ?: "");
                 else if (pr->weight <= 0 || pr->weight >= POLICY_MAX_WEIGHT)
