@@ -27,6 +27,10 @@ struct SchedAlgo {
         const SchedExtender *extenders;
         uint32_t n_extenders;
 
+        /* the predicates that can fail for the current pod */
+        const SchedPredicate **plan;
+        uint32_t n_plan;
+
         /* scratch, grown to the node count */
         SchedNodeInfo **feasible;
         int64_t *totals, *scores;
@@ -50,6 +54,11 @@ SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_u
         a->rand_userdata = rand_userdata;
         a->rng = 1;
         a->strtab = cfg->strtab;
+        a->plan = calloc(cfg->n_predicates ? cfg->n_predicates : 1, sizeof(*a->plan));
+        if (!a->plan) {
+                free(a);
+                return NULL;
+        }
         return a;
 }
 
@@ -62,6 +71,7 @@ void sched_algo_free(SchedAlgo *a) {
         free(a->keep);
         free(a->ext_reasons);
         free(a->hist);
+        free(a->plan);
         free(a);
 }
 
@@ -158,13 +168,12 @@ static void hist_add(SchedAlgo *a, const SchedReason *r) {
         a->hist[a->n_hist++] = (HistEntry) { .reason = *r, .count = 1 };
 }
 
-static bool run_predicates(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
-        const SchedConfig *cfg = cy->cfg;
+static bool run_predicates(const SchedAlgo *a, const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
         bool fits = true;
-        for (uint32_t i = 0; i < cfg->n_predicates; i++)
-                if (!sched_predicate_run(cy, &cfg->predicates[i], ni, out)) {
+        for (uint32_t i = 0; i < a->n_plan; i++)
+                if (!sched_predicate_run(cy, a->plan[i], ni, out)) {
                         fits = false;
-                        if (!cfg->always_check_all)
+                        if (!cy->cfg->always_check_all)
                                 break;
                 }
         return fits;
@@ -209,18 +218,24 @@ static int run_extender_filters(SchedAlgo *a, const SchedPod *pod, uint32_t *n_f
         return 0;
 }
 
-static void score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
+/* Fills totals[]; returns the part every node shares (constant priorities), kept apart so
+ * it costs nothing per node and is added to the winner's score only. */
+static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
         const SchedConfig *cfg = a->cfg;
-        int64_t *totals = a->totals, *scores = a->scores;
+        int64_t *totals = a->totals, *scores = a->scores, offset = 0;
         if (cfg->n_priorities == 0 && a->n_extenders == 0) {
                 for (uint32_t i = 0; i < n; i++)
                         totals[i] = 1;
-                return;
+                return 0;
         }
         memset(totals, 0, n * sizeof(*totals));
         for (uint32_t p = 0; p < cfg->n_priorities; p++) {
                 const SchedPriority *prio = &cfg->priorities[p];
-                sched_priority_run(cy, prio, a->feasible, n, scores);
+                int64_t constant;
+                if (sched_priority_run(cy, prio, a->feasible, n, scores, &constant)) {
+                        offset += constant * prio->weight;
+                        continue;
+                }
                 for (uint32_t i = 0; i < n; i++)
                         totals[i] += scores[i] * prio->weight;
         }
@@ -234,6 +249,7 @@ static void score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
                 for (uint32_t i = 0; i < n; i++)
                         totals[i] += scores[i] * x->weight;
         }
+        return offset;
 }
 
 int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret) {
@@ -261,6 +277,11 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
         };
 
+        a->n_plan = 0;
+        for (uint32_t i = 0; i < a->cfg->n_predicates; i++)
+                if (sched_predicate_needed(&cy, &a->cfg->predicates[i]))
+                        a->plan[a->n_plan++] = &a->cfg->predicates[i];
+
         uint32_t want = sched_nodes_to_find(a->cfg->percentage, n_all);
         uint32_t start = a->next_start % n_all, n_feasible = 0, processed = 0;
         SchedReasons reasons;
@@ -271,7 +292,7 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 SchedNodeInfo *ni = nodes[idx];
                 reasons.n = 0;
                 processed++;
-                if (run_predicates(&cy, ni, &reasons))
+                if (run_predicates(a, &cy, ni, &reasons))
                         a->feasible[n_feasible++] = ni;
                 else
                         for (uint32_t k = 0; k < reasons.n; k++)
@@ -296,7 +317,7 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 return 0;
         }
 
-        score_nodes(a, &cy, n_feasible);
+        int64_t offset = score_nodes(a, &cy, n_feasible);
 
         /* selectHost: reservoir sampling over the maxima */
         uint32_t best = 0, ties = 1;
@@ -311,7 +332,7 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 }
         }
         res.node = a->feasible[best]->node->name;
-        res.score = a->totals[best];
+        res.score = a->totals[best] + offset;
         *ret = res;
         return 0;
 }

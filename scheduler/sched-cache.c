@@ -36,6 +36,7 @@ struct SchedCache {
         uint32_t n_assumed, assumed_cap;
         int64_t ttl_usec;
         uint64_t generation;
+        uint32_t n_avoid_nodes;
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
@@ -113,6 +114,10 @@ SchedStrtab *sched_cache_strtab(const SchedCache *c) {
 
 uint64_t sched_cache_generation(const SchedCache *c) {
         return c->generation;
+}
+
+uint32_t sched_cache_n_avoid_nodes(const SchedCache *c) {
+        return c->n_avoid_nodes;
 }
 
 uint32_t sched_cache_n_pods(const SchedCache *c) {
@@ -247,12 +252,15 @@ int sched_cache_add_node(SchedCache *c, SchedNode *node) {
         r = images_count(c, n, +1);
         if (r < 0)
                 return r;
+        c->n_avoid_nodes += n->n_avoid > 0;
         if (ni->node) {
+                c->n_avoid_nodes -= ni->node->n_avoid > 0;
                 (void) images_count(c, ni->node, -1);
                 sched_node_free((SchedNode *) ni->node);
         } else {
                 r = order_insert(c, ni);
                 if (r < 0) {
+                        c->n_avoid_nodes -= n->n_avoid > 0;
                         (void) images_count(c, n, -1);
                         info_release(c, ni, n->name);
                         return r;
@@ -269,6 +277,7 @@ int sched_cache_remove_node(SchedCache *c, SchedStr name) {
         if (!ni || !ni->node)
                 return -ENOENT;
         order_remove(c, ni);
+        c->n_avoid_nodes -= ni->node->n_avoid > 0;
         (void) images_count(c, ni->node, -1);
         sched_node_free((SchedNode *) ni->node);
         ni->node = NULL;

@@ -92,6 +92,9 @@ SchedNodeInfo *const *sched_cache_nodes(const SchedCache *c, uint32_t *ret_n);
 const SchedNodeInfo *sched_cache_node_by_name(const SchedCache *c, SchedStr name);
 /* How many current nodes have an image (by normalized name id); for ImageLocalityPriority. */
 uint32_t sched_cache_image_nodes(const SchedCache *c, SchedStr image);
+/* How many current nodes carry a preferAvoidPods annotation (NodePreferAvoidPods is constant
+ * when none does). */
+uint32_t sched_cache_n_avoid_nodes(const SchedCache *c);
 /* Number of pods tracked (assumed included). */
 uint32_t sched_cache_n_pods(const SchedCache *c);
 /* A counter bumped on every node add/update/remove and pod removal: the queue uses it to

@@ -112,6 +112,14 @@ typedef struct SchedCycle {
 bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                          SchedReasons *out);
 
-/* Scores n feasible nodes 0..10 for one priority (normalization included) into scores. */
-void sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
-                        uint32_t n, int64_t *scores);
+/* Whether predicate p can fail at all for this pod (HostName without spec.nodeName, ports
+ * without host ports, a selector predicate without selector or required affinity cannot), so
+ * the algorithm drops it from the pod's plan instead of calling it on every node. */
+bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p);
+
+/* Scores n feasible nodes 0..10 for one priority (normalization included) into scores.
+ * Returns true instead, with the score in *ret_constant and scores untouched, when every node
+ * scores the same for this pod (e.g. NodeAffinity without preferred terms), so the caller can
+ * skip the per-node work: a constant never changes the ranking. */
+bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                        uint32_t n, int64_t *scores, int64_t *ret_constant);

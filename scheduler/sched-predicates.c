@@ -96,6 +96,20 @@ static bool labels_presence(const SchedPredicate *p, const SchedNode *n) {
         return true;
 }
 
+bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        const SchedPod *pod = cy->pod;
+        switch (p->kind) {
+        case SCHED_PK_HOST_NAME:
+                return pod->node_name != 0;
+        case SCHED_PK_HOST_PORTS:
+                return pod->n_ports > 0;
+        case SCHED_PK_NODE_SELECTOR:
+                return pod->n_node_selector > 0 || pod->has_required_affinity;
+        default:
+                return true;
+        }
+}
+
 bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                          SchedReasons *out) {
         const SchedNode *n = ni->node;

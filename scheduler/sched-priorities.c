@@ -207,8 +207,41 @@ static int64_t requested_to_capacity(const SchedCycle *cy, const SchedPriority *
         return (score100 + 5) / 10;
 }
 
-void sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
-                        uint32_t n, int64_t *scores) {
+/* Every node scores the same for this pod: no per-node work needed. */
+static bool constant_score(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+        const SchedPod *pod = cy->pod;
+        switch (p->id) {
+        case POLICY_PRIO_NODE_AFFINITY:
+                for (uint32_t i = 0; i < pod->n_preferred; i++)
+                        if (pod->preferred[i].weight != 0 && !pod->preferred[i].term.invalid &&
+                            pod->preferred[i].term.n_exprs > 0)
+                                return false;
+                *ret = 0;
+                return true;
+        case POLICY_PRIO_NODE_PREFER_AVOID_PODS:
+                if (pod->owner_kind && (pod->owner_kind == cy->cfg->kind_rc || pod->owner_kind == cy->cfg->kind_rs) &&
+                    sched_cache_n_avoid_nodes(cy->cache) > 0)
+                        return false;
+                *ret = MAX_SCORE;
+                return true;
+        case POLICY_PRIO_IMAGE_LOCALITY:
+                for (uint32_t i = 0; i < pod->n_images; i++)
+                        if (sched_cache_image_nodes(cy->cache, pod->images[i]) > 0)
+                                return false;
+                *ret = 0;
+                return true;
+        case POLICY_PRIO_EQUAL:
+                *ret = 1;
+                return true;
+        default:
+                return false;
+        }
+}
+
+bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                        uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        if (constant_score(cy, p, ret_constant))
+                return true;
         switch (p->id) {
         case POLICY_PRIO_LEAST_REQUESTED:
                 for (uint32_t i = 0; i < n; i++) {
@@ -230,7 +263,7 @@ void sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeI
                 break;
         case POLICY_PRIO_NODE_AFFINITY:
                 for (uint32_t i = 0; i < n; i++)
-                        scores[i] = cy->pod->n_preferred ? node_affinity(cy, nodes[i]->node) : 0;
+                        scores[i] = node_affinity(cy, nodes[i]->node);
                 normalize(scores, n, false);
                 break;
         case POLICY_PRIO_TAINT_TOLERATION:
@@ -257,10 +290,10 @@ void sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeI
                 for (uint32_t i = 0; i < n; i++)
                         scores[i] = requested_to_capacity(cy, p, nodes[i]);
                 break;
-        case POLICY_PRIO_EQUAL:
         default:
                 for (uint32_t i = 0; i < n; i++)
                         scores[i] = 1;
                 break;
         }
+        return false;
 }
