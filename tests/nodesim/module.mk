@@ -1,5 +1,10 @@
-# nodesim: the node and kubelet simulator (see tests/nodesim/nodesim.c). Its modules form a
-# static library so the unit tests (tests/unit/test-nodesim*.c) link the same code.
+# nodesim: the node and kubelet simulator (tests/nodesim/nodesim.c) and testapp, the small
+# program the smoke test runs as a pod. nodesim's pure modules form a static library so
+# the unit tests (tests/unit/test-nodesim*.c) link the same code.
 NODESIM_SRCS := tests/nodesim/util.c tests/nodesim/options.c tests/nodesim/render.c \
-                tests/nodesim/ipalloc.c tests/nodesim/expand.c tests/nodesim/volumes.c
+                tests/nodesim/ipalloc.c tests/nodesim/expand.c tests/nodesim/volumes.c \
+                tests/nodesim/logfile.c tests/nodesim/spawn.c tests/nodesim/probe.c
 $(eval $(call static_lib,nodesim,$(NODESIM_SRCS)))
+$(eval $(call program,nodesim,tests/nodesim/nodesim.c tests/nodesim/nodes.c tests/nodesim/pods.c \
+        tests/nodesim/kubelet.c,nodesim kube common))
+$(eval $(call program,testapp,tests/nodesim/testapp.c,nodesim))
