@@ -5,3 +5,4 @@ RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/source.c reconcilers/ren
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
 $(eval $(call unit_test,test-reconcile,tests/unit/test-reconcile.c,reconcilers policy common))
+$(eval $(call unit_test,test-reconcile-parts,tests/unit/test-reconcile-parts.c,reconcilers policy common))

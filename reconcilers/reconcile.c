@@ -434,7 +434,7 @@ static int emit_events(Pass *p) {
 
 /* ---- status -------------------------------------------------------------------------- */
 
-static int available_condition(Pass *p, ConditionSpec *c, char **ret_msg) {
+static int available_condition(Pass *p, bool deployment_exists, ConditionSpec *c, char **ret_msg) {
         const json_t *pods = p->in->pods;
         _cleanup_buf_ Buf b;
         size_t i, ready = 0;
@@ -477,7 +477,7 @@ static int available_condition(Pass *p, ConditionSpec *c, char **ret_msg) {
 
         int r;
         if (ready == 0)
-                r = buf_puts(&b, p->in->deployment ? "no policy-scheduler pod is ready"
+                r = buf_puts(&b, deployment_exists ? "no policy-scheduler pod is ready"
                                                    : "no policy-scheduler pod is ready: the Deployment does not exist");
         else {
                 r = buf_printf(&b, "%zu policy-scheduler pod%s ready (", ready, ready == 1 ? "" : "s");
@@ -785,15 +785,22 @@ static int run(Pass *p) {
                              p->deployed, jint(p->in->deployment, 0, "status", "updatedReplicas", NULL),
                              jint(p->in->deployment, 1, "spec", "replicas", NULL),
                              jint(p->in->deployment, 0, "status", "availableReplicas", NULL));
+        else if (p->rollout == ROLLOUT_FAILED)
+                r = asprintf(&progress_msg, "the rollout of revision %" PRId64 " stopped: it did not become "
+                             "available within %" PRId64 "s", p->deployed, p->cfg->progress_deadline_s);
         else if (p->serving > 0)
                 r = asprintf(&progress_msg, "revision %" PRId64 " is rolled out", p->serving);
         else
                 r = asprintf(&progress_msg, "no rollout in progress");
         if (r < 0)
                 return -ENOMEM;
-        conds[1] = (ConditionSpec) { "Progressing", progressing, progressing ? "RollingOut" : "AsExpected", progress_msg };
+        conds[1] = (ConditionSpec) { "Progressing", progressing,
+                                     progressing                       ? "RollingOut"
+                                     : p->rollout == ROLLOUT_FAILED    ? "RolloutFailed"
+                                                                       : "AsExpected",
+                                     progress_msg };
 
-        r = available_condition(p, &conds[2], &avail_msg);
+        r = available_condition(p, p->in->deployment || rolling_now, &conds[2], &avail_msg);
         if (r < 0)
                 return r;
 

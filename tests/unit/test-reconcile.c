@@ -925,6 +925,44 @@ static void test_rollback_after_progress_deadline(void **state) {
         world_free(w);
 }
 
+static void test_first_rollout_fails_then_recovers(void **state) {
+        World *w = world_new();
+        set_scheduler(w, "{}");
+        ReconcileOutput *o = pass(w);
+        apply(w, o);
+        reconcile_output_free(o);
+        rollout(w, false);
+        w->now += 600;
+        o = pass(w);
+        /* Nothing to roll back to: the revision is marked, the Deployment stays. */
+        assert_non_null(find_action(o, RECONCILE_PATCH, "configmaps"));
+        assert_int_equal(count_actions(o, RECONCILE_UPDATE, NULL), 0);
+        assert_true(has_event(o, "RolloutFailed"));
+        assert_false(has_event(o, "RolledBack"));
+        assert_condition(o->status, "Degraded", "True", "RolloutFailed");
+        assert_contains(condition_message(o->status, "Degraded"), "no earlier good revision");
+        assert_condition(o->status, "Progressing", "False", "RolloutFailed");
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_settled(w);
+
+        /* The pods come up after all: the mark is cleared and Degraded goes away. */
+        rollout(w, true);
+        o = pass(w);
+        const ReconcileAction *unmark = find_action(o, RECONCILE_PATCH, "configmaps");
+        assert_non_null(unmark);
+        assert_true(json_is_null(json_object_get(json_object_get(json_object_get(unmark->body, "metadata"), "annotations"),
+                                                 "scheduler.openshift.io/rollout-failed")));
+        assert_true(has_event(o, "RolloutComplete"));
+        assert_condition(o->status, "Degraded", "False", "AsExpected");
+        assert_condition(o->status, "Available", "True", "AsExpected");
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_settled(w);
+        assert_int_equal(status_revision(w), 1);
+        world_free(w);
+}
+
 static void test_deployment_deadline_condition_triggers_rollback(void **state) {
         World *w = installed();
         set_scheduler(w, "{\"profile\": \"NoScoring\"}");
@@ -1218,6 +1256,7 @@ int main(void) {
                 cmocka_unit_test(test_policy_wins_over_profile),
                 cmocka_unit_test(test_masters_schedulable_and_selector_render),
                 cmocka_unit_test(test_rollback_after_progress_deadline),
+                cmocka_unit_test(test_first_rollout_fails_then_recovers),
                 cmocka_unit_test(test_deployment_deadline_condition_triggers_rollback),
                 cmocka_unit_test(test_crash_between_writes),
                 cmocka_unit_test(test_drift_is_repaired),

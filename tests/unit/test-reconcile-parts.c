@@ -1,0 +1,305 @@
+/* The reconciler's building blocks on their own: merge-patch diffs, time and number
+ * parsing, message truncation, condition merging, rendering and bootstrap placement
+ * details that the scenario tests only reach indirectly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "reconcilers/internal.h"
+
+static json_t *J(const char *text) {
+        json_error_t err;
+        json_t *j = json_loads(text, JSON_DECODE_ANY, &err);
+        if (!j)
+                fail_msg("bad test JSON %s: %s", text, err.text);
+        return j;
+}
+
+static void assert_json(const json_t *got, const char *want_text) {
+        json_t *want = J(want_text);
+        if (!json_equal(got, want)) {
+                char *g = json_dumps(got, JSON_SORT_KEYS | JSON_ENCODE_ANY);
+                print_message("got  %s\nwant %s\n", g, want_text);
+                free(g);
+                json_decref(want);
+                fail();
+        }
+        json_decref(want);
+}
+
+static void test_merge_patch_diff(void **state) {
+        json_t *a = J("{\"x\": 1, \"gone\": \"y\", \"o\": {\"k\": 1, \"d\": 2}, \"arr\": [1, 2], \"same\": {\"z\": 1}}");
+        json_t *b = J("{\"x\": 2, \"o\": {\"k\": 1, \"n\": true}, \"arr\": [1], \"same\": {\"z\": 1}, \"new\": \"v\"}");
+        json_t *d = merge_patch_diff(a, b);
+        assert_json(d, "{\"x\": 2, \"gone\": null, \"o\": {\"d\": null, \"n\": true}, \"arr\": [1], \"new\": \"v\"}");
+        json_decref(d);
+
+        d = merge_patch_diff(b, b);
+        assert_json(d, "{}");
+        json_decref(d);
+
+        /* An object replacing a scalar is sent whole. */
+        json_t *c = J("{\"x\": {\"deep\": 1}}");
+        d = merge_patch_diff(a, c);
+        assert_json(json_object_get(d, "x"), "{\"deep\": 1}");
+        json_decref(d);
+        json_decref(a);
+        json_decref(b);
+        json_decref(c);
+}
+
+static void test_time(void **state) {
+        char buf[RECONCILE_TIME_SIZE];
+        int64_t t;
+
+        format_time(0, buf);
+        assert_string_equal(buf, "1970-01-01T00:00:00Z");
+        format_time(1790000000, buf);
+        assert_string_equal(buf, "2026-09-21T14:13:20Z");
+        assert_int_equal(parse_time(buf, &t), 0);
+        assert_int_equal(t, 1790000000);
+        assert_int_equal(parse_time("2026-09-21T14:13:20", &t), -EINVAL);
+        assert_int_equal(parse_time("2026-09-21T14:13:20Zjunk", &t), -EINVAL);
+        assert_int_equal(parse_time("", &t), -EINVAL);
+        assert_int_equal(parse_time(NULL, &t), -EINVAL);
+}
+
+static void test_parse_int64(void **state) {
+        int64_t v = -1;
+        assert_int_equal(parse_int64("42", 1, 100, &v), 0);
+        assert_int_equal(v, 42);
+        assert_int_equal(parse_int64("0", 0, 1, &v), 0);
+        assert_int_equal(v, 0);
+        v = 7;
+        assert_int_equal(parse_int64("007", 0, 100, &v), -EINVAL);
+        assert_int_equal(parse_int64("-1", -5, 5, &v), -EINVAL);
+        assert_int_equal(parse_int64("+1", 0, 5, &v), -EINVAL);
+        assert_int_equal(parse_int64(" 1", 0, 5, &v), -EINVAL);
+        assert_int_equal(parse_int64("1x", 0, 5, &v), -EINVAL);
+        assert_int_equal(parse_int64("", 0, 5, &v), -EINVAL);
+        assert_int_equal(parse_int64("101", 0, 100, &v), -ERANGE);
+        assert_int_equal(parse_int64("99999999999999999999", 0, INT64_MAX, &v), -ERANGE);
+        assert_int_equal(parse_int64("123456789012345678901", 0, INT64_MAX, &v), -EINVAL);
+        assert_int_equal(v, 7); /* never written on failure */
+}
+
+static void test_truncate_message(void **state) {
+        char s[] = "abcdefghij";
+        truncate_message(s, 20);
+        assert_string_equal(s, "abcdefghij");
+        truncate_message(s, 8);
+        assert_string_equal(s, "abcde...");
+
+        /* "é" is two bytes: the cut never lands inside it. */
+        char u[] = "ab\xc3\xa9\xc3\xa9xyz";
+        truncate_message(u, 7);
+        assert_string_equal(u, "ab\xc3\xa9...");
+}
+
+static void test_conditions_build(void **state) {
+        json_t *old = J("[{\"type\": \"Available\", \"status\": \"True\", \"reason\": \"AsExpected\", \"message\": \"m\","
+                        "  \"lastTransitionTime\": \"2026-01-01T00:00:00Z\", \"observedGeneration\": 1},"
+                        " {\"type\": \"Degraded\", \"status\": \"False\", \"reason\": \"AsExpected\", \"message\": \"m\","
+                        "  \"lastTransitionTime\": \"2026-01-01T00:00:00Z\"},"
+                        " {\"type\": \"PolicyValid\", \"status\": \"True\", \"reason\": \"AsExpected\", \"message\": \"m\","
+                        "  \"lastTransitionTime\": \"not a time\"},"
+                        " {\"type\": \"Foreign\", \"status\": \"True\", \"reason\": \"X\", \"message\": \"kept\","
+                        "  \"lastTransitionTime\": \"2025-01-01T00:00:00Z\"}]");
+        ConditionSpec specs[] = {
+                { "Available", true, "AsExpected", "new message" },     /* same status: old time */
+                { "Degraded", true, "InvalidPolicy", "bad" },           /* flipped: now */
+                { "PolicyValid", true, "AsExpected", "ok" },            /* same, unusable old time: now */
+                { "Progressing", false, "AsExpected", "idle" },         /* new: now */
+        };
+        json_t *c = conditions_build(old, specs, ELEMENTSOF(specs), 3, 1790000000);
+        assert_json(c, "["
+                       "{\"type\": \"Available\", \"status\": \"True\", \"observedGeneration\": 3,"
+                       " \"lastTransitionTime\": \"2026-01-01T00:00:00Z\", \"reason\": \"AsExpected\", \"message\": \"new message\"},"
+                       "{\"type\": \"Degraded\", \"status\": \"True\", \"observedGeneration\": 3,"
+                       " \"lastTransitionTime\": \"2026-09-21T14:13:20Z\", \"reason\": \"InvalidPolicy\", \"message\": \"bad\"},"
+                       "{\"type\": \"PolicyValid\", \"status\": \"True\", \"observedGeneration\": 3,"
+                       " \"lastTransitionTime\": \"2026-09-21T14:13:20Z\", \"reason\": \"AsExpected\", \"message\": \"ok\"},"
+                       "{\"type\": \"Progressing\", \"status\": \"False\", \"observedGeneration\": 3,"
+                       " \"lastTransitionTime\": \"2026-09-21T14:13:20Z\", \"reason\": \"AsExpected\", \"message\": \"idle\"},"
+                       "{\"type\": \"Foreign\", \"status\": \"True\", \"reason\": \"X\", \"message\": \"kept\","
+                       " \"lastTransitionTime\": \"2025-01-01T00:00:00Z\"}]");
+        assert_string_equal(condition_status(c, "Degraded"), "True");
+        assert_null(condition_status(c, "Missing"));
+        assert_null(condition_status(NULL, "Degraded"));
+        json_decref(c);
+        json_decref(old);
+}
+
+static void test_render_revision_data_quotes_and_hashes(void **state) {
+        ReconcileConfig cfg;
+        reconcile_config_init(&cfg);
+        cfg.scheduler_name = "my \"odd\" scheduler";
+        cfg.percentage_of_nodes_to_score = 50;
+        RevisionSettings s = {
+                .policy = "{\"kind\": \"Policy\"}\n",
+                .default_node_selector = "zone=\xc3\xa9t\xc3\xa9\nrole: x",
+                .masters_schedulable = true,
+        };
+        json_t *data = NULL;
+        assert_int_equal(render_revision_data(&cfg, &s, &data), 0);
+        const char *config = jstr(data, RECONCILE_CONFIG_KEY, NULL);
+        assert_non_null(strstr(config, "- schedulerName: \"my \\\"odd\\\" scheduler\"\n"));
+        assert_non_null(strstr(config, "percentageOfNodesToScore: 50\n"));
+        assert_null(strstr(config, "clientConnection"));
+        const char *settings = jstr(data, RECONCILE_SETTINGS_KEY, NULL);
+        /* Newlines and non-ASCII are escaped inside one double-quoted scalar. */
+        assert_non_null(strstr(settings, "defaultNodeSelector: \"zone=\\u00E9t\\u00E9\\nrole: x\"\n"));
+        assert_non_null(strstr(settings, "mastersSchedulable: true\n"));
+        assert_string_equal(jstr(data, RECONCILE_POLICY_KEY, NULL), s.policy);
+
+        char h1[65], h2[65];
+        revision_data_hash(data, h1);
+        assert_int_equal(strlen(h1), 64);
+        s.masters_schedulable = false;
+        json_t *data2 = NULL;
+        assert_int_equal(render_revision_data(&cfg, &s, &data2), 0);
+        revision_data_hash(data2, h2);
+        assert_string_not_equal(h1, h2);
+        json_decref(data2);
+        s.masters_schedulable = true;
+        assert_int_equal(render_revision_data(&cfg, &s, &data2), 0);
+        revision_data_hash(data2, h2);
+        assert_string_equal(h1, h2);
+        json_decref(data2);
+
+        cfg.kubeconfig = "/etc/kubernetes/kubeconfig";
+        assert_int_equal(render_revision_data(&cfg, &s, &data2), 0);
+        assert_non_null(strstr(jstr(data2, RECONCILE_CONFIG_KEY, NULL),
+                               "clientConnection:\n  kubeconfig: \"/etc/kubernetes/kubeconfig\"\n"));
+        json_decref(data2);
+        json_decref(data);
+}
+
+static void test_render_deployment(void **state) {
+        ReconcileConfig cfg;
+        reconcile_config_init(&cfg);
+        json_t *sel = J("{}");
+        const char *const cmd[] = { "kube-scheduler", "--profiling=false", NULL };
+        cfg.node_selector = sel;
+        cfg.command = cmd;
+        cfg.readiness_path = "/healthz";
+        json_t *d = NULL;
+        char h1[65], h2[65];
+        const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        assert_int_equal(render_deployment(&cfg, 7, hash, 1790000000, &d, h1), 0);
+        assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_SPEC_HASH, NULL), h1);
+        assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_STARTED, NULL),
+                            "2026-09-21T14:13:20Z");
+        const json_t *pod = jpath(d, "spec", "template", "spec", NULL);
+        assert_int_equal(json_object_size(json_object_get(pod, "nodeSelector")), 0);
+        const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
+        assert_json(json_object_get(c, "command"),
+                    "[\"kube-scheduler\", \"--profiling=false\","
+                    " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"]");
+        assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path", NULL), "/healthz");
+        assert_true(json_is_true(jpath(c, "securityContext", "readOnlyRootFilesystem", NULL)));
+        assert_true(json_is_false(jpath(c, "securityContext", "allowPrivilegeEscalation", NULL)));
+        assert_true(json_is_true(jpath(pod, "securityContext", "runAsNonRoot", NULL)));
+        assert_string_equal(jstr(d, "spec", "template", "metadata", "labels", "revision", NULL), "7");
+        json_decref(d);
+
+        /* The spec hash ignores the time, so a later render of the same thing matches. */
+        assert_int_equal(render_deployment(&cfg, 7, hash, 1790009999, &d, h2), 0);
+        assert_string_equal(h1, h2);
+        json_decref(d);
+        assert_int_equal(render_deployment(&cfg, 8, hash, 1790000000, &d, h2), 0);
+        assert_string_not_equal(h1, h2);
+        json_decref(d);
+        json_decref(sel);
+}
+
+static void test_render_revision_configmap(void **state) {
+        json_t *data = J("{\"policy.cfg\": \"x\"}");
+        json_t *source = J("{\"profile\": \"NoScoring\"}");
+        json_t *cm = NULL;
+        const char *hash = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+        assert_int_equal(render_revision_configmap(12, data, hash, source, NULL, &cm), 0);
+        assert_string_equal(jstr(cm, "metadata", "name", NULL), "policy-scheduler-config-12");
+        assert_string_equal(jstr(cm, "metadata", "labels", "config-hash", NULL), "fedcba9876543210fedcba9876543210");
+        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_CONFIG_HASH, NULL), hash);
+        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE, NULL), "{\"profile\":\"NoScoring\"}");
+        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_EFFECTIVE, NULL), "{}");
+        assert_true(json_is_true(json_object_get(cm, "immutable")));
+        json_decref(cm);
+        json_decref(source);
+        json_decref(data);
+}
+
+static void test_bootstrap_tolerations(void **state) {
+        /* Toleration forms: Exists with no key tolerates everything; Equal needs the value;
+         * an effect-less toleration matches both effects; PreferNoSchedule never blocks. */
+        json_t *nodes = J("["
+                          "{\"metadata\": {\"name\": \"a\"}, \"spec\": {\"taints\": [{\"key\": \"k\", \"value\": \"v\", \"effect\": \"NoExecute\"}]},"
+                          " \"status\": {\"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}},"
+                          "{\"metadata\": {\"name\": \"b\"}, \"spec\": {\"taints\": [{\"key\": \"soft\", \"effect\": \"PreferNoSchedule\"}]},"
+                          " \"status\": {\"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}}"
+                          "]");
+        json_t *pods = J("["
+                         "{\"metadata\": {\"name\": \"p1\", \"labels\": {\"app\": \"policy-scheduler\"}},"
+                         " \"spec\": {\"tolerations\": [{\"key\": \"k\", \"operator\": \"Equal\", \"value\": \"v\"}]}},"
+                         "{\"metadata\": {\"name\": \"p2\", \"labels\": {\"app\": \"policy-scheduler\"}},"
+                         " \"spec\": {\"tolerations\": [{\"key\": \"k\", \"value\": \"other\"}]}},"
+                         "{\"metadata\": {\"name\": \"p3\", \"labels\": {\"app\": \"policy-scheduler\"}},"
+                         " \"spec\": {\"tolerations\": [{\"operator\": \"Exists\"}]}},"
+                         "{\"metadata\": {\"name\": \"p4\", \"labels\": {\"app\": \"policy-scheduler\"}, \"deletionTimestamp\": \"2026-01-01T00:00:00Z\"},"
+                         " \"spec\": {}}"
+                         "]");
+        Binding *b = NULL;
+        size_t n = 0;
+        assert_int_equal(bootstrap_bindings(pods, nodes, "default-scheduler", &b, &n), 0);
+        assert_int_equal(n, 3);
+        /* p1 tolerates a: a and b both empty, a first by name; p2 only fits b (now b has 1,
+         * a has 1); p3 tolerates all: the tie goes to the first name. */
+        assert_string_equal(b[0].pod, "p1");
+        assert_string_equal(b[0].node, "a");
+        assert_string_equal(b[1].pod, "p2");
+        assert_string_equal(b[1].node, "b");
+        assert_string_equal(b[2].pod, "p3");
+        assert_string_equal(b[2].node, "a");
+        free(b);
+
+        /* No nodes, or nothing pending: nothing to do. */
+        assert_int_equal(bootstrap_bindings(pods, NULL, "default-scheduler", &b, &n), 0);
+        assert_int_equal(n, 0);
+        assert_null(b);
+        json_decref(pods);
+        json_decref(nodes);
+}
+
+static void test_pod_is_ready(void **state) {
+        json_t *p = J("{\"status\": {\"phase\": \"Running\", \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}}");
+        assert_true(pod_is_ready(p));
+        json_object_set_new(json_object_get(p, "status"), "phase", json_string("Pending"));
+        assert_false(pod_is_ready(p));
+        json_decref(p);
+        p = J("{\"metadata\": {\"deletionTimestamp\": \"x\"}, \"status\": {\"phase\": \"Running\","
+              " \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\"}]}}");
+        assert_false(pod_is_ready(p));
+        json_decref(p);
+        assert_false(pod_is_ready(NULL));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_merge_patch_diff),
+                cmocka_unit_test(test_time),
+                cmocka_unit_test(test_parse_int64),
+                cmocka_unit_test(test_truncate_message),
+                cmocka_unit_test(test_conditions_build),
+                cmocka_unit_test(test_render_revision_data_quotes_and_hashes),
+                cmocka_unit_test(test_render_deployment),
+                cmocka_unit_test(test_render_revision_configmap),
+                cmocka_unit_test(test_bootstrap_tolerations),
+                cmocka_unit_test(test_pod_is_ready),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
