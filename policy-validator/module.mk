@@ -18,3 +18,6 @@ $(eval $(call program,policy-validator,policy-validator/main.c,policy common))
 MANPAGES += policy-validator/policy-validator.1
 
 $(eval $(call unit_test,test-policy,tests/unit/test-policy.c,policy common))
+
+$(eval $(call fuzzer,fuzz-policy,tests/fuzz/fuzz-policy.c $(POLICY_LIB_SRCS) common/buf.c))
+$(eval $(call bench,bench-policy,tests/bench/bench-policy.c,policy common))

@@ -1,0 +1,181 @@
+/* Benchmarks for libpolicy (`make bench`).
+ *
+ * 1. The documented default OpenShift policy, parsed and validated (policy_load) in a loop:
+ *    the operator does this on every reconcile, target < 50 µs per call.
+ * 2. Generated policies of 128 KiB .. 2 MiB (custom labelsPresence predicates and
+ *    labelPreference priorities, the only way to make a policy that large and valid): time per
+ *    load should grow linearly, so the time per MiB is printed for each size. Peak memory is
+ *    the peak of heap bytes held during one load, counted by interposing malloc.
+ * Exits non-zero when the default policy misses its target by a wide margin (4x), so a gross
+ * regression fails `make bench` without making it flaky on a loaded machine. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <malloc.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "policy-validator/policy.h"
+
+static const char default_policy[] =
+        "{\n"
+        "  \"kind\" : \"Policy\",\n"
+        "  \"apiVersion\" : \"v1\",\n"
+        "  \"predicates\" : [\n"
+        "    {\"name\" : \"MaxGCEPDVolumeCount\"},\n"
+        "    {\"name\" : \"GeneralPredicates\"},\n"
+        "    {\"name\" : \"MaxAzureDiskVolumeCount\"},\n"
+        "    {\"name\" : \"MaxCSIVolumeCountPred\"},\n"
+        "    {\"name\" : \"CheckVolumeBinding\"},\n"
+        "    {\"name\" : \"MaxEBSVolumeCount\"},\n"
+        "    {\"name\" : \"MatchInterPodAffinity\"},\n"
+        "    {\"name\" : \"CheckNodeUnschedulable\"},\n"
+        "    {\"name\" : \"NoDiskConflict\"},\n"
+        "    {\"name\" : \"NoVolumeZoneConflict\"},\n"
+        "    {\"name\" : \"PodToleratesNodeTaints\"}\n"
+        "  ],\n"
+        "  \"priorities\" : [\n"
+        "    {\"name\" : \"LeastRequestedPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"BalancedResourceAllocation\", \"weight\" : 1},\n"
+        "    {\"name\" : \"ServiceSpreadingPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"NodePreferAvoidPodsPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"NodeAffinityPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"TaintTolerationPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"ImageLocalityPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"SelectorSpreadPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"InterPodAffinityPriority\", \"weight\" : 1},\n"
+        "    {\"name\" : \"EqualPriority\", \"weight\" : 1}\n"
+        "  ]\n"
+        "}\n";
+
+static double now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static int load_once(const char *text, size_t len) {
+        PolicyDiags d = {};
+        Policy *p = NULL;
+        int r = policy_load(text, len, NULL, &p, &d);
+        policy_free(p);
+        policy_diags_clear(&d);
+        return r;
+}
+
+/* A valid policy of at least `size` bytes. */
+static int generate(size_t size, Buf *b) {
+        buf_init(b, 0);
+        int r = buf_puts(b, "{\"kind\": \"Policy\", \"apiVersion\": \"v1\", \"predicates\": [{\"name\": \"GeneralPredicates\"}");
+        for (size_t i = 0; r >= 0 && b->len < size / 2; i++)
+                r = buf_printf(b, ",\n  {\"name\": \"require-label-%zu\", \"argument\": {\"labelsPresence\": "
+                                  "{\"labels\": [\"example.com/label-%zu\", \"zone\"], \"presence\": true}}}",
+                               i, i);
+        if (r >= 0)
+                r = buf_puts(b, "],\n\"priorities\": [{\"name\": \"LeastRequestedPriority\", \"weight\": 1}");
+        for (size_t i = 0; r >= 0 && b->len < size; i++)
+                r = buf_printf(b, ",\n  {\"name\": \"prefer-label-%zu\", \"weight\": 2, \"argument\": {\"labelPreference\": "
+                                  "{\"label\": \"example.com/pref-%zu\", \"presence\": true}}}",
+                               i, i);
+        if (r >= 0)
+                r = buf_puts(b, "]}\n");
+        return r;
+}
+
+/* Heap accounting: glibc lets a program interpose malloc and friends, and libc, jansson and
+ * libyaml all allocate through them, so this counts every byte the load path holds. */
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+
+static size_t heap_now, heap_peak;
+
+static void heap_add(void *p, size_t old) {
+        if (!p)
+                return;
+        heap_now += malloc_usable_size(p) - old;
+        if (heap_now > heap_peak)
+                heap_peak = heap_now;
+}
+
+void *malloc(size_t n) {
+        void *p = __libc_malloc(n);
+        heap_add(p, 0);
+        return p;
+}
+
+void *calloc(size_t n, size_t size) {
+        void *p = __libc_calloc(n, size);
+        heap_add(p, 0);
+        return p;
+}
+
+void *realloc(void *p, size_t n) {
+        size_t old = p ? malloc_usable_size(p) : 0;
+        void *q = __libc_realloc(p, n);
+        if (q) {
+                heap_now -= old;
+                heap_add(q, 0);
+        } else if (n == 0)
+                heap_now -= old;
+        return q;
+}
+
+void free(void *p) {
+        if (p)
+                heap_now -= malloc_usable_size(p);
+        __libc_free(p);
+}
+
+/* Peak heap bytes held while loading text once, above what was held before. */
+static size_t load_peak(const char *text, size_t len) {
+        size_t base = heap_now;
+        heap_peak = heap_now;
+        load_once(text, len);
+        return heap_peak - base;
+}
+
+int main(void) {
+        size_t len = strlen(default_policy);
+        if (load_once(default_policy, len) != 0) {
+                fprintf(stderr, "the default policy does not validate\n");
+                return 1;
+        }
+        /* Warm up, then take the best of five rounds to keep noise out. */
+        const int iterations = 20000;
+        double best = 1e9;
+        for (int round = 0; round < 5; round++) {
+                double t0 = now();
+                for (int i = 0; i < iterations; i++)
+                        load_once(default_policy, len);
+                double per = (now() - t0) / iterations * 1e6;
+                if (per < best)
+                        best = per;
+        }
+        printf("default OpenShift policy (%zu bytes): %.2f us/call (target < 50 us), peak heap %zu KiB\n", len, best,
+               load_peak(default_policy, len) / 1024);
+
+        static const size_t sizes[] = { 128 * 1024, 256 * 1024, 512 * 1024, 1024 * 1024, 2048 * 1024 };
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+                Buf b;
+                if (generate(sizes[k], &b) < 0)
+                        return 1;
+                if (load_once(b.data, b.len) != 0) {
+                        fprintf(stderr, "the generated %zu-byte policy does not validate\n", b.len);
+                        return 1;
+                }
+                int reps = sizes[k] <= 256 * 1024 ? 20 : 5;
+                double t0 = now();
+                for (int i = 0; i < reps; i++)
+                        load_once(b.data, b.len);
+                double ms = (now() - t0) / reps * 1e3;
+                size_t peak = load_peak(b.data, b.len);
+                printf("generated policy %8zu bytes: %8.2f ms/call, %6.2f ms/MiB, peak heap %7zu KiB (%.1fx input)\n",
+                       b.len, ms, ms / ((double) b.len / (1024.0 * 1024.0)), peak / 1024,
+                       (double) peak / (double) b.len);
+                buf_free(&b);
+        }
+        return best < 200.0 ? 0 : 1;
+}
