@@ -265,6 +265,21 @@ static void observe_deployment(Pass *p) {
                 p->rollout = ROLLOUT_FAILED;
 }
 
+/* The revision to fall back to: the one that served last (prefer) when it is usable, else
+ * the newest usable one below `below`. Usable: exists, not marked failed, has a hash. */
+static const Revision *last_good_revision(Pass *p, int64_t prefer, int64_t below) {
+        const Revision *cand = prefer > 0 ? find_revision(p, prefer) : NULL;
+
+        if (cand && cand->number < below && !cand->failed && cand->hash)
+                return cand;
+        for (size_t k = p->n_revs; k > 0; k--) {
+                const Revision *r = &p->revs[k - 1];
+                if (r->number < below && !r->failed && r->hash)
+                        return r;
+        }
+        return NULL;
+}
+
 /* ---- actions ------------------------------------------------------------------------- */
 
 static int deployment_write(Pass *p, int64_t revision, const char *hash, const char *why) {
@@ -611,7 +626,10 @@ static int run(Pass *p) {
         /* What serves now: the Deployment's revision once fully rolled out, else whatever
          * the previous pass recorded. */
         int64_t old_serving = jint(p->old_status, 0, "revision", NULL);
-        p->serving = p->rollout == ROLLOUT_COMPLETE && p->deployed > 0 ? p->deployed : old_serving;
+        if (p->rollout == ROLLOUT_COMPLETE && p->deployed > 0)
+                p->serving = p->deployed;
+        else if (p->rollout != ROLLOUT_NONE)
+                p->serving = old_serving;
 
         /* 2. a failed rollout: mark it and fall back to the last good revision. */
         int64_t base = p->deployed;          /* what the Deployment will run unless we change it */
@@ -635,13 +653,7 @@ static int run(Pass *p) {
         }
         /* Also when an earlier pass marked it but stopped before repointing the Deployment. */
         if (deployed_rev && deployed_rev->failed && p->rollout != ROLLOUT_COMPLETE) {
-                const Revision *good = NULL;
-                Revision *cand = old_serving > 0 ? find_revision(p, old_serving) : NULL;
-                if (cand && cand->number != p->deployed && !cand->failed && cand->hash)
-                        good = cand;
-                for (size_t k = p->n_revs; !good && k > 0; k--)
-                        if (p->revs[k - 1].number < p->deployed && !p->revs[k - 1].failed && p->revs[k - 1].hash)
-                                good = &p->revs[k - 1];
+                const Revision *good = last_good_revision(p, old_serving, p->deployed);
                 if (good) {
                         rolled_back_to = good->number;
                         base = good->number;
@@ -713,6 +725,15 @@ static int run(Pass *p) {
                         }
                 }
         }
+        if (target == 0 && !p->in->deployment) {
+                /* Rejected (or blocked by a failed revision), and the Deployment is gone:
+                 * what was wanted still changes nothing, but the last good revision is
+                 * brought back, so "the last good revision keeps running" holds. Nothing
+                 * at first install. */
+                const Revision *good = last_good_revision(p, old_serving, INT64_MAX);
+                if (good)
+                        target = good->number;
+        }
 
         /* 4. the Deployment: one write at most per pass. */
         bool rolling_now = false;
@@ -721,7 +742,9 @@ static int run(Pass *p) {
                 const char *thash = target == created ? hash : (t ? t->hash : NULL);
                 if (thash) {
                         r = deployment_write(p, target, thash,
-                                             rolled_back_to == target && !created ? "rollback" : "new revision");
+                                             rolled_back_to == target && !created ? "rollback"
+                                             : !p->in->deployment && !created    ? "the Deployment was missing"
+                                                                                 : "new revision");
                         if (r < 0)
                                 return r;
                         rolling_now = true;
@@ -769,7 +792,12 @@ static int run(Pass *p) {
         } else if (p->deployed > 0) {
                 snprintf(keeps_buf, sizeof(keeps_buf), "revision %" PRId64 " stays deployed", p->deployed);
                 keeps = keeps_buf;
-        } else
+        } else if (rolling_now && !created && target > 0) {
+                snprintf(keeps_buf, sizeof(keeps_buf), "revision %" PRId64 " is being restored", target);
+                keeps = keeps_buf;
+        } else if (old_serving > 0)
+                keeps = "no revision is running: the policy-scheduler Deployment does not exist";
+        else
                 keeps = "no revision has been rolled out yet";
 
         ConditionSpec conds[4];

@@ -438,12 +438,15 @@ static const char *revision_hash(World *w, int64_t n) {
                                                  "scheduler.openshift.io/config-hash"));
 }
 
-static const char *deployment_revision(World *w) {
+static const char *template_revision(const json_t *d) {
         return json_string_value(json_object_get(
-                json_object_get(json_object_get(json_object_get(json_object_get(w->deployment, "spec"), "template"),
-                                                "metadata"),
+                json_object_get(json_object_get(json_object_get(json_object_get(d, "spec"), "template"), "metadata"),
                                 "annotations"),
                 "scheduler.openshift.io/revision"));
+}
+
+static const char *deployment_revision(World *w) {
+        return template_revision(w->deployment);
 }
 
 /* Installs with the default profile and finishes the first rollout. */
@@ -983,6 +986,41 @@ static void test_deployment_deadline_condition_triggers_rollback(void **state) {
         world_free(w);
 }
 
+static void test_deleted_deployment_is_restored(void **state) {
+        World *w = installed();
+        _cleanup_free_ char *path = policy_path("invalid-general-predicates-duplicate.json");
+        set_policy_file(w, "scheduler-policy", path);
+        use_policy(w, "scheduler-policy");
+        finish(w);
+        assert_condition(json_object_get(w->scheduler, "status"), "Degraded", "True", "InvalidPolicy");
+
+        /* Someone deletes the Deployment while the policy is rejected: revision 1 (the last
+         * good one) comes back; no revision is created from the rejected policy. */
+        json_decref(w->deployment);
+        w->deployment = NULL;
+        json_array_clear(w->pods);
+        ReconcileOutput *o = pass(w);
+        const ReconcileAction *c = find_action(o, RECONCILE_CREATE, "deployments");
+        assert_non_null(c);
+        assert_string_equal(template_revision(c->body), "1");
+        assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
+        assert_condition(o->status, "Degraded", "True", "InvalidPolicy");
+        assert_contains(condition_message(o->status, "Degraded"), "revision 1 is being restored");
+        assert_null(json_object_get(o->status, "revision"));
+        apply(w, o);
+        reconcile_output_free(o);
+        rollout(w, true);
+        o = pass(w);
+        assert_true(has_event(o, "RolloutComplete"));
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_settled(w);
+        assert_int_equal(status_revision(w), 1);
+        assert_contains(condition_message(json_object_get(w->scheduler, "status"), "Degraded"),
+                        "revision 1 keeps running");
+        world_free(w);
+}
+
 static void test_crash_between_writes(void **state) {
         World *w = installed();
         set_scheduler(w, "{\"profile\": \"HighNodeUtilization\"}");
@@ -1258,6 +1296,7 @@ int main(void) {
                 cmocka_unit_test(test_rollback_after_progress_deadline),
                 cmocka_unit_test(test_first_rollout_fails_then_recovers),
                 cmocka_unit_test(test_deployment_deadline_condition_triggers_rollback),
+                cmocka_unit_test(test_deleted_deployment_is_restored),
                 cmocka_unit_test(test_crash_between_writes),
                 cmocka_unit_test(test_drift_is_repaired),
                 cmocka_unit_test(test_pruning_keeps_five),
