@@ -259,7 +259,9 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
             (r = intern(strtab, "ephemeral-storage", &cfg->res_ephemeral)) < 0 ||
             (r = intern(strtab, "node.kubernetes.io/unschedulable", &cfg->key_unschedulable)) < 0 ||
             (r = intern(strtab, "ReplicationController", &cfg->kind_rc)) < 0 ||
-            (r = intern(strtab, "ReplicaSet", &cfg->kind_rs)) < 0)
+            (r = intern(strtab, "ReplicaSet", &cfg->kind_rs)) < 0 ||
+            (r = intern(strtab, "node-role.kubernetes.io/master", &cfg->role_master)) < 0 ||
+            (r = intern(strtab, "node-role.kubernetes.io/control-plane", &cfg->role_control_plane)) < 0)
                 return r;
         cfg->always_check_all = eff->always_check_all_predicates;
         cfg->hard_pod_affinity_weight = eff->hard_pod_affinity_symmetric_weight;
@@ -287,7 +289,7 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
 
         /* Predicates: the effective list plus the mandatory ones, in registry execution
          * order (stable for equal orders, i.e. several labelsPresence predicates). */
-        uint32_t cap = (uint32_t) eff->n_predicates * 4 + 2;
+        uint32_t cap = (uint32_t) eff->n_predicates * 4 + 3;
         cfg->predicates = sched_arena_alloc(&box->arena, cap * sizeof(SchedPredicate));
         if (!cfg->predicates)
                 return -ENOMEM;
@@ -314,6 +316,12 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
                 if (!listed && e && (e->flags & POLICY_FLAG_MANDATORY) && pred_kind(id) >= 0 &&
                     (r = add_predicate(box, id, e->name, NULL, cap, err)) < 0)
                         return r;
+                if (id == POLICY_PRED_CHECK_NODE_UNSCHEDULABLE && opts && opts->exclude_masters) {
+                        if (cfg->n_predicates >= cap)
+                                return -E2BIG;
+                        cfg->predicates[cfg->n_predicates++] = (SchedPredicate) {
+                                .kind = SCHED_PK_MASTERS, .id = _POLICY_PRED_INVALID, .name = "MastersSchedulable" };
+                }
         }
 
         if (eff->n_priorities) {

@@ -26,6 +26,11 @@ typedef struct SchedConfigOptions {
          * does not check them (names borrowed for the call). */
         const char *const *ignored_resources;
         uint32_t n_ignored_resources;
+        /* The Scheduler's spec.mastersSchedulable == false: nodes labelled
+         * node-role.kubernetes.io/master or .../control-plane are used only by pods that
+         * tolerate that role's NoSchedule taint (checked right after CheckNodeUnschedulable,
+         * failing with upstream's taint message). false (zero) = upstream behaviour. */
+        bool exclude_masters;
 } SchedConfigOptions;
 
 /* Builds the runnable configuration from an effective policy (borrowed; nothing is kept

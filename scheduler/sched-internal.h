@@ -44,6 +44,7 @@ typedef enum SchedPredKind {
         SCHED_PK_TAINTS,
         SCHED_PK_NO_EXECUTE_TAINTS,
         SCHED_PK_LABELS_PRESENCE,
+        SCHED_PK_MASTERS,               /* mastersSchedulable: false (not a policy name) */
 } SchedPredKind;
 
 typedef struct SchedPredicate {
@@ -95,6 +96,7 @@ struct SchedConfig {
         SchedStr res_cpu, res_memory, res_ephemeral;
         SchedStr key_unschedulable;     /* node.kubernetes.io/unschedulable */
         SchedStr kind_rc, kind_rs;      /* ReplicationController, ReplicaSet */
+        SchedStr role_master, role_control_plane; /* node-role.kubernetes.io/... */
 };
 
 /* Everything a predicate or priority may read while one pod is scheduled. */

@@ -200,3 +200,66 @@ bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *
                         return true;
         return false;
 }
+
+static bool selector_char_ok(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+               c == '.' || c == '/';
+}
+
+/* Trims spaces off [*s, *e). */
+static void trim(const char **s, const char **e) {
+        while (*s < *e && (**s == ' ' || **s == '\t'))
+                (*s)++;
+        while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
+                (*e)--;
+}
+
+static bool token_ok(const char *s, const char *e, bool allow_empty) {
+        if (s == e)
+                return allow_empty;
+        for (const char *c = s; c < e; c++)
+                if (!selector_char_ok(*c))
+                        return false;
+        return true;
+}
+
+int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char *selector) {
+        if (!selector || !*selector || pod->n_node_selector > 0)
+                return 0;
+        size_t len = strlen(selector);
+        if (len > 4096)
+                return -E2BIG;
+        uint32_t n = 1;
+        for (const char *c = selector; *c; c++)
+                n += *c == ',';
+        SchedLabel *labels = sched_arena_alloc(&pod->arena, n * sizeof(SchedLabel));
+        if (!labels)
+                return -ENOMEM;
+        uint32_t out = 0;
+        for (const char *p = selector; p <= selector + len;) {
+                const char *end = strchr(p, ',');
+                if (!end)
+                        end = selector + len;
+                const char *eq = memchr(p, '=', (size_t) (end - p));
+                if (!eq)
+                        return -EINVAL;
+                const char *ks = p, *ke = eq, *vs = eq + 1, *ve = end;
+                if (vs < ve && *vs == '=')
+                        vs++;
+                trim(&ks, &ke);
+                trim(&vs, &ve);
+                if (!token_ok(ks, ke, false) || !token_ok(vs, ve, true) || (ke > ks && ke[-1] == '!'))
+                        return -EINVAL;
+                int r = sched_strtab_intern(strtab, ks, (size_t) (ke - ks), &labels[out].key);
+                if (r < 0)
+                        return r;
+                r = sched_strtab_intern(strtab, vs, (size_t) (ve - vs), &labels[out].value);
+                if (r < 0)
+                        return r;
+                out++;
+                p = end + 1;
+        }
+        pod->node_selector = labels;
+        pod->n_node_selector = sched_labels_sort(labels, out);
+        return 0;
+}

@@ -211,3 +211,9 @@ bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *
 /* Resource names and defaults as upstream (pkg/scheduler/util/non_zero.go). */
 #define SCHED_DEFAULT_MILLI_CPU_REQUEST 100
 #define SCHED_DEFAULT_MEMORY_REQUEST ((int64_t) 200 * 1024 * 1024)
+
+/* Applies a default node selector ("k=v,k2=v2", OpenShift's defaultNodeSelector or the
+ * namespace's openshift.io/node-selector annotation) to a pod that has no nodeSelector of its
+ * own, before the pod is shared. "" or NULL opt out. Returns 0 (applied or not needed),
+ * -EINVAL for a malformed selector (only k=v / k==v pairs are allowed), -E2BIG, -ENOMEM. */
+int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char *selector);

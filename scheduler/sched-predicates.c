@@ -87,6 +87,21 @@ static bool unschedulable_ok(const SchedCycle *cy, const SchedNode *n) {
         return sched_tolerations_tolerate(cy->pod->tolerations, cy->pod->n_tolerations, &t);
 }
 
+/* A control-plane node is usable only by pods tolerating its role's NoSchedule taint. */
+static bool masters_ok(const SchedCycle *cy, const SchedNode *n, SchedReasons *out) {
+        const SchedStr roles[] = { cy->cfg->role_master, cy->cfg->role_control_plane };
+        for (size_t i = 0; i < 2; i++) {
+                if (!sched_labels_find(n->labels, n->n_labels, roles[i]))
+                        continue;
+                SchedTaint t = { .key = roles[i], .effect = SCHED_EFFECT_NO_SCHEDULE };
+                if (sched_tolerations_tolerate(cy->pod->tolerations, cy->pod->n_tolerations, &t))
+                        return true;
+                add_reason(out, SCHED_REASON_TAINT, roles[i], 0);
+                return false;
+        }
+        return true;
+}
+
 static bool labels_presence(const SchedPredicate *p, const SchedNode *n) {
         for (uint32_t i = 0; i < p->n_labels; i++) {
                 bool exists = sched_labels_find(n->labels, n->n_labels, p->labels[i]) != NULL;
@@ -141,6 +156,8 @@ bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const Sc
                 return taints_tolerated(pod, n, false, out);
         case SCHED_PK_NO_EXECUTE_TAINTS:
                 return taints_tolerated(pod, n, true, out);
+        case SCHED_PK_MASTERS:
+                return masters_ok(cy, n, out);
         case SCHED_PK_LABELS_PRESENCE:
                 if (labels_presence(p, n))
                         return true;

@@ -452,6 +452,48 @@ static void test_policy_file(void **state) {
         assert_non_null(strstr(buf_str(&err), "SelectorSpreadPriority"));
 }
 
+static void test_masters_and_default_selector(void **state) {
+        Fx *f = *state;
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        SchedConfigOptions o = { .exclude_masters = true };
+        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
+        assert_string_equal(sched_config_predicate_name(f->cfg, 1), "MastersSchedulable");
+        f->a = sched_algo_new(f->cfg, NULL, NULL);
+        add_node(f, tl_node(f->t, "m1", "4", "8Gi", 110, "'labels':{'node-role.kubernetes.io/master':''}", "", ""));
+        add_node(f, tl_node(f->t, "m2", "4", "8Gi", 110, "'labels':{'node-role.kubernetes.io/control-plane':''}", "", ""));
+        add_node(f, tl_node(f->t, "w1", "1", "8Gi", 110, "'labels':{'role':'infra'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p1 = tl_pod(f->t, "p1", "2", "", "", "");
+        assert_null(schedule(f, p1, NULL));
+        _cleanup_free_ char *s = summary(f);
+        assert_string_equal(s, "0/3 nodes are available: 1 Insufficient cpu, "
+                               "1 node(s) had taint {node-role.kubernetes.io/control-plane: }, that the pod didn't "
+                               "tolerate, 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod "
+                               "didn't tolerate.");
+        _cleanup_(sched_pod_unrefp) SchedPod *p2 = tl_pod(f->t, "p2", "2", "",
+                "'tolerations':[{'key':'node-role.kubernetes.io/master','operator':'Exists','effect':'NoSchedule'}]", "");
+        assert_string_equal(schedule(f, p2, NULL), "m1");
+
+        /* a default node selector applies to pods without their own */
+        _cleanup_(sched_pod_unrefp) SchedPod *p3 = tl_pod(f->t, "p3", "", "", "", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p3, " role = infra "), 0);
+        assert_string_equal(schedule(f, p3, NULL), "w1");
+        _cleanup_(sched_pod_unrefp) SchedPod *p4 = tl_pod(f->t, "p4", "", "", "'nodeSelector':{'role':'db'}", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p4, "role=infra"), 0);
+        assert_int_equal(p4->n_node_selector, 1);
+        assert_string_equal(sched_strtab_get(f->t, p4->node_selector[0].value), "db");
+        _cleanup_(sched_pod_unrefp) SchedPod *p5 = tl_pod(f->t, "p5", "", "", "", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p5, "a==1,b=2,c="), 0);
+        assert_int_equal(p5->n_node_selector, 3);
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p5, ""), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p6 = tl_pod(f->t, "p6", "", "", "", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a!=1"), -EINVAL);
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a=1,"), -EINVAL);
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a in (b)"), -EINVAL);
+        assert_int_equal(p6->n_node_selector, 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nodes_to_find),
@@ -465,6 +507,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_extenders, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unimplemented_names, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_policy_file, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_masters_and_default_selector, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
