@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/buf.h"
 #include "common/macro.h"
 #include "policy-validator/diag-internal.h"
 #include "policy-validator/policy-internal.h"
@@ -139,23 +140,13 @@ static void decode_object(Decoder *d, const PNode *obj, const Field *fields, siz
                                 perr(d->diags, "unknown-field", m->key_pos, d->path.buf,
                                      "unknown field \"%s\" in %s; did you mean \"%s\"?", m->key, what, sugg);
                         else {
-                                _cleanup_free_ char *list = NULL;
-                                size_t total = 0;
+                                _cleanup_buf_ Buf list;
+                                buf_init(&list, 1024);
                                 for (size_t j = 0; j < n; j++)
-                                        total += strlen(fields[j].name) + 2;
-                                list = malloc(total + 1);
-                                if (!list) {
-                                        oom(d);
-                                        break;
-                                }
-                                list[0] = '\0';
-                                for (size_t j = 0; j < n; j++) {
-                                        if (j)
-                                                strncat(list, ", ", total - strlen(list));
-                                        strncat(list, fields[j].name, total - strlen(list));
-                                }
+                                        if (buf_printf(&list, "%s%s", j ? ", " : "", fields[j].name) < 0)
+                                                break;
                                 perr(d->diags, "unknown-field", m->key_pos, d->path.buf,
-                                     "unknown field \"%s\" in %s (known fields: %s)", m->key, what, list);
+                                     "unknown field \"%s\" in %s (known fields: %s)", m->key, what, buf_str(&list));
                         }
                         ppath_pop(&d->path, saved);
                         continue;

@@ -192,7 +192,8 @@ static void print_effective_text(const PolicyEffective *e) {
         for (size_t i = 0; i < e->n_predicates; i++) {
                 const PolicyEffectivePredicate *p = &e->predicates[i];
                 const PolicyRegistryEntry *re = policy_registry_predicate(p->id);
-                printf("  %2zu. %-34s", i + 1, p->name);
+                bool more = p->argument || p->mandatory;
+                printf("  %2zu. %-*s", i + 1, more ? 34 : 0, p->name);
                 if (p->argument)
                         printf(" %s (%s)", policy_arg_kind_to_string(p->argument->kind), re->name);
                 if (p->mandatory)

@@ -465,7 +465,7 @@ static int json_container(JsonParser *p, bool object, PNode **ret) {
                                 return json_error(p, p->i, "':' expected after key \"%s\"", key);
                         p->i++;
                 }
-                PNode *child;
+                PNode *child = NULL;
                 int r = json_value(p, &child);
                 if (r < 0)
                         return r;

@@ -78,7 +78,10 @@ static void label_dup(Checker *c, const void *ctx, size_t first, size_t dup) {
         const PolicyStrv *sv = ctx;
         size_t saved = c->path.len;
         ppath_index(&c->path, dup);
-        perr(c->diags, "duplicate-label", sv->pos ? sv->pos[dup] : (PolicyPos) {}, c->path.buf,
+        PolicyPos pos = {};
+        if (sv->pos)
+                pos = sv->pos[dup];
+        perr(c->diags, "duplicate-label", pos, c->path.buf,
              "label \"%s\" is listed twice (also at index %zu); list each label once", sv->items[dup], first);
         ppath_pop(&c->path, saved);
 }

@@ -661,15 +661,20 @@ int main(void) {
                         continue;
                 if (n == cap) {
                         cap = cap ? cap * 2 : 64;
-                        names = reallocarray(names, cap, sizeof(char *));
-                        if (!names)
+                        char **grown = reallocarray(names, cap, sizeof(char *));
+                        if (!grown)
                                 return 1;
+                        names = grown;
                 }
                 if (asprintf(&names[n], CASES_DIR "/%s", de->d_name) < 0)
                         return 1;
                 n++;
         }
         closedir(dir);
+        if (n == 0) {
+                fprintf(stderr, "no case directories under %s\n", CASES_DIR);
+                return 1;
+        }
         qsort(names, n, sizeof(char *), strp_cmp);
         struct CMUnitTest *tests = calloc(n + 1, sizeof(struct CMUnitTest));
         if (!tests)
