@@ -54,6 +54,21 @@ typedef struct Pass {
         RolloutState rollout;
         int64_t rollout_started;        /* 0 = unknown */
         int64_t serving;                /* last completely rolled-out revision, 0 = none */
+        int64_t old_serving;            /* status.revision as the previous pass left it */
+
+        /* Decisions, in the order the steps make them. */
+        int64_t failed_now;             /* revision whose rollout failed (this or an earlier pass) */
+        int64_t rolled_back_to;         /* last good revision the Deployment goes back to */
+        int64_t base;                   /* what the Deployment runs unless a new target wins */
+        Desired want;
+        char *what;                     /* describes want's source, for messages */
+        char hash[SHA256_HEX_SIZE];     /* config-hash of want's rendering ("" when invalid) */
+        json_t *data;                   /* want's rendered revision data */
+        int64_t target;                 /* revision the Deployment should run, 0 = none */
+        int64_t created;                /* revision created by this pass, 0 = none */
+        const Revision *blocked;        /* want equals a revision whose rollout failed */
+        bool rolling_now;               /* this pass writes the Deployment */
+        char keeps[160];                /* "revision N keeps running", for messages */
 } Pass;
 
 static const char *const verb_names[_RECONCILE_VERB_MAX] = {
@@ -605,12 +620,9 @@ static int check_config(const ReconcileConfig *c) {
         return 0;
 }
 
-static int run(Pass *p) {
-        _cleanup_(desired_done) Desired want = {};
-        _cleanup_json_ json_t *data = NULL;
-        _cleanup_free_ char *avail_msg = NULL, *degraded_msg = NULL, *progress_msg = NULL, *what = NULL;
-        char hash[SHA256_HEX_SIZE] = "";
-        const char *spec_dns = NULL;
+/* Step 1: what runs now. The serving revision is the Deployment's once its rollout is
+ * complete, else what the previous pass recorded; without a Deployment nothing serves. */
+static int step_observe(Pass *p) {
         int r;
 
         p->old_status = jpath(p->in->scheduler, "status", NULL);
@@ -623,18 +635,23 @@ static int run(Pass *p) {
                 return r;
         observe_deployment(p);
 
-        /* What serves now: the Deployment's revision once fully rolled out, else whatever
-         * the previous pass recorded. */
-        int64_t old_serving = jint(p->old_status, 0, "revision", NULL);
+        p->old_serving = jint(p->old_status, 0, "revision", NULL);
         if (p->rollout == ROLLOUT_COMPLETE && p->deployed > 0)
                 p->serving = p->deployed;
         else if (p->rollout != ROLLOUT_NONE)
-                p->serving = old_serving;
+                p->serving = p->old_serving;
+        p->base = p->deployed;
+        return 0;
+}
 
-        /* 2. a failed rollout: mark it and fall back to the last good revision. */
-        int64_t base = p->deployed;          /* what the Deployment will run unless we change it */
-        int64_t failed_now = 0, rolled_back_to = 0;
+/* Step 2: a failed rollout. The revision is marked (so the same configuration does not
+ * roll again) and the Deployment goes back to the last good revision, also when an earlier
+ * pass marked it but stopped before repointing the Deployment. A marked revision whose
+ * pods came up after all is unmarked. */
+static int step_rollback(Pass *p) {
         Revision *deployed_rev = p->deployed > 0 ? find_revision(p, p->deployed) : NULL;
+        int r;
+
         if (p->rollout == ROLLOUT_FAILED && deployed_rev && !deployed_rev->failed) {
                 char msg[256];
                 snprintf(msg, sizeof(msg), "revision %" PRId64 " did not become available within %" PRId64 "s",
@@ -642,7 +659,7 @@ static int run(Pass *p) {
                 r = mark_failed(p, deployed_rev, msg);
                 if (r < 0)
                         return r;
-                failed_now = p->deployed;
+                p->failed_now = p->deployed;
                 r = queue_event(p, "Warning", "RolloutFailed", "%s", msg);
                 if (r < 0)
                         return r;
@@ -651,272 +668,309 @@ static int run(Pass *p) {
                 if (r < 0)
                         return r;
         }
-        /* Also when an earlier pass marked it but stopped before repointing the Deployment. */
+
         if (deployed_rev && deployed_rev->failed && p->rollout != ROLLOUT_COMPLETE) {
-                const Revision *good = last_good_revision(p, old_serving, p->deployed);
+                const Revision *good = last_good_revision(p, p->old_serving, p->deployed);
                 if (good) {
-                        rolled_back_to = good->number;
-                        base = good->number;
-                        if (!failed_now)
-                                failed_now = p->deployed;
+                        p->rolled_back_to = good->number;
+                        p->base = good->number;
+                        if (!p->failed_now)
+                                p->failed_now = p->deployed;
                 }
         }
+        return 0;
+}
 
-        /* 3. the desired policy. */
-        r = desired_resolve(p->in->scheduler, p->in->policy_configmap, &want);
+/* Step 3: the desired policy and the revision the Deployment should run. A valid policy
+ * is rendered and hashed; the hash picks the base revision (nothing to do), a newer
+ * existing revision (an earlier pass created it and stopped), a failed one (blocked), or a
+ * new revision max+1. A rejected policy picks nothing: target stays the base. */
+static int step_target(Pass *p) {
+        int r;
+
+        r = desired_resolve(p->in->scheduler, p->in->policy_configmap, &p->want);
         if (r < 0)
                 return r;
-        p->out->policy_valid = want.valid;
-        r = desired_describe(&want, &what);
+        p->out->policy_valid = p->want.valid;
+        r = desired_describe(&p->want, &p->what);
         if (r < 0)
                 return r;
 
-        int64_t target = base, created = 0;
-        const Revision *blocked = NULL;
-        if (want.valid) {
-                spec_dns = jstr(p->in->scheduler, "spec", "defaultNodeSelector", NULL);
-                const json_t *ms = jpath(p->in->scheduler, "spec", "mastersSchedulable", NULL);
+        p->target = p->base;
+        if (p->want.valid) {
+                const char *dns = jstr(p->in->scheduler, "spec", "defaultNodeSelector", NULL);
                 RevisionSettings s = {
-                        .policy = want.normalized,
-                        .default_node_selector = spec_dns ? spec_dns : "",
-                        .masters_schedulable = json_is_true(ms),
+                        .policy = p->want.normalized,
+                        .default_node_selector = dns ? dns : "",
+                        .masters_schedulable = json_is_true(jpath(p->in->scheduler, "spec", "mastersSchedulable", NULL)),
                 };
-                r = render_revision_data(p->cfg, &s, &data);
+                r = render_revision_data(p->cfg, &s, &p->data);
                 if (r < 0)
                         return r;
-                revision_data_hash(data, hash);
+                revision_data_hash(p->data, p->hash);
 
-                const Revision *base_rev = base > 0 ? find_revision(p, base) : NULL;
-                if (base_rev && base_rev->hash && strcmp(base_rev->hash, hash) == 0 && !base_rev->failed)
-                        target = base;
+                const Revision *base_rev = p->base > 0 ? find_revision(p, p->base) : NULL;
+                const Revision *same = NULL;
+                if (base_rev && base_rev->hash && strcmp(base_rev->hash, p->hash) == 0 && !base_rev->failed)
+                        return 0;
+                for (size_t k = p->n_revs; k > 0 && !same; k--)
+                        if (p->revs[k - 1].hash && strcmp(p->revs[k - 1].hash, p->hash) == 0)
+                                same = &p->revs[k - 1];
+                if (same && same->failed)
+                        p->blocked = same;
+                else if (same && same->number > p->base)
+                        p->target = same->number;
                 else {
-                        const Revision *same = NULL;
-                        for (size_t k = p->n_revs; k > 0; k--)
-                                if (p->revs[k - 1].hash && strcmp(p->revs[k - 1].hash, hash) == 0) {
-                                        same = &p->revs[k - 1];
-                                        break;
-                                }
-                        if (same && same->failed)
-                                blocked = same;
-                        else if (same && same->number > base)
-                                target = same->number;
-                        else {
-                                created = max_revision(p) + 1;
-                                if (created > INT32_MAX)
-                                        return -ERANGE;
-                                _cleanup_json_ json_t *effective = json_pack("{s:O, s:O}", "predicates", want.predicates,
-                                                                             "priorities", want.priorities);
-                                if (!effective)
-                                        return -ENOMEM;
-                                json_t *cm = NULL;
-                                r = render_revision_configmap(created, data, hash, want.source, effective, &cm);
-                                if (r < 0)
-                                        return r;
-                                r = add_action(p, RECONCILE_CREATE, "v1", "configmaps", RECONCILE_OPERAND_NAMESPACE,
-                                               jstr(cm, "metadata", "name", NULL), cm,
-                                               "create revision %" PRId64 " from %s", created, what);
-                                if (r < 0)
-                                        return r;
-                                target = created;
-                                r = queue_event(p, "Normal", "RevisionCreated",
-                                                "created revision %" PRId64 " (config-hash %.12s) from %s", created, hash, what);
-                                if (r < 0)
-                                        return r;
-                        }
+                        p->created = max_revision(p) + 1;
+                        if (p->created > INT32_MAX)
+                                return -ERANGE;
+                        _cleanup_json_ json_t *effective = json_pack("{s:O, s:O}", "predicates", p->want.predicates,
+                                                                     "priorities", p->want.priorities);
+                        if (!effective)
+                                return -ENOMEM;
+                        json_t *cm = NULL;
+                        r = render_revision_configmap(p->created, p->data, p->hash, p->want.source, effective, &cm);
+                        if (r < 0)
+                                return r;
+                        r = add_action(p, RECONCILE_CREATE, "v1", "configmaps", RECONCILE_OPERAND_NAMESPACE,
+                                       jstr(cm, "metadata", "name", NULL), cm,
+                                       "create revision %" PRId64 " from %s", p->created, p->what);
+                        if (r < 0)
+                                return r;
+                        p->target = p->created;
+                        r = queue_event(p, "Normal", "RevisionCreated",
+                                        "created revision %" PRId64 " (config-hash %.12s) from %s", p->created, p->hash,
+                                        p->what);
+                        if (r < 0)
+                                return r;
                 }
         }
-        if (target == 0 && !p->in->deployment) {
+
+        if (p->target == 0 && !p->in->deployment) {
                 /* Rejected (or blocked by a failed revision), and the Deployment is gone:
                  * what was wanted still changes nothing, but the last good revision is
                  * brought back, so "the last good revision keeps running" holds. Nothing
                  * at first install. */
-                const Revision *good = last_good_revision(p, old_serving, INT64_MAX);
+                const Revision *good = last_good_revision(p, p->old_serving, INT64_MAX);
                 if (good)
-                        target = good->number;
+                        p->target = good->number;
         }
+        return 0;
+}
 
-        /* 4. the Deployment: one write at most per pass. */
-        bool rolling_now = false;
-        if (target > 0 && (target != p->deployed || !p->in->deployment)) {
-                const Revision *t = find_revision(p, target);
-                const char *thash = target == created ? hash : (t ? t->hash : NULL);
-                if (thash) {
-                        r = deployment_write(p, target, thash,
-                                             rolled_back_to == target && !created ? "rollback"
-                                             : !p->in->deployment && !created    ? "the Deployment was missing"
-                                                                                 : "new revision");
-                        if (r < 0)
-                                return r;
-                        rolling_now = true;
-                }
-        } else if (target > 0 && target == p->deployed && want.valid) {
-                /* Same revision: re-render only when the spec drifted. Never while the policy
-                 * is rejected: then nothing that runs is touched. */
-                const Revision *t = find_revision(p, target);
-                bool drift = false;
-                if (t && t->hash) {
-                        r = deployment_drifted(p, target, t->hash, &drift);
-                        if (r < 0)
-                                return r;
-                        if (drift) {
-                                r = deployment_write(p, target, t->hash, "spec drifted from the rendered one");
-                                if (r < 0)
-                                        return r;
-                                rolling_now = true;
-                        }
-                }
-        }
-        if (rolled_back_to > 0) {
-                r = queue_event(p, "Warning", "RolledBack", "rolled back from revision %" PRId64 " to revision %" PRId64,
-                                failed_now, rolled_back_to);
+/* Step 4: at most one Deployment write: point it at the target, or re-render it when its
+ * spec drifted (never while the policy is rejected: then nothing that runs is touched). */
+static int step_deployment(Pass *p) {
+        int r;
+
+        if (p->target > 0 && (p->target != p->deployed || !p->in->deployment)) {
+                const Revision *t = find_revision(p, p->target);
+                const char *thash = p->target == p->created ? p->hash : (t ? t->hash : NULL);
+                if (!thash)
+                        return 0;
+                const char *why = p->created                            ? "new revision"
+                                  : p->rolled_back_to == p->target      ? "rollback"
+                                  : !p->in->deployment                  ? "the Deployment was missing"
+                                                                        : "new revision";
+                r = deployment_write(p, p->target, thash, why);
                 if (r < 0)
                         return r;
+                p->rolling_now = true;
+                if (p->rolled_back_to == p->target)
+                        return queue_event(p, "Warning", "RolledBack",
+                                           "rolled back from revision %" PRId64 " to revision %" PRId64, p->failed_now,
+                                           p->rolled_back_to);
+                return 0;
         }
 
-        /* Pruning, keeping everything in use. */
-        int64_t in_use[] = { p->deployed, target, p->serving, old_serving, rolled_back_to };
-        r = prune(p, in_use, ELEMENTSOF(in_use), created);
-        if (r < 0)
-                return r;
+        if (p->target > 0 && p->target == p->deployed && p->want.valid) {
+                const Revision *t = find_revision(p, p->target);
+                bool drift = false;
+                if (!t || !t->hash)
+                        return 0;
+                r = deployment_drifted(p, p->target, t->hash, &drift);
+                if (r < 0 || !drift)
+                        return r;
+                r = deployment_write(p, p->target, t->hash, "spec drifted from the rendered one");
+                if (r < 0)
+                        return r;
+                p->rolling_now = true;
+        }
+        return 0;
+}
 
-        r = bind_pods(p);
-        if (r < 0)
-                return r;
-
-        /* ---- status ---- */
-        const char *keeps = NULL;
-        char keeps_buf[128];
-        if (p->serving > 0) {
-                snprintf(keeps_buf, sizeof(keeps_buf), "revision %" PRId64 " keeps running", p->serving);
-                keeps = keeps_buf;
-        } else if (p->deployed > 0) {
-                snprintf(keeps_buf, sizeof(keeps_buf), "revision %" PRId64 " stays deployed", p->deployed);
-                keeps = keeps_buf;
-        } else if (rolling_now && !created && target > 0) {
-                snprintf(keeps_buf, sizeof(keeps_buf), "revision %" PRId64 " is being restored", target);
-                keeps = keeps_buf;
-        } else if (old_serving > 0)
-                keeps = "no revision is running: the policy-scheduler Deployment does not exist";
+static void describe_running(Pass *p) {
+        if (p->serving > 0)
+                snprintf(p->keeps, sizeof(p->keeps), "revision %" PRId64 " keeps running", p->serving);
+        else if (p->deployed > 0)
+                snprintf(p->keeps, sizeof(p->keeps), "revision %" PRId64 " stays deployed", p->deployed);
+        else if (p->rolling_now && !p->created && p->target > 0)
+                snprintf(p->keeps, sizeof(p->keeps), "revision %" PRId64 " is being restored", p->target);
+        else if (p->old_serving > 0)
+                snprintf(p->keeps, sizeof(p->keeps), "no revision is running: the " RECONCILE_DEPLOYMENT_NAME
+                                                     " Deployment does not exist");
         else
-                keeps = "no revision has been rolled out yet";
+                snprintf(p->keeps, sizeof(p->keeps), "no revision has been rolled out yet");
+}
 
-        ConditionSpec conds[4];
-        conds[0] = (ConditionSpec) { "PolicyValid", want.valid, want.reason, want.message };
+/* The four conditions; the message strings are returned through msgs (freed by the
+ * caller). */
+static int build_conditions(Pass *p, ConditionSpec conds[static 4], char *msgs[static 3]) {
+        const Desired *w = &p->want;
+        bool rolling_back = p->rolled_back_to > 0 && p->rolled_back_to == p->target;
+        int r;
 
-        bool progressing = rolling_now || p->rollout == ROLLOUT_PROGRESSING;
-        if (rolling_now)
-                r = asprintf(&progress_msg, "rolling out revision %" PRId64 "%s", target,
-                             rolled_back_to == target ? " (rollback)" : "");
+        conds[0] = (ConditionSpec) { "PolicyValid", w->valid, w->reason, w->message };
+
+        bool progressing = p->rolling_now || p->rollout == ROLLOUT_PROGRESSING;
+        if (p->rolling_now)
+                r = asprintf(&msgs[0], "rolling out revision %" PRId64 "%s", p->target,
+                             rolling_back ? " (rollback)" : "");
         else if (p->rollout == ROLLOUT_PROGRESSING)
-                r = asprintf(&progress_msg, "rolling out revision %" PRId64 ": %" PRId64 " of %" PRId64
+                r = asprintf(&msgs[0], "rolling out revision %" PRId64 ": %" PRId64 " of %" PRId64
                              " pods updated, %" PRId64 " available",
                              p->deployed, jint(p->in->deployment, 0, "status", "updatedReplicas", NULL),
                              jint(p->in->deployment, 1, "spec", "replicas", NULL),
                              jint(p->in->deployment, 0, "status", "availableReplicas", NULL));
         else if (p->rollout == ROLLOUT_FAILED)
-                r = asprintf(&progress_msg, "the rollout of revision %" PRId64 " stopped: it did not become "
+                r = asprintf(&msgs[0], "the rollout of revision %" PRId64 " stopped: it did not become "
                              "available within %" PRId64 "s", p->deployed, p->cfg->progress_deadline_s);
         else if (p->serving > 0)
-                r = asprintf(&progress_msg, "revision %" PRId64 " is rolled out", p->serving);
+                r = asprintf(&msgs[0], "revision %" PRId64 " is rolled out", p->serving);
         else
-                r = asprintf(&progress_msg, "no rollout in progress");
+                r = asprintf(&msgs[0], "no rollout in progress");
         if (r < 0)
                 return -ENOMEM;
         conds[1] = (ConditionSpec) { "Progressing", progressing,
                                      progressing                       ? "RollingOut"
                                      : p->rollout == ROLLOUT_FAILED    ? "RolloutFailed"
                                                                        : "AsExpected",
-                                     progress_msg };
+                                     msgs[0] };
 
-        r = available_condition(p, p->in->deployment || rolling_now, &conds[2], &avail_msg);
+        r = available_condition(p, p->in->deployment || p->rolling_now, &conds[2], &msgs[1]);
         if (r < 0)
                 return r;
 
-        const Revision *failed = blocked;
-        if (!failed && failed_now)
-                failed = find_revision(p, failed_now);
+        const Revision *failed = p->blocked;
+        if (!failed && p->failed_now)
+                failed = find_revision(p, p->failed_now);
         if (!failed) {
-                const Revision *t = find_revision(p, target);
+                const Revision *t = find_revision(p, p->target);
                 if (t && t->failed)
                         failed = t;
         }
-        if (!want.valid)
-                r = asprintf(&degraded_msg, "%s; %s", want.message, keeps);
+        if (!w->valid)
+                r = asprintf(&msgs[2], "%s; %s", w->message, p->keeps);
         else if (failed)
-                r = asprintf(&degraded_msg, "revision %" PRId64 " did not become available within %" PRId64
+                r = asprintf(&msgs[2], "revision %" PRId64 " did not become available within %" PRId64
                              "s%s%s; %s. Change the policy, or delete ConfigMap " RECONCILE_OPERAND_NAMESPACE
                              "/" RECONCILE_REVISION_PREFIX "%" PRId64 " to retry it",
                              failed->number, p->cfg->progress_deadline_s,
-                             rolled_back_to ? " and was rolled back" : "",
-                             failed->number == target ? " (no earlier good revision to roll back to)" : "",
-                             rolled_back_to > 0 ? "the rollback is in progress" : keeps, failed->number);
+                             rolling_back ? " and was rolled back" : "",
+                             failed->number == p->target ? " (no earlier good revision to roll back to)" : "",
+                             rolling_back ? "the rollback is in progress" : p->keeps, failed->number);
         else
-                r = asprintf(&degraded_msg, "%s", p->serving > 0 ? "the desired revision is running"
-                                                                : "nothing has failed");
+                r = asprintf(&msgs[2], "%s", p->serving > 0 ? "the desired revision is running" : "nothing has failed");
         if (r < 0)
                 return -ENOMEM;
-        truncate_message(degraded_msg, RECONCILE_MAX_MESSAGE);
-        bool degraded = !want.valid || failed;
+        truncate_message(msgs[2], RECONCILE_MAX_MESSAGE);
+        bool degraded = !w->valid || failed;
         conds[3] = (ConditionSpec) { "Degraded", degraded,
-                                     !want.valid ? want.reason : failed ? "RolloutFailed" : "AsExpected", degraded_msg };
+                                     !w->valid ? w->reason : failed ? "RolloutFailed" : "AsExpected", msgs[2] };
+        return 0;
+}
 
-        _cleanup_json_ json_t *status = json_object();
-        if (!status)
-                return -ENOMEM;
-        json_t *conditions = conditions_build(jpath(p->old_status, "conditions", NULL), conds, ELEMENTSOF(conds),
-                                              p->generation, p->in->now);
-        if (jset_new(status, "observedGeneration", json_integer(p->generation)) < 0 ||
-            jset_new(status, "conditions", conditions) < 0)
-                return -ENOMEM;
+/* Sets status.policy/predicates/priorities from what serves: the live source when it is
+ * what the serving revision was rendered from (fresh resourceVersion), else what the
+ * revision recorded when it was created. */
+static int status_source(Pass *p, json_t *status) {
+        const Revision *sr = find_revision(p, p->serving);
 
-        if (p->serving > 0) {
-                const Revision *sr = find_revision(p, p->serving);
-                if (jset_new(status, "revision", json_integer(p->serving)) < 0)
+        if (!sr)
+                return 0;
+        if (p->want.valid && sr->hash && strcmp(sr->hash, p->hash) == 0) {
+                if (jset_new(status, "policy", json_deep_copy(p->want.source)) < 0 ||
+                    jset_new(status, "predicates", json_deep_copy(p->want.predicates)) < 0 ||
+                    jset_new(status, "priorities", json_deep_copy(p->want.priorities)) < 0)
                         return -ENOMEM;
-                /* Prefer the live source when it is what serves (fresh resourceVersion). */
-                if (want.valid && sr && sr->hash && strcmp(sr->hash, hash) == 0) {
-                        if (jset_new(status, "policy", json_deep_copy(want.source)) < 0 ||
-                            jset_new(status, "predicates", json_deep_copy(want.predicates)) < 0 ||
-                            jset_new(status, "priorities", json_deep_copy(want.priorities)) < 0)
-                                return -ENOMEM;
-                } else if (sr) {
-                        json_t *src = annotation_json(sr->cm, RECONCILE_ANN_SOURCE);
-                        _cleanup_json_ json_t *eff = annotation_json(sr->cm, RECONCILE_ANN_EFFECTIVE);
-                        if (json_is_object(src) && jset_new(status, "policy", src) < 0)
-                                return -ENOMEM;
-                        if (!json_is_object(src))
-                                json_decref(src);
-                        const json_t *preds = jpath(eff, "predicates", NULL), *prios = jpath(eff, "priorities", NULL);
-                        if (json_is_array(preds) && jset_new(status, "predicates", json_deep_copy(preds)) < 0)
-                                return -ENOMEM;
-                        if (json_is_array(prios) && jset_new(status, "priorities", json_deep_copy(prios)) < 0)
-                                return -ENOMEM;
-                }
+                return 0;
         }
-        if (!want.valid) {
-                json_t *rej = json_pack("{s:O, s:s, s:s, s:o}", "source", want.source, "reason", want.reason,
-                                        "message", want.message, "diagnostics", status_diagnostics(want.diagnostics));
+
+        _cleanup_json_ json_t *src = annotation_json(sr->cm, RECONCILE_ANN_SOURCE);
+        _cleanup_json_ json_t *eff = annotation_json(sr->cm, RECONCILE_ANN_EFFECTIVE);
+        const json_t *preds = jpath(eff, "predicates", NULL), *prios = jpath(eff, "priorities", NULL);
+        if (json_is_object(src) && json_object_set(status, "policy", src) < 0)
+                return -ENOMEM;
+        if (json_is_array(preds) && jset_new(status, "predicates", json_deep_copy(preds)) < 0)
+                return -ENOMEM;
+        if (json_is_array(prios) && jset_new(status, "priorities", json_deep_copy(prios)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Step 5: the complete desired status. */
+static int step_status(Pass *p, json_t **ret) {
+        _cleanup_json_ json_t *status = NULL;
+        char *msgs[3] = {};
+        ConditionSpec conds[4];
+        int r;
+
+        describe_running(p);
+        r = build_conditions(p, conds, msgs);
+        if (r < 0)
+                goto out;
+
+        r = -ENOMEM;
+        status = json_object();
+        if (!status || jset_new(status, "observedGeneration", json_integer(p->generation)) < 0 ||
+            jset_new(status, "conditions", conditions_build(jpath(p->old_status, "conditions", NULL), conds,
+                                                            ELEMENTSOF(conds), p->generation, p->in->now)) < 0)
+                goto out;
+        if (p->serving > 0) {
+                if (jset_new(status, "revision", json_integer(p->serving)) < 0)
+                        goto out;
+                r = status_source(p, status);
+                if (r < 0)
+                        goto out;
+        }
+        if (!p->want.valid) {
+                json_t *rej = json_pack("{s:O, s:s, s:s, s:o}", "source", p->want.source, "reason", p->want.reason,
+                                        "message", p->want.message, "diagnostics",
+                                        status_diagnostics(p->want.diagnostics));
+                r = -ENOMEM;
                 if (jset_new(status, "rejected", rej) < 0)
-                        return -ENOMEM;
+                        goto out;
         }
         r = copy_foreign_keys(p->old_status, status);
         if (r < 0)
-                return r;
+                goto out;
+        *ret = TAKE_PTR(status);
+        r = 0;
+out:
+        for (size_t i = 0; i < ELEMENTSOF(msgs); i++)
+                free(msgs[i]);
+        return r;
+}
 
-        /* Events that depend on the previous status: each fires on the transition only. */
+/* Step 6: events that depend on the previous status, each on its transition only, then
+ * the status patch (only when something changed) and the events, in that order. */
+static int step_report(Pass *p, const json_t *status) {
+        const Desired *w = &p->want;
+        int r;
+
         const char *old_valid = condition_status(jpath(p->old_status, "conditions", NULL), "PolicyValid");
-        if (want.valid && (created || !old_valid || strcmp(old_valid, "True") != 0)) {
-                r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu predicates, %zu priorities", what,
-                                json_array_size(want.predicates), json_array_size(want.priorities));
+        if (w->valid && (p->created || !old_valid || strcmp(old_valid, "True") != 0)) {
+                r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu predicates, %zu priorities", p->what,
+                                json_array_size(w->predicates), json_array_size(w->priorities));
                 if (r < 0)
                         return r;
         }
-        if (!want.valid && !json_equal(json_object_get(status, "rejected"), jpath(p->old_status, "rejected", NULL))) {
-                r = queue_event(p, "Warning", "PolicyRejected", "%s; %s", want.message, keeps);
+        if (!w->valid && !json_equal(json_object_get(status, "rejected"), jpath(p->old_status, "rejected", NULL))) {
+                r = queue_event(p, "Warning", "PolicyRejected", "%s; %s", w->message, p->keeps);
                 if (r < 0)
                         return r;
         }
-        if (p->serving > 0 && p->serving != old_serving && p->rollout == ROLLOUT_COMPLETE) {
+        if (p->serving > 0 && p->serving != p->old_serving && p->rollout == ROLLOUT_COMPLETE) {
                 r = queue_event(p, "Normal", "RolloutComplete", "revision %" PRId64 " is rolled out", p->serving);
                 if (r < 0)
                         return r;
@@ -938,11 +992,42 @@ static int run(Pass *p) {
                 if (r < 0)
                         return r;
         }
-        r = emit_events(p);
+        return emit_events(p);
+}
+
+static int run(Pass *p) {
+        _cleanup_json_ json_t *status = NULL;
+        int r;
+
+        r = step_observe(p);
+        if (r < 0)
+                return r;
+        r = step_rollback(p);
+        if (r < 0)
+                return r;
+        r = step_target(p);
+        if (r < 0)
+                return r;
+        r = step_deployment(p);
         if (r < 0)
                 return r;
 
-        if (rolling_now)
+        int64_t in_use[] = { p->deployed, p->target, p->serving, p->old_serving, p->rolled_back_to };
+        r = prune(p, in_use, ELEMENTSOF(in_use), p->created);
+        if (r < 0)
+                return r;
+        r = bind_pods(p);
+        if (r < 0)
+                return r;
+
+        r = step_status(p, &status);
+        if (r < 0)
+                return r;
+        r = step_report(p, status);
+        if (r < 0)
+                return r;
+
+        if (p->rolling_now)
                 p->out->requeue_after_s = p->cfg->progress_deadline_s + 1;
         else if (p->rollout == ROLLOUT_PROGRESSING) {
                 int64_t left = p->rollout_started > 0 ? p->rollout_started + p->cfg->progress_deadline_s - p->in->now
@@ -991,6 +1076,9 @@ int reconcile_scheduler(const ReconcileInput *in, ReconcileOutput **ret) {
                 r = run(&p);
         json_decref(p.events);
         free(p.revs);
+        desired_done(&p.want);
+        free(p.what);
+        json_decref(p.data);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(out);
