@@ -13,6 +13,9 @@ void pdiag(PolicyDiags *d, PolicySeverity sev, const char *code, PolicyPos pos, 
 void pdiag_v(PolicyDiags *d, PolicySeverity sev, const char *code, PolicyPos pos, const char *path,
              const char *fmt, va_list ap) _printf_(6, 0);
 
+/* Sorts d->items[from..] by position (stable), leaving earlier items alone. */
+void pdiag_sort_from(PolicyDiags *d, size_t from);
+
 #define perr(d, code, pos, path, ...) pdiag(d, POLICY_SEVERITY_ERROR, code, pos, path, __VA_ARGS__)
 #define pwarn(d, code, pos, path, ...) pdiag(d, POLICY_SEVERITY_WARNING, code, pos, path, __VA_ARGS__)
 #define pnote(d, code, pos, path, ...) pdiag(d, POLICY_SEVERITY_NOTE, code, pos, path, __VA_ARGS__)

@@ -106,17 +106,21 @@ static int diag_cmp(const PolicyDiag *a, const PolicyDiag *b) {
         return 0;
 }
 
-void policy_diags_sort(PolicyDiags *d) {
+void pdiag_sort_from(PolicyDiags *d, size_t from) {
         /* Insertion sort: stable, and the list is short (bounded) and nearly sorted. */
-        for (size_t i = 1; i < d->n; i++) {
+        for (size_t i = from + 1; i < d->n; i++) {
                 PolicyDiag x = d->items[i];
                 size_t j = i;
-                while (j > 0 && diag_cmp(&d->items[j - 1], &x) > 0) {
+                while (j > from && diag_cmp(&d->items[j - 1], &x) > 0) {
                         d->items[j] = d->items[j - 1];
                         j--;
                 }
                 d->items[j] = x;
         }
+}
+
+void policy_diags_sort(PolicyDiags *d) {
+        pdiag_sort_from(d, 0);
 }
 
 const char *policy_severity_to_string(PolicySeverity s) {

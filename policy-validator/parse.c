@@ -844,7 +844,7 @@ int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **r
                 return -ENOMEM;
         PolicyFormat fmt = o.format;
         size_t first = skip_bom(text, len);
-        while (first < len && strchr(" \t\r\n", text[first]))
+        while (first < len && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r' || text[first] == '\n'))
                 first++;
         if (fmt == POLICY_FORMAT_AUTO)
                 fmt = first < len && (text[first] == '{' || text[first] == '[') ? POLICY_FORMAT_JSON : POLICY_FORMAT_YAML;

@@ -213,14 +213,15 @@ int policy_copy(const Policy *src, Policy **ret) {
 /* ---- loading ------------------------------------------------------------------------ */
 
 int policy_validate(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags) {
-        size_t before = diags->n_errors;
+        size_t before = diags->n_errors, first = diags->n;
         policy_check(p, opts, diags);
+        pdiag_sort_from(diags, first);
         if (diags->oom)
                 return -ENOMEM;
         return diags->n_errors > before ? -EINVAL : 0;
 }
 
-int policy_load(const char *text, size_t len, const PolicyOptions *opts, Policy **ret_policy, PolicyDiags *diags) {
+static int load(const char *text, size_t len, const PolicyOptions *opts, Policy **ret_policy, PolicyDiags *diags) {
         size_t before = diags->n_errors;
         _cleanup_(pdoc_freep) PDoc *doc = NULL;
         int r = pdoc_parse(text, len, opts, &doc, diags);
@@ -237,6 +238,13 @@ int policy_load(const char *text, size_t len, const PolicyOptions *opts, Policy 
                 return -EINVAL;
         *ret_policy = TAKE_PTR(p);
         return 0;
+}
+
+int policy_load(const char *text, size_t len, const PolicyOptions *opts, Policy **ret_policy, PolicyDiags *diags) {
+        size_t first = diags->n;
+        int r = load(text, len, opts, ret_policy, diags);
+        pdiag_sort_from(diags, first);
+        return r;
 }
 
 /* ---- ConfigMap ---------------------------------------------------------------------- */
@@ -386,7 +394,7 @@ static int extract_policy_cfg(const char *text, size_t len, const PDoc *doc, Pol
         return map_greedy(text, len, v, sm);
 }
 
-int policy_load_configmap(const char *text, size_t len, const PolicyOptions *opts, Policy **ret_policy,
+static int load_configmap(const char *text, size_t len, const PolicyOptions *opts, Policy **ret_policy,
                           PolicyDiags *diags) {
         PolicyOptions o = opts ? *opts : (PolicyOptions) {};
         size_t before = diags->n_errors;
@@ -428,6 +436,14 @@ int policy_load_configmap(const char *text, size_t len, const PolicyOptions *opt
         }
         *ret_policy = p;
         return 0;
+}
+
+int policy_load_configmap(const char *text, size_t len, const PolicyOptions *opts, Policy **ret_policy,
+                          PolicyDiags *diags) {
+        size_t first = diags->n;
+        int r = load_configmap(text, len, opts, ret_policy, diags);
+        pdiag_sort_from(diags, first);
+        return r;
 }
 
 /* ---- built-in profile policies ------------------------------------------------------ */

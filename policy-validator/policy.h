@@ -69,8 +69,9 @@ typedef struct PolicyDiag {
         char *message;          /* one sentence an administrator can act on */
 } PolicyDiag;
 
-/* A caller-allocated list (zero-initialise it), like jansson's json_error_t. Diagnostics are
- * appended in document order of discovery; policy_diags_sort() orders them by position. */
+/* A caller-allocated list (zero-initialise it), like jansson's json_error_t. Each load or
+ * translation appends its diagnostics sorted by position (line, column); position-less ones
+ * come last. policy_diags_sort() re-sorts a list merged from several calls. */
 typedef struct PolicyDiags {
         PolicyDiag *items;
         size_t n;
@@ -221,7 +222,8 @@ static inline int64_t policy_resource_weight(const PolicyResourceSpec *r) {
 /* ---- Loading ------------------------------------------------------------------------ */
 
 /* Parses text (JSON or YAML, len bytes, need not be NUL-terminated) strictly and validates
- * every rule, collecting all problems into diags (appended; the list is not cleared).
+ * every rule, collecting all problems into diags (appended in position order; the list is
+ * not cleared).
  * Returns 0 when the policy is valid (warnings allowed) and sets *ret_policy (new);
  * -EINVAL when it has errors (diags say which; *ret_policy untouched); -E2BIG when the
  * input exceeds the size bound (a diagnostic says so too); -ENOMEM. */

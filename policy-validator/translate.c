@@ -74,9 +74,13 @@ static const char *plugin_piece(const char *plugins, size_t k) {
         return NULL;
 }
 
-static void add_score(Translator *t, const char *name, int64_t weight) {
+static void add_score(Translator *t, const char *name, int64_t weight, const char *legacy, PolicyPos pos,
+                      const char *path) {
         for (size_t i = 0; i < t->n_scores; i++)
                 if (streq(t->scores[i].name, name)) {
+                        pnote(t->diags, "translate-merged", pos, path,
+                              "%s also maps to the %s score plugin: its weight %" PRId64 " is added to that plugin's",
+                              legacy, name, weight);
                         t->scores[i].weight = weight > INT32_MAX - t->scores[i].weight ? INT32_MAX
                                                                                        : t->scores[i].weight + weight;
                         return;
@@ -212,7 +216,7 @@ static json_t *translate_priorities(Translator *t, const PolicyEffective *e) {
                               "%s maps to PodTopologySpread with the system default constraints (spreading by "
                               "hostname and zone)",
                               pr->name);
-                add_score(t, re->plugin, pr->weight);
+                add_score(t, re->plugin, pr->weight, pr->name, pos_prio(p, at), path);
         }
         return strategy;
 }
@@ -261,12 +265,12 @@ int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOp
         for (size_t i = 0; score_enabled && i < t.n_scores; i++)
                 json_array_append_new(score_enabled,
                                       json_pack("{s:s, s:I}", "name", t.scores[i].name, "weight", (json_int_t) t.scores[i].weight));
+        bool ipa = false;
+        for (size_t i = 0; i < t.n_scores; i++)
+                ipa = ipa || streq(t.scores[i].name, "InterPodAffinity");
+        for (size_t i = 0; i < t.n_filters; i++)
+                ipa = ipa || streq(t.filters[i], "InterPodAffinity");
         if (plugin_config) {
-                bool ipa = false;
-                for (size_t i = 0; i < t.n_scores; i++)
-                        ipa = ipa || streq(t.scores[i].name, "InterPodAffinity");
-                for (size_t i = 0; i < t.n_filters; i++)
-                        ipa = ipa || streq(t.filters[i], "InterPodAffinity");
                 if (ipa)
                         json_array_append_new(plugin_config,
                                               json_pack("{s:s, s:{s:I}}", "name", "InterPodAffinity", "args",
@@ -279,6 +283,9 @@ int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOp
         json_decref(strategy);
         for (size_t i = 0; extenders && i < e->n_extenders; i++)
                 json_array_append_new(extenders, translate_extender(&e->extenders[i]));
+        if (p->hard_pod_affinity_symmetric_weight != 0 && !ipa)
+                pnote(diags, "translate-changed", p->hard_pod_affinity_pos, "hardPodAffinitySymmetricWeight",
+                      "hardPodAffinitySymmetricWeight has no effect here: no InterPodAffinity plugin is enabled");
         if (t.n_scores > 0)
                 pnote(diags, "translate-changed", p->priorities_pos, "priorities",
                       "modern score plugins give 0..100 per node instead of 0..10; the weights are kept, so the "
