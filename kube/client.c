@@ -730,8 +730,8 @@ static int submit(KubeClient *c, Request *q) {
         return sd_event_source_set_enabled(c->pump_timer, SD_EVENT_ONESHOT);
 }
 
-int kube_request_async(KubeClient *c, const char *method, const char *path, const json_t *body, const char *content_type,
-                       KubeResponseFn callback, void *userdata) {
+int kube_request_async_handle(KubeClient *c, const char *method, const char *path, const json_t *body,
+                              const char *content_type, KubeResponseFn callback, void *userdata, KubeRequest **ret) {
         Request *q = NULL;
         int r = request_new(c, method, path, body, content_type, &q);
         if (r < 0)
@@ -740,11 +740,21 @@ int kube_request_async(KubeClient *c, const char *method, const char *path, cons
         q->userdata = userdata;
         r = submit(c, q);
         if (r < 0) {
-                list_remove(&c->waiting_head, &c->waiting_tail, q);
-                c->n_waiting--;
+                if (q->next || q->prev || c->waiting_head == q) {
+                        list_remove(&c->waiting_head, &c->waiting_tail, q);
+                        c->n_waiting--;
+                }
                 request_free(q);
+                return r;
         }
-        return r < 0 ? r : 0;
+        if (ret)
+                *ret = (KubeRequest *) q;
+        return 0;
+}
+
+int kube_request_async(KubeClient *c, const char *method, const char *path, const json_t *body, const char *content_type,
+                       KubeResponseFn callback, void *userdata) {
+        return kube_request_async_handle(c, method, path, body, content_type, callback, userdata, NULL);
 }
 
 int kube_stream_open(KubeClient *c, const char *path, KubeStreamDataFn data, KubeStreamDoneFn done, void *userdata,
@@ -761,8 +771,10 @@ int kube_stream_open(KubeClient *c, const char *path, KubeStreamDataFn data, Kub
         buf_init(&q->response, ERROR_BODY_MAX);
         r = submit(c, q);
         if (r < 0) {
-                list_remove(&c->waiting_head, &c->waiting_tail, q);
-                c->n_waiting--;
+                if (q->next || q->prev || c->waiting_head == q) {
+                        list_remove(&c->waiting_head, &c->waiting_tail, q);
+                        c->n_waiting--;
+                }
                 request_free(q);
                 return r;
         }
@@ -770,22 +782,32 @@ int kube_stream_open(KubeClient *c, const char *path, KubeStreamDataFn data, Kub
         return 0;
 }
 
-void kube_stream_close(KubeStream *s) {
-        Request *q = (Request *) s;
-        if (!q)
-                return;
+static void request_cancel(Request *q) {
         KubeClient *c = q->client;
         if (q->active) {
                 list_remove(&c->active, NULL, q);
                 if (q->easy) {
                         curl_multi_remove_handle(c->multi, q->easy);
                         recycle_easy(c, q->easy);
+                        q->easy = NULL;
+                        if (!q->stream)
+                                c->in_flight--;
                 }
         } else {
                 list_remove(&c->waiting_head, &c->waiting_tail, q);
                 c->n_waiting--;
         }
         request_free(q);
+}
+
+void kube_stream_close(KubeStream *s) {
+        if (s)
+                request_cancel((Request *) s);
+}
+
+void kube_request_cancel(KubeRequest *q) {
+        if (q)
+                request_cancel((Request *) q);
 }
 
 /* ---- client lifecycle ---- */

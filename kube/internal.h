@@ -69,3 +69,25 @@ int kube_stream_open(KubeClient *c, const char *path, KubeStreamDataFn data, Kub
                      KubeStream **ret);
 /* Aborts a stream without calling done. Accepts NULL. */
 void kube_stream_close(KubeStream *s);
+
+/* Splits a byte stream into '\n'-terminated lines without copying complete lines that sit
+ * inside one chunk; a partial line is kept until the next chunk. A line longer than max
+ * bytes is -E2BIG (the stream cannot be resynchronised safely after a cut event). */
+typedef int (*KubeLineFn)(const char *line, size_t len, void *userdata);
+typedef struct KubeLineDecoder {
+        Buf partial;
+        size_t max;
+} KubeLineDecoder;
+void kube_line_decoder_init(KubeLineDecoder *d, size_t max);
+void kube_line_decoder_done(KubeLineDecoder *d);
+/* Feeds a chunk; calls fn for each complete non-empty line (without the '\n'). Returns 0,
+ * -E2BIG, or the first negative value fn returned. */
+int kube_line_decoder_feed(KubeLineDecoder *d, const char *data, size_t len, KubeLineFn fn, void *userdata);
+
+/* kube_request_async with a handle that can cancel it. The handle is valid until the
+ * callback starts running; kube_request_cancel frees the request without calling back
+ * (not from inside that request's own callback). */
+typedef struct KubeRequest KubeRequest;
+int kube_request_async_handle(KubeClient *c, const char *method, const char *path, const json_t *body,
+                              const char *content_type, KubeResponseFn callback, void *userdata, KubeRequest **ret);
+void kube_request_cancel(KubeRequest *q);
