@@ -16,3 +16,4 @@ $(eval $(call unit_test,test-sched-queue,tests/unit/test-sched-queue.c,$(SCHED_T
 $(eval $(call unit_test,test-sched-json,tests/unit/test-sched-json.c,$(SCHED_TEST_LIBS)))
 
 $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
+$(eval $(call unit_test,test-sched-options,tests/unit/test-sched-options.c scheduler/sched-options.c,$(SCHED_TEST_LIBS)))
