@@ -21,3 +21,6 @@ $(eval $(call unit_test,test-policy,tests/unit/test-policy.c,policy common))
 
 $(eval $(call fuzzer,fuzz-policy,tests/fuzz/fuzz-policy.c $(POLICY_LIB_SRCS) common/buf.c))
 $(eval $(call bench,bench-policy,tests/bench/bench-policy.c,policy common))
+# The command's own tests run the binary built beside them.
+$(eval $(call unit_test,test-policy-cli,tests/unit/test-policy-cli.c,common))
+$(O)/tests/test-policy-cli: | $(O)/bin/policy-validator
