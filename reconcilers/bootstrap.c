@@ -14,26 +14,26 @@
 #include "reconcilers/internal.h"
 
 static bool is_scheduler_pod(const json_t *pod) {
-        const char *app = jstr(pod, "metadata", "labels", RECONCILE_APP_LABEL, NULL);
-        return app && strcmp(app, RECONCILE_DEPLOYMENT_NAME) == 0 && jstr(pod, "metadata", "name", NULL);
+        const char *app = jstr(pod, "metadata", "labels", RECONCILE_APP_LABEL);
+        return app && strcmp(app, RECONCILE_DEPLOYMENT_NAME) == 0 && jstr(pod, "metadata", "name");
 }
 
 static bool pod_is_terminal_or_deleting(const json_t *pod) {
-        const char *phase = jstr(pod, "status", "phase", NULL);
-        if (jpath(pod, "metadata", "deletionTimestamp", NULL))
+        const char *phase = jstr(pod, "status", "phase");
+        if (jpath(pod, "metadata", "deletionTimestamp"))
                 return true;
         return phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
 }
 
 static bool has_true_condition(const json_t *obj, const char *type) {
-        const json_t *conds = jpath(obj, "status", "conditions", NULL);
+        const json_t *conds = jpath(obj, "status", "conditions");
         size_t i;
         json_t *c;
 
         if (!json_is_array(conds))
                 return false;
         json_array_foreach(conds, i, c) {
-                const char *t = jstr(c, "type", NULL), *s = jstr(c, "status", NULL);
+                const char *t = jstr(c, "type"), *s = jstr(c, "status");
                 if (t && s && strcmp(t, type) == 0)
                         return strcmp(s, "True") == 0;
         }
@@ -41,7 +41,7 @@ static bool has_true_condition(const json_t *obj, const char *type) {
 }
 
 bool pod_is_ready(const json_t *pod) {
-        const char *phase = jstr(pod, "status", "phase", NULL);
+        const char *phase = jstr(pod, "status", "phase");
         return !pod_is_terminal_or_deleting(pod) && phase && strcmp(phase, "Running") == 0 &&
                has_true_condition(pod, "Ready");
 }
@@ -53,7 +53,7 @@ static bool selector_matches(const json_t *selector, const json_t *labels) {
         if (!json_is_object(selector))
                 return true;
         json_object_foreach((json_t *) selector, k, v) {
-                const char *have = jstr(labels, k, NULL);
+                const char *have = jstr(labels, k);
                 if (!json_is_string(v) || !have || strcmp(have, json_string_value(v)) != 0)
                         return false;
         }
@@ -61,8 +61,8 @@ static bool selector_matches(const json_t *selector, const json_t *labels) {
 }
 
 static bool toleration_matches(const json_t *tol, const char *key, const char *value, const char *effect) {
-        const char *tkey = jstr(tol, "key", NULL), *top = jstr(tol, "operator", NULL);
-        const char *tval = jstr(tol, "value", NULL), *teff = jstr(tol, "effect", NULL);
+        const char *tkey = jstr(tol, "key"), *top = jstr(tol, "operator");
+        const char *tval = jstr(tol, "value"), *teff = jstr(tol, "effect");
 
         if (teff && teff[0] && strcmp(teff, effect) != 0)
                 return false;
@@ -76,21 +76,21 @@ static bool toleration_matches(const json_t *tol, const char *key, const char *v
 }
 
 static bool taints_tolerated(const json_t *pod, const json_t *node) {
-        const json_t *taints = jpath(node, "spec", "taints", NULL);
-        const json_t *tols = jpath(pod, "spec", "tolerations", NULL);
+        const json_t *taints = jpath(node, "spec", "taints");
+        const json_t *tols = jpath(pod, "spec", "tolerations");
         size_t i, j;
         json_t *t, *tol;
 
         if (!json_is_array(taints))
                 return true;
         json_array_foreach(taints, i, t) {
-                const char *key = jstr(t, "key", NULL), *effect = jstr(t, "effect", NULL);
+                const char *key = jstr(t, "key"), *effect = jstr(t, "effect");
                 bool ok = false;
                 if (!key || !effect || (strcmp(effect, "NoSchedule") != 0 && strcmp(effect, "NoExecute") != 0))
                         continue;
                 if (json_is_array(tols))
                         json_array_foreach(tols, j, tol)
-                                if (toleration_matches(tol, key, jstr(t, "value", NULL), effect))
+                                if (toleration_matches(tol, key, jstr(t, "value"), effect))
                                         ok = true;
                 if (!ok)
                         return false;
@@ -100,7 +100,7 @@ static bool taints_tolerated(const json_t *pod, const json_t *node) {
 
 static int by_name(const void *a, const void *b) {
         const json_t *x = *(const json_t *const *) a, *y = *(const json_t *const *) b;
-        return strcmp(jstr(x, "metadata", "name", NULL), jstr(y, "metadata", "name", NULL));
+        return strcmp(jstr(x, "metadata", "name"), jstr(y, "metadata", "name"));
 }
 
 /* Named objects of an array, sorted by name; *ret is new (NULL when empty). */
@@ -117,7 +117,7 @@ static int sorted_named(const json_t *arr, bool (*keep)(const json_t *), const j
         if (!v)
                 return -ENOMEM;
         json_array_foreach(arr, i, o)
-                if (jstr(o, "metadata", "name", NULL) && (!keep || keep(o)))
+                if (jstr(o, "metadata", "name") && (!keep || keep(o)))
                         v[n++] = o;
         qsort(v, n, sizeof(*v), by_name);
         *ret = TAKE_PTR(v);
@@ -159,27 +159,27 @@ int bootstrap_bindings(const json_t *pods, const json_t *nodes, const char *sche
 
         /* Pods already on a node count towards its load. */
         for (size_t i = 0; i < np; i++) {
-                const char *on = jstr(p[i], "spec", "nodeName", NULL);
+                const char *on = jstr(p[i], "spec", "nodeName");
                 if (!on || !on[0] || pod_is_terminal_or_deleting(p[i]))
                         continue;
                 for (size_t k = 0; k < nn; k++)
-                        if (strcmp(jstr(nd[k], "metadata", "name", NULL), on) == 0)
+                        if (strcmp(jstr(nd[k], "metadata", "name"), on) == 0)
                                 load[k]++;
         }
 
         for (size_t i = 0; i < np; i++) {
-                const char *on = jstr(p[i], "spec", "nodeName", NULL);
-                const char *sched = jstr(p[i], "spec", "schedulerName", NULL);
+                const char *on = jstr(p[i], "spec", "nodeName");
+                const char *sched = jstr(p[i], "spec", "schedulerName");
                 if ((on && on[0]) || pod_is_terminal_or_deleting(p[i]))
                         continue;
                 if (strcmp(sched && sched[0] ? sched : "default-scheduler", scheduler_name) != 0)
                         continue;
 
-                const json_t *selector = jpath(p[i], "spec", "nodeSelector", NULL);
+                const json_t *selector = jpath(p[i], "spec", "nodeSelector");
                 size_t best = SIZE_MAX;
                 for (size_t k = 0; k < nn; k++) {
                         if (!has_true_condition(nd[k], "Ready") ||
-                            !selector_matches(selector, jpath(nd[k], "metadata", "labels", NULL)) ||
+                            !selector_matches(selector, jpath(nd[k], "metadata", "labels")) ||
                             !taints_tolerated(p[i], nd[k]))
                                 continue;
                         if (best == SIZE_MAX || load[k] < load[best])
@@ -189,8 +189,8 @@ int bootstrap_bindings(const json_t *pods, const json_t *nodes, const char *sche
                         continue;
                 load[best]++;
                 out[nout++] = (Binding) {
-                        .pod = jstr(p[i], "metadata", "name", NULL),
-                        .node = jstr(nd[best], "metadata", "name", NULL),
+                        .pod = jstr(p[i], "metadata", "name"),
+                        .node = jstr(nd[best], "metadata", "name"),
                 };
         }
 

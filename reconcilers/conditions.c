@@ -14,7 +14,7 @@ static const json_t *find_condition(const json_t *conditions, const char *type) 
         if (!json_is_array(conditions))
                 return NULL;
         json_array_foreach(conditions, i, c) {
-                const char *t = jstr(c, "type", NULL);
+                const char *t = jstr(c, "type");
                 if (t && strcmp(t, type) == 0)
                         return c;
         }
@@ -22,7 +22,7 @@ static const json_t *find_condition(const json_t *conditions, const char *type) 
 }
 
 const char *condition_status(const json_t *conditions, const char *type) {
-        return jstr(find_condition(conditions, type), "status", NULL);
+        return jstr(find_condition(conditions, type), "status");
 }
 
 json_t *conditions_build(const json_t *old, const ConditionSpec *specs, size_t n,
@@ -39,8 +39,8 @@ json_t *conditions_build(const json_t *old, const ConditionSpec *specs, size_t n
         for (i = 0; i < n; i++) {
                 const char *status = specs[i].status ? "True" : "False";
                 const json_t *prev = find_condition(old, specs[i].type);
-                const char *prev_status = jstr(prev, "status", NULL);
-                const char *prev_time = jstr(prev, "lastTransitionTime", NULL);
+                const char *prev_status = jstr(prev, "status");
+                const char *prev_time = jstr(prev, "lastTransitionTime");
                 int64_t parsed;
                 /* Keep the old time only when it is one we can vouch for. */
                 const char *when = prev_status && strcmp(prev_status, status) == 0 && prev_time &&
@@ -60,7 +60,7 @@ json_t *conditions_build(const json_t *old, const ConditionSpec *specs, size_t n
 
         if (json_is_array(old))
                 json_array_foreach(old, i, c) {
-                        const char *t = jstr(c, "type", NULL);
+                        const char *t = jstr(c, "type");
                         bool ours = false;
                         if (!t)
                                 continue;
@@ -71,5 +71,6 @@ json_t *conditions_build(const json_t *old, const ConditionSpec *specs, size_t n
                                 return NULL;
                 }
 
-        return TAKE_PTR(list);
+        json_t *taken = TAKE_PTR(list);
+        return taken;
 }

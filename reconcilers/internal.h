@@ -21,13 +21,16 @@
 
 /* ---- json helpers (util.c) ----------------------------------------------------------- */
 
-/* Follows a NULL-terminated key path; borrowed result or NULL when any step is missing or
- * not an object. */
-const json_t *jpath(const json_t *o, ...) __attribute__((sentinel));
+/* Follows a key path (jpath(o, "metadata", "name")); borrowed result or NULL when any step
+ * is missing or not an object. The macros add the typed NULL sentinel the functions need. */
+const json_t *jpath_sentinel(const json_t *o, ...) __attribute__((sentinel));
 /* The string at a path, or NULL when missing or not a string. */
-const char *jstr(const json_t *o, ...) __attribute__((sentinel));
+const char *jstr_sentinel(const json_t *o, ...) __attribute__((sentinel));
 /* The integer at a path, or def when missing or not an integer. */
-int64_t jint(const json_t *o, int64_t def, ...) __attribute__((sentinel));
+int64_t jint_sentinel(const json_t *o, int64_t def, ...) __attribute__((sentinel));
+#define jpath(o, ...) jpath_sentinel((o), __VA_ARGS__, (const char *) NULL)
+#define jstr(o, ...) jstr_sentinel((o), __VA_ARGS__, (const char *) NULL)
+#define jint(o, def, ...) jint_sentinel((o), (def), __VA_ARGS__, (const char *) NULL)
 /* Sets key to a new string; returns 0 or -ENOMEM. */
 int jset_str(json_t *o, const char *key, const char *value);
 /* Sets key to value, stealing it even on failure; returns 0 or -ENOMEM. */

@@ -181,7 +181,7 @@ static int queue_event(Pass *p, const char *type, const char *reason, const char
 /* ---- observed state ------------------------------------------------------------------ */
 
 static bool annotation_true(const json_t *obj, const char *key) {
-        return jstr(obj, "metadata", "annotations", key, NULL) != NULL;
+        return jstr(obj, "metadata", "annotations", key) != NULL;
 }
 
 static int revision_cmp(const void *a, const void *b) {
@@ -201,17 +201,17 @@ static int collect_revisions(Pass *p) {
         if (!p->revs)
                 return -ENOMEM;
         json_array_foreach(cms, i, cm) {
-                const char *name = jstr(cm, "metadata", "name", NULL);
+                const char *name = jstr(cm, "metadata", "name");
                 int64_t n;
                 if (!name || strncmp(name, RECONCILE_REVISION_PREFIX, plen) != 0 ||
                     parse_int64(name + plen, 1, INT32_MAX, &n) < 0)
                         continue;
-                if (jpath(cm, "metadata", "deletionTimestamp", NULL))
+                if (jpath(cm, "metadata", "deletionTimestamp"))
                         continue;
                 p->revs[p->n_revs++] = (Revision) {
                         .number = n,
                         .cm = cm,
-                        .hash = jstr(cm, "metadata", "annotations", RECONCILE_ANN_CONFIG_HASH, NULL),
+                        .hash = jstr(cm, "metadata", "annotations", RECONCILE_ANN_CONFIG_HASH),
                         .failed = annotation_true(cm, RECONCILE_ANN_ROLLOUT_FAILED),
                 };
         }
@@ -228,7 +228,7 @@ static Revision *find_revision(Pass *p, int64_t n) {
 
 static int64_t max_revision(Pass *p) {
         int64_t m = p->deployed;
-        int64_t st = jint(p->old_status, 0, "revision", NULL);
+        int64_t st = jint(p->old_status, 0, "revision");
         if (p->n_revs > 0 && p->revs[p->n_revs - 1].number > m)
                 m = p->revs[p->n_revs - 1].number;
         return st > m ? st : m;
@@ -242,19 +242,19 @@ static void observe_deployment(Pass *p) {
                 p->rollout = ROLLOUT_NONE;
                 return;
         }
-        if (parse_int64(jstr(d, "spec", "template", "metadata", "annotations", RECONCILE_ANN_REVISION, NULL),
+        if (parse_int64(jstr(d, "spec", "template", "metadata", "annotations", RECONCILE_ANN_REVISION),
                         1, INT32_MAX, &n) >= 0)
                 p->deployed = n;
         int64_t t;
-        if (parse_time(jstr(d, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_STARTED, NULL), &t) >= 0)
+        if (parse_time(jstr(d, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_STARTED), &t) >= 0)
                 p->rollout_started = t;
 
-        int64_t gen = jint(d, 0, "metadata", "generation", NULL);
-        int64_t ogen = jint(d, -1, "status", "observedGeneration", NULL);
-        int64_t want = jint(d, 1, "spec", "replicas", NULL);
-        int64_t updated = jint(d, 0, "status", "updatedReplicas", NULL);
-        int64_t total = jint(d, 0, "status", "replicas", NULL);
-        int64_t available = jint(d, 0, "status", "availableReplicas", NULL);
+        int64_t gen = jint(d, 0, "metadata", "generation");
+        int64_t ogen = jint(d, -1, "status", "observedGeneration");
+        int64_t want = jint(d, 1, "spec", "replicas");
+        int64_t updated = jint(d, 0, "status", "updatedReplicas");
+        int64_t total = jint(d, 0, "status", "replicas");
+        int64_t available = jint(d, 0, "status", "availableReplicas");
         bool seen = ogen >= gen;
 
         if (seen && updated >= want && total <= updated && available >= updated) {
@@ -264,12 +264,12 @@ static void observe_deployment(Pass *p) {
         p->rollout = ROLLOUT_PROGRESSING;
 
         bool deadline = false;
-        const json_t *conds = jpath(d, "status", "conditions", NULL);
+        const json_t *conds = jpath(d, "status", "conditions");
         size_t i;
         json_t *c;
         if (seen && json_is_array(conds))
                 json_array_foreach(conds, i, c) {
-                        const char *type = jstr(c, "type", NULL), *reason = jstr(c, "reason", NULL);
+                        const char *type = jstr(c, "type"), *reason = jstr(c, "reason");
                         if (type && reason && strcmp(type, "Progressing") == 0 &&
                             strcmp(reason, "ProgressDeadlineExceeded") == 0)
                                 deadline = true;
@@ -311,7 +311,7 @@ static int deployment_write(Pass *p, int64_t revision, const char *hash, const c
                                   "create Deployment " RECONCILE_DEPLOYMENT_NAME " at revision %" PRId64 " (%s)",
                                   revision, why);
 
-        const char *rv = jstr(p->in->deployment, "metadata", "resourceVersion", NULL);
+        const char *rv = jstr(p->in->deployment, "metadata", "resourceVersion");
         if (rv && jset_str(json_object_get(d, "metadata"), "resourceVersion", rv) < 0)
                 return -ENOMEM;
         return add_action(p, RECONCILE_UPDATE, "apps/v1", "deployments", RECONCILE_OPERAND_NAMESPACE,
@@ -329,7 +329,7 @@ static int deployment_drifted(Pass *p, int64_t revision, const char *hash, bool 
         r = render_deployment(p->cfg, revision, hash, p->in->now, &d, spec_hash);
         if (r < 0)
                 return r;
-        const char *have = jstr(p->in->deployment, "metadata", "annotations", RECONCILE_ANN_SPEC_HASH, NULL);
+        const char *have = jstr(p->in->deployment, "metadata", "annotations", RECONCILE_ANN_SPEC_HASH);
         *ret = !have || strcmp(have, spec_hash) != 0;
         return 0;
 }
@@ -338,7 +338,7 @@ static int mark_failed(Pass *p, Revision *rev, const char *message) {
         char name[128];
         snprintf(name, sizeof(name), RECONCILE_REVISION_PREFIX "%" PRId64, rev->number);
         json_t *patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", RECONCILE_ANN_ROLLOUT_FAILED, message);
-        const char *rv = jstr(rev->cm, "metadata", "resourceVersion", NULL);
+        const char *rv = jstr(rev->cm, "metadata", "resourceVersion");
         if (patch && rv && jset_str(json_object_get(patch, "metadata"), "resourceVersion", rv) < 0) {
                 json_decref(patch);
                 return -ENOMEM;
@@ -377,8 +377,8 @@ static int prune(Pass *p, const int64_t *in_use, size_t n_in_use, int64_t new_re
                 }
                 if (protected_revision(in_use, n_in_use, rev->number))
                         continue;
-                const char *uid = jstr(rev->cm, "metadata", "uid", NULL);
-                const char *rv = jstr(rev->cm, "metadata", "resourceVersion", NULL);
+                const char *uid = jstr(rev->cm, "metadata", "uid");
+                const char *rv = jstr(rev->cm, "metadata", "resourceVersion");
                 json_t *opts = json_pack("{s:s, s:s, s:{}}", "apiVersion", "v1", "kind", "DeleteOptions",
                                          "preconditions");
                 json_t *pre = json_object_get(opts, "preconditions");
@@ -420,15 +420,15 @@ static int bind_pods(Pass *p) {
 }
 
 static int emit_events(Pass *p) {
-        const char *uid = jstr(p->in->scheduler, "metadata", "uid", NULL);
+        const char *uid = jstr(p->in->scheduler, "metadata", "uid");
         char now_s[RECONCILE_TIME_SIZE];
         size_t i;
         json_t *e;
 
         format_time(p->in->now, now_s);
         json_array_foreach(p->events, i, e) {
-                const char *type = jstr(e, "type", NULL), *reason = jstr(e, "reason", NULL);
-                const char *msg = jstr(e, "message", NULL);
+                const char *type = jstr(e, "type"), *reason = jstr(e, "reason");
+                const char *msg = jstr(e, "message");
                 char hex[SHA256_HEX_SIZE], name[64];
                 _cleanup_buf_ Buf key;
 
@@ -469,17 +469,17 @@ static int available_condition(Pass *p, bool deployment_exists, ConditionSpec *c
         _cleanup_buf_ Buf b;
         size_t i, ready = 0;
         json_t *pod;
-        int64_t revs[16];
-        size_t counts[16], n_revs = 0;
+        int64_t revs[16] = {};
+        size_t counts[16] = {}, n_revs = 0;
 
         buf_init(&b, 4096);
         json_array_foreach(pods, i, pod) {
-                const char *app = jstr(pod, "metadata", "labels", RECONCILE_APP_LABEL, NULL);
+                const char *app = jstr(pod, "metadata", "labels", RECONCILE_APP_LABEL);
                 int64_t n = 0;
                 if (!app || strcmp(app, RECONCILE_DEPLOYMENT_NAME) != 0 || !pod_is_ready(pod))
                         continue;
                 ready++;
-                (void) parse_int64(jstr(pod, "metadata", "annotations", RECONCILE_ANN_REVISION, NULL), 1,
+                (void) parse_int64(jstr(pod, "metadata", "annotations", RECONCILE_ANN_REVISION), 1,
                                    INT32_MAX, &n);
                 size_t k;
                 for (k = 0; k < n_revs; k++)
@@ -578,12 +578,13 @@ static json_t *status_diagnostics(const json_t *diags) {
                             json_object_set(copy, k, v) < 0)
                                 return NULL;
         }
-        return TAKE_PTR(list);
+        json_t *taken = TAKE_PTR(list);
+        return taken;
 }
 
 /* Parses an annotation holding compact JSON; NULL when absent or unparseable. */
 static json_t *annotation_json(const json_t *cm, const char *key) {
-        const char *s = jstr(cm, "metadata", "annotations", key, NULL);
+        const char *s = jstr(cm, "metadata", "annotations", key);
         if (!s)
                 return NULL;
         return json_loads(s, JSON_REJECT_DUPLICATES, NULL);
@@ -625,17 +626,17 @@ static int check_config(const ReconcileConfig *c) {
 static int step_observe(Pass *p) {
         int r;
 
-        p->old_status = jpath(p->in->scheduler, "status", NULL);
+        p->old_status = jpath(p->in->scheduler, "status");
         if (!json_is_object(p->old_status))
                 p->old_status = NULL;
-        p->generation = jint(p->in->scheduler, 0, "metadata", "generation", NULL);
+        p->generation = jint(p->in->scheduler, 0, "metadata", "generation");
 
         r = collect_revisions(p);
         if (r < 0)
                 return r;
         observe_deployment(p);
 
-        p->old_serving = jint(p->old_status, 0, "revision", NULL);
+        p->old_serving = jint(p->old_status, 0, "revision");
         if (p->rollout == ROLLOUT_COMPLETE && p->deployed > 0)
                 p->serving = p->deployed;
         else if (p->rollout != ROLLOUT_NONE)
@@ -698,11 +699,11 @@ static int step_target(Pass *p) {
 
         p->target = p->base;
         if (p->want.valid) {
-                const char *dns = jstr(p->in->scheduler, "spec", "defaultNodeSelector", NULL);
+                const char *dns = jstr(p->in->scheduler, "spec", "defaultNodeSelector");
                 RevisionSettings s = {
                         .policy = p->want.normalized,
                         .default_node_selector = dns ? dns : "",
-                        .masters_schedulable = json_is_true(jpath(p->in->scheduler, "spec", "mastersSchedulable", NULL)),
+                        .masters_schedulable = json_is_true(jpath(p->in->scheduler, "spec", "mastersSchedulable")),
                 };
                 r = render_revision_data(p->cfg, &s, &p->data);
                 if (r < 0)
@@ -733,7 +734,7 @@ static int step_target(Pass *p) {
                         if (r < 0)
                                 return r;
                         r = add_action(p, RECONCILE_CREATE, "v1", "configmaps", RECONCILE_OPERAND_NAMESPACE,
-                                       jstr(cm, "metadata", "name", NULL), cm,
+                                       jstr(cm, "metadata", "name"), cm,
                                        "create revision %" PRId64 " from %s", p->created, p->what);
                         if (r < 0)
                                 return r;
@@ -829,9 +830,9 @@ static int build_conditions(Pass *p, ConditionSpec conds[static 4], char *msgs[s
         else if (p->rollout == ROLLOUT_PROGRESSING)
                 r = asprintf(&msgs[0], "rolling out revision %" PRId64 ": %" PRId64 " of %" PRId64
                              " pods updated, %" PRId64 " available",
-                             p->deployed, jint(p->in->deployment, 0, "status", "updatedReplicas", NULL),
-                             jint(p->in->deployment, 1, "spec", "replicas", NULL),
-                             jint(p->in->deployment, 0, "status", "availableReplicas", NULL));
+                             p->deployed, jint(p->in->deployment, 0, "status", "updatedReplicas"),
+                             jint(p->in->deployment, 1, "spec", "replicas"),
+                             jint(p->in->deployment, 0, "status", "availableReplicas"));
         else if (p->rollout == ROLLOUT_FAILED)
                 r = asprintf(&msgs[0], "the rollout of revision %" PRId64 " stopped: it did not become "
                              "available within %" PRId64 "s", p->deployed, p->cfg->progress_deadline_s);
@@ -898,7 +899,7 @@ static int status_source(Pass *p, json_t *status) {
 
         _cleanup_json_ json_t *src = annotation_json(sr->cm, RECONCILE_ANN_SOURCE);
         _cleanup_json_ json_t *eff = annotation_json(sr->cm, RECONCILE_ANN_EFFECTIVE);
-        const json_t *preds = jpath(eff, "predicates", NULL), *prios = jpath(eff, "priorities", NULL);
+        const json_t *preds = jpath(eff, "predicates"), *prios = jpath(eff, "priorities");
         if (json_is_object(src) && json_object_set(status, "policy", src) < 0)
                 return -ENOMEM;
         if (json_is_array(preds) && jset_new(status, "predicates", json_deep_copy(preds)) < 0)
@@ -923,7 +924,7 @@ static int step_status(Pass *p, json_t **ret) {
         r = -ENOMEM;
         status = json_object();
         if (!status || jset_new(status, "observedGeneration", json_integer(p->generation)) < 0 ||
-            jset_new(status, "conditions", conditions_build(jpath(p->old_status, "conditions", NULL), conds,
+            jset_new(status, "conditions", conditions_build(jpath(p->old_status, "conditions"), conds,
                                                             ELEMENTSOF(conds), p->generation, p->in->now)) < 0)
                 goto out;
         if (p->serving > 0) {
@@ -958,14 +959,14 @@ static int step_report(Pass *p, const json_t *status) {
         const Desired *w = &p->want;
         int r;
 
-        const char *old_valid = condition_status(jpath(p->old_status, "conditions", NULL), "PolicyValid");
+        const char *old_valid = condition_status(jpath(p->old_status, "conditions"), "PolicyValid");
         if (w->valid && (p->created || !old_valid || strcmp(old_valid, "True") != 0)) {
                 r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu predicates, %zu priorities", p->what,
                                 json_array_size(w->predicates), json_array_size(w->priorities));
                 if (r < 0)
                         return r;
         }
-        if (!w->valid && !json_equal(json_object_get(status, "rejected"), jpath(p->old_status, "rejected", NULL))) {
+        if (!w->valid && !json_equal(json_object_get(status, "rejected"), jpath(p->old_status, "rejected"))) {
                 r = queue_event(p, "Warning", "PolicyRejected", "%s; %s", w->message, p->keeps);
                 if (r < 0)
                         return r;
@@ -982,7 +983,7 @@ static int step_report(Pass *p, const json_t *status) {
                         return -ENOMEM;
                 json_t *diff = merge_patch_diff(p->old_status ? p->old_status : empty, status);
                 json_t *patch = diff ? json_pack("{s:o}", "status", diff) : NULL;
-                const char *rv = jstr(p->in->scheduler, "metadata", "resourceVersion", NULL);
+                const char *rv = jstr(p->in->scheduler, "metadata", "resourceVersion");
                 if (patch && rv && jset_new(patch, "metadata", json_pack("{s:s}", "resourceVersion", rv)) < 0) {
                         json_decref(patch);
                         return -ENOMEM;

@@ -120,7 +120,7 @@ void revision_data_hash(const json_t *data, char ret_hex[static 65]) {
          * different maps hash the same bytes. */
         sha256_init(&h);
         for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-                const char *v = jstr(data, keys[i], NULL);
+                const char *v = jstr(data, keys[i]);
                 if (!v)
                         continue;
                 sha256_update(&h, keys[i], strlen(keys[i]) + 1);
@@ -189,7 +189,8 @@ static json_t *render_command(const ReconcileConfig *c) {
             json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0 ||
             json_array_append_new(cmd, json_string(arg)) < 0)
                 return NULL;
-        return TAKE_PTR(cmd);
+        json_t *taken = TAKE_PTR(cmd);
+        return taken;
 }
 
 static json_t *render_node_selector(const ReconcileConfig *c) {

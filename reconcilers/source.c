@@ -51,10 +51,10 @@ static int set_failure(Desired *d, const char *reason, char *message) {
 }
 
 static int describe_source(const Desired *d, Buf *b) {
-        const char *cm = jstr(d->source, "configMap", NULL);
+        const char *cm = jstr(d->source, "configMap");
         if (cm)
                 return buf_printf(b, "policy.cfg of ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s", cm);
-        return buf_printf(b, "the built-in policy of profile %s", jstr(d->source, "profile", NULL));
+        return buf_printf(b, "the built-in policy of profile %s", jstr(d->source, "profile"));
 }
 
 int desired_describe(const Desired *d, char **ret) {
@@ -166,8 +166,8 @@ static const char *profile_or_default(const char *profile) {
 }
 
 int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret) {
-        const char *name = jstr(scheduler, "spec", "policy", "name", NULL);
-        const char *profile = jstr(scheduler, "spec", "profile", NULL);
+        const char *name = jstr(scheduler, "spec", "policy", "name");
+        const char *profile = jstr(scheduler, "spec", "profile");
         Desired d = {};
         int r;
 
@@ -179,7 +179,7 @@ int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *r
                 if (ignored && jset_str(d.source, "ignoredProfile", ignored) < 0)
                         goto oom;
 
-                const char *cm_name = jstr(policy_cm, "metadata", "name", NULL);
+                const char *cm_name = jstr(policy_cm, "metadata", "name");
                 if (!policy_cm || !cm_name || strcmp(cm_name, name) != 0) {
                         char *m = NULL;
                         if (asprintf(&m, "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%.253s (spec.policy.name) "
@@ -189,11 +189,11 @@ int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *r
                         *ret = d;
                         return 0;
                 }
-                const char *rv = jstr(policy_cm, "metadata", "resourceVersion", NULL);
+                const char *rv = jstr(policy_cm, "metadata", "resourceVersion");
                 if (rv && jset_str(d.source, "resourceVersion", rv) < 0)
                         goto oom;
 
-                const json_t *value = jpath(policy_cm, "data", RECONCILE_POLICY_KEY, NULL);
+                const json_t *value = jpath(policy_cm, "data", RECONCILE_POLICY_KEY);
                 if (!json_is_string(value)) {
                         char *m = NULL;
                         if (asprintf(&m, "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%.253s has no key "

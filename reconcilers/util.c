@@ -20,7 +20,7 @@ static const json_t *jpath_v(const json_t *o, va_list ap) {
         return o;
 }
 
-const json_t *jpath(const json_t *o, ...) {
+const json_t *jpath_sentinel(const json_t *o, ...) {
         va_list ap;
         va_start(ap, o);
         const json_t *r = jpath_v(o, ap);
@@ -28,7 +28,7 @@ const json_t *jpath(const json_t *o, ...) {
         return r;
 }
 
-const char *jstr(const json_t *o, ...) {
+const char *jstr_sentinel(const json_t *o, ...) {
         va_list ap;
         va_start(ap, o);
         const json_t *r = jpath_v(o, ap);
@@ -36,7 +36,7 @@ const char *jstr(const json_t *o, ...) {
         return json_is_string(r) ? json_string_value(r) : NULL;
 }
 
-int64_t jint(const json_t *o, int64_t def, ...) {
+int64_t jint_sentinel(const json_t *o, int64_t def, ...) {
         va_list ap;
         va_start(ap, def);
         const json_t *r = jpath_v(o, ap);
@@ -118,7 +118,8 @@ json_t *merge_patch_diff(const json_t *from, const json_t *to) {
                 } else if (json_object_set(patch, key, v) < 0)
                         return NULL;
         }
-        return TAKE_PTR(patch);
+        json_t *r = TAKE_PTR(patch);
+        return r;
 }
 
 void truncate_message(char *s, size_t max) {

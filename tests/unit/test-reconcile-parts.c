@@ -145,15 +145,15 @@ static void test_render_revision_data_quotes_and_hashes(void **state) {
         };
         json_t *data = NULL;
         assert_int_equal(render_revision_data(&cfg, &s, &data), 0);
-        const char *config = jstr(data, RECONCILE_CONFIG_KEY, NULL);
+        const char *config = jstr(data, RECONCILE_CONFIG_KEY);
         assert_non_null(strstr(config, "- schedulerName: \"my \\\"odd\\\" scheduler\"\n"));
         assert_non_null(strstr(config, "percentageOfNodesToScore: 50\n"));
         assert_null(strstr(config, "clientConnection"));
-        const char *settings = jstr(data, RECONCILE_SETTINGS_KEY, NULL);
+        const char *settings = jstr(data, RECONCILE_SETTINGS_KEY);
         /* Newlines and non-ASCII are escaped inside one double-quoted scalar. */
         assert_non_null(strstr(settings, "defaultNodeSelector: \"zone=\\u00E9t\\u00E9\\nrole: x\"\n"));
         assert_non_null(strstr(settings, "mastersSchedulable: true\n"));
-        assert_string_equal(jstr(data, RECONCILE_POLICY_KEY, NULL), s.policy);
+        assert_string_equal(jstr(data, RECONCILE_POLICY_KEY), s.policy);
 
         char h1[65], h2[65];
         revision_data_hash(data, h1);
@@ -172,7 +172,7 @@ static void test_render_revision_data_quotes_and_hashes(void **state) {
 
         cfg.kubeconfig = "/etc/kubernetes/kubeconfig";
         assert_int_equal(render_revision_data(&cfg, &s, &data2), 0);
-        assert_non_null(strstr(jstr(data2, RECONCILE_CONFIG_KEY, NULL),
+        assert_non_null(strstr(jstr(data2, RECONCILE_CONFIG_KEY),
                                "clientConnection:\n  kubeconfig: \"/etc/kubernetes/kubeconfig\"\n"));
         json_decref(data2);
         json_decref(data);
@@ -190,21 +190,21 @@ static void test_render_deployment(void **state) {
         char h1[65], h2[65];
         const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         assert_int_equal(render_deployment(&cfg, 7, hash, 1790000000, &d, h1), 0);
-        assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_SPEC_HASH, NULL), h1);
-        assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_STARTED, NULL),
+        assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_SPEC_HASH), h1);
+        assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_STARTED),
                             "2026-09-21T14:13:20Z");
-        const json_t *pod = jpath(d, "spec", "template", "spec", NULL);
+        const json_t *pod = jpath(d, "spec", "template", "spec");
         assert_int_equal(json_object_size(json_object_get(pod, "nodeSelector")), 0);
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
         assert_json(json_object_get(c, "command"),
                     "[\"kube-scheduler\", \"--profiling=false\","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
                     " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"]");
-        assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path", NULL), "/healthz");
-        assert_true(json_is_true(jpath(c, "securityContext", "readOnlyRootFilesystem", NULL)));
-        assert_true(json_is_false(jpath(c, "securityContext", "allowPrivilegeEscalation", NULL)));
-        assert_true(json_is_true(jpath(pod, "securityContext", "runAsNonRoot", NULL)));
-        assert_string_equal(jstr(d, "spec", "template", "metadata", "labels", "revision", NULL), "7");
+        assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path"), "/healthz");
+        assert_true(json_is_true(jpath(c, "securityContext", "readOnlyRootFilesystem")));
+        assert_true(json_is_false(jpath(c, "securityContext", "allowPrivilegeEscalation")));
+        assert_true(json_is_true(jpath(pod, "securityContext", "runAsNonRoot")));
+        assert_string_equal(jstr(d, "spec", "template", "metadata", "labels", "revision"), "7");
         json_decref(d);
 
         /* The spec hash ignores the time, so a later render of the same thing matches. */
@@ -223,11 +223,11 @@ static void test_render_revision_configmap(void **state) {
         json_t *cm = NULL;
         const char *hash = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
         assert_int_equal(render_revision_configmap(12, data, hash, source, NULL, &cm), 0);
-        assert_string_equal(jstr(cm, "metadata", "name", NULL), "policy-scheduler-config-12");
-        assert_string_equal(jstr(cm, "metadata", "labels", "config-hash", NULL), "fedcba9876543210fedcba9876543210");
-        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_CONFIG_HASH, NULL), hash);
-        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE, NULL), "{\"profile\":\"NoScoring\"}");
-        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_EFFECTIVE, NULL), "{}");
+        assert_string_equal(jstr(cm, "metadata", "name"), "policy-scheduler-config-12");
+        assert_string_equal(jstr(cm, "metadata", "labels", "config-hash"), "fedcba9876543210fedcba9876543210");
+        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_CONFIG_HASH), hash);
+        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE), "{\"profile\":\"NoScoring\"}");
+        assert_string_equal(jstr(cm, "metadata", "annotations", RECONCILE_ANN_EFFECTIVE), "{}");
         assert_true(json_is_true(json_object_get(cm, "immutable")));
         json_decref(cm);
         json_decref(source);
