@@ -291,7 +291,7 @@ int nodes_start(Manager *m) {
         m->register_started = ns_now_monotonic();
         if (m->n_nodes == 0)
                 return 0;
-        int r = sd_event_add_time(m->event, &m->heartbeat_timer, CLOCK_MONOTONIC, now + TICK_USEC, 0, on_tick, m);
+        int r = sd_event_add_time(m->event, &m->heartbeat_timer, CLOCK_MONOTONIC, now + TICK_USEC, 5000, on_tick, m);
         if (r < 0)
                 return r;
         r = sd_event_source_set_enabled(m->heartbeat_timer, SD_EVENT_ON);

@@ -80,7 +80,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
                 return sd_event_exit(m->event, 0);
         uint64_t now;
         sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-        if (sd_event_add_time(m->event, &m->stop_timer, CLOCK_MONOTONIC, now + STOP_POLL_USEC, 0, on_stop_poll, m) < 0 ||
+        if (sd_event_add_time(m->event, &m->stop_timer, CLOCK_MONOTONIC, now + STOP_POLL_USEC, 1000, on_stop_poll, m) < 0 ||
             sd_event_source_set_enabled(m->stop_timer, SD_EVENT_ON) < 0)
                 return sd_event_exit(m->event, 0);
         return 0;

@@ -399,7 +399,7 @@ static void probe_schedule(ProbeState *ps, uint64_t delay) {
         uint64_t now;
         sd_event_now(e, CLOCK_MONOTONIC, &now);
         if (!ps->timer) {
-                if (sd_event_add_time(e, &ps->timer, CLOCK_MONOTONIC, now + delay, 0, on_probe_timer, ps) < 0)
+                if (sd_event_add_time(e, &ps->timer, CLOCK_MONOTONIC, now + delay, 10000, on_probe_timer, ps) < 0)
                         klog_error("cannot arm a probe timer");
                 return;
         }
@@ -589,7 +589,7 @@ static void container_kill(Container *c, uint64_t grace, const char *why) {
                 if (!c->stopping || when < cur)
                         sd_event_source_set_time(c->kill_timer, when);
                 sd_event_source_set_enabled(c->kill_timer, SD_EVENT_ONESHOT);
-        } else if (sd_event_add_time(m->event, &c->kill_timer, CLOCK_MONOTONIC, when, 0, on_kill_timer, c) < 0)
+        } else if (sd_event_add_time(m->event, &c->kill_timer, CLOCK_MONOTONIC, when, 10000, on_kill_timer, c) < 0)
                 (void) spawn_kill_group(c->pid, SIGKILL);
         c->stopping = true;
 }

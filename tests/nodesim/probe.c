@@ -124,7 +124,7 @@ int prober_new(sd_event *e, Prober **ret) {
                 return -ENOMEM;
         p->event = sd_event_ref(e);
         p->multi = curl_multi_init();
-        int r = p->multi ? sd_event_add_time(e, &p->timer, CLOCK_MONOTONIC, 0, 0, on_timer, p) : -ENOMEM;
+        int r = p->multi ? sd_event_add_time(e, &p->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, p) : -ENOMEM;
         if (r < 0) {
                 prober_free(p);
                 return r;
