@@ -413,15 +413,16 @@ static void decode_argument(Decoder *d, const PNode *v, PolicyArgument *a, bool 
                 a->n_members = 1; /* do not also report it as empty */
                 return;
         }
+        size_t errors = d->diags->n_errors;
         if (predicate)
                 decode_object(d, v, predicate_arg_fields, ELEMENTSOF(predicate_arg_fields), a, "a predicate argument",
                               false, predicate_arg_hint);
         else
                 decode_object(d, v, priority_arg_fields, ELEMENTSOF(priority_arg_fields), a, "a priority argument",
                               false, priority_arg_hint);
-        /* An unknown member still counts as "some argument" so that validation does not
-         * also call the argument empty. */
-        if (a->n_members == 0 && v->n_children > 0)
+        /* Only unknown members (already reported) still count as "some argument", so that
+         * validation does not also call the argument empty; null members do not. */
+        if (a->n_members == 0 && d->diags->n_errors > errors)
                 a->n_members = (unsigned) -1;
 }
 

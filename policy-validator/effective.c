@@ -51,6 +51,14 @@ int policy_effective(const Policy *p, const PolicyOptions *opts, PolicyEffective
         if (r < 0)
                 return r;
         const Policy *o = e->owner;
+        /* Validation guarantees every entry resolved; re-check so a caller that edited the
+         * policy after validating gets -EINVAL rather than a crash. */
+        for (size_t i = 0; i < o->n_predicates; i++)
+                if (!policy_registry_predicate(o->predicates[i].id) || !o->predicates[i].name)
+                        return -EINVAL;
+        for (size_t i = 0; i < o->n_priorities; i++)
+                if (!policy_registry_priority(o->priorities[i].id) || !o->priorities[i].name)
+                        return -EINVAL;
 
         /* Predicates. */
         size_t cap = o->n_predicates + _POLICY_PRED_MAX + 1;

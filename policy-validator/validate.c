@@ -311,6 +311,7 @@ static void check_predicates(Checker *c, const Policy *p) {
         for (size_t i = 0; i < p->n_predicates; i++) {
                 const PolicyPredicate *pr = &p->predicates[i];
                 PolicyPos pos = pick(pr->name_pos, pr->pos);
+                size_t errors = c->diags->n_errors;
                 check_name(c, POLICY_REGISTRY_PREDICATE, "predicates", i, pr->name, pos, &pr->argument, pr->id);
                 if (pr->name && pr->name[0] == '\0')
                         continue;
@@ -319,8 +320,13 @@ static void check_predicates(Checker *c, const Policy *p) {
                         if (pr->argument.kind != POLICY_ARG_NONE || pr->argument.n_members == 0)
                                 check_argument(c, &pr->argument);
                 }
-                if (pr->id == _POLICY_PRED_INVALID)
+                if (pr->id == _POLICY_PRED_INVALID) {
+                        /* Safety net: an entry that resolves to nothing must never pass. */
+                        if (pr->name && pr->argument.n_members != (unsigned) -1 && c->diags->n_errors == errors)
+                                perr(c->diags, "unknown-predicate", pos, path_of(c, "predicates", i, NULL),
+                                     "predicates[%zu] does not name a known predicate or carry a valid argument", i);
                         continue;
+                }
                 const PolicyRegistryEntry *e = policy_registry_predicate(pr->id);
                 if (e->flags & POLICY_FLAG_RESOURCE_FIT)
                         resource_fit = true;
@@ -387,12 +393,17 @@ static void check_priorities(Checker *c, const Policy *p, int64_t *total) {
         for (size_t i = 0; i < p->n_priorities; i++) {
                 const PolicyPriority *pr = &p->priorities[i];
                 PolicyPos pos = pick(pr->name_pos, pr->pos);
+                size_t errors = c->diags->n_errors;
                 check_name(c, POLICY_REGISTRY_PRIORITY, "priorities", i, pr->name, pos, &pr->argument, pr->id);
                 if (pr->argument.pos.line || pr->argument.kind != POLICY_ARG_NONE || pr->argument.n_members) {
                         path_of(c, "priorities", i, "argument");
                         if (pr->argument.kind != POLICY_ARG_NONE || pr->argument.n_members == 0)
                                 check_argument(c, &pr->argument);
                 }
+                if (pr->id == _POLICY_PRIO_INVALID && pr->name && pr->argument.n_members != (unsigned) -1 &&
+                    c->diags->n_errors == errors)
+                        perr(c->diags, "unknown-priority", pos, path_of(c, "priorities", i, NULL),
+                             "priorities[%zu] does not name a known priority or carry a valid argument", i);
                 const char *wpath = path_of(c, "priorities", i, "weight");
                 if (!pr->has_weight && (!pr->name || pr->weight_pos.line))
                         ; /* a broken entry or a badly typed weight: already reported */
