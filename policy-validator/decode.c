@@ -85,6 +85,14 @@ static void decode_int(Decoder *d, const PNode *v, int64_t *ret) {
                 perr(d->diags, "wrong-type", v->pos, d->path.buf, "%s must be an integer, not %s", d->path.buf, v->str);
                 return;
         }
+        const char *digits = v->str[0] == '-' ? v->str + 1 : v->str;
+        if (digits[0] == '0' && digits[1] != '\0') {
+                /* YAML 1.1 (upstream's go-yaml) reads 010 as octal 8, YAML 1.2 as 10. */
+                perr(d->diags, "ambiguous-number", v->pos, d->path.buf,
+                     "%s: %s has a leading zero, which YAML 1.1 reads as octal; write the number without it",
+                     d->path.buf, v->str);
+                return;
+        }
         if (!parse_int64(v->str, ret))
                 perr(d->diags, "out-of-range", v->pos, d->path.buf, "%s: %s does not fit in a 64-bit integer",
                      d->path.buf, v->str);

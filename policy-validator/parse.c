@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "common/macro.h"
 #include "policy-validator/diag-internal.h"
+#include "policy-validator/util.h"
 
 /* ---- arena -------------------------------------------------------------------------- */
 
@@ -859,6 +860,16 @@ int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **r
                         PolicyDiags yd = {};
                         int yr = ydoc ? parse_yaml(ydoc, text, len, max_depth, &yd) : -ENOMEM;
                         if (yr >= 0 && yd.n_errors == 0) {
+                                /* Upstream read policies through a YAML-to-JSON step, so this is
+                                 * what kube-scheduler would do too; still say that it is not JSON. */
+                                for (size_t k = 0; k < jd.n; k++)
+                                        if (streq(jd.items[k].code, "syntax-error")) {
+                                                pwarn(&yd, "not-json", ((PolicyPos) { jd.items[k].line, jd.items[k].column }),
+                                                      "", "not valid JSON (%s); read as YAML flow style instead, "
+                                                      "which kube-scheduler accepts too",
+                                                      jd.items[k].message);
+                                                break;
+                                        }
                                 pdoc_free(doc);
                                 doc = ydoc;
                                 policy_diags_clear(&jd);
