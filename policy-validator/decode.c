@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <yaml.h>
 
 #include "common/buf.h"
 #include "common/macro.h"
@@ -112,6 +113,16 @@ static void decode_string(Decoder *d, const PNode *v, char **ret) {
         *ret = s;
 }
 
+/* Plain YAML 1.1 booleans that YAML 1.2 reads as strings. */
+static bool yaml11_bool(const char *s) {
+        static const char *const words[] = { "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+                                             "on", "On", "ON", "off", "Off", "OFF" };
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                if (streq(s, words[i]))
+                        return true;
+        return false;
+}
+
 static const Field *find_field(const Field *fields, size_t n, const char *key, bool nocase) {
         for (size_t i = 0; i < n; i++)
                 if (streq(fields[i].name, key))
@@ -181,7 +192,12 @@ static void decode_object(Decoder *d, const PNode *obj, const Field *fields, siz
                         decode_int(d, m, (int64_t *) (base + f->off));
                         break;
                 case F_BOOL:
-                        if (m->type != PNODE_BOOL)
+                        if (m->type == PNODE_STRING && m->style == YAML_PLAIN_SCALAR_STYLE && yaml11_bool(m->str))
+                                perr(d->diags, "wrong-type", m->pos, d->path.buf,
+                                     "%s must be true or false: YAML 1.1 words like \"%s\" are read differently "
+                                     "by different tools",
+                                     d->path.buf, m->str);
+                        else if (m->type != PNODE_BOOL)
                                 wrong_type(d, m, "a boolean (true or false)");
                         else
                                 *(bool *) (base + f->off) = m->boolean;
