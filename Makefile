@@ -130,7 +130,7 @@ integration: all $(INTEGRATION_TESTS)
 # valgrind, then the integration and end-to-end suites on the real control plane.
 test: deps
 	@$(MAKE) --no-print-directory all tests-build
-	@tools/run-tests --name unit $(UNIT_TESTS) --summary-file build/summary.unit
+	@tools/run-tests --name unit --summary-file build/summary.unit $(UNIT_TESTS)
 	@$(MAKE) --no-print-directory O=build/san SANITIZE=address,undefined tests-build
 	@tools/run-tests --name unit-asan --summary-file build/summary.asan \
 		$(patsubst $(O)/%,build/san/%,$(UNIT_TESTS))
