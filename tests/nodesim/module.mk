@@ -8,3 +8,4 @@ $(eval $(call static_lib,nodesim,$(NODESIM_SRCS)))
 $(eval $(call program,nodesim,tests/nodesim/nodesim.c tests/nodesim/nodes.c tests/nodesim/pods.c \
         tests/nodesim/kubelet.c,nodesim kube common))
 $(eval $(call program,testapp,tests/nodesim/testapp.c,nodesim))
+$(eval $(call unit_test,test-nodesim,tests/unit/test-nodesim.c,nodesim kube common))
