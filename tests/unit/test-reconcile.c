@@ -1174,6 +1174,50 @@ static void test_bootstrap_binding(void **state) {
         world_free(w);
 }
 
+/* Objects others wrote, or half-written ones, are skipped, never a crash or an error. */
+static void test_tolerates_malformed_objects(void **state) {
+        World *w = installed();
+        json_error_t err;
+        json_t *junk_cms = json_loads(
+                "[1, \"x\", null, {\"metadata\": 5}, {\"metadata\": {\"name\": 7}},"
+                " {\"metadata\": {\"name\": \"policy-scheduler-config-abc\"}},"
+                " {\"metadata\": {\"name\": \"policy-scheduler-config-0\"}},"
+                " {\"metadata\": {\"name\": \"policy-scheduler-config-007\"}},"
+                " {\"metadata\": {\"name\": \"policy-scheduler-config-99999999999\"}},"
+                " {\"metadata\": {\"name\": \"policy-scheduler-config-40\", \"annotations\": {"
+                "   \"scheduler.openshift.io/config-hash\": 5, \"scheduler.openshift.io/source\": \"{not json\"}}},"
+                " {\"metadata\": {\"name\": \"unrelated\"}, \"data\": {\"a\": \"b\"}}]",
+                0, &err);
+        assert_non_null(junk_cms);
+        size_t i;
+        json_t *cm;
+        json_array_foreach(w->configmaps, i, cm)
+                json_array_append(junk_cms, cm);
+        json_decref(w->configmaps);
+        w->configmaps = junk_cms;
+        json_t *junk_pods = json_loads(
+                "[[], {\"metadata\": {\"name\": \"p\", \"labels\": {\"app\": \"policy-scheduler\"}},"
+                " \"status\": {\"phase\": 3, \"conditions\": {\"Ready\": true}}},"
+                " {\"metadata\": {\"labels\": {\"app\": \"policy-scheduler\"}}}]", 0, &err);
+        assert_non_null(junk_pods);
+        json_array_extend(w->pods, junk_pods);
+        json_decref(junk_pods);
+        json_t *junk_nodes = json_loads("[{\"metadata\": {}}, {\"spec\": {\"taints\": [5, {\"key\": 1}]}}]", 0, &err);
+        json_array_extend(w->nodes, junk_nodes);
+        json_decref(junk_nodes);
+        json_object_set_new(json_object_get(w->deployment, "status"), "conditions", json_string("bogus"));
+
+        /* Revision 40 has no usable hash: it neither matches nor serves, but it counts for
+         * numbering, so a new revision is 41. */
+        set_scheduler(w, "{\"profile\": \"NoScoring\"}");
+        ReconcileOutput *o = pass(w);
+        const ReconcileAction *c = find_action(o, RECONCILE_CREATE, "configmaps");
+        assert_non_null(c);
+        assert_string_equal(c->name, "policy-scheduler-config-41");
+        reconcile_output_free(o);
+        world_free(w);
+}
+
 static void test_rejects_bad_input(void **state) {
         World *w = world_new();
         set_scheduler(w, "{}");
@@ -1302,6 +1346,7 @@ int main(void) {
                 cmocka_unit_test(test_pruning_keeps_five),
                 cmocka_unit_test(test_conditions_transition_times),
                 cmocka_unit_test(test_bootstrap_binding),
+                cmocka_unit_test(test_tolerates_malformed_objects),
                 cmocka_unit_test(test_rejects_bad_input),
                 cmocka_unit_test(test_policy_cases),
         };
