@@ -17,3 +17,7 @@ $(eval $(call unit_test,test-sched-json,tests/unit/test-sched-json.c,$(SCHED_TES
 
 $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
 $(eval $(call unit_test,test-sched-options,tests/unit/test-sched-options.c scheduler/sched-options.c,$(SCHED_TEST_LIBS)))
+
+# The daemon: the imperative shell around libschedcore.
+SCHED_DAEMON_SRCS := scheduler/main.c scheduler/manager.c scheduler/leader.c scheduler/sched-options.c
+$(eval $(call program,policy-scheduler,$(SCHED_DAEMON_SRCS),schedcore policy kube common))

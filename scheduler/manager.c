@@ -1,0 +1,704 @@
+/* Manager: see manager.h. Everything runs on one sd-event loop, so the core's structures
+ * need no locks: informer callbacks update the cache and the queue, a deferred source pops
+ * pods and decides in batches (yielding to the loop between batches so watch events keep
+ * flowing), and bind completions come back as libkube callbacks. */
+#include "scheduler/manager.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/http-server.h"
+#include "common/macro.h"
+#include "kube/informer.h"
+#include "kube/kube.h"
+#include "kube/log.h"
+#include "policy-validator/policy.h"
+#include "scheduler/leader.h"
+#include "scheduler/sched-algo.h"
+#include "scheduler/sched-cache.h"
+#include "scheduler/sched-config.h"
+#include "scheduler/sched-json.h"
+#include "scheduler/sched-queue.h"
+
+#define BATCH 256
+#define TICK_USEC 100000ULL
+#define MAX_POLICY ((size_t) 4 * 1024 * 1024)
+#define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+
+/* Latency histogram buckets in seconds, Prometheus style. */
+static const double buckets[] = { 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
+#define N_BUCKETS ELEMENTSOF(buckets)
+
+typedef struct Histogram {
+        uint64_t counts[N_BUCKETS + 1];
+        double sum;
+        uint64_t n;
+} Histogram;
+
+struct Manager {
+        const SchedOptions *opts;
+        sd_event *event;
+        sd_event_source *defer, *tick;
+        KubeClient *client;
+        KubeInformer *pods, *nodes, *namespaces;
+        HttpServer *http;
+        Leader *leader;
+
+        PolicyEffective *eff;
+        SchedStrtab *strtab;
+        SchedCache *cache;
+        SchedQueue *queue;
+        SchedConfig *cfg;
+        SchedAlgo *algo;
+        SchedStr scheduler_name;
+        char *identity;
+
+        bool synced_pods, synced_nodes, synced_namespaces;
+        bool leading;
+        uint32_t binds_in_flight;
+
+        uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
+        uint64_t binds_ok, binds_failed;
+        Histogram e2e, algorithm, bind;
+};
+
+typedef struct BindCtx {
+        Manager *m;
+        SchedPod *pod;
+        char *node;
+        uint64_t start;
+} BindCtx;
+
+static uint64_t now_mono(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* The queue compares with creationTimestamp, so it runs on wall-clock time. */
+static int64_t queue_clock(void *userdata) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void observe(Histogram *h, double seconds) {
+        size_t i = 0;
+        while (i < N_BUCKETS && seconds > buckets[i])
+                i++;
+        h->counts[i]++;
+        h->sum += seconds;
+        h->n++;
+}
+
+static void kick(Manager *m) {
+        if (m->defer)
+                (void) sd_event_source_set_enabled(m->defer, SD_EVENT_ONESHOT);
+}
+
+static bool ready(const Manager *m) {
+        return m->synced_pods && m->synced_nodes && m->synced_namespaces;
+}
+
+/* ---- events and status ---- */
+
+static void format_micro_time(char buf[static 40]) {
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        size_t n = strftime(buf, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf + n, 40 - n, ".%06ldZ", ts.tv_nsec / 1000);
+}
+
+static void post_event(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
+                       const char *note) {
+        char when[40], name[320];
+        format_micro_time(when);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(name, sizeof name, "%.240s.%" PRIx64, pod->name, (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec);
+        json_auto_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:s, s:s, s:s%, "
+                                    "s:{s:s, s:s, s:s, s:s, s:s}}",
+                                    "apiVersion", "events.k8s.io/v1", "kind", "Event",
+                                    "metadata", "name", name, "namespace", pod->namespace_,
+                                    "eventTime", when,
+                                    "reportingController", sched_strtab_get(m->strtab, m->scheduler_name),
+                                    "reportingInstance", m->identity,
+                                    "action", action, "reason", reason, "type", type,
+                                    "note", note, strlen(note) > 1000 ? (size_t) 1000 : strlen(note),
+                                    "regarding", "apiVersion", "v1", "kind", "Pod", "namespace", pod->namespace_,
+                                    "name", pod->name, "uid", pod->uid);
+        if (!ev || kube_create_async(m->client, &KUBE_EVENTS_V1, pod->namespace_, ev, NULL, NULL) < 0)
+                klog_v(2, "could not post event %s for %s/%s", reason, pod->namespace_, pod->name);
+}
+
+static void set_unschedulable_condition(Manager *m, const SchedPod *pod, const char *message) {
+        char when[40];
+        format_micro_time(when);
+        when[19] = 'Z';
+        when[20] = '\0';
+        json_auto_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:n, s:s}]}}", "status", "conditions",
+                                       "type", "PodScheduled", "status", "False", "reason", "Unschedulable",
+                                       "message", message, "lastProbeTime", "lastTransitionTime", when);
+        if (!patch || kube_patch_async(m->client, &KUBE_PODS, pod->namespace_, pod->name, "status",
+                                       KUBE_STRATEGIC_MERGE_PATCH, patch, NULL, NULL) < 0)
+                klog_v(2, "could not update the PodScheduled condition of %s/%s", pod->namespace_, pod->name);
+}
+
+/* ---- binding ---- */
+
+static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        BindCtx *b = userdata;
+        Manager *m = b->m;
+        SchedPod *pod = b->pod;
+        m->binds_in_flight--;
+        observe(&m->bind, (double) (now_mono() - b->start) / 1e6);
+        if (r >= 0) {
+                m->binds_ok++;
+                (void) sched_cache_finish_binding(m->cache, pod->uid, (int64_t) now_mono());
+                (void) sched_queue_done(m->queue, pod->uid);
+                char msg[1024];
+                snprintf(msg, sizeof msg, "Successfully assigned %s/%s to %s", pod->namespace_, pod->name, b->node);
+                klog_v(2, "%s", msg);
+                post_event(m, pod, "Normal", "Scheduled", "Binding", msg);
+        } else {
+                m->binds_failed++;
+                (void) sched_cache_forget_pod(m->cache, pod->uid);
+                (void) sched_queue_failed(m->queue, pod->uid, false);
+                char msg[1024];
+                snprintf(msg, sizeof msg, "Binding rejected: %s", err && err->message[0] ? err->message : strerror(-r));
+                klog_warning("binding %s/%s to %s failed: %s", pod->namespace_, pod->name, b->node, msg);
+                post_event(m, pod, "Warning", "FailedScheduling", "Binding", msg);
+                kick(m);
+        }
+        sched_pod_unref(pod);
+        free(b->node);
+        free(b);
+}
+
+static void schedule_one(Manager *m, SchedPod *pod) {
+        bool assumed;
+        if (sched_cache_has_pod(m->cache, pod->uid, &assumed)) {
+                /* bound or assumed meanwhile: nothing to decide */
+                (void) sched_queue_done(m->queue, pod->uid);
+                return;
+        }
+        uint64_t t0 = now_mono();
+        SchedResult res;
+        int r = sched_algo_schedule(m->algo, m->cache, pod, &res);
+        observe(&m->algorithm, (double) (now_mono() - t0) / 1e6);
+        if (r < 0) {
+                m->attempts_error++;
+                char msg[512];
+                snprintf(msg, sizeof msg, "scheduling failed: %s", strerror(-r));
+                klog_error("%s/%s: %s", pod->namespace_, pod->name, msg);
+                post_event(m, pod, "Warning", "FailedScheduling", "Scheduling", msg);
+                (void) sched_queue_failed(m->queue, pod->uid, false);
+                return;
+        }
+        if (!res.node) {
+                m->attempts_unschedulable++;
+                _cleanup_buf_ Buf msg;
+                buf_init(&msg, 64 * 1024);
+                (void) sched_algo_format_failure(m->algo, &msg);
+                klog_v(2, "unable to schedule %s/%s: %s", pod->namespace_, pod->name, buf_str(&msg));
+                post_event(m, pod, "Warning", "FailedScheduling", "Scheduling", buf_str(&msg));
+                set_unschedulable_condition(m, pod, buf_str(&msg));
+                (void) sched_queue_failed(m->queue, pod->uid, true);
+                return;
+        }
+        m->attempts_scheduled++;
+        r = sched_cache_assume_pod(m->cache, pod, res.node);
+        if (r < 0) {
+                klog_error("%s/%s: cannot assume on %s: %s", pod->namespace_, pod->name,
+                           sched_strtab_get(m->strtab, res.node), strerror(-r));
+                (void) sched_queue_failed(m->queue, pod->uid, false);
+                return;
+        }
+        BindCtx *b = calloc(1, sizeof(*b));
+        char *node = strdup(sched_strtab_get(m->strtab, res.node));
+        if (!b || !node) {
+                free(b);
+                free(node);
+                (void) sched_cache_forget_pod(m->cache, pod->uid);
+                (void) sched_queue_failed(m->queue, pod->uid, false);
+                return;
+        }
+        *b = (BindCtx) { .m = m, .pod = sched_pod_ref(pod), .node = node, .start = now_mono() };
+        r = kube_bind_async(m->client, pod->namespace_, pod->name, pod->uid, node, bind_done, b);
+        if (r < 0) {
+                (void) sched_cache_forget_pod(m->cache, pod->uid);
+                (void) sched_queue_failed(m->queue, pod->uid, false);
+                sched_pod_unref(b->pod);
+                free(b->node);
+                free(b);
+                return;
+        }
+        m->binds_in_flight++;
+        observe(&m->e2e, (double) (now_mono() - t0) / 1e6);
+}
+
+static int on_defer(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+        if (!ready(m) || !m->leading)
+                return 0;
+        for (int i = 0; i < BATCH; i++) {
+                SchedPod *pod = sched_queue_pop(m->queue);
+                if (!pod)
+                        return 0;
+                schedule_one(m, pod);
+                sched_pod_unref(pod);
+        }
+        kick(m); /* more may be waiting: continue after the loop had its turn */
+        return 0;
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        uint32_t expired = sched_cache_cleanup_expired(m->cache, (int64_t) now_mono());
+        if (expired)
+                klog_warning("%u assumed pod(s) expired without their binding showing up", expired);
+        SchedQueueStats st;
+        sched_queue_stats(m->queue, &st);
+        if (st.active > 0 || sched_queue_next_wakeup(m->queue) <= queue_clock(NULL) || expired)
+                kick(m);
+        (void) sd_event_source_set_time(s, usec + TICK_USEC);
+        return 0;
+}
+
+/* ---- informer handlers ---- */
+
+static const char *effective_node_selector(Manager *m, const SchedPod *pod) {
+        json_t *ns = m->namespaces ? kube_informer_get(m->namespaces, NULL, pod->namespace_) : NULL;
+        json_t *ann = kube_obj_path(ns, "metadata.annotations");
+        const char *sel = json_string_value(json_object_get(ann, NODE_SELECTOR_ANNOTATION));
+        return sel ? sel : m->opts->default_node_selector;
+}
+
+static void pod_event(Manager *m, json_t *obj) {
+        SchedPod *pod = NULL;
+        int r = sched_pod_from_json(m->strtab, obj, &pod);
+        if (r < 0) {
+                klog_warning("ignoring pod %s/%s: %s", kube_obj_namespace(obj) ?: "", kube_obj_name(obj) ?: "",
+                             strerror(-r));
+                return;
+        }
+        if (pod->node_name) {
+                r = sched_cache_add_pod(m->cache, pod);
+                if (r < 0)
+                        klog_warning("cache: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
+                (void) sched_queue_delete(m->queue, pod->uid);
+        } else if (pod->scheduler_name == m->scheduler_name && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
+                r = sched_pod_apply_node_selector(m->strtab, pod, effective_node_selector(m, pod));
+                if (r < 0)
+                        klog_warning("pod %s/%s: invalid node selector for its namespace: %s", pod->namespace_,
+                                     pod->name, strerror(-r));
+                r = sched_queue_add(m->queue, pod);
+                if (r < 0)
+                        klog_warning("queue: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
+                kick(m);
+        } else
+                (void) sched_queue_delete(m->queue, pod->uid);
+        sched_pod_unref(pod);
+}
+
+static void on_pod_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        pod_event(userdata, obj);
+}
+
+static void on_pod_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
+        pod_event(userdata, new_obj);
+}
+
+static void on_pod_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        Manager *m = userdata;
+        const char *uid = kube_obj_uid(obj);
+        if (!uid)
+                return;
+        (void) sched_queue_delete(m->queue, uid);
+        if (sched_cache_remove_pod(m->cache, uid) >= 0) {
+                /* freed resources may make waiting pods fit */
+                sched_queue_move_all(m->queue);
+                kick(m);
+        }
+}
+
+static void node_event(Manager *m, json_t *obj) {
+        SchedNode *node = NULL;
+        int r = sched_node_from_json(m->strtab, obj, &node);
+        if (r < 0) {
+                klog_warning("ignoring node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
+                return;
+        }
+        r = sched_cache_add_node(m->cache, node);
+        if (r < 0) {
+                klog_warning("cache: node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
+                return;
+        }
+        sched_queue_move_all(m->queue);
+        kick(m);
+}
+
+static void on_node_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        node_event(userdata, obj);
+}
+
+static void on_node_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
+        Manager *m = userdata;
+        /* heartbeats change only status.conditions' times: skip the work when nothing the
+         * scheduler reads changed */
+        if (old_obj != new_obj && json_equal(kube_obj_path(old_obj, "spec"), kube_obj_path(new_obj, "spec")) &&
+            json_equal(kube_obj_path(old_obj, "metadata.labels"), kube_obj_path(new_obj, "metadata.labels")) &&
+            json_equal(kube_obj_path(old_obj, "metadata.annotations"), kube_obj_path(new_obj, "metadata.annotations")) &&
+            json_equal(kube_obj_path(old_obj, "status.allocatable"), kube_obj_path(new_obj, "status.allocatable")) &&
+            json_equal(kube_obj_path(old_obj, "status.images"), kube_obj_path(new_obj, "status.images")))
+                return;
+        node_event(m, new_obj);
+}
+
+static void on_node_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        Manager *m = userdata;
+        SchedStr name = sched_strtab_lookup(m->strtab, kube_obj_name(obj) ?: "", strlen(kube_obj_name(obj) ?: ""));
+        (void) sched_cache_remove_node(m->cache, name);
+}
+
+static void on_synced(KubeInformer *inf, void *userdata) {
+        Manager *m = userdata;
+        if (inf == m->pods)
+                m->synced_pods = true;
+        else if (inf == m->nodes)
+                m->synced_nodes = true;
+        else
+                m->synced_namespaces = true;
+        if (ready(m)) {
+                uint32_t n;
+                (void) sched_cache_nodes(m->cache, &n);
+                SchedQueueStats st;
+                sched_queue_stats(m->queue, &st);
+                klog_info("caches synced: %u nodes, %u bound pods, %u pending pods", n, sched_cache_n_pods(m->cache),
+                          st.active);
+                (void) sd_notify(0, "READY=1");
+                kick(m);
+        }
+}
+
+static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
+        klog_warning("watch failed (retrying): %s", err && err->message[0] ? err->message : strerror(-r));
+}
+
+/* ---- leadership ---- */
+
+static void on_leader(Leader *l, bool leading, void *userdata) {
+        Manager *m = userdata;
+        if (leading) {
+                klog_info("became leader (%s)", m->identity);
+                m->leading = true;
+                kick(m);
+        } else if (m->leading) {
+                /* as upstream: a scheduler that lost its lease stops; a new one starts clean */
+                klog_error("lost the leader lease; exiting");
+                m->leading = false;
+                (void) sd_event_exit(m->event, 1);
+        }
+}
+
+/* ---- HTTP ---- */
+
+static int on_healthz(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        return buf_puts(&reply->body, "ok");
+}
+
+static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        Manager *m = userdata;
+        if (!ready(m)) {
+                reply->status = 503;
+                return buf_puts(&reply->body, "caches not synced");
+        }
+        return buf_puts(&reply->body, "ok");
+}
+
+static int put_histogram(Buf *b, const char *name, const char *help, const Histogram *h) {
+        int r = buf_printf(b, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+        uint64_t cum = 0;
+        for (size_t i = 0; r >= 0 && i < N_BUCKETS; i++) {
+                cum += h->counts[i];
+                r = buf_printf(b, "%s_bucket{le=\"%g\"} %" PRIu64 "\n", name, buckets[i], cum);
+        }
+        if (r >= 0)
+                r = buf_printf(b, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n%s_sum %.6f\n%s_count %" PRIu64 "\n", name, h->n,
+                               name, h->sum, name, h->n);
+        return r;
+}
+
+static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        Manager *m = userdata;
+        SchedQueueStats st;
+        sched_queue_stats(m->queue, &st);
+        reply->content_type = "text/plain; version=0.0.4";
+        Buf *b = &reply->body;
+        int r = buf_printf(b,
+                           "# HELP scheduler_schedule_attempts_total Scheduling attempts by result.\n"
+                           "# TYPE scheduler_schedule_attempts_total counter\n"
+                           "scheduler_schedule_attempts_total{result=\"scheduled\"} %" PRIu64 "\n"
+                           "scheduler_schedule_attempts_total{result=\"unschedulable\"} %" PRIu64 "\n"
+                           "scheduler_schedule_attempts_total{result=\"error\"} %" PRIu64 "\n"
+                           "# HELP scheduler_pending_pods Pending pods by queue.\n"
+                           "# TYPE scheduler_pending_pods gauge\n"
+                           "scheduler_pending_pods{queue=\"active\"} %u\n"
+                           "scheduler_pending_pods{queue=\"backoff\"} %u\n"
+                           "scheduler_pending_pods{queue=\"unschedulable\"} %u\n"
+                           "scheduler_pending_pods{queue=\"in_flight\"} %u\n"
+                           "# HELP scheduler_binding_total Bind calls by result.\n"
+                           "# TYPE scheduler_binding_total counter\n"
+                           "scheduler_binding_total{result=\"ok\"} %" PRIu64 "\n"
+                           "scheduler_binding_total{result=\"error\"} %" PRIu64 "\n"
+                           "# HELP scheduler_cache_pods Pods in the scheduler cache (assumed included).\n"
+                           "# TYPE scheduler_cache_pods gauge\n"
+                           "scheduler_cache_pods %u\n",
+                           m->attempts_scheduled, m->attempts_unschedulable, m->attempts_error, st.active, st.backoff,
+                           st.unschedulable, st.in_flight, m->binds_ok, m->binds_failed, sched_cache_n_pods(m->cache));
+        if (r >= 0)
+                r = put_histogram(b, "scheduler_scheduling_algorithm_duration_seconds",
+                                  "Time of one scheduling decision.", &m->algorithm);
+        if (r >= 0)
+                r = put_histogram(b, "scheduler_e2e_scheduling_duration_seconds",
+                                  "Decision plus assume and bind dispatch.", &m->e2e);
+        if (r >= 0)
+                r = put_histogram(b, "scheduler_binding_duration_seconds", "Bind call latency.", &m->bind);
+        return r;
+}
+
+/* ---- construction ---- */
+
+static int read_policy_file(const char *path, char **ret, size_t *ret_len) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        _cleanup_free_ char *data = malloc(MAX_POLICY + 1);
+        if (!data)
+                return -ENOMEM;
+        size_t n = fread(data, 1, MAX_POLICY + 1, f);
+        if (ferror(f))
+                return -EIO;
+        if (n > MAX_POLICY)
+                return -E2BIG;
+        data[n] = '\0';
+        *ret = TAKE_PTR(data);
+        *ret_len = n;
+        return 0;
+}
+
+/* Loads and validates the policy; no policy at all means the default provider set, which
+ * this part does not fully implement (refused below with the names). */
+static int load_policy(Manager *m, Policy **ret) {
+        const SchedOptions *o = m->opts;
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        const char *source = NULL;
+        char cm_source[600];
+        int r;
+        if (o->policy_path) {
+                source = o->policy_path;
+                r = read_policy_file(o->policy_path, &text, &len);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot read policy %s: %s", o->policy_path, strerror(-r));
+        } else if (o->policy_cm_name) {
+                const char *ns = o->policy_cm_namespace ? o->policy_cm_namespace : "kube-system";
+                snprintf(cm_source, sizeof cm_source, "configmap %s/%s", ns, o->policy_cm_name);
+                source = cm_source;
+                json_auto_t *cm = NULL;
+                KubeError err = {};
+                r = kube_get(m->client, &KUBE_CONFIGMAPS, ns, o->policy_cm_name, &cm, &err);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot read policy %s: %s", source, err.message);
+                const char *cfg = json_string_value(kube_obj_path(cm, "data.policy.cfg"));
+                if (!cfg)
+                        cfg = json_string_value(json_object_get(json_object_get(cm, "data"), "policy.cfg"));
+                if (!cfg)
+                        return klog_error_errno(-ENOENT, "%s has no key policy.cfg", source);
+                len = strlen(cfg);
+                text = strdup(cfg);
+                if (!text)
+                        return -ENOMEM;
+        }
+        PolicyDiags diags = {};
+        if (text)
+                r = policy_load(text, len, NULL, ret, &diags);
+        else
+                r = policy_builtin(NULL, ret);
+        _cleanup_free_ char *msg = NULL;
+        if (policy_diags_format_text(&diags, source, &msg) >= 0 && msg && *msg) {
+                if (r < 0)
+                        klog_error("invalid policy:\n%s", msg);
+                else
+                        klog_warning("policy warnings:\n%s", msg);
+        }
+        policy_diags_clear(&diags);
+        if (r < 0)
+                return klog_error_errno(r, "the policy in %s is not valid; not starting", source ? source : "(built-in)");
+        return 0;
+}
+
+int manager_new(const SchedOptions *opts, Manager **ret) {
+        _cleanup_(manager_freep) Manager *m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->opts = opts;
+        m->leading = !opts->leader_elect;
+        int r = sd_event_default(&m->event);
+        if (r < 0)
+                return klog_error_errno(r, "cannot create the event loop: %s", strerror(-r));
+
+        char host[256] = "unknown";
+        (void) gethostname(host, sizeof host - 1);
+        if (asprintf(&m->identity, "%s_%s", host, opts->scheduler_name) < 0)
+                return -ENOMEM;
+
+        _cleanup_kube_config_ KubeConfig *kc = NULL;
+        KubeError kerr = {};
+        r = kube_config_auto(opts->kubeconfig, &kc, &kerr);
+        if (r < 0)
+                return klog_error_errno(r, "cannot load the API server configuration: %s", kerr.message);
+        r = kube_client_new(TAKE_PTR(kc), m->event, &m->client, &kerr);
+        if (r < 0)
+                return klog_error_errno(r, "cannot create the API client: %s", kerr.message);
+        kube_client_set_rate_limit(m->client, opts->qps, opts->burst);
+        kube_client_set_max_in_flight(m->client, 1024);
+
+        _cleanup_(policy_freep) Policy *policy = NULL;
+        r = load_policy(m, &policy);
+        if (r < 0)
+                return r;
+        r = policy_effective(policy, NULL, &m->eff);
+        if (r < 0)
+                return klog_error_errno(r, "cannot compute the effective policy: %s", strerror(-r));
+        _cleanup_free_ char *line = policy_effective_log_line(m->eff);
+        if (line)
+                klog_info("%s", line);
+        for (size_t i = 0; i < m->eff->n_extenders; i++)
+                if (m->eff->extenders[i].preempt_verb)
+                        klog_warning("extender %s has a preemptVerb: preemption is not performed by this scheduler",
+                                     m->eff->extenders[i].url_prefix);
+        if (m->eff->n_extenders > 0)
+                return klog_error_errno(-EOPNOTSUPP, "the policy configures %zu extender(s): HTTP extenders are not "
+                                                     "supported by this build of policy-scheduler; not starting",
+                                        m->eff->n_extenders);
+
+        m->strtab = sched_strtab_new(0, 0);
+        m->cache = m->strtab ? sched_cache_new(m->strtab) : NULL;
+        m->queue = sched_queue_new(queue_clock, m);
+        if (!m->strtab || !m->cache || !m->queue)
+                return -ENOMEM;
+        r = sched_strtab_intern_str(m->strtab, opts->scheduler_name, &m->scheduler_name);
+        if (r < 0)
+                return r;
+        SchedConfigOptions co = { .percentage_of_nodes_to_score = opts->percentage,
+                                  .exclude_masters = !opts->masters_schedulable };
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 64 * 1024);
+        r = sched_config_new(m->strtab, m->eff, &co, &m->cfg, &err);
+        if (r < 0)
+                return klog_error_errno(r, "cannot run this policy: %s; not starting",
+                                        err.len ? buf_str(&err) : strerror(-r));
+        m->algo = sched_algo_new(m->cfg, NULL, NULL);
+        if (!m->algo)
+                return -ENOMEM;
+        sched_algo_seed(m->algo, now_mono() ^ ((uint64_t) getpid() << 32));
+
+        r = sd_event_add_defer(m->event, &m->defer, on_defer, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(m->defer, SD_EVENT_OFF);
+        r = sd_event_add_time_relative(m->event, &m->tick, CLOCK_MONOTONIC, TICK_USEC, 10000, on_tick, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(m->tick, SD_EVENT_ON);
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+static int start_informer(Manager *m, const KubeResource *res, const char *field_selector,
+                          const KubeInformerHandlers *h, KubeInformer **ret) {
+        int r = kube_informer_new(m->client, res, NULL, NULL, field_selector, ret);
+        if (r < 0)
+                return r;
+        kube_informer_on_synced(*ret, on_synced, m);
+        kube_informer_on_error(*ret, on_informer_error, m);
+        if (h && (r = kube_informer_add_handlers(*ret, h, m)) < 0)
+                return r;
+        return kube_informer_start(*ret);
+}
+
+int manager_start(Manager *m) {
+        static const KubeInformerHandlers pod_h = { on_pod_add, on_pod_update, on_pod_delete };
+        static const KubeInformerHandlers node_h = { on_node_add, on_node_update, on_node_delete };
+        int r;
+        /* Terminal pods hold no resources: upstream's informer leaves them out too. */
+        if ((r = start_informer(m, &KUBE_NODES, NULL, &node_h, &m->nodes)) < 0 ||
+            (r = start_informer(m, &KUBE_NAMESPACES, NULL, NULL, &m->namespaces)) < 0 ||
+            (r = start_informer(m, &KUBE_PODS, "status.phase!=Succeeded,status.phase!=Failed", &pod_h, &m->pods)) < 0)
+                return klog_error_errno(r, "cannot start informers: %s", strerror(-r));
+
+        if (m->opts->port > 0) {
+                HttpServerOptions ho = { .address = m->opts->bind_address, .port = (uint16_t) m->opts->port };
+                r = http_server_new(m->event, &ho, &m->http);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot serve HTTP on %s:%d: %s", m->opts->bind_address,
+                                                m->opts->port, strerror(-r));
+                if ((r = http_server_add_route(m->http, "/healthz", on_healthz, m)) < 0 ||
+                    (r = http_server_add_route(m->http, "/readyz", on_readyz, m)) < 0 ||
+                    (r = http_server_add_route(m->http, "/metrics", on_metrics, m)) < 0)
+                        return r;
+        }
+        if (m->opts->leader_elect) {
+                LeaderOptions lo = {
+                        .namespace_ = m->opts->lease_namespace,
+                        .name = m->opts->lease_name,
+                        .identity = m->identity,
+                        .lease_duration_usec = m->opts->lease_duration_usec,
+                        .renew_deadline_usec = m->opts->renew_deadline_usec,
+                        .retry_period_usec = m->opts->retry_period_usec,
+                };
+                r = leader_new(m->client, &lo, on_leader, m, &m->leader);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot start leader election: %s", strerror(-r));
+                klog_info("waiting for the lease %s/%s as %s", lo.namespace_, lo.name, lo.identity);
+        }
+        return 0;
+}
+
+sd_event *manager_get_event(Manager *m) {
+        return m->event;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        leader_free(m->leader);
+        http_server_free(m->http);
+        kube_informer_unref(m->pods);
+        kube_informer_unref(m->nodes);
+        kube_informer_unref(m->namespaces);
+        sd_event_source_unref(m->defer);
+        sd_event_source_unref(m->tick);
+        kube_client_unref(m->client);
+        sched_algo_free(m->algo);
+        sched_config_free(m->cfg);
+        sched_queue_free(m->queue);
+        sched_cache_free(m->cache);
+        sched_strtab_free(m->strtab);
+        policy_effective_free(m->eff);
+        free(m->identity);
+        sd_event_unref(m->event);
+        free(m);
+        return NULL;
+}
