@@ -9,3 +9,4 @@ $(eval $(call program,nodesim,tests/nodesim/nodesim.c tests/nodesim/nodes.c test
         tests/nodesim/kubelet.c,nodesim kube common))
 $(eval $(call program,testapp,tests/nodesim/testapp.c,nodesim))
 $(eval $(call unit_test,test-nodesim,tests/unit/test-nodesim.c,nodesim kube common))
+$(eval $(call unit_test,test-nodesim-runtime,tests/unit/test-nodesim-runtime.c,nodesim kube common))
