@@ -1,75 +1,40 @@
-/* metav1.Condition lists with the library-go semantics: lastTransitionTime moves only when
- * a condition's status flips; reason, message and observedGeneration follow the latest
- * pass. Conditions this reconciler does not own (another controller's types) are kept
- * untouched, after ours, in their original order, so a status written by two parties
- * stays stable. libkube has no condition helper yet; this one is internal on purpose. */
+/* The reconciler's conditions, on top of libkube's metav1.Condition helpers
+ * (kube_condition_set: lastTransitionTime moves only when a condition's status flips;
+ * reason, message and observedGeneration follow the latest pass). This file only adds
+ * what a pure, deterministic pass needs: the old list is copied, never modified; the
+ * clock is the pass's `now`, never the wall clock; and an old condition whose
+ * lastTransitionTime is missing or unreadable gets `now`, since the CRD requires one.
+ * Conditions of types this reconciler does not own stay as they are, in place. */
 #include <string.h>
 
+#include "kube/conditions.h"
 #include "reconcilers/internal.h"
 
-static const json_t *find_condition(const json_t *conditions, const char *type) {
-        size_t i;
-        json_t *c;
-
-        if (!json_is_array(conditions))
-                return NULL;
-        json_array_foreach(conditions, i, c) {
-                const char *t = jstr(c, "type");
-                if (t && strcmp(t, type) == 0)
-                        return c;
-        }
-        return NULL;
-}
-
 const char *condition_status(const json_t *conditions, const char *type) {
-        return jstr(find_condition(conditions, type), "status");
+        return jstr(kube_condition_find(conditions, type), "status");
 }
 
 json_t *conditions_build(const json_t *old, const ConditionSpec *specs, size_t n,
                          int64_t observed_generation, int64_t now) {
         char now_s[RECONCILE_TIME_SIZE];
-        size_t i;
-        json_t *c;
 
+        if (now <= 0)
+                return NULL;
         format_time(now, now_s);
-        _cleanup_json_ json_t *list = json_array();
+        _cleanup_json_ json_t *list = json_is_array(old) ? json_deep_copy(old) : json_array();
         if (!list)
                 return NULL;
 
-        for (i = 0; i < n; i++) {
-                const char *status = specs[i].status ? "True" : "False";
-                const json_t *prev = find_condition(old, specs[i].type);
-                const char *prev_status = jstr(prev, "status");
-                const char *prev_time = jstr(prev, "lastTransitionTime");
+        for (size_t i = 0; i < n; i++) {
+                json_t *prev = kube_condition_find(list, specs[i].type);
                 int64_t parsed;
-                /* Keep the old time only when it is one we can vouch for. */
-                const char *when = prev_status && strcmp(prev_status, status) == 0 && prev_time &&
-                                                   parse_time(prev_time, &parsed) >= 0
-                                           ? prev_time
-                                           : now_s;
-                json_t *cond = json_pack("{s:s, s:s, s:I, s:s, s:s, s:s}",
-                                         "type", specs[i].type,
-                                         "status", status,
-                                         "observedGeneration", (json_int_t) observed_generation,
-                                         "lastTransitionTime", when,
-                                         "reason", specs[i].reason,
-                                         "message", specs[i].message ? specs[i].message : "");
-                if (!cond || json_array_append_new(list, cond) < 0)
+                if (prev && parse_time(jstr(prev, "lastTransitionTime"), &parsed) < 0 &&
+                    json_object_set_new(prev, "lastTransitionTime", json_string(now_s)) < 0)
+                        return NULL;
+                if (kube_condition_set(list, specs[i].type, specs[i].status ? "True" : "False", specs[i].reason,
+                                       specs[i].message, observed_generation, (uint64_t) now * 1000000u, NULL) < 0)
                         return NULL;
         }
-
-        if (json_is_array(old))
-                json_array_foreach(old, i, c) {
-                        const char *t = jstr(c, "type");
-                        bool ours = false;
-                        if (!t)
-                                continue;
-                        for (size_t k = 0; k < n; k++)
-                                if (strcmp(specs[k].type, t) == 0)
-                                        ours = true;
-                        if (!ours && json_array_append_new(list, json_deep_copy(c)) < 0)
-                                return NULL;
-                }
 
         json_t *taken = TAKE_PTR(list);
         return taken;

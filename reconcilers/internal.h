@@ -43,10 +43,6 @@ int parse_time(const char *s, int64_t *ret);
 /* Parses a base-10 integer in [min, max] with nothing after it; -EINVAL / -ERANGE. */
 int parse_int64(const char *s, int64_t min, int64_t max, int64_t *ret);
 
-/* An RFC 7386 merge patch turning from into to (objects recurse, everything else is
- * replaced, keys only in from become null). New reference: {} when equal; NULL on ENOMEM. */
-json_t *merge_patch_diff(const json_t *from, const json_t *to);
-
 /* Cuts s to at most max bytes on a UTF-8 boundary, appending "..." when cut (in place). */
 void truncate_message(char *s, size_t max);
 
@@ -76,8 +72,8 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
 
 /* Builds the metav1.Condition list for the given (type, status, reason, message) tuples,
  * keeping lastTransitionTime from old (a borrowed conditions array, may be NULL) when the
- * status of that type did not change, else now. Conditions of other types in old are kept
- * as they are. New reference; NULL on ENOMEM. */
+ * status of that type did not change, else now (seconds, > 0). Conditions of other types
+ * in old are kept as they are. New reference; NULL on ENOMEM or now <= 0. */
 typedef struct ConditionSpec {
         const char *type;
         bool status;

@@ -21,6 +21,7 @@
 
 #include "common/buf.h"
 #include "common/sha256.h"
+#include "kube/mergepatch.h"
 #include "reconcilers/internal.h"
 
 typedef struct Revision {
@@ -981,8 +982,11 @@ static int step_report(Pass *p, const json_t *status) {
                 _cleanup_json_ json_t *empty = json_object();
                 if (!empty)
                         return -ENOMEM;
-                json_t *diff = merge_patch_diff(p->old_status ? p->old_status : empty, status);
-                json_t *patch = diff ? json_pack("{s:o}", "status", diff) : NULL;
+                json_t *diff = NULL;
+                r = kube_merge_patch_create(p->old_status ? p->old_status : empty, status, &diff);
+                if (r < 0)
+                        return r;
+                json_t *patch = json_pack("{s:o}", "status", diff);
                 const char *rv = jstr(p->in->scheduler, "metadata", "resourceVersion");
                 if (patch && rv && jset_new(patch, "metadata", json_pack("{s:s}", "resourceVersion", rv)) < 0) {
                         json_decref(patch);
@@ -1051,6 +1055,8 @@ int reconcile_scheduler(const ReconcileInput *in, ReconcileOutput **ret) {
         r = check_config(cfg);
         if (r < 0)
                 return r;
+        if (in->now <= 0)
+                return -EINVAL;
         if ((in->scheduler && !json_is_object(in->scheduler)) ||
             (in->policy_configmap && !json_is_object(in->policy_configmap)) ||
             (in->deployment && !json_is_object(in->deployment)))

@@ -79,7 +79,7 @@ typedef struct ReconcileInput {
         const json_t *deployment;       /* Deployment policy-scheduler; NULL when absent */
         const json_t *pods;             /* array of pods in openshift-kube-scheduler; NULL = [] */
         const json_t *nodes;            /* array of all nodes (for bootstrap binding); NULL = [] */
-        int64_t now;                    /* seconds since the epoch */
+        int64_t now;                    /* seconds since the epoch, > 0 */
         const ReconcileConfig *config;  /* NULL = defaults */
 } ReconcileInput;
 

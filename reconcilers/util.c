@@ -97,31 +97,6 @@ int parse_int64(const char *s, int64_t min, int64_t max, int64_t *ret) {
         return 0;
 }
 
-json_t *merge_patch_diff(const json_t *from, const json_t *to) {
-        _cleanup_json_ json_t *patch = json_object();
-        const char *key;
-        json_t *v;
-
-        if (!patch)
-                return NULL;
-        json_object_foreach((json_t *) from, key, v)
-                if (!json_object_get(to, key) && json_object_set_new(patch, key, json_null()) < 0)
-                        return NULL;
-        json_object_foreach((json_t *) to, key, v) {
-                json_t *old = json_object_get(from, key);
-                if (old && json_equal(old, v))
-                        continue;
-                if (json_is_object(old) && json_is_object(v)) {
-                        json_t *sub = merge_patch_diff(old, v);
-                        if (!sub || json_object_set_new(patch, key, sub) < 0)
-                                return NULL;
-                } else if (json_object_set(patch, key, v) < 0)
-                        return NULL;
-        }
-        json_t *r = TAKE_PTR(patch);
-        return r;
-}
-
 void truncate_message(char *s, size_t max) {
         size_t n = strlen(s);
 

@@ -1232,6 +1232,10 @@ static void test_rejects_bad_input(void **state) {
         in = (ReconcileInput) { .scheduler = w->scheduler, .now = T0, .config = &c };
         assert_int_equal(reconcile_scheduler(&in, &o), -EINVAL);
         assert_null(o);
+        /* No clock, no pass: "now" is an input so that passes are reproducible. */
+        in = (ReconcileInput) { .scheduler = w->scheduler, .now = 0 };
+        assert_int_equal(reconcile_scheduler(&in, &o), -EINVAL);
+        assert_null(o);
         json_decref(notarray);
         world_free(w);
 }
