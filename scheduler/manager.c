@@ -315,7 +315,20 @@ static void on_pod_add(KubeInformer *inf, json_t *obj, void *userdata) {
         pod_event(userdata, obj);
 }
 
+static bool same_at(const json_t *a, const json_t *b, const char *path) {
+        return json_equal(kube_obj_path(a, path), kube_obj_path(b, path)) ||
+               (!kube_obj_path(a, path) && !kube_obj_path(b, path));
+}
+
+/* Upstream's isPodUpdated(): a change of status or resourceVersion only (e.g. our own
+ * PodScheduled condition) must not move an unschedulable pod back, or every failed attempt
+ * would schedule its own retry. */
 static void on_pod_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
+        if (old_obj != new_obj && same_at(old_obj, new_obj, "spec") && same_at(old_obj, new_obj, "metadata.labels") &&
+            same_at(old_obj, new_obj, "metadata.annotations") &&
+            same_at(old_obj, new_obj, "metadata.deletionTimestamp") &&
+            same_at(old_obj, new_obj, "metadata.ownerReferences"))
+                return;
         pod_event(userdata, new_obj);
 }
 
