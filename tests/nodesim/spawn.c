@@ -47,7 +47,9 @@ _noreturn_ static void child(const SpawnRequest *req, int errfd, pid_t parent) {
         if (req->volumes) {
                 if (unshare(CLONE_NEWNS) < 0)
                         child_fail(errfd, negative_errno(), "unshare(CLONE_NEWNS) failed");
-                if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                /* "none" rather than NULL for the ignored source and type: valgrind checks
+                 * them as strings. */
+                if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
                         child_fail(errfd, negative_errno(), "making / private failed");
                 int r = volume_plan_apply(req->volumes, req->stage_dir, msg, sizeof(msg));
                 if (r < 0)

@@ -439,10 +439,10 @@ int volume_plan_apply(const VolumePlan *p, const char *stage_dir, char *err, siz
                 }
                 if (r < 0)
                         return fail(err, errlen, r, "mount point %s cannot be created", m->mount_path);
-                if (mount(src, m->mount_path, NULL, MS_BIND | MS_REC, NULL) < 0)
+                if (mount(src, m->mount_path, "none", MS_BIND | MS_REC, NULL) < 0)
                         return fail(err, errlen, negative_errno(), "bind %s: %m", m->mount_path);
                 if (m->read_only &&
-                    mount(NULL, m->mount_path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL) < 0)
+                    mount("none", m->mount_path, "none", MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL) < 0)
                         return fail(err, errlen, negative_errno(), "read-only %s: %m", m->mount_path);
         }
         return 0;
