@@ -219,7 +219,8 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
         _cleanup_json_ json_t *container = json_pack(
                 "{s:s, s:s, s:s, s:o, s:[{s:s, s:i, s:s}], s:o, s:o,"
                 " s:{s:{s:s, s:s}}, s:{s:b, s:b, s:{s:[s]}},"
-                " s:[{s:s, s:s, s:b}], s:s}",
+                " s:[{s:s, s:s, s:b}], s:s,"
+                " s:[{s:s, s:{s:{s:s}}}]}",
                 "name", "scheduler",
                 "image", c->image,
                 "imagePullPolicy", "IfNotPresent",
@@ -231,7 +232,11 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
                 "securityContext", "allowPrivilegeEscalation", 0, "readOnlyRootFilesystem", 1,
                 "capabilities", "drop", "ALL",
                 "volumeMounts", "name", "config", "mountPath", RECONCILE_MOUNT_DIR, "readOnly", 1,
-                "terminationMessagePolicy", "FallbackToLogsOnError");
+                "terminationMessagePolicy", "FallbackToLogsOnError",
+                /* The pod's own IP, so a command can bind its health port there with
+                 * --bind-address=$(POD_IP): needed wherever pods share a network namespace
+                 * (hostNetwork, or the node simulator), harmless elsewhere. */
+                "env", "name", "POD_IP", "valueFrom", "fieldRef", "fieldPath", "status.podIP");
         if (!container)
                 return -ENOMEM;
 
