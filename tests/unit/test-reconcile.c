@@ -829,6 +829,16 @@ static void test_profile_switches(void **state) {
         assert_int_equal(status_revision(w), 3);
         assert_int_equal(json_array_size(json_object_get(st, "priorities")), 0);
 
+        /* A profile the CRD would refuse (an older CRD, or none): rejected like a bad policy. */
+        set_scheduler(w, "{\"profile\": \"Bogus\"}");
+        ReconcileOutput *o = pass(w);
+        assert_condition(o->status, "PolicyValid", "False", "InvalidPolicy");
+        assert_contains(condition_message(o->status, "PolicyValid"), "profile Bogus does not exist");
+        assert_int_equal(count_actions(o, RECONCILE_CREATE, NULL) + count_actions(o, RECONCILE_UPDATE, NULL), 0);
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_settled(w);
+
         /* "" is LowNodeUtilization: back to revision 1's configuration, as revision 4. */
         set_scheduler(w, "{\"profile\": \"\"}");
         finish(w);
