@@ -147,6 +147,10 @@ typedef struct PolicyArgument {
         unsigned n_members;
 } PolicyArgument;
 
+/* In predicates and priorities, id is the registry entry the entry resolves to (the canonical
+ * key for custom entries with an argument), _POLICY_*_INVALID when it resolves to nothing.
+ * policy_load() and policy_builtin() set it; code building a Policy by hand must set it from
+ * policy_registry_find_*() / policy_registry_for_arg() before calling policy_validate(). */
 typedef struct PolicyPredicate {
         char *name;                     /* as written */
         PolicyPredicateId id;           /* registry entry (the canonical key for arguments) */
