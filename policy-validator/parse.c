@@ -718,7 +718,7 @@ static int parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_dept
         if (!yaml_parser_initialize(&parser))
                 return -ENOMEM;
         yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
-        YamlFrame stack[POLICY_MAX_DEPTH_DEFAULT * 4 + 2];
+        YamlFrame stack[POLICY_MAX_DEPTH_LIMIT + 2];
         size_t depth = 0;
         max_depth = MIN(max_depth, (unsigned) ELEMENTSOF(stack) - 2);
         int r = 0, documents = 0;
@@ -834,7 +834,8 @@ static int parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_dept
 int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **ret_doc, PolicyDiags *diags) {
         PolicyOptions o = opts ? *opts : (PolicyOptions) {};
         size_t max_size = o.max_size ? o.max_size : POLICY_MAX_SIZE_DEFAULT;
-        unsigned max_depth = o.max_depth ? o.max_depth : POLICY_MAX_DEPTH_DEFAULT;
+        /* Both parsers keep one frame per level (JSON on the C stack): cap what callers ask. */
+        unsigned max_depth = MIN(o.max_depth ? o.max_depth : POLICY_MAX_DEPTH_DEFAULT, POLICY_MAX_DEPTH_LIMIT);
         if (len > max_size) {
                 perr(diags, "input-too-large", ((PolicyPos) { 1, 1 }), "",
                      "the policy is %zu bytes, more than the %zu allowed", len, max_size);

@@ -30,6 +30,7 @@ typedef struct json_t json_t;
 
 #define POLICY_MAX_SIZE_DEFAULT ((size_t) 4 * 1024 * 1024) /* bytes of input */
 #define POLICY_MAX_DEPTH_DEFAULT 32u                        /* nesting of arrays/objects */
+#define POLICY_MAX_DEPTH_LIMIT 128u                         /* max_depth is capped here */
 #define POLICY_MAX_DIAGS 200u                               /* then one "too-many-diagnostics" */
 #define POLICY_MAX_PRIORITY 10                              /* per-node score of a priority */
 #define POLICY_MAX_WEIGHT (INT64_MAX / POLICY_MAX_PRIORITY)  /* weights must stay below */
@@ -49,7 +50,7 @@ typedef struct PolicyOptions {
          * and CheckNode*Pressure errors; set this to accept them (older clusters). */
         bool taint_nodes_by_condition_off;
         size_t max_size;        /* 0 = POLICY_MAX_SIZE_DEFAULT */
-        unsigned max_depth;     /* 0 = POLICY_MAX_DEPTH_DEFAULT */
+        unsigned max_depth;     /* 0 = POLICY_MAX_DEPTH_DEFAULT; at most POLICY_MAX_DEPTH_LIMIT */
 } PolicyOptions;
 
 /* ---- Diagnostics -------------------------------------------------------------------- */
