@@ -239,15 +239,14 @@ static int next_op(const Manager *m, size_t idx, uint64_t now, NodeOp *ret) {
         case NODE_READY:
                 break;
         }
-        if (!s->lease_exists && s->next_lease <= now) {
-                *ret = OP_LEASE_CREATE;
+        /* When the API server cannot keep up, both may be due: the more overdue goes
+         * first, so status heartbeats are not starved by Lease renewals. */
+        bool lease_due = s->next_lease <= now, status_due = s->next_status <= now;
+        if (lease_due && (!status_due || s->next_lease <= s->next_status)) {
+                *ret = s->lease_exists ? OP_LEASE_RENEW : OP_LEASE_CREATE;
                 return 1;
         }
-        if (s->lease_exists && s->next_lease <= now) {
-                *ret = OP_LEASE_RENEW;
-                return 1;
-        }
-        if (s->next_status <= now) {
+        if (status_due) {
                 *ret = OP_HEARTBEAT;
                 return 1;
         }

@@ -34,7 +34,7 @@ static const char usage[] =
         "                            taints, images, unschedulable, annotations}\n"
         "  --heartbeat-interval S    Lease renewal period in seconds (default 10)\n"
         "  --status-interval S       node status heartbeat period (default 60)\n"
-        "  --concurrency N           heartbeat requests in flight at most (default 32)\n"
+        "  --concurrency N           heartbeat requests in flight at most (default 64)\n"
         "\n"
         "Pods:\n"
         "  --run IMAGE=EXECUTABLE    run containers of IMAGE as local processes (repeatable)\n"
@@ -204,7 +204,7 @@ int nodesim_options_parse(int argc, char *argv[], NodesimOptions *o, char *err, 
         *o = (NodesimOptions) {
                 .heartbeat_usec = 10 * NS_USEC_PER_SEC,
                 .status_usec = 60 * NS_USEC_PER_SEC,
-                .concurrency = 32,
+                .concurrency = 64,
         };
         o->labels = json_object();
         o->taints = json_array();
