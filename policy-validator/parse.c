@@ -159,25 +159,29 @@ typedef struct JsonParser {
         size_t len, i;
         unsigned depth, max_depth;
         PolicyDiags *diags;
-        /* Position cache: line of offset line_start, and column col_cache at col_off. */
+        /* Position cache: newlines counted up to scan_off; the current line starts at
+         * line_start; column col_cache is that of offset col_off. */
         unsigned line;
-        size_t line_start, col_off;
+        size_t line_start, scan_off, col_off;
         unsigned col_cache;
         bool failed;    /* a syntax error was reported */
         Buf scratch;
 } JsonParser;
 
 static PolicyPos json_pos_at(JsonParser *p, size_t off) {
-        /* Offsets only grow, except when an error points back at a token start, which is
-         * always on the current line, so count from the line start in that case. */
-        while (p->line_start < off) {
-                const char *nl = memchr(p->text + p->line_start, '\n', off - p->line_start);
-                if (!nl)
-                        break;
-                p->line++;
-                p->line_start = (size_t) (nl - p->text) + 1;
-                p->col_off = p->line_start;
-                p->col_cache = 1;
+        /* Values are positioned in increasing offset order, so newlines are counted once
+         * (scan_off) and columns counted forward from the last answer (col_off). Only an error
+         * pointing back at a construct that began on an earlier line takes the slow path. */
+        if (off < p->line_start)
+                return policy_offset_to_pos(p->text, p->len, off);
+        if (off > p->scan_off) {
+                const char *s = p->text + p->scan_off, *end = p->text + off, *nl;
+                while ((nl = memchr(s, '\n', (size_t) (end - s)))) {
+                        p->line++;
+                        p->line_start = (size_t) (nl - p->text) + 1;
+                        s = nl + 1;
+                }
+                p->scan_off = off;
         }
         if (p->col_off > off || p->col_off < p->line_start) {
                 p->col_off = p->line_start;
@@ -838,7 +842,7 @@ int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **r
         unsigned max_depth = MIN(o.max_depth ? o.max_depth : POLICY_MAX_DEPTH_DEFAULT, POLICY_MAX_DEPTH_LIMIT);
         if (len > max_size) {
                 perr(diags, "input-too-large", ((PolicyPos) { 1, 1 }), "",
-                     "the policy is %zu bytes, more than the %zu allowed", len, max_size);
+                     "the input is larger than the %zu bytes allowed", max_size);
                 return -E2BIG;
         }
         PDoc *doc = calloc(1, sizeof(PDoc));

@@ -264,7 +264,9 @@ static void check_name(Checker *c, PolicyRegistryType type, const char *list, si
         (void) id;
         const PolicyRegistryEntry *other = type == POLICY_REGISTRY_PREDICATE ? policy_registry_find_priority(name, NULL)
                                                                              : policy_registry_find_predicate(name, NULL);
-        const char *sugg = policy_registry_suggest(type, name);
+        /* Suggestions cost an edit distance per known name: skip them once the list is full
+         * and the message would not be shown anyway. */
+        const char *sugg = c->diags->n < POLICY_MAX_DIAGS ? policy_registry_suggest(type, name) : NULL;
         if (other)
                 perr(c->diags, type == POLICY_REGISTRY_PREDICATE ? "unknown-predicate" : "unknown-priority", pos, path,
                      "%s is a %s, not a %s; move it to \"%s\"", name,
