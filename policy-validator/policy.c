@@ -413,6 +413,7 @@ static int load_configmap(const char *text, size_t len, const PolicyOptions *opt
         PolicyDiags inner = {};
         Policy *p = NULL;
         r = policy_load(sm.value, sm.len, &o, &p, &inner);
+        size_t errors = diags->n_errors, warnings = diags->n_warnings;
         for (size_t i = 0; i < inner.n; i++) {
                 const PolicyDiag *g = &inner.items[i];
                 PolicyPos pos = {};
@@ -421,6 +422,11 @@ static int load_configmap(const char *text, size_t len, const PolicyOptions *opt
                         pos = policy_offset_to_pos(text, len, sm.map[MIN(off, sm.len)]);
                 pdiag(diags, g->severity, g->code, pos, g->path, "%s", g->message);
         }
+        /* Carry over what the inner list counted but could not keep. */
+        diags->n_errors = errors + inner.n_errors;
+        diags->n_warnings = warnings + inner.n_warnings;
+        if (inner.truncated)
+                diags->truncated = true;
         if (inner.oom)
                 diags->oom = true;
         policy_diags_clear(&inner);

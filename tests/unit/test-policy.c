@@ -516,6 +516,21 @@ static void test_diags_bounded(void **state) {
         assert_non_null(strstr(text, "801 more diagnostics not shown"));
         policy_diags_clear(&d);
         buf_free(&b);
+
+        /* The same through a ConfigMap: the counts survive the position mapping. */
+        buf_init(&b, 0);
+        assert_int_equal(buf_puts(&b, "kind: ConfigMap\ndata:\n  policy.cfg: |\n    {\"predicates\": [\n"), 0);
+        for (int i = 0; i < 300; i++)
+                assert_int_equal(buf_printf(&b, "    %s{\"name\": \"Unknown%d\"}\n", i ? "," : "", i), 0);
+        assert_int_equal(buf_puts(&b, "    ]}\n"), 0);
+        assert_int_equal(policy_load_configmap(b.data, b.len, NULL, &p, &d), -EINVAL);
+        assert_int_equal(d.n, POLICY_MAX_DIAGS);
+        assert_int_equal(d.n_errors, 300);
+        assert_true(d.truncated);
+        assert_int_equal(d.items[0].line, 5);
+        assert_int_equal(d.items[0].column, 15);
+        policy_diags_clear(&d);
+        buf_free(&b);
 }
 
 static void test_bounds(void **state) {
