@@ -528,7 +528,7 @@ static void test_diags_bounded(void **state) {
         assert_int_equal(d.n_errors, 300);
         assert_true(d.truncated);
         assert_int_equal(d.items[0].line, 5);
-        assert_int_equal(d.items[0].column, 15);
+        assert_int_equal(d.items[0].column, 14);
         policy_diags_clear(&d);
         buf_free(&b);
 }
