@@ -28,7 +28,7 @@ trap cleanup EXIT
 NS_LOG="$CLUSTER_DIR/logs/nodesim.log"
 
 "$BIN_DIR/nodesim" --nodes 3 --name-prefix smoke --zones 2 --label tier=sim \
-  --run "testapp=$BIN_DIR/testapp" \
+  --run "testapp=$BIN_DIR/testapp" --run "kubectl=$(command -v kubectl)" \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/state" --pid-file "$CLUSTER_DIR/pids/nodesim.pid" -v 1 >> "$NS_LOG" 2>&1 &
 NS_PID=$!
@@ -120,6 +120,7 @@ check_match "kubectl logs -f shows the output" "message=first" "$(cat "$T/follow
 
 kubectl logs -f "$POD1" > "$T/follow2.out" 2>&1 &
 FOLLOW=$!
+wait_for "a follower of the old pod is attached" 15 grep -q "message=first" "$T/follow2.out"
 check "the Deployment is rolled to a new template" \
   kubectl patch deployment testapp --type=json \
   -p '[{"op": "replace", "path": "/spec/template/spec/containers/0/args/6", "value": "second"}]'
@@ -127,10 +128,9 @@ check "the rollout completes" kubectl rollout status deployment/testapp --timeou
 wait_for "the old process really stops" 30 bash -c "! kill -0 $PID1 2>/dev/null"
 wait_for "kubectl logs -f of the old pod ends when its process exits" 15 bash -c "! kill -0 $FOLLOW 2>/dev/null"
 check_match "the old process logged its clean stop" "testapp stopping" "$(cat "$T/follow2.out")"
-POD2=
-get_pod2() { POD2=$(pod_of second); [ -n "$POD2" ]; }
+get_pod2() { pod_of second > "$T/pod2"; }
 wait_for "a pod of the new template runs" 30 get_pod2
-POD2=$(pod_of second)
+POD2=$(cat "$T/pod2")
 IP2=$(kubectl get pod "$POD2" -o jsonpath='{.status.podIP}')
 check_eq "the new process serves the new argument" "second" "$(curl -s --max-time 5 "http://$IP2:8080/")"
 wait_for "the old pod is gone from the API" 30 bash -c "! kubectl get pod $POD1 >/dev/null 2>&1"
@@ -162,6 +162,33 @@ check "it is bound to smoke-2 through pods/binding" \
   kubectl create --raw /api/v1/namespaces/default/pods/bound/binding -f "$T/binding.json"
 wait_for "the bound pod becomes Ready" 30 kubectl wait --for=condition=Ready --timeout=1s pod/bound
 check_match "its log shows the program" "message=bound" "$(kubectl logs bound)"
+
+# In-cluster access with the pod's own service account: kubectl itself is the container.
+incluster_pod() { # NAME
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: default}
+spec:
+  nodeName: smoke-0
+  restartPolicy: Never
+  containers:
+  - {name: kubectl, image: kubectl, args: ["get", "pods", "bound", "-o", "name"]}
+YAML
+}
+phase_is() { [ "$(kubectl get pod "$1" -o jsonpath='{.status.phase}')" = "$2" ]; }
+check "a pod running kubectl in-cluster is created" kubectl apply -f <(incluster_pod incluster1)
+wait_for "without RBAC it fails (restartPolicy Never: phase Failed)" 30 phase_is incluster1 Failed
+check_match "its log shows RBAC applied to the pod's service account" \
+  'forbidden: User "system:serviceaccount:default:default"' "$(kubectl logs incluster1)"
+check "the service account may read pods" \
+  kubectl create rolebinding nodesim-view --clusterrole=view --serviceaccount=default:default
+check "a second in-cluster pod is created" kubectl apply -f <(incluster_pod incluster2)
+wait_for "with RBAC it succeeds (phase Succeeded)" 30 phase_is incluster2 Succeeded
+check_eq "its log has the answer from the API server" "pod/bound" "$(kubectl logs incluster2)"
+check_eq "a finished container reports its exit" "0 Completed" \
+  "$(kubectl get pod incluster2 -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode} {.status.containerStatuses[0].state.terminated.reason}')"
+check "a finished pod is deleted promptly" timeout 20 kubectl delete pod incluster1
 
 CHILDREN=$(pgrep -P "$NS_PID" | xargs)
 check_match "nodesim runs the container processes as its children" '^[0-9]+( [0-9]+)+$' "$CHILDREN"

@@ -632,6 +632,14 @@ static void container_start(Container *c) {
                 snprintf(empty_dirs, sizeof(empty_dirs), "%s/%s/volumes", m->dir_pods, p->uid);
                 r = volume_plan_build(p->obj, c->spec, &ctx, empty_dirs, &plan, err, sizeof(err));
         }
+        if (r >= 0 && !env_list_get(&env, "HOME")) {
+                /* Container runtimes give root a HOME; a private one keeps tools' caches
+                 * (kubectl's discovery cache, say) out of the host's. */
+                char home[PATH_MAX];
+                snprintf(home, sizeof(home), "%s/%s/home", m->dir_pods, p->uid);
+                if ((r = ns_mkdir_p(home, 0700)) < 0 || (r = env_list_set(&env, "HOME", home)) < 0)
+                        snprintf(err, sizeof(err), "cannot prepare HOME: %s", strerror(-r));
+        }
         for (size_t i = 0; r >= 0 && i < plan.n_volumes; i++)
                 if (plan.volumes[i].host_dir && strncmp(plan.volumes[i].host_dir, empty_dirs, strlen(empty_dirs)) == 0 &&
                     (r = ns_mkdir_p(plan.volumes[i].host_dir, 0777)) < 0)
