@@ -92,26 +92,101 @@ const char *pnode_type_to_string(PNodeType t) {
         return (size_t) t < ELEMENTSOF(names) ? names[t] : "?";
 }
 
-/* Appends child to parent's list; tail is the caller's cursor. Duplicate keys are reported
- * (Go's decoder silently keeps the last; an administrator almost never means that) and the
- * first one is kept so positions stay meaningful. */
-static void node_append(PNode *parent, PNode **tail, PNode *child, PolicyDiags *diags) {
-        if (parent->type == PNODE_OBJECT) {
-                PNode *prev = pnode_get(parent, child->key);
-                if (prev) {
-                        perr(diags, "duplicate-key", child->key_pos, "",
-                             "key \"%s\" appears twice in the same object (first at line %u); "
-                             "remove one of them",
-                             child->key, prev->key_pos.line);
-                        return;
-                }
-        }
+/* Appends child to parent's list; tail is the caller's cursor. */
+static void node_append(PNode *parent, PNode **tail, PNode *child) {
         if (*tail)
                 (*tail)->next = child;
         else
                 parent->child = child;
         *tail = child;
         parent->n_children++;
+}
+
+static void report_duplicate(const PNode *dup, const PNode *first, PolicyDiags *diags) {
+        perr(diags, "duplicate-key", dup->key_pos, "",
+             "key \"%s\" appears twice in the same object (first at line %u); remove one of them", dup->key,
+             first->key_pos.line);
+}
+
+typedef struct KeyIndex {
+        const PNode *node;
+        size_t index;
+} KeyIndex;
+
+static int key_index_cmp(const void *a, const void *b) {
+        const KeyIndex *x = a, *y = b;
+        int r = strcmp(x->node->key, y->node->key);
+        if (r != 0)
+                return r;
+        return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Called when an object is complete: reports duplicate keys (Go's decoder silently keeps the
+ * last; an administrator almost never means that) and drops all but the first, so positions
+ * stay meaningful. Small objects compare pairwise; large ones sort, so an object with
+ * hundreds of thousands of keys stays O(n log n). */
+static int object_finish(PNode *obj, PolicyDiags *diags) {
+        size_t n = obj->n_children;
+        if (n < 2)
+                return 0;
+        if (n <= 8) {
+                PNode *prev_kept = NULL;
+                for (PNode *c = obj->child, *next; c; c = next) {
+                        next = c->next;
+                        PNode *first = NULL;
+                        for (PNode *k = obj->child; k != c && !first; k = k->next)
+                                if (strcmp(k->key, c->key) == 0)
+                                        first = k;
+                        if (!first) {
+                                prev_kept = c;
+                                continue;
+                        }
+                        report_duplicate(c, first, diags);
+                        prev_kept->next = next; /* first is kept, so prev_kept is set */
+                        obj->n_children--;
+                }
+                return 0;
+        }
+        KeyIndex *idx = calloc(n, sizeof(KeyIndex));
+        bool *drop = calloc(n, sizeof(bool));
+        PNode **nodes = calloc(n, sizeof(PNode *));
+        if (!idx || !drop || !nodes) {
+                free(idx);
+                free(drop);
+                free(nodes);
+                return -ENOMEM;
+        }
+        size_t i = 0;
+        for (PNode *c = obj->child; c; c = c->next, i++) {
+                idx[i] = (KeyIndex) { c, i };
+                nodes[i] = c;
+        }
+        qsort(idx, n, sizeof(KeyIndex), key_index_cmp);
+        bool any = false;
+        for (size_t k = 1; k < n; k++) {
+                size_t first = k - 1;
+                while (k < n && strcmp(idx[k].node->key, idx[first].node->key) == 0) {
+                        report_duplicate(idx[k].node, idx[first].node, diags);
+                        drop[idx[k].index] = true;
+                        any = true;
+                        k++;
+                }
+        }
+        if (any) {
+                PNode *tail = NULL;
+                obj->child = NULL;
+                obj->n_children = 0;
+                for (size_t k = 0; k < n; k++) {
+                        if (drop[k])
+                                continue;
+                        nodes[k]->next = NULL;
+                        node_append(obj, &tail, nodes[k]);
+                }
+        }
+        free(idx);
+        free(drop);
+        free(nodes);
+        return 0;
 }
 
 /* ---- positions ---------------------------------------------------------------------- */
@@ -476,7 +551,7 @@ static int json_container(JsonParser *p, bool object, PNode **ret) {
                         return r;
                 child->key = key;
                 child->key_pos = key_pos;
-                node_append(node, &tail, child, p->diags);
+                node_append(node, &tail, child);
                 json_skip_ws(p);
                 if (p->i >= p->len)
                         return json_error(p, start, "unterminated %s: '%c' expected", object ? "object" : "array", close);
@@ -490,6 +565,11 @@ static int json_container(JsonParser *p, bool object, PNode **ret) {
                 }
                 if (c == close) {
                         p->i++;
+                        if (object) {
+                                int r2 = object_finish(node, p->diags);
+                                if (r2 < 0)
+                                        return r2;
+                        }
                         break;
                 }
                 char d[16];
@@ -796,6 +876,8 @@ static int parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_dept
                 case YAML_MAPPING_END_EVENT:
                         node = stack[--depth].node;
                         node->end_pos = ymark(ev.end_mark);
+                        if (node->type == PNODE_OBJECT)
+                                r = object_finish(node, diags);
                         break;
                 default:
                         break;
@@ -821,7 +903,7 @@ static int parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_dept
                         node->key_pos = f->pending_key_pos;
                         f->pending_key = NULL;
                 }
-                node_append(f->node, &f->tail, node, diags);
+                node_append(f->node, &f->tail, node);
         }
         yaml_parser_delete(&parser);
         if (r < 0)
@@ -885,10 +967,16 @@ int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **r
                                 policy_diags_clear(&yd);
                         }
                 }
+                size_t errors = diags->n_errors, warnings = diags->n_warnings;
                 for (size_t k = 0; k < jd.n; k++)
                         pdiag(diags, jd.items[k].severity, jd.items[k].code,
                               ((PolicyPos) { jd.items[k].line, jd.items[k].column }), jd.items[k].path, "%s",
                               jd.items[k].message);
+                /* Carry over what jd counted but could not keep. */
+                diags->n_errors = errors + jd.n_errors;
+                diags->n_warnings = warnings + jd.n_warnings;
+                if (jd.truncated)
+                        diags->truncated = true;
                 if (jd.oom)
                         diags->oom = true;
                 policy_diags_clear(&jd);
