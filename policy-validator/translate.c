@@ -7,6 +7,7 @@
  * scoring strategy). Nothing is dropped silently: what has no modern equivalent is a warning,
  * what changes meaning or scale is a note, each pointing at the policy entry concerned. */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -89,18 +90,17 @@ static void add_score(Translator *t, const char *name, int64_t weight, const cha
                 t->scores[t->n_scores++] = (ScorePlugin) { name, weight };
 }
 
-static ssize_t find_predicate(const Policy *p, PolicyPredicateId id) {
-        for (size_t i = 0; i < p->n_predicates; i++)
-                if (p->predicates[i].id == id)
-                        return (ssize_t) i;
-        return -1;
-}
-
-static ssize_t find_priority(const Policy *p, const char *name) {
-        for (size_t i = 0; i < p->n_priorities; i++)
-                if (p->priorities[i].name && streq(p->priorities[i].name, name))
-                        return (ssize_t) i;
-        return -1;
+/* Where an effective predicate came from in the policy, for positions: a custom one through
+ * its argument (which points into the effective configuration's copy of the policy, whose
+ * entries have the same indexes), a static one through the first entry with its id. */
+static ssize_t predicate_index(const PolicyEffective *e, const PolicyEffectivePredicate *pr,
+                               const ssize_t first_by_id[static _POLICY_PRED_MAX]) {
+        if (pr->argument) {
+                const PolicyPredicate *owner = (const PolicyPredicate *) (const void *) ((const char *) pr->argument -
+                                                                                      offsetof(PolicyPredicate, argument));
+                return owner - e->owner->predicates;
+        }
+        return first_by_id[pr->id];
 }
 
 static PolicyPos pos_pred(const Policy *p, ssize_t i) {
@@ -113,10 +113,16 @@ static PolicyPos pos_prio(const Policy *p, ssize_t i) {
 
 static void translate_predicates(Translator *t, const PolicyEffective *e) {
         const Policy *p = t->p;
+        ssize_t first_by_id[_POLICY_PRED_MAX];
+        for (size_t k = 0; k < ELEMENTSOF(first_by_id); k++)
+                first_by_id[k] = -1;
+        for (size_t k = p->n_predicates; k > 0; k--)
+                if (p->predicates[k - 1].argument.kind == POLICY_ARG_NONE)
+                        first_by_id[p->predicates[k - 1].id] = (ssize_t) (k - 1);
         for (size_t i = 0; i < e->n_predicates; i++) {
                 const PolicyEffectivePredicate *pr = &e->predicates[i];
                 const PolicyRegistryEntry *re = policy_registry_predicate(pr->id);
-                ssize_t at = find_predicate(p, pr->id);
+                ssize_t at = predicate_index(e, pr, first_by_id);
                 if (pr->argument) {
                         pwarn(t->diags, "translate-unmappable", pos_pred(p, at), entry_path(t, "predicates", at),
                               "predicate %s (%s) has no modern equivalent: the NodeLabel and ServiceAffinity plugins "
@@ -172,7 +178,8 @@ static json_t *translate_priorities(Translator *t, const PolicyEffective *e) {
         for (size_t i = 0; i < e->n_priorities; i++) {
                 const PolicyEffectivePriority *pr = &e->priorities[i];
                 const PolicyRegistryEntry *re = policy_registry_priority(pr->id);
-                ssize_t at = find_priority(p, pr->name);
+                /* Effective priorities keep the policy's order, or are the defaults. */
+                ssize_t at = e->priorities_source == POLICY_SOURCE_POLICY ? (ssize_t) i : -1;
                 const char *path = entry_path(t, "priorities", at);
                 if (pr->id == POLICY_PRIO_EQUAL) {
                         pnote(t->diags, "translate-changed", pos_prio(p, at), path,
