@@ -6,7 +6,6 @@
  * treated as omitted (what upstream's Go decoder did), and lists keep omitted, null and []
  * apart. Extender keys match case-insensitively, as upstream's decoder did, with a warning
  * giving the canonical spelling. Semantic rules live in validate.c. */
-#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -139,16 +138,16 @@ static const Field *find_field(const Field *fields, size_t n, const char *key, b
  * set, adds a sentence for specific wrong keys (e.g. a priority argument on a predicate). */
 static void decode_object(Decoder *d, const PNode *obj, const Field *fields, size_t n, void *target,
                           const char *what, bool nocase, const char *(*hint)(const char *key)) {
-        assert(n <= 64);
         if (obj->type != PNODE_OBJECT) {
                 wrong_type(d, obj, "an object");
                 return;
         }
-        uint64_t seen = 0; /* field tables are short (asserted below) */
+        uint64_t seen = 0; /* field tables are short: at most 12 entries */
         for (const PNode *m = obj->child; m && !d->error; m = m->next) {
                 size_t saved = ppath_key(&d->path, m->key);
                 const Field *f = find_field(fields, n, m->key, nocase);
-                if (f && (seen & (UINT64_C(1) << (f - fields)))) {
+                size_t bit = f ? (size_t) (f - fields) % 64 : 0;
+                if (f && (seen & (UINT64_C(1) << bit))) {
                         /* Only reachable when keys match case-insensitively: exact
                          * duplicates are caught by the parser. */
                         perr(d->diags, "duplicate-key", m->key_pos, d->path.buf,
@@ -158,7 +157,7 @@ static void decode_object(Decoder *d, const PNode *obj, const Field *fields, siz
                         continue;
                 }
                 if (f)
-                        seen |= UINT64_C(1) << (f - fields);
+                        seen |= UINT64_C(1) << bit;
                 if (!f) {
                         const char *names[32];
                         size_t k;
