@@ -674,6 +674,14 @@ int main(void) {
         while ((de = readdir(dir))) {
                 if (de->d_name[0] == '.')
                         continue;
+                char *path = NULL;
+                struct stat st;
+                if (asprintf(&path, CASES_DIR "/%s", de->d_name) < 0)
+                        return 1;
+                bool is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+                free(path);
+                if (!is_dir)
+                        continue; /* README.md */
                 if (n == cap) {
                         cap = cap ? cap * 2 : 64;
                         char **grown = reallocarray(names, cap, sizeof(char *));
