@@ -91,12 +91,13 @@ pod_of() { # ARG-IN-LOGS
   local p
   for p in $(kubectl get pods -l app=testapp -o jsonpath='{range .items[?(@.status.phase=="Running")]}{.metadata.name}{" "}{end}'); do
     [ -z "$(kubectl get pod "$p" -o jsonpath='{.metadata.deletionTimestamp}')" ] || continue
-    kubectl logs "$p" 2>/dev/null | grep -q "message=$1$" && { echo "$p"; return 0; }
+    kubectl logs --request-timeout=10s "$p" 2>/dev/null | grep -q "message=$1$" && { echo "$p"; return 0; }
   done
   return 1
 }
-POD1=$(pod_of first)
-check_match "the pod runs the program (its log has the argument)" '^testapp-' "$POD1"
+get_pod() { pod_of "$1" > "$T/pod-$1"; }
+wait_for "the pod runs the program (its log has the argument)" 20 get_pod first
+POD1=$(cat "$T/pod-first")
 STATUS=$(kubectl get pod "$POD1" -o jsonpath='{.status.phase} {.status.hostIP} {.status.podIP} {.status.containerStatuses[0].ready} {.status.containerStatuses[0].started} {.status.conditions[?(@.type=="Ready")].status}')
 check_match "status: Running, hostIP, a 127.1 pod IP, ready, started" \
   '^Running 127\.0\.0\.1 127\.1\.[0-9]+\.[0-9]+ true true True$' "$STATUS"
@@ -128,9 +129,8 @@ check "the rollout completes" kubectl rollout status deployment/testapp --timeou
 wait_for "the old process really stops" 30 bash -c "! kill -0 $PID1 2>/dev/null"
 wait_for "kubectl logs -f of the old pod ends when its process exits" 15 bash -c "! kill -0 $FOLLOW 2>/dev/null"
 check_match "the old process logged its clean stop" "testapp stopping" "$(cat "$T/follow2.out")"
-get_pod2() { pod_of second > "$T/pod2"; }
-wait_for "a pod of the new template runs" 30 get_pod2
-POD2=$(cat "$T/pod2")
+wait_for "a pod of the new template runs" 30 get_pod second
+POD2=$(cat "$T/pod-second")
 IP2=$(kubectl get pod "$POD2" -o jsonpath='{.status.podIP}')
 check_eq "the new process serves the new argument" "second" "$(curl -s --max-time 5 "http://$IP2:8080/")"
 wait_for "the old pod is gone from the API" 30 bash -c "! kubectl get pod $POD1 >/dev/null 2>&1"
@@ -162,6 +162,26 @@ check "it is bound to smoke-2 through pods/binding" \
   kubectl create --raw /api/v1/namespaces/default/pods/bound/binding -f "$T/binding.json"
 wait_for "the bound pod becomes Ready" 30 kubectl wait --for=condition=Ready --timeout=1s pod/bound
 check_match "its log shows the program" "message=bound" "$(kubectl logs bound)"
+
+# A container that exits is restarted after a backoff; its previous log stays readable.
+check "a pod whose program exits after a second is created" kubectl apply -f - <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: crasher, namespace: default}
+spec:
+  nodeName: smoke-2
+  terminationGracePeriodSeconds: 2
+  containers:
+  - {name: app, image: testapp:v1, args: ["--bind", "$(POD_IP)", "--port", "8081", "--exit-after", "1", "crash"],
+     env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]}
+YAML
+restarted() { [ "$(kubectl get pod crasher -o jsonpath='{.status.containerStatuses[0].restartCount}')" -ge 1 ]; }
+wait_for "it is restarted (backoff 10 s)" 40 restarted
+check_eq "lastState records the exit" "3 Error" \
+  "$(kubectl get pod crasher -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode} {.status.containerStatuses[0].lastState.terminated.reason}')"
+check_match "kubectl logs --previous shows the terminated instance" "testapp crashing" \
+  "$(kubectl logs --previous crasher)"
+check "the crashing pod is deleted" timeout 20 kubectl delete pod crasher
 
 # In-cluster access with the pod's own service account: kubectl itself is the container.
 incluster_pod() { # NAME

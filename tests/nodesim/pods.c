@@ -21,6 +21,9 @@
  * refers to it (reference counted). */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <search.h>
@@ -177,6 +180,11 @@ static size_t pod_processes(const Pod *p) {
         return n;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        (void) remove(path);
+        return 0;
+}
+
 /* Drops the Pod from the tables once the API no longer has it and its processes are gone:
  * the loopback IP is free again and only in-flight requests still hold references. */
 static void pod_maybe_release(Pod *p) {
@@ -202,6 +210,11 @@ static void pod_maybe_release(Pod *p) {
         }
         if (p->ip[0])
                 ipalloc_put(&m->ips, p->ip);
+        /* Its HOME, emptyDirs and PID records go; its logs stay, as the kubelet keeps them
+         * for a while. */
+        char dir[PATH_MAX];
+        if ((size_t) snprintf(dir, sizeof(dir), "%s/%s", m->dir_pods, p->uid) < sizeof(dir))
+                (void) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
         klog_v(2, "pod %s/%s (%s) released", p->ns, p->name, p->uid);
         pod_unref(p);
 }
@@ -433,6 +446,57 @@ static void probe_start(ProbeState *ps, Container *c, bool liveness) {
 
 /* ---- processes ---- */
 
+/* A record of each running process on disk, "PID STARTTIME", so that a nodesim that was
+ * killed outright can find what it left behind on its next start (PR_SET_PDEATHSIG already
+ * covers most of it; this covers processes that changed their death signal or session). */
+static void pid_record_path(const Container *c, char *buf, size_t size) {
+        snprintf(buf, size, "%s/%s/%s.pid", c->pod->m->dir_pods, c->pod->uid, c->name);
+}
+
+static void pid_record_write(const Container *c) {
+        char path[PATH_MAX], line[64];
+        uint64_t start = 0;
+        if (ns_proc_starttime(c->pid, &start) < 0)
+                return;
+        pid_record_path(c, path, sizeof(path));
+        int n = snprintf(line, sizeof(line), "%d %" PRIu64 "\n", (int) c->pid, start);
+        if (ns_write_file(path, line, (size_t) n, 0644) < 0)
+                klog_warning("cannot record pid %d in %s", (int) c->pid, path);
+}
+
+static void pid_record_remove(const Container *c) {
+        char path[PATH_MAX];
+        pid_record_path(c, path, sizeof(path));
+        (void) unlink(path);
+}
+
+/* Kills the process groups recorded by an earlier nodesim with this state directory whose
+ * processes still run (same PID and start time). */
+static void pid_records_reap(Manager *m) {
+        char pattern[PATH_MAX];
+        snprintf(pattern, sizeof(pattern), "%s/*/*.pid", m->dir_pods);
+        glob_t g = {};
+        if (glob(pattern, 0, NULL, &g) != 0) {
+                globfree(&g);
+                return;
+        }
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+                _cleanup_free_ char *data = NULL;
+                int pid = 0;
+                uint64_t start = 0, now_start = 0;
+                if (ns_read_file(g.gl_pathv[i], 256, &data, NULL) >= 0 &&
+                    sscanf(data, "%d %" SCNu64, &pid, &start) == 2 && pid > 1 &&
+                    ns_proc_starttime(pid, &now_start) >= 0 && now_start == start) {
+                        klog_warning("killing process group %d left behind by an earlier nodesim (%s)", pid,
+                                     g.gl_pathv[i]);
+                        (void) spawn_kill_group(pid, SIGKILL);
+                }
+                (void) unlink(g.gl_pathv[i]);
+        }
+        globfree(&g);
+}
+
+
 static void container_set_waiting(Container *c, const char *reason, const char *message) {
         c->state = CONTAINER_WAITING;
         c->waiting_reason = reason;
@@ -509,6 +573,8 @@ static int on_process_exit(sd_event_source *s, const siginfo_t *si, void *userda
         (void) spawn_kill_group(c->pid, SIGKILL);
         klog_info("pod %s/%s container %s (pid %d) exited with %d%s", p->ns, p->name, c->name, (int) c->pid,
                   exit_code, c->stopping ? " (stopped)" : "");
+        if (c->pid > 0)
+                pid_record_remove(c);
         c->pid = 0;
         c->child_source = sd_event_source_disable_unref(c->child_source);
         sd_event_source_set_enabled(c->kill_timer, SD_EVENT_OFF);
@@ -632,6 +698,10 @@ static void container_start(Container *c) {
                 snprintf(empty_dirs, sizeof(empty_dirs), "%s/%s/volumes", m->dir_pods, p->uid);
                 r = volume_plan_build(p->obj, c->spec, &ctx, empty_dirs, &plan, err, sizeof(err));
         }
+        char pod_dir[PATH_MAX];
+        snprintf(pod_dir, sizeof(pod_dir), "%s/%s", m->dir_pods, p->uid);
+        if (r >= 0 && (r = ns_mkdir_p(pod_dir, 0755)) < 0)
+                snprintf(err, sizeof(err), "cannot create the pod directory: %s", strerror(-r));
         if (r >= 0 && !env_list_get(&env, "HOME")) {
                 /* Container runtimes give root a HOME; a private one keeps tools' caches
                  * (kubectl's discovery cache, say) out of the host's. */
@@ -702,6 +772,7 @@ static void container_start(Container *c) {
                 pod_status_changed(p);
                 return;
         }
+        pid_record_write(c);
         c->started_at = ns_now_realtime();
         snprintf(c->container_id, sizeof(c->container_id), "nodesim://%.8s-%s-%u", p->uid, c->name, c->instance);
         c->state = CONTAINER_RUNNING;
@@ -1077,6 +1148,7 @@ static void on_pods_error(KubeInformer *inf, int r, const KubeError *err, void *
 }
 
 int pods_start(Manager *m) {
+        pid_records_reap(m);
         int r = kube_informer_new(m->client, &KUBE_PODS, NULL, NULL, "spec.nodeName!=", &m->pod_informer);
         if (r < 0)
                 return r;

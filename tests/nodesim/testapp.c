@@ -1,11 +1,12 @@
 /* testapp: the small program the nodesim smoke test runs as a pod's container.
  *
- *   testapp [--bind IP] [--port N] [--show FILE]... MESSAGE
+ *   testapp [--bind IP] [--port N] [--show FILE]... [--exit-after SECONDS] MESSAGE
  *
  * Prints "testapp pid=<pid> message=<MESSAGE>" and, for each --show, "show <FILE>=<first
  * line>" (to prove volumes are mounted), then serves HTTP on IP:N (default 127.0.0.1:8080):
  * /readyz and /healthz answer "ok", /pid the PID, / the message. SIGTERM ends it with
- * "testapp stopping" and exit status 0. One client at a time, plain blocking sockets: it
+ * "testapp stopping" and exit status 0; --exit-after makes it exit with status 3 after that
+ * many seconds ("testapp crashing"), for restart tests. One client at a time, plain blocking sockets: it
  * only needs to answer probes and a test. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/nodesim/util.h"
@@ -67,7 +69,7 @@ static void serve(int fd, const char *message) {
 
 int main(int argc, char *argv[]) {
         const char *bind_ip = "127.0.0.1", *message = NULL;
-        int64_t port = 8080;
+        int64_t port = 8080, exit_after = -1;
         setvbuf(stdout, NULL, _IOLBF, 0);
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--bind") == 0 && i + 1 < argc)
@@ -77,20 +79,26 @@ int main(int argc, char *argv[]) {
                                 fprintf(stderr, "testapp: bad --port %s\n", argv[i]);
                                 return 2;
                         }
+                } else if (strcmp(argv[i], "--exit-after") == 0 && i + 1 < argc) {
+                        if (ns_parse_int64(argv[++i], 0, 86400, &exit_after) < 0) {
+                                fprintf(stderr, "testapp: bad --exit-after %s\n", argv[i]);
+                                return 2;
+                        }
                 } else if (strcmp(argv[i], "--show") == 0 && i + 1 < argc)
                         i++;    /* shown below, after the first line */
                 else
                         message = argv[i];
         }
         if (!message) {
-                fprintf(stderr, "usage: testapp [--bind IP] [--port N] [--show FILE]... MESSAGE\n");
+                fprintf(stderr, "usage: testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] MESSAGE\n");
                 return 2;
         }
         printf("testapp pid=%d message=%s\n", (int) getpid(), message);
         for (int i = 1; i + 1 < argc; i++)
                 if (strcmp(argv[i], "--show") == 0)
                         show(argv[++i]);
-                else if (strcmp(argv[i], "--bind") == 0 || strcmp(argv[i], "--port") == 0)
+                else if (strcmp(argv[i], "--bind") == 0 || strcmp(argv[i], "--port") == 0 ||
+                         strcmp(argv[i], "--exit-after") == 0)
                         i++;
 
         struct sigaction sa = { .sa_handler = on_term };
@@ -107,7 +115,12 @@ int main(int argc, char *argv[]) {
                 return 1;
         }
         printf("testapp listening on %s:%d\n", bind_ip, (int) port);
+        time_t deadline = exit_after >= 0 ? time(NULL) + exit_after : 0;
         while (!stop) {
+                if (deadline && time(NULL) >= deadline) {
+                        printf("testapp crashing\n");
+                        return 3;
+                }
                 struct pollfd p = { .fd = s, .events = POLLIN };
                 if (poll(&p, 1, 1000) <= 0)
                         continue;

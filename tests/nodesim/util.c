@@ -269,3 +269,29 @@ bool ns_dns_subdomain_ok(const char *s) {
         }
         return true;
 }
+
+int ns_proc_starttime(pid_t pid, uint64_t *ret) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        _cleanup_free_ char *data = NULL;
+        int r = ns_read_file(path, 4096, &data, NULL);
+        if (r < 0)
+                return r;
+        /* The command name may contain spaces and parentheses: fields start after the last ')'. */
+        const char *p = strrchr(data, ')');
+        if (!p)
+                return -EINVAL;
+        p++;
+        for (int field = 3; field < 22; field++) {
+                p = strchr(p + 1, ' ');
+                if (!p)
+                        return -EINVAL;
+        }
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(p + 1, &end, 10);
+        if (errno || end == p + 1)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}

@@ -42,3 +42,7 @@ int ns_base64_decode(const char *in, size_t len, unsigned char **ret, size_t *re
 
 /* Whether s is a DNS-1123 subdomain (what Node and Pod names must be). */
 bool ns_dns_subdomain_ok(const char *s);
+
+/* The start time of process pid (field 22 of /proc/PID/stat, in clock ticks since boot):
+ * with the PID it identifies a process even after PIDs are reused. 0 or -errno. */
+int ns_proc_starttime(pid_t pid, uint64_t *ret);
