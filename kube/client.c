@@ -77,6 +77,11 @@ struct KubeClient {
         Request *waiting_head, *waiting_tail;
         Request *active;
         unsigned in_flight;     /* non-stream requests in the multi */
+        unsigned streams;       /* streams in the multi */
+        /* Whether a connection is known to be up (a response header arrived since the last
+         * connection failure). Until then only one transfer runs, so a burst does not open a
+         * connection per request before HTTP/2 multiplexing is known to be available. */
+        bool conn_known;
         unsigned n_waiting;
         /* token bucket */
         double qps;
@@ -303,6 +308,13 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
         return n;
 }
 
+static size_t on_header(char *ptr, size_t size, size_t nitems, void *userdata) {
+        Request *q = userdata;
+        if (q->easy != q->client->blocking)
+                q->client->conn_known = true;
+        return size * nitems;
+}
+
 static int configure_easy(Request *q, CURL *e) {
         KubeClient *c = q->client;
         CURLcode cc = CURLE_OK;
@@ -319,6 +331,8 @@ static int configure_easy(Request *q, CURL *e) {
         cc |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, q->errbuf);
         cc |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
         cc |= curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
+        cc |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+        cc |= curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
         cc |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->headers);
         cc |= curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long) CURL_HTTP_VERSION_2TLS);
         cc |= curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
@@ -585,6 +599,10 @@ static void request_done(Request *q, CURLcode cc) {
         q->easy = NULL;
         if (!q->stream)
                 c->in_flight--;
+        else
+                c->streams--;
+        if (o.r == -ECONNREFUSED || o.r == -ECONNRESET || o.r == -EPROTO)
+                c->conn_known = false;
         if (o.r < 0 && o.retry && q->attempt < c->max_retries && !c->closing) {
                 uint64_t d = o.retry_after_usec ? o.retry_after_usec : backoff_usec(q->attempt);
                 q->attempt++;
@@ -689,6 +707,8 @@ static void pump(KubeClient *c) {
                 Request *q = c->waiting_head;
                 if (!q->stream && c->in_flight >= c->max_in_flight)
                         return;         /* a completion will pump again */
+                if (!c->conn_known && c->in_flight + c->streams > 0)
+                        return;         /* the first response will pump again */
                 uint64_t wait = tokens_try(c);
                 if (wait) {
                         sd_event_source_set_time(c->pump_timer, kube_now_usec() + wait);
@@ -718,6 +738,8 @@ static void pump(KubeClient *c) {
                 c->stats.requests++;
                 if (!q->stream)
                         c->in_flight++;
+                else
+                        c->streams++;
         }
 }
 
@@ -792,6 +814,8 @@ static void request_cancel(Request *q) {
                         q->easy = NULL;
                         if (!q->stream)
                                 c->in_flight--;
+                        else
+                                c->streams--;
                 }
         } else {
                 list_remove(&c->waiting_head, &c->waiting_tail, q);
@@ -849,12 +873,13 @@ int kube_client_new(KubeConfig *config, sd_event *event, KubeClient **ret, KubeE
         curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
         curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, (long) CURLPIPE_MULTIPLEX);
         curl_multi_setopt(c->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 250L);
-        r = sd_event_add_time(c->event, &c->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, c);
+        r = sd_event_add_time(c->event, &c->timer, CLOCK_MONOTONIC, UINT64_MAX, 1, on_timer, c);
         if (r < 0)
                 goto fail;
-        r = sd_event_add_time(c->event, &c->pump_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_pump_timer, c);
+        r = sd_event_add_time(c->event, &c->pump_timer, CLOCK_MONOTONIC, UINT64_MAX, 1, on_pump_timer, c);
         if (r < 0)
                 goto fail;
+        /* Accuracy 1 us: sd-event's default slack (250 ms) would delay every transfer. */
         (void) sd_event_source_set_description(c->timer, "kube-curl-timer");
         (void) sd_event_source_set_description(c->pump_timer, "kube-pump");
         sd_event_source_set_enabled(c->timer, SD_EVENT_OFF);

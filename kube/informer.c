@@ -503,7 +503,7 @@ int kube_informer_new(KubeClient *c, const KubeResource *res, const char *ns, co
                 return -ENOMEM;
         }
         inf->res = (KubeResource) { inf->group, inf->version, inf->resource, res->namespaced };
-        int r = sd_event_add_time(kube_client_get_event(c), &inf->retry_timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_retry, inf);
+        int r = sd_event_add_time(kube_client_get_event(c), &inf->retry_timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_retry, inf);
         if (r < 0) {
                 kube_informer_unref(inf);
                 return r;

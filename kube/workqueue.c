@@ -191,7 +191,7 @@ int kube_queue_new(sd_event *event, KubeQueue **ret) {
         if (r >= 0 && !(q->entries = kube_map_new()))
                 r = -ENOMEM;
         if (r >= 0)
-                r = sd_event_add_time(q->event, &q->timer, CLOCK_MONOTONIC, UINT64_MAX, 0, on_timer, q);
+                r = sd_event_add_time(q->event, &q->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_timer, q);
         if (r >= 0)
                 r = sd_event_add_defer(q->event, &q->defer, on_defer, q);
         if (r < 0) {

@@ -201,8 +201,9 @@ static void test_async_bulk(void **state) {
         assert_int_equal(s.ok, s.want);
         KubeClientStats st;
         kube_client_get_stats(c, &st);
+        fprintf(stderr, "# %u async creates: %llu connections\n", s.want, (unsigned long long) st.connections);
         /* HTTP/2 multiplexing: a handful of connections for hundreds of requests. */
-        assert_true(st.connections < 20);
+        assert_true(st.connections <= 3);
         assert_int_equal(st.in_flight, 0);
 
         /* A failing async request reports the API status. */

@@ -1,0 +1,26 @@
+#pragma once
+/* KubeEventRecorder: Events in events.k8s.io/v1, written asynchronously on the client's
+ * loop. An event repeated (same object, type, reason, action and note) within ten minutes
+ * is not created again: the first Event's series.count and series.lastObservedTime are
+ * patched instead, like client-go's events broadcaster. Events about cluster-scoped
+ * objects go to namespace "default". Notes are cut to 1 KiB (the API's limit). Failures
+ * are logged at debug level only: events are best effort by design. */
+
+#include "kube/kube.h"
+
+typedef struct KubeEventRecorder KubeEventRecorder;
+
+/* controller: reportingController ("scheduler-operator"); instance: reportingInstance (pod
+ * or host name). Both copied. Takes a client reference. Returns 0, -ENOMEM, -EINVAL. */
+int kube_event_recorder_new(KubeClient *c, const char *controller, const char *instance, KubeEventRecorder **ret);
+/* Frees the recorder (writes in flight finish without it); accepts NULL; returns NULL. */
+KubeEventRecorder *kube_event_recorder_free(KubeEventRecorder *r);
+
+/* Records an event about regarding (borrowed API object: apiVersion, kind, metadata).
+ * type "Normal" or "Warning"; reason and action CamelCase. Returns 0 when queued (or
+ * counted as a repeat), -EINVAL, -ENOMEM. */
+int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char *type, const char *reason,
+                      const char *action, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Events created / repeats patched so far. */
+void kube_event_recorder_stats(const KubeEventRecorder *r, unsigned *ret_created, unsigned *ret_repeats);

@@ -1,0 +1,331 @@
+/* Leader election. One async request at a time, driven by one timer:
+ *   candidate: GET the Lease -> (404) create it / (held by someone else, not expired) wait
+ *              until expiry or the next retry / (free, ours or expired) PUT it as ours;
+ *   leader:    PUT renewTime every retry period from the last Lease we wrote; after the
+ *              renew deadline without a successful renew, stop leading.
+ * A conflict (409) just means someone else wrote first: re-read and decide again. An
+ * informer on the one Lease wakes a candidate up as soon as the holder changes, which is
+ * what makes a clean release hand over at once instead of after a retry period. */
+#include "kube/leader.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-event.h>
+
+#include "common/macro.h"
+#include "kube/informer.h"
+#include "kube/internal.h"
+#include "kube/log.h"
+
+struct KubeLeaderElector {
+        KubeClient *client;
+        KubeLeaderConfig cfg;
+        char *ns, *name, *identity;
+        bool started, leader, stopped;
+        json_t *lease;                  /* last Lease read or written */
+        char observed_holder[256];
+        char observed_renew[64];
+        uint64_t observed_usec;         /* monotonic, when the record last changed */
+        uint64_t renewed_usec;          /* monotonic, last successful write as leader */
+        uint64_t expiry_usec;           /* monotonic, when the observed holder's lease expires */
+        KubeRequest *req;
+        sd_event_source *timer;
+        KubeInformer *watch;
+};
+
+static void tick(KubeLeaderElector *le);
+
+static void schedule(KubeLeaderElector *le, uint64_t delay) {
+        sd_event_source_set_time(le->timer, kube_now_usec() + delay);
+        sd_event_source_set_enabled(le->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        tick(userdata);
+        return 0;
+}
+
+static long duration_seconds(const KubeLeaderElector *le) {
+        return (long) ((le->cfg.lease_duration_usec + 999999ULL) / 1000000ULL);
+}
+
+static void set_leader(KubeLeaderElector *le, bool leader) {
+        if (le->leader == leader)
+                return;
+        le->leader = leader;
+        klog_v(2, "lease %s/%s: %s", le->ns, le->name, leader ? "started leading" : "stopped leading");
+        if (leader && le->cfg.on_started_leading)
+                le->cfg.on_started_leading(le, le->cfg.userdata);
+        else if (!leader && le->cfg.on_stopped_leading)
+                le->cfg.on_stopped_leading(le, le->cfg.userdata);
+}
+
+/* Records what the Lease says and when we first saw it say so. */
+static void observe(KubeLeaderElector *le, const json_t *lease) {
+        json_t *spec = json_object_get(lease, "spec");
+        const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
+        const char *renew = json_string_value(json_object_get(spec, "renewTime"));
+        json_int_t secs = json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
+        uint64_t now = kube_now_usec();
+        bool holder_changed = strcmp(le->observed_holder, holder ? holder : "") != 0;
+        if (holder_changed || strcmp(le->observed_renew, renew ? renew : "") != 0) {
+                snprintf(le->observed_holder, sizeof le->observed_holder, "%s", holder ? holder : "");
+                snprintf(le->observed_renew, sizeof le->observed_renew, "%s", renew ? renew : "");
+                le->observed_usec = now;
+                if (holder_changed && le->cfg.on_new_leader)
+                        le->cfg.on_new_leader(le, le->observed_holder, le->cfg.userdata);
+        }
+        uint64_t dur = secs > 0 ? (uint64_t) secs * 1000000ULL : le->cfg.lease_duration_usec;
+        uint64_t base = le->observed_usec;
+        /* Same-host clocks agree well enough to also trust renewTime when it is earlier. */
+        uint64_t renew_real;
+        if (renew && kube_parse_time(renew, &renew_real) >= 0) {
+                uint64_t real = kube_realtime_usec();
+                if (renew_real <= real && real - renew_real < now) {
+                        uint64_t renew_mono = now - (real - renew_real);
+                        if (renew_mono < base)
+                                base = renew_mono;
+                }
+        }
+        le->expiry_usec = base + dur;
+}
+
+static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release) {
+        char now[48];
+        kube_format_time(kube_realtime_usec(), true, now, sizeof now);
+        json_t *lease = old ? json_deep_copy(old)
+                            : json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "coordination.k8s.io/v1", "kind", "Lease", "metadata",
+                                        "name", le->name, "namespace", le->ns);
+        if (!lease)
+                return NULL;
+        json_t *spec = json_object_get(lease, "spec");
+        if (!json_is_object(spec)) {
+                spec = json_object();
+                json_object_set_new(lease, "spec", spec);
+        }
+        const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
+        bool takeover = !holder || strcmp(holder, le->identity) != 0;
+        if (release) {
+                json_object_set_new(spec, "holderIdentity", json_string(""));
+                json_object_set_new(spec, "leaseDurationSeconds", json_integer(1));
+        } else {
+                json_object_set_new(spec, "holderIdentity", json_string(le->identity));
+                json_object_set_new(spec, "leaseDurationSeconds", json_integer(duration_seconds(le)));
+                if (takeover) {
+                        json_object_set_new(spec, "acquireTime", json_string(now));
+                        json_int_t t = json_integer_value(json_object_get(spec, "leaseTransitions"));
+                        json_object_set_new(spec, "leaseTransitions", json_integer(holder && holder[0] ? t + 1 : t));
+                }
+        }
+        json_object_set_new(spec, "renewTime", json_string(now));
+        return lease;
+}
+
+static void on_written(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        KubeLeaderElector *le = userdata;
+        le->req = NULL;
+        uint64_t now = kube_now_usec();
+        if (r >= 0 && json_is_object(body)) {
+                json_decref(le->lease);
+                le->lease = json_incref(body);
+                observe(le, body);
+                le->renewed_usec = now;
+                set_leader(le, true);
+                schedule(le, le->cfg.retry_period_usec);
+                return;
+        }
+        klog_v(4, "lease %s/%s: write failed: %s", le->ns, le->name, err ? err->message : "");
+        if (r == -ESTALE || r == -EEXIST) {
+                /* Someone else wrote first: read again before deciding. */
+                json_decref(le->lease);
+                le->lease = NULL;
+                set_leader(le, false);
+                schedule(le, 0);
+                return;
+        }
+        if (le->leader && now - le->renewed_usec >= le->cfg.renew_deadline_usec)
+                set_leader(le, false);
+        schedule(le, le->cfg.retry_period_usec);
+}
+
+static void write_lease(KubeLeaderElector *le, const json_t *old) {
+        json_auto_t *body = lease_body(le, old, false);
+        int r = -ENOMEM;
+        if (body) {
+                _cleanup_buf_ Buf p;
+                buf_init(&p, 4096);
+                r = kube_path(&p, &KUBE_LEASES, le->ns, old ? le->name : NULL, NULL);
+                if (r >= 0)
+                        r = kube_request_async_handle(le->client, old ? "PUT" : "POST", buf_str(&p), body, NULL, on_written,
+                                                      le, &le->req);
+        }
+        if (r < 0)
+                schedule(le, le->cfg.retry_period_usec);
+}
+
+static void on_read(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        KubeLeaderElector *le = userdata;
+        le->req = NULL;
+        if (r == -ENOENT) {
+                json_decref(le->lease);
+                le->lease = NULL;
+                write_lease(le, NULL);
+                return;
+        }
+        if (r < 0 || !json_is_object(body)) {
+                klog_v(4, "lease %s/%s: read failed: %s", le->ns, le->name, err ? err->message : "");
+                if (le->leader && kube_now_usec() - le->renewed_usec >= le->cfg.renew_deadline_usec)
+                        set_leader(le, false);
+                schedule(le, le->cfg.retry_period_usec);
+                return;
+        }
+        json_decref(le->lease);
+        le->lease = json_incref(body);
+        observe(le, body);
+        uint64_t now = kube_now_usec();
+        bool mine = strcmp(le->observed_holder, le->identity) == 0;
+        if (!le->observed_holder[0] || mine || now >= le->expiry_usec) {
+                write_lease(le, body);
+                return;
+        }
+        if (le->leader)
+                set_leader(le, false);
+        uint64_t wait = le->expiry_usec - now + 1000;
+        schedule(le, wait < le->cfg.retry_period_usec ? wait : le->cfg.retry_period_usec);
+}
+
+static void tick(KubeLeaderElector *le) {
+        if (le->req || le->stopped)
+                return;
+        if (le->leader && le->lease) {
+                write_lease(le, le->lease);
+                return;
+        }
+        _cleanup_buf_ Buf p;
+        buf_init(&p, 4096);
+        int r = kube_path(&p, &KUBE_LEASES, le->ns, le->name, NULL);
+        if (r >= 0)
+                r = kube_request_async_handle(le->client, "GET", buf_str(&p), NULL, NULL, on_read, le, &le->req);
+        if (r < 0)
+                schedule(le, le->cfg.retry_period_usec);
+}
+
+/* The watched Lease changed: a candidate looks again right away. */
+static void lease_changed(KubeLeaderElector *le, json_t *obj) {
+        if (le->leader || le->stopped)
+                return;
+        const char *holder = json_string_value(kube_obj_path(obj, "spec.holderIdentity"));
+        if (!holder || strcmp(holder, le->observed_holder) != 0)
+                schedule(le, 0);
+}
+
+static void w_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        lease_changed(userdata, obj);
+}
+static void w_update(KubeInformer *inf, json_t *old, json_t *obj, void *userdata) {
+        lease_changed(userdata, obj);
+}
+static void w_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        KubeLeaderElector *le = userdata;
+        if (!le->leader && !le->stopped)
+                schedule(le, 0);
+}
+
+int kube_leader_new(KubeClient *c, const KubeLeaderConfig *config, KubeLeaderElector **ret) {
+        if (!config || !config->lease_namespace || !config->lease_name || !config->identity || !config->identity[0] ||
+            strlen(config->identity) >= 256)
+                return -EINVAL;
+        KubeLeaderConfig cfg = *config;
+        if (!cfg.lease_duration_usec)
+                cfg.lease_duration_usec = 15000000ULL;
+        if (!cfg.renew_deadline_usec)
+                cfg.renew_deadline_usec = 10000000ULL;
+        if (!cfg.retry_period_usec)
+                cfg.retry_period_usec = 2000000ULL;
+        if (cfg.renew_deadline_usec >= cfg.lease_duration_usec || cfg.retry_period_usec >= cfg.renew_deadline_usec)
+                return -EINVAL;
+        KubeLeaderElector *le = calloc(1, sizeof(KubeLeaderElector));
+        if (!le)
+                return -ENOMEM;
+        le->cfg = cfg;
+        le->ns = strdup(cfg.lease_namespace);
+        le->name = strdup(cfg.lease_name);
+        le->identity = strdup(cfg.identity);
+        le->client = kube_client_ref(c);
+        int r = le->ns && le->name && le->identity ? 0 : -ENOMEM;
+        if (r >= 0)
+                r = sd_event_add_time(kube_client_get_event(c), &le->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_timer, le);
+        if (r < 0) {
+                kube_leader_free(le);
+                return r;
+        }
+        sd_event_source_set_enabled(le->timer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(le->timer, "kube-leader");
+        *ret = le;
+        return 0;
+}
+
+int kube_leader_start(KubeLeaderElector *le) {
+        if (le->started)
+                return -EALREADY;
+        le->started = true;
+        _cleanup_free_ char *field = NULL;
+        if (asprintf(&field, "metadata.name=%s", le->name) < 0)
+                return -ENOMEM;
+        static const KubeInformerHandlers h = { w_add, w_update, w_delete };
+        int r = kube_informer_new(le->client, &KUBE_LEASES, le->ns, NULL, field, &le->watch);
+        if (r >= 0)
+                r = kube_informer_add_handlers(le->watch, &h, le);
+        if (r >= 0)
+                r = kube_informer_start(le->watch);
+        if (r < 0)
+                le->watch = kube_informer_unref(le->watch);     /* polling alone still works */
+        schedule(le, 0);
+        return 0;
+}
+
+bool kube_leader_is_leader(const KubeLeaderElector *le) {
+        return le->leader;
+}
+
+const char *kube_leader_holder(const KubeLeaderElector *le) {
+        return le->observed_holder;
+}
+
+int kube_leader_release(KubeLeaderElector *le) {
+        le->stopped = true;
+        kube_request_cancel(le->req);
+        le->req = NULL;
+        if (le->timer)
+                sd_event_source_set_enabled(le->timer, SD_EVENT_OFF);
+        le->watch = kube_informer_unref(le->watch);
+        if (!le->leader)
+                return 0;
+        int r = -ENOMEM;
+        json_auto_t *body = le->lease ? lease_body(le, le->lease, true) : NULL;
+        if (body) {
+                KubeError err = {};
+                r = kube_update(le->client, &KUBE_LEASES, le->ns, body, NULL, NULL, &err);
+                if (r < 0)
+                        klog_v(2, "lease %s/%s: release failed: %s", le->ns, le->name, err.message);
+        }
+        set_leader(le, false);
+        return r < 0 ? r : 0;
+}
+
+KubeLeaderElector *kube_leader_free(KubeLeaderElector *le) {
+        if (!le)
+                return NULL;
+        (void) kube_leader_release(le);
+        sd_event_source_disable_unref(le->timer);
+        json_decref(le->lease);
+        kube_client_unref(le->client);
+        free(le->ns);
+        free(le->name);
+        free(le->identity);
+        free(le);
+        return NULL;
+}

@@ -1,0 +1,194 @@
+/* Leader election with separate processes against the real control plane: one leader at a
+ * time; kill -9 of the leader hands over within one lease duration; a clean stop releases
+ * the Lease and hands over at once. Each candidate is a forked child with its own client
+ * and event loop that reports "L <ms>" on a pipe when it starts leading. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kube/kube.h"
+#include "kube/leader.h"
+#include "kube/log.h"
+
+#define LEASE_USEC 4000000ULL
+#define RENEW_USEC 3000000ULL
+#define RETRY_USEC 1000000ULL
+
+static char ns[64];
+
+static uint64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+typedef struct Child {
+        pid_t pid;
+        int fd;         /* read end */
+} Child;
+
+static int report_fd = -1;
+static pid_t children[8];
+static size_t n_children;
+
+static void started(KubeLeaderElector *le, void *userdata) {
+        dprintf(report_fd, "L\n");
+}
+
+static void stopped(KubeLeaderElector *le, void *userdata) {
+        dprintf(report_fd, "S\n");
+}
+
+/* The candidate process: campaigns until SIGTERM, then releases and exits 0. */
+static _Noreturn void candidate(const char *identity, int fd) {
+        report_fd = fd;
+        if (getenv("KUBE_TEST_V"))
+                klog_set_verbosity(atoi(getenv("KUBE_TEST_V")));
+        sd_event *e = NULL;
+        KubeConfig *cfg = NULL;
+        KubeClient *c = NULL;
+        KubeLeaderElector *le = NULL;
+        KubeError err = {};
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        if (sd_event_new(&e) < 0 || sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL) < 0 ||
+            kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, e, &c, &err) < 0)
+                _exit(2);
+        KubeLeaderConfig lc = { .lease_namespace = ns, .lease_name = "test-lock", .identity = identity,
+                                .lease_duration_usec = LEASE_USEC, .renew_deadline_usec = RENEW_USEC,
+                                .retry_period_usec = RETRY_USEC, .on_started_leading = started,
+                                .on_stopped_leading = stopped };
+        if (kube_leader_new(c, &lc, &le) < 0 || kube_leader_start(le) < 0)
+                _exit(3);
+        sd_event_loop(e);
+        kube_leader_free(le);
+        kube_client_unref(c);
+        sd_event_unref(e);
+        _exit(0);
+}
+
+static Child spawn(const char *identity) {
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(p[0]);
+                candidate(identity, p[1]);
+        }
+        close(p[1]);
+        if (n_children < 8)
+                children[n_children++] = pid;
+        return (Child) { pid, p[0] };
+}
+
+/* Waits for a line from the child; returns its first char or 0 on timeout/EOF. */
+static char wait_line(Child *c, uint64_t timeout_ms) {
+        struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+        if (poll(&pfd, 1, (int) timeout_ms) <= 0)
+                return 0;
+        char buf[2];
+        if (read(c->fd, buf, 2) != 2)
+                return 0;
+        return buf[0];
+}
+
+static void reap(Child *c) {
+        int st;
+        waitpid(c->pid, &st, 0);
+        close(c->fd);
+}
+
+static int setup(void **state) {
+        if (!getenv("KUBECONFIG")) {
+                fprintf(stderr, "KUBECONFIG is not set: these tests need the local control plane\n");
+                return -1;
+        }
+        KubeConfig *cfg = NULL;
+        KubeClient *c = NULL;
+        KubeError err = {};
+        if (kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, NULL, &c, &err) < 0)
+                return -1;
+        snprintf(ns, sizeof ns, "kube-le-%d", (int) getpid());
+        json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", ns);
+        int r = kube_create(c, &KUBE_NAMESPACES, NULL, n, NULL, &err);
+        *state = c;
+        return r < 0 ? -1 : 0;
+}
+
+static int teardown(void **state) {
+        /* Children left over by a failed assertion must not outlive the test. */
+        for (size_t i = 0; i < n_children; i++)
+                if (kill(children[i], SIGKILL) == 0)
+                        waitpid(children[i], NULL, 0);
+        kube_delete(*state, &KUBE_NAMESPACES, NULL, ns, NULL, NULL);
+        kube_client_unref(*state);
+        return 0;
+}
+
+static void test_handover(void **state) {
+        KubeClient *c = *state;
+        Child a = spawn("candidate-a");
+        assert_int_equal(wait_line(&a, 10000), 'L');
+        Child b = spawn("candidate-b");
+        /* b does not lead while a renews. */
+        assert_int_equal(wait_line(&b, 2 * LEASE_USEC / 1000), 0);
+
+        json_t *lease = NULL;
+        KubeError err = {};
+        assert_int_equal(kube_get(c, &KUBE_LEASES, ns, "test-lock", &lease, &err), 0);
+        assert_string_equal(json_string_value(kube_obj_path(lease, "spec.holderIdentity")), "candidate-a");
+        json_decref(lease);
+
+        /* kill -9: no release; b takes over once the lease runs out. */
+        uint64_t t0 = now_ms();
+        kill(a.pid, SIGKILL);
+        reap(&a);
+        assert_int_equal(wait_line(&b, 3 * LEASE_USEC / 1000), 'L');
+        uint64_t took = now_ms() - t0;
+        fprintf(stderr, "# handover after kill -9: %llu ms (lease %llu ms)\n", (unsigned long long) took,
+                (unsigned long long) (LEASE_USEC / 1000));
+        assert_true(took <= LEASE_USEC / 1000 + 300);
+
+        /* Clean stop: b releases, c takes over at once (well under a retry period). */
+        Child cc = spawn("candidate-c");
+        assert_int_equal(wait_line(&cc, 2 * LEASE_USEC / 1000), 0);
+        t0 = now_ms();
+        kill(b.pid, SIGTERM);
+        assert_int_equal(wait_line(&b, 5000), 'S');
+        assert_int_equal(wait_line(&cc, 3000), 'L');
+        took = now_ms() - t0;
+        fprintf(stderr, "# handover after clean stop: %llu ms\n", (unsigned long long) took);
+        assert_true(took < RETRY_USEC / 1000);
+        reap(&b);
+
+        assert_int_equal(kube_get(c, &KUBE_LEASES, ns, "test-lock", &lease, &err), 0);
+        assert_string_equal(json_string_value(kube_obj_path(lease, "spec.holderIdentity")), "candidate-c");
+        assert_true(json_integer_value(kube_obj_path(lease, "spec.leaseTransitions")) >= 1);
+        json_decref(lease);
+        kill(cc.pid, SIGTERM);
+        reap(&cc);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_handover),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
