@@ -178,7 +178,7 @@ int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char 
         }
         const char *ns = kube_obj_namespace(regarding);
         if (!ns || !ns[0])
-                ns = "default";
+                ns = "kube-system";
         const char *uid = kube_obj_uid(regarding);
         const char *kind = json_string_value(json_object_get(regarding, "kind"));
 

@@ -3,7 +3,8 @@
  * loop. An event repeated (same object, type, reason, action and note) within ten minutes
  * is not created again: the first Event's series.count and series.lastObservedTime are
  * patched instead, like client-go's events broadcaster. Events about cluster-scoped
- * objects go to namespace "default". Notes are cut to 1 KiB (the API's limit). Failures
+ * objects go to namespace "kube-system" (the only one kube-apiserver 1.20 accepts for
+ * them; later versions accept it too). Notes are cut to 1 KiB (the API's limit). Failures
  * are logged at debug level only: events are best effort by design. */
 
 #include "kube/kube.h"

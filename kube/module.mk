@@ -11,3 +11,5 @@ $(eval $(call unit_test,test-kube-queue,tests/unit/test-kube-queue.c,kube common
 $(eval $(call integration_test,test-kube-crud,tests/integration/test-kube-crud.c,kube common))
 $(eval $(call integration_test,test-kube-informer,tests/integration/test-kube-informer.c,kube common))
 $(eval $(call integration_test,test-kube-leader,tests/integration/test-kube-leader.c,kube common))
+$(eval $(call integration_test,test-kube-security,tests/integration/test-kube-security.c,kube common))
+$(eval $(call integration_test,test-kube-events,tests/integration/test-kube-events.c,kube common))
