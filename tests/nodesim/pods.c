@@ -703,11 +703,18 @@ static void container_start(Container *c) {
         if (r >= 0 && (r = ns_mkdir_p(pod_dir, 0755)) < 0)
                 snprintf(err, sizeof(err), "cannot create the pod directory: %s", strerror(-r));
         if (r >= 0 && !env_list_get(&env, "HOME")) {
-                /* Container runtimes give root a HOME; a private one keeps tools' caches
-                 * (kubectl's discovery cache, say) out of the host's. */
+                /* Container runtimes give a root container HOME=/root; the host's
+                 * equivalent is nodesim's own HOME (harness scripts find cached tools
+                 * through it). Without one, a private directory per pod. */
                 char home[PATH_MAX];
-                snprintf(home, sizeof(home), "%s/%s/home", m->dir_pods, p->uid);
-                if ((r = ns_mkdir_p(home, 0700)) < 0 || (r = env_list_set(&env, "HOME", home)) < 0)
+                const char *h = getenv("HOME");
+                if (h && h[0] == '/')
+                        snprintf(home, sizeof(home), "%s", h);
+                else {
+                        snprintf(home, sizeof(home), "%s/%s/home", m->dir_pods, p->uid);
+                        r = ns_mkdir_p(home, 0700);
+                }
+                if (r < 0 || (r = env_list_set(&env, "HOME", home)) < 0)
                         snprintf(err, sizeof(err), "cannot prepare HOME: %s", strerror(-r));
         }
         for (size_t i = 0; r >= 0 && i < plan.n_volumes; i++)
