@@ -108,6 +108,7 @@ static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release
         }
         const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
         bool takeover = !holder || strcmp(holder, le->identity) != 0;
+        bool had_holder = holder && holder[0];  /* holder dies when the field is replaced */
         if (release) {
                 json_object_set_new(spec, "holderIdentity", json_string(""));
                 json_object_set_new(spec, "leaseDurationSeconds", json_integer(1));
@@ -117,7 +118,7 @@ static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release
                 if (takeover) {
                         json_object_set_new(spec, "acquireTime", json_string(now));
                         json_int_t t = json_integer_value(json_object_get(spec, "leaseTransitions"));
-                        json_object_set_new(spec, "leaseTransitions", json_integer(holder && holder[0] ? t + 1 : t));
+                        json_object_set_new(spec, "leaseTransitions", json_integer(had_holder ? t + 1 : t));
                 }
         }
         json_object_set_new(spec, "renewTime", json_string(now));
