@@ -175,13 +175,31 @@ spec:
   - {name: app, image: testapp:v1, args: ["--bind", "$(POD_IP)", "--port", "8081", "--exit-after", "1", "crash"],
      env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]}
 YAML
-restarted() { [ "$(kubectl get pod crasher -o jsonpath='{.status.containerStatuses[0].restartCount}')" -ge 1 ]; }
-wait_for "it is restarted (backoff 10 s)" 40 restarted
+check "a pod whose liveness probe starts failing is created" kubectl apply -f - <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: unhealthy, namespace: default}
+spec:
+  nodeName: smoke-2
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: testapp:v1
+    args: ["--bind", "$(POD_IP)", "--unhealthy-after", "1", "unhealthy"]
+    env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+    livenessProbe: {httpGet: {path: /healthz, port: 8080}, periodSeconds: 1, failureThreshold: 2}
+YAML
+restarted() { [ "$(kubectl get pod "$1" -o jsonpath='{.status.containerStatuses[0].restartCount}')" -ge 1 ]; }
+wait_for "it is restarted" 40 restarted crasher
+wait_for "the liveness probe failure restarts the other" 40 restarted unhealthy
+check_match "... after a clean stop (SIGTERM)" "testapp stopping" "$(kubectl logs --previous unhealthy)"
 check_eq "lastState records the exit" "3 Error" \
   "$(kubectl get pod crasher -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode} {.status.containerStatuses[0].lastState.terminated.reason}')"
 check_match "kubectl logs --previous shows the terminated instance" "testapp crashing" \
   "$(kubectl logs --previous crasher)"
-check "the crashing pod is deleted" timeout 20 kubectl delete pod crasher
+crashlooping() { [ "$(kubectl get pod crasher -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}')" = CrashLoopBackOff ]; }
+wait_for "after the second exit it waits in CrashLoopBackOff" 20 crashlooping
+check "the crashing pods are deleted" timeout 20 kubectl delete pod crasher unhealthy
 
 # In-cluster access with the pod's own service account: kubectl itself is the container.
 incluster_pod() { # NAME

@@ -5,9 +5,10 @@
  * service-account token when asked for) are fetched, then each container either runs as a
  * local process (its image is mapped by --run) or is simulated (Running and Ready at
  * once). Process output goes to per-instance CRI log files; exits are restarted per
- * restartPolicy with a backoff of 10 s doubling to 40 s (the kubelet caps at 5 min; tests
- * cannot wait that long), reset after a container ran for 60 s. Readiness and liveness
- * follow httpGet probes.
+ * restartPolicy like the kubelet does, at once the first time and then after a backoff of
+ * 10 s doubling to 40 s (the kubelet caps at 5 min; tests cannot wait that long), reset
+ * after a container ran for 60 s. Readiness and liveness follow httpGet probes; a failed
+ * liveness probe stops the process (TERM, KILL after the grace period) and restarts it.
  *
  * Status: every change marks the Pod dirty; one status PATCH per Pod is in flight at a
  * time, with the rendered status compared to the last one written so no-op writes are
@@ -90,6 +91,7 @@ struct Container {
         char last_id[128];
         ContainerTermination term;
         bool ready, started, stopping;
+        bool restart_after_stop;        /* stopped by a failed liveness probe */
         sd_event_source *restart_timer, *kill_timer;
         uint64_t backoff;
         ProbeState readiness, liveness;
@@ -345,6 +347,7 @@ static void on_probe_result(bool ok, const char *detail, void *userdata) {
                         klog_info("pod %s/%s container %s failed liveness probe, will be restarted", c->pod->ns,
                                   c->pod->name, c->name);
                         ps->failures = 0;
+                        c->restart_after_stop = true;
                         container_kill(c, grace_of(c->pod->obj), "liveness probe failed");
                         return;
                 }
@@ -594,8 +597,8 @@ static int on_process_exit(sd_event_source *s, const siginfo_t *si, void *userda
         if (sig == SIGKILL && c->stopping)
                 t.reason = "Error";
         c->ready = false;
-        bool stopping = c->stopping || p->terminating || p->gone || m->stopping;
-        c->stopping = false;
+        bool stopping = (c->stopping && !c->restart_after_stop) || p->terminating || p->gone || m->stopping;
+        c->stopping = c->restart_after_stop = false;
         if (stopping || !should_restart(c, exit_code)) {
                 c->state = CONTAINER_TERMINATED;
                 c->term = t;
@@ -610,14 +613,17 @@ static int on_process_exit(sd_event_source *s, const siginfo_t *si, void *userda
         snprintf(c->last_id, sizeof(c->last_id), "%s", c->container_id);
         if (now - c->started_at > BACKOFF_RESET_USEC)
                 c->backoff = 0;
+        /* The first restart is immediate; later ones wait (through the loop either way, so
+         * a process that cannot even start does not recurse). */
+        uint64_t delay = c->backoff;
         c->backoff = c->backoff ? MIN(c->backoff * 2, BACKOFF_CAP_USEC) : BACKOFF_START_USEC;
         char msg[512];
         snprintf(msg, sizeof(msg), "back-off %us restarting failed container=%s pod=%s_%s(%s)",
-                 (unsigned) (c->backoff / NS_USEC_PER_SEC), c->name, p->name, p->ns, p->uid);
-        container_set_waiting(c, "CrashLoopBackOff", msg);
+                 (unsigned) (delay / NS_USEC_PER_SEC), c->name, p->name, p->ns, p->uid);
+        container_set_waiting(c, delay ? "CrashLoopBackOff" : "ContainerCreating", delay ? msg : NULL);
         uint64_t mono;
         sd_event_now(m->event, CLOCK_MONOTONIC, &mono);
-        if (sd_event_add_time(m->event, &c->restart_timer, CLOCK_MONOTONIC, mono + c->backoff, 0, on_restart_timer,
+        if (sd_event_add_time(m->event, &c->restart_timer, CLOCK_MONOTONIC, mono + delay, 0, on_restart_timer,
                               c) < 0)
                 klog_error("pod %s/%s: cannot arm the restart timer", p->ns, p->name);
         pod_status_changed(p);
