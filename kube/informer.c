@@ -89,6 +89,7 @@ struct KubeInformer {
         uint64_t backoff_usec;
         size_t max_objects;
         long page_size;
+        bool keep_managed_fields;
         void (*synced_fn)(KubeInformer *, void *);
         void *synced_userdata;
         void (*error_fn)(KubeInformer *, int, const KubeError *, void *);
@@ -207,6 +208,10 @@ static void report(KubeInformer *inf, int r, const KubeError *err) {
 
 static int upsert(KubeInformer *inf, json_t *obj, bool from_list) {
         char key[KEY_MAX];
+        /* obj belongs to a list page or watch event the informer discards afterwards, so it
+         * may be trimmed in place before it is shared. */
+        if (!inf->keep_managed_fields)
+                json_object_del(json_object_get(obj, "metadata"), "managedFields");
         if (!make_key(inf, obj, key, sizeof key))
                 return 0;       /* nameless or absurd: not cacheable, skip */
         Item *it = kube_map_get(inf->cache, key);
@@ -609,6 +614,10 @@ void kube_informer_set_resync(KubeInformer *inf, uint64_t period_usec) {
 
 void kube_informer_set_max_objects(KubeInformer *inf, size_t max) {
         inf->max_objects = max ? max : 1000000;
+}
+
+void kube_informer_set_keep_managed_fields(KubeInformer *inf, bool keep) {
+        inf->keep_managed_fields = keep;
 }
 
 void kube_informer_set_page_size(KubeInformer *inf, long limit) {

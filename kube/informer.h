@@ -61,6 +61,9 @@ void kube_informer_set_resync(KubeInformer *inf, uint64_t period_usec);
 /* Bounds the cache (default 1,000,000 objects); beyond it the informer reports -E2BIG
  * through the error callback and stops adding objects. */
 void kube_informer_set_max_objects(KubeInformer *inf, size_t max);
+/* Whether metadata.managedFields is dropped from cached objects (default true: it is often
+ * the largest part of an object and no controller here reads it). Before start. */
+void kube_informer_set_keep_managed_fields(KubeInformer *inf, bool keep);
 /* List page size (default 500). */
 void kube_informer_set_page_size(KubeInformer *inf, long limit);
 

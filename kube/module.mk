@@ -13,3 +13,5 @@ $(eval $(call integration_test,test-kube-informer,tests/integration/test-kube-in
 $(eval $(call integration_test,test-kube-leader,tests/integration/test-kube-leader.c,kube common))
 $(eval $(call integration_test,test-kube-security,tests/integration/test-kube-security.c,kube common))
 $(eval $(call integration_test,test-kube-events,tests/integration/test-kube-events.c,kube common))
+$(eval $(call bench,bench-kube-decode,tests/bench/bench-kube-decode.c,kube common))
+$(eval $(call bench,bench-kube-informer,tests/bench/bench-kube-informer.c,kube common))
