@@ -54,6 +54,7 @@
 #define BACKOFF_CAP_USEC (40 * NS_USEC_PER_SEC)
 #define BACKOFF_RESET_USEC (60 * NS_USEC_PER_SEC)
 #define CONFIG_RETRY_USEC (5 * NS_USEC_PER_SEC)
+#define STATUS_RETRY_USEC (1 * NS_USEC_PER_SEC)
 #define MAX_GRACE_SECONDS 300
 #define MAX_CONTAINERS 64
 #define MAX_DEPS 256
@@ -114,6 +115,7 @@ struct Pod {
         sd_event_source *retry_timer;
         bool status_inflight, status_dirty;
         json_t *last_status;
+        sd_event_source *status_retry;
         bool terminating, gone, delete_sent, released;
         uint64_t grace_usec;
 };
@@ -154,6 +156,7 @@ static void pod_unref(Pod *p) {
                 container_done(&p->containers[i]);
         free(p->containers);
         sd_event_source_disable_unref(p->retry_timer);
+        sd_event_source_disable_unref(p->status_retry);
         json_decref(p->obj);
         json_decref(p->deps);
         json_decref(p->last_status);
@@ -203,6 +206,7 @@ static void pod_maybe_release(Pod *p) {
                 p->next->prev = p->prev;
         m->n_pods--;
         p->retry_timer = sd_event_source_disable_unref(p->retry_timer);
+        p->status_retry = sd_event_source_disable_unref(p->status_retry);
         for (size_t i = 0; i < p->n_containers; i++) {
                 Container *c = &p->containers[i];
                 probe_request_cancel(c->readiness.req);
@@ -247,16 +251,31 @@ static void container_view(const Container *c, ContainerView *v) {
                 v->last.container_id = c->last_id;
 }
 
+static int on_status_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Pod *p = userdata;
+        p->status_retry = sd_event_source_disable_unref(p->status_retry);
+        pod_status_changed(p);
+        return 0;
+}
+
 static void on_status_written(KubeClient *client, int r, json_t *body, const KubeError *err, void *userdata) {
         Pod *p = userdata;
         p->status_inflight = false;
         if (r < 0) {
-                if (r != -ENOENT && r != -ESTALE && !p->gone)
-                        klog_warning("pod %s/%s: status update failed: %s", p->ns, p->name,
-                                     err && err->message[0] ? err->message : strerror(-r));
-                /* Written again on the next change; a failed write is not retried in a loop. */
                 json_decref(p->last_status);
                 p->last_status = NULL;
+                /* Gone (404) or replaced by a pod of the same name (UID mismatch): nothing to
+                 * write. Anything else is tried again shortly, since PATCH is not retried by
+                 * the client and a lost Ready would leave the pod unready for good. */
+                if (r != -ENOENT && r != -ESTALE && r != -ECANCELED && !p->gone && !p->m->stopping) {
+                        klog_warning("pod %s/%s: status update failed (retrying): %s", p->ns, p->name,
+                                     err && err->message[0] ? err->message : strerror(-r));
+                        uint64_t now;
+                        sd_event_now(p->m->event, CLOCK_MONOTONIC, &now);
+                        if (!p->status_retry)
+                                sd_event_add_time(p->m->event, &p->status_retry, CLOCK_MONOTONIC,
+                                                  now + STATUS_RETRY_USEC, 0, on_status_retry, p);
+                }
         }
         if (p->status_dirty && !p->gone) {
                 p->status_dirty = false;
