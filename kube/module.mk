@@ -15,3 +15,4 @@ $(eval $(call integration_test,test-kube-security,tests/integration/test-kube-se
 $(eval $(call integration_test,test-kube-events,tests/integration/test-kube-events.c,kube common))
 $(eval $(call bench,bench-kube-decode,tests/bench/bench-kube-decode.c,kube common))
 $(eval $(call bench,bench-kube-informer,tests/bench/bench-kube-informer.c,kube common))
+$(eval $(call integration_test,test-kube-transport,tests/integration/test-kube-transport.c,kube common))
