@@ -32,6 +32,7 @@
 #include "common/macro.h"
 #include "policy-validator/policy.h"
 #include "policy-validator/registry.h"
+#include "policy-validator/util.h"
 
 #define CASES_DIR "tests/data/policy"
 
@@ -644,6 +645,55 @@ static void test_copy_roundtrip(void **state) {
         policy_diags_clear(&d);
 }
 
+static void test_name_grammars(void **state) {
+        /* Custom names: ^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])$ */
+        assert_true(policy_custom_name_valid("ZoneSpread"));
+        assert_true(policy_custom_name_valid("a-1"));
+        assert_true(policy_custom_name_valid("ab"));
+        assert_false(policy_custom_name_valid("a"));
+        assert_false(policy_custom_name_valid("-ab"));
+        assert_false(policy_custom_name_valid("ab-"));
+        assert_false(policy_custom_name_valid("a_b"));
+        assert_false(policy_custom_name_valid("a b"));
+        assert_false(policy_custom_name_valid(""));
+        /* Label keys / resource names. */
+        assert_true(policy_qualified_name_valid("zone"));
+        assert_true(policy_qualified_name_valid("topology.kubernetes.io/zone"));
+        assert_true(policy_qualified_name_valid("example.com/gpu"));
+        assert_true(policy_qualified_name_valid("a.b_c-d"));
+        assert_false(policy_qualified_name_valid(""));
+        assert_false(policy_qualified_name_valid("/zone"));
+        assert_false(policy_qualified_name_valid("Example.com/gpu"));
+        assert_false(policy_qualified_name_valid("a/b/c"));
+        assert_false(policy_qualified_name_valid("-zone"));
+        assert_false(policy_qualified_name_valid("zone."));
+        assert_false(policy_qualified_name_valid("example..com/x"));
+        char long_name[70];
+        memset(long_name, 'a', 64);
+        long_name[64] = '\0';
+        assert_false(policy_qualified_name_valid(long_name));
+        long_name[63] = '\0';
+        assert_true(policy_qualified_name_valid(long_name));
+        /* Base64 as Go's []byte JSON encoding writes it. */
+        assert_true(policy_base64_valid(""));
+        assert_true(policy_base64_valid("YWJj"));
+        assert_true(policy_base64_valid("YWI="));
+        assert_true(policy_base64_valid("YQ=="));
+        assert_false(policy_base64_valid("YQ="));
+        assert_false(policy_base64_valid("Y=Q="));
+        assert_false(policy_base64_valid("=YQ="));
+        assert_false(policy_base64_valid("YW J"));
+        /* Suggestions. */
+        static const char *const names[] = { "predicates", "priorities", "extenders" };
+        assert_string_equal(policy_closest("predicate", names, 3), "predicates");
+        assert_string_equal(policy_closest("PRIORITIES", names, 3), "priorities");
+        assert_string_equal(policy_closest("extender", names, 3), "extenders");
+        assert_null(policy_closest("kind", names, 3));
+        assert_int_equal(policy_edit_distance("kitten", "sitting", 10), 3);
+        assert_int_equal(policy_edit_distance("abc", "ABC", 10), 0);
+        assert_int_equal(policy_edit_distance("a", "abcdefgh", 3), 3);
+}
+
 int main(void) {
         static const struct CMUnitTest focused[] = {
                 cmocka_unit_test(test_registry_ids),
@@ -659,6 +709,7 @@ int main(void) {
                 cmocka_unit_test(test_translate_basics),
                 cmocka_unit_test(test_configmap_block_scalar_positions),
                 cmocka_unit_test(test_copy_roundtrip),
+                cmocka_unit_test(test_name_grammars),
         };
         int failed = cmocka_run_group_tests_name("policy", focused, NULL, NULL);
 
