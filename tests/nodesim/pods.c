@@ -853,6 +853,8 @@ static void on_dep(KubeClient *client, int r, json_t *body, const KubeError *err
 }
 
 static int fetch(Pod *p, const char *kind, const char *name) {
+        if (!name || !*name)
+                return -EINVAL; /* the API server rejects such pods; never trust it blindly */
         _cleanup_buf_ Buf key = {}, path = {};
         buf_init(&key, 1024);
         buf_init(&path, 2048);
