@@ -31,7 +31,7 @@ typedef struct json_t json_t;
 #define POLICY_MAX_SIZE_DEFAULT ((size_t) 4 * 1024 * 1024) /* bytes of input */
 #define POLICY_MAX_DEPTH_DEFAULT 32u                        /* nesting of arrays/objects */
 #define POLICY_MAX_DEPTH_LIMIT 128u                         /* max_depth is capped here */
-#define POLICY_MAX_DIAGS 200u                               /* then one "too-many-diagnostics" */
+#define POLICY_MAX_DIAGS 200u                               /* kept; the rest are only counted */
 #define POLICY_MAX_PRIORITY 10                              /* per-node score of a priority */
 #define POLICY_MAX_WEIGHT (INT64_MAX / POLICY_MAX_PRIORITY)  /* weights must stay below */
 
@@ -316,8 +316,13 @@ static inline void policy_effective_freep(PolicyEffective **e) {
 json_t *policy_effective_predicates_json(const PolicyEffective *e);
 /* [{"name": ..., "weight": ...}, ...]: the Scheduler status `priorities`. New reference. */
 json_t *policy_effective_priorities_json(const PolicyEffective *e);
-/* Everything (predicates with id/mandatory/added/argument, priorities, extenders,
- * hardPodAffinitySymmetricWeight, alwaysCheckAllPredicates, sources): new reference. */
+/* Everything, as a new reference:
+ *   {"predicates": [{"name", "registry", "order", "mandatory", "added", "argument"?}],
+ *    "predicatesSource": "policy"|"defaults",
+ *    "priorities": [{"name", "registry", "weight", "argument"?}], "prioritiesSource": ...,
+ *    "extenders": [...canonical Policy extender objects...],
+ *    "hardPodAffinitySymmetricWeight": 1..100, "alwaysCheckAllPredicates": bool}
+ * ("registry" is the registry entry's name: the canonical key for custom entries). */
 json_t *policy_effective_to_json(const PolicyEffective *e);
 
 /* The start-up line upstream kube-scheduler logs and administrators grep:
