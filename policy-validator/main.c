@@ -178,7 +178,7 @@ static int read_input(const char *file, size_t max, Buf *b) {
                         return -ENOMEM;
                 if (n < want) {
                         if (ferror(in))
-                                return -EIO;
+                                return negative_errno();
                         break;
                 }
                 if (b->len > max)
