@@ -31,8 +31,9 @@
 static char tmpdir[64];
 
 static int setup(void **state) {
-        snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-nodesim-XXXXXX");
-        return mkdtemp(tmpdir) ? 0 : -1;
+        /* Named by PID (mkdir fails if it exists) rather than a mkdtemp template. */
+        snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-nodesim-%d", (int) getpid());
+        return mkdir(tmpdir, 0700);
 }
 
 static int teardown(void **state) {
