@@ -224,8 +224,7 @@ static const char *container_image(const json_t *pod, const char *name) {
         return NULL;
 }
 
-static json_t *container_status(const json_t *pod, const ContainerView *c) {
-        const char *image = container_image(pod, c->name);
+static json_t *container_status_image(const ContainerView *c, const char *image) {
         if (!image)
                 image = "";
         _cleanup_buf_ Buf image_id = {};
@@ -253,6 +252,34 @@ static json_t *container_status(const json_t *pod, const ContainerView *c) {
                 return NULL;
         }
         return o;
+}
+
+/* Init containers are not run: each is reported as having completed when the pod started,
+ * so Initialized is truthful about what the pod's containers may assume. */
+static json_t *init_statuses(const json_t *pod, const PodView *v) {
+        json_t *a = json_array(), *c;
+        size_t i;
+        if (!a)
+                return NULL;
+        json_array_foreach(json_object_get(json_object_get(pod, "spec"), "initContainers"), i, c) {
+                const char *name = json_string_value(json_object_get(c, "name"));
+                const char *image = json_string_value(json_object_get(c, "image"));
+                if (!name)
+                        continue;
+                ContainerView cv = { .name = name, .state = CONTAINER_TERMINATED, .ready = true,
+                                     .term = { .exit_code = 0, .reason = "Completed", .started_at = v->start_time,
+                                               .finished_at = v->start_time } };
+                json_t *st = container_status_image(&cv, image);
+                if (!st || json_array_append_new(a, st) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+static json_t *container_status(const json_t *pod, const ContainerView *c) {
+        return container_status_image(c, container_image(pod, c->name));
 }
 
 int pod_status_render(const json_t *pod, const PodView *v, json_t **ret) {
@@ -293,6 +320,13 @@ int pod_status_render(const json_t *pod, const PodView *v, json_t **ret) {
                               "containerStatuses", statuses);
         if (!s)
                 return -ENOMEM;
+        json_t *inits = init_statuses(pod, v);
+        if (!inits || (json_array_size(inits) > 0 && json_object_set(s, "initContainerStatuses", inits) < 0)) {
+                json_decref(inits);
+                json_decref(s);
+                return -ENOMEM;
+        }
+        json_decref(inits);
         if (v->pod_ip && (json_object_set_new(s, "podIP", json_string(v->pod_ip)) < 0 ||
                           json_object_set_new(s, "podIPs", json_pack("[{s:s}]", "ip", v->pod_ip)) < 0)) {
                 json_decref(s);

@@ -82,5 +82,6 @@ const char *pod_phase(const PodView *v);
 
 /* The status object a kubelet would write: phase, conditions (PodScheduled, Initialized,
  * ContainersReady, Ready), hostIP, podIP(s), startTime, containerStatuses in spec order,
- * image from the pod's spec, imageID "nodesim://IMAGE". pod is the Pod (borrowed). */
+ * image from the pod's spec, imageID "nodesim://IMAGE"; init containers (not run) as
+ * completed at the pod's start. pod is the Pod (borrowed). */
 int pod_status_render(const json_t *pod, const PodView *v, json_t **ret);

@@ -232,7 +232,8 @@ static json_t *path3(json_t *o, const char *a, const char *b, const char *c) {
 
 static void test_render_pod_status(void **state) {
         json_t *pod = json_loads("{\"metadata\": {\"name\": \"p\", \"namespace\": \"ns\"},"
-                                 " \"spec\": {\"containers\": [{\"name\": \"a\", \"image\": \"img:1\"},"
+                                 " \"spec\": {\"initContainers\": [{\"name\": \"init\", \"image\": \"prep:1\"}],"
+                                 " \"containers\": [{\"name\": \"a\", \"image\": \"img:1\"},"
                                  " {\"name\": \"b\", \"image\": \"sim:2\"}]}}", 0, NULL);
         assert_non_null(pod);
         uint64_t t0 = UINT64_C(1795000000) * NS_USEC_PER_SEC;
@@ -266,6 +267,9 @@ static void test_render_pod_status(void **state) {
         assert_string_equal(json_string_value(path3(a, "state", "running", "startedAt")),
                             "2026-11-18T11:06:41Z");
         assert_string_equal(json_string_value(path3(a, "lastState", "terminated", "reason")), "Error");
+        json_t *init = json_array_get(json_object_get(s, "initContainerStatuses"), 0);
+        assert_string_equal(json_string_value(json_object_get(init, "image")), "prep:1");
+        assert_string_equal(json_string_value(path3(init, "state", "terminated", "reason")), "Completed");
         json_t *b = json_array_get(json_object_get(s, "containerStatuses"), 1);
         assert_string_equal(json_string_value(path3(b, "state", "waiting", "reason")), "CrashLoopBackOff");
         assert_int_equal(json_integer_value(path3(b, "lastState", "terminated", "signal")), 9);
