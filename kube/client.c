@@ -53,6 +53,7 @@ struct Request {
         bool too_big;
         unsigned attempt;
         bool idempotent;
+        bool probing;           /* started before the connection was known to be up */
         sd_event_source *retry_timer;
         KubeResponseFn callback;
         void *userdata;
@@ -79,9 +80,11 @@ struct KubeClient {
         unsigned in_flight;     /* non-stream requests in the multi */
         unsigned streams;       /* streams in the multi */
         /* Whether a connection is known to be up (a response header arrived since the last
-         * connection failure). Until then only one transfer runs, so a burst does not open a
-         * connection per request before HTTP/2 multiplexing is known to be available. */
+         * connection failure). Until then only one transfer at a time probes, so a burst does
+         * not open a connection per request before HTTP/2 multiplexing is known to be
+         * available; transfers already running (e.g. healthy watches) do not hold it up. */
         bool conn_known;
+        unsigned probing;
         unsigned n_waiting;
         /* token bucket */
         double qps;
@@ -308,10 +311,19 @@ static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata) {
         return n;
 }
 
+static void probe_done(Request *q) {
+        if (q->probing) {
+                q->probing = false;
+                q->client->probing--;
+        }
+}
+
 static size_t on_header(char *ptr, size_t size, size_t nitems, void *userdata) {
         Request *q = userdata;
-        if (q->easy != q->client->blocking)
+        if (q->easy != q->client->blocking) {
                 q->client->conn_known = true;
+                probe_done(q);
+        }
         return size * nitems;
 }
 
@@ -338,6 +350,9 @@ static int configure_easy(Request *q, CURL *e) {
         cc |= curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
         cc |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         cc |= curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+        /* A watch on a silently dead connection is noticed in about a minute. */
+        cc |= curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
+        cc |= curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
         cc |= curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
         cc |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
         cc |= curl_easy_setopt(e, CURLOPT_USERAGENT, "libkube/1.0");
@@ -576,12 +591,13 @@ static void complete(Request *q, Outcome *o) {
 
 static int on_retry_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Request *q = userdata;
-        KubeClient *c = q->client;
+        KubeClient *c = kube_client_ref(q->client);
         list_remove(&c->active, NULL, q);
         q->active = false;
         q->retry_timer = sd_event_source_disable_unref(q->retry_timer);
         waiting_append(c, q);
         pump(c);
+        kube_client_unref(c);
         return 0;
 }
 
@@ -597,6 +613,7 @@ static void request_done(Request *q, CURLcode cc) {
                (double) (kube_now_usec() - q->started_usec) / 1000.0);
         recycle_easy(c, q->easy);
         q->easy = NULL;
+        probe_done(q);
         if (!q->stream)
                 c->in_flight--;
         else
@@ -707,8 +724,8 @@ static void pump(KubeClient *c) {
                 Request *q = c->waiting_head;
                 if (!q->stream && c->in_flight >= c->max_in_flight)
                         return;         /* a completion will pump again */
-                if (!c->conn_known && c->in_flight + c->streams > 0)
-                        return;         /* the first response will pump again */
+                if (!c->conn_known && c->probing > 0)
+                        return;         /* the probe's first response will pump again */
                 uint64_t wait = tokens_try(c);
                 if (wait) {
                         sd_event_source_set_time(c->pump_timer, kube_now_usec() + wait);
@@ -734,6 +751,10 @@ static void pump(KubeClient *c) {
                         continue;
                 }
                 active_add(c, q);
+                if (!c->conn_known) {
+                        q->probing = true;
+                        c->probing++;
+                }
                 q->started_usec = kube_now_usec();
                 c->stats.requests++;
                 if (!q->stream)
@@ -812,6 +833,7 @@ static void request_cancel(Request *q) {
                         curl_multi_remove_handle(c->multi, q->easy);
                         recycle_easy(c, q->easy);
                         q->easy = NULL;
+                        probe_done(q);
                         if (!q->stream)
                                 c->in_flight--;
                         else

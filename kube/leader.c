@@ -140,10 +140,13 @@ static void on_written(KubeClient *c, int r, json_t *body, const KubeError *err,
         }
         klog_v(4, "lease %s/%s: write failed: %s", le->ns, le->name, err ? err->message : "");
         if (r == -ESTALE || r == -EEXIST) {
-                /* Someone else wrote first: read again before deciding. */
+                /* Someone else wrote first (or our last renew's answer was lost): read again
+                 * and decide; leadership is lost only if the Lease says so or the renew
+                 * deadline passes. */
                 json_decref(le->lease);
                 le->lease = NULL;
-                set_leader(le, false);
+                if (le->leader && now - le->renewed_usec >= le->cfg.renew_deadline_usec)
+                        set_leader(le, false);
                 schedule(le, 0);
                 return;
         }
