@@ -2,6 +2,8 @@
 # The expensive part, the Kubernetes binaries, lives outside the clone in a cache keyed by
 # the Debian source package version; the running plane's state lives in the clone's build/.
 
+# HOME may be unset (processes started by nodesim get a pod's environment): ask passwd.
+: "${HOME:=$(getent passwd "$(id -u)" | cut -d: -f6)}"
 : "${SPO_CACHE_DIR:=${XDG_CACHE_HOME:-$HOME/.cache}/scheduler-policy-operator}"
 CLUSTER_REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${CLUSTER_DIR:=$CLUSTER_REPO_ROOT/build/cluster}"

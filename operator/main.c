@@ -1,0 +1,230 @@
+/* scheduler-operator: reconciles the Scheduler "cluster" and its policy ConfigMap into a
+ * validated, rolled-out revision of the bundled scheduler. run() is the whole daemon:
+ * arguments -> manager -> informers -> READY -> event loop until SIGTERM/SIGINT. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include <curl/curl.h>
+
+#include "common/macro.h"
+#include "kube/log.h"
+#include "operator/manager.h"
+
+#define MAX_COMMAND_WORDS 32
+
+static void help(void) {
+        printf("Usage: scheduler-operator [OPTIONS]\n\n"
+               "Reconciles Scheduler/cluster and the policy ConfigMap it names (openshift-config) into\n"
+               "a validated revision of the policy-scheduler Deployment (openshift-kube-scheduler).\n\n"
+               "  --kubeconfig FILE            API server access (default: $KUBECONFIG, in-cluster)\n"
+               "  --listen ADDR:PORT           /healthz, /readyz, /metrics (default 127.0.0.1:8444)\n"
+               "  --leader-elect BOOL          elect a leader on a Lease (default true)\n"
+               "  --lease-namespace NS         (default openshift-kube-scheduler-operator)\n"
+               "  --lease-name NAME            (default scheduler-operator-lock)\n"
+               "  --identity ID                leader identity (default hostname_pid)\n"
+               "  --scheduler-image IMAGE      image of the scheduler pods (default policy-scheduler:latest)\n"
+               "  --scheduler-command WORD     the scheduler's argv, one word per option (repeatable)\n"
+               "  --scheduler-name NAME        schedulerName it serves (default default-scheduler)\n"
+               "  --scheduler-kubeconfig FILE  kubeconfig path inside the scheduler pod (default: in-cluster)\n"
+               "  --scheduler-verbosity N      the scheduler's -v (default 2)\n"
+               "  --scheduler-replicas N       (default 2)\n"
+               "  --scheduler-health-port N    plain-HTTP /healthz and /readyz port of the scheduler (10251)\n"
+               "  --scheduler-readiness-path P (default /readyz; upstream kube-scheduler 1.20: /healthz)\n"
+               "  --scheduler-liveness-path P  (default /healthz)\n"
+               "  --percentage-of-nodes-to-score N  0 = the scheduler's adaptive default\n"
+               "  --revisions-to-keep N        (default 5)\n"
+               "  --progress-deadline SECONDS  roll back a revision not available by then (default 600)\n"
+               "  --resync SECONDS             periodic full reconcile, 0 = off (default 600)\n"
+               "  -v, --v N                    log verbosity\n"
+               "  -h, --help\n");
+}
+
+/* Parses a whole decimal number in [min, max]. */
+static int parse_int(const char *s, int64_t min, int64_t max, int64_t *ret) {
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || end == s || *end || v < min || v > max)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static int parse_bool(const char *s, bool *ret) {
+        if (strcmp(s, "true") == 0 || strcmp(s, "1") == 0)
+                *ret = true;
+        else if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0)
+                *ret = false;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static int parse_listen(const char *s, char *addr, size_t addr_size, uint16_t *ret_port) {
+        const char *colon = strrchr(s, ':');
+        int64_t port;
+        if (!colon || (size_t) (colon - s) >= addr_size || parse_int(colon + 1, 0, 65535, &port) < 0)
+                return -EINVAL;
+        memcpy(addr, s, (size_t) (colon - s));
+        addr[colon - s] = '\0';
+        *ret_port = (uint16_t) port;
+        return 0;
+}
+
+static int run(int argc, char *argv[]) {
+        enum {
+                ARG_KUBECONFIG = 0x100, ARG_LISTEN, ARG_LEADER_ELECT, ARG_LEASE_NS, ARG_LEASE_NAME,
+                ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
+                ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
+                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT,
+        };
+        static const struct option options[] = {
+                { "kubeconfig", required_argument, NULL, ARG_KUBECONFIG },
+                { "listen", required_argument, NULL, ARG_LISTEN },
+                { "leader-elect", required_argument, NULL, ARG_LEADER_ELECT },
+                { "lease-namespace", required_argument, NULL, ARG_LEASE_NS },
+                { "lease-name", required_argument, NULL, ARG_LEASE_NAME },
+                { "identity", required_argument, NULL, ARG_IDENTITY },
+                { "scheduler-image", required_argument, NULL, ARG_IMAGE },
+                { "scheduler-command", required_argument, NULL, ARG_COMMAND },
+                { "scheduler-name", required_argument, NULL, ARG_SCHED_NAME },
+                { "scheduler-kubeconfig", required_argument, NULL, ARG_SCHED_KUBECONFIG },
+                { "scheduler-verbosity", required_argument, NULL, ARG_SCHED_V },
+                { "scheduler-replicas", required_argument, NULL, ARG_REPLICAS },
+                { "revisions-to-keep", required_argument, NULL, ARG_KEEP },
+                { "progress-deadline", required_argument, NULL, ARG_DEADLINE },
+                { "resync", required_argument, NULL, ARG_RESYNC },
+                { "scheduler-health-port", required_argument, NULL, ARG_HEALTH_PORT },
+                { "scheduler-readiness-path", required_argument, NULL, ARG_READINESS_PATH },
+                { "scheduler-liveness-path", required_argument, NULL, ARG_LIVENESS_PATH },
+                { "percentage-of-nodes-to-score", required_argument, NULL, ARG_SCORE_PCT },
+                { "v", required_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        ManagerOptions o;
+        manager_options_init(&o);
+        o.listen_port = 8444;
+        char listen_addr[64] = "127.0.0.1";
+        const char *command[MAX_COMMAND_WORDS + 1] = {};
+        size_t n_command = 0;
+        int64_t v;
+        int c;
+
+        while ((c = getopt_long(argc, argv, "hv:", options, NULL)) >= 0) {
+                int r = 0;
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case 'v':
+                        r = parse_int(optarg, 0, 10, &v);
+                        if (r >= 0)
+                                klog_set_verbosity((int) v);
+                        break;
+                case ARG_KUBECONFIG: o.kubeconfig = optarg; break;
+                case ARG_LISTEN:
+                        r = parse_listen(optarg, listen_addr, sizeof(listen_addr), &o.listen_port);
+                        break;
+                case ARG_LEADER_ELECT: r = parse_bool(optarg, &o.leader_elect); break;
+                case ARG_LEASE_NS: o.lease_namespace = optarg; break;
+                case ARG_LEASE_NAME: o.lease_name = optarg; break;
+                case ARG_IDENTITY: o.identity = optarg; break;
+                case ARG_IMAGE: o.scheduler.image = optarg; break;
+                case ARG_COMMAND:
+                        if (n_command >= MAX_COMMAND_WORDS)
+                                r = -E2BIG;
+                        else
+                                command[n_command++] = optarg;
+                        break;
+                case ARG_SCHED_NAME: o.scheduler.scheduler_name = optarg; break;
+                case ARG_SCHED_KUBECONFIG: o.scheduler.kubeconfig = optarg; break;
+                case ARG_SCHED_V:
+                        r = parse_int(optarg, 0, 10, &v);
+                        o.scheduler.verbosity = (int) v;
+                        break;
+                case ARG_REPLICAS:
+                        r = parse_int(optarg, 1, 100, &v);
+                        o.scheduler.replicas = (int) v;
+                        break;
+                case ARG_KEEP:
+                        r = parse_int(optarg, 1, 100, &v);
+                        o.scheduler.revisions_to_keep = (unsigned) v;
+                        break;
+                case ARG_DEADLINE:
+                        r = parse_int(optarg, 10, 86400, &v);
+                        o.scheduler.progress_deadline_s = v;
+                        break;
+                case ARG_HEALTH_PORT:
+                        r = parse_int(optarg, 1, 65535, &v);
+                        o.scheduler.health_port = (int) v;
+                        break;
+                case ARG_READINESS_PATH: o.scheduler.readiness_path = optarg; break;
+                case ARG_LIVENESS_PATH: o.scheduler.liveness_path = optarg; break;
+                case ARG_SCORE_PCT:
+                        r = parse_int(optarg, 0, 100, &v);
+                        o.scheduler.percentage_of_nodes_to_score = (int) v;
+                        break;
+                case ARG_RESYNC:
+                        r = parse_int(optarg, 0, 86400, &v);
+                        o.resync_usec = (uint64_t) v * 1000000ULL;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+                if (r < 0) {
+                        fprintf(stderr, "scheduler-operator: invalid value '%s' for --%s\n", optarg,
+                                c == 'v' ? "v" : options[c - ARG_KUBECONFIG].name);
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "scheduler-operator: unexpected argument '%s'\n", argv[optind]);
+                return -EINVAL;
+        }
+        o.listen_address = listen_addr;
+        if (n_command)
+                o.scheduler.command = command;
+
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        int r = sd_event_default(&e);
+        if (r < 0)
+                return r;
+        /* SIGTERM/SIGINT end the loop; the manager then releases the lease and stops. */
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        if ((r = sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL)) < 0 ||
+            (r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL)) < 0)
+                return r;
+        (void) sd_event_set_watchdog(e, true);
+
+        _cleanup_(manager_freep) Manager *m = NULL;
+        r = manager_new(e, &o, &m);
+        if (r < 0)
+                return r;
+        r = manager_start(m);
+        if (r < 0)
+                return r;
+        klog_info("scheduler-operator started");
+        r = sd_event_loop(e);
+        sd_notify(0, "STOPPING=1");
+        klog_info("scheduler-operator stopping");
+        return r;
+}
+
+int main(int argc, char *argv[]) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        int r = run(argc, argv);
+        curl_global_cleanup();
+        return r < 0 ? (r == -EINVAL ? 2 : 1) : 0;
+}

@@ -1,0 +1,137 @@
+/* The operator shell's pure parts: request paths per verb, metrics exposition. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "operator/apply.h"
+#include "operator/expectations.h"
+#include "operator/metrics.h"
+
+static void check_path(ReconcileVerb verb, const char *api_version, const char *resource, const char *ns,
+                       const char *name, const char *expected) {
+        ReconcileAction a = { .verb = verb, .api_version = api_version, .resource = resource,
+                              .namespace = (char *) ns, .name = (char *) name };
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(apply_action_path(&a, &b), 0);
+        assert_string_equal(buf_str(&b), expected);
+}
+
+static void test_paths(void **state) {
+        check_path(RECONCILE_CREATE, "v1", "configmaps", "openshift-kube-scheduler", "policy-scheduler-config-3",
+                   "/api/v1/namespaces/openshift-kube-scheduler/configmaps");
+        check_path(RECONCILE_UPDATE, "apps/v1", "deployments", "openshift-kube-scheduler", "policy-scheduler",
+                   "/apis/apps/v1/namespaces/openshift-kube-scheduler/deployments/policy-scheduler");
+        check_path(RECONCILE_PATCH, "apps/v1", "deployments", "openshift-kube-scheduler", "policy-scheduler",
+                   "/apis/apps/v1/namespaces/openshift-kube-scheduler/deployments/policy-scheduler");
+        check_path(RECONCILE_DELETE, "v1", "configmaps", "openshift-kube-scheduler", "policy-scheduler-config-1",
+                   "/api/v1/namespaces/openshift-kube-scheduler/configmaps/policy-scheduler-config-1");
+        check_path(RECONCILE_PATCH_STATUS, "config.openshift.io/v1", "schedulers", NULL, "cluster",
+                   "/apis/config.openshift.io/v1/schedulers/cluster/status");
+        check_path(RECONCILE_CREATE, "config.openshift.io/v1", "schedulers", NULL, "cluster",
+                   "/apis/config.openshift.io/v1/schedulers");
+        check_path(RECONCILE_BIND, "v1", "pods", "openshift-kube-scheduler", "policy-scheduler-abc",
+                   "/api/v1/namespaces/openshift-kube-scheduler/pods/policy-scheduler-abc/binding");
+        check_path(RECONCILE_EVENT, "v1", "events", "default", NULL, "/api/v1/namespaces/default/events");
+}
+
+static void test_bad_actions(void **state) {
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        ReconcileAction no_name = { .verb = RECONCILE_UPDATE, .api_version = "v1", .resource = "configmaps",
+                                    .namespace = (char *) "ns" };
+        assert_int_equal(apply_action_path(&no_name, &b), -EINVAL);
+        ReconcileAction bad_group = { .verb = RECONCILE_CREATE, .api_version = "/v1", .resource = "x" };
+        assert_int_equal(apply_action_path(&bad_group, &b), -EINVAL);
+        ReconcileAction bad_verb = { .verb = _RECONCILE_VERB_MAX, .api_version = "v1", .resource = "x" };
+        assert_int_equal(apply_action_path(&bad_verb, &b), -EINVAL);
+        ReconcileAction traversal = { .verb = RECONCILE_DELETE, .api_version = "v1", .resource = "configmaps",
+                                      .namespace = (char *) "ns", .name = (char *) "../secrets/x" };
+        assert_true(apply_action_path(&traversal, &b) < 0);
+}
+
+static void test_metrics(void **state) {
+        OperatorMetrics m = { .policy_valid = true, .active_revision = 7, .leader = true };
+        metrics_observe_reconcile(&m, 0.003, true);
+        metrics_observe_reconcile(&m, 0.2, false);
+        metrics_observe_reconcile(&m, 30, true);
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(metrics_render(&m, &b), 0);
+        const char *t = buf_str(&b);
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_total{result=\"success\"} 2\n"));
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_total{result=\"error\"} 1\n"));
+        /* Cumulative buckets: 3 ms falls in le=0.005 and above; 200 ms from le=0.25; 30 s only +Inf. */
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_duration_seconds_bucket{le=\"0.0025\"} 0\n"));
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_duration_seconds_bucket{le=\"0.005\"} 1\n"));
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_duration_seconds_bucket{le=\"0.25\"} 2\n"));
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_duration_seconds_bucket{le=\"5\"} 2\n"));
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_duration_seconds_bucket{le=\"+Inf\"} 3\n"));
+        assert_non_null(strstr(t, "scheduler_operator_reconcile_duration_seconds_count 3\n"));
+        assert_non_null(strstr(t, "scheduler_operator_active_revision 7\n"));
+        assert_non_null(strstr(t, "scheduler_operator_policy_valid 1\n"));
+        assert_non_null(strstr(t, "scheduler_operator_leader 1\n"));
+}
+
+/* A fake cache: one object per cache id, NULL resourceVersion when absent. */
+typedef struct FakeCache {
+        const char *rv[3];
+} FakeCache;
+
+static const char *fake_lookup(int cache, const char *ns, const char *name, void *userdata) {
+        FakeCache *f = userdata;
+        return f->rv[cache];
+}
+
+static void test_expectations(void **state) {
+        Expectations e = {};
+        FakeCache f = { .rv = { "100", "7", NULL } };
+
+        /* Nothing written: a pass may run. */
+        assert_true(expectations_met(&e, fake_lookup, &f, 1000));
+
+        /* A write at rv 120 and a delete: wait until the cache shows both. */
+        assert_int_equal(expectations_add(&e, 0, "ns", "cm", "120", 1000, 5000), 0);
+        assert_int_equal(expectations_add(&e, 1, NULL, "cluster", NULL, 1000, 5000), 0);
+        assert_false(expectations_met(&e, fake_lookup, &f, 2000));
+        f.rv[0] = "120";
+        assert_false(expectations_met(&e, fake_lookup, &f, 2000)); /* the delete is not seen yet */
+        f.rv[1] = NULL;
+        assert_true(expectations_met(&e, fake_lookup, &f, 2000));
+        assert_int_equal(e.n, 0);
+
+        /* A later resourceVersion satisfies too; a lost event is covered by the deadline. */
+        assert_int_equal(expectations_add(&e, 0, "ns", "cm", "130", 3000, 5000), 0);
+        f.rv[0] = "131";
+        assert_true(expectations_met(&e, fake_lookup, &f, 3000));
+        assert_int_equal(expectations_add(&e, 2, "ns", "gone", "5", 3000, 5000), 0);
+        assert_false(expectations_met(&e, fake_lookup, &f, 7999));
+        assert_true(expectations_met(&e, fake_lookup, &f, 8000));
+        assert_int_equal(e.n, 0);
+        expectations_clear(&e);
+}
+
+static void test_rv_compare(void **state) {
+        assert_true(expectations_rv_reached("10", "9"));
+        assert_true(expectations_rv_reached("10", "10"));
+        assert_false(expectations_rv_reached("9", "10"));
+        assert_false(expectations_rv_reached(NULL, "10"));
+        /* Not decimal: only equality counts. */
+        assert_true(expectations_rv_reached("abc", "abc"));
+        assert_false(expectations_rv_reached("abd", "abc"));
+        assert_false(expectations_rv_reached("99999999999999999999", "1"));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_paths),
+                cmocka_unit_test(test_bad_actions),
+                cmocka_unit_test(test_metrics),
+                cmocka_unit_test(test_expectations),
+                cmocka_unit_test(test_rv_compare),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
