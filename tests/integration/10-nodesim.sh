@@ -15,6 +15,17 @@ BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missi
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
 NS_PID=
+# Later scripts share this plane: nothing of this one may stay behind, least of all Ready
+# nodes that no simulator serves any more (the node lifecycle controller is off).
+cleanup_api() {
+  kubectl delete deployment testapp --ignore-not-found --wait=false
+  kubectl delete pod -l app=testapp --ignore-not-found --grace-period=0 --force
+  kubectl delete pod bound incluster1 incluster2 crasher unhealthy --ignore-not-found --grace-period=0 --force
+  kubectl delete configmap testapp-config --ignore-not-found
+  kubectl delete rolebinding nodesim-view --ignore-not-found
+  kubectl delete node smoke-0 smoke-1 smoke-2 --ignore-not-found --wait=false
+  kubectl delete lease -n kube-node-lease smoke-0 smoke-1 smoke-2 --ignore-not-found --wait=false
+} >/dev/null 2>&1
 cleanup() {
   if [ -n "$NS_PID" ] && kill -0 "$NS_PID" 2>/dev/null; then
     kill -TERM "$NS_PID"
@@ -22,6 +33,7 @@ cleanup() {
     kill -KILL "$NS_PID" 2>/dev/null
   fi
   rm -f "$CLUSTER_DIR/pids/nodesim.pid"
+  cleanup_api
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -228,8 +240,16 @@ check_eq "a finished container reports its exit" "0 Completed" \
   "$(kubectl get pod incluster2 -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode} {.status.containerStatuses[0].state.terminated.reason}')"
 check "a finished pod is deleted promptly" timeout 20 kubectl delete pod incluster1
 
+DEPLOY_PIDS=$(for p in $(kubectl get pods -l app=testapp -o name); do kubectl logs "$p" | sed -nE 's/^testapp pid=([0-9]+) .*/\1/p'; done | xargs)
+check "deleting the Deployment is complete" kubectl delete deployment testapp --wait=true --timeout=30s
+no_testapp_pods() { [ -z "$(kubectl get pods -l app=testapp -o name)" ]; }
+wait_for "... its pods are gone" 30 no_testapp_pods
+left=
+for p in $DEPLOY_PIDS; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+check_eq "... and so are their processes" "" "$left"
+
 CHILDREN=$(pgrep -P "$NS_PID" | xargs)
-check_match "nodesim runs the container processes as its children" '^[0-9]+( [0-9]+)+$' "$CHILDREN"
+check_match "nodesim runs the container processes as its children" '^[0-9]+( [0-9]+)*$' "$CHILDREN"
 kill -TERM "$NS_PID"
 stopped() { ! kill -0 "$NS_PID" 2>/dev/null; }
 wait_for "nodesim exits on SIGTERM" 20 stopped
@@ -238,6 +258,7 @@ for p in $CHILDREN; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
 check_eq "no container process is left behind" "" "$left"
 check_eq "nodesim removed its PID file" "no" "$([ -e "$CLUSTER_DIR/pids/nodesim.pid" ] && echo yes || echo no)"
 NS_PID=
-kubectl delete deployment testapp --wait=false >/dev/null 2>&1
-kubectl delete pod bound --grace-period=0 --force >/dev/null 2>&1
+cleanup_api
+check_eq "the simulated nodes are removed again" "" \
+  "$(kubectl get nodes -o name | grep 'node/smoke-' | xargs)"
 finish
