@@ -75,6 +75,10 @@ struct KubeClient {
         CURL *blocking;
         CURL *idle[MAX_IDLE_HANDLES];
         size_t n_idle;
+        /* io sources curl asked for; normally removed by CURL_POLL_REMOVE, the rest when
+         * the client goes (so no source outlives it pointing at freed memory). */
+        sd_event_source **ios;
+        size_t n_ios, cap_ios;
         Request *waiting_head, *waiting_tail;
         Request *active;
         unsigned in_flight;     /* non-stream requests in the multi */
@@ -679,6 +683,11 @@ static int curl_socket_cb(CURL *e, curl_socket_t s, int what, void *userp, void 
         sd_event_source *src = socketp;
         if (what == CURL_POLL_REMOVE) {
                 if (src) {
+                        for (size_t i = 0; i < c->n_ios; i++)
+                                if (c->ios[i] == src) {
+                                        c->ios[i] = c->ios[--c->n_ios];
+                                        break;
+                                }
                         sd_event_source_disable_unref(src);
                         curl_multi_assign(c->multi, s, NULL);
                 }
@@ -694,8 +703,17 @@ static int curl_socket_cb(CURL *e, curl_socket_t s, int what, void *userp, void 
                         return -1;
                 return 0;
         }
+        if (c->n_ios == c->cap_ios) {
+                size_t cap = c->cap_ios ? c->cap_ios * 2 : 8;
+                sd_event_source **n = reallocarray(c->ios, cap, sizeof(sd_event_source *));
+                if (!n)
+                        return -1;
+                c->ios = n;
+                c->cap_ios = cap;
+        }
         if (sd_event_add_io(c->event, &src, s, events, on_io, c) < 0)
                 return -1;
+        c->ios[c->n_ios++] = src;
         (void) sd_event_source_set_description(src, "kube-curl-io");
         curl_multi_assign(c->multi, s, src);
         return 0;
@@ -944,6 +962,9 @@ static void client_free(KubeClient *c) {
                 curl_easy_cleanup(c->idle[i]);
         if (c->multi)
                 curl_multi_cleanup(c->multi);
+        for (size_t i = 0; i < c->n_ios; i++)
+                sd_event_source_disable_unref(c->ios[i]);
+        free(c->ios);
         if (c->blocking)
                 curl_easy_cleanup(c->blocking);
         sd_event_source_disable_unref(c->timer);

@@ -230,7 +230,8 @@ int kube_delete_async(KubeClient *c, const KubeResource *res, const char *ns, co
 
 /* Binds pod ns/name to node via the pods/binding subresource (POST, so not retried once
  * sent: a lost response may mean the pod is bound; the scheduler's informer tells).
- * uid (may be NULL) makes the server refuse a different pod of the same name. */
+ * uid (may be NULL) is sent as the Binding's metadata.uid; newer API servers then refuse a
+ * different pod of the same name (v1.20 ignores it). Binding a bound pod is -ESTALE. */
 int kube_bind(KubeClient *c, const char *ns, const char *pod, const char *uid, const char *node,
               KubeError *err);
 int kube_bind_async(KubeClient *c, const char *ns, const char *pod, const char *uid, const char *node,

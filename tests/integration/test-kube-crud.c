@@ -288,12 +288,78 @@ static void test_custom_resource(void **state) {
         json_decref(u3);
 }
 
+static int create_pod(KubeClient *c, const char *name, json_t **ret) {
+        KubeError err = {};
+        json_auto_t *pod = json_pack("{sssss{ss}s{sss[{ssss}]}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name", name,
+                                     "spec", "schedulerName", "nobody-binds-these", "containers", "name", "c", "image",
+                                     "example.invalid/app:1");
+        int r = -1;
+        /* The namespace's default ServiceAccount (needed by admission) appears shortly. */
+        for (int i = 0; i < 100; i++) {
+                r = kube_create(c, &KUBE_PODS, ns, pod, ret, &err);
+                if (r >= 0)
+                        break;
+                usleep(100000);
+        }
+        if (r < 0)
+                fprintf(stderr, "create pod: %s\n", err.message);
+        return r;
+}
+
+static void test_binding(void **state) {
+        KubeClient *c = *state;
+        KubeError err = {};
+        char node[64];
+        snprintf(node, sizeof node, "kube-crud-node-%d", (int) getpid());
+        json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", node);
+        assert_int_equal(kube_create(c, &KUBE_NODES, NULL, n, NULL, &err), 0);
+
+        json_t *p1 = NULL, *p2 = NULL;
+        assert_int_equal(create_pod(c, "bind-1", &p1), 0);
+        assert_int_equal(create_pod(c, "bind-2", &p2), 0);
+        assert_int_equal(kube_bind(c, ns, "bind-1", kube_obj_uid(p1), node, &err), 0);
+        json_t *got = NULL;
+        assert_int_equal(kube_get(c, &KUBE_PODS, ns, "bind-1", &got, &err), 0);
+        assert_string_equal(json_string_value(kube_obj_path(got, "spec.nodeName")), node);
+        json_decref(got);
+        /* Binding twice is refused (409: already assigned). */
+        assert_int_equal(kube_bind(c, ns, "bind-1", kube_obj_uid(p1), node, &err), -ESTALE);
+        assert_non_null(strstr(err.message, "already assigned"));
+        /* Binding a missing pod is NotFound. */
+        assert_int_equal(kube_bind(c, ns, "no-such-pod", NULL, node, &err), -ENOENT);
+
+        /* Many bindings in flight at once. */
+        AsyncState s = { .want = 20, .e = kube_client_get_event(c) };
+        for (int i = 0; i < s.want; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "bulk-%02d", i);
+                json_t *p = NULL;
+                assert_int_equal(create_pod(c, name, &p), 0);
+                assert_int_equal(kube_bind_async(c, ns, name, kube_obj_uid(p), node, on_done, &s), 0);
+                json_decref(p);
+        }
+        run_until_done(&s);
+        assert_int_equal(s.ok, s.want);
+        KubeListOptions o = {};
+        json_t *bound = NULL;
+        char fs[128];
+        snprintf(fs, sizeof fs, "spec.nodeName=%s", node);
+        o.field_selector = fs;
+        assert_int_equal(kube_list_all(c, &KUBE_PODS, ns, &o, 0, &bound, &err), 0);
+        assert_int_equal(json_array_size(json_object_get(bound, "items")), 21);    /* bind-2 stays pending */
+        json_decref(bound);
+        json_decref(p1);
+        json_decref(p2);
+        assert_int_equal(kube_delete(c, &KUBE_NODES, NULL, node, NULL, &err), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_configmap_crud),
                 cmocka_unit_test(test_pagination),
                 cmocka_unit_test(test_async_bulk),
                 cmocka_unit_test(test_custom_resource),
+                cmocka_unit_test(test_binding),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,8 +8,14 @@
 #include <jansson.h>
 #include <string.h>
 
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include "kube/conditions.h"
 #include "kube/mergepatch.h"
+#include "kube/notify.h"
 
 #define T0 1795248000000000ULL  /* 2026-11-21T08:00:00Z */
 #define T1 (T0 + 60000000ULL)
@@ -126,11 +132,46 @@ static void test_merge_patch_depth(void **state) {
         json_decref(b);
 }
 
+static void test_notify(void **state) {
+        /* Outside systemd: a successful no-op. */
+        unsetenv("NOTIFY_SOCKET");
+        assert_int_equal(kube_notify_ready(), 0);
+        assert_int_equal(kube_notify_status("hello %d", 1), 0);
+        /* Under a (fake) service manager: the datagrams arrive. */
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/kube-notify-%d", (int) getpid());
+        int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        assert_true(fd >= 0);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+        unlink(path);
+        assert_int_equal(bind(fd, (struct sockaddr *) &sa, sizeof sa), 0);
+        setenv("NOTIFY_SOCKET", path, 1);
+        assert_true(kube_notify_ready() > 0);
+        assert_true(kube_notify_status("synced %d informers", 3) > 0);
+        assert_true(kube_notify_stopping() > 0);
+        char buf[256];
+        ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+        assert_true(n > 0);
+        buf[n] = '\0';
+        assert_string_equal(buf, "READY=1");
+        n = recv(fd, buf, sizeof buf - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        assert_string_equal(buf, "STATUS=synced 3 informers");
+        n = recv(fd, buf, sizeof buf - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        assert_string_equal(buf, "STOPPING=1");
+        unsetenv("NOTIFY_SOCKET");
+        close(fd);
+        unlink(path);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_condition_transitions),
                 cmocka_unit_test(test_merge_patch),
                 cmocka_unit_test(test_merge_patch_depth),
+                cmocka_unit_test(test_notify),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
