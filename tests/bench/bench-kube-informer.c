@@ -162,6 +162,28 @@ int main(int argc, char **argv) {
         double t_create = now_s() - t0;
         printf("create %u ConfigMaps (async, HTTP/2): %.2f s, %.0f/s, %u failed\n", n, t_create, n / t_create, failed);
 
+        /* Request throughput: many async requests in flight vs one blocking at a time. */
+        unsigned m = n < 5000 ? n : 5000;
+        done = failed = 0;
+        t0 = now_s();
+        for (unsigned i = 0; i < m; i++) {
+                snprintf(name, sizeof name, "/api/v1/namespaces/" NS "/configmaps/cm-%05u", i);
+                kube_request_async(client, "GET", name, NULL, NULL, on_done, NULL);
+        }
+        run_until(all_done, &m);
+        double t_async = now_s() - t0;
+        KubeClientStats st;
+        kube_client_get_stats(client, &st);
+        t0 = now_s();
+        unsigned m2 = m / 5;
+        for (unsigned i = 0; i < m2; i++) {
+                snprintf(name, sizeof name, "/api/v1/namespaces/" NS "/configmaps/cm-%05u", i);
+                kube_request(client, "GET", name, NULL, NULL, NULL, &err);
+        }
+        double t_block = now_s() - t0;
+        printf("GET throughput: async %.0f req/s (%u requests, %llu connections so far), blocking %.0f req/s\n",
+               m / t_async, m, (unsigned long long) st.connections, m2 / t_block);
+
         /* List + watch until synced. */
         size_t heap0 = heap_used();
         KubeInformer *inf = NULL;
