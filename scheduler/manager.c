@@ -21,6 +21,7 @@
 #include "kube/kube.h"
 #include "kube/log.h"
 #include "policy-validator/policy.h"
+#include "scheduler/extender.h"
 #include "scheduler/leader.h"
 #include "scheduler/sched-algo.h"
 #include "scheduler/sched-cache.h"
@@ -60,6 +61,9 @@ struct Manager {
         SchedAlgo *algo;
         SchedStr scheduler_name;
         char *identity;
+        Extender **extenders;
+        SchedExtender *hooks;
+        size_t n_extenders;
 
         bool synced_pods, synced_nodes, synced_namespaces;
         bool leading;
@@ -194,12 +198,18 @@ static void schedule_one(Manager *m, SchedPod *pod) {
         }
         uint64_t t0 = now_mono();
         SchedResult res;
+        for (size_t i = 0; i < m->n_extenders; i++)
+                extender_clear_error(m->extenders[i]);
         int r = sched_algo_schedule(m->algo, m->cache, pod, &res);
         observe(&m->algorithm, (double) (now_mono() - t0) / 1e6);
         if (r < 0) {
                 m->attempts_error++;
-                char msg[512];
-                snprintf(msg, sizeof msg, "scheduling failed: %s", strerror(-r));
+                char msg[768];
+                const char *detail = strerror(-r);
+                for (size_t i = 0; i < m->n_extenders; i++)
+                        if (*extender_last_error(m->extenders[i]))
+                                detail = extender_last_error(m->extenders[i]);
+                snprintf(msg, sizeof msg, "scheduling failed: %s", detail);
                 klog_error("%s/%s: %s", pod->namespace_, pod->name, msg);
                 post_event(m, pod, "Warning", "FailedScheduling", "Scheduling", msg);
                 (void) sched_queue_failed(m->queue, pod->uid, false);
@@ -234,6 +244,17 @@ static void schedule_one(Manager *m, SchedPod *pod) {
                 return;
         }
         *b = (BindCtx) { .m = m, .pod = sched_pod_ref(pod), .node = node, .start = now_mono() };
+        for (size_t i = 0; i < m->n_extenders; i++)
+                if (extender_is_binder(m->extenders[i]) && extender_is_interested(m->extenders[i], pod)) {
+                        /* the binding extender binds (synchronously, as upstream) */
+                        m->binds_in_flight++;
+                        r = extender_bind(m->extenders[i], pod, node);
+                        KubeError e = {};
+                        if (r < 0)
+                                snprintf(e.message, sizeof e.message, "%s", extender_last_error(m->extenders[i]));
+                        bind_done(m->client, r < 0 ? r : 201, NULL, &e, b);
+                        return;
+                }
         r = kube_bind_async(m->client, pod->namespace_, pod->name, pod->uid, node, bind_done, b);
         if (r < 0) {
                 (void) sched_cache_forget_pod(m->cache, pod->uid);
@@ -492,6 +513,16 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
 
 /* ---- construction ---- */
 
+static json_t *lookup_pod(void *userdata, const SchedPod *pod) {
+        Manager *m = userdata;
+        return m->pods ? kube_informer_get(m->pods, pod->namespace_, pod->name) : NULL;
+}
+
+static json_t *lookup_node(void *userdata, SchedStr name) {
+        Manager *m = userdata;
+        return m->nodes ? kube_informer_get(m->nodes, NULL, sched_strtab_get(m->strtab, name)) : NULL;
+}
+
 static int read_policy_file(const char *path, char **ret, size_t *ret_len) {
         _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f)
@@ -601,10 +632,6 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 if (m->eff->extenders[i].preempt_verb)
                         klog_warning("extender %s has a preemptVerb: preemption is not performed by this scheduler",
                                      m->eff->extenders[i].url_prefix);
-        if (m->eff->n_extenders > 0)
-                return klog_error_errno(-EOPNOTSUPP, "the policy configures %zu extender(s): HTTP extenders are not "
-                                                     "supported by this build of policy-scheduler; not starting",
-                                        m->eff->n_extenders);
 
         m->strtab = sched_strtab_new(0, 0);
         m->cache = m->strtab ? sched_cache_new(m->strtab) : NULL;
@@ -614,8 +641,17 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         r = sched_strtab_intern_str(m->strtab, opts->scheduler_name, &m->scheduler_name);
         if (r < 0)
                 return r;
+        /* extended resources an extender manages with ignoredByScheduler are not checked */
+        const char *ignored[256];
+        uint32_t n_ignored = 0;
+        for (size_t i = 0; i < m->eff->n_extenders; i++)
+                for (size_t k = 0; k < m->eff->extenders[i].n_managed_resources; k++)
+                        if (m->eff->extenders[i].managed_resources[k].ignored_by_scheduler && n_ignored < ELEMENTSOF(ignored))
+                                ignored[n_ignored++] = m->eff->extenders[i].managed_resources[k].name;
         SchedConfigOptions co = { .percentage_of_nodes_to_score = opts->percentage,
-                                  .exclude_masters = !opts->masters_schedulable };
+                                  .exclude_masters = !opts->masters_schedulable,
+                                  .ignored_resources = ignored,
+                                  .n_ignored_resources = n_ignored };
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
         r = sched_config_new(m->strtab, m->eff, &co, &m->cfg, &err);
@@ -626,6 +662,25 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         if (!m->algo)
                 return -ENOMEM;
         sched_algo_seed(m->algo, now_mono() ^ ((uint64_t) getpid() << 32));
+
+        if (m->eff->n_extenders > 0) {
+                m->extenders = calloc(m->eff->n_extenders, sizeof(Extender *));
+                m->hooks = calloc(m->eff->n_extenders, sizeof(SchedExtender));
+                if (!m->extenders || !m->hooks)
+                        return -ENOMEM;
+                ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = m->strtab, .userdata = m };
+                for (size_t i = 0; i < m->eff->n_extenders; i++) {
+                        buf_reset(&err);
+                        r = extender_new(&m->eff->extenders[i], &lk, &m->extenders[i], &err);
+                        if (r < 0)
+                                return klog_error_errno(r, "cannot use extender: %s", buf_str(&err));
+                        m->n_extenders++;
+                        extender_hook(m->extenders[i], &m->hooks[i]);
+                }
+                r = sched_algo_set_extenders(m->algo, m->hooks, (uint32_t) m->n_extenders);
+                if (r < 0)
+                        return klog_error_errno(r, "too many extenders");
+        }
 
         r = sd_event_add_defer(m->event, &m->defer, on_defer, m);
         if (r < 0)
@@ -705,6 +760,10 @@ Manager *manager_free(Manager *m) {
         sd_event_source_unref(m->tick);
         kube_client_unref(m->client);
         sched_algo_free(m->algo);
+        for (size_t i = 0; i < m->n_extenders; i++)
+                extender_free(m->extenders[i]);
+        free(m->extenders);
+        free(m->hooks);
         sched_config_free(m->cfg);
         sched_queue_free(m->queue);
         sched_cache_free(m->cache);

@@ -23,8 +23,10 @@ void sched_options_init(SchedOptions *o) {
                 .percentage = 0,
                 .masters_schedulable = true,
                 .port = 10251,
-                .qps = 500,
-                .burst = 1000,
+                /* A scheduler issues a bind (and an Event) per pod: a client-side limit below
+                 * the API server's own capacity would be what limits the cluster. */
+                .qps = 5000,
+                .burst = 10000,
                 .lease_duration_usec = 15000000,
                 .renew_deadline_usec = 10000000,
                 .retry_period_usec = 2000000,

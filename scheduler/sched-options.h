@@ -37,8 +37,8 @@ typedef struct SchedOptions {
         bool masters_schedulable;                       /* default true (upstream behaviour) */
         char *bind_address;                             /* default 0.0.0.0 */
         int port;                                       /* default 10251; 0 = no HTTP server */
-        double qps;                                     /* clientConnection.qps; default 500 */
-        int burst;                                      /* default 1000 */
+        double qps;                                     /* clientConnection.qps; default 5000 */
+        int burst;                                      /* default 10000 */
         /* set when given on the command line (they win over the files) */
         bool set_scheduler_name, set_leader_elect, set_policy_path, set_kubeconfig;
 } SchedOptions;
