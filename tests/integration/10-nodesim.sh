@@ -20,7 +20,7 @@ NS_PID=
 cleanup_api() {
   kubectl delete deployment testapp --ignore-not-found --wait=false
   kubectl delete pod -l app=testapp --ignore-not-found --grace-period=0 --force
-  kubectl delete pod bound incluster1 incluster2 crasher unhealthy --ignore-not-found --grace-period=0 --force
+  kubectl delete pod bound incluster1 incluster2 crasher unhealthy stubborn --ignore-not-found --grace-period=0 --force
   kubectl delete configmap testapp-config --ignore-not-found
   kubectl delete rolebinding nodesim-view --ignore-not-found
   kubectl delete node smoke-0 smoke-1 smoke-2 --ignore-not-found --wait=false
@@ -174,6 +174,30 @@ check "it is bound to smoke-2 through pods/binding" \
   kubectl create --raw /api/v1/namespaces/default/pods/bound/binding -f "$T/binding.json"
 wait_for "the bound pod becomes Ready" 30 kubectl wait --for=condition=Ready --timeout=1s pod/bound
 check_match "its log shows the program" "message=bound" "$(kubectl logs bound)"
+
+# A process that ignores SIGTERM is killed once the grace period is over.
+check "a pod whose program ignores SIGTERM is created" kubectl apply -f - <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: stubborn, namespace: default}
+spec:
+  nodeName: smoke-0
+  terminationGracePeriodSeconds: 2
+  containers:
+  - {name: app, image: testapp:v1, args: ["--bind", "$(POD_IP)", "--ignore-term", "stubborn"],
+     env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]}
+YAML
+wait_for "it becomes Ready" 30 kubectl wait --for=condition=Ready --timeout=1s pod/stubborn
+PID3=$(kubectl logs stubborn | sed -nE 's/^testapp pid=([0-9]+) .*/\1/p')
+kubectl logs -f stubborn > "$T/stubborn.out" 2>&1 &
+wait_for "a follower of it is attached" 15 grep -q "message=stubborn" "$T/stubborn.out"
+start=$(date +%s%N)
+check "kubectl delete pod returns after the grace period" timeout 20 kubectl delete pod stubborn
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+check_match "... of 2 s, not before (${took} ms)" '^(1[89][0-9]{2}|[2-9][0-9]{3})$' "$took"
+check_eq "the process got SIGTERM, ignored it, and was killed" "no" \
+  "$(kill -0 "$PID3" 2>/dev/null && echo yes || echo no)"
+wait_for "its log shows the ignored SIGTERM" 10 grep -q "testapp ignoring SIGTERM" "$T/stubborn.out"
 
 # A container that exits is restarted after a backoff; its previous log stays readable.
 check "a pod whose program exits after a second is created" kubectl apply -f - <<'YAML'

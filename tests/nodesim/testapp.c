@@ -1,13 +1,15 @@
 /* testapp: the small program the nodesim smoke test runs as a pod's container.
  *
- *   testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] [--unhealthy-after S] MESSAGE
+ *   testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] [--unhealthy-after S]
+ *           [--ignore-term] MESSAGE
  *
  * Prints "testapp pid=<pid> message=<MESSAGE>" and, for each --show, "show <FILE>=<first
  * line>" (to prove volumes are mounted), then serves HTTP on IP:N (default 127.0.0.1:8080):
  * /readyz and /healthz answer "ok", /pid the PID, / the message. SIGTERM ends it with
  * "testapp stopping" and exit status 0; --exit-after makes it exit with status 3 after that
  * many seconds ("testapp crashing"), and --unhealthy-after makes /healthz answer 500 after
- * that many seconds, for restart and liveness tests. One client at a time, plain blocking sockets: it
+ * that many seconds, for restart and liveness tests; --ignore-term makes it ignore SIGTERM
+ * (prints "testapp ignoring SIGTERM"), for tests of the KILL after the grace period. One client at a time, plain blocking sockets: it
  * only needs to answer probes and a test. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,8 +28,13 @@
 
 static volatile sig_atomic_t stop;
 
+static volatile sig_atomic_t ignore_term, term_seen;
+
 static void on_term(int sig) {
-        stop = 1;
+        if (ignore_term)
+                term_seen = 1;
+        else
+                stop = 1;
 }
 
 static void show(const char *path) {
@@ -97,13 +104,15 @@ int main(int argc, char *argv[]) {
                                 fprintf(stderr, "testapp: bad --unhealthy-after %s\n", argv[i]);
                                 return 2;
                         }
-                } else if (strcmp(argv[i], "--show") == 0 && i + 1 < argc)
+                } else if (strcmp(argv[i], "--ignore-term") == 0)
+                        ignore_term = 1;
+                else if (strcmp(argv[i], "--show") == 0 && i + 1 < argc)
                         i++;    /* shown below, after the first line */
                 else
                         message = argv[i];
         }
         if (!message) {
-                fprintf(stderr, "usage: testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] [--unhealthy-after S] MESSAGE\n");
+                fprintf(stderr, "usage: testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] [--unhealthy-after S] [--ignore-term] MESSAGE\n");
                 return 2;
         }
         printf("testapp pid=%d message=%s\n", (int) getpid(), message);
@@ -131,6 +140,10 @@ int main(int argc, char *argv[]) {
         time_t deadline = exit_after >= 0 ? time(NULL) + exit_after : 0;
         unhealthy_at = unhealthy_after >= 0 ? time(NULL) + unhealthy_after : 0;
         while (!stop) {
+                if (term_seen) {
+                        term_seen = 0;
+                        printf("testapp ignoring SIGTERM\n");
+                }
                 if (deadline && time(NULL) >= deadline) {
                         printf("testapp crashing\n");
                         return 3;
