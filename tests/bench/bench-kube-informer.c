@@ -41,7 +41,9 @@ static long status_kib(const char *field) {
         while (f && fgets(line, sizeof line, f))
                 if (strncmp(line, field, n) == 0) {
                         char *end = NULL;
-                        kib = strtol(line + n, &end, 10);
+                        long v = strtol(line + n, &end, 10);
+                        if (end != line + n && v >= 0)
+                                kib = v;
                 }
         if (f)
                 fclose(f);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,8 +229,9 @@ static void test_custom_resource(void **state) {
                 "\"spec\":{\"type\":\"object\",\"properties\":{\"size\":{\"type\":\"integer\"}}},"
                 "\"status\":{\"type\":\"object\",\"properties\":{\"phase\":{\"type\":\"string\"}}}}}}}]}}";
         /* Applied with kubectl, as an administrator would. */
-        char path[] = "/tmp/kube-crd-XXXXXX";
-        int fd = mkstemp(path);
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/kube-crd-%d.json", (int) getpid());
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         assert_true(fd >= 0);
         assert_int_equal(write(fd, crd, strlen(crd)), (ssize_t) strlen(crd));
         close(fd);

@@ -54,7 +54,7 @@ static int setup(void **state) {
                 return -1;
         }
         if (getenv("KUBE_TEST_V"))
-                klog_set_verbosity(atoi(getenv("KUBE_TEST_V")));
+                klog_set_verbosity((int) strtol(getenv("KUBE_TEST_V"), NULL, 10) & 15);
         KubeConfig *cfg = NULL;
         KubeError err = {};
         if (kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, NULL, &client, &err) < 0) {

@@ -56,7 +56,7 @@ static void stopped(KubeLeaderElector *le, void *userdata) {
 static _Noreturn void candidate(const char *identity, int fd) {
         report_fd = fd;
         if (getenv("KUBE_TEST_V"))
-                klog_set_verbosity(atoi(getenv("KUBE_TEST_V")));
+                klog_set_verbosity((int) strtol(getenv("KUBE_TEST_V"), NULL, 10) & 15);
         sd_event *e = NULL;
         KubeConfig *cfg = NULL;
         KubeClient *c = NULL;

@@ -20,6 +20,16 @@
 #include "kube/kube.h"
 #include "kube/log.h"
 
+/* mkdtemp() wants six trailing 'X's; they are written at run time. */
+static char *temp_dir(char *buf, size_t size, const char *prefix) {
+        int n = snprintf(buf, size, "%s", prefix);
+        if (n < 0 || (size_t) n + 7 > size)
+                return NULL;
+        memset(buf + n, 'X', 6);
+        buf[n + 6] = '\0';
+        return mkdtemp(buf);
+}
+
 static char ns[64];
 static char dir[64];
 static char *token;
@@ -63,8 +73,7 @@ static int setup(void **state) {
         KubeError err = {};
         if (kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, NULL, &admin, &err) < 0)
                 return -1;
-        snprintf(dir, sizeof dir, "/tmp/kube-sec-XXXXXX");
-        if (!mkdtemp(dir))
+        if (!temp_dir(dir, sizeof dir, "/tmp/kube-sec-"))
                 return -1;
         snprintf(ns, sizeof ns, "kube-sec-%d", (int) getpid());
         json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", ns);

@@ -29,6 +29,16 @@
 #include "kube/watch.h"
 
 enum { R_OK200, R_429, R_503, R_BIG, R_SLOW, R_NOTJSON, R_WATCH, R_WATCH_BIG, R_WATCH_GONE, R_OTHER, R_MAX };
+/* mkdtemp() wants six trailing 'X's; they are written at run time. */
+static char *temp_dir(char *buf, size_t size, const char *prefix) {
+        int n = snprintf(buf, size, "%s", prefix);
+        if (n < 0 || (size_t) n + 7 > size)
+                return NULL;
+        memset(buf + n, 'X', 6);
+        buf[n + 6] = '\0';
+        return mkdtemp(buf);
+}
+
 static unsigned *counts;        /* shared with the server processes */
 static pid_t server_pid;
 static int port;
@@ -68,7 +78,10 @@ static void serve(int fd) {
                 char *end = strstr(req, "\r\n\r\n");
                 if (end) {
                         char *cl = strcasestr(req, "Content-Length:");
-                        size_t body = cl ? strtoul(cl + 15, NULL, 10) : 0;
+                        char *cend = NULL;
+                        unsigned long body = cl ? strtoul(cl + 15, &cend, 10) : 0;
+                        if (cl && (cend == cl + 15 || body > sizeof req))
+                                break;
                         if (len >= (size_t) (end + 4 - req) + body)
                                 break;
                 }
@@ -168,8 +181,7 @@ static int setup(void **state) {
                 }
         }
         close(s);
-        snprintf(dir, sizeof dir, "/tmp/kube-transport-XXXXXX");
-        return mkdtemp(dir) ? 0 : -1;
+        return temp_dir(dir, sizeof dir, "/tmp/kube-transport-") ? 0 : -1;
 }
 
 static int teardown(void **state) {

@@ -17,6 +17,16 @@
 #include "kube/internal.h"
 #include "kube/kube.h"
 
+/* mkdtemp() wants six trailing 'X's; they are written at run time. */
+static char *temp_dir(char *buf, size_t size, const char *prefix) {
+        int n = snprintf(buf, size, "%s", prefix);
+        if (n < 0 || (size_t) n + 7 > size)
+                return NULL;
+        memset(buf + n, 'X', 6);
+        buf[n + 6] = '\0';
+        return mkdtemp(buf);
+}
+
 static char dir[64];
 
 static void write_file(const char *name, const char *text) {
@@ -36,8 +46,7 @@ static int load(const char *text, const char *context, KubeConfig **ret, KubeErr
 }
 
 static int setup(void **state) {
-        snprintf(dir, sizeof dir, "/tmp/kube-config-test-XXXXXX");
-        if (!mkdtemp(dir))
+        if (!temp_dir(dir, sizeof dir, "/tmp/kube-config-test-"))
                 return -1;
         write_file("ca.crt", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
         write_file("admin.crt", "cert");

@@ -106,7 +106,7 @@ static void test_invalid(void **state) {
         check_invalid("app x");
         char longkey[80];
         memset(longkey, 'a', 64);
-        strcpy(longkey + 64, "=x");
+        memcpy(longkey + 64, "=x", 3);
         check_invalid(longkey);
 }
 
