@@ -78,6 +78,7 @@ struct KubeInformer {
         size_t n_handlers;
         State state;
         bool started, synced;
+        bool need_list;         /* a list was started and has not completed */
         uint32_t gen;
         char rv[128];
         char *continue_token;
@@ -305,7 +306,9 @@ static uint64_t next_backoff(KubeInformer *inf) {
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         KubeInformer *inf = kube_informer_ref(userdata);
-        if (inf->rv[0] && inf->synced)
+        /* An interrupted list must be redone whole: only a complete one can tell which
+         * objects were deleted meanwhile. */
+        if (inf->rv[0] && inf->synced && !inf->need_list)
                 watch_start(inf);
         else
                 list_start(inf);
@@ -428,6 +431,7 @@ static void on_list_page(KubeClient *c, int r, json_t *body, const KubeError *er
                 goto out;
         }
         sweep(inf);
+        inf->need_list = false;
         inf->stats.lists++;
         inf->backoff_usec = 0;
         if (!inf->synced) {
@@ -460,6 +464,7 @@ static void list_page(KubeInformer *inf) {
 
 static void list_start(KubeInformer *inf) {
         inf->state = STATE_LISTING;
+        inf->need_list = true;
         inf->gen++;
         free(inf->continue_token);
         inf->continue_token = NULL;
