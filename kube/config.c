@@ -403,16 +403,18 @@ int kube_config_load(const char *path, const char *context, KubeConfig **ret, Ku
         if (r < 0)
                 return kube_error_set(err, r, 0, "NoKubeconfig", "cannot read kubeconfig %.300s: %s", p, strerror(-r));
 
-        _cleanup_free_ char *dir = strdup(p);
-        if (!dir)
-                return -ENOMEM;
-        char *slash = strrchr(dir, '/');
-        if (slash)
-                *slash = '\0';
+        /* Relative paths inside are relative to the kubeconfig's directory. */
+        char dir[PATH_MAX];
+        const char *slash = strrchr(p, '/');
+        size_t dlen = slash ? (size_t) (slash - p) : 0;
+        if (dlen >= sizeof dir)
+                return kube_error_set(err, -ENAMETOOLONG, 0, "NoKubeconfig", "kubeconfig path too long");
+        memcpy(dir, p, dlen);
+        dir[dlen] = '\0';
         _cleanup_kube_config_ KubeConfig *c = calloc(1, sizeof(KubeConfig));
         if (!c)
                 return -ENOMEM;
-        r = kubeconfig_parse(c, text, len, slash ? (dir[0] ? dir : "/") : ".", context, err);
+        r = kubeconfig_parse(c, text, len, slash ? (dlen ? dir : "/") : ".", context, err);
         explicit_bzero(text, len);
         if (r < 0)
                 return r;
