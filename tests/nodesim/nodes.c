@@ -271,10 +271,27 @@ static void pump(Manager *m) {
         }
 }
 
+/* When the next idle node falls due; nodes with a request in flight are pumped again by
+ * its completion. */
+static uint64_t next_due(const Manager *m) {
+        uint64_t next = UINT64_MAX;
+        for (size_t i = 0; i < m->n_nodes; i++) {
+                const NodeState *s = &m->node_state[i];
+                if (s->busy)
+                        continue;
+                uint64_t t = s->phase == NODE_READY ? MIN(s->next_lease, s->next_status) : s->next_status;
+                next = MIN(next, t);
+        }
+        return next;
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         pump(m);
-        sd_event_source_set_time(s, usec + TICK_USEC);
+        /* At most every TICK_USEC, and not at all while nothing is due: an idle nodesim
+         * with a few nodes wakes up only for its heartbeats. */
+        uint64_t next = next_due(m);
+        sd_event_source_set_time(s, MAX(usec + TICK_USEC, next == UINT64_MAX ? usec + TICK_USEC : next));
         return 0;
 }
 
