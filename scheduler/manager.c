@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
@@ -17,12 +18,14 @@
 
 #include "common/http-server.h"
 #include "common/macro.h"
+#include "kube/events.h"
 #include "kube/informer.h"
+#include "kube/leader.h"
+#include "kube/notify.h"
 #include "kube/kube.h"
 #include "kube/log.h"
 #include "policy-validator/policy.h"
 #include "scheduler/extender.h"
-#include "scheduler/leader.h"
 #include "scheduler/sched-algo.h"
 #include "scheduler/sched-cache.h"
 #include "scheduler/sched-config.h"
@@ -51,7 +54,8 @@ struct Manager {
         KubeClient *client;
         KubeInformer *pods, *nodes, *namespaces;
         HttpServer *http;
-        Leader *leader;
+        KubeLeaderElector *leader;
+        KubeEventRecorder *recorder;
 
         PolicyEffective *eff;
         SchedStrtab *strtab;
@@ -123,26 +127,14 @@ static void format_micro_time(char buf[static 40]) {
         snprintf(buf + n, 40 - n, ".%06ldZ", ts.tv_nsec / 1000);
 }
 
+/* Events go through libkube's recorder, which folds repeats into a series as client-go
+ * does, so a pod retried many times does not flood the API server. */
 static void post_event(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
                        const char *note) {
-        char when[40], name[320];
-        format_micro_time(when);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        snprintf(name, sizeof name, "%.240s.%" PRIx64, pod->name, (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec);
-        json_auto_t *ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:s, s:s, s:s%, "
-                                    "s:{s:s, s:s, s:s, s:s, s:s}}",
-                                    "apiVersion", "events.k8s.io/v1", "kind", "Event",
-                                    "metadata", "name", name, "namespace", pod->namespace_,
-                                    "eventTime", when,
-                                    "reportingController", sched_strtab_get(m->strtab, m->scheduler_name),
-                                    "reportingInstance", m->identity,
-                                    "action", action, "reason", reason, "type", type,
-                                    "note", note, strlen(note) > 1000 ? (size_t) 1000 : strlen(note),
-                                    "regarding", "apiVersion", "v1", "kind", "Pod", "namespace", pod->namespace_,
-                                    "name", pod->name, "uid", pod->uid);
-        if (!ev || kube_create_async(m->client, &KUBE_EVENTS_V1, pod->namespace_, ev, NULL, NULL) < 0)
-                klog_v(2, "could not post event %s for %s/%s", reason, pod->namespace_, pod->name);
+        json_auto_t *regarding = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Pod",
+                                           "metadata", "name", pod->name, "namespace", pod->namespace_, "uid", pod->uid);
+        if (!regarding || kube_event_record(m->recorder, regarding, type, reason, action, "%s", note) < 0)
+                klog_v(2, "could not record event %s for %s/%s", reason, pod->namespace_, pod->name);
 }
 
 static void set_unschedulable_condition(Manager *m, const SchedPod *pod, const char *message) {
@@ -420,7 +412,7 @@ static void on_synced(KubeInformer *inf, void *userdata) {
                 sched_queue_stats(m->queue, &st);
                 klog_info("caches synced: %u nodes, %u bound pods, %u pending pods", n, sched_cache_n_pods(m->cache),
                           st.active);
-                (void) sd_notify(0, "READY=1");
+                (void) kube_notify_ready();
                 kick(m);
         }
 }
@@ -431,18 +423,21 @@ static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, vo
 
 /* ---- leadership ---- */
 
-static void on_leader(Leader *l, bool leading, void *userdata) {
+static void on_started_leading(KubeLeaderElector *le, void *userdata) {
         Manager *m = userdata;
-        if (leading) {
-                klog_info("became leader (%s)", m->identity);
-                m->leading = true;
-                kick(m);
-        } else if (m->leading) {
-                /* as upstream: a scheduler that lost its lease stops; a new one starts clean */
-                klog_error("lost the leader lease; exiting");
-                m->leading = false;
-                (void) sd_event_exit(m->event, 1);
-        }
+        klog_info("became leader (%s)", m->identity);
+        m->leading = true;
+        kick(m);
+}
+
+static void on_stopped_leading(KubeLeaderElector *le, void *userdata) {
+        Manager *m = userdata;
+        if (!m->leading)
+                return;
+        /* as upstream: a scheduler that lost its lease stops; a new one starts clean */
+        klog_error("lost the leader lease; exiting");
+        m->leading = false;
+        (void) sd_event_exit(m->event, 1);
 }
 
 /* ---- HTTP ---- */
@@ -602,9 +597,14 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         if (r < 0)
                 return klog_error_errno(r, "cannot create the event loop: %s", strerror(-r));
 
+        /* hostname plus a random part, as upstream: replicas run as processes on one host
+         * (nodesim) must still be different candidates */
         char host[256] = "unknown";
+        uint64_t rnd = 0;
         (void) gethostname(host, sizeof host - 1);
-        if (asprintf(&m->identity, "%s_%s", host, opts->scheduler_name) < 0)
+        if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t) sizeof rnd)
+                rnd = now_mono() ^ ((uint64_t) getpid() << 32);
+        if (asprintf(&m->identity, "%s_%016" PRIx64, host, rnd) < 0)
                 return -ENOMEM;
 
         _cleanup_kube_config_ KubeConfig *kc = NULL;
@@ -617,6 +617,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 return klog_error_errno(r, "cannot create the API client: %s", kerr.message);
         kube_client_set_rate_limit(m->client, opts->qps, opts->burst);
         kube_client_set_max_in_flight(m->client, 1024);
+        r = kube_event_recorder_new(m->client, opts->scheduler_name, m->identity, &m->recorder);
+        if (r < 0)
+                return klog_error_errno(r, "cannot create the event recorder: %s", strerror(-r));
 
         _cleanup_(policy_freep) Policy *policy = NULL;
         r = load_policy(m, &policy);
@@ -728,18 +731,23 @@ int manager_start(Manager *m) {
                         return r;
         }
         if (m->opts->leader_elect) {
-                LeaderOptions lo = {
-                        .namespace_ = m->opts->lease_namespace,
-                        .name = m->opts->lease_name,
+                KubeLeaderConfig lc = {
+                        .lease_namespace = m->opts->lease_namespace,
+                        .lease_name = m->opts->lease_name,
                         .identity = m->identity,
-                        .lease_duration_usec = m->opts->lease_duration_usec,
-                        .renew_deadline_usec = m->opts->renew_deadline_usec,
-                        .retry_period_usec = m->opts->retry_period_usec,
+                        .lease_duration_usec = (uint64_t) m->opts->lease_duration_usec,
+                        .renew_deadline_usec = (uint64_t) m->opts->renew_deadline_usec,
+                        .retry_period_usec = (uint64_t) m->opts->retry_period_usec,
+                        .on_started_leading = on_started_leading,
+                        .on_stopped_leading = on_stopped_leading,
+                        .userdata = m,
                 };
-                r = leader_new(m->client, &lo, on_leader, m, &m->leader);
+                r = kube_leader_new(m->client, &lc, &m->leader);
+                if (r >= 0)
+                        r = kube_leader_start(m->leader);
                 if (r < 0)
                         return klog_error_errno(r, "cannot start leader election: %s", strerror(-r));
-                klog_info("waiting for the lease %s/%s as %s", lo.namespace_, lo.name, lo.identity);
+                klog_info("waiting for the lease %s/%s as %s", lc.lease_namespace, lc.lease_name, lc.identity);
         }
         return 0;
 }
@@ -751,7 +759,11 @@ sd_event *manager_get_event(Manager *m) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        leader_free(m->leader);
+        /* a leader hands its lease over at once instead of letting it expire; that is a
+         * chosen stop, not a lost lease */
+        m->leading = false;
+        kube_leader_free(m->leader);
+        kube_event_recorder_free(m->recorder);
         http_server_free(m->http);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);

@@ -19,6 +19,6 @@ $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube 
 $(eval $(call unit_test,test-sched-options,tests/unit/test-sched-options.c scheduler/sched-options.c,$(SCHED_TEST_LIBS)))
 
 # The daemon: the imperative shell around libschedcore.
-SCHED_DAEMON_SRCS := scheduler/main.c scheduler/manager.c scheduler/leader.c scheduler/sched-options.c \
+SCHED_DAEMON_SRCS := scheduler/main.c scheduler/manager.c scheduler/sched-options.c \
                      scheduler/extender.c
 $(eval $(call program,policy-scheduler,$(SCHED_DAEMON_SRCS),schedcore policy kube common))
