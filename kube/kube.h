@@ -29,8 +29,8 @@
  * the connection could not be established at all (nothing was sent). A client-side token
  * bucket (default 100 qps, burst 200; kube_client_set_rate_limit) paces all requests.
  *
- * Credentials (tokens, keys) are never logged, never put in a KubeError, and are wiped
- * from memory when the config is freed. */
+ * Credentials (tokens, keys) are never logged and never put in a KubeError; libkube's own
+ * copies are wiped from memory when they are freed (libcurl's internal ones are not). */
 
 #include <stdbool.h>
 #include <stddef.h>
