@@ -212,6 +212,21 @@ static void test_in_cluster(void **state) {
         assert_string_equal(kube_config_server(c), "https://10.0.0.1:443");
         assert_string_equal(kube_config_namespace(c), "kube-system");
         assert_string_equal(kube_config_token(c), "file-token-123");
+        /* A rotated token is picked up at the next check (every 10 s; forced here). */
+        write_file("token", "rotated-token-456\n");
+        struct timespec later = { .tv_sec = c->token_mtime.tv_sec + 5 };
+        char tp[256];
+        snprintf(tp, sizeof tp, "%s/token", dir);
+        struct timespec times[2] = { later, later };
+        assert_int_equal(utimensat(AT_FDCWD, tp, times, 0), 0);
+        assert_string_equal(kube_config_token(c), "file-token-123");    /* not yet re-checked */
+        c->token_checked_usec = 0;
+        assert_string_equal(kube_config_token(c), "rotated-token-456");
+        /* A token file that disappears keeps the last good token. */
+        unlink(tp);
+        c->token_checked_usec = 0;
+        assert_string_equal(kube_config_token(c), "rotated-token-456");
+        write_file("token", "file-token-123\n");
         kube_config_free(c);
         setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
         assert_int_equal(kube_config_in_cluster(sa, &c, &err), 0);

@@ -6,8 +6,10 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <regex.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kube/log.h"
@@ -71,6 +73,29 @@ static void test_long_line_cut(void **state) {
         assert_null(strchr(out, '\n') == out + n - 1 ? NULL : "two lines");
 }
 
+static void emit_journal(void) {
+        /* stderr (a pipe here) claims to be the journal: lines go to journald when it is
+         * there, and still reach stderr when it is not. */
+        struct stat st;
+        assert_int_equal(fstat(STDERR_FILENO, &st), 0);
+        char v[64];
+        snprintf(v, sizeof v, "%llu:%llu", (unsigned long long) st.st_dev, (unsigned long long) st.st_ino);
+        setenv("JOURNAL_STREAM", v, 1);
+        klog_reopen();
+        klog_warning("to the journal %d", 7);
+        unsetenv("JOURNAL_STREAM");
+        klog_reopen();
+        klog_info("plain again");
+}
+
+static void test_journal_stream(void **state) {
+        const char *out = capture(emit_journal);
+        bool journald = access("/run/systemd/journal/socket", W_OK) == 0;
+        if (!journald)
+                assert_non_null(strstr(out, "] to the journal 7\n"));
+        assert_non_null(strstr(out, "] plain again\n"));
+}
+
 static void test_verbosity(void **state) {
         klog_set_verbosity(-3);
         assert_int_equal(klog_verbosity(), 0);
@@ -84,6 +109,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_shape),
                 cmocka_unit_test(test_long_line_cut),
+                cmocka_unit_test(test_journal_stream),
                 cmocka_unit_test(test_verbosity),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
