@@ -43,7 +43,9 @@ static bool stderr_is_journal(void) {
 }
 
 void klog_reopen(void) {
-        journal_state = stderr_is_journal();
+        /* sd_journal_send() drops messages silently when journald is not there, so the
+         * journal is used only while its socket exists; otherwise stderr it is. */
+        journal_state = stderr_is_journal() && access("/run/systemd/journal/socket", W_OK) == 0;
 }
 
 static const char *basename_of(const char *file) {
