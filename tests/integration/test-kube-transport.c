@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <systemd/sd-event.h>
@@ -25,10 +26,12 @@
 #include <unistd.h>
 
 #include "kube/internal.h"
+#include "kube/informer.h"
 #include "kube/kube.h"
 #include "kube/watch.h"
 
-enum { R_OK200, R_429, R_503, R_BIG, R_SLOW, R_NOTJSON, R_WATCH, R_WATCH_BIG, R_WATCH_GONE, R_OTHER, R_MAX };
+enum { R_OK200, R_429, R_503, R_BIG, R_SLOW, R_NOTJSON, R_WATCH, R_WATCH_BIG, R_WATCH_GONE, R_OTHER,
+       R_INF_FIRST, R_INF_C1, R_INF_C2, R_INF_WATCH, R_MAX };
 /* mkdtemp() wants six trailing 'X's; they are written at run time. */
 static char *temp_dir(char *buf, size_t size, const char *prefix) {
         int n = snprintf(buf, size, "%s", prefix);
@@ -66,6 +69,61 @@ static void reply(int fd, int status, const char *extra, const char *body) {
 static const char status_body[] =
         "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"slow down\",\"reason\":\"TooManyRequests\",\"code\":429}";
 
+static const char *cm(const char *name, int rv) {
+        static char b[8][160];
+        static int i;
+        char *o = b[i++ % 8];
+        snprintf(o, 160, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"t\",\"resourceVersion\":\"%d\"}}", name, rv);
+        return o;
+}
+
+static void list_reply(int fd, const char *rv, const char *cont, const char *a, const char *b) {
+        char body[1024];
+        snprintf(body, sizeof body,
+                 "{\"kind\":\"ConfigMapList\",\"metadata\":{\"resourceVersion\":\"%s\",\"continue\":\"%s\"},"
+                 "\"items\":[%s%s%s]}",
+                 rv, cont, a, b ? "," : "", b ? b : "");
+        reply(fd, 200, NULL, body);
+}
+
+/* The scripted informer scenario (see test_informer_script). */
+static void serve_informer(int fd, const char *path) {
+        if (strstr(path, "watch=1")) {
+                unsigned w = __atomic_add_fetch(&counts[R_INF_WATCH], 1, __ATOMIC_SEQ_CST);
+                const char *head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+                send_all(fd, head, strlen(head));
+                if (w == 1 && strstr(path, "resourceVersion=100")) {
+                        char ev[512];
+                        snprintf(ev, sizeof ev,
+                                 "{\"type\":\"ADDED\",\"object\":%s}\n{\"type\":\"DELETED\",\"object\":%s}\n"
+                                 "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\","
+                                 "\"message\":\"too old\"}}\n",
+                                 cm("d", 101), cm("a", 102));
+                        send_all(fd, ev, strlen(ev));
+                        return;
+                }
+                /* Later watches stay open, quietly, until the test ends. */
+                sleep(60);
+                return;
+        }
+        if (strstr(path, "continue=c1")) {
+                __atomic_add_fetch(&counts[R_INF_C1], 1, __ATOMIC_SEQ_CST);
+                list_reply(fd, "100", "", cm("c", 1), NULL);
+        } else if (strstr(path, "continue=c2")) {
+                unsigned n = __atomic_add_fetch(&counts[R_INF_C2], 1, __ATOMIC_SEQ_CST);
+                if (n == 1)     /* the relist breaks half way: it must be redone whole */
+                        reply(fd, 403, NULL, "{\"kind\":\"Status\",\"reason\":\"Forbidden\",\"message\":\"no\",\"code\":403}");
+                else
+                        list_reply(fd, "200", "", cm("e", 5), NULL);
+        } else {
+                unsigned n = __atomic_add_fetch(&counts[R_INF_FIRST], 1, __ATOMIC_SEQ_CST);
+                if (n == 1)
+                        list_reply(fd, "100", "c1", cm("a", 1), cm("b", 1));
+                else
+                        list_reply(fd, "200", "c2", cm("b", 2), cm("c", 1));
+        }
+}
+
 static void serve(int fd) {
         char req[8192];
         size_t len = 0;
@@ -90,7 +148,9 @@ static void serve(int fd) {
         char method[16] = "", path[512] = "";
         if (sscanf(req, "%15s %511s", method, path) != 2)
                 return;
-        if (strncmp(path, "/ok", 3) == 0) {
+        if (strncmp(path, "/api/v1/namespaces/t/configmaps", 31) == 0) {
+                serve_informer(fd, path);
+        } else if (strncmp(path, "/ok", 3) == 0) {
                 __atomic_add_fetch(&counts[R_OK200], 1, __ATOMIC_SEQ_CST);
                 reply(fd, 200, NULL, "{\"ok\":true}");
         } else if (strncmp(path, "/429", 4) == 0) {
@@ -172,6 +232,7 @@ static int setup(void **state) {
                                 continue;
                         pid_t p = fork();
                         if (p == 0) {
+                                prctl(PR_SET_PDEATHSIG, SIGKILL);
                                 serve(c);
                                 shutdown(c, SHUT_WR);
                                 close(c);
@@ -406,6 +467,69 @@ static void test_watch_streams(void **state) {
         kube_client_unref(c);
 }
 
+typedef struct Log {
+        char text[1024];
+        bool synced;
+} Log;
+
+static void log_event(Log *l, char kind, json_t *obj) {
+        char e[32];
+        snprintf(e, sizeof e, "%c%s%s ", kind, kube_obj_name(obj), kube_obj_resource_version(obj));
+        size_t n = strlen(l->text);
+        snprintf(l->text + n, sizeof l->text - n, "%s", e);
+}
+static void l_add(KubeInformer *i, json_t *o, void *u) {
+        log_event(u, '+', o);
+}
+static void l_update(KubeInformer *i, json_t *old, json_t *o, void *u) {
+        log_event(u, '~', o);
+}
+static void l_delete(KubeInformer *i, json_t *o, void *u) {
+        log_event(u, '-', o);
+}
+
+static bool script_done(void *ud) {
+        return counts[R_INF_WATCH] >= 2;
+}
+
+/* list (2 pages) -> watch: add d, delete a, 410 -> relist whose second page fails (403)
+ * -> the relist is redone whole -> watch from the new resourceVersion. The handlers see
+ * exactly the differences, and the cache ends as the last list says. */
+static void test_informer_script(void **state) {
+        KubeClient *c = client_for(port);
+        KubeInformer *inf = NULL;
+        Log log = {};
+        assert_int_equal(kube_informer_new(c, &KUBE_CONFIGMAPS, "t", NULL, NULL, &inf), 0);
+        static const KubeInformerHandlers h = { l_add, l_update, l_delete };
+        assert_int_equal(kube_informer_add_handlers(inf, &h, &log), 0);
+        kube_informer_set_page_size(inf, 2);
+        assert_int_equal(kube_informer_start(inf), 0);
+        double t0 = now_s();
+        while (!script_done(NULL) && now_s() - t0 < 10)
+                assert_true(sd_event_run(kube_client_get_event(c), 100000) >= 0);
+        assert_true(script_done(NULL));
+        /* Let the last watch settle in. */
+        t0 = now_s();
+        while (now_s() - t0 < 0.2)
+                sd_event_run(kube_client_get_event(c), 10000);
+        fprintf(stderr, "# events: %s\n", log.text);
+        assert_string_equal(log.text, "+a1 +b1 +c1 +d101 -a102 ~b2 +e5 -d101 ");
+        assert_int_equal(kube_informer_size(inf), 3);
+        assert_non_null(kube_informer_get(inf, "t", "b"));
+        assert_non_null(kube_informer_get(inf, "t", "c"));
+        assert_non_null(kube_informer_get(inf, "t", "e"));
+        assert_string_equal(kube_informer_resource_version(inf), "200");
+        assert_int_equal(counts[R_INF_FIRST], 3);       /* first list, interrupted relist, relist */
+        assert_int_equal(counts[R_INF_C2], 2);
+        KubeInformerStats st;
+        kube_informer_get_stats(inf, &st);
+        assert_int_equal(st.relists, 1);
+        assert_int_equal(st.lists, 2);
+        assert_int_equal(st.errors, 1);
+        kube_informer_unref(inf);
+        kube_client_unref(c);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_retry_after_429),
@@ -415,6 +539,7 @@ int main(void) {
                 cmocka_unit_test(test_rate_limit),
                 cmocka_unit_test(test_async_http1),
                 cmocka_unit_test(test_watch_streams),
+                cmocka_unit_test(test_informer_script),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
