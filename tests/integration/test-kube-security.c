@@ -81,9 +81,22 @@ static int setup(void **state) {
         if (kube_create(admin, &KUBE_NAMESPACES, NULL, n, NULL, &err) < 0 ||
             kube_create(admin, &(KubeResource) { "", "v1", "serviceaccounts", true }, ns, sa, NULL, &err) < 0)
                 return -1;
-        /* The token controller fills in the service account's token secret. */
+        /* A token from the TokenRequest API (served by kube-apiserver itself) ... */
+        json_auto_t *treq = json_pack("{sss{si}}", "apiVersion", "authentication.k8s.io/v1", "kind", "TokenRequest", "spec",
+                                      "expirationSeconds", 3600);
+        char tpath[256];
+        snprintf(tpath, sizeof tpath, "/api/v1/namespaces/%s/serviceaccounts/probe/token", ns);
+        json_t *tresp = NULL;
+        if (kube_request(admin, "POST", tpath, treq, NULL, &tresp, &err) >= 0) {
+                const char *t = json_string_value(kube_obj_path(tresp, "status.token"));
+                if (t)
+                        token = strdup(t);
+        }
+        fprintf(stderr, "# service account token from %s\n", token ? "the TokenRequest API" : "its secret");
+        json_decref(tresp);
+        /* ... or else the one the token controller puts in the service account's secret. */
         KubeListOptions o = { .field_selector = "type=kubernetes.io/service-account-token" };
-        for (int i = 0; i < 100 && !token; i++) {
+        for (int i = 0; i < 600 && !token; i++) {
                 json_t *list = NULL;
                 if (kube_list(admin, &KUBE_SECRETS, ns, &o, &list, &err) >= 0) {
                         size_t j;
