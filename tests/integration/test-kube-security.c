@@ -82,7 +82,7 @@ static int setup(void **state) {
             kube_create(admin, &(KubeResource) { "", "v1", "serviceaccounts", true }, ns, sa, NULL, &err) < 0)
                 return -1;
         /* A token from the TokenRequest API (served by kube-apiserver itself) ... */
-        json_auto_t *treq = json_pack("{sss{si}}", "apiVersion", "authentication.k8s.io/v1", "kind", "TokenRequest", "spec",
+        json_auto_t *treq = json_pack("{sssss{si}}", "apiVersion", "authentication.k8s.io/v1", "kind", "TokenRequest", "spec",
                                       "expirationSeconds", 3600);
         char tpath[256];
         snprintf(tpath, sizeof tpath, "/api/v1/namespaces/%s/serviceaccounts/probe/token", ns);
