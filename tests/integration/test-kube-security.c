@@ -224,6 +224,9 @@ static void test_token_never_logged(void **state) {
         char head[17];
         snprintf(head, sizeof head, "%s", token);
         assert_null(strstr(logbuf, head));
+        size_t tl = strlen(token);
+        assert_true(tl > 32);
+        assert_null(strstr(logbuf, token + tl - 16));   /* nor its (secret) tail */
         assert_null(strstr(logbuf, "not-a-real-token"));
         assert_null(strstr(logbuf, "Bearer"));
         for (int i = 0; i < 4; i++) {
