@@ -292,12 +292,13 @@ static void test_custom_resource(void **state) {
 
 static int create_pod(KubeClient *c, const char *name, json_t **ret) {
         KubeError err = {};
-        json_auto_t *pod = json_pack("{sssss{ss}s{sss[{ssss}]}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name", name,
-                                     "spec", "schedulerName", "nobody-binds-these", "containers", "name", "c", "image",
-                                     "example.invalid/app:1");
+        json_auto_t *pod = json_pack("{sssss{ss}s{sssbs[{ssss}]}}", "apiVersion", "v1", "kind", "Pod", "metadata", "name",
+                                     name, "spec", "schedulerName", "nobody-binds-these", "automountServiceAccountToken", 0,
+                                     "containers", "name", "c", "image", "example.invalid/app:1");
         int r = -1;
-        /* The namespace's default ServiceAccount (needed by admission) appears shortly. */
-        for (int i = 0; i < 100; i++) {
+        /* The namespace's default ServiceAccount (needed by admission) appears shortly; not
+         * mounting its token spares waiting for the token controller too. */
+        for (int i = 0; i < 600; i++) {
                 r = kube_create(c, &KUBE_PODS, ns, pod, ret, &err);
                 if (r >= 0)
                         break;
