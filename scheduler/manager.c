@@ -47,6 +47,18 @@ typedef struct Histogram {
         uint64_t n;
 } Histogram;
 
+/* An Event waiting to be written. Binds go first: when the API server is what limits the
+ * cluster, every Event written during a burst would delay a bind. */
+typedef struct PendingEvent {
+        struct PendingEvent *next;
+        const char *type, *reason, *action;     /* static strings */
+        char *ns, *name, *uid, *note;
+} PendingEvent;
+
+#define MAX_PENDING_EVENTS 100000
+#define EVENTS_PER_TICK 200
+#define BINDS_LOW_WATER 8
+
 struct Manager {
         const SchedOptions *opts;
         sd_event *event;
@@ -72,6 +84,10 @@ struct Manager {
         bool synced_pods, synced_nodes, synced_namespaces;
         bool leading;
         uint32_t binds_in_flight;
+
+        PendingEvent *events_head, *events_tail;
+        uint32_t n_events;
+        uint64_t events_dropped;
 
         uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
         uint64_t binds_ok, binds_failed;
@@ -128,13 +144,58 @@ static void format_micro_time(char buf[static 40]) {
 }
 
 /* Events go through libkube's recorder, which folds repeats into a series as client-go
- * does, so a pod retried many times does not flood the API server. */
+ * does, so a pod retried many times does not flood the API server. They are queued here
+ * and written while few binds are in flight (see flush_events). */
+static void pending_event_free(PendingEvent *e) {
+        free(e->ns);
+        free(e->name);
+        free(e->uid);
+        free(e->note);
+        free(e);
+}
+
+static void write_event(Manager *m, const PendingEvent *e) {
+        json_auto_t *regarding = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Pod",
+                                           "metadata", "name", e->name, "namespace", e->ns, "uid", e->uid);
+        if (!regarding || kube_event_record(m->recorder, regarding, e->type, e->reason, e->action, "%s", e->note) < 0)
+                klog_v(2, "could not record event %s for %s/%s", e->reason, e->ns, e->name);
+}
+
 static void post_event(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
                        const char *note) {
-        json_auto_t *regarding = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Pod",
-                                           "metadata", "name", pod->name, "namespace", pod->namespace_, "uid", pod->uid);
-        if (!regarding || kube_event_record(m->recorder, regarding, type, reason, action, "%s", note) < 0)
-                klog_v(2, "could not record event %s for %s/%s", reason, pod->namespace_, pod->name);
+        if (m->n_events >= MAX_PENDING_EVENTS) {
+                m->events_dropped++;
+                return;
+        }
+        PendingEvent *e = calloc(1, sizeof(*e));
+        if (!e || !(e->ns = strdup(pod->namespace_)) || !(e->name = strdup(pod->name)) || !(e->uid = strdup(pod->uid)) ||
+            !(e->note = strdup(note))) {
+                if (e)
+                        pending_event_free(e);
+                m->events_dropped++;
+                return;
+        }
+        e->type = type;
+        e->reason = reason;
+        e->action = action;
+        if (m->events_tail)
+                m->events_tail->next = e;
+        else
+                m->events_head = e;
+        m->events_tail = e;
+        m->n_events++;
+}
+
+static void flush_events(Manager *m, uint32_t max) {
+        for (uint32_t i = 0; i < max && m->events_head; i++) {
+                PendingEvent *e = m->events_head;
+                m->events_head = e->next;
+                if (!m->events_head)
+                        m->events_tail = NULL;
+                m->n_events--;
+                write_event(m, e);
+                pending_event_free(e);
+        }
 }
 
 static void set_unschedulable_condition(Manager *m, const SchedPod *pod, const char *message) {
@@ -277,6 +338,8 @@ static int on_defer(sd_event_source *s, void *userdata) {
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
+        if (m->binds_in_flight < BINDS_LOW_WATER)
+                flush_events(m, EVENTS_PER_TICK);
         uint32_t expired = sched_cache_cleanup_expired(m->cache, (int64_t) now_mono());
         if (expired)
                 klog_warning("%u assumed pod(s) expired without their binding showing up", expired);
@@ -490,11 +553,18 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                            "# TYPE scheduler_binding_total counter\n"
                            "scheduler_binding_total{result=\"ok\"} %" PRIu64 "\n"
                            "scheduler_binding_total{result=\"error\"} %" PRIu64 "\n"
+                           "# HELP scheduler_events_pending Events queued behind binds.\n"
+                           "# TYPE scheduler_events_pending gauge\n"
+                           "scheduler_events_pending %u\n"
+                           "# HELP scheduler_events_dropped_total Events dropped past the queue bound.\n"
+                           "# TYPE scheduler_events_dropped_total counter\n"
+                           "scheduler_events_dropped_total %" PRIu64 "\n"
                            "# HELP scheduler_cache_pods Pods in the scheduler cache (assumed included).\n"
                            "# TYPE scheduler_cache_pods gauge\n"
                            "scheduler_cache_pods %u\n",
                            m->attempts_scheduled, m->attempts_unschedulable, m->attempts_error, st.active, st.backoff,
-                           st.unschedulable, st.in_flight, m->binds_ok, m->binds_failed, sched_cache_n_pods(m->cache));
+                           st.unschedulable, st.in_flight, m->binds_ok, m->binds_failed, m->n_events, m->events_dropped,
+                           sched_cache_n_pods(m->cache));
         if (r >= 0)
                 r = put_histogram(b, "scheduler_scheduling_algorithm_duration_seconds",
                                   "Time of one scheduling decision.", &m->algorithm);
@@ -763,6 +833,7 @@ Manager *manager_free(Manager *m) {
          * chosen stop, not a lost lease */
         m->leading = false;
         kube_leader_free(m->leader);
+        flush_events(m, UINT32_MAX);    /* queued on the client; written if it lives on */
         kube_event_recorder_free(m->recorder);
         http_server_free(m->http);
         kube_informer_unref(m->pods);

@@ -22,3 +22,4 @@ $(eval $(call unit_test,test-sched-options,tests/unit/test-sched-options.c sched
 SCHED_DAEMON_SRCS := scheduler/main.c scheduler/manager.c scheduler/sched-options.c \
                      scheduler/extender.c
 $(eval $(call program,policy-scheduler,$(SCHED_DAEMON_SRCS),schedcore policy kube common))
+$(eval $(call bench,bench-sched-bind,tests/bench/bench-sched-bind.c,kube common))
