@@ -35,6 +35,18 @@ static void run_for(uint64_t ms) {
                 assert_true(sd_event_run(kube_client_get_event(client), 10000) >= 0);
 }
 
+/* Runs the loop until no request is queued or in flight (15 s at most). */
+static void settle(void) {
+        uint64_t end = now_ms() + 15000;
+        unsigned quiet = 0;
+        while (quiet < 3 && now_ms() < end) {
+                assert_true(sd_event_run(kube_client_get_event(client), 20000) >= 0);
+                KubeClientStats st;
+                kube_client_get_stats(client, &st);
+                quiet = st.in_flight == 0 && st.queued == 0 ? quiet + 1 : 0;
+        }
+}
+
 static int setup(void **state) {
         if (!getenv("KUBECONFIG")) {
                 fprintf(stderr, "KUBECONFIG is not set: these tests need the local control plane\n");
@@ -84,10 +96,10 @@ static void test_events_counted(void **state) {
                 assert_int_equal(kube_event_record(rec, created, "Normal", "PolicyAccepted", "Validate", "policy %d accepted", 7), 0);
         assert_int_equal(kube_event_record(rec, created, "Warning", "PolicyRejected", "Validate", "bad policy: %s", "x"), 0);
         assert_int_equal(kube_event_record(rec, created, "Bogus", "R", "A", "x"), -EINVAL);
-        run_for(500);
+        settle();
         /* A fourth repeat after the first patch went out. */
         assert_int_equal(kube_event_record(rec, created, "Normal", "PolicyAccepted", "Validate", "policy %d accepted", 7), 0);
-        run_for(500);
+        settle();
         unsigned made, repeats;
         kube_event_recorder_stats(rec, &made, &repeats);
         assert_int_equal(made, 2);
@@ -123,7 +135,7 @@ static void test_events_counted(void **state) {
         memset(longnote, 'n', sizeof longnote - 1);
         longnote[sizeof longnote - 1] = '\0';
         assert_int_equal(kube_event_record(rec, nsobj, "Normal", "Observed", "Watch", "%s", longnote), 0);
-        run_for(500);
+        settle();
         evs = events_for("kube-system", ns);
         assert_int_equal(json_array_size(evs), 1);
         assert_int_equal(strlen(json_string_value(json_object_get(json_array_get(evs, 0), "note"))), 1024);
@@ -187,7 +199,10 @@ static void test_queue_controller(void **state) {
                 json_auto_t *cm = json_pack("{sss{sss{ss}}}", "apiVersion", "v1", "metadata", "name", name, "labels", "ctl", "1");
                 assert_int_equal(kube_create(client, &KUBE_CONFIGMAPS, ns, cm, NULL, &err), 0);
         }
-        run_for(1500);
+        uint64_t end = now_ms() + 20000;
+        while ((json_object_size(c.seen) < 10 || c.failures_left > 0) && now_ms() < end)
+                run_for(50);
+        run_for(100);
         assert_int_equal(json_object_size(c.seen), 10);
         assert_true(c.reconciled >= 10);
         assert_int_equal(c.failures_left, 0);
