@@ -229,7 +229,9 @@ static void test_informer_events_and_index(void **state) {
         /* Resync replays updates for every object. */
         unsigned before = s.updates;
         kube_informer_set_resync(inf, 200000);
-        run_for(500);
+        uint64_t end = now_ms() + 10000;
+        while (s.updates < before + kube_informer_size(inf) && now_ms() < end)
+                run_for(50);
         assert_true(s.updates >= before + kube_informer_size(inf));
         kube_informer_set_resync(inf, 0);
 
