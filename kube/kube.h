@@ -161,7 +161,9 @@ typedef void (*KubeResponseFn)(KubeClient *c, int r, json_t *body, const KubeErr
 int kube_request_async(KubeClient *c, const char *method, const char *path, const json_t *body,
                        const char *content_type, KubeResponseFn callback, void *userdata);
 
-/* ---- typed operations (blocking); ns is ignored for cluster-scoped kinds ---- */
+/* ---- typed operations (blocking) ----
+ * ns is ignored for cluster-scoped kinds; for namespaced ones NULL means the object's
+ * metadata.namespace (create/update) or else "default". */
 
 typedef struct KubeListOptions {
         const char *label_selector;     /* string form, kube/selector.h */
@@ -217,7 +219,11 @@ int kube_delete(KubeClient *c, const KubeResource *res, const char *ns, const ch
 
 /* ---- typed operations (async) ---- */
 
-/* As kube_create / kube_update / kube_patch / kube_delete, on the event loop. */
+/* As kube_get / kube_create / kube_update / kube_patch / kube_delete, on the event loop:
+ * 0 when queued (cb runs exactly once, may be NULL), -EINVAL for a bad name or a missing
+ * resourceVersion (update), -ENOMEM. */
+int kube_get_async(KubeClient *c, const KubeResource *res, const char *ns, const char *name, KubeResponseFn cb,
+                   void *userdata);
 int kube_create_async(KubeClient *c, const KubeResource *res, const char *ns, const json_t *obj,
                       KubeResponseFn cb, void *userdata);
 int kube_update_async(KubeClient *c, const KubeResource *res, const char *ns, const json_t *obj,

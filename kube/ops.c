@@ -202,6 +202,15 @@ int kube_delete(KubeClient *c, const KubeResource *res, const char *ns, const ch
 
 /* ---- async ---- */
 
+int kube_get_async(KubeClient *c, const KubeResource *res, const char *ns, const char *name, KubeResponseFn cb,
+                   void *userdata) {
+        _cleanup_buf_ Buf p = {};
+        int r = build(&p, res, pick_ns(res, ns, NULL), name, NULL, NULL);
+        if (r < 0)
+                return r;
+        return kube_request_async(c, "GET", buf_str(&p), NULL, NULL, cb, userdata);
+}
+
 int kube_create_async(KubeClient *c, const KubeResource *res, const char *ns, const json_t *obj, KubeResponseFn cb,
                       void *userdata) {
         _cleanup_buf_ Buf p = {};

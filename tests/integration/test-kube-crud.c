@@ -207,6 +207,15 @@ static void test_async_bulk(void **state) {
         assert_true(st.connections <= 3);
         assert_int_equal(st.in_flight, 0);
 
+        /* Async GET of one of them. */
+        AsyncState g = { .want = 2, .e = e };
+        assert_int_equal(kube_get_async(c, &KUBE_CONFIGMAPS, ns, "async-007", on_done, &g), 0);
+        assert_int_equal(kube_get_async(c, &KUBE_CONFIGMAPS, ns, "async-none", on_done, &g), 0);
+        assert_int_equal(kube_get_async(c, &KUBE_CONFIGMAPS, ns, "bad/name", on_done, &g), -EINVAL);
+        run_until_done(&g);
+        assert_int_equal(g.ok, 1);
+        assert_int_equal(g.failed, 1);
+
         /* A failing async request reports the API status. */
         AsyncState f = { .want = 1, .e = e };
         json_auto_t *cm = configmap("async-000", "x");
