@@ -257,13 +257,14 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
 HttpServer *http_server_free(HttpServer *s) {
         if (!s)
                 return NULL;
+        /* The io source watches MHD's epoll fd: remove it before MHD closes that fd. */
+        sd_event_source_disable_unref(s->io);
+        sd_event_source_disable_unref(s->timer);
+        sd_event_source_disable_unref(s->park_timer);
         for (size_t i = 0; i < s->n_parked; i++)
                 MHD_resume_connection(s->parked[i]);
         if (s->daemon)
                 MHD_stop_daemon(s->daemon);
-        sd_event_source_disable_unref(s->io);
-        sd_event_source_disable_unref(s->timer);
-        sd_event_source_disable_unref(s->park_timer);
         sd_event_unref(s->event);
         for (size_t i = 0; i < s->n_routes; i++)
                 free(s->routes[i].path);

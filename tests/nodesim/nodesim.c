@@ -147,7 +147,6 @@ static int run(int argc, char *argv[]) {
         klog_set_verbosity(opts.verbosity);
 
         _cleanup_(manager_free) Manager m = { .opts = &opts, .since = ns_now_realtime() };
-        ipalloc_init(&m.ips);
         if ((r = nodesim_build_nodes(&opts, NULL, &m.nodes, &m.n_nodes, err, sizeof(err))) < 0)
                 return klog_error_errno(r, "%s", err[0] ? err : strerror(-r));
         m.by_name = calloc(m.n_nodes ? m.n_nodes : 1, sizeof(NodeSpec *));
@@ -184,6 +183,7 @@ static int run(int argc, char *argv[]) {
                 kube_config_free(config);
                 return r;
         }
+        ipalloc_init(&m.ips, opts.pod_ip_octet ? opts.pod_ip_octet : ipalloc_octet_for(kube_config_server(config)));
         if ((r = kube_client_new(config, m.event, &m.client, &kerr)) < 0)
                 return klog_error_errno(r, "cannot create the API client: %s", kerr.message[0] ? kerr.message : strerror(-r));
         /* nodesim paces itself (--concurrency): the client's default 100 qps would throttle

@@ -42,6 +42,8 @@ static const char usage[] =
         "\n"
         "Kubelet endpoint and process:\n"
         "  --kubelet-port P          HTTPS port on 127.0.0.1 (0 = any free one, default)\n"
+        "  --pod-ip-octet B          pod IPs are 127.B.x.y (default: derived from the API server\n"
+        "                            URL, so planes on one machine do not collide)\n"
         "  --tls-cert F --tls-key F  its serving certificate and key (PEM)\n"
         "  --kubeconfig F            API server access (default $KUBECONFIG / in-cluster)\n"
         "  --pid-file F              write the PID here\n"
@@ -171,7 +173,7 @@ static int check_quantity(const char *what, const char *q, char *err, size_t err
 enum {
         OPT_NODES = 0x100, OPT_PREFIX, OPT_CPU, OPT_MEMORY, OPT_PODS, OPT_EPHEMERAL, OPT_LABEL,
         OPT_TAINT, OPT_CONTROL_PLANE, OPT_ZONES, OPT_NODES_FILE, OPT_HEARTBEAT, OPT_STATUS,
-        OPT_CONCURRENCY, OPT_RUN, OPT_KUBECONFIG, OPT_TLS_CERT, OPT_TLS_KEY, OPT_KUBELET_PORT,
+        OPT_CONCURRENCY, OPT_RUN, OPT_KUBECONFIG, OPT_TLS_CERT, OPT_TLS_KEY, OPT_KUBELET_PORT, OPT_POD_IP_OCTET,
         OPT_STATE_DIR, OPT_PID_FILE,
 };
 
@@ -196,6 +198,7 @@ int nodesim_options_parse(int argc, char *argv[], NodesimOptions *o, char *err, 
                 { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
                 { "tls-key", required_argument, NULL, OPT_TLS_KEY },
                 { "kubelet-port", required_argument, NULL, OPT_KUBELET_PORT },
+                { "pod-ip-octet", required_argument, NULL, OPT_POD_IP_OCTET },
                 { "state-dir", required_argument, NULL, OPT_STATE_DIR },
                 { "pid-file", required_argument, NULL, OPT_PID_FILE },
                 { "help", no_argument, NULL, 'h' },
@@ -300,6 +303,11 @@ int nodesim_options_parse(int argc, char *argv[], NodesimOptions *o, char *err, 
                         if (ns_parse_int64(optarg, 0, 65535, &v) < 0)
                                 return fail(err, errlen, "--kubelet-port: want 0..65535");
                         o->kubelet_port = (uint16_t) v;
+                        break;
+                case OPT_POD_IP_OCTET:
+                        if (ns_parse_int64(optarg, 1, 254, &v) < 0)
+                                return fail(err, errlen, "--pod-ip-octet: want 1..254");
+                        o->pod_ip_octet = (uint8_t) v;
                         break;
                 case OPT_STATE_DIR:
                         r = set_str(&o->state_dir, optarg);

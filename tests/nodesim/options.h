@@ -53,6 +53,7 @@ typedef struct NodesimOptions {
         char *kubeconfig;
         char *tls_cert, *tls_key;
         uint16_t kubelet_port;
+        uint8_t pod_ip_octet;           /* 0: derived from the API server URL */
         char *state_dir;
         char *pid_file;
         int verbosity;

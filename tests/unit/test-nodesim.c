@@ -303,7 +303,7 @@ static void test_render_pod_status(void **state) {
 static void test_ipalloc(void **state) {
         IpAlloc *a = malloc(sizeof(IpAlloc));
         assert_non_null(a);
-        ipalloc_init(a);
+        ipalloc_init(a, 1);
         char ip[16];
         assert_int_equal(ipalloc_get(a, ip, sizeof(ip)), 0);
         assert_string_equal(ip, "127.1.0.1");
@@ -328,7 +328,20 @@ static void test_ipalloc(void **state) {
         ipalloc_put(a, "127.1.200.17");
         assert_int_equal(ipalloc_get(a, ip, sizeof(ip)), 0);
         assert_string_equal(ip, "127.1.200.17");
+
+        /* Another plane's octet: its own addresses only. */
+        ipalloc_init(a, 42);
+        assert_int_equal(ipalloc_get(a, ip, sizeof(ip)), 0);
+        assert_string_equal(ip, "127.42.0.1");
+        assert_int_equal(ipalloc_claim(a, "127.1.0.2"), -EINVAL);
+        assert_int_equal(ipalloc_claim(a, "127.42.0.2"), 0);
         free(a);
+
+        /* The octet follows the server URL: stable, in 2..254, different for two planes. */
+        uint8_t o1 = ipalloc_octet_for("https://127.0.0.1:46601"), o2 = ipalloc_octet_for("https://127.0.0.1:51433");
+        assert_int_equal(o1, ipalloc_octet_for("https://127.0.0.1:46601"));
+        assert_true(o1 >= 2 && o1 <= 254 && o2 >= 2 && o2 <= 254);
+        assert_int_not_equal(o1, o2);
 }
 
 static const char *map_lookup(const char *name, void *userdata) {
