@@ -3,7 +3,9 @@
 SCHEDCORE_SRCS := scheduler/sched-strtab.c scheduler/sched-hash.c scheduler/sched-model.c \
                   scheduler/sched-cache.c scheduler/sched-predicates.c scheduler/sched-priorities.c \
                   scheduler/sched-config.c scheduler/sched-algo.c scheduler/sched-queue.c \
-                  scheduler/sched-json.c
+                  scheduler/sched-json.c scheduler/sched-ext.c scheduler/sched-objects.c \
+                  scheduler/sched-cycle-ext.c scheduler/sched-volumes.c scheduler/sched-interpod.c \
+                  scheduler/sched-spread.c
 
 $(eval $(call static_lib,schedcore,$(SCHEDCORE_SRCS)))
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "scheduler/sched-ext-internal.h"
 #include "scheduler/sched-internal.h"
 
 #define MAX_EXTENDERS 64
@@ -43,6 +44,9 @@ struct SchedAlgo {
         bool hist_truncated;
         uint32_t last_n_all;
         const SchedStrtab *strtab;
+        /* issue 7: other cluster objects (borrowed) and per-decision state */
+        const SchedObjects *objects;
+        SchedCycleExt *ext;
 };
 
 SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_userdata) {
@@ -55,7 +59,10 @@ SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_u
         a->rng = 1;
         a->strtab = cfg->strtab;
         a->plan = calloc(cfg->n_predicates ? cfg->n_predicates : 1, sizeof(*a->plan));
-        if (!a->plan) {
+        a->ext = sched_cycle_ext_new();
+        if (!a->plan || !a->ext) {
+                free(a->plan);
+                sched_cycle_ext_free(a->ext);
                 free(a);
                 return NULL;
         }
@@ -72,7 +79,12 @@ void sched_algo_free(SchedAlgo *a) {
         free(a->ext_reasons);
         free(a->hist);
         free(a->plan);
+        sched_cycle_ext_free(a->ext);
         free(a);
+}
+
+void sched_algo_set_objects(SchedAlgo *a, const SchedObjects *objects) {
+        a->objects = objects;
 }
 
 void sched_algo_seed(SchedAlgo *a, uint64_t seed) {
@@ -275,7 +287,12 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 .pod = pod,
                 .n_all_nodes = n_all,
                 .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
+                .objects = a->objects,
+                .ext = a->ext,
         };
+        r = sched_cycle_ext_prepare(&cy, nodes, n_all);
+        if (r < 0)
+                return r;
 
         a->n_plan = 0;
         for (uint32_t i = 0; i < a->cfg->n_predicates; i++)

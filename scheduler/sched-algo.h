@@ -64,6 +64,12 @@ static inline void sched_algo_freep(SchedAlgo **a) {
         sched_algo_free(*a);
 }
 void sched_algo_seed(SchedAlgo *a, uint64_t seed);
+/* The PVs, PVCs, StorageClasses, CSINodes, services and controllers the volume, spreading
+ * and service predicates and priorities read; borrowed until replaced. NULL (the default):
+ * none exist, so a pod's claims are not found. */
+struct SchedObjects;
+void sched_algo_set_objects(SchedAlgo *a, const struct SchedObjects *objects);
+
 /* Extenders, borrowed until replaced; at most 64. Returns 0, -E2BIG. */
 int sched_algo_set_extenders(SchedAlgo *a, const SchedExtender *extenders, uint32_t n);
 

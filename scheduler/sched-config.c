@@ -9,6 +9,7 @@
 
 #include "common/macro.h"
 #include "policy-validator/policy.h"
+#include "scheduler/sched-ext-internal.h"
 #include "scheduler/sched-internal.h"
 
 typedef struct ConfigBox {
@@ -34,6 +35,29 @@ static int pred_kind(PolicyPredicateId id) {
                 return SCHED_PK_NO_EXECUTE_TAINTS;
         case POLICY_PRED_CHECK_NODE_LABEL_PRESENCE:
                 return SCHED_PK_LABELS_PRESENCE;
+        /* issue 7 */
+        case POLICY_PRED_NO_DISK_CONFLICT:
+                return SCHED_PK_NO_DISK_CONFLICT;
+        case POLICY_PRED_NO_VOLUME_ZONE_CONFLICT:
+                return SCHED_PK_VOLUME_ZONE;
+        case POLICY_PRED_MAX_EBS_VOLUME_COUNT:
+                return SCHED_PK_MAX_EBS;
+        case POLICY_PRED_MAX_GCE_PD_VOLUME_COUNT:
+                return SCHED_PK_MAX_GCE_PD;
+        case POLICY_PRED_MAX_AZURE_DISK_VOLUME_COUNT:
+                return SCHED_PK_MAX_AZURE_DISK;
+        case POLICY_PRED_MAX_CINDER_VOLUME_COUNT:
+                return SCHED_PK_MAX_CINDER;
+        case POLICY_PRED_MAX_CSI_VOLUME_COUNT:
+                return SCHED_PK_MAX_CSI;
+        case POLICY_PRED_CHECK_VOLUME_BINDING:
+                return SCHED_PK_VOLUME_BINDING;
+        case POLICY_PRED_MATCH_INTER_POD_AFFINITY:
+                return SCHED_PK_INTER_POD_AFFINITY;
+        case POLICY_PRED_EVEN_PODS_SPREAD:
+                return SCHED_PK_EVEN_PODS_SPREAD;
+        case POLICY_PRED_CHECK_SERVICE_AFFINITY:
+                return SCHED_PK_SERVICE_AFFINITY;
         default:
                 return -1;
         }
@@ -57,7 +81,7 @@ bool sched_priority_implemented(PolicyPriorityId id) {
         case POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO:
                 return true;
         default:
-                return false;
+                return sched_ext_priority_implemented(id);
         }
 }
 
@@ -82,7 +106,7 @@ static int intern(SchedStrtab *t, const char *s, SchedStr *ret) {
  * a member both listed, or a mandatory one listed twice, run once). Label-presence
  * predicates are distinct per name. */
 static bool have_kind(const SchedConfig *cfg, uint32_t kind) {
-        if (kind == SCHED_PK_LABELS_PRESENCE)
+        if (kind == SCHED_PK_LABELS_PRESENCE || kind == SCHED_PK_SERVICE_AFFINITY)
                 return false;
         for (uint32_t i = 0; i < cfg->n_predicates; i++)
                 if (cfg->predicates[i].kind == kind)
@@ -103,10 +127,13 @@ static int add_predicate(ConfigBox *box, PolicyPredicateId id, const char *name,
         p->name = sched_arena_strndup(&box->arena, name, strlen(name));
         if (!p->name)
                 return -ENOMEM;
-        if (kind == SCHED_PK_LABELS_PRESENCE) {
-                if (!arg || arg->kind != POLICY_ARG_LABELS_PRESENCE) {
+        if (kind == SCHED_PK_LABELS_PRESENCE || kind == SCHED_PK_SERVICE_AFFINITY) {
+                PolicyArgKind want = kind == SCHED_PK_LABELS_PRESENCE ? POLICY_ARG_LABELS_PRESENCE
+                                                                      : POLICY_ARG_SERVICE_AFFINITY;
+                if (!arg || arg->kind != want) {
                         if (err)
-                                (void) buf_printf(err, "predicate %s needs a labelsPresence argument", name);
+                                (void) buf_printf(err, "predicate %s needs a %s argument", name,
+                                                  policy_arg_kind_to_string(want));
                         return -EINVAL;
                 }
                 p->presence = arg->presence;
@@ -198,6 +225,16 @@ static int add_priority(ConfigBox *box, const PolicyEffectivePriority *ep, Buf *
                 if (r < 0)
                         return r;
                 p->presence = arg->presence;
+        } else if (ep->id == POLICY_PRIO_SERVICE_ANTI_AFFINITY) {
+                const PolicyArgument *arg = ep->argument;
+                if (!arg || arg->kind != POLICY_ARG_SERVICE_ANTI_AFFINITY || !arg->label) {
+                        if (err)
+                                (void) buf_printf(err, "priority %s needs a serviceAntiAffinity argument", name);
+                        return -EINVAL;
+                }
+                int r = intern(cfg->strtab, arg->label, &p->label);
+                if (r < 0)
+                        return r;
         } else if (ep->id == POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO) {
                 int r = compile_rtcr(box, p, ep->argument, err);
                 if (r < 0)
@@ -261,7 +298,8 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
             (r = intern(strtab, "ReplicationController", &cfg->kind_rc)) < 0 ||
             (r = intern(strtab, "ReplicaSet", &cfg->kind_rs)) < 0 ||
             (r = intern(strtab, "node-role.kubernetes.io/master", &cfg->role_master)) < 0 ||
-            (r = intern(strtab, "node-role.kubernetes.io/control-plane", &cfg->role_control_plane)) < 0)
+            (r = intern(strtab, "node-role.kubernetes.io/control-plane", &cfg->role_control_plane)) < 0 ||
+            (r = sched_ext_config_init(cfg, &box->arena)) < 0)
                 return r;
         cfg->always_check_all = eff->always_check_all_predicates;
         cfg->hard_pod_affinity_weight = eff->hard_pod_affinity_symmetric_weight;

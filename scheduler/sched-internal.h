@@ -45,13 +45,25 @@ typedef enum SchedPredKind {
         SCHED_PK_NO_EXECUTE_TAINTS,
         SCHED_PK_LABELS_PRESENCE,
         SCHED_PK_MASTERS,               /* mastersSchedulable: false (not a policy name) */
+        /* issue 7 (sched-ext-internal.h) */
+        SCHED_PK_NO_DISK_CONFLICT,
+        SCHED_PK_VOLUME_ZONE,
+        SCHED_PK_MAX_EBS,
+        SCHED_PK_MAX_GCE_PD,
+        SCHED_PK_MAX_AZURE_DISK,
+        SCHED_PK_MAX_CINDER,
+        SCHED_PK_MAX_CSI,
+        SCHED_PK_VOLUME_BINDING,
+        SCHED_PK_INTER_POD_AFFINITY,
+        SCHED_PK_EVEN_PODS_SPREAD,
+        SCHED_PK_SERVICE_AFFINITY,
 } SchedPredKind;
 
 typedef struct SchedPredicate {
         uint32_t kind;                  /* SchedPredKind */
         PolicyPredicateId id;
         const char *name;               /* owned by the config */
-        SchedStr *labels;               /* labelsPresence */
+        SchedStr *labels;               /* labelsPresence, serviceAffinity */
         uint32_t n_labels;
         bool presence;
 } SchedPredicate;
@@ -72,7 +84,7 @@ typedef struct SchedPriority {
         PolicyPriorityId id;
         const char *name;               /* owned by the config */
         int64_t weight;
-        SchedStr label;                 /* labelPreference */
+        SchedStr label;                 /* labelPreference, serviceAntiAffinity */
         bool presence;
         SchedShapePoint *shape;         /* requestedToCapacityRatio */
         uint32_t n_shape;
@@ -97,6 +109,7 @@ struct SchedConfig {
         SchedStr key_unschedulable;     /* node.kubernetes.io/unschedulable */
         SchedStr kind_rc, kind_rs;      /* ReplicationController, ReplicaSet */
         SchedStr role_master, role_control_plane; /* node-role.kubernetes.io/... */
+        struct SchedExtConfig *ext;     /* issue 7's interned keys and reasons; in the config */
 };
 
 /* Everything a predicate or priority may read while one pod is scheduled. */
@@ -107,6 +120,10 @@ typedef struct SchedCycle {
         const SchedPod *pod;
         uint32_t n_all_nodes;
         bool pod_has_requests;          /* any of cpu/memory/ephemeral/scalars non-zero */
+        /* issue 7: the other cluster objects (may be NULL: none known) and the per-pod state
+         * its predicates and priorities compute once per decision (sched-ext-internal.h) */
+        const struct SchedObjects *objects;
+        struct SchedCycleExt *ext;
 } SchedCycle;
 
 /* Runs one predicate on one node. Returns true when the node passes; otherwise appends the

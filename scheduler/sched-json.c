@@ -15,6 +15,7 @@
 #include "kube/error.h"
 #include "kube/quantity.h"
 #include "kube/selector.h"
+#include "scheduler/sched-ext.h"
 
 static inline bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;
@@ -345,6 +346,11 @@ static int parse_term(SchedStrtab *t, SchedArena *a, const json_t *term, SchedTe
         return 0;
 }
 
+int sched_term_from_json(SchedStrtab *t, SchedArena *a, const json_t *term, SchedTerm *ret) {
+        *ret = (SchedTerm) {};
+        return parse_term(t, a, term, ret);
+}
+
 static int parse_affinity(SchedStrtab *t, SchedPod *p, const json_t *na) {
         if (!json_is_object(na))
                 return 0;
@@ -601,7 +607,8 @@ int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
             (r = labels_from(t, &p->arena, json_object_get(spec, "nodeSelector"), &p->node_selector,
                              &p->n_node_selector)) < 0 ||
             (r = parse_affinity(t, p, json_object_get(json_object_get(spec, "affinity"), "nodeAffinity"))) < 0 ||
-            (r = parse_tolerations(t, p, json_object_get(spec, "tolerations"))) < 0)
+            (r = parse_tolerations(t, p, json_object_get(spec, "tolerations"))) < 0 ||
+            (r = sched_pod_ext_from_json(t, p, obj)) < 0)
                 return r;
         *ret = TAKE_PTR(p);
         return 0;

@@ -167,6 +167,10 @@ typedef struct SchedPod {
         SchedLabel *labels;             /* the pod's own labels, sorted (issue 7 uses them) */
         uint32_t n_labels;
 
+        /* volumes, pod (anti-)affinity, spread constraints, controller name (sched-ext.h);
+         * NULL when the pod has none of them. In the arena. */
+        const struct SchedPodExt *ext;
+
         SchedArena arena;
         uint32_t n_ref;
 } SchedPod;

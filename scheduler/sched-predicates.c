@@ -7,6 +7,7 @@
  * formatting a string per node. */
 #include <string.h>
 
+#include "scheduler/sched-ext-internal.h"
 #include "scheduler/sched-internal.h"
 
 static void add_reason(SchedReasons *out, uint32_t code, SchedStr a, SchedStr b) {
@@ -121,7 +122,7 @@ bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p) {
         case SCHED_PK_NODE_SELECTOR:
                 return pod->n_node_selector > 0 || pod->has_required_affinity;
         default:
-                return true;
+                return p->kind >= SCHED_PK_NO_DISK_CONFLICT ? sched_ext_predicate_needed(cy, p) : true;
         }
 }
 
@@ -164,6 +165,6 @@ bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const Sc
                 add_reason(out, SCHED_REASON_LABELS_PRESENCE, 0, 0);
                 return false;
         default:
-                return false;
+                return sched_ext_predicate_run(cy, p, ni, out);
         }
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "scheduler/sched-ext-internal.h"
 #include "scheduler/sched-internal.h"
 
 #define MAX_SCORE 10
@@ -240,6 +241,8 @@ static bool constant_score(const SchedCycle *cy, const SchedPriority *p, int64_t
 
 bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
                         uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        if (sched_ext_priority_implemented(p->id))
+                return sched_ext_priority_run(cy, p, nodes, n, scores, ret_constant);
         if (constant_score(cy, p, ret_constant))
                 return true;
         switch (p->id) {

@@ -1,0 +1,120 @@
+#pragma once
+/* The part of the scheduler's data model that issue 7 (volumes, inter-pod affinity,
+ * topology spreading, service affinity) needs on top of part 1's: a pod's volumes, its pod
+ * (anti-)affinity terms and topology spread constraints, its controller reference, and the
+ * label selectors all of them use.
+ *
+ * A pod carries this as SchedPod.ext, allocated in the pod's own arena by
+ * sched_pod_ext_from_json() while the pod is converted; pods that use none of it have
+ * ext == NULL and cost nothing more. Like the rest of the model it is immutable once built
+ * and every string that predicates compare is interned. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scheduler/sched-model.h"
+
+typedef struct json_t json_t;
+
+enum {
+        SCHED_SEL_IN,
+        SCHED_SEL_NOT_IN,
+        SCHED_SEL_EXISTS,
+        SCHED_SEL_DOES_NOT_EXIST,
+};
+
+typedef struct SchedSelReq {
+        SchedStr key;
+        uint8_t op;                     /* SCHED_SEL_* */
+        uint32_t n_values;
+        SchedStr *values;
+} SchedSelReq;
+
+/* A metav1.LabelSelector as labels.Selector semantics have it: no requirement selects
+ * everything; nothing (a nil selector, or one upstream's LabelSelectorAsSelector refuses)
+ * selects no object at all. */
+typedef struct SchedSelector {
+        SchedSelReq *reqs;
+        uint32_t n_reqs;
+        bool nothing;
+} SchedSelector;
+
+/* Whether labels (sorted by key) satisfy the selector. */
+bool sched_selector_matches(const SchedSelector *sel, const SchedLabel *labels, uint32_t n);
+/* Whether the selector has no requirement (labels.Selector.Empty()); "nothing" is not empty. */
+static inline bool sched_selector_empty(const SchedSelector *sel) {
+        return !sel->nothing && sel->n_reqs == 0;
+}
+/* Builds a selector from a metav1.LabelSelector object (NULL/JSON null gives "nothing"),
+ * values in arena. Returns 0, -E2BIG, -ENOMEM; a selector upstream would refuse becomes
+ * "nothing". */
+int sched_selector_from_json(SchedStrtab *t, SchedArena *a, const json_t *label_selector, SchedSelector *ret);
+/* Builds an equality selector from a label map (service / RC selectors): every key=value
+ * must hold; an empty map selects everything. Same returns. */
+int sched_selector_from_map(SchedStrtab *t, SchedArena *a, const json_t *map, SchedSelector *ret);
+
+typedef enum SchedVolumeKind {
+        SCHED_VOL_OTHER = 0,
+        SCHED_VOL_PVC,                  /* persistentVolumeClaim: id = claimName */
+        SCHED_VOL_GCE_PD,               /* gcePersistentDisk: id = pdName */
+        SCHED_VOL_AWS_EBS,              /* awsElasticBlockStore: id = volumeID */
+        SCHED_VOL_AZURE_DISK,           /* azureDisk: id = diskName */
+        SCHED_VOL_CINDER,               /* cinder: id = volumeID */
+        SCHED_VOL_RBD,                  /* rbd: id = image, pool, monitors */
+        SCHED_VOL_ISCSI,                /* iscsi: id = iqn */
+        SCHED_VOL_CSI,                  /* persistent volume source only: id = volumeHandle */
+} SchedVolumeKind;
+
+typedef struct SchedVolume {
+        uint8_t kind;                   /* SchedVolumeKind */
+        bool read_only;
+        const char *id;                 /* in the owner's arena */
+        const char *pool;               /* rbd */
+        const char **monitors;          /* rbd */
+        uint32_t n_monitors;
+} SchedVolume;
+
+/* A PodAffinityTerm; namespaces already defaulted to the owning pod's namespace when the
+ * term lists none, as upstream's getNamespacesFromPodAffinityTerm. */
+typedef struct SchedAffinityTerm {
+        SchedSelector selector;
+        SchedStr *namespaces;
+        uint32_t n_namespaces;
+        SchedStr topology_key;
+        int32_t weight;                 /* preferred terms only */
+} SchedAffinityTerm;
+
+typedef struct SchedSpreadConstraint {
+        int32_t max_skew;
+        SchedStr topology_key;
+        bool schedule_anyway;           /* whenUnsatisfiable: ScheduleAnyway (else DoNotSchedule) */
+        SchedSelector selector;
+} SchedSpreadConstraint;
+
+typedef struct SchedPodExt {
+        SchedVolume *volumes;
+        uint32_t n_volumes;
+        uint32_t n_pvcs;                /* volumes of kind PVC */
+
+        SchedAffinityTerm *affinity, *anti_affinity;          /* required */
+        uint32_t n_affinity, n_anti_affinity;
+        SchedAffinityTerm *pref_affinity, *pref_anti_affinity; /* preferred (weight set) */
+        uint32_t n_pref_affinity, n_pref_anti_affinity;
+        bool has_pod_affinity;          /* spec.affinity.podAffinity or podAntiAffinity set */
+
+        SchedSpreadConstraint *spread;
+        uint32_t n_spread;
+
+        /* the controller ownerReference (DefaultSelector looks it up by name) */
+        const char *owner_name, *owner_api_version;
+        bool deleting;                  /* metadata.deletionTimestamp set */
+} SchedPodExt;
+
+/* Fills pod->ext from the pod object when the pod has volumes, pod (anti-)affinity, spread
+ * constraints, a controller or a deletion timestamp (otherwise leaves it NULL). Returns 0,
+ * -E2BIG, -ENOMEM. */
+int sched_pod_ext_from_json(SchedStrtab *t, SchedPod *pod, const json_t *obj);
+
+/* Whether pod matches an affinity term: its namespace is one of the term's and its labels
+ * satisfy the selector (PodMatchesTermsNamespaceAndSelector). */
+bool sched_pod_matches_term(const SchedPod *pod, const SchedAffinityTerm *term);

@@ -1,0 +1,195 @@
+/* Inter-pod affinity, upstream kube-scheduler v1.20's InterPodAffinity plugin:
+ *
+ * MatchInterPodAffinity (Filter). Once per pod, over all nodes: the topology pairs where an
+ * existing pod's required anti-affinity term matches the incoming pod; the pairs where
+ * existing pods match all of the incoming pod's required affinity terms (counted per term);
+ * the pairs where existing pods match each of its required anti-affinity terms. A node then
+ * fails when one of its labels is a pair of the first map, when one of the anti-affinity
+ * terms' pairs on it has a match, or when an affinity term's topology key is missing or its
+ * pair has no match, unless no pod matches at all and the pod matches its own terms (the
+ * first pod of a group that has affinity to itself).
+ *
+ * InterPodAffinityPriority (PreScore/Score/NormalizeScore). Per topology pair, the sum of
+ * the incoming pod's preferred affinity (+weight) and anti-affinity (-weight) terms matched
+ * by existing pods, existing pods' required affinity terms matched by the incoming pod
+ * (+hardPodAffinitySymmetricWeight), and existing pods' preferred terms matched by it; a node
+ * scores the sum over its labels, normalized to 0..10 by (s - min) / (max - min) with min and
+ * max starting at 0. */
+#include <errno.h>
+
+#include "scheduler/sched-ext-internal.h"
+
+static bool pod_matches_all(const SchedPod *pod, const SchedAffinityTerm *terms, uint32_t n) {
+        if (n == 0)
+                return false;
+        for (uint32_t i = 0; i < n; i++)
+                if (!sched_pod_matches_term(pod, &terms[i]))
+                        return false;
+        return true;
+}
+
+static const SchedLabel *node_label(const SchedNode *n, SchedStr key) {
+        return sched_labels_find(n->labels, n->n_labels, key);
+}
+
+int sched_interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+        SchedCycleExt *x = cy->ext;
+        const SchedPod *pod = cy->pod;
+        const SchedPodExt *pe = pod->ext;
+        int r;
+        topo_clear(&x->existing_anti);
+        topo_clear(&x->affinity);
+        topo_clear(&x->anti);
+        bool own = pe && (pe->n_affinity || pe->n_anti_affinity);
+        for (uint32_t i = 0; i < n_all; i++) {
+                const SchedNodeInfo *ni = all[i];
+                const SchedNode *node = ni->node;
+                for (uint32_t p = 0; p < ni->n_pods; p++) {
+                        const SchedPod *e = ni->pods[p];
+                        const SchedPodExt *xe = e->ext;
+                        for (uint32_t t = 0; xe && t < xe->n_anti_affinity; t++) {
+                                const SchedAffinityTerm *term = &xe->anti_affinity[t];
+                                const SchedLabel *l = node_label(node, term->topology_key);
+                                if (l && sched_pod_matches_term(pod, term) &&
+                                    (r = topo_add(&x->existing_anti, topo_pair(l->key, l->value), 1)) < 0)
+                                        return r;
+                        }
+                        if (!own)
+                                continue;
+                        if (pod_matches_all(e, pe->affinity, pe->n_affinity))
+                                for (uint32_t t = 0; t < pe->n_affinity; t++) {
+                                        const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
+                                        if (l && (r = topo_add(&x->affinity, topo_pair(l->key, l->value), 1)) < 0)
+                                                return r;
+                                }
+                        for (uint32_t t = 0; t < pe->n_anti_affinity; t++) {
+                                const SchedAffinityTerm *term = &pe->anti_affinity[t];
+                                const SchedLabel *l = node_label(node, term->topology_key);
+                                if (l && sched_pod_matches_term(e, term) &&
+                                    (r = topo_add(&x->anti, topo_pair(l->key, l->value), 1)) < 0)
+                                        return r;
+                        }
+                }
+        }
+        x->ipa_active = own || x->existing_anti.count > 0;
+        return 0;
+}
+
+bool sched_interpod_needed(const SchedCycle *cy) {
+        return cy->ext->ipa_active;
+}
+
+bool sched_interpod_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+        const SchedCycleExt *x = cy->ext;
+        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedNode *node = ni->node;
+        const SchedPodExt *pe = cy->pod->ext;
+        if (x->existing_anti.count > 0)
+                for (uint32_t i = 0; i < node->n_labels; i++)
+                        if (topo_get(&x->existing_anti, topo_pair(node->labels[i].key, node->labels[i].value)) > 0) {
+                                ext_reason(out, xc->r_affinity);
+                                ext_reason(out, xc->r_existing_anti);
+                                return false;
+                        }
+        if (!pe)
+                return true;
+        for (uint32_t t = 0; t < pe->n_anti_affinity; t++) {
+                const SchedLabel *l = node_label(node, pe->anti_affinity[t].topology_key);
+                if (l && topo_get(&x->anti, topo_pair(l->key, l->value)) > 0) {
+                        ext_reason(out, xc->r_affinity);
+                        ext_reason(out, xc->r_anti);
+                        return false;
+                }
+        }
+        bool exist = true;
+        for (uint32_t t = 0; t < pe->n_affinity; t++) {
+                const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
+                if (!l) {
+                        ext_reason(out, xc->r_affinity);
+                        ext_reason(out, xc->r_aff_rules);
+                        return false;
+                }
+                if (topo_get(&x->affinity, topo_pair(l->key, l->value)) <= 0)
+                        exist = false;
+        }
+        if (exist || (x->affinity.count == 0 && pod_matches_all(cy->pod, pe->affinity, pe->n_affinity)))
+                return true;
+        ext_reason(out, xc->r_affinity);
+        ext_reason(out, xc->r_aff_rules);
+        return false;
+}
+
+/* processTerm(): adds weight x multiplier at the existing pod's node's pair when podToCheck
+ * matches the term. */
+static int process_terms(TopoMap *m, const SchedAffinityTerm *terms, uint32_t n, const SchedPod *check,
+                         const SchedNode *node, int64_t mult, int64_t fixed_weight) {
+        if (node->n_labels == 0)
+                return 0;
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedAffinityTerm *t = &terms[i];
+                const SchedLabel *l = node_label(node, t->topology_key);
+                int64_t w = fixed_weight ? fixed_weight : t->weight;
+                if (l && sched_pod_matches_term(check, t)) {
+                        int r = topo_add(m, topo_pair(l->key, l->value), w * mult);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+bool sched_interpod_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint32_t n, int64_t *scores,
+                          int64_t *ret_constant) {
+        SchedCycleExt *x = cy->ext;
+        const SchedPod *pod = cy->pod;
+        const SchedPodExt *pe = pod->ext;
+        int64_t hard = cy->cfg->hard_pod_affinity_weight;
+        bool preferred = pe && (pe->n_pref_affinity || pe->n_pref_anti_affinity);
+        topo_clear(&x->score);
+        for (uint32_t i = 0; i < x->n_all; i++) {
+                const SchedNodeInfo *ni = x->all[i];
+                const SchedNode *node = ni->node;
+                if (!node)
+                        continue;
+                for (uint32_t p = 0; p < ni->n_pods; p++) {
+                        const SchedPod *e = ni->pods[p];
+                        const SchedPodExt *xe = e->ext;
+                        bool e_aff = xe && xe->has_pod_affinity;
+                        if (!preferred && !e_aff)
+                                continue;
+                        /* allocation failure here only loses score precision; scores stay
+                         * valid numbers, so it is not worth failing the decision */
+                        if (preferred) {
+                                (void) process_terms(&x->score, pe->pref_affinity, pe->n_pref_affinity, e, node, 1, 0);
+                                (void) process_terms(&x->score, pe->pref_anti_affinity, pe->n_pref_anti_affinity, e,
+                                                     node, -1, 0);
+                        }
+                        if (!e_aff)
+                                continue;
+                        if (hard > 0)
+                                (void) process_terms(&x->score, xe->affinity, xe->n_affinity, pod, node, 1, hard);
+                        (void) process_terms(&x->score, xe->pref_affinity, xe->n_pref_affinity, pod, node, 1, 0);
+                        (void) process_terms(&x->score, xe->pref_anti_affinity, xe->n_pref_anti_affinity, pod, node,
+                                             -1, 0);
+                }
+        }
+        if (x->score.count == 0) {
+                *ret_constant = 0;
+                return true;
+        }
+        int64_t max = 0, min = 0;
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedNode *node = nodes[i]->node;
+                int64_t s = 0;
+                for (uint32_t k = 0; k < node->n_labels; k++)
+                        s += topo_get(&x->score, topo_pair(node->labels[k].key, node->labels[k].value));
+                scores[i] = s;
+                if (s > max)
+                        max = s;
+                if (s < min)
+                        min = s;
+        }
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = max - min > 0 ? (int64_t) (10.0 * ((double) (scores[i] - min) / (double) (max - min))) : 0;
+        return false;
+}

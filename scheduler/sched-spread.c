@@ -1,0 +1,416 @@
+/* Spreading and service affinity, upstream kube-scheduler v1.20's PodTopologySpread,
+ * SelectorSpread and ServiceAffinity plugins with scores on the legacy 0..10 scale:
+ *
+ *   EvenPodsSpread: for each DoNotSchedule constraint, matching pods (same namespace, not
+ *     being deleted) are counted per topology pair over the nodes that pass the pod's node
+ *     selector/affinity and carry every constraint's key; a node fails when its pair's count
+ *     plus one (if the pod matches itself) minus the smallest pair's count exceeds maxSkew.
+ *   EvenPodsSpreadPriority: ScheduleAnyway constraints; count x log(domains + 2) + maxSkew - 1
+ *     per constraint, normalized reversed as 10 x (max + min - s) / max.
+ *   SelectorSpreadPriority / ServiceSpreadingPriority: the pod's services (and for the former
+ *     its controlling RC/ReplicaSet/StatefulSet) give a selector; fewer matching pods on the
+ *     node and in its zone score higher (zone weighted 2/3). Skipped for pods with spread
+ *     constraints, as upstream.
+ *   CheckServiceAffinity (serviceAffinity labels): the node must carry the values of those
+ *     labels that the pod's nodeSelector fixes or, for the rest, the values of the node of
+ *     the first pod of the same service.
+ *   serviceAntiAffinity (label): fewer pods of the pod's first service under the node's value
+ *     of the label score higher; nodes without the label score 0. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "scheduler/sched-ext-internal.h"
+
+#define MAX_SCORE 10
+
+static bool counts_pod(const SchedPod *e, const SchedPod *pod, const SchedSelector *sel) {
+        return e->ns == pod->ns && !(e->ext && e->ext->deleting) && sched_selector_matches(sel, e->labels, e->n_labels);
+}
+
+static uint32_t count_matching(const SchedNodeInfo *ni, const SchedPod *pod, const SchedSelector *sel) {
+        uint32_t c = 0;
+        for (uint32_t p = 0; p < ni->n_pods; p++)
+                c += counts_pod(ni->pods[p], pod, sel);
+        return c;
+}
+
+static bool has_all_keys(const SchedNode *n, const SchedSpreadConstraint *c, uint32_t nc, bool anyway) {
+        for (uint32_t i = 0; i < nc; i++)
+                if (c[i].schedule_anyway == anyway && !sched_labels_find(n->labels, n->n_labels, c[i].topology_key))
+                        return false;
+        return true;
+}
+
+int sched_spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+        SchedCycleExt *x = cy->ext;
+        const SchedPodExt *pe = cy->pod->ext;
+        uint32_t nc = 0;
+        for (uint32_t i = 0; pe && i < pe->n_spread; i++)
+                nc += !pe->spread[i].schedule_anyway;
+        x->spread_active = nc > 0;
+        if (!nc)
+                return 0;
+        topo_clear(&x->spread);
+        int r;
+        for (uint32_t i = 0; i < n_all; i++) {
+                const SchedNode *n = all[i]->node;
+                if (!sched_pod_matches_node_selector(cy->strtab, cy->pod, n) || !has_all_keys(n, pe->spread, pe->n_spread, false))
+                        continue;
+                for (uint32_t k = 0; k < pe->n_spread; k++) {
+                        const SchedSpreadConstraint *c = &pe->spread[k];
+                        if (c->schedule_anyway)
+                                continue;
+                        const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
+                        if ((r = topo_add(&x->spread, topo_pair(l->key, l->value),
+                                          count_matching(all[i], cy->pod, &c->selector))) < 0)
+                                return r;
+                }
+        }
+        if (pe->n_spread > x->spread_min_cap) {
+                int64_t *m = reallocarray(x->spread_min, pe->n_spread, sizeof(int64_t));
+                if (!m)
+                        return -ENOMEM;
+                x->spread_min = m;
+                x->spread_min_cap = pe->n_spread;
+        }
+        for (uint32_t k = 0; k < pe->n_spread; k++) {
+                int64_t min = INT32_MAX;
+                SchedStr key = pe->spread[k].topology_key;
+                for (uint32_t s = 0; s < x->spread.n_slots; s++) {
+                        const TopoEntry *e = &x->spread.e[s];
+                        if (e->key && (SchedStr) ((e->key - 1) >> 32) == key && e->count < min)
+                                min = e->count;
+                }
+                x->spread_min[k] = min;
+        }
+        return 0;
+}
+
+bool sched_spread_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+        const SchedCycleExt *x = cy->ext;
+        const SchedPodExt *pe = cy->pod->ext;
+        const SchedNode *n = ni->node;
+        for (uint32_t k = 0; k < pe->n_spread; k++) {
+                const SchedSpreadConstraint *c = &pe->spread[k];
+                if (c->schedule_anyway)
+                        continue;
+                const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
+                if (!l) {
+                        ext_reason(out, cy->cfg->ext->r_spread_label);
+                        return false;
+                }
+                int64_t self = sched_selector_matches(&c->selector, cy->pod->labels, cy->pod->n_labels);
+                int64_t skew = topo_get(&x->spread, topo_pair(l->key, l->value)) + self - x->spread_min[k];
+                if (skew > c->max_skew) {
+                        ext_reason(out, cy->cfg->ext->r_spread);
+                        return false;
+                }
+        }
+        return true;
+}
+
+bool sched_spread_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint32_t n, int64_t *scores,
+                        int64_t *ret_constant) {
+        SchedCycleExt *x = cy->ext;
+        const SchedPodExt *pe = cy->pod->ext;
+        uint32_t nc = 0;
+        for (uint32_t i = 0; pe && i < pe->n_spread; i++)
+                nc += pe->spread[i].schedule_anyway;
+        if (nc == 0 || sched_cycle_ext_tmp(x, n) < 0) {
+                *ret_constant = MAX_SCORE;
+                return true;
+        }
+        SchedStr hostname = cy->cfg->ext->hostname;
+        /* initPreScoreState: the pairs of the feasible nodes that carry every key */
+        topo_clear(&x->score);
+        uint32_t ignored = 0;
+        double weight[64];
+        uint32_t size[64] = { 0 };
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedNode *node = nodes[i]->node;
+                x->tmp[i] = !has_all_keys(node, pe->spread, pe->n_spread, true);
+                if (x->tmp[i]) {
+                        ignored++;
+                        continue;
+                }
+                for (uint32_t k = 0, ci = 0; k < pe->n_spread && ci < 64; k++) {
+                        const SchedSpreadConstraint *c = &pe->spread[k];
+                        if (!c->schedule_anyway)
+                                continue;
+                        ci++;
+                        if (c->topology_key == hostname)
+                                continue;
+                        const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
+                        uint64_t key = topo_pair(l->key, l->value);
+                        if (!topo_find(&x->score, key)) {
+                                size[ci - 1]++;
+                                if (topo_add(&x->score, key, 0) < 0) {
+                                        *ret_constant = MAX_SCORE;
+                                        return true;
+                                }
+                        }
+                }
+        }
+        for (uint32_t k = 0, ci = 0; k < pe->n_spread && ci < 64; k++) {
+                const SchedSpreadConstraint *c = &pe->spread[k];
+                if (!c->schedule_anyway)
+                        continue;
+                uint32_t sz = c->topology_key == hostname ? n - ignored : size[ci];
+                weight[ci++] = log((double) sz + 2);
+        }
+        /* counts over all nodes passing the pod's node selector and carrying every key */
+        for (uint32_t i = 0; i < x->n_all; i++) {
+                const SchedNode *node = x->all[i]->node;
+                if (!node || !sched_pod_matches_node_selector(cy->strtab, cy->pod, node) ||
+                    !has_all_keys(node, pe->spread, pe->n_spread, true))
+                        continue;
+                for (uint32_t k = 0; k < pe->n_spread; k++) {
+                        const SchedSpreadConstraint *c = &pe->spread[k];
+                        if (!c->schedule_anyway || c->topology_key == hostname)
+                                continue;
+                        const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
+                        uint64_t key = topo_pair(l->key, l->value);
+                        if (topo_find(&x->score, key))
+                                (void) topo_add(&x->score, key, count_matching(x->all[i], cy->pod, &c->selector));
+                }
+        }
+        int64_t min = INT64_MAX, max = 0;
+        for (uint32_t i = 0; i < n; i++) {
+                if (x->tmp[i]) {
+                        scores[i] = 0;
+                        continue;
+                }
+                const SchedNode *node = nodes[i]->node;
+                double s = 0;
+                for (uint32_t k = 0, ci = 0; k < pe->n_spread && ci < 64; k++) {
+                        const SchedSpreadConstraint *c = &pe->spread[k];
+                        if (!c->schedule_anyway)
+                                continue;
+                        const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
+                        int64_t cnt = c->topology_key == hostname ? count_matching(nodes[i], cy->pod, &c->selector)
+                                                                  : topo_get(&x->score, topo_pair(l->key, l->value));
+                        s += (double) cnt * weight[ci++] + (double) (c->max_skew - 1);
+                }
+                scores[i] = (int64_t) s;
+                if (scores[i] < min)
+                        min = scores[i];
+                if (scores[i] > max)
+                        max = scores[i];
+        }
+        for (uint32_t i = 0; i < n; i++) {
+                if (x->tmp[i])
+                        scores[i] = 0;
+                else if (max == 0)
+                        scores[i] = MAX_SCORE;
+                else
+                        scores[i] = MAX_SCORE * (max + min - scores[i]) / max;
+        }
+        return false;
+}
+
+/* ---- SelectorSpread / ServiceSpreading ---- */
+
+#define MAX_SELECTORS 64
+
+typedef struct Selectors {
+        const SchedSelector *s[MAX_SELECTORS];
+        uint32_t n;
+} Selectors;
+
+static bool matches_all(const Selectors *sels, const SchedPod *e, const SchedPod *pod) {
+        if (e->ns != pod->ns || (e->ext && e->ext->deleting))
+                return false;
+        for (uint32_t i = 0; i < sels->n; i++)
+                if (!sched_selector_matches(sels->s[i], e->labels, e->n_labels))
+                        return false;
+        return true;
+}
+
+/* GetPodServices: services of the pod's namespace whose selector matches its labels. */
+static void pod_services(const SchedCycle *cy, Selectors *out, const SchedWorkload **ret_first) {
+        uint32_t n;
+        const SchedWorkload *const *svcs = cy->objects ? sched_objects_workloads(cy->objects, SCHED_WL_SERVICE, &n) : NULL;
+        if (ret_first)
+                *ret_first = NULL;
+        for (uint32_t i = 0; svcs && i < n; i++) {
+                const SchedWorkload *s = svcs[i];
+                if (s->ns != cy->pod->ns || !s->has_selector ||
+                    !sched_selector_matches(&s->selector, cy->pod->labels, cy->pod->n_labels))
+                        continue;
+                if (ret_first && !*ret_first)
+                        *ret_first = s;
+                if (out->n < MAX_SELECTORS && s->selector.n_reqs > 0)
+                        out->s[out->n++] = &s->selector;
+        }
+}
+
+/* DefaultSelector(): services, then the controller by name (v1 ReplicationController,
+ * apps/v1 ReplicaSet or StatefulSet). */
+static void default_selector(const SchedCycle *cy, bool services_only, Selectors *out) {
+        pod_services(cy, out, NULL);
+        const SchedPodExt *pe = cy->pod->ext;
+        if (services_only || !pe || !pe->owner_name || !pe->owner_api_version || !cy->objects)
+                return;
+        const char *kind = sched_strtab_get(cy->strtab, cy->pod->owner_kind), *gv = pe->owner_api_version;
+        int wk = -1;
+        if (strcmp(gv, "v1") == 0 && strcmp(kind, "ReplicationController") == 0)
+                wk = SCHED_WL_RC;
+        else if (strcmp(gv, "apps/v1") == 0 && strcmp(kind, "ReplicaSet") == 0)
+                wk = SCHED_WL_RS;
+        else if (strcmp(gv, "apps/v1") == 0 && strcmp(kind, "StatefulSet") == 0)
+                wk = SCHED_WL_STATEFULSET;
+        if (wk < 0)
+                return;
+        const SchedWorkload *w = sched_objects_workload(cy->objects, (SchedWorkloadKind) wk, cy->pod->namespace_,
+                                                        pe->owner_name);
+        /* a controller selector upstream cannot convert adds nothing */
+        if (w && !w->selector.nothing && w->selector.n_reqs > 0 && out->n < MAX_SELECTORS)
+                out->s[out->n++] = &w->selector;
+}
+
+/* GetZoneKey: region and zone, beta labels first. */
+static uint64_t zone_key(const SchedCycle *cy, const SchedNode *n) {
+        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedLabel *z = sched_labels_find(n->labels, n->n_labels, xc->zone_beta);
+        if (!z)
+                z = sched_labels_find(n->labels, n->n_labels, xc->zone);
+        const SchedLabel *r = sched_labels_find(n->labels, n->n_labels, xc->region_beta);
+        if (!r)
+                r = sched_labels_find(n->labels, n->n_labels, xc->region);
+        SchedStr zv = z ? z->value : 0, rv = r ? r->value : 0;
+        return zv || rv ? topo_pair(rv, zv) : 0;
+}
+
+bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
+                                 int64_t *scores, int64_t *ret_constant) {
+        const SchedPodExt *pe = cy->pod->ext;
+        Selectors sels = { .n = 0 };
+        if (!(pe && pe->n_spread > 0))
+                default_selector(cy, services_only, &sels);
+        if (sels.n == 0) {
+                /* an empty selector counts nothing: every node gets the maximum */
+                *ret_constant = pe && pe->n_spread > 0 ? 0 : MAX_SCORE;
+                return true;
+        }
+        SchedCycleExt *x = cy->ext;
+        topo_clear(&x->score);
+        int64_t max_node = 0, max_zone = 0;
+        for (uint32_t i = 0; i < n; i++) {
+                int64_t c = 0;
+                for (uint32_t p = 0; p < nodes[i]->n_pods; p++)
+                        c += matches_all(&sels, nodes[i]->pods[p], cy->pod);
+                scores[i] = c;
+                if (c > max_node)
+                        max_node = c;
+                uint64_t z = zone_key(cy, nodes[i]->node);
+                if (z)
+                        (void) topo_add(&x->score, z, c);
+        }
+        for (uint32_t s = 0; s < x->score.n_slots; s++)
+                if (x->score.e[s].key && x->score.e[s].count > max_zone)
+                        max_zone = x->score.e[s].count;
+        bool zones = x->score.count > 0;
+        for (uint32_t i = 0; i < n; i++) {
+                double f = MAX_SCORE;
+                if (max_node > 0)
+                        f = MAX_SCORE * ((double) (max_node - scores[i]) / (double) max_node);
+                uint64_t z = zones ? zone_key(cy, nodes[i]->node) : 0;
+                if (z) {
+                        double zs = MAX_SCORE;
+                        if (max_zone > 0)
+                                zs = MAX_SCORE * ((double) (max_zone - topo_get(&x->score, z)) / (double) max_zone);
+                        f = f * (1.0 - 2.0 / 3.0) + 2.0 / 3.0 * zs;
+                }
+                scores[i] = (int64_t) f;
+        }
+        return false;
+}
+
+/* ---- ServiceAffinity ---- */
+
+bool sched_service_affinity_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                SchedReasons *out) {
+        const SchedPod *pod = cy->pod;
+        const SchedNode *node = ni->node;
+        if (p->n_labels == 0)
+                return true;
+        const SchedWorkload *svc;
+        Selectors sels = { .n = 0 };
+        pod_services(cy, &sels, &svc);
+        /* the node of the first pod matching this pod's labels in its namespace, when the
+         * pod belongs to a service (its labels as an equality selector) */
+        const SchedNode *peer = NULL;
+        const SchedCycleExt *x = cy->ext;
+        for (uint32_t i = 0; svc && i < x->n_all && !peer; i++)
+                for (uint32_t k = 0; k < x->all[i]->n_pods && !peer; k++) {
+                        const SchedPod *e = x->all[i]->pods[k];
+                        if (e->ns != pod->ns)
+                                continue;
+                        bool all = true;
+                        for (uint32_t l = 0; l < pod->n_labels && all; l++) {
+                                const SchedLabel *el = sched_labels_find(e->labels, e->n_labels, pod->labels[l].key);
+                                all = el && el->value == pod->labels[l].value;
+                        }
+                        if (all)
+                                peer = x->all[i]->node;
+                }
+        for (uint32_t i = 0; i < p->n_labels; i++) {
+                SchedStr key = p->labels[i];
+                const SchedLabel *want = sched_labels_find(pod->node_selector, pod->n_node_selector, key);
+                if (!want && peer)
+                        want = sched_labels_find(peer->labels, peer->n_labels, key);
+                if (!want)
+                        continue;
+                const SchedLabel *have = sched_labels_find(node->labels, node->n_labels, key);
+                if (!have || have->value != want->value) {
+                        ext_reason(out, cy->cfg->ext->r_service_affinity);
+                        return false;
+                }
+        }
+        return true;
+}
+
+bool sched_service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                       uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        const SchedWorkload *svc;
+        Selectors all = { .n = 0 };
+        pod_services(cy, &all, &svc);
+        SchedCycleExt *x = cy->ext;
+        topo_clear(&x->score);
+        int64_t total = 0;
+        bool any_label = false;
+        for (uint32_t i = 0; i < n; i++) {
+                int64_t c = 0;
+                if (svc && !sched_selector_empty(&svc->selector))
+                        for (uint32_t k = 0; k < nodes[i]->n_pods; k++)
+                                c += counts_pod(nodes[i]->pods[k], cy->pod, &svc->selector);
+                total += c;
+                const SchedNode *node = nodes[i]->node;
+                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, p->label);
+                if (l) {
+                        any_label = true;
+                        (void) topo_add(&x->score, topo_pair(l->key, l->value), c);
+                }
+        }
+        if (!any_label) {
+                *ret_constant = 0;
+                return true;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedNode *node = nodes[i]->node;
+                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, p->label);
+                if (!l) {
+                        scores[i] = 0;
+                        continue;
+                }
+                double f = MAX_SCORE;
+                if (total > 0)
+                        f = MAX_SCORE * ((double) (total - topo_get(&x->score, topo_pair(l->key, l->value))) /
+                                         (double) total);
+                scores[i] = (int64_t) f;
+        }
+        return false;
+}

@@ -1,0 +1,615 @@
+/* The volume predicates, with upstream kube-scheduler v1.20's semantics and reasons:
+ *
+ *   NoDiskConflict (VolumeRestrictions): a GCE PD or iSCSI disk used read-write by a pod on
+ *     the node (or by this pod read-write while another reads it), any shared EBS volume, an
+ *     RBD image on overlapping monitors in the same pool unless both read-only.
+ *   NoVolumeZoneConflict (VolumeZone): the zone/region labels of the pod's bound PVs hold the
+ *     node's value ("a__b" lists several); claims of a WaitForFirstConsumer class still
+ *     unbound are skipped.
+ *   Max{EBS,GCEPD,AzureDisk,Cinder}VolumeCount (non-CSI NodeVolumeLimits): distinct volumes
+ *     of the type on the node plus the pod's new ones stay within the node allocatable
+ *     attachable-volumes-<type> or the default 39 (25 on Nitro EBS instances) / 16 / 16 / 256.
+ *   MaxCSIVolumeCountPred (CSI NodeVolumeLimits): per driver, distinct volumes within the
+ *     CSINode's allocatable count (or the node allocatable attachable-volumes-csi-<driver>).
+ *   CheckVolumeBinding (VolumeBinding): bound claims' PVs' node affinity holds; every unbound
+ *     WaitForFirstConsumer claim finds the smallest available PV of its class that fits
+ *     (size, access modes, volume mode, selector, node affinity), distinct per claim, or its
+ *     class can provision (allowed topologies hold).
+ *
+ * Claims are resolved once per pod in sched_volumes_prepare(); a missing claim, one being
+ * deleted or an unbound claim of an Immediate class fails every node with upstream's
+ * PreFilter message, as it is a property of the pod, not of the node. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "scheduler/sched-ext-internal.h"
+#include "scheduler/sched-volumes.h"
+
+#define NO_PROVISIONER "kubernetes.io/no-provisioner"
+#define MAX_IDS 512
+
+/* "<what> \"<name>\" <how>", e.g. persistentvolumeclaim "data" not found */
+static SchedStr intern_text(const SchedCycle *cy, const char *what, const char *name, const char *how) {
+        char buf[600];
+        SchedStr id = 0;
+        int n = snprintf(buf, sizeof buf, "%s \"%s\" %s", what, name, how);
+        if (n < 0 || (size_t) n >= sizeof buf)
+                return cy->cfg->ext->r_bind_conflict;
+        /* the table only grows; these texts appear only for broken claims */
+        if (sched_strtab_intern_str((SchedStrtab *) cy->strtab, buf, &id) < 0)
+                return cy->cfg->ext->r_bind_conflict;
+        return id;
+}
+
+static bool pred_configured(const SchedConfig *cfg, uint32_t kind) {
+        for (uint32_t i = 0; i < cfg->n_predicates; i++)
+                if (cfg->predicates[i].kind == kind)
+                        return true;
+        return false;
+}
+
+int sched_volumes_prepare(SchedCycle *cy) {
+        SchedCycleExt *x = cy->ext;
+        const SchedPodExt *pe = cy->pod->ext;
+        if (!pe || pe->n_pvcs == 0)
+                return 0;
+        if (pe->n_pvcs > x->claims_cap) {
+                VolClaim *c = reallocarray(x->claims, pe->n_pvcs, sizeof(*c));
+                if (!c)
+                        return -ENOMEM;
+                x->claims = c;
+                x->claims_cap = pe->n_pvcs;
+        }
+        bool binding = pred_configured(cy->cfg, SCHED_PK_VOLUME_BINDING);
+        for (uint32_t i = 0; i < pe->n_volumes; i++) {
+                const SchedVolume *v = &pe->volumes[i];
+                if (v->kind != SCHED_VOL_PVC)
+                        continue;
+                const SchedPVC *pvc = cy->objects && v->id ? sched_objects_pvc(cy->objects, cy->pod->namespace_, v->id)
+                                                           : NULL;
+                VolClaim *c = &x->claims[x->n_claims++];
+                *c = (VolClaim) { .pvc = pvc };
+                if (!pvc) {
+                        if (binding && !x->vol_fail)
+                                x->vol_fail = intern_text(cy, "persistentvolumeclaim", v->id ? v->id : "", "not found");
+                        continue;
+                }
+                if (pvc->deleting && binding && !x->vol_fail)
+                        x->vol_fail = intern_text(cy, "persistentvolumeclaim", pvc->name, "is being deleted");
+                c->bound = pvc->volume_name != NULL;
+                const char *class = pvc->has_class ? sched_strtab_get(cy->strtab, pvc->storage_class) : "";
+                c->sc = *class ? sched_objects_storage_class(cy->objects, class) : NULL;
+                c->delayed = !c->bound && c->sc && c->sc->wait_for_first_consumer;
+                if (!c->bound && !c->delayed && binding && !x->vol_fail)
+                        x->vol_fail = cy->cfg->ext->r_immediate;
+        }
+        return 0;
+}
+
+/* ---- NoDiskConflict ---- */
+
+static bool streq0(const char *a, const char *b) {
+        return a && b && strcmp(a, b) == 0;
+}
+
+static bool monitors_overlap(const SchedVolume *a, const SchedVolume *b) {
+        for (uint32_t i = 0; i < a->n_monitors; i++)
+                for (uint32_t j = 0; j < b->n_monitors; j++)
+                        if (strcmp(a->monitors[i], b->monitors[j]) == 0)
+                                return true;
+        return false;
+}
+
+static bool volumes_conflict(const SchedVolume *v, const SchedVolume *e) {
+        if (v->kind != e->kind)
+                return false;
+        switch (v->kind) {
+        case SCHED_VOL_GCE_PD:
+        case SCHED_VOL_ISCSI:
+                return streq0(v->id, e->id) && !(v->read_only && e->read_only);
+        case SCHED_VOL_AWS_EBS:
+                return streq0(v->id, e->id);
+        case SCHED_VOL_RBD:
+                return monitors_overlap(v, e) && streq0(v->pool, e->pool) && streq0(v->id, e->id) &&
+                       !(v->read_only && e->read_only);
+        default:
+                return false;
+        }
+}
+
+static bool no_disk_conflict(const SchedPodExt *pe, const SchedNodeInfo *ni) {
+        for (uint32_t i = 0; i < pe->n_volumes; i++) {
+                const SchedVolume *v = &pe->volumes[i];
+                if (v->kind != SCHED_VOL_GCE_PD && v->kind != SCHED_VOL_AWS_EBS && v->kind != SCHED_VOL_RBD &&
+                    v->kind != SCHED_VOL_ISCSI)
+                        continue;
+                for (uint32_t p = 0; p < ni->n_pods; p++) {
+                        const SchedPodExt *xe = ni->pods[p]->ext;
+                        for (uint32_t j = 0; xe && j < xe->n_volumes; j++)
+                                if (volumes_conflict(v, &xe->volumes[j]))
+                                        return false;
+                }
+        }
+        return true;
+}
+
+/* ---- NoVolumeZoneConflict ---- */
+
+static bool value_in_list(const char *list, const char *value) {
+        /* LabelZonesToSet: "a__b__c" */
+        size_t n = strlen(value);
+        for (const char *p = list;;) {
+                const char *sep = strstr(p, "__");
+                size_t len = sep ? (size_t) (sep - p) : strlen(p);
+                if (len == n && strncmp(p, value, n) == 0)
+                        return true;
+                if (!sep)
+                        return false;
+                p = sep + 2;
+        }
+}
+
+static bool zone_ok(const SchedCycle *cy, const SchedNode *node) {
+        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedStr keys[] = { xc->zone_beta, xc->region_beta, xc->zone, xc->region };
+        bool any = false;
+        for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+                any |= sched_labels_find(node->labels, node->n_labels, keys[k]) != NULL;
+        if (!any)
+                return true;
+        const SchedCycleExt *x = cy->ext;
+        for (uint32_t i = 0; i < x->n_claims; i++) {
+                const VolClaim *c = &x->claims[i];
+                if (!c->pvc || !c->bound)
+                        continue;
+                const SchedPV *pv = sched_objects_pv(cy->objects, c->pvc->volume_name);
+                if (!pv)
+                        continue;
+                for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
+                        const SchedLabel *pl = sched_labels_find(pv->labels, pv->n_labels, keys[k]);
+                        if (!pl)
+                                continue;
+                        const SchedLabel *nl = sched_labels_find(node->labels, node->n_labels, keys[k]);
+                        if (!nl || !value_in_list(sched_strtab_get(cy->strtab, pl->value),
+                                                  sched_strtab_get(cy->strtab, nl->value)))
+                                return false;
+                }
+        }
+        return true;
+}
+
+/* ---- attach limits ---- */
+
+typedef struct IdSet {
+        const char *ids[MAX_IDS];
+        const char *ns[MAX_IDS];        /* non-NULL: a placeholder "ns/claim" id */
+        uint32_t n;
+} IdSet;
+
+static void idset_add(IdSet *s, const char *ns, const char *id) {
+        if (!id)
+                return;
+        for (uint32_t i = 0; i < s->n; i++)
+                if (streq0(s->ids[i], id) && (s->ns[i] == ns || streq0(s->ns[i], ns)))
+                        return;
+        if (s->n < MAX_IDS) {
+                s->ids[s->n] = id;
+                s->ns[s->n++] = ns;
+        }
+}
+
+static bool idset_has(const IdSet *s, const char *ns, const char *id) {
+        for (uint32_t i = 0; i < s->n; i++)
+                if (streq0(s->ids[i], id) && (s->ns[i] == ns || streq0(s->ns[i], ns)))
+                        return true;
+        return false;
+}
+
+static uint8_t limit_kind(uint32_t pk) {
+        switch (pk) {
+        case SCHED_PK_MAX_EBS:
+                return SCHED_VOL_AWS_EBS;
+        case SCHED_PK_MAX_GCE_PD:
+                return SCHED_VOL_GCE_PD;
+        case SCHED_PK_MAX_AZURE_DISK:
+                return SCHED_VOL_AZURE_DISK;
+        default:
+                return SCHED_VOL_CINDER;
+        }
+}
+
+static const char *provisioner_of(uint8_t kind) {
+        switch (kind) {
+        case SCHED_VOL_AWS_EBS:
+                return "kubernetes.io/aws-ebs";
+        case SCHED_VOL_GCE_PD:
+                return "kubernetes.io/gce-pd";
+        case SCHED_VOL_AZURE_DISK:
+                return "kubernetes.io/azure-disk";
+        default:
+                return "kubernetes.io/cinder";
+        }
+}
+
+/* filterVolumes(): the pod's volumes of one type, PVCs resolved through their PV; an unbound
+ * claim (or one whose PV is missing) of a class with the type's provisioner counts under a
+ * placeholder id so it is not double counted. */
+static void filter_volumes(const SchedCycle *cy, const SchedPod *pod, uint8_t kind, IdSet *out) {
+        const SchedPodExt *pe = pod->ext;
+        for (uint32_t i = 0; pe && i < pe->n_volumes; i++) {
+                const SchedVolume *v = &pe->volumes[i];
+                if (v->kind == kind) {
+                        idset_add(out, NULL, v->id);
+                        continue;
+                }
+                if (v->kind != SCHED_VOL_PVC || !cy->objects || !v->id)
+                        continue;
+                const SchedPVC *pvc = sched_objects_pvc(cy->objects, pod->namespace_, v->id);
+                if (!pvc)
+                        continue;
+                const SchedPV *pv = pvc->volume_name ? sched_objects_pv(cy->objects, pvc->volume_name) : NULL;
+                if (!pv) {
+                        const char *class = pvc->has_class ? sched_strtab_get(cy->strtab, pvc->storage_class) : "";
+                        const SchedStorageClass *sc = *class ? sched_objects_storage_class(cy->objects, class) : NULL;
+                        if (sc && streq0(sc->provisioner, provisioner_of(kind)))
+                                idset_add(out, pvc->namespace_, pvc->name);
+                        continue;
+                }
+                if (pv->source.kind == kind)
+                        idset_add(out, NULL, pv->source.id);
+        }
+}
+
+static int64_t ebs_default_limit(const SchedCycle *cy, const SchedNode *n) {
+        const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, cy->cfg->ext->instance_type);
+        if (!l)
+                l = sched_labels_find(n->labels, n->n_labels, cy->cfg->ext->instance_type_beta);
+        if (l) {
+                /* EBSNitroLimitRegex "^[cmr]5.*|t3|z1d" (unanchored alternatives) */
+                const char *t = sched_strtab_get(cy->strtab, l->value);
+                if ((t[0] == 'c' || t[0] == 'm' || t[0] == 'r') && t[1] == '5')
+                        return 25;
+                if (strstr(t, "t3") || strstr(t, "z1d"))
+                        return 25;
+        }
+        return 39;
+}
+
+static bool attach_limit_ok(const SchedCycle *cy, uint32_t pk, const SchedNodeInfo *ni) {
+        uint8_t kind = limit_kind(pk);
+        IdSet *mine = &(IdSet) { .n = 0 };
+        filter_volumes(cy, cy->pod, kind, mine);
+        if (mine->n == 0)
+                return true;
+        IdSet *existing = &(IdSet) { .n = 0 };
+        for (uint32_t p = 0; p < ni->n_pods; p++)
+                filter_volumes(cy, ni->pods[p], kind, existing);
+        uint32_t fresh = 0;
+        for (uint32_t i = 0; i < mine->n; i++)
+                fresh += !idset_has(existing, mine->ns[i], mine->ids[i]);
+        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedNode *n = ni->node;
+        SchedStr key = kind == SCHED_VOL_AWS_EBS     ? xc->attach_ebs
+                       : kind == SCHED_VOL_GCE_PD    ? xc->attach_gce
+                       : kind == SCHED_VOL_AZURE_DISK ? xc->attach_azure
+                                                      : xc->attach_cinder;
+        int64_t limit = kind == SCHED_VOL_AWS_EBS ? ebs_default_limit(cy, n) : kind == SCHED_VOL_CINDER ? 256 : 16;
+        for (uint32_t i = 0; i < n->n_alloc_scalar; i++)
+                if (n->alloc_scalar[i].name == key)
+                        limit = n->alloc_scalar[i].value;
+        return (int64_t) existing->n + fresh <= limit;
+}
+
+/* The CSI (driver, handle) of a claim, or of the fake handle "ns-claim" of its class's
+ * provisioner while it is unbound (getCSIDriverInfo / getCSIDriverInfoFromSC). */
+static bool csi_info(const SchedCycle *cy, const SchedPod *pod, const char *claim, const char **ret_driver,
+                     const char **ret_handle, const char **ret_ns) {
+        const SchedPVC *pvc = sched_objects_pvc(cy->objects, pod->namespace_, claim);
+        if (!pvc)
+                return false;
+        const SchedPV *pv = pvc->volume_name ? sched_objects_pv(cy->objects, pvc->volume_name) : NULL;
+        if (pv) {
+                if (pv->source.kind != SCHED_VOL_CSI || !pv->csi_driver || !pv->source.id)
+                        return false;
+                *ret_driver = pv->csi_driver;
+                *ret_handle = pv->source.id;
+                *ret_ns = NULL;
+                return true;
+        }
+        const char *class = pvc->has_class ? sched_strtab_get(cy->strtab, pvc->storage_class) : "";
+        const SchedStorageClass *sc = *class ? sched_objects_storage_class(cy->objects, class) : NULL;
+        if (!sc || !sc->provisioner)
+                return false;
+        *ret_driver = sc->provisioner;
+        *ret_handle = pvc->name;
+        *ret_ns = pvc->namespace_;
+        return true;
+}
+
+typedef struct CsiSet {
+        const char *driver[MAX_IDS], *handle[MAX_IDS], *ns[MAX_IDS];
+        uint32_t n;
+} CsiSet;
+
+static void csi_collect(const SchedCycle *cy, const SchedPod *pod, CsiSet *s) {
+        const SchedPodExt *pe = pod->ext;
+        for (uint32_t i = 0; pe && i < pe->n_volumes; i++) {
+                const SchedVolume *v = &pe->volumes[i];
+                const char *d, *h, *ns;
+                if (v->kind != SCHED_VOL_PVC || !v->id || !csi_info(cy, pod, v->id, &d, &h, &ns))
+                        continue;
+                bool dup = false;
+                for (uint32_t k = 0; k < s->n && !dup; k++)
+                        dup = strcmp(s->driver[k], d) == 0 && strcmp(s->handle[k], h) == 0 &&
+                              (s->ns[k] == ns || streq0(s->ns[k], ns));
+                if (!dup && s->n < MAX_IDS) {
+                        s->driver[s->n] = d;
+                        s->handle[s->n] = h;
+                        s->ns[s->n++] = ns;
+                }
+        }
+}
+
+static bool csi_limit(const SchedCycle *cy, const SchedNode *n, const char *driver, int64_t *ret) {
+        bool have = false;
+        char key[320];
+        int len = snprintf(key, sizeof key, "attachable-volumes-csi-%s", driver);
+        /* names longer than a label allow are hashed upstream; those rely on the CSINode */
+        if (len > 0 && len <= 63) {
+                SchedStr id = sched_strtab_lookup(cy->strtab, key, (size_t) len);
+                for (uint32_t i = 0; id && i < n->n_alloc_scalar; i++)
+                        if (n->alloc_scalar[i].name == id) {
+                                *ret = n->alloc_scalar[i].value;
+                                have = true;
+                        }
+        }
+        const SchedCSINode *cn = sched_objects_csinode(cy->objects, sched_strtab_get(cy->strtab, n->name));
+        for (uint32_t i = 0; cn && i < cn->n_drivers; i++)
+                if (cn->drivers[i].has_count && strcmp(cn->drivers[i].name, driver) == 0) {
+                        *ret = cn->drivers[i].count;
+                        have = true;
+                }
+        return have;
+}
+
+static bool csi_limits_ok(const SchedCycle *cy, const SchedNodeInfo *ni) {
+        if (!cy->objects)
+                return true;
+        CsiSet *mine = &(CsiSet) { .n = 0 };
+        csi_collect(cy, cy->pod, mine);
+        if (mine->n == 0)
+                return true;
+        CsiSet *attached = &(CsiSet) { .n = 0 };
+        for (uint32_t p = 0; p < ni->n_pods; p++)
+                csi_collect(cy, ni->pods[p], attached);
+        for (uint32_t i = 0; i < mine->n; i++) {
+                const char *driver = mine->driver[i];
+                bool seen = false;
+                for (uint32_t k = 0; k < i && !seen; k++)
+                        seen = strcmp(mine->driver[k], driver) == 0;
+                if (seen)
+                        continue;
+                int64_t limit;
+                if (!csi_limit(cy, ni->node, driver, &limit))
+                        continue;
+                int64_t have = 0, fresh = 0;
+                for (uint32_t k = 0; k < attached->n; k++)
+                        have += strcmp(attached->driver[k], driver) == 0;
+                for (uint32_t k = 0; k < mine->n; k++) {
+                        if (strcmp(mine->driver[k], driver) != 0)
+                                continue;
+                        bool dup = false;
+                        for (uint32_t j = 0; j < attached->n && !dup; j++)
+                                dup = strcmp(attached->driver[j], driver) == 0 &&
+                                      strcmp(attached->handle[j], mine->handle[k]) == 0 &&
+                                      (attached->ns[j] == mine->ns[k] || streq0(attached->ns[j], mine->ns[k]));
+                        fresh += !dup;
+                }
+                if (have + fresh > limit)
+                        return false;
+        }
+        return true;
+}
+
+/* ---- CheckVolumeBinding ---- */
+
+/* volumeutil.CheckNodeAffinity: the required terms against the node's labels only. */
+static bool pv_fits_node(const SchedStrtab *strtab, const SchedPV *pv, const SchedNode *node) {
+        if (!pv->has_node_affinity)
+                return true;
+        for (uint32_t i = 0; i < pv->n_terms; i++) {
+                const SchedTerm *t = &pv->terms[i];
+                if (t->n_fields > 0 || t->invalid)
+                        continue;
+                if (sched_term_matches(strtab, t, node))
+                        return true;
+        }
+        return false;
+}
+
+static bool access_ok(const SchedPVC *c, const SchedPV *pv) {
+        return (c->access_modes & pv->access_modes) == c->access_modes;
+}
+
+static bool bound_to(const SchedPV *pv, const SchedPVC *c) {
+        return pv->claim_name && streq0(pv->claim_name, c->name) && streq0(pv->claim_ns, c->namespace_) &&
+               (!pv->claim_uid || !*pv->claim_uid || streq0(pv->claim_uid, c->uid));
+}
+
+/* FindMatchingVolume with delayBinding on a node: the smallest fitting volume not already
+ * taken by an earlier claim of the pod. */
+static const SchedPV *match_volume(const SchedObjects *objs, const SchedStrtab *strtab, const SchedPVC *c,
+                                   const SchedNode *node, const SchedPV *const *taken, uint32_t n_taken) {
+        uint32_t n;
+        const SchedPV *const *pvs = sched_objects_pvs(objs, &n);
+        const SchedPV *best = NULL;
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedPV *pv = pvs[i];
+                bool excluded = false;
+                for (uint32_t k = 0; k < n_taken && !excluded; k++)
+                        excluded = taken[k] == pv;
+                if (excluded || pv->storage_class != c->storage_class)
+                        continue;
+                if (pv->claim_name && !bound_to(pv, c))
+                        continue;
+                if (pv->capacity < c->request || pv->block != c->block || pv->deleting)
+                        continue;
+                bool fits = pv_fits_node(strtab, pv, node);
+                if (bound_to(pv, c))
+                        return fits ? pv : NULL;
+                if (!pv->available)
+                        continue;
+                if (c->has_selector && !sched_selector_matches(&c->selector, pv->labels, pv->n_labels))
+                        continue;
+                if (!fits || !access_ok(c, pv))
+                        continue;
+                if (!best || pv->capacity < best->capacity)
+                        best = pv;
+        }
+        return best;
+}
+
+static bool can_provision(const SchedStrtab *strtab, const SchedStorageClass *sc, const SchedNode *node) {
+        if (!sc->provisioner || strcmp(sc->provisioner, NO_PROVISIONER) == 0)
+                return false;
+        if (sc->n_allowed == 0)
+                return true;
+        for (uint32_t i = 0; i < sc->n_allowed; i++)
+                if (!sc->allowed[i].invalid && sched_term_matches(strtab, &sc->allowed[i], node))
+                        return true;
+        return false;
+}
+
+/* Orders the delayed claims by requested size, smallest first (byPVCSize). */
+static uint32_t delayed_claims(const SchedObjects *objs, const SchedStrtab *strtab, const SchedPod *pod,
+                               VolClaim *out, uint32_t cap, int *ret_err) {
+        const SchedPodExt *pe = pod->ext;
+        uint32_t n = 0;
+        *ret_err = 0;
+        for (uint32_t i = 0; pe && i < pe->n_volumes; i++) {
+                const SchedVolume *v = &pe->volumes[i];
+                if (v->kind != SCHED_VOL_PVC)
+                        continue;
+                const SchedPVC *pvc = v->id ? sched_objects_pvc(objs, pod->namespace_, v->id) : NULL;
+                if (!pvc) {
+                        *ret_err = -ENOENT;
+                        return 0;
+                }
+                if (pvc->volume_name)
+                        continue;
+                const char *class = pvc->has_class ? sched_strtab_get(strtab, pvc->storage_class) : "";
+                const SchedStorageClass *sc = *class ? sched_objects_storage_class(objs, class) : NULL;
+                if (!sc || !sc->wait_for_first_consumer)
+                        continue;
+                if (n == cap) {
+                        *ret_err = -E2BIG;
+                        return 0;
+                }
+                VolClaim c = { .pvc = pvc, .sc = sc, .delayed = true };
+                uint32_t j = n++;
+                while (j > 0 && out[j - 1].pvc->request > c.pvc->request) {
+                        out[j] = out[j - 1];
+                        j--;
+                }
+                out[j] = c;
+        }
+        return n;
+}
+
+static int plan(const SchedObjects *objs, const SchedStrtab *strtab, const SchedPod *pod, const SchedNode *node,
+                SchedVolumeBinding *ret, uint32_t n_ret) {
+        VolClaim claims[SCHED_MAX_POD_CLAIMS];
+        const SchedPV *taken[SCHED_MAX_POD_CLAIMS];
+        int err;
+        uint32_t n = delayed_claims(objs, strtab, pod, claims, ELEMENTSOF(claims), &err), n_taken = 0;
+        if (err < 0)
+                return err;
+        if (n > n_ret)
+                return -E2BIG;
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedPV *pv = match_volume(objs, strtab, claims[i].pvc, node, taken, n_taken);
+                if (pv)
+                        taken[n_taken++] = pv;
+                else if (!can_provision(strtab, claims[i].sc, node))
+                        return -ENOSPC;
+                if (ret)
+                        ret[i] = (SchedVolumeBinding) { .claim = claims[i].pvc, .volume = pv };
+        }
+        return (int) n;
+}
+
+int sched_volume_binding_plan(const SchedObjects *objects, const SchedStrtab *strtab, const SchedPod *pod,
+                              const SchedNode *node, SchedVolumeBinding *ret, uint32_t n_ret) {
+        return plan(objects, strtab, pod, node, ret, n_ret);
+}
+
+static bool volume_binding(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+        const SchedCycleExt *x = cy->ext;
+        if (x->vol_fail) {
+                ext_reason(out, x->vol_fail);
+                return false;
+        }
+        bool ok = true;
+        for (uint32_t i = 0; i < x->n_claims; i++) {
+                const VolClaim *c = &x->claims[i];
+                if (!c->bound)
+                        continue;
+                const SchedPV *pv = sched_objects_pv(cy->objects, c->pvc->volume_name);
+                if (!pv) {
+                        ext_reason(out, intern_text(cy, "persistentvolume", c->pvc->volume_name, "not found"));
+                        return false;
+                }
+                if (!pv_fits_node(cy->strtab, pv, ni->node)) {
+                        ext_reason(out, cy->cfg->ext->r_node_conflict);
+                        ok = false;
+                        break;
+                }
+        }
+        bool any_delayed = false;
+        for (uint32_t i = 0; i < x->n_claims; i++)
+                any_delayed |= x->claims[i].delayed;
+        if (any_delayed && plan(cy->objects, cy->strtab, cy->pod, ni->node, NULL, SCHED_MAX_POD_CLAIMS) < 0) {
+                ext_reason(out, cy->cfg->ext->r_bind_conflict);
+                ok = false;
+        }
+        return ok;
+}
+
+bool sched_volumes_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out) {
+        const SchedPodExt *pe = cy->pod->ext;
+        const SchedExtConfig *xc = cy->cfg->ext;
+        switch (p->kind) {
+        case SCHED_PK_NO_DISK_CONFLICT:
+                if (!pe || no_disk_conflict(pe, ni))
+                        return true;
+                ext_reason(out, xc->r_disk_conflict);
+                return false;
+        case SCHED_PK_VOLUME_ZONE:
+                if (!pe || !cy->objects || zone_ok(cy, ni->node))
+                        return true;
+                ext_reason(out, xc->r_zone_conflict);
+                return false;
+        case SCHED_PK_MAX_EBS:
+        case SCHED_PK_MAX_GCE_PD:
+        case SCHED_PK_MAX_AZURE_DISK:
+        case SCHED_PK_MAX_CINDER:
+                if (!pe || attach_limit_ok(cy, p->kind, ni))
+                        return true;
+                ext_reason(out, xc->r_max_volumes);
+                return false;
+        case SCHED_PK_MAX_CSI:
+                if (!pe || csi_limits_ok(cy, ni))
+                        return true;
+                ext_reason(out, xc->r_max_volumes);
+                return false;
+        case SCHED_PK_VOLUME_BINDING:
+                if (!pe || pe->n_pvcs == 0)
+                        return true;
+                return volume_binding(cy, ni, out);
+        default:
+                return false;
+        }
+}
