@@ -1,0 +1,347 @@
+/* Issue 7's predicates and priorities through the algorithm: inter-pod (anti-)affinity,
+ * volumes (disk conflicts, attach limits, WaitForFirstConsumer binding), selector spreading
+ * and inter-pod affinity scores with exact 0..10 values, and the registry completeness
+ * check (every name libpolicy accepts has an implementation). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+
+#include "common/macro.h"
+#include "scheduler/sched-algo.h"
+#include "scheduler/sched-ext-internal.h"
+#include "scheduler/sched-testlib.h"
+#include "scheduler/sched-volumes.h"
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+        SchedConfig *cfg;
+        SchedAlgo *a;
+        SchedObjects *o;
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        f->o = sched_objects_new(f->t);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_algo_free(f->a);
+        sched_config_free(f->cfg);
+        sched_cache_free(f->c);
+        sched_objects_free(f->o);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+/* The documented default policy's predicates plus the given priority (weight 1). */
+static void config(Fx *f, PolicyPriorityId prio) {
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        static const PolicyPredicateId preds[] = {
+                POLICY_PRED_GENERAL_PREDICATES, POLICY_PRED_NO_DISK_CONFLICT, POLICY_PRED_NO_VOLUME_ZONE_CONFLICT,
+                POLICY_PRED_MAX_EBS_VOLUME_COUNT, POLICY_PRED_MAX_GCE_PD_VOLUME_COUNT,
+                POLICY_PRED_MAX_AZURE_DISK_VOLUME_COUNT, POLICY_PRED_MAX_CSI_VOLUME_COUNT,
+                POLICY_PRED_CHECK_VOLUME_BINDING, POLICY_PRED_MATCH_INTER_POD_AFFINITY,
+                POLICY_PRED_POD_TOLERATES_NODE_TAINTS, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE,
+        };
+        for (size_t i = 0; i < ELEMENTSOF(preds); i++)
+                tl_policy_pred(&p, preds[i], NULL, NULL);
+        if (prio != _POLICY_PRIO_INVALID)
+                tl_policy_prio(&p, prio, 1, NULL, NULL);
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
+        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
+        f->a = sched_algo_new(f->cfg, NULL, NULL);
+        assert_non_null(f->a);
+        sched_algo_set_objects(f->a, f->o);
+}
+
+static SchedStr id(Fx *f, const char *s) {
+        SchedStr r;
+        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
+        return r;
+}
+
+static void node(Fx *f, const char *name, const char *zone, const char *extra_alloc) {
+        char meta[512], status[256];
+        snprintf(meta, sizeof meta, "'labels':{'kubernetes.io/hostname':'%s','topology.kubernetes.io/zone':'%s'}", name,
+                 zone);
+        snprintf(status, sizeof status, "%s", extra_alloc);
+        SchedNode *n = tl_node(f->t, name, "4", "8Gi", 110, meta, "", "");
+        assert_non_null(n);
+        if (*extra_alloc) {
+                /* one extra allocatable scalar "name=value" */
+                char key[128];
+                long long v;
+                assert_int_equal(sscanf(status, "%127[^=]=%lld", key, &v), 2);
+                SchedScalar *s = sched_arena_alloc(&n->arena, (n->n_alloc_scalar + 1) * sizeof(SchedScalar));
+                memcpy(s, n->alloc_scalar, n->n_alloc_scalar * sizeof(SchedScalar));
+                s[n->n_alloc_scalar++] = (SchedScalar) { .name = id(f, key), .value = v };
+                n->alloc_scalar = s;
+                n->n_alloc_scalar = sched_scalars_sort(s, n->n_alloc_scalar);
+        }
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+}
+
+static SchedPod *pod(Fx *f, const char *name, const char *labels, const char *spec) {
+        char meta[512];
+        snprintf(meta, sizeof meta, "'labels':{%s}", labels);
+        SchedPod *p = tl_pod(f->t, name, "100m", "100Mi", spec, meta);
+        assert_non_null(p);
+        return p;
+}
+
+static void place(Fx *f, SchedPod *p, const char *node_name) {
+        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node_name)), 0);
+        sched_pod_unref(p);
+}
+
+/* Feasible node names after filtering, sorted, comma separated; or the failure summary. */
+static char *feasible(Fx *f, const SchedPod *p) {
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        if (res.node == 0)
+                assert_int_equal(sched_algo_format_failure(f->a, &b), 0);
+        else
+                assert_int_equal(buf_printf(&b, "%u:%s", res.n_feasible, sched_strtab_get(f->t, res.node)), 0);
+        return buf_steal(&b);
+}
+
+static void put(Fx *f, int (*fn)(SchedObjects *, const json_t *), const char *text) {
+        json_t *j = tl_json(text);
+        assert_non_null(j);
+        assert_int_equal(fn(f->o, j), 0);
+        json_decref(j);
+}
+
+static int put_service(SchedObjects *o, const json_t *j) {
+        return sched_objects_put_workload(o, SCHED_WL_SERVICE, j);
+}
+
+#define ANTI(key) "'affinity':{'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[" \
+                  "{'labelSelector':{'matchLabels':{'app':'web'}},'topologyKey':'" key "'}]}}"
+
+static void test_anti_affinity(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "a", "");
+        node(f, "n3", "b", "");
+        place(f, pod(f, "w1", "'app':'web'", ""), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *z = pod(f, "w2", "'app':'web'", ANTI("topology.kubernetes.io/zone"));
+        _cleanup_free_ char *s = feasible(f, z);
+        assert_string_equal(s, "1:n3");
+        _cleanup_(sched_pod_unrefp) SchedPod *h = pod(f, "w3", "'app':'web'", ANTI("kubernetes.io/hostname"));
+        _cleanup_free_ char *s2 = feasible(f, h);
+        assert_int_equal(s2[0], '2');
+        /* existing pods' anti-affinity keeps a plain matching pod away too */
+        place(f, pod(f, "w4", "'app':'web'", ANTI("topology.kubernetes.io/zone")), "n3");
+        _cleanup_(sched_pod_unrefp) SchedPod *plain = pod(f, "w5", "'app':'web'", "");
+        _cleanup_free_ char *s3 = feasible(f, plain);
+        assert_int_equal(s3[0], '2');
+        assert_null(strstr(s3, "n3"));
+        /* both zones taken: the summary lists both upstream reasons per node */
+        _cleanup_(sched_pod_unrefp) SchedPod *z2 = pod(f, "w6", "'app':'web'", ANTI("topology.kubernetes.io/zone"));
+        _cleanup_free_ char *s4 = feasible(f, z2);
+        assert_string_equal(s4, "0/3 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules, "
+                                "2 node(s) didn't match pod anti-affinity rules, 3 node(s) didn't match pod "
+                                "affinity/anti-affinity.");
+}
+
+static void test_affinity_first_pod(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        const char *aff = "'affinity':{'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':["
+                          "{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'topology.kubernetes.io/zone'}]}}";
+        /* no db pod anywhere and the pod matches itself: allowed everywhere */
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "d1", "'app':'db'", aff);
+        _cleanup_free_ char *s = feasible(f, p);
+        assert_int_equal(s[0], '2');
+        /* not matching itself: nowhere */
+        _cleanup_(sched_pod_unrefp) SchedPod *q = pod(f, "c1", "'app':'cache'", aff);
+        _cleanup_free_ char *s2 = feasible(f, q);
+        assert_string_equal(s2, "0/2 nodes are available: 2 node(s) didn't match pod affinity rules, 2 node(s) didn't "
+                                "match pod affinity/anti-affinity.");
+        /* with a db pod in zone b, only zone b */
+        place(f, pod(f, "d0", "'app':'db'", ""), "n2");
+        _cleanup_free_ char *s3 = feasible(f, q);
+        assert_string_equal(s3, "1:n2");
+}
+
+static void scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want, uint32_t n) {
+        SchedCycleExt *x = sched_cycle_ext_new();
+        uint32_t n_all;
+        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
+        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
+                          .objects = f->o, .ext = x };
+        assert_int_equal(sched_cycle_ext_prepare(&cy, all, n_all), 0);
+        SchedNodeInfo *nodes[8];
+        int64_t got[8], constant = -1;
+        for (uint32_t i = 0; i < n; i++)
+                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, names[i]));
+        if (sched_priority_run(&cy, &f->cfg->priorities[0], nodes, n, got, &constant))
+                for (uint32_t i = 0; i < n; i++)
+                        got[i] = constant;
+        for (uint32_t i = 0; i < n; i++)
+                if (got[i] != want[i])
+                        fail_msg("%s: got %lld, want %lld", names[i], (long long) got[i], (long long) want[i]);
+        sched_cycle_ext_free(x);
+}
+
+static void test_selector_spread(void **state) {
+        Fx *f = *state;
+        config(f, POLICY_PRIO_SELECTOR_SPREAD);
+        node(f, "n1", "a", "");
+        node(f, "n2", "a", "");
+        node(f, "n3", "b", "");
+        put(f, put_service, "{'metadata':{'name':'web','namespace':'default'},'spec':{'selector':{'app':'web'}}}");
+        place(f, pod(f, "w1", "'app':'web'", ""), "n1");
+        place(f, pod(f, "w2", "'app':'web'", ""), "n1");
+        place(f, pod(f, "w3", "'app':'web'", ""), "n3");
+        place(f, pod(f, "o1", "'app':'other'", ""), "n2");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "w4", "'app':'web'", "");
+        const char *names[] = { "n1", "n2", "n3" };
+        /* node counts 2/0/1 (max 2), zones a=2 b=1: n1 0; n2 10/3; n3 5/3 + 2/3*5 */
+        scores(f, p, names, (const int64_t[]) { 0, 3, 5 }, 3);
+        /* a pod no service selects: every node the maximum */
+        _cleanup_(sched_pod_unrefp) SchedPod *q = pod(f, "x", "'app':'none'", "");
+        scores(f, q, names, (const int64_t[]) { 10, 10, 10 }, 3);
+}
+
+static void test_service_spreading(void **state) {
+        Fx *f = *state;
+        config(f, POLICY_PRIO_SERVICE_SPREADING);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        put(f, put_service, "{'metadata':{'name':'web','namespace':'default'},'spec':{'selector':{'app':'web'}}}");
+        place(f, pod(f, "w1", "'app':'web'", ""), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "w2", "'app':'web'", "");
+        const char *names[] = { "n1", "n2" };
+        scores(f, p, names, (const int64_t[]) { 0, 10 }, 2);
+}
+
+static void test_inter_pod_priority(void **state) {
+        Fx *f = *state;
+        config(f, POLICY_PRIO_INTER_POD_AFFINITY);
+        node(f, "n1", "a", "");
+        node(f, "n2", "a", "");
+        node(f, "n3", "b", "");
+        place(f, pod(f, "d1", "'app':'db'", ""), "n1");
+        place(f, pod(f, "c1", "'app':'cache'", ""), "n3");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "w", "'app':'web'",
+                "'affinity':{'podAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':10,"
+                "'podAffinityTerm':{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'topology.kubernetes.io/zone'}}]},"
+                "'podAntiAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':5,"
+                "'podAffinityTerm':{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'kubernetes.io/hostname'}}]}}");
+        const char *names[] = { "n1", "n2", "n3" };
+        /* raw n1 10-5=5, n2 10, n3 0; min 0 max 10 */
+        scores(f, p, names, (const int64_t[]) { 5, 10, 0 }, 3);
+        /* existing pod's required affinity to web pods, symmetric weight 1 (hard weight) */
+        place(f, pod(f, "e1", "'app':'api'", "'affinity':{'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':["
+                                               "{'labelSelector':{'matchLabels':{'app':'web'}},'topologyKey':"
+                                               "'topology.kubernetes.io/zone'}]}}"),
+              "n3");
+        _cleanup_(sched_pod_unrefp) SchedPod *q = pod(f, "w2", "'app':'web'", "");
+        scores(f, q, names, (const int64_t[]) { 0, 0, 10 }, 3);
+}
+
+static void test_disk_conflict_and_limits(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "attachable-volumes-aws-ebs=1");
+        node(f, "n2", "a", "");
+        place(f, pod(f, "g", "", "'volumes':[{'name':'v','gcePersistentDisk':{'pdName':'pd1'}}]"), "n1");
+        place(f, pod(f, "e", "", "'volumes':[{'name':'v','awsElasticBlockStore':{'volumeID':'vol-1'}}]"), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *rw = pod(f, "rw", "", "'volumes':[{'name':'v','gcePersistentDisk':{'pdName':'pd1'}}]");
+        _cleanup_free_ char *s = feasible(f, rw);
+        assert_string_equal(s, "1:n2");
+        /* EBS: the same volume adds nothing; a second one exceeds n1's limit of 1 */
+        _cleanup_(sched_pod_unrefp) SchedPod *same = pod(f, "s", "", "'volumes':[{'name':'v','awsElasticBlockStore':{'volumeID':'vol-1'}}]");
+        _cleanup_free_ char *s2 = feasible(f, same);
+        /* the same EBS volume is a disk conflict on n1 (NoDiskConflict), so only n2 */
+        assert_string_equal(s2, "1:n2");
+        _cleanup_(sched_pod_unrefp) SchedPod *two = pod(f, "t", "", "'volumes':[{'name':'v','awsElasticBlockStore':{'volumeID':'vol-2'}}]");
+        _cleanup_free_ char *s3 = feasible(f, two);
+        assert_string_equal(s3, "1:n2");
+}
+
+static void test_wait_for_first_consumer(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        put(f, sched_objects_put_storage_class,
+            "{'metadata':{'name':'local'},'provisioner':'kubernetes.io/no-provisioner','volumeBindingMode':'WaitForFirstConsumer'}");
+#define PV(name, size, host)                                                                                    \
+        "{'metadata':{'name':'" name "'},'spec':{'storageClassName':'local','capacity':{'storage':'" size "'},"   \
+        "'accessModes':['ReadWriteOnce'],'nodeAffinity':{'required':{'nodeSelectorTerms':[{"                      \
+        "'matchExpressions':[{'key':'kubernetes.io/hostname','operator':'In','values':['" host "']}]}]}}},"       \
+        "'status':{'phase':'Available'}}"
+        put(f, sched_objects_put_pv, PV("pv-small", "5Gi", "n1"));
+        put(f, sched_objects_put_pv, PV("pv-big", "10Gi", "n2"));
+        put(f, sched_objects_put_pvc,
+            "{'metadata':{'name':'data','namespace':'default','uid':'c1'},'spec':{'storageClassName':'local',"
+            "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'8Gi'}}}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p", "", "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'data'}}]");
+        _cleanup_free_ char *s = feasible(f, p);
+        assert_string_equal(s, "1:n2");
+        SchedVolumeBinding b[4];
+        const SchedNode *n2 = sched_cache_node_by_name(f->c, id(f, "n2"))->node;
+        assert_int_equal(sched_volume_binding_plan(f->o, f->t, p, n2, b, 4), 1);
+        assert_string_equal(b[0].volume->name, "pv-big");
+        assert_string_equal(b[0].claim->name, "data");
+        /* once assumed bound elsewhere, nothing is left */
+        put(f, sched_objects_put_pvc,
+            "{'metadata':{'name':'other','namespace':'default','uid':'c2'},'spec':{'storageClassName':'local'}}");
+        assert_int_equal(sched_objects_assume_pv_claim(f->o, "pv-big", sched_objects_pvc(f->o, "default", "other")), 0);
+        _cleanup_free_ char *s2 = feasible(f, p);
+        assert_string_equal(s2, "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.");
+        /* a missing claim: upstream's PreFilter message on every node */
+        _cleanup_(sched_pod_unrefp) SchedPod *m = pod(f, "m", "", "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'gone'}}]");
+        _cleanup_free_ char *s3 = feasible(f, m);
+        assert_string_equal(s3, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
+}
+
+/* DESIGN.md: a test fails if any accepted name has no implementation. The node-condition
+ * names are the only ones libpolicy refuses (TaintNodesByCondition). */
+static void test_every_registry_name(void **state) {
+        (void) state;
+        for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PREDICATE); i++) {
+                const PolicyRegistryEntry *e = policy_registry_at(POLICY_REGISTRY_PREDICATE, i);
+                bool accepted = !(e->flags & POLICY_FLAG_NODE_CONDITION);
+                if (accepted && !sched_predicate_implemented((PolicyPredicateId) e->id))
+                        fail_msg("predicate %s has no implementation", e->name);
+        }
+        for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PRIORITY); i++) {
+                const PolicyRegistryEntry *e = policy_registry_at(POLICY_REGISTRY_PRIORITY, i);
+                if (!sched_priority_implemented((PolicyPriorityId) e->id))
+                        fail_msg("priority %s has no implementation", e->name);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_anti_affinity, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_affinity_first_pod, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_selector_spread, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_service_spreading, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_inter_pod_priority, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_disk_conflict_and_limits, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_wait_for_first_consumer, setup, teardown),
+                cmocka_unit_test(test_every_registry_name),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
