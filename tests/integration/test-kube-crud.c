@@ -366,6 +366,8 @@ static void test_binding(void **state) {
 }
 
 int main(void) {
+        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
+        setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_configmap_crud),
                 cmocka_unit_test(test_pagination),

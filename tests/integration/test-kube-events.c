@@ -213,6 +213,8 @@ static void test_queue_controller(void **state) {
 }
 
 int main(void) {
+        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
+        setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_events_counted),
                 cmocka_unit_test(test_queue_controller),

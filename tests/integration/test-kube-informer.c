@@ -382,6 +382,8 @@ static void test_informer_relists_after_410(void **state) {
 }
 
 int main(void) {
+        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
+        setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_informer_events_and_index),
                 cmocka_unit_test(test_watch_gone_after_compaction),

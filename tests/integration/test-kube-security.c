@@ -236,6 +236,8 @@ static void test_token_never_logged(void **state) {
 }
 
 int main(void) {
+        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
+        setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_unknown_ca_refused),
                 cmocka_unit_test(test_token_never_logged),

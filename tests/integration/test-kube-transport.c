@@ -531,6 +531,8 @@ static void test_informer_script(void **state) {
 }
 
 int main(void) {
+        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
+        setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_retry_after_429),
                 cmocka_unit_test(test_5xx_idempotent_only),
