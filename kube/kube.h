@@ -19,12 +19,14 @@
  *   410 -> -ETIME (resourceVersion too old / continue token expired)
  *   413 -> -E2BIG           429 -> -EBUSY (after retries)   504 -> -ETIMEDOUT
  *   other 5xx -> -EIO       other 4xx -> -EPROTO
- * Local failures: -ECONNREFUSED (cannot connect), -ETIMEDOUT, -EPROTO with reason "TLS"
+ * Local failures: -ECONNREFUSED (cannot connect), -ECONNRESET (connection broken during the
+ * request), -ETIMEDOUT, -EPROTO with reason "TLS"
  * (certificate not signed by the configured CA, handshake failure), -E2BIG (response
  * larger than the limit), -EBADMSG (a 2xx body that is not JSON), -ENOMEM, -ECANCELED.
  *
  * Retries: 429 (honouring Retry-After), 5xx and connection failures are retried with
- * exponential backoff and full jitter (100 ms doubling to 5 s, 5 attempts by default) on
+ * exponential backoff and jitter (100 ms doubling to 5 s, half of each delay random; 5
+ * retries by default; Retry-After capped at 60 s) on
  * idempotent requests (GET, HEAD, PUT, DELETE) only; POST and PATCH are retried only when
  * the connection could not be established at all (nothing was sent). A client-side token
  * bucket (default 100 qps, burst 200; kube_client_set_rate_limit) paces all requests.
