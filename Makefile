@@ -146,8 +146,11 @@ demo: deps all
 	@tests/cluster/build.sh
 	@tools/demo
 
+# Benchmarks run on a fresh local control plane (those that need no server ignore it).
 bench: deps all benches-build
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@tests/cluster/build.sh
+	@CLUSTER_DIR=$(CURDIR)/build/cluster-bench tools/with-cluster bash -c \
+		'for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done'
 
 FUZZ_SECONDS ?= 60
 fuzz: deps $(FUZZERS)
