@@ -29,13 +29,46 @@
 #include "scheduler/sched-algo.h"
 #include "scheduler/sched-cache.h"
 #include "scheduler/sched-config.h"
+#include "scheduler/sched-ext.h"
 #include "scheduler/sched-json.h"
+#include "scheduler/sched-objects.h"
 #include "scheduler/sched-queue.h"
+#include "scheduler/sched-volumes.h"
 
 #define BATCH 256
 #define TICK_USEC 100000ULL
 #define MAX_POLICY ((size_t) 4 * 1024 * 1024)
 #define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+#define SELECTED_NODE_ANNOTATION "volume.kubernetes.io/selected-node"
+#define BOUND_BY_CONTROLLER_ANNOTATION "pv.kubernetes.io/bound-by-controller"
+
+/* Kinds libkube has no constant for. */
+static const KubeResource RES_PVS = { "", "v1", "persistentvolumes", false };
+static const KubeResource RES_PVCS = { "", "v1", "persistentvolumeclaims", true };
+static const KubeResource RES_STORAGE_CLASSES = { "storage.k8s.io", "v1", "storageclasses", false };
+static const KubeResource RES_CSINODES = { "storage.k8s.io", "v1", "csinodes", false };
+static const KubeResource RES_RCS = { "", "v1", "replicationcontrollers", true };
+static const KubeResource RES_STATEFULSETS = { "apps", "v1", "statefulsets", true };
+
+/* The cluster objects other than pods and nodes that the policy's predicates and
+ * priorities read (SchedObjects). Only the kinds the running policy needs are watched. */
+typedef enum ObjKind {
+        OBJ_PV,
+        OBJ_PVC,
+        OBJ_STORAGE_CLASS,
+        OBJ_CSINODE,
+        OBJ_SERVICE,
+        OBJ_RC,
+        OBJ_RS,
+        OBJ_STATEFULSET,
+        _OBJ_MAX,
+} ObjKind;
+
+typedef struct ObjInformer {
+        Manager *m;
+        ObjKind kind;
+        KubeInformer *inf;
+} ObjInformer;
 
 /* Latency histogram buckets in seconds, Prometheus style. */
 static const double buckets[] = { 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
@@ -81,7 +114,12 @@ struct Manager {
         SchedExtender *hooks;
         size_t n_extenders;
 
+        SchedObjects *objects;          /* NULL when the policy reads no such object */
+        ObjInformer objinf[_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
+        bool volume_binding;            /* CheckVolumeBinding runs: bind claims before pods */
+
         bool synced_pods, synced_nodes, synced_namespaces;
+        uint32_t n_obj_informers, n_obj_synced;
         bool leading;
         uint32_t binds_in_flight;
 
@@ -94,12 +132,30 @@ struct Manager {
         Histogram e2e, algorithm, bind;
 };
 
+#define MAX_VOLUME_ERROR 512
+
+/* One binding cycle: the claim writes (if any), then the pod's binding. */
 typedef struct BindCtx {
         Manager *m;
         SchedPod *pod;
         char *node;
         uint64_t start;
+        uint32_t volume_writes;         /* claim/volume writes in flight */
+        int volume_error;               /* the first failed write's error */
+        char volume_message[MAX_VOLUME_ERROR];
+        char *assumed_pvs[SCHED_MAX_POD_CLAIMS]; /* PVs assumed bound to a claim of the pod */
+        uint32_t n_assumed_pvs;
 } BindCtx;
+
+static void bind_ctx_free(BindCtx *b) {
+        if (!b)
+                return;
+        sched_pod_unref(b->pod);
+        free(b->node);
+        for (uint32_t i = 0; i < b->n_assumed_pvs; i++)
+                free(b->assumed_pvs[i]);
+        free(b);
+}
 
 static uint64_t now_mono(void) {
         struct timespec ts;
@@ -129,7 +185,7 @@ static void kick(Manager *m) {
 }
 
 static bool ready(const Manager *m) {
-        return m->synced_pods && m->synced_nodes && m->synced_namespaces;
+        return m->synced_pods && m->synced_nodes && m->synced_namespaces && m->n_obj_synced == m->n_obj_informers;
 }
 
 /* ---- events and status ---- */
@@ -213,6 +269,35 @@ static void set_unschedulable_condition(Manager *m, const SchedPod *pod, const c
 
 /* ---- binding ---- */
 
+/* Puts the PVs this cycle assumed back to what the informer last saw: the claim writes did
+ * not all happen, so the volumes are free again for other claims. */
+static void restore_assumed_pvs(Manager *m, BindCtx *b) {
+        KubeInformer *inf = m->objinf[OBJ_PV].inf;
+        for (uint32_t i = 0; i < b->n_assumed_pvs; i++) {
+                json_t *pv = inf ? kube_informer_get(inf, NULL, b->assumed_pvs[i]) : NULL;
+                if (pv)
+                        (void) sched_objects_put_pv(m->objects, pv);
+                else
+                        (void) sched_objects_remove_pv(m->objects, b->assumed_pvs[i]);
+        }
+}
+
+/* A binding cycle that cannot complete: as upstream, the assumed pod is forgotten and goes
+ * back to the queue with backoff. r == -ECANCELED means the client is going away with the
+ * manager: nothing is written or queued then. */
+static void binding_failed(Manager *m, BindCtx *b, int r, const char *msg) {
+        SchedPod *pod = b->pod;
+        restore_assumed_pvs(m, b);
+        (void) sched_cache_forget_pod(m->cache, pod->uid);
+        if (r == -ECANCELED)
+                return;
+        m->binds_failed++;
+        (void) sched_queue_failed(m->queue, pod->uid, false);
+        klog_warning("binding %s/%s to %s failed: %s", pod->namespace_, pod->name, b->node, msg);
+        post_event(m, pod, "Warning", "FailedScheduling", "Binding", msg);
+        kick(m);
+}
+
 static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
         BindCtx *b = userdata;
         Manager *m = b->m;
@@ -228,18 +313,183 @@ static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, 
                 klog_v(2, "%s", msg);
                 post_event(m, pod, "Normal", "Scheduled", "Binding", msg);
         } else {
-                m->binds_failed++;
-                (void) sched_cache_forget_pod(m->cache, pod->uid);
-                (void) sched_queue_failed(m->queue, pod->uid, false);
                 char msg[1024];
                 snprintf(msg, sizeof msg, "Binding rejected: %s", err && err->message[0] ? err->message : strerror(-r));
-                klog_warning("binding %s/%s to %s failed: %s", pod->namespace_, pod->name, b->node, msg);
-                post_event(m, pod, "Warning", "FailedScheduling", "Binding", msg);
-                kick(m);
+                binding_failed(m, b, r, msg);
         }
-        sched_pod_unref(pod);
-        free(b->node);
-        free(b);
+        bind_ctx_free(b);
+}
+
+/* Binds the pod itself: through a binding extender interested in it, else the pods/binding
+ * subresource. Consumes b on every path. */
+static void bind_pod(Manager *m, BindCtx *b) {
+        SchedPod *pod = b->pod;
+        for (size_t i = 0; i < m->n_extenders; i++)
+                if (extender_is_binder(m->extenders[i]) && extender_is_interested(m->extenders[i], pod)) {
+                        /* the binding extender binds (synchronously, as upstream) */
+                        m->binds_in_flight++;
+                        int r = extender_bind(m->extenders[i], pod, b->node);
+                        KubeError e = {};
+                        if (r < 0)
+                                snprintf(e.message, sizeof e.message, "%s", extender_last_error(m->extenders[i]));
+                        bind_done(m->client, r < 0 ? r : 201, NULL, &e, b);
+                        return;
+                }
+        int r = kube_bind_async(m->client, pod->namespace_, pod->name, pod->uid, b->node, bind_done, b);
+        if (r < 0) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "Binding rejected: %s", strerror(-r));
+                binding_failed(m, b, r, msg);
+                bind_ctx_free(b);
+                return;
+        }
+        m->binds_in_flight++;
+}
+
+static void volume_write_done(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        BindCtx *b = userdata;
+        Manager *m = b->m;
+        if (r < 0 && b->volume_error >= 0) {
+                b->volume_error = r;
+                if (err && err->message[0])
+                        snprintf(b->volume_message, sizeof b->volume_message, "%s", err->message);
+                else
+                        snprintf(b->volume_message, sizeof b->volume_message, "%s", strerror(-r));
+        }
+        if (--b->volume_writes > 0)
+                return;
+        m->binds_in_flight--;
+        if (b->volume_error < 0) {
+                char msg[MAX_VOLUME_ERROR + 64];
+                snprintf(msg, sizeof msg, "binding volumes: %s", b->volume_message);
+                binding_failed(m, b, b->volume_error, msg);
+                bind_ctx_free(b);
+                return;
+        }
+        bind_pod(m, b);
+}
+
+/* The PV's claimRef to claim, as upstream's GetBindVolumeToClaim sets it, with the
+ * annotation saying the binding was not the user's. The PV's resourceVersion makes the
+ * merge patch conditional, like upstream's Update. New reference or NULL. */
+static json_t *pv_bind_patch(const json_t *pv, const SchedPVC *claim) {
+        const char *rv = json_string_value(kube_obj_path(pv, "metadata.resourceVersion"));
+        if (!rv)
+                return NULL;
+        return json_pack("{s:{s:s, s:{s:s}}, s:{s:{s:s, s:s, s:s, s:s, s:s, s:s}}}", "metadata", "resourceVersion", rv,
+                         "annotations", BOUND_BY_CONTROLLER_ANNOTATION, "yes", "spec", "claimRef", "kind",
+                         "PersistentVolumeClaim", "apiVersion", "v1", "namespace", claim->namespace_, "name",
+                         claim->name, "uid", claim->uid, "resourceVersion",
+                         claim->resource_version ? claim->resource_version : "");
+}
+
+typedef struct VolumeWrite {
+        const KubeResource *res;
+        const char *ns, *name;          /* borrowed from the store */
+        json_t *patch;
+        const SchedPVC *claim;          /* static binding: the claim the PV is assumed for */
+} VolumeWrite;
+
+/* Upstream's AssumePodVolumes + BindPodVolumes for the pod's unbound WaitForFirstConsumer
+ * claims on the chosen node: a chosen PV gets the claim in spec.claimRef (the PV controller
+ * then completes the claim's side), a claim left to a provisioner gets the
+ * volume.kubernetes.io/selected-node annotation. The PVs are assumed in the object store at
+ * once so the next decision does not hand them out again. Returns the number of writes in
+ * flight (b stays with their callbacks), 0 when nothing needs writing, or -errno with a
+ * message in b->volume_message (nothing in flight). */
+static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
+        const SchedPod *pod = b->pod;
+        if (!m->volume_binding || !m->objects || !pod->ext || pod->ext->n_pvcs == 0)
+                return 0;
+        const SchedNodeInfo *ni = sched_cache_node_by_name(m->cache, node_name);
+        if (!ni || !ni->node) {
+                snprintf(b->volume_message, sizeof b->volume_message, "node %s is gone", b->node);
+                return -ENOENT;
+        }
+        SchedVolumeBinding plan[SCHED_MAX_POD_CLAIMS];
+        int n = sched_volume_binding_plan(m->objects, m->strtab, pod, ni->node, plan, ELEMENTSOF(plan));
+        if (n < 0) {
+                snprintf(b->volume_message, sizeof b->volume_message, "%s",
+                         n == -ENOSPC ? "the node no longer has a matching volume" :
+                         n == -ENOENT ? "a claim or its storage class is gone" : strerror(-n));
+                return n;
+        }
+        VolumeWrite w[SCHED_MAX_POD_CLAIMS];
+        uint32_t n_w = 0;
+        int r = 0;
+        for (int i = 0; i < n && r >= 0; i++) {
+                const SchedPVC *claim = plan[i].claim;
+                if (plan[i].volume) {
+                        const SchedPV *pv = plan[i].volume;
+                        if (pv->claim_name && strcmp(pv->claim_name, claim->name) == 0 && pv->claim_ns &&
+                            strcmp(pv->claim_ns, claim->namespace_) == 0 && pv->claim_uid &&
+                            strcmp(pv->claim_uid, claim->uid) == 0)
+                                continue;       /* an earlier attempt's write already shows */
+                        json_t *obj = m->objinf[OBJ_PV].inf ? kube_informer_get(m->objinf[OBJ_PV].inf, NULL, pv->name)
+                                                            : NULL;
+                        json_t *patch = obj ? pv_bind_patch(obj, claim) : NULL;
+                        if (!patch)
+                                r = obj ? -ENOMEM : -ENOENT;
+                        else
+                                w[n_w++] = (VolumeWrite) { &RES_PVS, NULL, pv->name, patch, claim };
+                } else {
+                        json_t *obj = m->objinf[OBJ_PVC].inf ? kube_informer_get(m->objinf[OBJ_PVC].inf,
+                                                                                  claim->namespace_, claim->name)
+                                                             : NULL;
+                        const char *sel = json_string_value(
+                                json_object_get(kube_obj_path(obj, "metadata.annotations"), SELECTED_NODE_ANNOTATION));
+                        if (sel && strcmp(sel, b->node) == 0)
+                                continue;
+                        const char *rv = json_string_value(kube_obj_path(obj, "metadata.resourceVersion"));
+                        json_t *patch = rv ? json_pack("{s:{s:s, s:{s:s}}}", "metadata", "resourceVersion", rv,
+                                                       "annotations", SELECTED_NODE_ANNOTATION, b->node)
+                                           : NULL;
+                        if (!patch)
+                                r = rv ? -ENOMEM : -ENOENT;
+                        else
+                                w[n_w++] = (VolumeWrite) { &RES_PVCS, claim->namespace_, claim->name, patch, NULL };
+                }
+        }
+        /* kube_patch_async serializes the path and the body before returning, and nothing
+         * in the store changes until the PVs are assumed below, so the writes may borrow
+         * the store's names */
+        uint32_t sent = 0;
+        for (uint32_t i = 0; i < n_w; i++) {
+                if (r >= 0 && w[i].claim) {
+                        char *name = strdup(w[i].name);
+                        if (!name)
+                                r = -ENOMEM;
+                        else
+                                b->assumed_pvs[b->n_assumed_pvs++] = name;
+                }
+                if (r >= 0) {
+                        r = kube_patch_async(m->client, w[i].res, w[i].ns, w[i].name, NULL, KUBE_MERGE_PATCH,
+                                             w[i].patch, volume_write_done, b);
+                        if (r >= 0)
+                                sent++;
+                }
+                json_decref(w[i].patch);
+        }
+        /* assumed from the copied names: assuming a PV replaces it (and its name) in the store */
+        for (uint32_t i = 0, k = 0; i < n_w && k < b->n_assumed_pvs; i++) {
+                if (!w[i].claim)
+                        continue;
+                int q = sched_objects_assume_pv_claim(m->objects, b->assumed_pvs[k++], w[i].claim);
+                if (q < 0)
+                        klog_warning("cannot assume volume %s for %s/%s: %s", b->assumed_pvs[k - 1],
+                                     w[i].claim->namespace_, w[i].claim->name, strerror(-q));
+        }
+        b->volume_writes = sent;
+        if (r < 0 && sent == 0) {
+                snprintf(b->volume_message, sizeof b->volume_message, "%s", strerror(-r));
+                return r;
+        }
+        if (r < 0) {
+                /* some are in flight: the last callback reports the failure */
+                b->volume_error = r;
+                snprintf(b->volume_message, sizeof b->volume_message, "%s", strerror(-r));
+        }
+        return (int) sent;
 }
 
 static void schedule_one(Manager *m, SchedPod *pod) {
@@ -297,27 +547,18 @@ static void schedule_one(Manager *m, SchedPod *pod) {
                 return;
         }
         *b = (BindCtx) { .m = m, .pod = sched_pod_ref(pod), .node = node, .start = now_mono() };
-        for (size_t i = 0; i < m->n_extenders; i++)
-                if (extender_is_binder(m->extenders[i]) && extender_is_interested(m->extenders[i], pod)) {
-                        /* the binding extender binds (synchronously, as upstream) */
-                        m->binds_in_flight++;
-                        r = extender_bind(m->extenders[i], pod, node);
-                        KubeError e = {};
-                        if (r < 0)
-                                snprintf(e.message, sizeof e.message, "%s", extender_last_error(m->extenders[i]));
-                        bind_done(m->client, r < 0 ? r : 201, NULL, &e, b);
-                        return;
-                }
-        r = kube_bind_async(m->client, pod->namespace_, pod->name, pod->uid, node, bind_done, b);
+        /* claims first, as upstream's VolumeBinding PreBind: the pod is bound only once
+         * its volumes are */
+        r = bind_volumes(m, b, res.node);
         if (r < 0) {
-                (void) sched_cache_forget_pod(m->cache, pod->uid);
-                (void) sched_queue_failed(m->queue, pod->uid, false);
-                sched_pod_unref(b->pod);
-                free(b->node);
-                free(b);
-                return;
-        }
-        m->binds_in_flight++;
+                char msg[MAX_VOLUME_ERROR + 64];
+                snprintf(msg, sizeof msg, "binding volumes: %s", b->volume_message);
+                binding_failed(m, b, r, msg);
+                bind_ctx_free(b);
+        } else if (r > 0)
+                m->binds_in_flight++;   /* volume_write_done continues with bind_pod */
+        else
+                bind_pod(m, b);
         observe(&m->e2e, (double) (now_mono() - t0) / 1e6);
 }
 
@@ -460,21 +701,142 @@ static void on_node_delete(KubeInformer *inf, json_t *obj, void *userdata) {
         (void) sched_cache_remove_node(m->cache, name);
 }
 
+/* ---- the other cluster objects (SchedObjects) ---- */
+
+static const struct {
+        const char *what;
+        const KubeResource *res;
+        SchedWorkloadKind workload;     /* OBJ_SERVICE .. OBJ_STATEFULSET */
+} obj_kinds[_OBJ_MAX] = {
+        [OBJ_PV] = { "persistentvolume", &RES_PVS, 0 },
+        [OBJ_PVC] = { "persistentvolumeclaim", &RES_PVCS, 0 },
+        [OBJ_STORAGE_CLASS] = { "storageclass", &RES_STORAGE_CLASSES, 0 },
+        [OBJ_CSINODE] = { "csinode", &RES_CSINODES, 0 },
+        [OBJ_SERVICE] = { "service", &KUBE_SERVICES, SCHED_WL_SERVICE },
+        [OBJ_RC] = { "replicationcontroller", &RES_RCS, SCHED_WL_RC },
+        [OBJ_RS] = { "replicaset", &KUBE_REPLICASETS, SCHED_WL_RS },
+        [OBJ_STATEFULSET] = { "statefulset", &RES_STATEFULSETS, SCHED_WL_STATEFULSET },
+};
+
+static int obj_put(SchedObjects *o, ObjKind kind, const json_t *obj) {
+        switch (kind) {
+        case OBJ_PV:
+                return sched_objects_put_pv(o, obj);
+        case OBJ_PVC:
+                return sched_objects_put_pvc(o, obj);
+        case OBJ_STORAGE_CLASS:
+                return sched_objects_put_storage_class(o, obj);
+        case OBJ_CSINODE:
+                return sched_objects_put_csinode(o, obj);
+        default:
+                return sched_objects_put_workload(o, obj_kinds[kind].workload, obj);
+        }
+}
+
+static int obj_remove(SchedObjects *o, ObjKind kind, const char *ns, const char *name) {
+        switch (kind) {
+        case OBJ_PV:
+                return sched_objects_remove_pv(o, name);
+        case OBJ_PVC:
+                return sched_objects_remove_pvc(o, ns, name);
+        case OBJ_STORAGE_CLASS:
+                return sched_objects_remove_storage_class(o, name);
+        case OBJ_CSINODE:
+                return sched_objects_remove_csinode(o, name);
+        default:
+                return sched_objects_remove_workload(o, obj_kinds[kind].workload, ns, name);
+        }
+}
+
+/* Upstream moves unschedulable pods back to the active queue when a volume, claim, class,
+ * CSINode or service appears or changes (a claim may now bind, a spread may now balance);
+ * controllers only change scores, so they do not. */
+static void obj_changed(ObjInformer *oi) {
+        if (oi->kind == OBJ_RC || oi->kind == OBJ_RS || oi->kind == OBJ_STATEFULSET)
+                return;
+        sched_queue_move_all(oi->m->queue);
+        kick(oi->m);
+}
+
+static void on_obj_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        ObjInformer *oi = userdata;
+        int r = obj_put(oi->m->objects, oi->kind, obj);
+        if (r < 0) {
+                klog_warning("ignoring %s %s%s%s: %s", obj_kinds[oi->kind].what, kube_obj_namespace(obj) ?: "",
+                             kube_obj_namespace(obj) ? "/" : "", kube_obj_name(obj) ?: "", strerror(-r));
+                return;
+        }
+        obj_changed(oi);
+}
+
+static void on_obj_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
+        on_obj_add(inf, new_obj, userdata);
+}
+
+static void on_obj_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        ObjInformer *oi = userdata;
+        (void) obj_remove(oi->m->objects, oi->kind, kube_obj_namespace(obj), kube_obj_name(obj) ?: "");
+        /* a deleted service changes the spreading of its pods */
+        if (oi->kind == OBJ_SERVICE)
+                obj_changed(oi);
+}
+
+/* Which kinds the policy's predicates and priorities read, as upstream v1.20 starts
+ * informers only for the plugins a profile enables. */
+static void obj_kinds_needed(const PolicyEffective *eff, bool need[static _OBJ_MAX], bool *ret_volume_binding) {
+        *ret_volume_binding = false;
+        for (size_t i = 0; i < eff->n_predicates; i++)
+                switch (eff->predicates[i].id) {
+                case POLICY_PRED_CHECK_VOLUME_BINDING:
+                        *ret_volume_binding = true;
+                        /* fall through */
+                case POLICY_PRED_NO_VOLUME_ZONE_CONFLICT:
+                case POLICY_PRED_MAX_EBS_VOLUME_COUNT:
+                case POLICY_PRED_MAX_GCE_PD_VOLUME_COUNT:
+                case POLICY_PRED_MAX_AZURE_DISK_VOLUME_COUNT:
+                case POLICY_PRED_MAX_CINDER_VOLUME_COUNT:
+                        need[OBJ_PV] = need[OBJ_PVC] = need[OBJ_STORAGE_CLASS] = true;
+                        break;
+                case POLICY_PRED_MAX_CSI_VOLUME_COUNT:
+                        need[OBJ_PV] = need[OBJ_PVC] = need[OBJ_STORAGE_CLASS] = need[OBJ_CSINODE] = true;
+                        break;
+                case POLICY_PRED_CHECK_SERVICE_AFFINITY:
+                        need[OBJ_SERVICE] = true;
+                        break;
+                default:
+                        break;
+                }
+        for (size_t i = 0; i < eff->n_priorities; i++)
+                switch (eff->priorities[i].id) {
+                case POLICY_PRIO_SELECTOR_SPREAD:
+                        need[OBJ_RC] = need[OBJ_RS] = need[OBJ_STATEFULSET] = true;
+                        /* fall through */
+                case POLICY_PRIO_SERVICE_SPREADING:
+                case POLICY_PRIO_SERVICE_ANTI_AFFINITY:
+                        need[OBJ_SERVICE] = true;
+                        break;
+                default:
+                        break;
+                }
+}
+
 static void on_synced(KubeInformer *inf, void *userdata) {
         Manager *m = userdata;
         if (inf == m->pods)
                 m->synced_pods = true;
         else if (inf == m->nodes)
                 m->synced_nodes = true;
-        else
+        else if (inf == m->namespaces)
                 m->synced_namespaces = true;
+        else
+                m->n_obj_synced++;
         if (ready(m)) {
                 uint32_t n;
                 (void) sched_cache_nodes(m->cache, &n);
                 SchedQueueStats st;
                 sched_queue_stats(m->queue, &st);
-                klog_info("caches synced: %u nodes, %u bound pods, %u pending pods", n, sched_cache_n_pods(m->cache),
-                          st.active);
+                klog_info("caches synced: %u nodes, %u bound pods, %u pending pods, %u other kinds", n,
+                          sched_cache_n_pods(m->cache), st.active, m->n_obj_informers);
                 (void) kube_notify_ready();
                 kick(m);
         }
@@ -606,8 +968,8 @@ static int read_policy_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
-/* Loads and validates the policy; no policy at all means the default provider set, which
- * this part does not fully implement (refused below with the names). */
+/* Loads and validates the policy; no policy at all means the default provider set
+ * (sched_config_new refuses, with the names, anything this scheduler does not run). */
 static int load_policy(Manager *m, Policy **ret) {
         const SchedOptions *o = m->opts;
         _cleanup_free_ char *text = NULL;
@@ -734,6 +1096,12 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         m->algo = sched_algo_new(m->cfg, NULL, NULL);
         if (!m->algo)
                 return -ENOMEM;
+        bool need[_OBJ_MAX] = {};
+        obj_kinds_needed(m->eff, need, &m->volume_binding);
+        for (ObjKind k = 0; k < _OBJ_MAX; k++)
+                if (need[k] && !m->objects && !(m->objects = sched_objects_new(m->strtab)))
+                        return -ENOMEM;
+        sched_algo_set_objects(m->algo, m->objects);
         sched_algo_seed(m->algo, now_mono() ^ ((uint64_t) getpid() << 32));
 
         if (m->eff->n_extenders > 0) {
@@ -788,6 +1156,30 @@ int manager_start(Manager *m) {
             (r = start_informer(m, &KUBE_NAMESPACES, NULL, NULL, &m->namespaces)) < 0 ||
             (r = start_informer(m, &KUBE_PODS, "status.phase!=Succeeded,status.phase!=Failed", &pod_h, &m->pods)) < 0)
                 return klog_error_errno(r, "cannot start informers: %s", strerror(-r));
+        /* the other kinds the policy reads; a pod is decided only once they are listed too,
+         * or a claim would be "not found" and a spread counted without its services */
+        static const KubeInformerHandlers obj_h = { on_obj_add, on_obj_update, on_obj_delete };
+        bool need[_OBJ_MAX] = {};
+        bool volume_binding;
+        obj_kinds_needed(m->eff, need, &volume_binding);
+        for (ObjKind k = 0; k < _OBJ_MAX; k++) {
+                if (!need[k])
+                        continue;
+                ObjInformer *oi = &m->objinf[k];
+                *oi = (ObjInformer) { .m = m, .kind = k };
+                r = kube_informer_new(m->client, obj_kinds[k].res, NULL, NULL, NULL, &oi->inf);
+                if (r >= 0) {
+                        m->n_obj_informers++;
+                        kube_informer_on_synced(oi->inf, on_synced, m);
+                        kube_informer_on_error(oi->inf, on_informer_error, m);
+                        r = kube_informer_add_handlers(oi->inf, &obj_h, oi);
+                }
+                if (r >= 0)
+                        r = kube_informer_start(oi->inf);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot start the %s informer: %s", obj_kinds[k].what,
+                                                strerror(-r));
+        }
 
         if (m->opts->port > 0) {
                 HttpServerOptions ho = { .address = m->opts->bind_address, .port = (uint16_t) m->opts->port };
@@ -839,10 +1231,13 @@ Manager *manager_free(Manager *m) {
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);
+        for (ObjKind k = 0; k < _OBJ_MAX; k++)
+                kube_informer_unref(m->objinf[k].inf);
         sd_event_source_unref(m->defer);
         sd_event_source_unref(m->tick);
         kube_client_unref(m->client);
         sched_algo_free(m->algo);
+        sched_objects_free(m->objects);
         for (size_t i = 0; i < m->n_extenders; i++)
                 extender_free(m->extenders[i]);
         free(m->extenders);
