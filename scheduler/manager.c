@@ -1162,6 +1162,15 @@ int manager_start(Manager *m) {
         bool need[_OBJ_MAX] = {};
         bool volume_binding;
         obj_kinds_needed(m->eff, need, &volume_binding);
+        char kinds[256] = "";
+        size_t len = 0;
+        for (ObjKind k = 0; k < _OBJ_MAX; k++)
+                if (need[k] && len < sizeof kinds)
+                        len += (size_t) snprintf(kinds + len, sizeof kinds - len, "%s%s", len ? ", " : "",
+                                                 obj_kinds[k].res->resource);
+        if (*kinds)
+                klog_info("the policy reads %s%s", kinds,
+                          volume_binding ? "; WaitForFirstConsumer claims are bound before their pods" : "");
         for (ObjKind k = 0; k < _OBJ_MAX; k++) {
                 if (!need[k])
                         continue;

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The bundled scheduler, part 2 (issue 7), end to end: policy-scheduler runs as a host
+# process with the documented default policy (deploy/policy.cfg) against four simulated
+# nodes in two zones, under its own schedulerName so that nothing else on the plane is its
+# business. (a) A WaitForFirstConsumer claim is bound to the local PV of the one node the
+# PV allows, and the pod lands there; (b) three replicas with required pod anti-affinity
+# on kubernetes.io/hostname land on three different nodes; (c) four replicas selected by a
+# Service spread over both zones, two and two (SelectorSpreadPriority).
+# Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$ROOT" || exit 1
+BIN_DIR=${BIN_DIR:-build/default/bin}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+: "${CLUSTER_DIR:?run under tools/with-cluster}"
+T=$(mktemp -d)
+NS=part2
+SCHED=part2-scheduler
+NODES=(p2-0 p2-1 p2-2 p2-3)
+NS_PID=
+SCHED_PID=
+LOG="$CLUSTER_DIR/logs/policy-scheduler-part2.log"
+
+stop_pid() {
+  local pid=$1
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid"
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
+}
+# Later scripts share this plane: nothing of this one may stay behind.
+cleanup_api() {
+  kubectl delete namespace "$NS" --ignore-not-found --wait=false
+  kubectl delete pv p2-local --ignore-not-found --wait=false
+  kubectl delete storageclass p2-local --ignore-not-found
+  kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
+  kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
+} >/dev/null 2>&1
+cleanup() {
+  stop_pid "$SCHED_PID"
+  stop_pid "$NS_PID"
+  rm -f "$CLUSTER_DIR/pids/nodesim-part2.pid"
+  cleanup_api
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+"$BIN_DIR/nodesim" --nodes 4 --name-prefix p2 --zones 2 \
+  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-part2.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-part2.log" 2>&1 &
+NS_PID=$!
+nodes_ready() {
+  local out
+  out=$(kubectl get nodes "${NODES[@]}" \
+    -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}') || return 1
+  [ "$(grep -c '^True$' <<< "$out")" = 4 ]
+}
+wait_for "nodesim registers four nodes in two zones" 30 nodes_ready
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file deploy/policy.cfg \
+  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" \
+  >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler with the documented default policy becomes ready" 30 \
+  curl -sf "http://127.0.0.1:$PORT/readyz"
+check_match "it watches the kinds that policy reads, and binds claims" \
+  "the policy reads persistentvolumes, persistentvolumeclaims, storageclasses, csinodes, services, replicationcontrollers, replicasets, statefulsets; WaitForFirstConsumer claims are bound before their pods" \
+  "$(cat "$LOG")"
+
+kubectl create namespace "$NS" >/dev/null
+
+# ---- (a) WaitForFirstConsumer: claim bound to the local PV of p2-2, pod on p2-2 ----
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: p2-local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: p2-local}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: p2-local
+  persistentVolumeReclaimPolicy: Retain
+  local: {path: /mnt/p2}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [p2-2]}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: $NS}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: p2-local
+  resources: {requests: {storage: 512Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: uses-claim, namespace: $NS}
+spec:
+  schedulerName: $SCHED
+  containers:
+  - {name: app, image: p2-app}
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: data}
+YAML
+pod_node() { kubectl -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
+pod_bound() { [ -n "$(pod_node "$1")" ]; }
+wait_for "(a) the pod with a WaitForFirstConsumer claim is bound" 30 pod_bound uses-claim
+check_eq "(a) ... to the one node the local PV allows" p2-2 "$(pod_node uses-claim)"
+check_eq "(a) the scheduler set the PV's claimRef to the claim" "$NS/data yes" \
+  "$(kubectl get pv p2-local -o jsonpath='{.spec.claimRef.namespace}/{.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/bound-by-controller}')"
+claim_bound() {
+  local got
+  got=$(kubectl -n "$NS" get pvc data -o jsonpath='{.status.phase} {.spec.volumeName}')
+  [ "$got" = "Bound p2-local" ] || { echo "claim: $got"; return 1; }
+}
+wait_for "(a) the PV controller completes it: the claim is Bound to that PV" 30 claim_bound
+
+# ---- (b) required anti-affinity on the hostname: three replicas, three nodes ----
+deployment() { # NAME REPLICAS EXTRA-SPEC
+  cat <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $1, namespace: $NS}
+spec:
+  replicas: $2
+  selector: {matchLabels: {app: $1}}
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      schedulerName: $SCHED
+      containers:
+      - {name: app, image: p2-app, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+$3
+YAML
+}
+deployment apart 3 "      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: apart}}
+            topologyKey: kubernetes.io/hostname" | kubectl apply -f - >/dev/null
+bound_nodes() { # LABEL: node names of the bound pods, sorted
+  kubectl -n "$NS" get pods -l "app=$1" -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep . | sort
+}
+n_bound() { # LABEL N: exactly N pods of app=LABEL are bound
+  local got
+  got=$(bound_nodes "$1" | wc -l)
+  [ "$got" = "$2" ] || { echo "$got bound"; return 1; }
+}
+wait_for "(b) three anti-affine replicas are bound" 30 n_bound apart 3
+check_eq "(b) ... on three different nodes" 3 "$(bound_nodes apart | uniq | wc -l)"
+
+# ---- (c) a Service's four replicas spread 2+2 over the two zones ----
+kubectl -n "$NS" create service clusterip spread --tcp=80:8080 >/dev/null
+kubectl -n "$NS" patch service spread --type=merge -p '{"spec":{"selector":{"app":"spread"}}}' >/dev/null
+deployment spread 4 "" | kubectl apply -f - >/dev/null
+wait_for "(c) the Service's four replicas are bound" 30 n_bound spread 4
+zones=$(for n in $(bound_nodes spread); do
+  kubectl get node "$n" -o jsonpath='{.metadata.labels.topology\.kubernetes\.io/zone}{"\n"}'
+done | sort | uniq -c | awk '{print $2 "=" $1}' | xargs)
+check_eq "(c) ... two in each zone" "zone-0=2 zone-1=2" "$zones"
+
+check "the scheduler is still running" kill -0 "$SCHED_PID"
+check_eq "no binding failed" 0 \
+  "$(curl -sf "http://127.0.0.1:$PORT/metrics" | awk '/^scheduler_binding_total\{result="error"\}/ {print $2}')"
+
+finish
