@@ -37,12 +37,12 @@ spec: {size: 3}
 status: {phase: ignored-on-create}
 YAML
 check_eq "status is not set through the main resource" "" \
-  "$(kubectl get widget w1 -o jsonpath='{.status.phase}')"
-kubectl get widget w1 -o json | jq '.status = {phase: "Ready"} | .spec.size = 99' > "$T/w1.json"
+  "$(kubectl get widgets.smoke.example.com w1 -o jsonpath='{.status.phase}')"
+kubectl get widgets.smoke.example.com w1 -o json | jq '.status = {phase: "Ready"} | .spec.size = 99' > "$T/w1.json"
 check "the status subresource accepts a status" \
   kubectl replace --raw /apis/smoke.example.com/v1/namespaces/default/widgets/w1/status -f "$T/w1.json"
-check_eq "status changed through the subresource" "Ready" "$(kubectl get widget w1 -o jsonpath='{.status.phase}')"
-check_eq "spec did not change through the status subresource" "3" "$(kubectl get widget w1 -o jsonpath='{.spec.size}')"
+check_eq "status changed through the subresource" "Ready" "$(kubectl get widgets.smoke.example.com w1 -o jsonpath='{.status.phase}')"
+check_eq "spec did not change through the status subresource" "3" "$(kubectl get widgets.smoke.example.com w1 -o jsonpath='{.spec.size}')"
 
 check "a ConfigMap is created" kubectl create configmap watched --from-literal=k=v1
 kubectl get configmap watched --watch --output-watch-events -o jsonpath='{.type} {.object.data.k}{"\n"}' > "$T/watch.out" 2>&1 &
