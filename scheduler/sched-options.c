@@ -97,7 +97,8 @@ static void usage(void) {
                "  --kubeconfig FILE          API server credentials (default: in-cluster or $KUBECONFIG)\n"
                "  --scheduler-name NAME      pods with this spec.schedulerName are ours\n"
                "  --leader-elect[=BOOL]      elect a leader on a Lease before scheduling\n"
-               "  --bind-address ADDR        address of /healthz, /readyz, /metrics (0.0.0.0)\n"
+               "  --bind-address ADDR        address of /healthz, /readyz, /metrics ($POD_IP, else\n"
+               "                             0.0.0.0); --address is an alias\n"
                "  --port PORT                their port (10251; 0 disables)\n"
                "  -v, --v N                  log verbosity\n"
                "  -h, --help                 this text\n");
@@ -113,6 +114,7 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "scheduler-name", required_argument, NULL, OPT_NAME },
                 { "leader-elect", optional_argument, NULL, OPT_LEADER },
                 { "bind-address", required_argument, NULL, OPT_BIND },
+                { "address", required_argument, NULL, OPT_BIND },
                 { "port", required_argument, NULL, OPT_PORT },
                 { "v", required_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
@@ -556,7 +558,10 @@ int sched_options_load(SchedOptions *o, Buf *err) {
                 return r;
         if (!o->lease_name && (r = set_str(&o->lease_name, o->scheduler_name)) < 0)
                 return r;
-        if (!o->bind_address && (r = set_str(&o->bind_address, "0.0.0.0")) < 0)
+        /* Replicas the node simulator runs share one network namespace: the pod's own IP
+         * (the Deployment passes it as POD_IP) keeps their health ports apart. */
+        const char *pod_ip = getenv("POD_IP");
+        if (!o->bind_address && (r = set_str(&o->bind_address, pod_ip && *pod_ip ? pod_ip : "0.0.0.0")) < 0)
                 return r;
         return 0;
 }

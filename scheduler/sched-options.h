@@ -10,7 +10,8 @@
  *   --settings FILE        PolicySchedulerSettings (defaultNodeSelector, mastersSchedulable,
  *                          policyFile); default: policy-scheduler.yaml beside --config, if
  *                          it exists
- *   --kubeconfig, --scheduler-name, --leader-elect[=BOOL], -v/--v N, --bind-address,
+ *   --kubeconfig, --scheduler-name, --leader-elect[=BOOL], -v/--v N, --bind-address
+ *   (alias --address; default $POD_IP, else 0.0.0.0),
  *   --port (plain HTTP /healthz /readyz /metrics; default 10251, 0 = off)
  *
  * Flags win over files. Parsing the file texts is pure (tests feed strings); only
@@ -35,7 +36,7 @@ typedef struct SchedOptions {
         int verbosity;
         char *default_node_selector;
         bool masters_schedulable;                       /* default true (upstream behaviour) */
-        char *bind_address;                             /* default 0.0.0.0 */
+        char *bind_address;                             /* default $POD_IP, else 0.0.0.0 */
         int port;                                       /* default 10251; 0 = no HTTP server */
         double qps;                                     /* clientConnection.qps; default 5000 */
         int burst;                                      /* default 10000 */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scheduler/sched-options.h"
@@ -125,6 +126,35 @@ static void test_errors(void **state) {
         sched_options_done(&o);
 }
 
+static void test_load_defaults(void **state) {
+        SchedOptions o;
+        sched_options_init(&o);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        setenv("POD_IP", "127.9.0.4", 1);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_string_equal(o.bind_address, "127.9.0.4");
+        assert_string_equal(o.scheduler_name, "default-scheduler");
+        assert_string_equal(o.lease_namespace, "kube-system");
+        assert_string_equal(o.lease_name, "default-scheduler");
+        assert_true(o.masters_schedulable);
+        assert_int_equal(o.port, 10251);
+        sched_options_done(&o);
+        unsetenv("POD_IP");
+        sched_options_init(&o);
+        char *argv[] = { (char *) "policy-scheduler", (char *) "--address=10.0.0.1", NULL };
+        assert_int_equal(sched_options_parse_argv(&o, 2, argv, &err), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_string_equal(o.bind_address, "10.0.0.1");
+        sched_options_done(&o);
+        /* a missing --config file is a clear error */
+        sched_options_init(&o);
+        o.config_path = strdup("/nonexistent/config.yaml");
+        assert_int_equal(sched_options_load(&o, &err), -ENOENT);
+        assert_non_null(strstr(buf_str(&err), "/nonexistent/config.yaml"));
+        sched_options_done(&o);
+}
+
 static void test_yaml_types(void **state) {
         static const char y[] = "a: 1\nb: \"1\"\nc: true\nd: ~\ne: 1.5\nf: [x, 'y']\ng: {h: -2}\n";
         json_t *j = NULL;
@@ -149,6 +179,7 @@ int main(void) {
                 cmocka_unit_test(test_v1alpha1_and_flags),
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_yaml_types),
+                cmocka_unit_test(test_load_defaults),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
