@@ -1240,8 +1240,9 @@ Manager *manager_free(Manager *m) {
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);
+        /* NULLed: volume writes cancelled below restore PVs from the informer if it lives */
         for (ObjKind k = 0; k < _OBJ_MAX; k++)
-                kube_informer_unref(m->objinf[k].inf);
+                m->objinf[k].inf = kube_informer_unref(m->objinf[k].inf);
         sd_event_source_unref(m->defer);
         sd_event_source_unref(m->tick);
         kube_client_unref(m->client);
