@@ -14,12 +14,11 @@ BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)
 . "$CLUSTER_DIR/env"
 SCHEDULER_IMAGE=policy-scheduler:latest
 
-# Which scheduler the Deployment runs: STACK_SCHEDULER=bundled (policy-scheduler) or
-# upstream (kube-scheduler v1.20, which reads the same rendered files). The default stays
-# upstream until the bundled scheduler runs every predicate of the documented default
-# policy (issue 7: volumes, inter-pod affinity, spreading); today it refuses that policy
-# at start-up, by design, naming what it lacks.
-STACK_SCHEDULER=${STACK_SCHEDULER:-upstream}
+# Which scheduler the Deployment runs: STACK_SCHEDULER=bundled (policy-scheduler, the
+# default: it runs every predicate and priority of the documented default policy since
+# issue 7) or upstream (kube-scheduler v1.20, which reads the same rendered files; the
+# peer to compare with).
+STACK_SCHEDULER=${STACK_SCHEDULER:-bundled}
 if [ "$STACK_SCHEDULER" = bundled ]; then
   SCHEDULER_EXE="$BIN_DIR/policy-scheduler"
   SCHEDULER_ARGS=(--scheduler-command policy-scheduler
