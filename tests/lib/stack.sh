@@ -11,6 +11,8 @@
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)
 : "${CLUSTER_DIR:?needs CLUSTER_DIR (tests/cluster/up)}"
+# Absolute: the kubeconfigs written below name files under it.
+CLUSTER_DIR=$(cd "$CLUSTER_DIR" && pwd)
 . "$CLUSTER_DIR/env"
 SCHEDULER_IMAGE=policy-scheduler:latest
 
