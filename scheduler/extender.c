@@ -283,8 +283,13 @@ static json_t *args(Extender *x, const SchedPod *pod, SchedNodeInfo *const *node
                 goto fail;
         for (uint32_t i = 0; i < n; i++) {
                 SchedStr name = nodes[i]->node->name;
-                json_t *v = x->node_cache_capable ? json_string(sched_strtab_get(x->lookup.strtab, name))
-                                                  : json_incref(x->lookup.node(x->lookup.userdata, name));
+                const char *s = sched_strtab_get(x->lookup.strtab, name);
+                json_t *obj = x->node_cache_capable ? NULL : x->lookup.node(x->lookup.userdata, name);
+                /* a node the caller cannot show is sent by name at least */
+                json_t *v = x->node_cache_capable ? json_string(s)
+                            : obj                 ? json_incref(obj)
+                                                  : json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Node",
+                                                              "metadata", "name", s);
                 if (!v || json_array_append_new(list, v) < 0)
                         goto fail;
         }

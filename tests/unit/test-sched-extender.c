@@ -1,0 +1,234 @@
+/* HTTP extenders against a tiny HTTP responder in a child process on loopback: the v1 wire
+ * format (nodenames / failedNodes / host scores / bind), score clamping, managedResources,
+ * and failures (HTTP 500, an "error" reply, nothing listening). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scheduler/extender.h"
+#include "scheduler/sched-cache.h"
+#include "scheduler/sched-testlib.h"
+
+typedef struct Fx {
+        pid_t child;
+        int port;
+        SchedStrtab *t;
+        SchedCache *c;
+        json_t *pod_json;
+} Fx;
+
+/* Answers one request per connection from a fixed table keyed by path; checks that filter
+ * and prioritize requests carry nodenames (nodeCacheCapable) and the pod. */
+static void serve(int fd) {
+        for (;;) {
+                int c = accept(fd, NULL, NULL);
+                if (c < 0)
+                        continue;
+                char buf[65536];
+                size_t n = 0;
+                ssize_t k;
+                char *body = NULL;
+                long len = -1;
+                while (n < sizeof buf - 1 && (k = read(c, buf + n, sizeof buf - 1 - n)) > 0) {
+                        n += (size_t) k;
+                        buf[n] = '\0';
+                        char *h = strstr(buf, "\r\n\r\n");
+                        if (h && len < 0) {
+                                char *cl = strcasestr(buf, "Content-Length:");
+                                len = cl ? strtol(cl + 15, NULL, 10) : 0;
+                                body = h + 4;
+                        }
+                        if (body && (long) (n - (size_t) (body - buf)) >= len)
+                                break;
+                }
+                const char *status = "200 OK", *reply = "{}";
+                if (strstr(buf, "POST /ext/filter ")) {
+                        if (!body || !strstr(body, "\"nodenames\"") || !strstr(body, "\"pod\""))
+                                reply = "{\"error\": \"bad request\"}";
+                        else
+                                reply = "{\"nodenames\": [\"n1\", \"n3\"], \"failedNodes\": {\"n2\": \"n2 is busy\"}}";
+                } else if (strstr(buf, "POST /ext/prioritize "))
+                        reply = "[{\"host\": \"n2\", \"score\": 7}, {\"host\": \"n1\", \"score\": 20}, "
+                                "{\"host\": \"nope\", \"score\": 5}]";
+                else if (strstr(buf, "POST /ext/bind "))
+                        reply = body && strstr(body, "\"podUID\":\"uid-p\"") ? "{}" : "{\"error\": \"who?\"}";
+                else if (strstr(buf, "POST /bad/filter "))
+                        status = "500 Internal Server Error";
+                else if (strstr(buf, "POST /bad/bind "))
+                        reply = "{\"error\": \"node is full\"}";
+                char out[1024];
+                int m = snprintf(out, sizeof out,
+                                 "HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                                 "Connection: close\r\n\r\n%s", status, strlen(reply), reply);
+                (void) !write(c, out, (size_t) m);
+                close(c);
+        }
+}
+
+static json_t *lookup_pod(void *userdata, const SchedPod *pod) {
+        return ((Fx *) userdata)->pod_json;
+}
+
+static json_t *lookup_node(void *userdata, SchedStr name) {
+        return NULL;
+}
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t al = sizeof a;
+        assert_int_equal(bind(fd, (struct sockaddr *) &a, sizeof a), 0);
+        assert_int_equal(listen(fd, 16), 0);
+        assert_int_equal(getsockname(fd, (struct sockaddr *) &a, &al), 0);
+        f->port = ntohs(a.sin_port);
+        f->child = fork();
+        assert_true(f->child >= 0);
+        if (f->child == 0) {
+                serve(fd);
+                _exit(0);
+        }
+        close(fd);
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        for (int i = 1; i <= 3; i++) {
+                char name[8];
+                snprintf(name, sizeof name, "n%d", i);
+                assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, name, "1", "1Gi", 10, "", "", "")), 0);
+        }
+        f->pod_json = tl_json("{'metadata':{'name':'p','uid':'uid-p'},'spec':{'containers':[{'name':'c',"
+                              "'resources':{'limits':{'example.com/fpga':'1'}}}]}}");
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        kill(f->child, SIGKILL);
+        waitpid(f->child, NULL, 0);
+        json_decref(f->pod_json);
+        sched_cache_free(f->c);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+static Extender *make(Fx *f, const char *prefix, PolicyManagedResource *managed, size_t n_managed) {
+        char url[128];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/%s/", f->port, prefix);
+        PolicyExtender pe = { .url_prefix = url, .filter_verb = (char *) "filter",
+                              .prioritize_verb = (char *) "prioritize", .bind_verb = (char *) "bind", .weight = 3,
+                              .node_cache_capable = true, .http_timeout_ns = 2000000000LL,
+                              .managed_resources = managed, .n_managed_resources = n_managed };
+        ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = f->t, .userdata = f };
+        Extender *x = NULL;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
+        return x;
+}
+
+static void test_wire_format(void **state) {
+        Fx *f = *state;
+        Extender *x = make(f, "ext", NULL, 0);
+        SchedExtender h;
+        extender_hook(x, &h);
+        assert_int_equal(h.weight, 3);
+        uint32_t n;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
+        assert_int_equal(n, 3);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        bool keep[3] = { true, true, true };
+        const char *reasons[3] = {};
+        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
+        assert_true(keep[0]);
+        assert_false(keep[1]);
+        assert_true(keep[2]);
+        assert_string_equal(reasons[1], "n2 is busy");
+        int64_t scores[3] = {};
+        assert_int_equal(h.prioritize(h.userdata, pod, nodes, n, scores), 0);
+        assert_int_equal(scores[0], 10); /* 20 clamped to 10 */
+        assert_int_equal(scores[1], 7);
+        assert_int_equal(scores[2], 0);
+        assert_true(extender_is_binder(x));
+        assert_int_equal(extender_bind(x, pod, "n1"), 0);
+        extender_free(x);
+}
+
+static void test_failures(void **state) {
+        Fx *f = *state;
+        Extender *x = make(f, "bad", NULL, 0);
+        SchedExtender h;
+        extender_hook(x, &h);
+        uint32_t n;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        bool keep[3] = { true, true, true };
+        const char *reasons[3] = {};
+        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), -EIO);
+        assert_non_null(strstr(extender_last_error(x), "HTTP 500"));
+        assert_int_equal(extender_bind(x, pod, "n1"), -EIO);
+        assert_non_null(strstr(extender_last_error(x), "node is full"));
+        extender_clear_error(x);
+        assert_string_equal(extender_last_error(x), "");
+        extender_free(x);
+
+        /* nothing listening */
+        PolicyExtender pe = { .url_prefix = (char *) "http://127.0.0.1:1/x", .filter_verb = (char *) "filter",
+                              .http_timeout_ns = 1000000000LL };
+        ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = f->t, .userdata = f };
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
+        extender_hook(x, &h);
+        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), -ECONNREFUSED);
+        assert_non_null(strstr(extender_last_error(x), "http://127.0.0.1:1/x/filter"));
+        extender_free(x);
+
+        /* bad TLS data is refused at start-up */
+        PolicyExtender tls = { .url_prefix = (char *) "https://127.0.0.1:1/x", .has_tls_config = true,
+                               .tls_config = { .ca_data = (char *) "not base64!" } };
+        assert_int_equal(extender_new(&tls, &lk, &x, &err), -EINVAL);
+        assert_non_null(strstr(buf_str(&err), "tlsConfig"));
+}
+
+static void test_managed_resources(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        PolicyManagedResource gpu = { .name = (char *) "example.com/gpu" };
+        Extender *x = make(f, "ext", &gpu, 1);
+        /* the pod (per its JSON) only limits example.com/fpga: not interesting, filter keeps all */
+        assert_false(extender_is_interested(x, pod));
+        SchedExtender h;
+        extender_hook(x, &h);
+        uint32_t n;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
+        bool keep[3] = { true, true, true };
+        const char *reasons[3] = {};
+        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
+        assert_true(keep[1]);
+        extender_free(x);
+        PolicyManagedResource fpga = { .name = (char *) "example.com/fpga" };
+        x = make(f, "ext", &fpga, 1);
+        assert_true(extender_is_interested(x, pod));
+        extender_free(x);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_wire_format, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_managed_resources, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
