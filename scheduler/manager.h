@@ -13,7 +13,7 @@ typedef struct sd_event sd_event;
 typedef struct PolicyEffective PolicyEffective;
 
 /* Builds the manager: loads the policy (file or ConfigMap), builds the runnable
- * configuration (refusing unimplemented names), connects to the API server and prepares the
+ * configuration, connects to the API server and prepares the
  * informers. opts is borrowed for the manager's lifetime. Returns 0, or a negative errno
  * after logging what was wrong. */
 int manager_new(const SchedOptions *opts, Manager **ret);

@@ -375,6 +375,16 @@ static int format_reason(const SchedStrtab *t, const SchedReason *r, Buf *out) {
                 return buf_puts(out, "node(s) didn't have the requested labels");
         case SCHED_REASON_TEXT:
                 return buf_puts(out, sched_strtab_get(t, r->a));
+        case SCHED_REASON_NOT_READY:
+                return buf_puts(out, "node(s) were not ready");
+        case SCHED_REASON_NETWORK_UNAVAILABLE:
+                return buf_puts(out, "node(s) had unavailable network");
+        case SCHED_REASON_MEMORY_PRESSURE:
+                return buf_puts(out, "node(s) had memory pressure");
+        case SCHED_REASON_DISK_PRESSURE:
+                return buf_puts(out, "node(s) had disk pressure");
+        case SCHED_REASON_PID_PRESSURE:
+                return buf_puts(out, "node(s) had pid pressure");
         default:
                 return buf_puts(out, "node(s) had unknown conditions");
         }

@@ -34,11 +34,9 @@ typedef struct SchedConfigOptions {
 } SchedConfigOptions;
 
 /* Builds the runnable configuration from an effective policy (borrowed; nothing is kept
- * pointing into it). opts may be NULL. Returns 0 and a new config; -EOPNOTSUPP when the policy
- * names predicates or priorities this scheduler does not implement, with
- * "predicates not implemented by this scheduler: A, B; priorities ...: C" in err (when not
- * NULL); -EINVAL for an argument this scheduler cannot use (with the reason in err); -E2BIG,
- * -ENOMEM. */
+ * pointing into it). opts may be NULL. Every predicate and priority of libpolicy's registry
+ * runs. Returns 0 and a new config; -EINVAL for an id outside the registry or an argument
+ * this scheduler cannot use (with the reason in err when not NULL); -E2BIG, -ENOMEM. */
 int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const SchedConfigOptions *opts,
                      SchedConfig **ret, Buf *err);
 /* Frees the config. Accepts NULL. */

@@ -21,6 +21,11 @@ typedef enum SchedReasonCode {
         SCHED_REASON_LABELS_PRESENCE,   /* "node(s) didn't have the requested labels" */
         SCHED_REASON_TEXT,              /* <a> verbatim (extenders) */
         SCHED_REASON_NODE_GONE,         /* "node(s) had unknown conditions" */
+        SCHED_REASON_NOT_READY,         /* "node(s) were not ready" */
+        SCHED_REASON_NETWORK_UNAVAILABLE, /* "node(s) had unavailable network" */
+        SCHED_REASON_MEMORY_PRESSURE,   /* "node(s) had memory pressure" */
+        SCHED_REASON_DISK_PRESSURE,     /* "node(s) had disk pressure" */
+        SCHED_REASON_PID_PRESSURE,      /* "node(s) had pid pressure" */
 } SchedReasonCode;
 
 typedef struct SchedReason {
@@ -45,6 +50,11 @@ typedef enum SchedPredKind {
         SCHED_PK_NO_EXECUTE_TAINTS,
         SCHED_PK_LABELS_PRESENCE,
         SCHED_PK_MASTERS,               /* mastersSchedulable: false (not a policy name) */
+        /* node conditions, for clusters with TaintNodesByCondition off */
+        SCHED_PK_NODE_CONDITION,
+        SCHED_PK_MEMORY_PRESSURE,
+        SCHED_PK_DISK_PRESSURE,
+        SCHED_PK_PID_PRESSURE,
         /* issue 7 (sched-ext-internal.h) */
         SCHED_PK_NO_DISK_CONFLICT,
         SCHED_PK_VOLUME_ZONE,

@@ -248,9 +248,21 @@ int sched_node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret) {
                 }
         }
 
-        json_array_foreach(json_object_get(status, "conditions"), i, e)
-                if (streq0(str_at(e, "type"), "Ready"))
-                        n->ready = streq0(str_at(e, "status"), "True");
+        json_array_foreach(json_object_get(status, "conditions"), i, e) {
+                const char *type = str_at(e, "type"), *st = str_at(e, "status");
+                if (streq0(type, "Ready")) {
+                        n->ready = streq0(st, "True");
+                        if (!n->ready)
+                                n->conditions |= SCHED_NODE_NOT_READY;
+                } else if (streq0(type, "NetworkUnavailable") && !streq0(st, "False"))
+                        n->conditions |= SCHED_NODE_NETWORK_UNAVAILABLE;
+                else if (streq0(type, "MemoryPressure") && streq0(st, "True"))
+                        n->conditions |= SCHED_NODE_MEMORY_PRESSURE;
+                else if (streq0(type, "DiskPressure") && streq0(st, "True"))
+                        n->conditions |= SCHED_NODE_DISK_PRESSURE;
+                else if (streq0(type, "PIDPressure") && streq0(st, "True"))
+                        n->conditions |= SCHED_NODE_PID_PRESSURE;
+        }
 
         *ret = TAKE_PTR(n);
         return 0;
@@ -425,6 +437,24 @@ static int container_resources(SchedStrtab *t, const json_t *c, ResAcc *acc, Sch
         return res_from(t, json_object_get(json_object_get(c, "resources"), "requests"), acc);
 }
 
+/* Upstream's QoS rule: BestEffort when no container or init container sets a cpu or memory
+ * request or limit. */
+static bool pod_best_effort(const json_t *spec) {
+        static const char *const lists[] = { "containers", "initContainers" };
+        static const char *const kinds[] = { "requests", "limits" };
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
+                size_t i;
+                json_t *c;
+                json_array_foreach(json_object_get(spec, lists[l]), i, c)
+                        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                                const json_t *res = json_object_get(json_object_get(c, "resources"), kinds[k]);
+                                if (json_object_get(res, "cpu") || json_object_get(res, "memory"))
+                                        return false;
+                        }
+        }
+        return true;
+}
+
 static uint32_t count_scalars(const json_t *spec) {
         size_t n = 0, i;
         json_t *c;
@@ -455,6 +485,7 @@ static void scalars_merge(SchedScalar *dst, uint32_t *n_dst, const SchedScalar *
 }
 
 static int parse_resources(SchedStrtab *t, SchedPod *p, const json_t *spec) {
+        p->best_effort = pod_best_effort(spec);
         uint32_t cap = count_scalars(spec);
         int r;
         SchedScalar *sum = arena_array(&p->arena, cap, sizeof(SchedScalar), &r);

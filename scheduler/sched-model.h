@@ -61,10 +61,21 @@ typedef struct SchedAvoid {
         const char *uid;                /* in the node's arena */
 } SchedAvoid;
 
+/* Node conditions the CheckNode* predicates read (kept only for clusters that run with
+ * TaintNodesByCondition off; otherwise the node lifecycle controller turns them into taints). */
+typedef enum SchedNodeCondition {
+        SCHED_NODE_NOT_READY = 1 << 0,           /* a Ready condition that is not True */
+        SCHED_NODE_NETWORK_UNAVAILABLE = 1 << 1, /* NetworkUnavailable not False */
+        SCHED_NODE_MEMORY_PRESSURE = 1 << 2,     /* MemoryPressure True */
+        SCHED_NODE_DISK_PRESSURE = 1 << 3,       /* DiskPressure True */
+        SCHED_NODE_PID_PRESSURE = 1 << 4,        /* PIDPressure True */
+} SchedNodeCondition;
+
 typedef struct SchedNode {
         SchedStr name;
         bool unschedulable;             /* spec.unschedulable */
         bool ready;                     /* condition Ready == True */
+        uint8_t conditions;             /* SchedNodeCondition bits */
         int64_t alloc_milli_cpu, alloc_memory, alloc_ephemeral, alloc_pods;
         SchedLabel *labels;
         SchedTaint *taints;
@@ -143,6 +154,9 @@ typedef struct SchedPod {
         /* the same with 100m / 200 MiB for containers that request no cpu / memory, for
          * scoring and the node's non-zero aggregate */
         int64_t nonzero_milli_cpu, nonzero_memory;
+        /* QoS class BestEffort: no container (init containers included) sets cpu or memory
+         * requests or limits (CheckNodeMemoryPressure turns only these away) */
+        bool best_effort;
 
         SchedHostPort *ports;           /* containers' hostPort > 0 */
         uint32_t n_ports;

@@ -121,6 +121,8 @@ bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p) {
                 return pod->n_ports > 0;
         case SCHED_PK_NODE_SELECTOR:
                 return pod->n_node_selector > 0 || pod->has_required_affinity;
+        case SCHED_PK_MEMORY_PRESSURE:
+                return pod->best_effort;
         default:
                 return p->kind >= SCHED_PK_NO_DISK_CONFLICT ? sched_ext_predicate_needed(cy, p) : true;
         }
@@ -163,6 +165,32 @@ bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const Sc
                 if (labels_presence(p, n))
                         return true;
                 add_reason(out, SCHED_REASON_LABELS_PRESENCE, 0, 0);
+                return false;
+        case SCHED_PK_NODE_CONDITION:
+                /* Upstream CheckNodeConditionPredicate: every failed condition is a reason. */
+                if (n->conditions & SCHED_NODE_NOT_READY)
+                        add_reason(out, SCHED_REASON_NOT_READY, 0, 0);
+                if (n->conditions & SCHED_NODE_NETWORK_UNAVAILABLE)
+                        add_reason(out, SCHED_REASON_NETWORK_UNAVAILABLE, 0, 0);
+                if (n->unschedulable)
+                        add_reason(out, SCHED_REASON_UNSCHEDULABLE, 0, 0);
+                return !(n->conditions & (SCHED_NODE_NOT_READY | SCHED_NODE_NETWORK_UNAVAILABLE)) &&
+                       !n->unschedulable;
+        case SCHED_PK_MEMORY_PRESSURE:
+                /* Only BestEffort pods are turned away from a node under memory pressure. */
+                if (!pod->best_effort || !(n->conditions & SCHED_NODE_MEMORY_PRESSURE))
+                        return true;
+                add_reason(out, SCHED_REASON_MEMORY_PRESSURE, 0, 0);
+                return false;
+        case SCHED_PK_DISK_PRESSURE:
+                if (!(n->conditions & SCHED_NODE_DISK_PRESSURE))
+                        return true;
+                add_reason(out, SCHED_REASON_DISK_PRESSURE, 0, 0);
+                return false;
+        case SCHED_PK_PID_PRESSURE:
+                if (!(n->conditions & SCHED_NODE_PID_PRESSURE))
+                        return true;
+                add_reason(out, SCHED_REASON_PID_PRESSURE, 0, 0);
                 return false;
         default:
                 return sched_ext_predicate_run(cy, p, ni, out);

@@ -358,50 +358,72 @@ static void test_extenders(void **state) {
         assert_string_equal(s, "0/3 nodes are available: 1 extender says no, 2 node(s) didn't match node selector.");
 }
 
-static void test_unimplemented_names(void **state) {
+/* The node-condition predicates (usable with TaintNodesByCondition off): upstream's reasons,
+ * all of a node's failed conditions reported (alwaysCheckAllPredicates), and memory pressure
+ * turning away BestEffort pods only. */
+static void test_node_conditions(void **state) {
         Fx *f = *state;
         TlPolicy p;
-        tl_policy_init(&p, false);
-        /* since issue 7 only the node-condition predicates libpolicy refuses are left */
+        tl_policy_init(&p, true);
         tl_policy_pred(&p, POLICY_PRED_CHECK_NODE_CONDITION, NULL, NULL);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
         tl_policy_pred(&p, POLICY_PRED_CHECK_NODE_MEMORY_PRESSURE, NULL, NULL);
+        tl_policy_pred(&p, POLICY_PRED_CHECK_NODE_DISK_PRESSURE, NULL, NULL);
+        tl_policy_pred(&p, POLICY_PRED_CHECK_NODE_PID_PRESSURE, NULL, NULL);
         tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
-        SchedConfig *cfg = NULL;
-        _cleanup_buf_ Buf err;
-        buf_init(&err, 0);
-        assert_int_equal(sched_config_new(f->t, &p.eff, NULL, &cfg, &err), -EOPNOTSUPP);
-        assert_null(cfg);
-        assert_string_equal(buf_str(&err), "predicates not implemented by this scheduler: CheckNodeCondition, "
-                                           "CheckNodeMemoryPressure");
+        configure(f, &p, 0);
 
-        /* The registry: every id is implemented here (issue 7 completed the set) or refused
-         * by libpolicy, so a new registry entry cannot go unnoticed. */
-        static const PolicyPredicateId later_preds[] = {
-                /* refused by the validator while TaintNodesByCondition is on */
-                POLICY_PRED_CHECK_NODE_CONDITION, POLICY_PRED_CHECK_NODE_MEMORY_PRESSURE,
-                POLICY_PRED_CHECK_NODE_PID_PRESSURE, POLICY_PRED_CHECK_NODE_DISK_PRESSURE,
-        };
-        static const PolicyPriorityId later_prios[] = {
-                _POLICY_PRIO_INVALID, /* none left */
-        };
+        add_node(f, tl_node(f->t, "not-ready", "4", "8Gi", 110, "", "",
+                            "'conditions':[{'type':'Ready','status':'False'},"
+                            "{'type':'NetworkUnavailable','status':'True'}]"));
+        add_node(f, tl_node(f->t, "memory", "4", "8Gi", 110, "", "",
+                            "'conditions':[{'type':'Ready','status':'True'},{'type':'MemoryPressure','status':'True'}]"));
+        add_node(f, tl_node(f->t, "disk", "4", "8Gi", 110, "", "",
+                            "'conditions':[{'type':'Ready','status':'True'},{'type':'DiskPressure','status':'True'}]"));
+        add_node(f, tl_node(f->t, "pid", "4", "8Gi", 110, "", "",
+                            "'conditions':[{'type':'Ready','status':'True'},{'type':'PIDPressure','status':'True'}]"));
+        add_node(f, tl_node(f->t, "cordoned", "4", "8Gi", 110, "", "'unschedulable':true",
+                            "'conditions':[{'type':'Ready','status':'True'}]"));
+
+        /* A BestEffort pod: no node fits, each for its own reasons. The cordoned node counts
+         * twice, as upstream's FitError counts it: CheckNodeCondition and the mandatory
+         * CheckNodeUnschedulable both report it when all predicates are checked. */
+        _cleanup_(sched_pod_unrefp) SchedPod *be = tl_pod(f->t, "be", "", "", "", "");
+        assert_non_null(be);
+        assert_true(be->best_effort);
+        assert_null(schedule(f, be, NULL));
+        _cleanup_free_ char *s = summary(f);
+        assert_string_equal(s, "0/5 nodes are available: 1 node(s) had disk pressure, 1 node(s) had memory pressure, "
+                               "1 node(s) had pid pressure, 1 node(s) had unavailable network, "
+                               "1 node(s) were not ready, 2 node(s) were unschedulable.");
+
+        /* A pod with requests is Burstable: memory pressure does not turn it away. */
+        _cleanup_(sched_pod_unrefp) SchedPod *burst = tl_pod(f->t, "burst", "100m", "", "", "");
+        assert_non_null(burst);
+        assert_false(burst->best_effort);
+        const char *node = schedule(f, burst, NULL);
+        assert_non_null(node);
+        assert_string_equal(node, "memory");
+
+        /* A node without a Ready condition is not "not ready" (upstream checks a present one). */
+        add_node(f, tl_node(f->t, "no-conditions", "4", "8Gi", 110, "", "", ""));
+        node = schedule(f, be, NULL);
+        assert_non_null(node);
+        assert_string_equal(node, "no-conditions");
+}
+
+/* Every predicate and priority of libpolicy's registry has an implementation here, so a new
+ * registry entry cannot go unnoticed. */
+static void test_registry_covered(void **state) {
         for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PREDICATE); i++) {
                 PolicyPredicateId id = (PolicyPredicateId) policy_registry_at(POLICY_REGISTRY_PREDICATE, i)->id;
-                bool later = false;
-                for (size_t j = 0; j < ELEMENTSOF(later_preds); j++)
-                        later |= later_preds[j] == id;
-                if (sched_predicate_implemented(id) == later)
-                        fail_msg("predicate %s: implemented %d, listed for later %d",
-                                 policy_registry_predicate(id)->name, sched_predicate_implemented(id), later);
+                if (!sched_predicate_implemented(id))
+                        fail_msg("predicate %s has no implementation", policy_registry_predicate(id)->name);
         }
         for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PRIORITY); i++) {
                 PolicyPriorityId id = (PolicyPriorityId) policy_registry_at(POLICY_REGISTRY_PRIORITY, i)->id;
-                bool later = false;
-                for (size_t j = 0; j < ELEMENTSOF(later_prios); j++)
-                        later |= later_prios[j] == id;
-                if (sched_priority_implemented(id) == later)
-                        fail_msg("priority %s: implemented %d, listed for later %d",
-                                 policy_registry_priority(id)->name, sched_priority_implemented(id), later);
+                if (!sched_priority_implemented(id))
+                        fail_msg("priority %s has no implementation", policy_registry_priority(id)->name);
         }
 }
 
@@ -494,7 +516,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_ties, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_weights_and_single, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_extenders, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unimplemented_names, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_conditions, setup, teardown),
+                cmocka_unit_test(test_registry_covered),
                 cmocka_unit_test_setup_teardown(test_policy_file, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_masters_and_default_selector, setup, teardown),
         };

@@ -315,14 +315,13 @@ static void test_wait_for_first_consumer(void **state) {
         assert_string_equal(s3, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
 }
 
-/* DESIGN.md: a test fails if any accepted name has no implementation. The node-condition
- * names are the only ones libpolicy refuses (TaintNodesByCondition). */
+/* DESIGN.md: a test fails if any accepted name has no implementation (the node-condition
+ * names too: libpolicy accepts them with TaintNodesByCondition off). */
 static void test_every_registry_name(void **state) {
         (void) state;
         for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PREDICATE); i++) {
                 const PolicyRegistryEntry *e = policy_registry_at(POLICY_REGISTRY_PREDICATE, i);
-                bool accepted = !(e->flags & POLICY_FLAG_NODE_CONDITION);
-                if (accepted && !sched_predicate_implemented((PolicyPredicateId) e->id))
+                if (!sched_predicate_implemented((PolicyPredicateId) e->id))
                         fail_msg("predicate %s has no implementation", e->name);
         }
         for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PRIORITY); i++) {
