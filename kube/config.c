@@ -3,6 +3,7 @@
  * relative to the kubeconfig, *-data fields are base64-decoded into blobs that libcurl
  * copies, and the token is kept out of every message. The token file is re-read lazily
  * when its mtime changes so rotated service-account tokens are picked up. */
+#include "common/base64.h"
 #include "kube/internal.h"
 
 #include <errno.h>
@@ -131,52 +132,6 @@ const char *kube_config_token(KubeConfig *c) {
         return c->token;
 }
 
-/* ---- base64 ---- */
-
-int kube_base64_decode(const char *in, size_t len, KubeBlob *ret) {
-        _cleanup_free_ unsigned char *out = malloc(len / 4 * 3 + 3);
-        if (!out)
-                return -ENOMEM;
-        size_t n = 0;
-        uint32_t acc = 0;
-        int bits = 0, pad = 0;
-        for (size_t i = 0; i < len; i++) {
-                unsigned char ch = (unsigned char) in[i];
-                int v;
-                if (ch >= 'A' && ch <= 'Z')
-                        v = ch - 'A';
-                else if (ch >= 'a' && ch <= 'z')
-                        v = ch - 'a' + 26;
-                else if (ch >= '0' && ch <= '9')
-                        v = ch - '0' + 52;
-                else if (ch == '+' || ch == '-')
-                        v = 62;
-                else if (ch == '/' || ch == '_')
-                        v = 63;
-                else if (ch == '=') {
-                        pad++;
-                        continue;
-                } else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')
-                        continue;
-                else
-                        return -EINVAL;
-                if (pad)
-                        return -EINVAL;
-                acc = (acc << 6) | (uint32_t) v;
-                bits += 6;
-                if (bits >= 8) {
-                        bits -= 8;
-                        out[n++] = (unsigned char) (acc >> bits);
-                }
-        }
-        if (bits >= 6 || pad > 2)
-                return -EINVAL;
-        out[n] = '\0';
-        ret->data = TAKE_PTR(out);
-        ret->len = n;
-        return 0;
-}
-
 /* ---- kubeconfig (YAML) ---- */
 
 typedef struct Yaml {
@@ -239,7 +194,7 @@ static int load_pem(yaml_document_t *d, yaml_node_t *map, const char *name, cons
         snprintf(key, sizeof key, "%s-data", name);
         const char *data = y_get_str(d, map, key);
         if (data) {
-                int r = kube_base64_decode(data, strlen(data), blob);
+                int r = base64_decode(data, strlen(data), &blob->data, &blob->len);
                 if (r < 0)
                         return kube_error_set(err, r, 0, "InvalidKubeconfig", "%s is not valid base64", key);
                 return 0;

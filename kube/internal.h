@@ -55,8 +55,6 @@ void kube_format_time(uint64_t realtime_usec, bool micro, char *buf, size_t size
  * epoch. Returns 0 or -EINVAL. */
 int kube_parse_time(const char *s, uint64_t *ret);
 
-/* Decodes base64 (RFC 4648, padding optional, whitespace ignored) into a new buffer. */
-int kube_base64_decode(const char *in, size_t len, KubeBlob *ret);
 
 /* A long-running GET (watches): no request timeout, no retries, not counted against
  * max_in_flight. data is called with body bytes of a 2xx response as they arrive (return

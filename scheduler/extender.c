@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/buf.h"
 #include "common/macro.h"
 #include "kube/log.h"
@@ -32,39 +33,12 @@ struct Extender {
         Buf ca, cert, key;
 };
 
-static int b64val(char c) {
-        if (c >= 'A' && c <= 'Z')
-                return c - 'A';
-        if (c >= 'a' && c <= 'z')
-                return c - 'a' + 26;
-        if (c >= '0' && c <= '9')
-                return c - '0' + 52;
-        if (c == '+' || c == '-')
-                return 62;
-        if (c == '/' || c == '_')
-                return 63;
-        return -1;
-}
-
-/* Standard or URL-safe base64, padding optional, whitespace ignored. */
-static int base64_decode(const char *in, Buf *out) {
-        unsigned acc = 0, bits = 0;
-        for (const char *p = in; *p; p++) {
-                if (*p == '=' || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-                        continue;
-                int v = b64val(*p);
-                if (v < 0)
-                        return -EINVAL;
-                acc = (acc << 6) | (unsigned) v;
-                bits += 6;
-                if (bits >= 8) {
-                        bits -= 8;
-                        int r = buf_putc(out, (char) ((acc >> bits) & 0xff));
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
+/* Decodes tlsConfig *Data (base64) into out. */
+static int decode_into(const char *in, Buf *out) {
+        _cleanup_free_ unsigned char *d = NULL;
+        size_t n = 0;
+        int r = base64_decode(in, strlen(in), &d, &n);
+        return r < 0 ? r : buf_append(out, d, n);
 }
 
 static size_t on_data(char *p, size_t size, size_t n, void *userdata) {
@@ -143,15 +117,15 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                         (void) curl_easy_setopt(c, CURLOPT_SSLCERT, t->cert_file);
                 if (t->key_file)
                         (void) curl_easy_setopt(c, CURLOPT_SSLKEY, t->key_file);
-                if (t->ca_data && (r = base64_decode(t->ca_data, &x->ca)) >= 0) {
+                if (t->ca_data && (r = decode_into(t->ca_data, &x->ca)) >= 0) {
                         struct curl_blob b = { .data = x->ca.data, .len = x->ca.len, .flags = CURL_BLOB_COPY };
                         (void) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &b);
                 }
-                if (r >= 0 && t->cert_data && (r = base64_decode(t->cert_data, &x->cert)) >= 0) {
+                if (r >= 0 && t->cert_data && (r = decode_into(t->cert_data, &x->cert)) >= 0) {
                         struct curl_blob b = { .data = x->cert.data, .len = x->cert.len, .flags = CURL_BLOB_COPY };
                         (void) curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &b);
                 }
-                if (r >= 0 && t->key_data && (r = base64_decode(t->key_data, &x->key)) >= 0) {
+                if (r >= 0 && t->key_data && (r = decode_into(t->key_data, &x->key)) >= 0) {
                         struct curl_blob b = { .data = x->key.data, .len = x->key.len, .flags = CURL_BLOB_COPY };
                         (void) curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &b);
                 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "kube/internal.h"
 #include "kube/kube.h"
 #include "kube/log.h"
@@ -106,7 +107,7 @@ static int setup(void **state) {
                                         json_object_get(kube_obj_path(s, "metadata.annotations"), "kubernetes.io/service-account.name"));
                                 const char *b64 = json_string_value(kube_obj_path(s, "data.token"));
                                 KubeBlob blob = {};
-                                if (owner && strcmp(owner, "probe") == 0 && b64 && kube_base64_decode(b64, strlen(b64), &blob) >= 0)
+                                if (owner && strcmp(owner, "probe") == 0 && b64 && base64_decode(b64, strlen(b64), &blob.data, &blob.len) >= 0)
                                         token = (char *) blob.data;
                         }
                         json_decref(list);

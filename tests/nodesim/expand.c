@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/macro.h"
 #include "tests/nodesim/util.h"
 
@@ -183,7 +184,7 @@ static int key_value(const EnvContext *ctx, const char *kind, const char *ns, co
         }
         unsigned char *data;
         size_t len;
-        int r = ns_base64_decode(v, strlen(v), &data, &len);
+        int r = base64_decode(v, strlen(v), &data, &len);
         if (r < 0)
                 return r;
         *ret = (char *) data;

@@ -207,54 +207,6 @@ int ns_read_file(const char *path, size_t max, char **ret, size_t *ret_len) {
         return 0;
 }
 
-static int b64_value(char c) {
-        if (c >= 'A' && c <= 'Z')
-                return c - 'A';
-        if (c >= 'a' && c <= 'z')
-                return c - 'a' + 26;
-        if (c >= '0' && c <= '9')
-                return c - '0' + 52;
-        if (c == '+' || c == '-')
-                return 62;
-        if (c == '/' || c == '_')
-                return 63;
-        return -1;
-}
-
-int ns_base64_decode(const char *in, size_t len, unsigned char **ret, size_t *ret_len) {
-        _cleanup_free_ unsigned char *out = malloc(len / 4 * 3 + 4);
-        if (!out)
-                return -ENOMEM;
-        size_t n = 0;
-        uint32_t acc = 0;
-        int bits = 0;
-        bool pad = false;
-        for (size_t i = 0; i < len; i++) {
-                char c = in[i];
-                if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-                        continue;
-                if (c == '=') {
-                        pad = true;
-                        continue;
-                }
-                int v = b64_value(c);
-                if (v < 0 || pad)
-                        return -EINVAL;
-                acc = (acc << 6) | (uint32_t) v;
-                bits += 6;
-                if (bits >= 8) {
-                        bits -= 8;
-                        out[n++] = (unsigned char) (acc >> bits);
-                }
-        }
-        if (bits >= 6)
-                return -EINVAL;
-        out[n] = '\0';
-        *ret_len = n;
-        *ret = TAKE_PTR(out);
-        return 0;
-}
-
 bool ns_dns_subdomain_ok(const char *s) {
         size_t n = s ? strlen(s) : 0;
         if (n == 0 || n > 253)

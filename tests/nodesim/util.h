@@ -36,9 +36,6 @@ int ns_write_file(const char *path, const void *data, size_t len, mode_t mode);
  * -E2BIG past max, -errno. */
 int ns_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 
-/* Decodes standard base64 (padding optional, whitespace ignored) into a new buffer
- * (NUL-terminated for convenience, the NUL not counted). Returns 0, -EINVAL, -ENOMEM. */
-int ns_base64_decode(const char *in, size_t len, unsigned char **ret, size_t *ret_len);
 
 /* Whether s is a DNS-1123 subdomain (what Node and Pod names must be). */
 bool ns_dns_subdomain_ok(const char *s);

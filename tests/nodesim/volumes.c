@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "common/macro.h"
 #include "tests/nodesim/util.h"
 
@@ -127,7 +128,7 @@ static int object_key(const json_t *obj, bool secret, const char *key, unsigned 
         if (!v)
                 return -ENOENT;
         if (b64)
-                return ns_base64_decode(v, strlen(v), ret, ret_len);
+                return base64_decode(v, strlen(v), ret, ret_len);
         size_t n = strlen(v);
         unsigned char *d = malloc(n + 1);
         if (!d)

@@ -236,20 +236,6 @@ static void test_in_cluster(void **state) {
         unsetenv("KUBERNETES_SERVICE_PORT");
 }
 
-static void test_base64(void **state) {
-        KubeBlob b = {};
-        assert_int_equal(kube_base64_decode("aGVsbG8=", 8, &b), 0);
-        assert_int_equal(b.len, 5);
-        assert_memory_equal(b.data, "hello", 5);
-        free(b.data);
-        assert_int_equal(kube_base64_decode("aGVs\nbG8", 8, &b), 0);
-        assert_int_equal(b.len, 5);
-        free(b.data);
-        assert_int_equal(kube_base64_decode("a", 1, &b), -EINVAL);
-        assert_int_equal(kube_base64_decode("aG=V", 4, &b), -EINVAL);
-        assert_int_equal(kube_base64_decode("a*", 2, &b), -EINVAL);
-}
-
 static void test_time(void **state) {
         uint64_t t;
         char buf[64];
@@ -318,7 +304,6 @@ int main(void) {
                 cmocka_unit_test(test_token_file_and_insecure),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_in_cluster),
-                cmocka_unit_test(test_base64),
                 cmocka_unit_test(test_time),
                 cmocka_unit_test(test_errno_mapping),
                 cmocka_unit_test(test_paths),

@@ -485,13 +485,6 @@ static void test_util(void **state) {
         assert_int_equal(ns_parse_int64("21", 0, 20, &v), -ERANGE);
         assert_int_equal(ns_parse_int64("1x", 0, 20, &v), -EINVAL);
         assert_int_equal(ns_parse_int64("99999999999999999999", 0, INT64_MAX, &v), -ERANGE);
-        unsigned char *d;
-        size_t n;
-        assert_int_equal(ns_base64_decode("aGVs\nbG8=", 9, &d, &n), 0);
-        assert_int_equal(n, 5);
-        assert_memory_equal(d, "hello", 5);
-        free(d);
-        assert_int_equal(ns_base64_decode("a*==", 4, &d, &n), -EINVAL);
         assert_true(ns_dns_subdomain_ok("a.b-c"));
         assert_false(ns_dns_subdomain_ok("-a"));
         assert_false(ns_dns_subdomain_ok("A"));
