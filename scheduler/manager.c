@@ -530,6 +530,14 @@ static void schedule_one(Manager *m, SchedPod *pod) {
                 return;
         }
         m->attempts_scheduled++;
+        if (_unlikely_(klog_verbosity() >= 10) && res.n_best > 0) {
+                /* upstream logs each node's final score at -v=10 too: how a placement is audited */
+                _cleanup_buf_ Buf scores;
+                buf_init(&scores, 1024 * 1024);
+                (void) sched_algo_format_scores(m->algo, &scores);
+                klog_info("scores for %s/%s: %s; chose %s (%u node(s) with the best score)", pod->namespace_,
+                          pod->name, buf_str(&scores), sched_strtab_get(m->strtab, res.node), res.n_best);
+        }
         r = sched_cache_assume_pod(m->cache, pod, res.node);
         if (r < 0) {
                 klog_error("%s/%s: cannot assume on %s: %s", pod->namespace_, pod->name,

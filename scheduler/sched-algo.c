@@ -4,6 +4,7 @@
 #include "scheduler/sched-algo.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,9 @@ struct SchedAlgo {
         uint32_t n_hist, hist_cap;
         bool hist_truncated;
         uint32_t last_n_all;
+        /* the last decision's scored nodes (feasible[0..n_scored)) and their shared part */
+        uint32_t n_scored;
+        int64_t score_offset;
         const SchedStrtab *strtab;
         /* issue 7: other cluster objects (borrowed) and per-decision state */
         const SchedObjects *objects;
@@ -271,6 +275,7 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
         a->n_hist = 0;
         a->hist_truncated = false;
         a->last_n_all = n_all;
+        a->n_scored = 0;
         if (n_all == 0) {
                 *ret = res;
                 return 0;
@@ -335,6 +340,8 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
         }
 
         int64_t offset = score_nodes(a, &cy, n_feasible);
+        a->n_scored = n_feasible;
+        a->score_offset = offset;
 
         /* selectHost: reservoir sampling over the maxima */
         uint32_t best = 0, ties = 1;
@@ -350,7 +357,19 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
         }
         res.node = a->feasible[best]->node->name;
         res.score = a->totals[best] + offset;
+        res.n_best = ties;
         *ret = res;
+        return 0;
+}
+
+int sched_algo_format_scores(const SchedAlgo *a, Buf *out) {
+        for (uint32_t i = 0; i < a->n_scored; i++) {
+                int r = buf_printf(out, "%s%s=%" PRId64, i ? " " : "",
+                                   sched_strtab_get(a->strtab, a->feasible[i]->node->name),
+                                   a->totals[i] + a->score_offset);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 

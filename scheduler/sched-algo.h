@@ -54,6 +54,8 @@ typedef struct SchedResult {
         uint32_t n_all_nodes;
         uint32_t n_evaluated;           /* nodes the predicates ran on */
         uint32_t n_feasible;            /* after extenders */
+        uint32_t n_best;                /* scored nodes sharing the best total (>1: tie broken
+                                         * at random); 0 when taken without scoring */
 } SchedResult;
 
 /* New algorithm state for cfg (borrowed; must outlive it). rand NULL uses a built-in
@@ -83,6 +85,12 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
  * "count reason" string sorted as strings, as upstream), or "no nodes available to schedule
  * pods" when the cluster has no nodes. Returns 0, -E2BIG/-ENOMEM from the buffer. */
 int sched_algo_format_failure(const SchedAlgo *a, Buf *out);
+
+/* After a decision that scored nodes: appends "node=total" for each of them, space-separated
+ * in evaluation order (totals as the winner's score counts them), for the verbose log that
+ * lets an administrator audit a placement. Appends nothing after any other outcome. Returns
+ * 0, -E2BIG/-ENOMEM from the buffer. */
+int sched_algo_format_scores(const SchedAlgo *a, Buf *out);
 
 /* The next start index (for tests of the rotation). */
 uint32_t sched_algo_next_start(const SchedAlgo *a);

@@ -87,6 +87,13 @@ static char *summary(Fx *f) {
         return buf_steal(&b);
 }
 
+static char *scores_of(Fx *f) {
+        Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(sched_algo_format_scores(f->a, &b), 0);
+        return buf_steal(&b);
+}
+
 static void test_nodes_to_find(void **state) {
         struct {
                 int32_t pct;
@@ -230,8 +237,10 @@ static void test_ties(void **state) {
         int calls = 0;
         sched_algo_free(f->a);
         f->a = sched_algo_new(f->cfg, rand_zero, &calls);
-        assert_string_equal(schedule(f, p, NULL), "node-0003");
+        SchedResult res;
+        assert_string_equal(schedule(f, p, &res), "node-0003");
         assert_int_equal(calls, 3);
+        assert_int_equal(res.n_best, 4);
         sched_algo_free(f->a);
         f->a = sched_algo_new(f->cfg, rand_last, NULL);
         assert_string_equal(schedule(f, p, NULL), "node-0000");
@@ -265,13 +274,16 @@ static void test_weights_and_single(void **state) {
         tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
         tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
         configure(f, &p, 0);
-        /* big: least requested 10 -> 10; ssd: 5 + 2 x 10 = 25 */
+        /* big: least requested 9 (cpu 63/64 and memory both floor to 9); ssd: 5 + 2 x 10 = 25 */
         add_node(f, tl_node(f->t, "big", "64", "256Gi", 110, "", "", ""));
         add_node(f, tl_node(f->t, "ssd", "2", "1Gi", 110, "'labels':{'ssd':'yes'}", "", ""));
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "512Mi", "", "");
         SchedResult res;
         assert_string_equal(schedule(f, pod, &res), "ssd");
         assert_int_equal(res.score, 25);
+        assert_int_equal(res.n_best, 1);
+        _cleanup_free_ char *scores = scores_of(f);
+        assert_string_equal(scores, "big=9 ssd=25");
         /* weight 6 on LeastRequested: big 9 x 6 = 54 (cpu 63/64 and memory both floor to 9)
          * vs ssd 5 x 6 + 20 = 50 */
         tl_policy_init(&p, false);
@@ -286,6 +298,9 @@ static void test_weights_and_single(void **state) {
         assert_string_equal(schedule(f, huge, &res), "big");
         assert_int_equal(res.score, 0);
         assert_int_equal(res.n_feasible, 1);
+        assert_int_equal(res.n_best, 0);
+        _cleanup_free_ char *unscored = scores_of(f);
+        assert_string_equal(unscored, "");
         /* no priorities: every node scores 1 */
         tl_policy_init(&p, false);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
