@@ -382,7 +382,7 @@ static int format_reason(const SchedStrtab *t, const SchedReason *r, Buf *out) {
         case SCHED_REASON_PORTS:
                 return buf_puts(out, "node(s) didn't have free ports for the requested pod ports");
         case SCHED_REASON_NODE_SELECTOR:
-                return buf_puts(out, "node(s) didn't match node selector");
+                return buf_puts(out, "node(s) didn't match Pod's node affinity");
         case SCHED_REASON_TOO_MANY_PODS:
                 return buf_puts(out, "Too many pods");
         case SCHED_REASON_INSUFFICIENT:

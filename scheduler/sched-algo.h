@@ -9,7 +9,7 @@
  *      nodes); the next pod starts where this one stopped, so every node gets its turn.
  *   2. Extenders filter the feasible nodes (callbacks: the daemon does the HTTP).
  *   3. No feasible node: a failure summary in upstream's words ("0/5 nodes are available:
- *      3 Insufficient cpu, 2 node(s) didn't match node selector."). One: taken unscored.
+ *      3 Insufficient cpu, 2 node(s) didn't match Pod's node affinity."). One: taken unscored.
  *   4. Score: each priority gives 0..10 per node, times its weight, summed; extender scores
  *      times the extender weight are added; no priorities and no extenders: every node 1.
  *   5. The highest total wins; ties are broken uniformly at random (reservoir sampling, as
@@ -81,7 +81,7 @@ int sched_algo_set_extenders(SchedAlgo *a, const SchedExtender *extenders, uint3
 int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret);
 
 /* After a decision with no node: appends upstream's FitError text, e.g.
- * "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) didn't match node selector." (each
+ * "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) didn't match Pod's node affinity." (each
  * "count reason" string sorted as strings, as upstream), or "no nodes available to schedule
  * pods" when the cluster has no nodes. Returns 0, -E2BIG/-ENOMEM from the buffer. */
 int sched_algo_format_failure(const SchedAlgo *a, Buf *out);

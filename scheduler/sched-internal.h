@@ -14,7 +14,8 @@ typedef enum SchedReasonCode {
         SCHED_REASON_UNSCHEDULABLE,     /* "node(s) were unschedulable" */
         SCHED_REASON_HOSTNAME,          /* "node(s) didn't match the requested hostname" */
         SCHED_REASON_PORTS,             /* "node(s) didn't have free ports for the requested pod ports" */
-        SCHED_REASON_NODE_SELECTOR,     /* "node(s) didn't match node selector" */
+        SCHED_REASON_NODE_SELECTOR,     /* "node(s) didn't match Pod's node affinity" (v1.20's
+                                         * wording for nodeSelector and required affinity) */
         SCHED_REASON_TOO_MANY_PODS,     /* "Too many pods" */
         SCHED_REASON_INSUFFICIENT,      /* "Insufficient <a>" */
         SCHED_REASON_TAINT,             /* "node(s) had taint {<a>: <b>}, that the pod didn't tolerate" */

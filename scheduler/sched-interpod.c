@@ -79,11 +79,40 @@ bool sched_interpod_needed(const SchedCycle *cy) {
         return cy->ext->ipa_active;
 }
 
+/* v1.20's Filter order, which decides the reason a node reports when several rules fail:
+ * the incoming pod's affinity, then its anti-affinity, then existing pods' anti-affinity. */
 bool sched_interpod_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
         const SchedCycleExt *x = cy->ext;
         const SchedExtConfig *xc = cy->cfg->ext;
         const SchedNode *node = ni->node;
         const SchedPodExt *pe = cy->pod->ext;
+        if (pe) {
+                bool exist = true;
+                for (uint32_t t = 0; t < pe->n_affinity; t++) {
+                        const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
+                        if (!l) {
+                                ext_reason(out, xc->r_affinity);
+                                ext_reason(out, xc->r_aff_rules);
+                                return false;
+                        }
+                        if (topo_get(&x->affinity, topo_pair(l->key, l->value)) <= 0)
+                                exist = false;
+                }
+                /* the first of a series of pods with affinity to each other may go anywhere */
+                if (!exist && !(x->affinity.count == 0 && pod_matches_all(cy->pod, pe->affinity, pe->n_affinity))) {
+                        ext_reason(out, xc->r_affinity);
+                        ext_reason(out, xc->r_aff_rules);
+                        return false;
+                }
+                for (uint32_t t = 0; t < pe->n_anti_affinity; t++) {
+                        const SchedLabel *l = node_label(node, pe->anti_affinity[t].topology_key);
+                        if (l && topo_get(&x->anti, topo_pair(l->key, l->value)) > 0) {
+                                ext_reason(out, xc->r_affinity);
+                                ext_reason(out, xc->r_anti);
+                                return false;
+                        }
+                }
+        }
         if (x->existing_anti.count > 0)
                 for (uint32_t i = 0; i < node->n_labels; i++)
                         if (topo_get(&x->existing_anti, topo_pair(node->labels[i].key, node->labels[i].value)) > 0) {
@@ -91,32 +120,7 @@ bool sched_interpod_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReas
                                 ext_reason(out, xc->r_existing_anti);
                                 return false;
                         }
-        if (!pe)
-                return true;
-        for (uint32_t t = 0; t < pe->n_anti_affinity; t++) {
-                const SchedLabel *l = node_label(node, pe->anti_affinity[t].topology_key);
-                if (l && topo_get(&x->anti, topo_pair(l->key, l->value)) > 0) {
-                        ext_reason(out, xc->r_affinity);
-                        ext_reason(out, xc->r_anti);
-                        return false;
-                }
-        }
-        bool exist = true;
-        for (uint32_t t = 0; t < pe->n_affinity; t++) {
-                const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
-                if (!l) {
-                        ext_reason(out, xc->r_affinity);
-                        ext_reason(out, xc->r_aff_rules);
-                        return false;
-                }
-                if (topo_get(&x->affinity, topo_pair(l->key, l->value)) <= 0)
-                        exist = false;
-        }
-        if (exist || (x->affinity.count == 0 && pod_matches_all(cy->pod, pe->affinity, pe->n_affinity)))
-                return true;
-        ext_reason(out, xc->r_affinity);
-        ext_reason(out, xc->r_aff_rules);
-        return false;
+        return true;
 }
 
 /* processTerm(): adds weight x multiplier at the existing pod's node's pair when podToCheck

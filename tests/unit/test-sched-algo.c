@@ -124,7 +124,7 @@ static void test_failure_summary(void **state) {
         assert_int_equal(res.n_evaluated, 5);
         _cleanup_free_ char *s = summary(f);
         /* upstream sorts the "count reason" strings */
-        assert_string_equal(s, "0/5 nodes are available: 2 node(s) didn't match node selector, 3 Insufficient cpu.");
+        assert_string_equal(s, "0/5 nodes are available: 2 node(s) didn't match Pod's node affinity, 3 Insufficient cpu.");
 
         /* "10 ..." sorts before "2 ...", as strings */
         for (int i = 0; i < 7; i++) {
@@ -134,7 +134,7 @@ static void test_failure_summary(void **state) {
         }
         assert_null(schedule(f, p, NULL));
         _cleanup_free_ char *s2 = summary(f);
-        assert_string_equal(s2, "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) didn't match node selector.");
+        assert_string_equal(s2, "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) didn't match Pod's node affinity.");
 }
 
 static void test_short_circuit_and_all(void **state) {
@@ -370,7 +370,7 @@ static void test_extenders(void **state) {
                 "[{'matchFields':[{'key':'metadata.name','operator':'In','values':['node-0000']}]}]}}}", "");
         assert_null(schedule(f, sel, &res));
         _cleanup_free_ char *s = summary(f);
-        assert_string_equal(s, "0/3 nodes are available: 1 extender says no, 2 node(s) didn't match node selector.");
+        assert_string_equal(s, "0/3 nodes are available: 1 extender says no, 2 node(s) didn't match Pod's node affinity.");
 }
 
 /* The node-condition predicates (usable with TaintNodesByCondition off): upstream's reasons,
