@@ -17,6 +17,7 @@ $(eval $(call unit_test,test-sched-cache,tests/unit/test-sched-cache.c,$(SCHED_T
 $(eval $(call unit_test,test-sched-queue,tests/unit/test-sched-queue.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-json,tests/unit/test-sched-json.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-ext,tests/unit/test-sched-ext.c,$(SCHED_TEST_LIBS)))
+$(eval $(call unit_test,test-sched-part2,tests/unit/test-sched-part2.c,$(SCHED_TEST_LIBS)))
 
 $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
 $(eval $(call unit_test,test-sched-options,tests/unit/test-sched-options.c scheduler/sched-options.c,$(SCHED_TEST_LIBS)))

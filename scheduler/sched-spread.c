@@ -2,9 +2,11 @@
  * SelectorSpread and ServiceAffinity plugins with scores on the legacy 0..10 scale:
  *
  *   EvenPodsSpread: for each DoNotSchedule constraint, matching pods (same namespace, not
- *     being deleted) are counted per topology pair over the nodes that pass the pod's node
- *     selector/affinity and carry every constraint's key; a node fails when its pair's count
- *     plus one (if the pod matches itself) minus the smallest pair's count exceeds maxSkew.
+ *     being deleted) are counted per topology pair; the pairs are those of the nodes that
+ *     pass the pod's node selector/affinity and carry every constraint's key (v1.20 counts
+ *     the pods of every node in such a pair, see sched_spread_prepare()); a node fails when
+ *     its pair's count plus one (if the pod matches itself) minus the smallest pair's count
+ *     exceeds maxSkew.
  *   EvenPodsSpreadPriority: ScheduleAnyway constraints; count x log(domains + 2) + maxSkew - 1
  *     per constraint, normalized reversed as 10 x (max + min - s) / max.
  *   SelectorSpreadPriority / ServiceSpreadingPriority: the pod's services (and for the former
@@ -55,6 +57,12 @@ int sched_spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_a
                 return 0;
         topo_clear(&x->spread);
         int r;
+        /* v1.20's calPreFilterState in two passes: the topology pairs come from the nodes that
+         * pass the pod's node selector/affinity and carry every constraint's key, but the
+         * matching pods are then counted on every node whose pair is one of those, eligible
+         * or not (a node without the key counts under the empty value, as Go's map lookup
+         * gives ""). Upstream stopped counting the excluded nodes' pods only in v1.24
+         * (kubernetes#106971, #107009); v1.20 is the behaviour to match. */
         for (uint32_t i = 0; i < n_all; i++) {
                 const SchedNode *n = all[i]->node;
                 if (!sched_pod_matches_node_selector(cy->strtab, cy->pod, n) || !has_all_keys(n, pe->spread, pe->n_spread, false))
@@ -64,8 +72,20 @@ int sched_spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_a
                         if (c->schedule_anyway)
                                 continue;
                         const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
-                        if ((r = topo_add(&x->spread, topo_pair(l->key, l->value),
-                                          count_matching(all[i], cy->pod, &c->selector))) < 0)
+                        if ((r = topo_add(&x->spread, topo_pair(l->key, l->value), 0)) < 0)
+                                return r;
+                }
+        }
+        for (uint32_t i = 0; i < n_all && x->spread.count > 0; i++) {
+                const SchedNode *n = all[i]->node;
+                for (uint32_t k = 0; k < pe->n_spread; k++) {
+                        const SchedSpreadConstraint *c = &pe->spread[k];
+                        if (c->schedule_anyway)
+                                continue;
+                        const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
+                        uint64_t pair = topo_pair(c->topology_key, l ? l->value : 0);
+                        if (topo_find(&x->spread, pair) &&
+                            (r = topo_add(&x->spread, pair, count_matching(all[i], cy->pod, &c->selector))) < 0)
                                 return r;
                 }
         }

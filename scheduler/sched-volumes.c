@@ -3,9 +3,10 @@
  *   NoDiskConflict (VolumeRestrictions): a GCE PD or iSCSI disk used read-write by a pod on
  *     the node (or by this pod read-write while another reads it), any shared EBS volume, an
  *     RBD image on overlapping monitors in the same pool unless both read-only.
- *   NoVolumeZoneConflict (VolumeZone): the zone/region labels of the pod's bound PVs hold the
- *     node's value ("a__b" lists several); claims of a WaitForFirstConsumer class still
- *     unbound are skipped.
+ *   NoVolumeZoneConflict (VolumeZone): on a node with any zone/region label, the zone/region
+ *     labels of the pod's bound PVs hold the node's value ("a__b" lists several; a list with
+ *     an empty element is ignored); claims of a WaitForFirstConsumer class still unbound are
+ *     skipped; a claim that cannot be resolved fails the node with upstream's error text.
  *   Max{EBS,GCEPD,AzureDisk,Cinder}VolumeCount (non-CSI NodeVolumeLimits): distinct volumes
  *     of the type on the node plus the pod's new ones stay within the node allocatable
  *     attachable-volumes-<type> or the default 39 (25 on Nitro EBS instances) / 16 / 16 / 256.
@@ -138,47 +139,93 @@ static bool no_disk_conflict(const SchedPodExt *pe, const SchedNodeInfo *ni) {
 
 /* ---- NoVolumeZoneConflict ---- */
 
-static bool value_in_list(const char *list, const char *value) {
-        /* LabelZonesToSet: "a__b__c" */
+/* LabelZonesToSet: "a__b__c". A list with an empty element ("", "a____b") does not parse,
+ * and upstream then ignores the label: *ret_parsed is false. (Label values cannot hold the
+ * spaces upstream trims.) */
+static bool value_in_list(const char *list, const char *value, bool *ret_parsed) {
         size_t n = strlen(value);
+        bool found = false;
         for (const char *p = list;;) {
                 const char *sep = strstr(p, "__");
                 size_t len = sep ? (size_t) (sep - p) : strlen(p);
-                if (len == n && strncmp(p, value, n) == 0)
-                        return true;
-                if (!sep)
+                if (len == 0) {
+                        *ret_parsed = false;
                         return false;
+                }
+                if (len == n && strncmp(p, value, n) == 0)
+                        found = true;
+                if (!sep)
+                        break;
                 p = sep + 2;
         }
+        *ret_parsed = true;
+        return found;
 }
 
-static bool zone_ok(const SchedCycle *cy, const SchedNode *node) {
+static SchedStr intern_const(const SchedCycle *cy, const char *text) {
+        SchedStr id;
+        if (sched_strtab_intern_str((SchedStrtab *) cy->strtab, text, &id) < 0)
+                return cy->cfg->ext->r_zone_conflict;
+        return id;
+}
+
+/* VolumeZone's Filter: 0 when the node fits, else the reason. A claim upstream cannot
+ * resolve (missing, unbound outside WaitForFirstConsumer, its class or volume missing) is an
+ * Error status there, which aborts the whole attempt with that message; the core has no such
+ * path, so the node fails with upstream's words instead. Like upstream, a node without any
+ * zone label fits before the claims are even looked at. */
+static SchedStr zone_check(const SchedCycle *cy, const SchedNode *node) {
         const SchedExtConfig *xc = cy->cfg->ext;
         const SchedStr keys[] = { xc->zone_beta, xc->region_beta, xc->zone, xc->region };
         bool any = false;
         for (size_t k = 0; k < ELEMENTSOF(keys); k++)
                 any |= sched_labels_find(node->labels, node->n_labels, keys[k]) != NULL;
         if (!any)
-                return true;
+                return 0;
         const SchedCycleExt *x = cy->ext;
-        for (uint32_t i = 0; i < x->n_claims; i++) {
-                const VolClaim *c = &x->claims[i];
-                if (!c->pvc || !c->bound)
+        const SchedPodExt *pe = cy->pod->ext;
+        for (uint32_t i = 0, ci = 0; i < pe->n_volumes && ci < x->n_claims; i++) {
+                const SchedVolume *v = &pe->volumes[i];
+                if (v->kind != SCHED_VOL_PVC)
                         continue;
+                const VolClaim *c = &x->claims[ci++];
+                if (!v->id || !*v->id)
+                        return intern_const(cy, "PersistentVolumeClaim had no name");
+                if (!c->pvc)
+                        return intern_text(cy, "persistentvolumeclaim", v->id, "not found");
+                if (!c->bound) {
+                        const char *class = c->pvc->has_class ? sched_strtab_get(cy->strtab, c->pvc->storage_class) : "";
+                        if (!*class)
+                                return intern_const(cy, "PersistentVolumeClaim had no pv name and storageClass name");
+                        if (!c->sc) {
+                                char how[400];
+                                int n = snprintf(how, sizeof how, "claimed by PersistentVolumeClaim \"%s\" not found",
+                                                 c->pvc->name);
+                                if (n < 0 || (size_t) n >= sizeof how)
+                                        return xc->r_zone_conflict;
+                                return intern_text(cy, "StorageClass", class, how);
+                        }
+                        if (c->sc->wait_for_first_consumer)
+                                continue;
+                        return intern_const(cy, "PersistentVolume had no name");
+                }
                 const SchedPV *pv = sched_objects_pv(cy->objects, c->pvc->volume_name);
                 if (!pv)
-                        continue;
+                        return intern_text(cy, "persistentvolume", c->pvc->volume_name, "not found");
                 for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
                         const SchedLabel *pl = sched_labels_find(pv->labels, pv->n_labels, keys[k]);
                         if (!pl)
                                 continue;
                         const SchedLabel *nl = sched_labels_find(node->labels, node->n_labels, keys[k]);
-                        if (!nl || !value_in_list(sched_strtab_get(cy->strtab, pl->value),
-                                                  sched_strtab_get(cy->strtab, nl->value)))
-                                return false;
+                        bool parsed;
+                        bool in = value_in_list(sched_strtab_get(cy->strtab, pl->value),
+                                                nl ? sched_strtab_get(cy->strtab, nl->value) : "", &parsed);
+                        /* a node without the key compares as "", which no parsed set holds */
+                        if (parsed && (!nl || !in))
+                                return xc->r_zone_conflict;
                 }
         }
-        return true;
+        return 0;
 }
 
 /* ---- attach limits ---- */
@@ -587,11 +634,13 @@ bool sched_volumes_run(const SchedCycle *cy, const SchedPredicate *p, const Sche
                         return true;
                 ext_reason(out, xc->r_disk_conflict);
                 return false;
-        case SCHED_PK_VOLUME_ZONE:
-                if (!pe || !cy->objects || zone_ok(cy, ni->node))
+        case SCHED_PK_VOLUME_ZONE: {
+                SchedStr why = pe && cy->objects ? zone_check(cy, ni->node) : 0;
+                if (!why)
                         return true;
-                ext_reason(out, xc->r_zone_conflict);
+                ext_reason(out, why);
                 return false;
+        }
         case SCHED_PK_MAX_EBS:
         case SCHED_PK_MAX_GCE_PD:
         case SCHED_PK_MAX_AZURE_DISK:

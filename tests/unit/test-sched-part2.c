@@ -1,0 +1,778 @@
+/* The part-2 predicates and priorities that test-sched-ext.c leaves out, with the exact
+ * verdicts and 0..10 scores upstream kube-scheduler v1.20 gives (its plugins with
+ * MaxNodeScore 10, see POLICY-REFERENCE.md):
+ *
+ *   EvenPodsSpread / EvenPodsSpreadPriority   podtopologyspread/{filtering,scoring}.go
+ *   serviceAffinity / serviceAntiAffinity     serviceaffinity/service_affinity.go
+ *   NoVolumeZoneConflict                      volumezone/volume_zone.go
+ *   MaxCSIVolumeCountPred                     nodevolumelimits/csi.go
+ *
+ * Each expected value carries its derivation. Predicates are checked node by node (the
+ * cycle's PreFilter state, then the one predicate, as the algorithm runs it) and, where the
+ * wording matters, through the whole algorithm's failure summary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+
+#include "common/macro.h"
+#include "scheduler/sched-algo.h"
+#include "scheduler/sched-ext-internal.h"
+#include "scheduler/sched-testlib.h"
+
+#define R_SPREAD "node(s) didn't match pod topology spread constraints"
+#define R_SPREAD_LABEL R_SPREAD " (missing required label)"
+#define R_SERVICE "node(s) didn't match service affinity"
+#define R_ZONE "node(s) had no available volume zone"
+#define R_MAX_VOLUMES "node(s) exceed max volume count"
+
+#define MAX_NODES 8
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+        SchedConfig *cfg;
+        SchedAlgo *a;
+        SchedObjects *o;
+        char names[MAX_NODES][16];      /* nodes in the order they were added */
+        uint32_t n_names;
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        assert_non_null(f);
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        f->o = sched_objects_new(f->t);
+        *state = f;
+        return 0;
+}
+
+static void unconfigure(Fx *f) {
+        sched_algo_free(f->a);
+        sched_config_free(f->cfg);
+        f->a = NULL;
+        f->cfg = NULL;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        unconfigure(f);
+        sched_cache_free(f->c);
+        sched_objects_free(f->o);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+/* A policy of the given predicates (in registry order whatever the order here), plus a
+ * serviceAffinity predicate when svc_aff is set, plus one priority (weight 1) unless
+ * _POLICY_PRIO_INVALID. Replaces any earlier configuration. */
+static void configure(Fx *f, const PolicyPredicateId *preds, size_t n, const PolicyArgument *svc_aff,
+                      PolicyPriorityId prio, const PolicyArgument *prio_arg) {
+        unconfigure(f);
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        for (size_t i = 0; i < n; i++)
+                tl_policy_pred(&p, preds[i], NULL, NULL);
+        if (svc_aff)
+                tl_policy_pred(&p, POLICY_PRED_CHECK_SERVICE_AFFINITY, "ServiceLabels", svc_aff);
+        if (prio != _POLICY_PRIO_INVALID)
+                tl_policy_prio(&p, prio, 1, prio_arg ? "SpreadByLabel" : NULL, prio_arg);
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
+        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
+        f->a = sched_algo_new(f->cfg, NULL, NULL);
+        assert_non_null(f->a);
+        sched_algo_set_objects(f->a, f->o);
+}
+
+static SchedStr id(Fx *f, const char *s) {
+        SchedStr r;
+        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
+        return r;
+}
+
+/* A node with the hostname label plus the given label members and extra allocatable
+ * members (each "" or JSON members in single quotes). */
+static void node(Fx *f, const char *name, const char *labels, const char *alloc) {
+        char buf[2048];
+        int n = snprintf(buf, sizeof buf,
+                         "{'metadata':{'name':'%s','labels':{'kubernetes.io/hostname':'%s'%s%s}},"
+                         "'status':{'allocatable':{'cpu':'4','memory':'8Gi','pods':'110'%s%s}}}",
+                         name, name, *labels ? "," : "", labels, *alloc ? "," : "", alloc);
+        assert_true(n > 0 && (size_t) n < sizeof buf);
+        SchedNode *nd = tl_node_json(f->t, buf);
+        assert_non_null(nd);
+        assert_int_equal(sched_cache_add_node(f->c, nd), 0);
+        assert_true(f->n_names < MAX_NODES);
+        snprintf(f->names[f->n_names++], sizeof f->names[0], "%s", name);
+}
+
+/* A pod in namespace ns with the given label members, extra metadata members and spec
+ * members (each may be ""). */
+static SchedPod *pod_ns(Fx *f, const char *ns, const char *name, const char *labels, const char *meta,
+                        const char *spec) {
+        char buf[4096];
+        int n = snprintf(buf, sizeof buf,
+                         "{'metadata':{'name':'%s','namespace':'%s','uid':'uid-%s-%s','labels':{%s}%s%s},"
+                         "'spec':{'containers':[{'name':'c','image':'img'}]%s%s}}",
+                         name, ns, ns, name, labels, *meta ? "," : "", meta, *spec ? "," : "", spec);
+        assert_true(n > 0 && (size_t) n < sizeof buf);
+        SchedPod *p = tl_pod_json(f->t, buf);
+        assert_non_null(p);
+        return p;
+}
+
+static SchedPod *pod(Fx *f, const char *name, const char *labels, const char *spec) {
+        return pod_ns(f, "default", name, labels, "", spec);
+}
+
+static void place(Fx *f, SchedPod *p, const char *node_name) {
+        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node_name)), 0);
+        sched_pod_unref(p);
+}
+
+/* count pods named <prefix><i> with the labels on a node */
+static void place_n(Fx *f, int count, const char *prefix, const char *labels, const char *node_name) {
+        for (int i = 0; i < count; i++) {
+                char name[64];
+                snprintf(name, sizeof name, "%s-%s-%d", prefix, node_name, i);
+                place(f, pod(f, name, labels, ""), node_name);
+        }
+}
+
+static void put(Fx *f, int (*fn)(SchedObjects *, const json_t *), const char *text) {
+        json_t *j = tl_json(text);
+        assert_non_null(j);
+        assert_int_equal(fn(f->o, j), 0);
+        json_decref(j);
+}
+
+static int put_service(SchedObjects *o, const json_t *j) {
+        return sched_objects_put_workload(o, SCHED_WL_SERVICE, j);
+}
+
+static const char *tag(const char *reason) {
+        static const struct {
+                const char *text, *tag;
+        } tags[] = {
+                { R_SPREAD, "spread" }, { R_SPREAD_LABEL, "nolabel" }, { R_SERVICE, "svc" },
+                { R_ZONE, "zone" },     { R_MAX_VOLUMES, "max" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(tags); i++)
+                if (strcmp(reason, tags[i].text) == 0)
+                        return tags[i].tag;
+        return reason;
+}
+
+/* "n1:ok n2:spread ...": every node (in the order added) against the one configured
+ * predicate of that kind, after the cycle's PreFilter state was computed; a predicate the
+ * algorithm would skip for this pod passes. Reasons are shortened by tag(); any other
+ * reason appears verbatim. */
+static char *verdicts(Fx *f, const SchedPod *p, uint32_t kind) {
+        const SchedPredicate *pred = NULL;
+        for (uint32_t i = 0; i < f->cfg->n_predicates && !pred; i++)
+                if (f->cfg->predicates[i].kind == kind)
+                        pred = &f->cfg->predicates[i];
+        assert_non_null(pred);
+        SchedCycleExt *x = sched_cycle_ext_new();
+        assert_non_null(x);
+        uint32_t n_all;
+        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
+        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
+                          .objects = f->o, .ext = x };
+        assert_int_equal(sched_cycle_ext_prepare(&cy, all, n_all), 0);
+        bool needed = sched_predicate_needed(&cy, pred);
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        for (uint32_t i = 0; i < f->n_names; i++) {
+                const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, id(f, f->names[i]));
+                assert_non_null(ni);
+                SchedReasons r = { .n = 0 };
+                const char *v = "ok";
+                if (needed && !sched_predicate_run(&cy, pred, ni, &r)) {
+                        assert_int_equal(r.n, 1);
+                        assert_int_equal(r.r[0].code, SCHED_REASON_TEXT);
+                        v = tag(sched_strtab_get(f->t, r.r[0].a));
+                }
+                assert_int_equal(buf_printf(&b, "%s%s:%s", i ? " " : "", f->names[i], v), 0);
+        }
+        sched_cycle_ext_free(x);
+        return buf_steal(&b);
+}
+
+static void check_verdicts(Fx *f, const SchedPod *p, uint32_t kind, const char *want) {
+        _cleanup_free_ char *got = verdicts(f, p, kind);
+        if (strcmp(got, want) != 0)
+                fail_msg("pod %s:\n got  %s\n want %s", p->name, got, want);
+}
+
+/* The algorithm's outcome: "<feasible>:<node>" or the failure summary. */
+static char *schedule(Fx *f, const SchedPod *p) {
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        if (res.node == 0)
+                assert_int_equal(sched_algo_format_failure(f->a, &b), 0);
+        else
+                assert_int_equal(buf_printf(&b, "%u:%s", res.n_feasible, sched_strtab_get(f->t, res.node)), 0);
+        return buf_steal(&b);
+}
+
+static void check_schedule(Fx *f, const SchedPod *p, const char *want) {
+        _cleanup_free_ char *got = schedule(f, p);
+        assert_string_equal(got, want);
+}
+
+/* The configured priority's 0..10 scores over the named nodes (the feasible nodes as
+ * upstream's PreScore receives them); names is NULL-terminated. */
+static void check_scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want) {
+        SchedCycleExt *x = sched_cycle_ext_new();
+        assert_non_null(x);
+        uint32_t n_all, n = 0;
+        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
+        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
+                          .objects = f->o, .ext = x };
+        assert_int_equal(sched_cycle_ext_prepare(&cy, all, n_all), 0);
+        SchedNodeInfo *nodes[MAX_NODES];
+        int64_t got[MAX_NODES], constant = -1;
+        for (; names[n]; n++) {
+                assert_true(n < MAX_NODES);
+                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, names[n]));
+                assert_non_null(nodes[n]);
+        }
+        assert_int_equal(f->cfg->n_priorities, 1);
+        if (sched_priority_run(&cy, &f->cfg->priorities[0], nodes, n, got, &constant))
+                for (uint32_t i = 0; i < n; i++)
+                        got[i] = constant;
+        for (uint32_t i = 0; i < n; i++)
+                if (got[i] != want[i])
+                        fail_msg("pod %s, %s: got %lld, want %lld", p->name, names[i], (long long) got[i],
+                                 (long long) want[i]);
+        sched_cycle_ext_free(x);
+}
+
+#define NAMES(...) ((const char *const[]) { __VA_ARGS__, NULL })
+#define SCORES(...) ((const int64_t[]) { __VA_ARGS__ })
+
+/* ---- EvenPodsSpread ---- */
+
+static const PolicyPredicateId spread_preds[] = { POLICY_PRED_GENERAL_PREDICATES, POLICY_PRED_EVEN_PODS_SPREAD };
+
+#define TSC(skew, key, when, app) \
+        "{'maxSkew':" #skew ",'topologyKey':'" key "','whenUnsatisfiable':'" when "'," \
+        "'labelSelector':{'matchLabels':{'app':'" app "'}}}"
+#define ZONE "topology.kubernetes.io/zone"
+#define HOST "kubernetes.io/hostname"
+#define HARD "DoNotSchedule"
+#define SOFT "ScheduleAnyway"
+
+/* Pods the selector app=web must not count (countPodsMatchSelector): another app, the same
+ * labels in another namespace, and a terminating pod. */
+static void place_noise(Fx *f, const char *node_name) {
+        place(f, pod(f, "noise-other-app", "'app':'other'", ""), node_name);
+        place(f, pod_ns(f, "other", "noise-other-ns", "'app':'web'", "", ""), node_name);
+        place(f, pod_ns(f, "default", "noise-deleting", "'app':'web'", "'deletionTimestamp':'2021-01-01T00:00:00Z'", ""),
+              node_name);
+}
+
+static void test_spread_filter_max_skew(void **state) {
+        Fx *f = *state;
+        configure(f, spread_preds, ELEMENTSOF(spread_preds), NULL, _POLICY_PRIO_INVALID, NULL);
+        node(f, "n1", "'" ZONE "':'a'", "");
+        node(f, "n2", "'" ZONE "':'a'", "");
+        node(f, "n3", "'" ZONE "':'b'", "");
+        node(f, "n4", "'" ZONE "':'b'", "");
+        place_n(f, 2, "w", "'app':'web'", "n1");
+        place_n(f, 1, "w", "'app':'web'", "n2");
+        place_n(f, 1, "w", "'app':'web'", "n3");
+        place_noise(f, "n4");
+        /* matching pods per node 2/1/1/0, per zone a=3 b=1, so the critical path (minimum)
+         * is 1. Skew = zone count + self match (1) - 1: a 3, b 1. */
+        _cleanup_(sched_pod_unrefp) SchedPod *p1 = pod(f, "p1", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
+        check_verdicts(f, p1, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
+        _cleanup_(sched_pod_unrefp) SchedPod *p2 = pod(f, "p2", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(2, ZONE, HARD, "web") "]");
+        check_verdicts(f, p2, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
+        /* maxSkew 3 >= 3: every node */
+        _cleanup_(sched_pod_unrefp) SchedPod *p3 = pod(f, "p3", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "]");
+        check_verdicts(f, p3, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
+        /* a pod its own selector does not match adds no self match: a 3+0-1 = 2 <= 2 */
+        _cleanup_(sched_pod_unrefp) SchedPod *p4 = pod(f, "p4", "'app':'api'",
+                "'topologySpreadConstraints':[" TSC(2, ZONE, HARD, "web") "]");
+        check_verdicts(f, p4, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
+        /* per hostname: counts 2/1/1/0, minimum 0 (n4: its other-app, other-namespace and
+         * terminating pods do not count; if any did, the minimum would be 1 and n2, n3 would
+         * pass). Skew +1: 3, 2, 2, 1. */
+        _cleanup_(sched_pod_unrefp) SchedPod *p5 = pod(f, "p5", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, HOST, HARD, "web") "]");
+        check_verdicts(f, p5, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
+        /* ScheduleAnyway constraints never filter */
+        _cleanup_(sched_pod_unrefp) SchedPod *p6 = pod(f, "p6", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, HOST, SOFT, "web") "]");
+        check_verdicts(f, p6, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
+        /* both hard constraints: zone leaves n3, n4; hostname leaves n4 */
+        _cleanup_(sched_pod_unrefp) SchedPod *p7 = pod(f, "p7", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web") "]");
+        check_verdicts(f, p7, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
+        check_schedule(f, p7, "1:n4");
+}
+
+static void test_spread_filter_keys_and_selector(void **state) {
+        Fx *f = *state;
+        configure(f, spread_preds, ELEMENTSOF(spread_preds), NULL, _POLICY_PRIO_INVALID, NULL);
+        node(f, "n1", "'" ZONE "':'a','disk':'ssd'", "");
+        node(f, "n2", "'" ZONE "':'a','disk':'hdd'", "");
+        node(f, "n3", "'" ZONE "':'b','disk':'ssd'", "");
+        node(f, "n4", "'disk':'ssd'", "");
+        node(f, "n5", "'" ZONE "':'c','disk':'hdd'", "");
+        place_n(f, 1, "w", "'app':'web'", "n1");
+        place_n(f, 2, "w", "'app':'web'", "n2");
+        place_n(f, 1, "w", "'app':'web'", "n3");
+        place_n(f, 3, "w", "'app':'web'", "n4");
+
+        /* No node selector: the pairs are zones a, b, c (n4 has no zone key, so neither a
+         * pair nor counted: its pods would count under zone "" only). a=1+2=3, b=1, c=0,
+         * minimum 0. Skew with the self match: a 4, b 2, c 1; n4 lacks the key. */
+        _cleanup_(sched_pod_unrefp) SchedPod *p1 = pod(f, "p1", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
+        check_verdicts(f, p1, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
+
+        /* nodeSelector disk=ssd (and the same as required node affinity): only n1 (a) and n3
+         * (b) give pairs, so zone c (n5) is no domain and the minimum is b's count. v1.20's
+         * calPreFilterState then counts the matching pods of *every* node whose pair exists,
+         * so n2's two pods (hdd, excluded) still count for zone a (kubernetes#106971, changed
+         * only in v1.24): a=1+2=3, b=1, minimum 1. Skew: a 3+1-1=3 > 1; b 1+1-1=1; n5's
+         * zone c has no count (0): 0+1-1=0. */
+        const char *sel[] = {
+                "'nodeSelector':{'disk':'ssd'},",
+                "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':"
+                "[{'matchExpressions':[{'key':'disk','operator':'In','values':['ssd']}]}]}}},",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(sel); i++) {
+                char spec[1024];
+                snprintf(spec, sizeof spec, "%s'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]", sel[i]);
+                _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p2", "'app':'web'", spec);
+                check_verdicts(f, p, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
+                /* n2, n5 fail MatchNodeSelector first; n1 and n4 as above */
+                check_schedule(f, p, "1:n3");
+        }
+
+        /* A hostname constraint: n4 has that key, so it is a domain with its 3 pods; counts
+         * 1/2/1/3/0, minimum 0; maxSkew 3: only n4 (3+1) exceeds. */
+        _cleanup_(sched_pod_unrefp) SchedPod *p3 = pod(f, "p3", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(3, HOST, HARD, "web") "]");
+        check_verdicts(f, p3, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:spread n5:ok");
+
+        /* Several constraints: a node must carry every key to give pairs. Zone alone with
+         * maxSkew 3 (a 4, b 2, c 1 as above) rejects only zone a; adding hostname maxSkew 1
+         * (pairs of n1, n2, n3, n5 only: counts 1/2/1/0, minimum 0) also rejects n3 (1+1). */
+        _cleanup_(sched_pod_unrefp) SchedPod *p4 = pod(f, "p4", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "]");
+        check_verdicts(f, p4, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
+        _cleanup_(sched_pod_unrefp) SchedPod *p5 = pod(f, "p5", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web") "]");
+        check_verdicts(f, p5, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
+
+        /* A key no node has: every node UnschedulableAndUnresolvable, upstream's wording */
+        _cleanup_(sched_pod_unrefp) SchedPod *p6 = pod(f, "p6", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, "rack", HARD, "web") "]");
+        check_schedule(f, p6, "0/5 nodes are available: 5 " R_SPREAD_LABEL ".");
+}
+
+static void test_spread_priority(void **state) {
+        Fx *f = *state;
+        configure(f, spread_preds, ELEMENTSOF(spread_preds), NULL, POLICY_PRIO_EVEN_PODS_SPREAD, NULL);
+        node(f, "n1", "'" ZONE "':'a','disk':'ssd'", "");
+        node(f, "n2", "'" ZONE "':'a','disk':'hdd'", "");
+        node(f, "n3", "'" ZONE "':'b','disk':'ssd'", "");
+        node(f, "n4", "'" ZONE "':'b','disk':'ssd'", "");
+        node(f, "n5", "'disk':'ssd'", "");
+        place_n(f, 2, "w", "'app':'web'", "n1");
+        place_n(f, 1, "w", "'app':'web'", "n2");
+        place_n(f, 1, "w", "'app':'web'", "n3");
+        place_n(f, 1, "w", "'app':'web'", "n5");
+        place_noise(f, "n4");
+        /* Upstream: PreScore gives each constraint the weight ln(number of its topology
+         * values among the scored nodes + 2) (for hostname: scored nodes not ignored + 2);
+         * a node scores sum(count x weight + maxSkew - 1), truncated to int64; nodes missing a
+         * key are ignored (0); then 10 x (max + min - s) / max in integers. Counts are taken
+         * over all nodes that pass the pod's node selector and carry the keys. */
+        const char *const *four = NAMES("n1", "n2", "n3", "n4");
+        const char *const *five = NAMES("n1", "n2", "n3", "n4", "n5");
+
+        /* zone, maxSkew 1: 2 zones -> w = ln 4 = 1.3863; a=3, b=1 (n5 has no zone);
+         * raw a 4.159 -> 4, b 1.386 -> 1; min 1 max 4: a 10x1/4 = 2, b 10x4/4 = 10. With n5
+         * scored too it is ignored (0) and the zone weight does not change. */
+        _cleanup_(sched_pod_unrefp) SchedPod *z1 = pod(f, "z1", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "]");
+        check_scores(f, z1, four, SCORES(2, 2, 10, 10));
+        check_scores(f, z1, five, SCORES(2, 2, 10, 10, 0));
+
+        /* maxSkew 2 adds 1 to every raw score: a 5.159 -> 5, b 2.386 -> 2; min 2 max 5:
+         * a 10x2/5 = 4, b 10x5/5 = 10 */
+        _cleanup_(sched_pod_unrefp) SchedPod *z2 = pod(f, "z2", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(2, ZONE, SOFT, "web") "]");
+        check_scores(f, z2, four, SCORES(4, 4, 10, 10));
+
+        /* only zone a scored: 1 value -> w = ln 3 = 1.0986; both 3 x 1.0986 = 3.296 -> 3;
+         * min = max = 3: 10 x 3/3 = 10 */
+        check_scores(f, z1, NAMES("n1", "n2"), SCORES(10, 10));
+
+        /* hostname, 5 scored nodes, none ignored: w = ln 7 = 1.9459; per-node counts
+         * 2/1/1/0/1 (n4's noise pods do not count): raw 3.892 -> 3, 1.946 -> 1, 1, 0, 1;
+         * min 0 max 3: 10x0/3 = 0, 10x2/3 = 6, 6, 10x3/3 = 10, 6 */
+        _cleanup_(sched_pod_unrefp) SchedPod *h = pod(f, "h", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, HOST, SOFT, "web") "]");
+        check_scores(f, h, five, SCORES(0, 6, 6, 10, 6));
+
+        /* zone + hostname: n5 lacks the zone key, so it is ignored and the hostname weight
+         * uses 5 - 1 = 4 nodes: ln 6 = 1.7918; zone ln 4 = 1.3863.
+         * n1 3x1.3863 + 2x1.7918 = 7.742 -> 7; n2 4.159 + 1.792 = 5.951 -> 5;
+         * n3 1.386 + 1.792 = 3.178 -> 3; n4 1.386 + 0 -> 1; min 1 max 7:
+         * 10x1/7 = 1, 10x3/7 = 4, 10x5/7 = 7, 10x7/7 = 10; n5 0 */
+        _cleanup_(sched_pod_unrefp) SchedPod *zh = pod(f, "zh", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "," TSC(1, HOST, SOFT, "web") "]");
+        check_scores(f, zh, five, SCORES(1, 4, 7, 10, 0));
+
+        /* nodeSelector disk=ssd: n2 is neither scored nor counted (PreScore checks the node
+         * selector, unlike v1.20's Filter): a=2 (n1), b=1; w = ln 4: raw n1 2.773 -> 2,
+         * n3 and n4 1.386 -> 1; min 1 max 2: n1 10x1/2 = 5, n3 and n4 10x2/2 = 10 */
+        _cleanup_(sched_pod_unrefp) SchedPod *s = pod(f, "s", "'app':'web'",
+                "'nodeSelector':{'disk':'ssd'},'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "]");
+        check_scores(f, s, NAMES("n1", "n3", "n4"), SCORES(5, 10, 10));
+
+        /* no soft constraint (only hard ones, or none): every raw score 0, so max 0 gives
+         * every node MaxNodeScore */
+        _cleanup_(sched_pod_unrefp) SchedPod *hard = pod(f, "hard", "'app':'web'",
+                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
+        check_scores(f, hard, four, SCORES(10, 10, 10, 10));
+        _cleanup_(sched_pod_unrefp) SchedPod *none = pod(f, "none", "'app':'web'", "");
+        check_scores(f, none, four, SCORES(10, 10, 10, 10));
+}
+
+/* ---- serviceAffinity / serviceAntiAffinity ---- */
+
+static void service_nodes(Fx *f) {
+        node(f, "n1", "'region':'r1','zone':'a'", "");
+        node(f, "n2", "'region':'r1','zone':'b'", "");
+        node(f, "n3", "'region':'r2','zone':'c'", "");
+        node(f, "n4", "", "");
+        put(f, put_service, "{'metadata':{'name':'web','namespace':'default'},'spec':{'selector':{'app':'web'}}}");
+        put(f, put_service, "{'metadata':{'name':'api','namespace':'default'},'spec':{'selector':{'app':'api'}}}");
+}
+
+static void test_service_affinity(void **state) {
+        Fx *f = *state;
+        char *region[] = { (char *) "region" }, *both[] = { (char *) "region", (char *) "zone" };
+        PolicyArgument by_region = { .kind = POLICY_ARG_SERVICE_AFFINITY, .labels = { .items = region, .n = 1 } };
+        PolicyArgument by_both = { .kind = POLICY_ARG_SERVICE_AFFINITY, .labels = { .items = both, .n = 2 } };
+        static const PolicyPredicateId general[] = { POLICY_PRED_GENERAL_PREDICATES };
+        configure(f, general, 1, &by_region, _POLICY_PRIO_INVALID, NULL);
+        service_nodes(f);
+
+        /* Upstream's Filter: the labels the pod's nodeSelector fixes; the others, when the
+         * pod belongs to a service, from the node of the first pod (same namespace) whose
+         * labels include all of this pod's labels; then the node must carry those values. */
+        _cleanup_(sched_pod_unrefp) SchedPod *w = pod(f, "w", "'app':'web'", "");
+        /* the first pod of the service: nothing pins the region */
+        check_verdicts(f, w, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        place(f, pod(f, "w0", "'app':'web'", ""), "n3");
+        /* now region=r2 of n3; n4 has no region label */
+        check_verdicts(f, w, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
+        /* the nodeSelector fixes region=r1 itself, so nothing is taken from n3 */
+        _cleanup_(sched_pod_unrefp) SchedPod *r1 = pod(f, "r1", "'app':'web'", "'nodeSelector':{'region':'r1'}");
+        check_verdicts(f, r1, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:svc n4:svc");
+        /* extra labels: w0 lacks track=canary, so no pod matches this pod's labels */
+        _cleanup_(sched_pod_unrefp) SchedPod *canary = pod(f, "canary", "'app':'web','track':'canary'", "");
+        check_verdicts(f, canary, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        /* a pod no service selects is not pinned, even with a look-alike on n3 */
+        place(f, pod(f, "b0", "'app':'batch'", ""), "n3");
+        _cleanup_(sched_pod_unrefp) SchedPod *batch = pod(f, "batch", "'app':'batch'", "");
+        check_verdicts(f, batch, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        /* services and peers are per namespace: no service selects it in "other" */
+        _cleanup_(sched_pod_unrefp) SchedPod *other = pod_ns(f, "other", "w-other", "'app':'web'", "", "");
+        check_verdicts(f, other, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+
+        /* labels region and zone; the api service's first pod on n1 (r1, a) */
+        configure(f, general, 1, &by_both, _POLICY_PRIO_INVALID, NULL);
+        place(f, pod(f, "a0", "'app':'api'", ""), "n1");
+        check_verdicts(f, w, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
+        _cleanup_(sched_pod_unrefp) SchedPod *a = pod(f, "a", "'app':'api'", "");
+        check_verdicts(f, a, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:svc n3:svc n4:svc");
+        /* zone=b from the nodeSelector, region=r1 backfilled from n1 */
+        _cleanup_(sched_pod_unrefp) SchedPod *ab = pod(f, "ab", "'app':'api'", "'nodeSelector':{'zone':'b'}");
+        check_verdicts(f, ab, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:ok n3:svc n4:svc");
+        /* region=r2 from the nodeSelector, zone=a from n1: no node has both. n1, n2 and n4
+         * fail MatchNodeSelector first (GeneralPredicates runs before CheckServiceAffinity) */
+        _cleanup_(sched_pod_unrefp) SchedPod *ar2 = pod(f, "ar2", "'app':'api'", "'nodeSelector':{'region':'r2'}");
+        check_verdicts(f, ar2, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:svc n3:svc n4:svc");
+        check_schedule(f, ar2, "0/4 nodes are available: 1 " R_SERVICE ", 3 node(s) didn't match Pod's node affinity.");
+}
+
+static void test_service_anti_affinity(void **state) {
+        Fx *f = *state;
+        PolicyArgument by_zone = { .kind = POLICY_ARG_SERVICE_ANTI_AFFINITY, .label = (char *) "zone" };
+        PolicyArgument by_rack = { .kind = POLICY_ARG_SERVICE_ANTI_AFFINITY, .label = (char *) "rack" };
+        configure(f, NULL, 0, NULL, POLICY_PRIO_SERVICE_ANTI_AFFINITY, &by_zone);
+        node(f, "n1", "'zone':'a'", "");
+        node(f, "n2", "'zone':'a'", "");
+        node(f, "n3", "'zone':'b'", "");
+        node(f, "n4", "", "");
+        put(f, put_service, "{'metadata':{'name':'web','namespace':'default'},'spec':{'selector':{'app':'web'}}}");
+        place_n(f, 3, "w", "'app':'web'", "n1");
+        place_n(f, 1, "w", "'app':'web'", "n2");
+        place_n(f, 2, "w", "'app':'web'", "n3");
+        place_n(f, 1, "w", "'app':'web'", "n4");
+        place_noise(f, "n3");
+        /* Upstream: Score counts the pods of the pod's first service on each node (same
+         * namespace, not terminating); NormalizeScore sums them over every scored node
+         * (unlabelled ones too) and gives a labelled node 10 x (total - count of its label
+         * value) / total as a float, truncated; unlabelled nodes 0.
+         * Counts 3/1/2/1, total 7, a=4, b=2: a 10x3/7 = 4.29 -> 4, b 10x5/7 = 7.14 -> 7. */
+        _cleanup_(sched_pod_unrefp) SchedPod *w = pod(f, "w", "'app':'web'", "");
+        check_scores(f, w, NAMES("n1", "n2", "n3", "n4"), SCORES(4, 4, 7, 0));
+        /* only n2 and n3 scored: total 1+2 = 3 (n1's pods are not among them): a=1, b=2:
+         * n2 10x2/3 = 6.67 -> 6, n3 10x1/3 = 3.33 -> 3 */
+        check_scores(f, w, NAMES("n2", "n3"), SCORES(6, 3));
+        /* a pod no service selects: total 0, every labelled node the maximum */
+        _cleanup_(sched_pod_unrefp) SchedPod *batch = pod(f, "batch", "'app':'batch'", "");
+        check_scores(f, batch, NAMES("n1", "n2", "n3", "n4"), SCORES(10, 10, 10, 0));
+        /* a label no node carries: every node 0 */
+        configure(f, NULL, 0, NULL, POLICY_PRIO_SERVICE_ANTI_AFFINITY, &by_rack);
+        check_scores(f, w, NAMES("n1", "n2", "n3", "n4"), SCORES(0, 0, 0, 0));
+}
+
+/* ---- NoVolumeZoneConflict ---- */
+
+#define GA_ZONE "topology.kubernetes.io/zone"
+#define GA_REGION "topology.kubernetes.io/region"
+#define BETA_ZONE "failure-domain.beta.kubernetes.io/zone"
+#define BETA_REGION "failure-domain.beta.kubernetes.io/region"
+
+static void pv_labelled(Fx *f, const char *name, const char *labels) {
+        char buf[1024];
+        snprintf(buf, sizeof buf,
+                 "{'metadata':{'name':'%s','labels':{%s}},'spec':{'capacity':{'storage':'1Gi'},"
+                 "'accessModes':['ReadWriteOnce'],'gcePersistentDisk':{'pdName':'%s'}},'status':{'phase':'Bound'}}",
+                 name, labels, name);
+        put(f, sched_objects_put_pv, buf);
+}
+
+/* A claim in "default": bound to pv (when not NULL), of class sc (when not NULL). */
+static void pvc(Fx *f, const char *name, const char *pv, const char *sc) {
+        char vn[128] = "", cls[128] = "", buf[1024];
+        if (pv)
+                snprintf(vn, sizeof vn, "'volumeName':'%s'", pv);
+        if (sc)
+                snprintf(cls, sizeof cls, "%s'storageClassName':'%s'", pv ? "," : "", sc);
+        int n = snprintf(buf, sizeof buf, "{'metadata':{'name':'%s','namespace':'default','uid':'uid-%s'},'spec':{%s%s}}",
+                         name, name, vn, cls);
+        assert_true(n > 0 && (size_t) n < sizeof buf);
+        put(f, sched_objects_put_pvc, buf);
+}
+
+/* A pod using the comma-separated claims, one volume each. */
+static SchedPod *claim_pod(Fx *f, const char *name, const char *claims) {
+        char spec[2048] = "'volumes':[";
+        size_t len = strlen(spec);
+        int i = 0;
+        for (const char *p = claims; *p;) {
+                const char *e = strchr(p, ',');
+                size_t n = e ? (size_t) (e - p) : strlen(p);
+                int w = snprintf(spec + len, sizeof spec - len, "%s{'name':'v%d','persistentVolumeClaim':{'claimName':'%.*s'}}",
+                                 i ? "," : "", i, (int) n, p);
+                assert_true(w > 0 && (size_t) w < sizeof spec - len);
+                len += (size_t) w;
+                i++;
+                p = e ? e + 1 : p + n;
+        }
+        assert_true(len + 2 < sizeof spec);
+        spec[len] = ']';
+        spec[len + 1] = '\0';
+        return pod(f, name, "", spec);
+}
+
+static void zone_case(Fx *f, const char *claims, const char *want) {
+        _cleanup_(sched_pod_unrefp) SchedPod *p = claim_pod(f, "z", claims);
+        check_verdicts(f, p, SCHED_PK_VOLUME_ZONE, want);
+}
+
+static void test_volume_zone(void **state) {
+        Fx *f = *state;
+        static const PolicyPredicateId zone[] = { POLICY_PRED_NO_VOLUME_ZONE_CONFLICT };
+        configure(f, zone, 1, NULL, _POLICY_PRIO_INVALID, NULL);
+        node(f, "n1", "'" GA_ZONE "':'a','" GA_REGION "':'r1'", "");
+        node(f, "n2", "'" GA_ZONE "':'b','" GA_REGION "':'r1'", "");
+        node(f, "n3", "'" BETA_ZONE "':'a','" BETA_REGION "':'r1'", "");
+        node(f, "n4", "'other':'x'", "");
+        put(f, sched_objects_put_storage_class,
+            "{'metadata':{'name':'wait'},'provisioner':'example.com/csi','volumeBindingMode':'WaitForFirstConsumer'}");
+        put(f, sched_objects_put_storage_class,
+            "{'metadata':{'name':'now'},'provisioner':'example.com/csi','volumeBindingMode':'Immediate'}");
+        pv_labelled(f, "pv-a", "'" GA_ZONE "':'a'");
+        pv_labelled(f, "pv-beta-a", "'" BETA_ZONE "':'a'");
+        pv_labelled(f, "pv-ab", "'" GA_ZONE "':'a__b'");
+        pv_labelled(f, "pv-r2", "'" GA_REGION "':'r2'");
+        pv_labelled(f, "pv-beta-r1", "'" BETA_REGION "':'r1'");
+        pv_labelled(f, "pv-plain", "'foo':'bar'");
+        pv_labelled(f, "pv-empty", "'" GA_ZONE "':''");
+        pv_labelled(f, "pv-hole", "'" GA_ZONE "':'a____c'");
+        static const char *const bound[] = { "a", "beta-a", "ab", "r2", "beta-r1", "plain", "empty", "hole" };
+        for (size_t i = 0; i < ELEMENTSOF(bound); i++) {
+                char c[32], v[32];
+                snprintf(c, sizeof c, "c-%s", bound[i]);
+                snprintf(v, sizeof v, "pv-%s", bound[i]);
+                pvc(f, c, v, NULL);
+        }
+        pvc(f, "c-wait", NULL, "wait");
+        pvc(f, "c-now", NULL, "now");
+        pvc(f, "c-noclass", NULL, NULL);
+        pvc(f, "c-lost", NULL, "missing");
+        pvc(f, "c-orphan", "pv-x", NULL);
+
+        /* Upstream: a node without any of the four zone/region labels fits at once (n4
+         * always). Otherwise each zone/region label of a bound PV must hold the node's value
+         * of the same key; a node without that key compares as "" and fails. The GA and beta
+         * keys are different keys: n3 carries only the beta ones. */
+        zone_case(f, "c-a", "n1:ok n2:zone n3:zone n4:ok");
+        zone_case(f, "c-beta-a", "n1:zone n2:zone n3:ok n4:ok");
+        zone_case(f, "c-r2", "n1:zone n2:zone n3:zone n4:ok");
+        zone_case(f, "c-beta-r1", "n1:zone n2:zone n3:ok n4:ok");
+        /* "a__b" is the set {a, b} (LabelZonesToSet) */
+        zone_case(f, "c-ab", "n1:ok n2:ok n3:zone n4:ok");
+        /* every volume must fit: c-a rules out n2 */
+        zone_case(f, "c-ab,c-a", "n1:ok n2:zone n3:zone n4:ok");
+        /* other labels, and values LabelZonesToSet refuses ("" and an empty element between
+         * the "__" separators: the label is ignored with a warning) */
+        zone_case(f, "c-plain", "n1:ok n2:ok n3:ok n4:ok");
+        zone_case(f, "c-empty", "n1:ok n2:ok n3:ok n4:ok");
+        zone_case(f, "c-hole", "n1:ok n2:ok n3:ok n4:ok");
+        /* an unbound claim of a WaitForFirstConsumer class is skipped */
+        zone_case(f, "c-wait", "n1:ok n2:ok n3:ok n4:ok");
+        zone_case(f, "c-wait,c-a", "n1:ok n2:zone n3:zone n4:ok");
+        /* Claims upstream cannot resolve return an Error status with these texts (the
+         * lister's NotFound wording for a missing claim or volume); the zoned nodes fail
+         * with them here, the unzoned node still fits before any claim is read. */
+        zone_case(f, "gone", "n1:persistentvolumeclaim \"gone\" not found n2:persistentvolumeclaim \"gone\" not found "
+                             "n3:persistentvolumeclaim \"gone\" not found n4:ok");
+        zone_case(f, "c-now", "n1:PersistentVolume had no name n2:PersistentVolume had no name "
+                              "n3:PersistentVolume had no name n4:ok");
+        zone_case(f, "c-noclass", "n1:PersistentVolumeClaim had no pv name and storageClass name "
+                                  "n2:PersistentVolumeClaim had no pv name and storageClass name "
+                                  "n3:PersistentVolumeClaim had no pv name and storageClass name n4:ok");
+        zone_case(f, "c-lost", "n1:StorageClass \"missing\" claimed by PersistentVolumeClaim \"c-lost\" not found "
+                               "n2:StorageClass \"missing\" claimed by PersistentVolumeClaim \"c-lost\" not found "
+                               "n3:StorageClass \"missing\" claimed by PersistentVolumeClaim \"c-lost\" not found n4:ok");
+        zone_case(f, "c-orphan", "n1:persistentvolume \"pv-x\" not found n2:persistentvolume \"pv-x\" not found "
+                                 "n3:persistentvolume \"pv-x\" not found n4:ok");
+        /* volumes are checked in order: the conflict of c-a comes before the missing claim */
+        zone_case(f, "c-a,gone", "n1:persistentvolumeclaim \"gone\" not found n2:zone "
+                                 "n3:zone n4:ok");
+        /* only claims matter: an inline disk has no PV labels to compare */
+        _cleanup_(sched_pod_unrefp) SchedPod *inl = pod(f, "inline", "",
+                "'volumes':[{'name':'d','gcePersistentDisk':{'pdName':'pv-a'}}]");
+        check_verdicts(f, inl, SCHED_PK_VOLUME_ZONE, "n1:ok n2:ok n3:ok n4:ok");
+}
+
+/* ---- MaxCSIVolumeCountPred ---- */
+
+#define EBS "ebs.csi.aws.com"
+#define PD "pd.csi.storage.gke.io"
+
+static void csi_pv(Fx *f, const char *name, const char *driver, const char *handle) {
+        char buf[1024];
+        snprintf(buf, sizeof buf,
+                 "{'metadata':{'name':'%s'},'spec':{'capacity':{'storage':'1Gi'},'accessModes':['ReadWriteOnce'],"
+                 "'csi':{'driver':'%s','volumeHandle':'%s'}},'status':{'phase':'Bound'}}",
+                 name, driver, handle);
+        put(f, sched_objects_put_pv, buf);
+}
+
+static void csi_case(Fx *f, const char *claims, const char *want) {
+        _cleanup_(sched_pod_unrefp) SchedPod *p = claim_pod(f, "c", claims);
+        check_verdicts(f, p, SCHED_PK_MAX_CSI, want);
+}
+
+static void test_csi_limits(void **state) {
+        Fx *f = *state;
+        static const PolicyPredicateId csi[] = { POLICY_PRED_MAX_CSI_VOLUME_COUNT };
+        configure(f, csi, 1, NULL, _POLICY_PRIO_INVALID, NULL);
+        /* n1: the node object says 5 EBS volumes, its CSINode 2 (the CSINode count wins in
+         * getVolumeLimits) and 1 PD volume. n2: its CSINode lists EBS without a count, so
+         * the node allocatable's 1 applies; no PD limit. n3: no CSINode, no limits. */
+        node(f, "n1", "", "'attachable-volumes-csi-" EBS "':'5'");
+        node(f, "n2", "", "'attachable-volumes-csi-" EBS "':'1'");
+        node(f, "n3", "", "");
+        put(f, sched_objects_put_csinode,
+            "{'metadata':{'name':'n1'},'spec':{'drivers':[{'name':'" EBS "','nodeID':'i-1','allocatable':{'count':2}},"
+            "{'name':'" PD "','nodeID':'i-1','allocatable':{'count':1}}]}}");
+        put(f, sched_objects_put_csinode, "{'metadata':{'name':'n2'},'spec':{'drivers':[{'name':'" EBS "','nodeID':'i-2'}]}}");
+        for (int i = 1; i <= 4; i++) {
+                char pv[16], handle[16], c[16];
+                snprintf(pv, sizeof pv, "pv-e%d", i);
+                snprintf(handle, sizeof handle, "vol-%d", i);
+                snprintf(c, sizeof c, "c-e%d", i);
+                csi_pv(f, pv, EBS, handle);
+                pvc(f, c, pv, NULL);
+        }
+        csi_pv(f, "pv-g1", PD, "g-1");
+        csi_pv(f, "pv-g2", PD, "g-2");
+        pvc(f, "c-g1", "pv-g1", NULL);
+        pvc(f, "c-g2", "pv-g2", NULL);
+        put(f, sched_objects_put_storage_class,
+            "{'metadata':{'name':'ebs-wait'},'provisioner':'" EBS "','volumeBindingMode':'WaitForFirstConsumer'}");
+        pvc(f, "c-new", NULL, "ebs-wait");
+        place(f, claim_pod(f, "x", "c-e1"), "n1");
+        place(f, claim_pod(f, "y", "c-e1,c-g1"), "n1");
+
+        /* Upstream: per driver, the distinct volumes (driver/handle) of the node's pods plus
+         * the pod's volumes not among them must stay within the limit. On n1 the two pods
+         * attach vol-1 once and g-1: EBS 1, PD 1. */
+        /* one new EBS volume: n1 1+1 <= 2, n2 0+1 <= 1 */
+        csi_case(f, "c-e2", "n1:ok n2:ok n3:ok");
+        /* two: n1 1+2 > 2, n2 2 > 1 */
+        csi_case(f, "c-e2,c-e3", "n1:max n2:max n3:ok");
+        /* vol-1 is attached already (a shared volume counts once): n1 1+1; n2 has no pods, 2 > 1 */
+        csi_case(f, "c-e1,c-e2", "n1:ok n2:max n3:ok");
+        /* the same claim twice is one volume */
+        csi_case(f, "c-e2,c-e2", "n1:ok n2:ok n3:ok");
+        /* per driver: a second PD volume exceeds n1's PD limit 1 whatever the EBS count;
+         * n2 has no PD limit */
+        csi_case(f, "c-g2", "n1:max n2:ok n3:ok");
+        /* g-1 is attached, so only vol-2 is new: n1 EBS 1+1, PD 1+0 */
+        csi_case(f, "c-g1,c-e2", "n1:ok n2:ok n3:ok");
+        /* an unbound claim counts for its class's provisioner (a per-claim placeholder
+         * handle): n1 1+2 > 2, n2 2 > 1 */
+        csi_case(f, "c-new,c-e2", "n1:max n2:max n3:ok");
+        /* a missing claim is not counted (the lister error is only logged) */
+        csi_case(f, "gone,c-e2", "n1:ok n2:ok n3:ok");
+        /* once a pod using c-new runs on n2, the same unbound claim adds nothing there */
+        place(f, claim_pod(f, "u", "c-new"), "n2");
+        csi_case(f, "c-new", "n1:ok n2:ok n3:ok");
+        csi_case(f, "c-e2", "n1:ok n2:max n3:ok");
+
+        /* through the algorithm, with n3 limited too: upstream's reason */
+        put(f, sched_objects_put_csinode,
+            "{'metadata':{'name':'n3'},'spec':{'drivers':[{'name':'" EBS "','nodeID':'i-3','allocatable':{'count':1}}]}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *two = claim_pod(f, "two", "c-e2,c-e3");
+        check_schedule(f, two, "0/3 nodes are available: 3 " R_MAX_VOLUMES ".");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_spread_filter_max_skew, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_spread_filter_keys_and_selector, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_spread_priority, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_service_affinity, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_service_anti_affinity, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_volume_zone, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_csi_limits, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
