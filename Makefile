@@ -146,11 +146,15 @@ demo: deps all
 	@tests/cluster/build.sh
 	@tools/demo
 
-# Benchmarks run on a fresh local control plane (those that need no server ignore it).
+# Benchmarks run on a fresh local control plane (those that need no server ignore it): the
+# bench binaries, then the scripts tests/bench/*.sh (they find the programs in $(O)).
+# BENCH_CLUSTER_DIR picks the plane's directory (one per concurrent run).
+BENCH_SCRIPTS := $(sort $(wildcard tests/bench/*.sh))
+BENCH_CLUSTER_DIR ?= $(CURDIR)/build/cluster-bench
 bench: deps all benches-build
 	@tests/cluster/build.sh
-	@CLUSTER_DIR=$(CURDIR)/build/cluster-bench tools/with-cluster bash -c \
-		'for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done'
+	@CLUSTER_DIR=$(BENCH_CLUSTER_DIR) O=$(O) tools/with-cluster bash -c \
+		'for b in $(BENCHES) $(BENCH_SCRIPTS); do echo "== $$b"; $$b || exit 1; done'
 
 FUZZ_SECONDS ?= 60
 fuzz: deps $(FUZZERS)
