@@ -20,6 +20,7 @@ $(eval $(call unit_test,test-sched-ext,tests/unit/test-sched-ext.c,$(SCHED_TEST_
 $(eval $(call unit_test,test-sched-part2,tests/unit/test-sched-part2.c,$(SCHED_TEST_LIBS)))
 
 $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
+$(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,schedcore policy kube common))
 $(eval $(call unit_test,test-sched-options,tests/unit/test-sched-options.c scheduler/sched-options.c,$(SCHED_TEST_LIBS)))
 $(eval $(call unit_test,test-sched-extender,tests/unit/test-sched-extender.c scheduler/extender.c,$(SCHED_TEST_LIBS)))
 

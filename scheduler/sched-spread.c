@@ -304,6 +304,14 @@ static uint64_t zone_key(const SchedCycle *cy, const SchedNode *n) {
         return zv || rv ? topo_pair(rv, zv) : 0;
 }
 
+/* The node's and its zone's parts combined (zone weighted 2/3), as upstream. */
+static int64_t spread_combine(double node_score, bool has_zone, double zone_score) {
+        double f = node_score;
+        if (has_zone)
+                f = f * (1.0 - 2.0 / 3.0) + 2.0 / 3.0 * zone_score;
+        return (int64_t) f;
+}
+
 bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
                                  int64_t *scores, int64_t *ret_constant) {
         const SchedPodExt *pe = cy->pod->ext;
@@ -317,7 +325,11 @@ bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, Sched
         }
         SchedCycleExt *x = cy->ext;
         topo_clear(&x->score);
+        /* each node's zone key is looked up once (four label searches) and kept in x->tmp;
+         * without the scratch array it is looked up again below */
+        int64_t *zk = sched_cycle_ext_tmp(x, n) >= 0 ? x->tmp : NULL;
         int64_t max_node = 0, max_zone = 0;
+        bool any_zone = false;
         for (uint32_t i = 0; i < n; i++) {
                 int64_t c = 0;
                 for (uint32_t p = 0; p < nodes[i]->n_pods; p++)
@@ -326,8 +338,17 @@ bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, Sched
                 if (c > max_node)
                         max_node = c;
                 uint64_t z = zone_key(cy, nodes[i]->node);
-                if (z)
+                if (zk)
+                        zk[i] = (int64_t) z;
+                if (z) {
+                        any_zone = true;
                         (void) topo_add(&x->score, z, c);
+                }
+        }
+        /* no matching pod on any of the nodes: every node (and zone) scores the maximum */
+        if (max_node == 0 && (!any_zone || spread_combine(MAX_SCORE, true, MAX_SCORE) == MAX_SCORE)) {
+                *ret_constant = MAX_SCORE;
+                return true;
         }
         for (uint32_t s = 0; s < x->score.n_slots; s++)
                 if (x->score.e[s].key && x->score.e[s].count > max_zone)
@@ -337,14 +358,11 @@ bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, Sched
                 double f = MAX_SCORE;
                 if (max_node > 0)
                         f = MAX_SCORE * ((double) (max_node - scores[i]) / (double) max_node);
-                uint64_t z = zones ? zone_key(cy, nodes[i]->node) : 0;
-                if (z) {
-                        double zs = MAX_SCORE;
-                        if (max_zone > 0)
-                                zs = MAX_SCORE * ((double) (max_zone - topo_get(&x->score, z)) / (double) max_zone);
-                        f = f * (1.0 - 2.0 / 3.0) + 2.0 / 3.0 * zs;
-                }
-                scores[i] = (int64_t) f;
+                uint64_t z = !zones ? 0 : zk ? (uint64_t) zk[i] : zone_key(cy, nodes[i]->node);
+                double zs = MAX_SCORE;
+                if (z && max_zone > 0)
+                        zs = MAX_SCORE * ((double) (max_zone - topo_get(&x->score, z)) / (double) max_zone);
+                scores[i] = spread_combine(f, z != 0, zs);
         }
         return false;
 }
