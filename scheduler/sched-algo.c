@@ -298,6 +298,17 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
         r = sched_cycle_ext_prepare(&cy, nodes, n_all);
         if (r < 0)
                 return r;
+        /* A claim that is missing, being deleted or unbound-immediate fails v1.20's
+         * VolumeBinding PreFilter: no filter runs and every node reports that reason. */
+        if (a->ext->vol_fail) {
+                SchedReason reason = { .code = SCHED_REASON_TEXT, .a = a->ext->vol_fail };
+                hist_add(a, &reason);
+                if (a->n_hist == 1)
+                        a->hist[0].count = n_all;
+                res.n_evaluated = n_all;
+                *ret = res;
+                return 0;
+        }
 
         a->n_plan = 0;
         for (uint32_t i = 0; i < a->cfg->n_predicates; i++)

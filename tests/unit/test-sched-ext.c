@@ -315,6 +315,15 @@ static void test_wait_for_first_consumer(void **state) {
         _cleanup_(sched_pod_unrefp) SchedPod *m = pod(f, "m", "", "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'gone'}}]");
         _cleanup_free_ char *s3 = feasible(f, m);
         assert_string_equal(s3, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
+        /* ... before any filter runs: a pod that fits no node either still reads only that */
+        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "64", "100Mi",
+                                                          "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'gone'}}]", "");
+        _cleanup_free_ char *s4 = feasible(f, big);
+        assert_string_equal(s4, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
+        /* without the claim it is the resources that fail */
+        _cleanup_(sched_pod_unrefp) SchedPod *big2 = tl_pod(f->t, "big2", "64", "100Mi", "", "");
+        _cleanup_free_ char *s5 = feasible(f, big2);
+        assert_string_equal(s5, "0/2 nodes are available: 2 Insufficient cpu.");
 }
 
 /* DESIGN.md: a test fails if any accepted name has no implementation (the node-condition
