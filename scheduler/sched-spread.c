@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/macro.h"
 #include "scheduler/sched-ext-internal.h"
 
 #define MAX_SCORE 10
@@ -267,28 +268,26 @@ static void pod_services(const SchedCycle *cy, Selectors *out, const SchedWorklo
         }
 }
 
-/* DefaultSelector(): services, then the controller by name (v1 ReplicationController,
- * apps/v1 ReplicaSet or StatefulSet). */
+/* DefaultSelector(): the selectors of every Service, ReplicationController, ReplicaSet and
+ * StatefulSet of the pod's namespace that selects the pod, as v1.20's listers find them
+ * (by selector, not by owner reference, so a controller that does not own the pod counts
+ * too). Empty controller selectors match nothing; one upstream cannot convert adds nothing. */
 static void default_selector(const SchedCycle *cy, bool services_only, Selectors *out) {
         pod_services(cy, out, NULL);
-        const SchedPodExt *pe = cy->pod->ext;
-        if (services_only || !pe || !pe->owner_name || !pe->owner_api_version || !cy->objects)
+        if (services_only || !cy->objects)
                 return;
-        const char *kind = sched_strtab_get(cy->strtab, cy->pod->owner_kind), *gv = pe->owner_api_version;
-        int wk = -1;
-        if (strcmp(gv, "v1") == 0 && strcmp(kind, "ReplicationController") == 0)
-                wk = SCHED_WL_RC;
-        else if (strcmp(gv, "apps/v1") == 0 && strcmp(kind, "ReplicaSet") == 0)
-                wk = SCHED_WL_RS;
-        else if (strcmp(gv, "apps/v1") == 0 && strcmp(kind, "StatefulSet") == 0)
-                wk = SCHED_WL_STATEFULSET;
-        if (wk < 0)
-                return;
-        const SchedWorkload *w = sched_objects_workload(cy->objects, (SchedWorkloadKind) wk, cy->pod->namespace_,
-                                                        pe->owner_name);
-        /* a controller selector upstream cannot convert adds nothing */
-        if (w && !w->selector.nothing && w->selector.n_reqs > 0 && out->n < MAX_SELECTORS)
-                out->s[out->n++] = &w->selector;
+        static const SchedWorkloadKind kinds[] = { SCHED_WL_RC, SCHED_WL_RS, SCHED_WL_STATEFULSET };
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                uint32_t n;
+                const SchedWorkload *const *ws = sched_objects_workloads(cy->objects, kinds[k], &n);
+                for (uint32_t i = 0; ws && i < n && out->n < MAX_SELECTORS; i++) {
+                        const SchedWorkload *w = ws[i];
+                        if (w->ns != cy->pod->ns || w->selector.nothing || w->selector.n_reqs == 0 ||
+                            !sched_selector_matches(&w->selector, cy->pod->labels, cy->pod->n_labels))
+                                continue;
+                        out->s[out->n++] = &w->selector;
+                }
+        }
 }
 
 /* GetZoneKey: region and zone, beta labels first. */

@@ -129,6 +129,10 @@ static int put_service(SchedObjects *o, const json_t *j) {
         return sched_objects_put_workload(o, SCHED_WL_SERVICE, j);
 }
 
+static int put_rs(SchedObjects *o, const json_t *j) {
+        return sched_objects_put_workload(o, SCHED_WL_RS, j);
+}
+
 #define ANTI(key) "'affinity':{'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[" \
                   "{'labelSelector':{'matchLabels':{'app':'web'}},'topologyKey':'" key "'}]}}"
 
@@ -220,6 +224,18 @@ static void test_selector_spread(void **state) {
         scores(f, p, names, (const int64_t[]) { 0, 3, 5 }, 3);
         /* a pod no service selects: every node the maximum */
         _cleanup_(sched_pod_unrefp) SchedPod *q = pod(f, "x", "'app':'none'", "");
+        scores(f, q, names, (const int64_t[]) { 10, 10, 10 }, 3);
+        /* controllers count by selector, as v1.20's listers find them, owner or not: a
+         * ReplicaSet selecting app=cache spreads pods no Service selects (counts 1/0/1) */
+        put(f, put_rs, "{'metadata':{'name':'cache','namespace':'default'},'spec':{'selector':{'matchLabels':{'app':'cache'}}}}");
+        put(f, put_rs, "{'metadata':{'name':'cache','namespace':'elsewhere'},'spec':{'selector':{'matchLabels':{'app':'x'}}}}");
+        place(f, pod(f, "c1", "'app':'cache'", ""), "n1");
+        place(f, pod(f, "c2", "'app':'cache'", ""), "n3");
+        _cleanup_(sched_pod_unrefp) SchedPod *c = pod(f, "c3", "'app':'cache'", "");
+        /* n1 0; n2 10/3 + 2/3 x 0 (zone a has 1 of max 1) = 3; n3 0 + 0 */
+        scores(f, c, names, (const int64_t[]) { 0, 3, 0 }, 3);
+        /* an empty controller selector matches nothing */
+        put(f, put_rs, "{'metadata':{'name':'all','namespace':'default'},'spec':{'selector':{}}}");
         scores(f, q, names, (const int64_t[]) { 10, 10, 10 }, 3);
 }
 
