@@ -8,9 +8,11 @@
 #
 #   part1   a policy of part-1 predicates and priorities (resources, ports, selectors,
 #           affinity, taints, images, init containers)
-#   part2   the documented default policy (deploy/policy.cfg) with services, required and
-#           preferred pod (anti-)affinity, topology spread, and volumes (zonal PVs, a local
-#           WaitForFirstConsumer PV)
+#   part2   the documented default policy (deploy/policy.cfg) with selector spreading,
+#           required and preferred pod (anti-)affinity, and volumes (a zonal PV, a local
+#           WaitForFirstConsumer PV, missing claims)
+#   part3   topology spread constraints (EvenPodsSpread and its priority), labelsPresence,
+#           labelPreference, MostRequestedPriority
 #
 # Ties are broken at random by both, so the workloads are built so that every pod has one
 # best node; both schedulers run at -v=10, where each logs every scored node's total, and
