@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "scheduler/sched-ext.h"
 #include "scheduler/sched-hash.h"
 
 typedef struct CachedPod {
@@ -19,6 +20,7 @@ typedef struct CachedPod {
         bool binding_finished;
         int64_t deadline_usec;
         uint32_t assumed_index;         /* position in c->assumed while assumed */
+        uint32_t affinity_index;        /* position in c->affinity + 1; 0 = not there */
 } CachedPod;
 
 struct SchedCache {
@@ -37,6 +39,9 @@ struct SchedCache {
         int64_t ttl_usec;
         uint64_t generation;
         uint32_t n_avoid_nodes;
+        SchedAffinityPod *affinity;
+        CachedPod **affinity_cp;
+        uint32_t n_affinity, affinity_cap, affinity_cp_cap;
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
@@ -101,6 +106,8 @@ void sched_cache_free(SchedCache *c) {
         free(c->by_name);
         free(c->image_count);
         free(c->assumed);
+        free(c->affinity);
+        free(c->affinity_cp);
         free(c);
 }
 
@@ -118,6 +125,11 @@ uint64_t sched_cache_generation(const SchedCache *c) {
 
 uint32_t sched_cache_n_avoid_nodes(const SchedCache *c) {
         return c->n_avoid_nodes;
+}
+
+const SchedAffinityPod *sched_cache_affinity_pods(const SchedCache *c, uint32_t *ret_n) {
+        *ret_n = c->n_affinity;
+        return c->affinity;
 }
 
 uint32_t sched_cache_n_pods(const SchedCache *c) {
@@ -389,8 +401,19 @@ static void assumed_remove(SchedCache *c, CachedPod *cp) {
 
 /* Takes the pod off its node, drops the slot if it was the last trace of a removed node,
  * removes and frees the entry. */
+static void affinity_remove(SchedCache *c, CachedPod *cp) {
+        if (!cp->affinity_index)
+                return;
+        uint32_t i = cp->affinity_index - 1, last = --c->n_affinity;
+        c->affinity[i] = c->affinity[last];
+        c->affinity_cp[i] = c->affinity_cp[last];
+        c->affinity_cp[i]->affinity_index = i + 1;
+        cp->affinity_index = 0;
+}
+
 static void cached_pod_drop(SchedCache *c, CachedPod *cp) {
         SchedNodeInfo *ni = c->slots[cp->slot];
+        affinity_remove(c, cp);
         info_remove_pod(ni, cp->pod);
         if (!ni->node && ni->n_pods == 0)
                 info_release(c, ni, ni->name);
@@ -408,7 +431,12 @@ static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, Cache
                 return -ENOMEM;
         cp->pod = pod;
         cp->slot = ni->index;
-        int r = sched_hash_put(&c->pods, pod->uid, cp, NULL);
+        bool aff = pod->ext && pod->ext->has_pod_affinity;
+        int r;
+        if (aff && ((r = grow((void **) &c->affinity, &c->affinity_cap, c->n_affinity + 1, sizeof(SchedAffinityPod))) < 0 ||
+                    (r = grow((void **) &c->affinity_cp, &c->affinity_cp_cap, c->n_affinity + 1, sizeof(CachedPod *))) < 0))
+                return r;
+        r = sched_hash_put(&c->pods, pod->uid, cp, NULL);
         if (r < 0)
                 return r;
         r = info_add_pod(ni, pod);
@@ -417,6 +445,11 @@ static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, Cache
                 return r;
         }
         sched_pod_ref(pod);
+        if (aff) {
+                c->affinity[c->n_affinity] = (SchedAffinityPod) { .pod = pod, .info = ni };
+                c->affinity_cp[c->n_affinity] = cp;
+                cp->affinity_index = ++c->n_affinity;
+        }
         *ret = TAKE_PTR(cp);
         return 0;
 }

@@ -48,6 +48,13 @@ typedef struct SchedNodeInfo {
 
 typedef struct SchedCache SchedCache;
 
+/* A pod with pod affinity or anti-affinity (spec.affinity.podAffinity/podAntiAffinity) and
+ * the node it counts on; upstream's PodsWithAffinity. */
+typedef struct SchedAffinityPod {
+        const SchedPod *pod;
+        const SchedNodeInfo *info;      /* info->node is NULL for a removed node */
+} SchedAffinityPod;
+
 /* Returns a new empty cache sharing strtab (borrowed; must outlive the cache), or NULL. */
 SchedCache *sched_cache_new(SchedStrtab *strtab);
 /* Frees the cache, its nodes and its pod references. Accepts NULL. */
@@ -95,6 +102,9 @@ uint32_t sched_cache_image_nodes(const SchedCache *c, SchedStr image);
 /* How many current nodes carry a preferAvoidPods annotation (NodePreferAvoidPods is constant
  * when none does). */
 uint32_t sched_cache_n_avoid_nodes(const SchedCache *c);
+/* The pods with pod (anti-)affinity, in no particular order; borrowed until the next pod
+ * change. Inter-pod affinity reads only these when the incoming pod has no terms of its own. */
+const SchedAffinityPod *sched_cache_affinity_pods(const SchedCache *c, uint32_t *ret_n);
 /* Number of pods tracked (assumed included). */
 uint32_t sched_cache_n_pods(const SchedCache *c);
 /* A counter bumped on every node add/update/remove and pod removal: the queue uses it to

@@ -32,6 +32,20 @@ static const SchedLabel *node_label(const SchedNode *n, SchedStr key) {
         return sched_labels_find(n->labels, n->n_labels, key);
 }
 
+/* An existing pod's required anti-affinity terms that match the incoming pod. */
+static int existing_anti(SchedCycleExt *x, const SchedPod *pod, const SchedPod *e, const SchedNode *node) {
+        const SchedPodExt *xe = e->ext;
+        for (uint32_t t = 0; xe && t < xe->n_anti_affinity; t++) {
+                const SchedAffinityTerm *term = &xe->anti_affinity[t];
+                const SchedLabel *l = node_label(node, term->topology_key);
+                int r;
+                if (l && sched_pod_matches_term(pod, term) &&
+                    (r = topo_add(&x->existing_anti, topo_pair(l->key, l->value), 1)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int sched_interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
         SchedCycleExt *x = cy->ext;
         const SchedPod *pod = cy->pod;
@@ -41,21 +55,23 @@ int sched_interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
         topo_clear(&x->affinity);
         topo_clear(&x->anti);
         bool own = pe && (pe->n_affinity || pe->n_anti_affinity);
+        if (!own) {
+                /* only existing pods with (anti-)affinity can reject this pod */
+                uint32_t n;
+                const SchedAffinityPod *ap = sched_cache_affinity_pods(cy->cache, &n);
+                for (uint32_t i = 0; i < n; i++)
+                        if (ap[i].info->node && (r = existing_anti(x, pod, ap[i].pod, ap[i].info->node)) < 0)
+                                return r;
+                x->ipa_active = x->existing_anti.count > 0;
+                return 0;
+        }
         for (uint32_t i = 0; i < n_all; i++) {
                 const SchedNodeInfo *ni = all[i];
                 const SchedNode *node = ni->node;
                 for (uint32_t p = 0; p < ni->n_pods; p++) {
                         const SchedPod *e = ni->pods[p];
-                        const SchedPodExt *xe = e->ext;
-                        for (uint32_t t = 0; xe && t < xe->n_anti_affinity; t++) {
-                                const SchedAffinityTerm *term = &xe->anti_affinity[t];
-                                const SchedLabel *l = node_label(node, term->topology_key);
-                                if (l && sched_pod_matches_term(pod, term) &&
-                                    (r = topo_add(&x->existing_anti, topo_pair(l->key, l->value), 1)) < 0)
-                                        return r;
-                        }
-                        if (!own)
-                                continue;
+                        if ((r = existing_anti(x, pod, e, node)) < 0)
+                                return r;
                         if (pod_matches_all(e, pe->affinity, pe->n_affinity))
                                 for (uint32_t t = 0; t < pe->n_affinity; t++) {
                                         const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
@@ -71,7 +87,7 @@ int sched_interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
                         }
                 }
         }
-        x->ipa_active = own || x->existing_anti.count > 0;
+        x->ipa_active = true;
         return 0;
 }
 
@@ -142,6 +158,19 @@ static int process_terms(TopoMap *m, const SchedAffinityTerm *terms, uint32_t n,
         return 0;
 }
 
+/* An existing pod's required affinity (hardPodAffinitySymmetricWeight) and preferred terms
+ * matched by the incoming pod. */
+static void existing_terms(SchedCycleExt *x, const SchedPod *e, const SchedPod *pod, const SchedNode *node,
+                           int64_t hard) {
+        const SchedPodExt *xe = e->ext;
+        if (!xe || !xe->has_pod_affinity)
+                return;
+        if (hard > 0)
+                (void) process_terms(&x->score, xe->affinity, xe->n_affinity, pod, node, 1, hard);
+        (void) process_terms(&x->score, xe->pref_affinity, xe->n_pref_affinity, pod, node, 1, 0);
+        (void) process_terms(&x->score, xe->pref_anti_affinity, xe->n_pref_anti_affinity, pod, node, -1, 0);
+}
+
 bool sched_interpod_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint32_t n, int64_t *scores,
                           int64_t *ret_constant) {
         SchedCycleExt *x = cy->ext;
@@ -150,33 +179,29 @@ bool sched_interpod_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uin
         int64_t hard = cy->cfg->hard_pod_affinity_weight;
         bool preferred = pe && (pe->n_pref_affinity || pe->n_pref_anti_affinity);
         topo_clear(&x->score);
-        for (uint32_t i = 0; i < x->n_all; i++) {
-                const SchedNodeInfo *ni = x->all[i];
-                const SchedNode *node = ni->node;
-                if (!node)
-                        continue;
-                for (uint32_t p = 0; p < ni->n_pods; p++) {
-                        const SchedPod *e = ni->pods[p];
-                        const SchedPodExt *xe = e->ext;
-                        bool e_aff = xe && xe->has_pod_affinity;
-                        if (!preferred && !e_aff)
+        if (!preferred) {
+                /* only existing pods with (anti-)affinity contribute */
+                uint32_t na;
+                const SchedAffinityPod *ap = sched_cache_affinity_pods(cy->cache, &na);
+                for (uint32_t i = 0; i < na; i++)
+                        if (ap[i].info->node)
+                                existing_terms(x, ap[i].pod, pod, ap[i].info->node, hard);
+        } else
+                for (uint32_t i = 0; i < x->n_all; i++) {
+                        const SchedNodeInfo *ni = x->all[i];
+                        const SchedNode *node = ni->node;
+                        if (!node)
                                 continue;
-                        /* allocation failure here only loses score precision; scores stay
-                         * valid numbers, so it is not worth failing the decision */
-                        if (preferred) {
+                        for (uint32_t p = 0; p < ni->n_pods; p++) {
+                                const SchedPod *e = ni->pods[p];
+                                /* allocation failure here only loses score precision; scores
+                                 * stay valid numbers, so it is not worth failing the decision */
                                 (void) process_terms(&x->score, pe->pref_affinity, pe->n_pref_affinity, e, node, 1, 0);
                                 (void) process_terms(&x->score, pe->pref_anti_affinity, pe->n_pref_anti_affinity, e,
                                                      node, -1, 0);
+                                existing_terms(x, e, pod, node, hard);
                         }
-                        if (!e_aff)
-                                continue;
-                        if (hard > 0)
-                                (void) process_terms(&x->score, xe->affinity, xe->n_affinity, pod, node, 1, hard);
-                        (void) process_terms(&x->score, xe->pref_affinity, xe->n_pref_affinity, pod, node, 1, 0);
-                        (void) process_terms(&x->score, xe->pref_anti_affinity, xe->n_pref_anti_affinity, pod, node,
-                                             -1, 0);
                 }
-        }
         if (x->score.count == 0) {
                 *ret_constant = 0;
                 return true;

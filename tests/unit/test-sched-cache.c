@@ -52,6 +52,76 @@ static SchedPod *gpu_pod(Fx *f, const char *name, const char *node) {
         return p;
 }
 
+static SchedPod *affinity_pod(Fx *f, const char *name, const char *node, const char *kind) {
+        char buf[1024];
+        snprintf(buf, sizeof buf,
+                 "{'metadata':{'name':'%s','uid':'%s','labels':{'app':'x'}},'spec':{'nodeName':'%s',"
+                 "'containers':[{'name':'c','image':'i'}]%s%s%s}}",
+                 name, name, node, *kind ? ",'affinity':{'" : "", kind,
+                 *kind ? "':{'requiredDuringSchedulingIgnoredDuringExecution':[{'labelSelector':{'matchLabels':"
+                         "{'app':'x'}},'topologyKey':'kubernetes.io/hostname'}]}}"
+                       : "");
+        SchedPod *p = tl_pod_json(f->t, buf);
+        assert_non_null(p);
+        return p;
+}
+
+/* names of the pods in the affinity list, sorted, with '-' for a pod whose node is gone */
+static void affinity_names(Fx *f, char *out, size_t len) {
+        uint32_t n;
+        const SchedAffinityPod *ap = sched_cache_affinity_pods(f->c, &n);
+        const char *names[16];
+        assert_in_range(n, 0, 16);
+        for (uint32_t i = 0; i < n; i++)
+                names[i] = ap[i].info->node ? ap[i].pod->name : "-";
+        for (uint32_t i = 1; i < n; i++)
+                for (uint32_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+                        const char *t = names[j];
+                        names[j] = names[j - 1];
+                        names[j - 1] = t;
+                }
+        out[0] = 0;
+        for (uint32_t i = 0; i < n; i++)
+                snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? "," : "", names[i]);
+}
+
+/* The pods with pod (anti-)affinity are listed apart (upstream's PodsWithAffinity), so that
+ * inter-pod affinity need not walk every pod for a pod without terms of its own. */
+static void test_affinity_list(void **state) {
+        Fx *f = *state;
+        char got[256];
+        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n2", "4", "8Gi", 110, "", "", "")), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *a = affinity_pod(f, "a", "n1", "podAntiAffinity");
+        _cleanup_(sched_pod_unrefp) SchedPod *b = affinity_pod(f, "b", "n1", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *c = affinity_pod(f, "c", "n2", "podAffinity");
+        _cleanup_(sched_pod_unrefp) SchedPod *d = affinity_pod(f, "d", "", "podAntiAffinity");
+        assert_int_equal(sched_cache_add_pod(f->c, a), 0);
+        assert_int_equal(sched_cache_add_pod(f->c, b), 0);
+        assert_int_equal(sched_cache_add_pod(f->c, c), 0);
+        affinity_names(f, got, sizeof got);
+        assert_string_equal(got, "a,c");
+        /* assumed pods count at once and leave when forgotten */
+        assert_int_equal(sched_cache_assume_pod(f->c, d, id(f, "n2")), 0);
+        affinity_names(f, got, sizeof got);
+        assert_string_equal(got, "a,c,d");
+        assert_int_equal(sched_cache_forget_pod(f->c, "d"), 0);
+        affinity_names(f, got, sizeof got);
+        assert_string_equal(got, "a,c");
+        /* removal from the middle keeps the rest */
+        assert_int_equal(sched_cache_remove_pod(f->c, "a"), 0);
+        assert_int_equal(sched_cache_remove_pod(f->c, "b"), 0);
+        affinity_names(f, got, sizeof got);
+        assert_string_equal(got, "c");
+        /* a pod whose node is deleted stays listed, without a node, until it goes */
+        assert_int_equal(sched_cache_remove_node(f->c, id(f, "n2")), 0);
+        affinity_names(f, got, sizeof got);
+        assert_string_equal(got, "-");
+        assert_int_equal(sched_cache_remove_pod(f->c, "c"), 0);
+        affinity_names(f, got, sizeof got);
+        assert_string_equal(got, "");
+}
+
 static void test_assume_forget(void **state) {
         Fx *f = *state;
         assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", "")), 0);
@@ -231,6 +301,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_pods_before_node_and_removal, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_update_order_and_images, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_affinity_list, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
