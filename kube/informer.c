@@ -10,8 +10,8 @@
  * on_delete. Objects whose resourceVersion did not change get no event, so a relist
  * delivers exactly the differences.
  *
- * Cache entries (Item) own one reference to their object; the map and indexes point at
- * Items. Handlers run with the informer referenced. */
+ * Cache entries (Item) own one reference to their object (or to what the store function made
+ * of it); the map and indexes point at Items. Handlers run with the informer referenced. */
 #include "kube/informer.h"
 
 #include <errno.h>
@@ -91,6 +91,10 @@ struct KubeInformer {
         size_t max_objects;
         long page_size;
         bool keep_managed_fields;
+        KubeInformerTransformFn transform;
+        void *transform_userdata;
+        KubeInformerStoreFn store;
+        void *store_userdata;
         void (*synced_fn)(KubeInformer *, void *);
         void *synced_userdata;
         void (*error_fn)(KubeInformer *, int, const KubeError *, void *);
@@ -207,12 +211,26 @@ static void report(KubeInformer *inf, int r, const KubeError *err) {
 
 /* ---- cache ---- */
 
-static int upsert(KubeInformer *inf, json_t *obj, bool from_list) {
-        char key[KEY_MAX];
-        /* obj belongs to a list page or watch event the informer discards afterwards, so it
-         * may be trimmed in place before it is shared. */
+/* obj belongs to a list page or watch event the informer discards afterwards, so it may be
+ * trimmed in place before it is cached or shared with handlers. */
+static void prepare(KubeInformer *inf, json_t *obj) {
+        if (!json_is_object(obj))
+                return;
         if (!inf->keep_managed_fields)
                 json_object_del(json_object_get(obj, "metadata"), "managedFields");
+        if (inf->transform)
+                inf->transform(obj, inf->transform_userdata);
+}
+
+/* What the cache keeps of obj (a new reference). */
+static json_t *stored(KubeInformer *inf, json_t *obj) {
+        json_t *s = inf->store ? inf->store(obj, inf->store_userdata) : NULL;
+        return s ? s : json_incref(obj);
+}
+
+static int upsert(KubeInformer *inf, json_t *obj, bool from_list) {
+        char key[KEY_MAX];
+        prepare(inf, obj);
         if (!make_key(inf, obj, key, sizeof key))
                 return 0;       /* nameless or absurd: not cacheable, skip */
         Item *it = kube_map_get(inf->cache, key);
@@ -224,7 +242,7 @@ static int upsert(KubeInformer *inf, json_t *obj, bool from_list) {
                 if (!it)
                         return -ENOMEM;
                 memcpy(it->key, key, len + 1);
-                it->obj = json_incref(obj);
+                it->obj = stored(inf, obj);
                 it->gen = inf->gen;
                 if (kube_map_put(inf->cache, it->key, it, NULL) < 0) {
                         json_decref(it->obj);
@@ -243,7 +261,7 @@ static int upsert(KubeInformer *inf, json_t *obj, bool from_list) {
         json_t *old = it->obj;
         for (size_t i = 0; i < inf->n_indexes; i++)
                 index_remove(&inf->indexes[i], it, old);
-        it->obj = json_incref(obj);
+        it->obj = stored(inf, obj);
         for (size_t i = 0; i < inf->n_indexes; i++)
                 (void) index_add(&inf->indexes[i], it);
         call_update(inf, old, obj);
@@ -335,6 +353,7 @@ static int on_watch_event(KubeWatch *w, KubeWatchEventType type, json_t *obj, vo
                 r = upsert(inf, obj, false);
                 break;
         case KUBE_WATCH_DELETED:
+                prepare(inf, obj);      /* handlers get it as the final state */
                 remove_obj(inf, obj);
                 break;
         case KUBE_WATCH_BOOKMARK:
@@ -623,6 +642,22 @@ void kube_informer_set_max_objects(KubeInformer *inf, size_t max) {
 
 void kube_informer_set_keep_managed_fields(KubeInformer *inf, bool keep) {
         inf->keep_managed_fields = keep;
+}
+
+int kube_informer_set_transform(KubeInformer *inf, KubeInformerTransformFn fn, void *userdata) {
+        if (inf->started)
+                return -EBUSY;
+        inf->transform = fn;
+        inf->transform_userdata = userdata;
+        return 0;
+}
+
+int kube_informer_set_store(KubeInformer *inf, KubeInformerStoreFn fn, void *userdata) {
+        if (inf->started)
+                return -EBUSY;
+        inf->store = fn;
+        inf->store_userdata = userdata;
+        return 0;
 }
 
 void kube_informer_set_page_size(KubeInformer *inf, long limit) {

@@ -67,6 +67,27 @@ void kube_informer_set_keep_managed_fields(KubeInformer *inf, bool keep);
 /* List page size (default 500). */
 void kube_informer_set_page_size(KubeInformer *inf, long limit);
 
+/* Trims each object before it is cached or handed to handlers, like client-go's
+ * SetTransform: fn gets the object of a list page or watch event (deleted objects included),
+ * which nothing else holds yet, and changes it in place, typically deleting what no handler
+ * reads so the cache holds less. It runs after managedFields is dropped; it must keep
+ * metadata.name, metadata.namespace, metadata.resourceVersion and whatever the indexes read.
+ * Handlers and lookups only ever see transformed objects. Returns 0, -EBUSY once started. */
+typedef void (*KubeInformerTransformFn)(json_t *obj, void *userdata);
+int kube_informer_set_transform(KubeInformer *inf, KubeInformerTransformFn fn, void *userdata);
+
+/* For a cache that is there to deliver events more than to be read: what it keeps of each
+ * object. fn gets the (transformed) object once the informer has it and returns a new
+ * reference to what to keep instead, e.g. the metadata and a digest of what a handler
+ * compares, or NULL to keep the object itself. Handlers still get whole objects as on_add's
+ * obj, on_update's new_obj and a watch deletion's final state; everything else sees the kept
+ * form: on_update's old_obj, on_delete's obj when a relist finds the object gone, lookups,
+ * visits, index functions, resyncs and handlers added after objects are cached. The kept
+ * form must carry metadata.name, metadata.namespace, metadata.resourceVersion and whatever
+ * the indexes read. Returns 0, -EBUSY once started. */
+typedef json_t *(*KubeInformerStoreFn)(json_t *obj, void *userdata);
+int kube_informer_set_store(KubeInformer *inf, KubeInformerStoreFn fn, void *userdata);
+
 /* Called once when the first list is in the cache. */
 void kube_informer_on_synced(KubeInformer *inf, void (*fn)(KubeInformer *inf, void *userdata), void *userdata);
 /* Called on every list or watch failure (the informer retries by itself); err borrowed. */

@@ -1,7 +1,9 @@
 /* Watches and informers against the real local control plane: events and indexes, a watch
  * from a compacted resourceVersion ending with 410, an informer that misses nothing while
  * kube-apiserver restarts under a stream of changes, and a relist after 410 that delivers
- * exactly the differences (the handlers' view, the cache and a fresh list all agree). */
+ * exactly the differences (the handlers' view, the cache and a fresh list all agree); a
+ * transform trims what the cache holds and the handlers see; a store function shrinks what
+ * the cache keeps while handlers still get whole objects. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,6 +242,180 @@ static void test_informer_events_and_index(void **state) {
         json_decref(late.objs);
 }
 
+/* A transform that drops data, uid and creationTimestamp: neither the cache nor any handler
+ * may see them afterwards, on list, update and delete alike. */
+typedef struct Trimmed {
+        unsigned calls, adds, updates, deletes, untrimmed;
+} Trimmed;
+
+static void trim_cm(json_t *obj, void *userdata) {
+        ((Trimmed *) userdata)->calls++;
+        json_object_del(obj, "data");
+        json_object_del(json_object_get(obj, "metadata"), "uid");
+        json_object_del(json_object_get(obj, "metadata"), "creationTimestamp");
+}
+
+static void check_trimmed(Trimmed *t, const json_t *obj) {
+        if (json_object_get(obj, "data") || kube_obj_path(obj, "metadata.uid") ||
+            kube_obj_path(obj, "metadata.creationTimestamp") || !kube_obj_resource_version(obj) ||
+            !kube_obj_path(obj, "metadata.labels.group"))
+                t->untrimmed++;
+}
+
+static void tr_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        ((Trimmed *) userdata)->adds++;
+        check_trimmed(userdata, obj);
+}
+
+static void tr_update(KubeInformer *inf, json_t *old, json_t *obj, void *userdata) {
+        ((Trimmed *) userdata)->updates++;
+        check_trimmed(userdata, old);
+        check_trimmed(userdata, obj);
+}
+
+static void tr_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        ((Trimmed *) userdata)->deletes++;
+        check_trimmed(userdata, obj);
+}
+
+static int count_untrimmed(json_t *obj, void *userdata) {
+        check_trimmed(userdata, obj);
+        return 0;
+}
+
+static bool tr_deleted(void *userdata) {
+        return ((Trimmed *) userdata)->deletes > 0;
+}
+
+static void test_informer_transform(void **state) {
+        assert_true(put_cm("tr-1", "a", "odd") >= 0);
+        assert_true(put_cm("tr-2", "b", "odd") >= 0);
+        static const KubeInformerHandlers h = { tr_add, tr_update, tr_delete };
+        Trimmed t = {};
+        KubeInformer *inf = NULL;
+        assert_int_equal(kube_informer_new(client, &KUBE_CONFIGMAPS, ns, "group", NULL, &inf), 0);
+        assert_int_equal(kube_informer_set_transform(inf, trim_cm, &t), 0);
+        assert_int_equal(kube_informer_add_index(inf, "group", by_group), 0);
+        assert_int_equal(kube_informer_add_handlers(inf, &h, &t), 0);
+        kube_informer_set_page_size(inf, 3);
+        assert_int_equal(kube_informer_start(inf), 0);
+        assert_int_equal(kube_informer_set_transform(inf, NULL, NULL), -EBUSY);
+        assert_true(run_until(is_synced, inf, 20000));
+        assert_true(kube_informer_size(inf) >= 2);
+        assert_true(t.calls >= kube_informer_size(inf));
+        assert_int_equal(t.adds, kube_informer_size(inf));
+        json_t *o = kube_informer_get(inf, ns, "tr-1");
+        assert_non_null(o);
+        assert_null(json_object_get(o, "data"));
+        assert_int_equal(kube_informer_count_indexed(inf, "group", "even") + kube_informer_count_indexed(inf, "group", "odd"),
+                         kube_informer_size(inf));
+
+        /* an update moves tr-1 in the index (labels kept); a delete hands over a trimmed object */
+        assert_true(put_cm("tr-1", "c", "even") >= 0);
+        KubeError err = {};
+        assert_int_equal(kube_delete(client, &KUBE_CONFIGMAPS, ns, "tr-2", NULL, &err), 0);
+        assert_true(wait_match(inf, NULL, 20000));
+        assert_true(run_until(tr_deleted, &t, 20000));
+        assert_true(t.updates >= 1);
+        assert_string_equal(json_string_value(kube_obj_path(kube_informer_get(inf, ns, "tr-1"), "metadata.labels.group")),
+                            "even");
+        assert_int_equal(kube_informer_foreach(inf, count_untrimmed, &t), 0);
+        assert_int_equal(t.untrimmed, 0);
+        kube_informer_unref(inf);
+}
+
+/* A store function keeping metadata and a digest of data.v ("d"), the whole object for st-whole:
+ * handlers still get whole objects, old objects and lookups get the kept form. */
+typedef struct Kept {
+        unsigned adds, updates, deletes, bad;
+} Kept;
+
+static json_t *keep_meta(json_t *obj, void *userdata) {
+        if (strcmp(kube_obj_name(obj), "st-whole") == 0)
+                return NULL;
+        json_t *meta = json_object_get(obj, "metadata");
+        static const char *const keys[] = { "name", "namespace", "resourceVersion", "labels" };
+        json_t *m = json_object(), *k = json_pack("{s:o}", "metadata", m);
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+                if (json_object_get(meta, keys[i]))
+                        json_object_set(m, keys[i], json_object_get(meta, keys[i]));
+        const char *v = json_string_value(kube_obj_path(obj, "data.v"));
+        json_object_set_new(k, "d", json_string(v ? v : ""));
+        return k;
+}
+
+static bool is_whole(const json_t *obj) {
+        return json_object_get(obj, "data") && !json_object_get(obj, "d");
+}
+
+static bool is_kept(const json_t *obj) {
+        return strcmp(kube_obj_name(obj), "st-whole") == 0 ? is_whole(obj)
+                                                           : !json_object_get(obj, "data") && json_object_get(obj, "d");
+}
+
+static void st_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        Kept *k = userdata;
+        k->adds++;
+        if (!is_whole(obj) || !is_kept(kube_informer_get(inf, ns, kube_obj_name(obj))))
+                k->bad++;
+}
+
+static void st_update(KubeInformer *inf, json_t *old, json_t *obj, void *userdata) {
+        Kept *k = userdata;
+        k->updates++;
+        if (!is_whole(obj) || !is_kept(old))
+                k->bad++;
+}
+
+static void st_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        Kept *k = userdata;
+        k->deletes++;
+        if (!is_whole(obj))     /* a watch deletion: the final state, whole */
+                k->bad++;
+}
+
+static bool st_deleted(void *userdata) {
+        return ((Kept *) userdata)->deletes > 0;
+}
+
+static void test_informer_store(void **state) {
+        assert_true(put_cm("st-1", "a", "odd") >= 0);
+        assert_true(put_cm("st-2", "b", "odd") >= 0);
+        assert_true(put_cm("st-whole", "w", "odd") >= 0);
+        static const KubeInformerHandlers h = { st_add, st_update, st_delete };
+        Kept k = {};
+        KubeInformer *inf = NULL;
+        assert_int_equal(kube_informer_new(client, &KUBE_CONFIGMAPS, ns, "group", NULL, &inf), 0);
+        assert_int_equal(kube_informer_set_store(inf, keep_meta, &k), 0);
+        assert_int_equal(kube_informer_add_index(inf, "group", by_group), 0);
+        assert_int_equal(kube_informer_add_handlers(inf, &h, &k), 0);
+        assert_int_equal(kube_informer_start(inf), 0);
+        assert_int_equal(kube_informer_set_store(inf, NULL, NULL), -EBUSY);
+        assert_true(run_until(is_synced, inf, 20000));
+        assert_int_equal(k.adds, kube_informer_size(inf));
+        json_t *o = kube_informer_get(inf, ns, "st-1");
+        assert_non_null(o);
+        assert_null(json_object_get(o, "data"));
+        assert_string_equal(json_string_value(json_object_get(o, "d")), "a");
+        assert_non_null(json_object_get(kube_informer_get(inf, ns, "st-whole"), "data"));
+        assert_int_equal(kube_informer_count_indexed(inf, "group", "even") + kube_informer_count_indexed(inf, "group", "odd"),
+                         kube_informer_size(inf));
+
+        assert_true(put_cm("st-1", "c", "even") >= 0);
+        assert_true(put_cm("st-whole", "x", "even") >= 0);
+        KubeError err = {};
+        assert_int_equal(kube_delete(client, &KUBE_CONFIGMAPS, ns, "st-2", NULL, &err), 0);
+        assert_true(wait_match(inf, NULL, 20000));
+        assert_true(run_until(st_deleted, &k, 20000));
+        assert_true(k.updates >= 2);
+        o = kube_informer_get(inf, ns, "st-1");
+        assert_string_equal(json_string_value(json_object_get(o, "d")), "c");
+        assert_string_equal(json_string_value(kube_obj_path(o, "metadata.labels.group")), "even");
+        assert_string_equal(json_string_value(kube_obj_path(kube_informer_get(inf, ns, "st-whole"), "data.v")), "x");
+        assert_int_equal(k.bad, 0);
+        kube_informer_unref(inf);
+}
+
 typedef struct WatchEnd {
         bool ended;
         int r;
@@ -386,6 +562,8 @@ int main(void) {
         setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_informer_events_and_index),
+                cmocka_unit_test(test_informer_transform),
+                cmocka_unit_test(test_informer_store),
                 cmocka_unit_test(test_watch_gone_after_compaction),
                 cmocka_unit_test(test_informer_survives_apiserver_restart),
                 cmocka_unit_test(test_informer_relists_after_410),
