@@ -23,6 +23,28 @@ int sched_node_from_json(SchedStrtab *strtab, const json_t *node, SchedNode **re
  * "default-scheduler", as the API server defaults it. */
 int sched_pod_from_json(SchedStrtab *strtab, const json_t *pod, SchedPod **ret);
 
+/* Trimming for the daemon's informer caches (in place, before an object is cached): deletes
+ * what neither the converters above nor the daemon's update checks read, so a cached pod
+ * or node costs a fraction of the API server's object. The model built from a trimmed object
+ * equals the one built from the full object, and two trimmed versions of an object differ
+ * in spec, labels, annotations, ownerReferences or deletionTimestamp (pods), or in spec,
+ * labels, annotations, allocatable or images (nodes) exactly when the full ones do.
+ *
+ * Pods lose kind, apiVersion, status, metadata's generateName, selfLink, generation,
+ * deletionGracePeriodSeconds, finalizers, clusterName and managedFields, the spec fields
+ * no predicate or priority reads (all immutable: DNS, restart policy, grace period, service
+ * account, security context, pull secrets, hostname, readiness gates, priority class and
+ * preemption policy names, runtime class name), each container's fields other than name,
+ * image, ports and resources (init and ephemeral containers too; those fields are
+ * immutable), and the sources of secret, configMap, projected, downwardAPI and emptyDir
+ * volumes (node-local: no volume predicate counts them; the volume entry stays).
+ *
+ * Nodes lose kind, apiVersion, metadata's selfLink, generateName and managedFields, status
+ * addresses, daemonEndpoints, nodeInfo, volumesInUse, volumesAttached, config and phase,
+ * and every condition's fields other than type and status. Not objects: nothing happens. */
+void sched_pod_json_trim(json_t *pod);
+void sched_node_json_trim(json_t *node);
+
 /* Converts one NodeSelectorTerm (PV node affinity, StorageClass allowed topologies) with the
  * same rules as a pod's, arrays in arena. Returns 0, -E2BIG, -ENOMEM. */
 int sched_term_from_json(SchedStrtab *strtab, SchedArena *arena, const json_t *term, SchedTerm *ret);

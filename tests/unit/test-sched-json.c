@@ -1,10 +1,13 @@
-/* Node and Pod JSON -> model conversion, string interning, and the refusals. */
+/* Node and Pod JSON -> model conversion, string interning, the refusals, and the informer
+ * cache trimming (the model from a trimmed object equals the one from the full object). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "kube/kube.h"
+#include "scheduler/sched-ext.h"
 #include "scheduler/sched-testlib.h"
 
 static void test_strtab(void **state) {
@@ -154,12 +157,222 @@ static void test_bounds(void **state) {
         json_decref(pod);
 }
 
+/* What the scheduler's decisions can depend on, as text (strtab ids are comparable: both
+ * models use one strtab). */
+static void pod_digest(const SchedPod *p, char *out, size_t size) {
+        size_t n = 0;
+#define PUT(...) (n += (size_t) snprintf(out + n, n < size ? size - n : 0, __VA_ARGS__))
+        PUT("%s/%s %s sn=%u node=%u prio=%d t=%lld rv=%s ", p->namespace_, p->name, p->uid, p->scheduler_name,
+            p->node_name, p->priority, (long long) p->creation_usec, p->resource_version ? p->resource_version : "-");
+        PUT("req=%lld,%lld,%lld nz=%lld,%lld be=%d ", (long long) p->req.milli_cpu, (long long) p->req.memory,
+            (long long) p->req.ephemeral, (long long) p->nonzero_milli_cpu, (long long) p->nonzero_memory,
+            p->best_effort);
+        for (uint32_t i = 0; i < p->req.n_scalar; i++)
+                PUT("sc%u=%lld ", p->req.scalar[i].name, (long long) p->req.scalar[i].value);
+        for (uint32_t i = 0; i < p->n_ports; i++)
+                PUT("port=%u/%u/%u ", p->ports[i].ip, p->ports[i].port, p->ports[i].protocol);
+        for (uint32_t i = 0; i < p->n_node_selector; i++)
+                PUT("ns=%u:%u ", p->node_selector[i].key, p->node_selector[i].value);
+        PUT("aff=%d,%u,%u ", p->has_required_affinity, p->n_required_terms, p->n_preferred);
+        for (uint32_t i = 0; i < p->n_required_terms; i++)
+                PUT("term=%u,%u,%d ", p->required_terms[i].n_exprs, p->required_terms[i].n_fields,
+                    p->required_terms[i].invalid);
+        for (uint32_t i = 0; i < p->n_tolerations; i++)
+                PUT("tol=%u,%u,%u,%u ", p->tolerations[i].key, p->tolerations[i].value, p->tolerations[i].op,
+                    p->tolerations[i].effect);
+        for (uint32_t i = 0; i < p->n_images; i++)
+                PUT("img=%u ", p->images[i]);
+        PUT("owner=%u,%s ", p->owner_kind, p->owner_uid ? p->owner_uid : "-");
+        for (uint32_t i = 0; i < p->n_labels; i++)
+                PUT("l=%u:%u ", p->labels[i].key, p->labels[i].value);
+        const SchedPodExt *x = p->ext;
+        if (x) {
+                PUT("vols=%u,%u ", x->n_volumes, x->n_pvcs);
+                for (uint32_t i = 0; i < x->n_volumes; i++)
+                        PUT("vol=%u,%d,%s,%s,%u ", x->volumes[i].kind, x->volumes[i].read_only,
+                            x->volumes[i].id ? x->volumes[i].id : "-", x->volumes[i].pool ? x->volumes[i].pool : "-",
+                            x->volumes[i].n_monitors);
+                PUT("pa=%u,%u,%u,%u,%d spread=%u owner=%s,%s del=%d", x->n_affinity, x->n_anti_affinity,
+                    x->n_pref_affinity, x->n_pref_anti_affinity, x->has_pod_affinity, x->n_spread,
+                    x->owner_name ? x->owner_name : "-", x->owner_api_version ? x->owner_api_version : "-",
+                    x->deleting);
+        }
+#undef PUT
+}
+
+/* A pod as the API server stores it once a kubelet runs it, with most of what a pod can carry. */
+static const char *const FULL_POD =
+        "{'kind':'Pod','apiVersion':'v1','metadata':{'name':'web-1','generateName':'web-','namespace':'prod',"
+        "'selfLink':'/api/v1/namespaces/prod/pods/web-1','uid':'u-1','resourceVersion':'9','generation':1,"
+        "'creationTimestamp':'2026-11-21T08:00:00Z','deletionTimestamp':'2026-11-21T09:00:00Z',"
+        "'deletionGracePeriodSeconds':30,'labels':{'app':'web','tier':'fe'},'annotations':{'a':'b'},"
+        "'finalizers':['x/y'],'ownerReferences':[{'apiVersion':'apps/v1','kind':'ReplicaSet','name':'web',"
+        "'uid':'rs','controller':true,'blockOwnerDeletion':true}],"
+        "'managedFields':[{'manager':'kubectl','operation':'Update','fieldsV1':{'f:spec':{}}}]},"
+        "'spec':{'volumes':[{'name':'data','persistentVolumeClaim':{'claimName':'c1','readOnly':true}},"
+        "{'name':'pd','gcePersistentDisk':{'pdName':'disk-1'}},"
+        "{'name':'r','rbd':{'image':'img','pool':'p','monitors':['m1','m2']}},"
+        "{'name':'tok','secret':{'secretName':'tok-1','defaultMode':420}},"
+        "{'name':'cm','configMap':{'name':'cfg','items':[{'key':'k','path':'p'}]}},"
+        "{'name':'proj','projected':{'sources':[{'serviceAccountToken':{'path':'t'}}]}},"
+        "{'name':'dapi','downwardAPI':{'items':[{'path':'l','fieldRef':{'fieldPath':'metadata.labels'}}]}},"
+        "{'name':'tmp','emptyDir':{}}],"
+        "'initContainers':[{'name':'i','image':'init','command':['sh'],'args':['-c','true'],"
+        "'resources':{'requests':{'cpu':'2'}},'terminationMessagePath':'/dev/termination-log',"
+        "'imagePullPolicy':'Always'}],"
+        "'containers':[{'name':'a','image':'nginx','command':['nginx'],'args':['-g','daemon off;'],"
+        "'workingDir':'/','ports':[{'containerPort':80,'hostPort':8080,'protocol':'TCP'}],"
+        "'env':[{'name':'A','value':'1'},{'name':'B','valueFrom':{'fieldRef':{'fieldPath':'status.podIP'}}}],"
+        "'envFrom':[{'configMapRef':{'name':'cfg'}}],'resources':{'requests':{'cpu':'500m','memory':'1Gi',"
+        "'example.com/gpu':'1'},'limits':{'cpu':'1'}},'volumeMounts':[{'name':'tok','mountPath':'/var/run'}],"
+        "'livenessProbe':{'httpGet':{'path':'/','port':80}},'readinessProbe':{'tcpSocket':{'port':80}},"
+        "'startupProbe':{'exec':{'command':['true']}},'lifecycle':{'preStop':{'exec':{'command':['sleep','1']}}},"
+        "'terminationMessagePath':'/dev/termination-log','terminationMessagePolicy':'File',"
+        "'imagePullPolicy':'IfNotPresent','securityContext':{'runAsUser':1000},'stdin':false,'tty':false},"
+        "{'name':'b','image':'registry:5000/side:v2'}],"
+        "'ephemeralContainers':[{'name':'dbg','image':'busybox','targetContainerName':'a','stdin':true}],"
+        "'restartPolicy':'Always','terminationGracePeriodSeconds':30,'activeDeadlineSeconds':600,"
+        "'dnsPolicy':'ClusterFirst','dnsConfig':{'nameservers':['1.1.1.1']},'nodeSelector':{'disk':'ssd'},"
+        "'serviceAccountName':'default','serviceAccount':'default','automountServiceAccountToken':true,"
+        "'nodeName':'n9','hostNetwork':false,'securityContext':{'fsGroup':2000},'imagePullSecrets':[{'name':'pull'}],"
+        "'hostname':'h','subdomain':'s','hostAliases':[{'ip':'1.2.3.4','hostnames':['x']}],"
+        "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':["
+        "{'matchExpressions':[{'key':'zone','operator':'In','values':['a','b']}]}]},"
+        "'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':5,'preference':{'matchExpressions':["
+        "{'key':'fast','operator':'Exists'}]}}]},"
+        "'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'labelSelector':{'matchLabels':"
+        "{'app':'web'}},'topologyKey':'kubernetes.io/hostname'}]},"
+        "'podAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':10,'podAffinityTerm':{"
+        "'labelSelector':{'matchExpressions':[{'key':'tier','operator':'Exists'}]},'topologyKey':'zone'}}]}},"
+        "'schedulerName':'custom','tolerations':[{'key':'k','operator':'Exists','effect':'NoSchedule'},"
+        "{'key':'node.kubernetes.io/not-ready','operator':'Exists','effect':'NoExecute','tolerationSeconds':300}],"
+        "'priorityClassName':'high','priority':1000,'readinessGates':[{'conditionType':'x'}],"
+        "'runtimeClassName':'kata','overhead':{'cpu':'250m'},'enableServiceLinks':true,"
+        "'preemptionPolicy':'PreemptLowerPriority','shareProcessNamespace':false,'setHostnameAsFQDN':false,"
+        "'topologySpreadConstraints':[{'maxSkew':1,'topologyKey':'zone','whenUnsatisfiable':'DoNotSchedule',"
+        "'labelSelector':{'matchLabels':{'app':'web'}}}]},"
+        "'status':{'phase':'Running','conditions':[{'type':'Ready','status':'True',"
+        "'lastTransitionTime':'2026-11-21T08:00:01Z'}],'hostIP':'10.0.0.1','podIP':'10.1.0.5',"
+        "'podIPs':[{'ip':'10.1.0.5'}],'startTime':'2026-11-21T08:00:00Z','qosClass':'Burstable',"
+        "'containerStatuses':[{'name':'a','ready':true,'restartCount':0,'image':'nginx','imageID':'x',"
+        "'containerID':'c://1','started':true,'state':{'running':{'startedAt':'2026-11-21T08:00:01Z'}},"
+        "'lastState':{}}]}}";
+
+static void test_trim_pod(void **state) {
+        _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
+        json_auto_t *full = tl_json(FULL_POD);
+        json_auto_t *trimmed = json_deep_copy(full);
+        assert_non_null(full);
+        sched_pod_json_trim(trimmed);
+        _cleanup_(sched_pod_unrefp) SchedPod *a = NULL;
+        _cleanup_(sched_pod_unrefp) SchedPod *b = NULL;
+        assert_int_equal(sched_pod_from_json(t, full, &a), 0);
+        assert_int_equal(sched_pod_from_json(t, trimmed, &b), 0);
+        char da[4096], db[4096];
+        pod_digest(a, da, sizeof da);
+        pod_digest(b, db, sizeof db);
+        assert_string_equal(da, db);
+        /* the digest sees what the fixture sets */
+        assert_non_null(strstr(da, "vols=8,1"));
+        assert_non_null(strstr(da, "pa=0,1,1,0,1 spread=1 owner=web,apps/v1 del=1"));
+
+        /* what the daemon compares on updates is untouched */
+        static const char *const kept[] = { "spec.nodeName", "spec.activeDeadlineSeconds", "spec.tolerations",
+                                            "spec.affinity", "spec.overhead", "spec.hostNetwork",
+                                            "metadata.labels", "metadata.annotations", "metadata.ownerReferences",
+                                            "metadata.deletionTimestamp", "metadata.creationTimestamp",
+                                            "metadata.resourceVersion", "metadata.uid", "metadata.namespace" };
+        for (size_t i = 0; i < ELEMENTSOF(kept); i++)
+                assert_true(json_equal(kube_obj_path(full, kept[i]), kube_obj_path(trimmed, kept[i])));
+        /* and the bulk is gone */
+        static const char *const gone[] = { "status", "kind", "metadata.managedFields", "metadata.finalizers",
+                                            "metadata.selfLink", "spec.dnsPolicy", "spec.securityContext",
+                                            "spec.serviceAccountName", "spec.hostAliases" };
+        for (size_t i = 0; i < ELEMENTSOF(gone); i++)
+                assert_null(kube_obj_path(trimmed, gone[i]));
+        json_t *c = json_array_get(kube_obj_path(trimmed, "spec.containers"), 0);
+        assert_int_equal(json_object_size(c), 4);       /* name, image, ports, resources */
+        assert_true(json_equal(json_object_get(c, "resources"),
+                               json_object_get(json_array_get(kube_obj_path(full, "spec.containers"), 0), "resources")));
+        assert_int_equal(json_object_size(json_array_get(kube_obj_path(trimmed, "spec.initContainers"), 0)), 3);
+        assert_int_equal(json_object_size(json_array_get(kube_obj_path(trimmed, "spec.ephemeralContainers"), 0)), 2);
+        json_t *vols = kube_obj_path(trimmed, "spec.volumes");
+        assert_int_equal(json_array_size(vols), 8);
+        assert_int_equal(json_object_size(json_array_get(vols, 3)), 1); /* secret: the name stays */
+        assert_true(json_equal(json_array_get(vols, 2), json_array_get(kube_obj_path(full, "spec.volumes"), 2)));
+
+        /* idempotent, and harmless on what is not a pod */
+        json_auto_t *again = json_deep_copy(trimmed);
+        sched_pod_json_trim(again);
+        assert_true(json_equal(again, trimmed));
+        json_auto_t *arr = json_array();
+        sched_pod_json_trim(arr);
+        sched_pod_json_trim(NULL);
+        json_auto_t *odd = tl_json("{'metadata':'x','spec':{'containers':{'a':1},'volumes':[1,'x']}}");
+        sched_pod_json_trim(odd);
+        assert_non_null(json_object_get(odd, "spec"));
+}
+
+static void test_trim_node(void **state) {
+        _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
+        json_auto_t *full = tl_json(
+                "{'kind':'Node','apiVersion':'v1','metadata':{'name':'n1','uid':'u','resourceVersion':'7',"
+                "'selfLink':'/api/v1/nodes/n1','labels':{'zone':'a'},'annotations':{'scheduler.alpha.kubernetes.io/"
+                "preferAvoidPods':'{\\'preferAvoidPods\\':[{\\'podSignature\\':{\\'podController\\':"
+                "{\\'kind\\':\\'ReplicationController\\',\\'uid\\':\\'u1\\'}}}]}','x':'y'}},"
+                "'spec':{'podCIDR':'10.1.0.0/24','taints':[{'key':'k','value':'v','effect':'NoSchedule'}]},"
+                "'status':{'capacity':{'cpu':'4','memory':'8Gi','pods':'110'},'allocatable':{'cpu':'3500m',"
+                "'memory':'7Gi','pods':'110'},'conditions':[{'type':'Ready','status':'True','reason':'KubeletReady',"
+                "'message':'kubelet is posting ready status','lastHeartbeatTime':'2026-11-21T08:00:00Z',"
+                "'lastTransitionTime':'2026-11-21T07:00:00Z'},{'type':'MemoryPressure','status':'True'}],"
+                "'addresses':[{'type':'InternalIP','address':'10.0.0.1'}],'daemonEndpoints':{'kubeletEndpoint':"
+                "{'Port':10250}},'nodeInfo':{'kubeletVersion':'v1.20.2','osImage':'x'},"
+                "'images':[{'names':['a:1','a@sha256:1'],'sizeBytes':100}],'volumesInUse':['v'],"
+                "'volumesAttached':[{'name':'v','devicePath':'/dev/x'}],'phase':'Running'}}");
+        assert_non_null(full);
+        json_auto_t *trimmed = json_deep_copy(full);
+        sched_node_json_trim(trimmed);
+        _cleanup_(sched_node_freep) SchedNode *a = NULL;
+        _cleanup_(sched_node_freep) SchedNode *b = NULL;
+        assert_int_equal(sched_node_from_json(t, full, &a), 0);
+        assert_int_equal(sched_node_from_json(t, trimmed, &b), 0);
+        assert_int_equal(a->name, b->name);
+        assert_string_equal(a->resource_version, b->resource_version);
+        assert_int_equal(a->n_labels, b->n_labels);
+        assert_int_equal(a->n_taints, b->n_taints);
+        assert_int_equal(a->alloc_milli_cpu, b->alloc_milli_cpu);
+        assert_int_equal(a->alloc_memory, b->alloc_memory);
+        assert_int_equal(a->alloc_pods, b->alloc_pods);
+        assert_int_equal(a->n_images, b->n_images);
+        assert_int_equal(a->images[1].size, b->images[1].size);
+        assert_int_equal(a->n_avoid, 1);
+        assert_int_equal(b->n_avoid, 1);
+        assert_int_equal(a->ready, b->ready);
+        assert_true(b->ready);
+        assert_int_equal(a->conditions, b->conditions);
+        assert_int_equal(b->conditions, SCHED_NODE_MEMORY_PRESSURE);
+        static const char *const kept[] = { "spec", "metadata.labels", "metadata.annotations", "status.allocatable",
+                                            "status.capacity", "status.images", "metadata.resourceVersion" };
+        for (size_t i = 0; i < ELEMENTSOF(kept); i++)
+                assert_true(json_equal(kube_obj_path(full, kept[i]), kube_obj_path(trimmed, kept[i])));
+        static const char *const gone[] = { "kind", "status.addresses", "status.nodeInfo", "status.daemonEndpoints",
+                                            "status.volumesAttached", "metadata.selfLink" };
+        for (size_t i = 0; i < ELEMENTSOF(gone); i++)
+                assert_null(kube_obj_path(trimmed, gone[i]));
+        json_t *c = json_array_get(kube_obj_path(trimmed, "status.conditions"), 0);
+        assert_int_equal(json_object_size(c), 2);
+        assert_string_equal(json_string_value(json_object_get(c, "type")), "Ready");
+        sched_node_json_trim(NULL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_strtab),
                 cmocka_unit_test(test_node),
                 cmocka_unit_test(test_pod),
                 cmocka_unit_test(test_bounds),
+                cmocka_unit_test(test_trim_pod),
+                cmocka_unit_test(test_trim_node),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
