@@ -13,7 +13,7 @@ cd "$ROOT" || exit 1
 T=$(mktemp -d)
 cleanup() {
   for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done
-  stack_stop_pid nodesim
+  stack_nodesim_stop
   kubectl delete namespace e2e --ignore-not-found --wait=false >/dev/null 2>&1
   rm -rf "$T"
 }

@@ -55,6 +55,15 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# Placements and failure summaries count every node on the plane: earlier scripts' nodes
+# must be gone first.
+only_nodes() { # NAME...: fails, naming them, while other nodes are registered
+  local others
+  others=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | grep -vxF -f <(printf '%s\n' "$@"))
+  [ -z "$others" ] || { echo "other nodes on the plane:" $others; return 1; }
+}
+wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+
 "$BIN_DIR/nodesim" --nodes 3 --name-prefix p1 --cpu 4 --memory 8Gi \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-part1.pid" \

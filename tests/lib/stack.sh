@@ -5,6 +5,8 @@
 #   stack_install                 CRD, namespaces, RBAC (kubectl apply, idempotent)
 #   stack_nodesim_start           three simulated nodes (one control-plane), running the
 #                                 scheduler image as a local program
+#   stack_nodesim_stop            stops it and deletes its nodes (the scheduler tests that
+#                                 follow count every node on the plane)
 #   stack_operator_start NAME ... a scheduler-operator process with the operator service
 #                                 account's own credentials (so the shipped RBAC applies)
 #   stack_stop_pid NAME           SIGTERM (then SIGKILL) a process started here, by PID file
@@ -50,6 +52,13 @@ stack_nodesim_start() {
   done
   echo "stack: nodesim nodes did not become Ready" >&2
   return 1
+}
+
+stack_nodesim_stop() {
+  stack_stop_pid nodesim
+  kubectl delete node node-0 node-1 node-2 --ignore-not-found --wait=false >/dev/null 2>&1
+  kubectl delete lease -n kube-node-lease node-0 node-1 node-2 --ignore-not-found --wait=false >/dev/null 2>&1
+  return 0
 }
 
 # Writes a kubeconfig with the operator service account's token (no admin rights).
