@@ -85,16 +85,23 @@ typedef struct Histogram {
 typedef struct PendingEvent {
         struct PendingEvent *next;
         const char *type, *reason, *action;     /* static strings */
-        char *ns, *name, *uid, *note;
+        const char *ns, *name, *uid, *note;     /* in text */
+        char text[];
 } PendingEvent;
 
 /* Requests in flight at most (binds, status patches, Events; watches are apart). libkube asks
- * libcurl for at most 250 concurrent HTTP/2 streams per connection (kube-apiserver's own
- * default limit too), and libcurl opens a new TLS connection for every transfer beyond
- * that: with 1,024 in flight a 2,000-pod burst held ~780 connections, ~170 MB of libcurl,
- * OpenSSL and nghttp2 state. Staying below the limit, watches included, keeps everything
- * on one connection; more in flight would only wait in the API server's own queue. */
-#define MAX_IN_FLIGHT 200
+ * libcurl for at most 250 concurrent HTTP/2 streams per connection, and libcurl opens a new
+ * TLS connection for every transfer beyond that: with 1,024 in flight a 2,000-pod burst
+ * held ~780 connections, ~170 MB of libcurl, OpenSSL and nghttp2 state. Below the limit,
+ * watches included, everything shares one connection; each transfer still holds ~70-90 KB
+ * of libcurl buffers, and more in flight would only wait in the API server's own queue
+ * (100 bound as fast as 200 here; the API server is what limits). */
+#define MAX_IN_FLIGHT 100
+/* Decisions run ahead of the binds by at most this many binding cycles: a burst decides far
+ * faster than the API server binds, and each waiting cycle holds its request in libkube
+ * (10,000 pending pods decided at once held ~9 MB of them). Enough to keep the client's
+ * slots busy; decisions and their order are the same, only paced. */
+#define MAX_BINDS_PENDING (4 * MAX_IN_FLIGHT)
 
 #define MAX_PENDING_EVENTS 100000
 #define EVENTS_PER_TICK 200
@@ -142,17 +149,23 @@ struct Manager {
 
 #define MAX_VOLUME_ERROR 512
 
-/* One binding cycle: the claim writes (if any), then the pod's binding. */
+/* The claim writes of a binding cycle, for pods with WaitForFirstConsumer claims to bind. */
+typedef struct BindVolumes {
+        uint32_t writes;                /* claim/volume writes in flight */
+        int error;                      /* the first failed write's error */
+        char message[MAX_VOLUME_ERROR];
+        char *assumed_pvs[SCHED_MAX_POD_CLAIMS]; /* PVs assumed bound to a claim of the pod */
+        uint32_t n_assumed_pvs;
+} BindVolumes;
+
+/* One binding cycle: the claim writes (if any), then the pod's binding. A burst decides
+ * faster than the API server binds, so thousands can wait at once: kept small. */
 typedef struct BindCtx {
         Manager *m;
         SchedPod *pod;
         char *node;
         uint64_t start;
-        uint32_t volume_writes;         /* claim/volume writes in flight */
-        int volume_error;               /* the first failed write's error */
-        char volume_message[MAX_VOLUME_ERROR];
-        char *assumed_pvs[SCHED_MAX_POD_CLAIMS]; /* PVs assumed bound to a claim of the pod */
-        uint32_t n_assumed_pvs;
+        BindVolumes *vol;               /* NULL unless the pod had claims to bind */
 } BindCtx;
 
 static void bind_ctx_free(BindCtx *b) {
@@ -160,8 +173,10 @@ static void bind_ctx_free(BindCtx *b) {
                 return;
         sched_pod_unref(b->pod);
         free(b->node);
-        for (uint32_t i = 0; i < b->n_assumed_pvs; i++)
-                free(b->assumed_pvs[i]);
+        if (b->vol)
+                for (uint32_t i = 0; i < b->vol->n_assumed_pvs; i++)
+                        free(b->vol->assumed_pvs[i]);
+        free(b->vol);
         free(b);
 }
 
@@ -211,10 +226,6 @@ static void format_micro_time(char buf[static 40]) {
  * does, so a pod retried many times does not flood the API server. They are queued here
  * and written while few binds are in flight (see flush_events). */
 static void pending_event_free(PendingEvent *e) {
-        free(e->ns);
-        free(e->name);
-        free(e->uid);
-        free(e->note);
         free(e);
 }
 
@@ -225,19 +236,29 @@ static void write_event(Manager *m, const PendingEvent *e) {
                 klog_v(2, "could not record event %s for %s/%s", e->reason, e->ns, e->name);
 }
 
+/* One allocation per Event: a burst queues one per pod behind the binds. */
 static void post_event(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
                        const char *note) {
         if (m->n_events >= MAX_PENDING_EVENTS) {
                 m->events_dropped++;
                 return;
         }
-        PendingEvent *e = calloc(1, sizeof(*e));
-        if (!e || !(e->ns = strdup(pod->namespace_)) || !(e->name = strdup(pod->name)) || !(e->uid = strdup(pod->uid)) ||
-            !(e->note = strdup(note))) {
-                if (e)
-                        pending_event_free(e);
+        const char *parts[] = { pod->namespace_, pod->name, pod->uid, note };
+        size_t len[ELEMENTSOF(parts)], total = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                total += (len[i] = strlen(parts[i])) + 1;
+        PendingEvent *e = malloc(sizeof(*e) + total);
+        if (!e) {
                 m->events_dropped++;
                 return;
+        }
+        *e = (PendingEvent) {};
+        const char **dst[] = { &e->ns, &e->name, &e->uid, &e->note };
+        char *p = e->text;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                memcpy(p, parts[i], len[i] + 1);
+                *dst[i] = p;
+                p += len[i] + 1;
         }
         e->type = type;
         e->reason = reason;
@@ -281,12 +302,12 @@ static void set_unschedulable_condition(Manager *m, const SchedPod *pod, const c
  * not all happen, so the volumes are free again for other claims. */
 static void restore_assumed_pvs(Manager *m, BindCtx *b) {
         KubeInformer *inf = m->objinf[OBJ_PV].inf;
-        for (uint32_t i = 0; i < b->n_assumed_pvs; i++) {
-                json_t *pv = inf ? kube_informer_get(inf, NULL, b->assumed_pvs[i]) : NULL;
+        for (uint32_t i = 0; b->vol && i < b->vol->n_assumed_pvs; i++) {
+                json_t *pv = inf ? kube_informer_get(inf, NULL, b->vol->assumed_pvs[i]) : NULL;
                 if (pv)
                         (void) sched_objects_put_pv(m->objects, pv);
                 else
-                        (void) sched_objects_remove_pv(m->objects, b->assumed_pvs[i]);
+                        (void) sched_objects_remove_pv(m->objects, b->vol->assumed_pvs[i]);
         }
 }
 
@@ -310,7 +331,8 @@ static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, 
         BindCtx *b = userdata;
         Manager *m = b->m;
         SchedPod *pod = b->pod;
-        m->binds_in_flight--;
+        if (m->binds_in_flight-- >= MAX_BINDS_PENDING)
+                kick(m);        /* on_defer stopped at the limit */
         observe(&m->bind, (double) (now_mono() - b->start) / 1e6);
         if (r >= 0) {
                 m->binds_ok++;
@@ -357,20 +379,20 @@ static void bind_pod(Manager *m, BindCtx *b) {
 static void volume_write_done(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
         BindCtx *b = userdata;
         Manager *m = b->m;
-        if (r < 0 && b->volume_error >= 0) {
-                b->volume_error = r;
+        if (r < 0 && b->vol->error >= 0) {
+                b->vol->error = r;
                 if (err && err->message[0])
-                        snprintf(b->volume_message, sizeof b->volume_message, "%s", err->message);
+                        snprintf(b->vol->message, sizeof b->vol->message, "%s", err->message);
                 else
-                        snprintf(b->volume_message, sizeof b->volume_message, "%s", strerror(-r));
+                        snprintf(b->vol->message, sizeof b->vol->message, "%s", strerror(-r));
         }
-        if (--b->volume_writes > 0)
+        if (--b->vol->writes > 0)
                 return;
         m->binds_in_flight--;
-        if (b->volume_error < 0) {
+        if (b->vol->error < 0) {
                 char msg[MAX_VOLUME_ERROR + 64];
-                snprintf(msg, sizeof msg, "binding volumes: %s", b->volume_message);
-                binding_failed(m, b, b->volume_error, msg);
+                snprintf(msg, sizeof msg, "binding volumes: %s", b->vol->message);
+                binding_failed(m, b, b->vol->error, msg);
                 bind_ctx_free(b);
                 return;
         }
@@ -404,20 +426,22 @@ typedef struct VolumeWrite {
  * volume.kubernetes.io/selected-node annotation. The PVs are assumed in the object store at
  * once so the next decision does not hand them out again. Returns the number of writes in
  * flight (b stays with their callbacks), 0 when nothing needs writing, or -errno with a
- * message in b->volume_message (nothing in flight). */
+ * message in b->vol->message (nothing in flight). */
 static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
         const SchedPod *pod = b->pod;
         if (!m->volume_binding || !m->objects || !pod->ext || pod->ext->n_pvcs == 0)
                 return 0;
+        if (!b->vol && !(b->vol = calloc(1, sizeof(BindVolumes))))
+                return -ENOMEM;
         const SchedNodeInfo *ni = sched_cache_node_by_name(m->cache, node_name);
         if (!ni || !ni->node) {
-                snprintf(b->volume_message, sizeof b->volume_message, "node %s is gone", b->node);
+                snprintf(b->vol->message, sizeof b->vol->message, "node %s is gone", b->node);
                 return -ENOENT;
         }
         SchedVolumeBinding plan[SCHED_MAX_POD_CLAIMS];
         int n = sched_volume_binding_plan(m->objects, m->strtab, pod, ni->node, plan, ELEMENTSOF(plan));
         if (n < 0) {
-                snprintf(b->volume_message, sizeof b->volume_message, "%s",
+                snprintf(b->vol->message, sizeof b->vol->message, "%s",
                          n == -ENOSPC ? "the node no longer has a matching volume" :
                          n == -ENOENT ? "a claim or its storage class is gone" : strerror(-n));
                 return n;
@@ -468,7 +492,7 @@ static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
                         if (!name)
                                 r = -ENOMEM;
                         else
-                                b->assumed_pvs[b->n_assumed_pvs++] = name;
+                                b->vol->assumed_pvs[b->vol->n_assumed_pvs++] = name;
                 }
                 if (r >= 0) {
                         r = kube_patch_async(m->client, w[i].res, w[i].ns, w[i].name, NULL, KUBE_MERGE_PATCH,
@@ -479,23 +503,23 @@ static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
                 json_decref(w[i].patch);
         }
         /* assumed from the copied names: assuming a PV replaces it (and its name) in the store */
-        for (uint32_t i = 0, k = 0; i < n_w && k < b->n_assumed_pvs; i++) {
+        for (uint32_t i = 0, k = 0; i < n_w && k < b->vol->n_assumed_pvs; i++) {
                 if (!w[i].claim)
                         continue;
-                int q = sched_objects_assume_pv_claim(m->objects, b->assumed_pvs[k++], w[i].claim);
+                int q = sched_objects_assume_pv_claim(m->objects, b->vol->assumed_pvs[k++], w[i].claim);
                 if (q < 0)
-                        klog_warning("cannot assume volume %s for %s/%s: %s", b->assumed_pvs[k - 1],
+                        klog_warning("cannot assume volume %s for %s/%s: %s", b->vol->assumed_pvs[k - 1],
                                      w[i].claim->namespace_, w[i].claim->name, strerror(-q));
         }
-        b->volume_writes = sent;
+        b->vol->writes = sent;
         if (r < 0 && sent == 0) {
-                snprintf(b->volume_message, sizeof b->volume_message, "%s", strerror(-r));
+                snprintf(b->vol->message, sizeof b->vol->message, "%s", strerror(-r));
                 return r;
         }
         if (r < 0) {
                 /* some are in flight: the last callback reports the failure */
-                b->volume_error = r;
-                snprintf(b->volume_message, sizeof b->volume_message, "%s", strerror(-r));
+                b->vol->error = r;
+                snprintf(b->vol->message, sizeof b->vol->message, "%s", strerror(-r));
         }
         return (int) sent;
 }
@@ -568,7 +592,7 @@ static void schedule_one(Manager *m, SchedPod *pod) {
         r = bind_volumes(m, b, res.node);
         if (r < 0) {
                 char msg[MAX_VOLUME_ERROR + 64];
-                snprintf(msg, sizeof msg, "binding volumes: %s", b->volume_message);
+                snprintf(msg, sizeof msg, "binding volumes: %s", b->vol ? b->vol->message : strerror(-r));
                 binding_failed(m, b, r, msg);
                 bind_ctx_free(b);
         } else if (r > 0)
@@ -583,6 +607,8 @@ static int on_defer(sd_event_source *s, void *userdata) {
         if (!ready(m) || !m->leading)
                 return 0;
         for (int i = 0; i < BATCH; i++) {
+                if (m->binds_in_flight >= MAX_BINDS_PENDING)
+                        return 0;       /* bind_done kicks again */
                 SchedPod *pod = sched_queue_pop(m->queue);
                 if (!pod)
                         return 0;
@@ -648,19 +674,76 @@ static void on_pod_add(KubeInformer *inf, json_t *obj, void *userdata) {
         pod_event(userdata, obj);
 }
 
+/* What on_pod_update compares: upstream's isPodUpdated() ignores status, resourceVersion and
+ * managedFields only, and of a pod's spec only images, tolerations and
+ * activeDeadlineSeconds can change. */
+static const char *const POD_COMPARED[] = { "spec", "metadata.labels", "metadata.annotations",
+                                            "metadata.deletionTimestamp", "metadata.ownerReferences" };
+
 static bool same_at(const json_t *a, const json_t *b, const char *path) {
         return json_equal(kube_obj_path(a, path), kube_obj_path(b, path)) ||
                (!kube_obj_path(a, path) && !kube_obj_path(b, path));
 }
 
+/* The pod informer keeps, instead of each pod, its name, namespace, uid, resourceVersion and
+ * this digest of the compared parts: a pod's model is in the scheduler's cache and queue
+ * already, and even trimmed, a jansson pod costs ~5 KB. */
+#define POD_DIGEST "policy-scheduler.digest"
+
+/* 64-bit FNV-1a over the compact, key-sorted text of each compared part ("\1" when absent,
+ * which JSON text cannot contain): equal exactly when every part is json_equal, but for a
+ * 2^-64 chance per update. */
+static bool pod_digest(const json_t *pod, char ret[static 17]) {
+        uint64_t h = 14695981039346656037ULL;
+        for (size_t i = 0; i < ELEMENTSOF(POD_COMPARED); i++) {
+                const json_t *v = kube_obj_path(pod, POD_COMPARED[i]);
+                _cleanup_free_ char *text = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+                if (v && !text)
+                        return false;
+                for (const char *c = text ? text : "\1"; *c; c++)
+                        h = (h ^ (uint8_t) *c) * 1099511628211ULL;
+                h *= 1099511628211ULL;  /* a separator: "\0" */
+        }
+        snprintf(ret, 17, "%016" PRIx64, h);
+        return true;
+}
+
+static json_t *keep_pod(json_t *obj, void *userdata) {
+        static const char *const keys[] = { "name", "namespace", "uid", "resourceVersion" };
+        char d[17];
+        if (!pod_digest(obj, d))
+                return NULL;    /* the whole pod then */
+        json_t *meta = json_object_get(obj, "metadata"), *m = json_object();
+        json_t *kept = m ? json_pack("{s:o, s:s}", "metadata", m, POD_DIGEST, d) : NULL;
+        for (size_t i = 0; kept && i < ELEMENTSOF(keys); i++) {
+                json_t *v = json_object_get(meta, keys[i]);
+                if (v && json_object_set(m, keys[i], v) < 0) {
+                        json_decref(kept);
+                        kept = NULL;
+                }
+        }
+        return kept;
+}
+
+static bool pod_unchanged(const json_t *old_obj, const json_t *new_obj) {
+        const char *kept = json_string_value(json_object_get(old_obj, POD_DIGEST));
+        char d[17];
+        if (kept)
+                return pod_digest(new_obj, d) && strcmp(d, kept) == 0;
+        for (size_t i = 0; i < ELEMENTSOF(POD_COMPARED); i++)
+                if (!same_at(old_obj, new_obj, POD_COMPARED[i]))
+                        return false;
+        return true;
+}
+
 /* Upstream's isPodUpdated(): a change of status or resourceVersion only (e.g. our own
  * PodScheduled condition) must not move an unschedulable pod back, or every failed attempt
- * would schedule its own retry. */
+ * would schedule its own retry. old_obj is the kept form (keep_pod) unless extenders need
+ * the cache whole. */
 static void on_pod_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
-        if (old_obj != new_obj && same_at(old_obj, new_obj, "spec") && same_at(old_obj, new_obj, "metadata.labels") &&
-            same_at(old_obj, new_obj, "metadata.annotations") &&
-            same_at(old_obj, new_obj, "metadata.deletionTimestamp") &&
-            same_at(old_obj, new_obj, "metadata.ownerReferences"))
+        if (json_object_get(new_obj, POD_DIGEST))
+                return;         /* a kept form (a resync): no pod to build from it */
+        if (old_obj != new_obj && pod_unchanged(old_obj, new_obj))
                 return;
         pod_event(userdata, new_obj);
 }
@@ -1151,10 +1234,53 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         return 0;
 }
 
+/* ---- what the informer caches keep ---- */
+
+/* Pods and nodes are trimmed to what sched-json reads and the update checks above compare
+ * (sched_pod_json_trim), and the pod cache keeps only keep_pod's digest form: at 10,000 pods
+ * the whole objects were ~90 MB of jansson, trimmed ~55 MB, kept forms ~11 MB. Extenders are
+ * sent the cached objects themselves (lookup_pod, lookup_node), as upstream sends its cached
+ * ones, so with extenders both caches keep whole objects (managedFields aside). */
+static void trim_pod(json_t *obj, void *userdata) {
+        sched_pod_json_trim(obj);
+}
+
+static void trim_node(json_t *obj, void *userdata) {
+        sched_node_json_trim(obj);
+}
+
+/* Namespaces: only the node selector annotation is read (effective_node_selector). */
+static void trim_namespace(json_t *obj, void *userdata) {
+        json_object_del(obj, "spec");
+        json_object_del(obj, "status");
+        json_t *meta = json_object_get(obj, "metadata");
+        json_object_del(meta, "labels");
+        json_t *ann = json_object_get(meta, "annotations");
+        if (!json_is_object(ann))
+                return;
+        json_t *sel = json_incref(json_object_get(ann, NODE_SELECTOR_ANNOTATION));
+        json_object_clear(ann);
+        if (sel)
+                (void) json_object_set_new(ann, NODE_SELECTOR_ANNOTATION, sel);
+}
+
+/* Services and controllers: the store reads metadata and spec.selector only; a controller's
+ * pod template is most of it. */
+static void trim_workload(json_t *obj, void *userdata) {
+        json_object_del(obj, "status");
+        json_t *spec = json_object_get(obj, "spec");
+        json_object_del(spec, "template");
+        json_object_del(spec, "volumeClaimTemplates");
+}
+
 static int start_informer(Manager *m, const KubeResource *res, const char *field_selector,
-                          const KubeInformerHandlers *h, KubeInformer **ret) {
+                          const KubeInformerHandlers *h, KubeInformerTransformFn transform, KubeInformerStoreFn store,
+                          KubeInformer **ret) {
         int r = kube_informer_new(m->client, res, NULL, NULL, field_selector, ret);
         if (r < 0)
+                return r;
+        if ((transform && (r = kube_informer_set_transform(*ret, transform, m)) < 0) ||
+            (store && (r = kube_informer_set_store(*ret, store, m)) < 0))
                 return r;
         kube_informer_on_synced(*ret, on_synced, m);
         kube_informer_on_error(*ret, on_informer_error, m);
@@ -1168,9 +1294,11 @@ int manager_start(Manager *m) {
         static const KubeInformerHandlers node_h = { on_node_add, on_node_update, on_node_delete };
         int r;
         /* Terminal pods hold no resources: upstream's informer leaves them out too. */
-        if ((r = start_informer(m, &KUBE_NODES, NULL, &node_h, &m->nodes)) < 0 ||
-            (r = start_informer(m, &KUBE_NAMESPACES, NULL, NULL, &m->namespaces)) < 0 ||
-            (r = start_informer(m, &KUBE_PODS, "status.phase!=Succeeded,status.phase!=Failed", &pod_h, &m->pods)) < 0)
+        bool whole = m->n_extenders > 0;
+        if ((r = start_informer(m, &KUBE_NODES, NULL, &node_h, whole ? NULL : trim_node, NULL, &m->nodes)) < 0 ||
+            (r = start_informer(m, &KUBE_NAMESPACES, NULL, NULL, trim_namespace, NULL, &m->namespaces)) < 0 ||
+            (r = start_informer(m, &KUBE_PODS, "status.phase!=Succeeded,status.phase!=Failed", &pod_h,
+                                whole ? NULL : trim_pod, whole ? NULL : keep_pod, &m->pods)) < 0)
                 return klog_error_errno(r, "cannot start informers: %s", strerror(-r));
         /* the other kinds the policy reads; a pod is decided only once they are listed too,
          * or a claim would be "not found" and a spread counted without its services */
@@ -1193,6 +1321,8 @@ int manager_start(Manager *m) {
                 ObjInformer *oi = &m->objinf[k];
                 *oi = (ObjInformer) { .m = m, .kind = k };
                 r = kube_informer_new(m->client, obj_kinds[k].res, NULL, NULL, NULL, &oi->inf);
+                if (r >= 0 && k >= OBJ_SERVICE)
+                        r = kube_informer_set_transform(oi->inf, trim_workload, m);
                 if (r >= 0) {
                         m->n_obj_informers++;
                         kube_informer_on_synced(oi->inf, on_synced, m);

@@ -152,11 +152,19 @@ def cmd_create(ns, count, scheduler, threads=8):
 def cmd_delete(ns, timeout=600):
     api = Api()
     t0 = time.monotonic()
-    st, body = api.call1("DELETE", "/api/v1/namespaces/%s/pods" % ns,
-                         {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
-    if st not in (200, 404):
-        sys.exit("e2e-sched: deleting the pods of %s failed: %d %s" % (ns, st, body[:300]))
+    last_delete = 0.0
     while time.monotonic() - t0 < timeout:
+        if time.monotonic() - last_delete > 60:
+            # A large collection outlasts the request timeout (504) while the API server goes
+            # on deleting: asked again once a minute until the namespace is empty.
+            last_delete = time.monotonic()
+            try:
+                st, body = api.call1("DELETE", "/api/v1/namespaces/%s/pods" % ns,
+                                     {"apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
+            except (OSError, http.client.HTTPException) as e:
+                st, body = 0, repr(e).encode()
+            if st not in (0, 200, 404, 429, 500, 503, 504):
+                sys.exit("e2e-sched: deleting the pods of %s failed: %d %s" % (ns, st, body[:300]))
         st, body = api.call1("GET", "/api/v1/namespaces/%s/pods?limit=1" % ns)
         if st == 200 and not json.loads(body).get("items"):
             print("deleted the pods of %s in %.1f s" % (ns, time.monotonic() - t0))
@@ -171,7 +179,8 @@ def loadavg():
 
 
 def sample(pid):
-    """(cpu seconds, VmHWM kB, VmRSS kB) of a live process, None once it is gone."""
+    """(cpu seconds, VmHWM kB, VmRSS kB, RssAnon kB, RssFile kB) of a live process, None once
+    it is gone."""
     try:
         with open("/proc/%d/stat" % pid) as f:
             stat = f.read()
@@ -181,11 +190,10 @@ def sample(pid):
         return None
     fields = stat[stat.rindex(")") + 2:].split()
     cpu = (int(fields[11]) + int(fields[12])) / CLK_TCK
-    hwm = re.search(r"^VmHWM:\s+(\d+)", status, re.M)
-    rss = re.search(r"^VmRSS:\s+(\d+)", status, re.M)
-    if not hwm or not rss:
+    kb = {k: int(v) for k, v in re.findall(r"^(VmHWM|VmRSS|RssAnon|RssFile):\s+(\d+)", status, re.M)}
+    if "VmHWM" not in kb or "VmRSS" not in kb:
         return None     # a zombie: no memory left to report
-    return cpu, int(hwm.group(1)), int(rss.group(1))
+    return cpu, kb["VmHWM"], kb["VmRSS"], kb.get("RssAnon", 0), kb.get("RssFile", 0)
 
 
 NAME_RE = re.compile(rb'"metadata":\{"name":"([^"]+)"')
@@ -313,6 +321,8 @@ def cmd_run(ns, count, label, out, cmd, kill=False, log=None, timeout=600.0):
         "cpu": round(last[0], 2) if last else round(exit_usage.ru_utime + exit_usage.ru_stime, 2),
         "hwm_kb": last[1] if last else exit_usage.ru_maxrss,
         "rss_kb": last[2] if last else None,
+        "rss_anon_kb": last[3] if last else None,
+        "rss_file_kb": last[4] if last else None,
         # over the whole life, from wait4
         "cpu_exit": round(exit_usage.ru_utime + exit_usage.ru_stime, 2),
         "maxrss_exit_kb": exit_usage.ru_maxrss,
@@ -323,11 +333,12 @@ def cmd_run(ns, count, label, out, cmd, kill=False, log=None, timeout=600.0):
     }
     with open(out, "a") as f:
         f.write(json.dumps(res) + "\n")
-    print("%s: %d/%d bound%s, %s/s first to last, CPU %.2f s, VmHWM %.1f MB (load %s -> %s)%s" % (
+    print("%s: %d/%d bound%s, %s/s first to last, CPU %.2f s, VmHWM %.1f MB%s (load %s -> %s)%s" % (
         label, res["bound"], count,
         " %.2f s after start" % res["start_to_all"] if res["start_to_all"] is not None else " (incomplete)",
-        res["rate"] if res["rate"] else "-", res["cpu"], res["hwm_kb"] / 1024, load_start, load_end,
-        "; " + w.error if w.error else ""))
+        res["rate"] if res["rate"] else "-", res["cpu"], res["hwm_kb"] / 1024,
+        ", now RSS %.1f MB = %.1f anon + %.1f file" % (last[2] / 1024, last[3] / 1024, last[4] / 1024) if last else "",
+        load_start, load_end, "; " + w.error if w.error else ""))
     return 0 if res["bound"] == count else 1
 
 
