@@ -83,8 +83,14 @@ class Api:
             c.close()
 
 
-def pod_manifest(ns, name, scheduler):
-    return {
+# E2E_POD_KIND=anti: every pod carries required anti-affinity on the hostname against its
+# group (E2E_ANTI_GROUP_SIZE pods per group, default 500), the expensive case of issue 7.
+POD_KIND = os.environ.get("E2E_POD_KIND", "plain")
+ANTI_GROUP_SIZE = int(os.environ.get("E2E_ANTI_GROUP_SIZE", "500"))
+
+
+def pod_manifest(ns, name, scheduler, index=0):
+    m = {
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": ns, "labels": {"app": "e2e-sched"}},
         "spec": {
@@ -96,10 +102,25 @@ def pod_manifest(ns, name, scheduler):
             }],
         },
     }
+    if POD_KIND == "anti":
+        group = "g%d" % (index // ANTI_GROUP_SIZE)
+        m["metadata"]["labels"]["group"] = group
+        m["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"group": group}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    return m
 
 
 def cmd_create(ns, count, scheduler, threads=8):
     api = Api()
+    # A namespace of the same name from an earlier invocation may still be terminating.
+    deadline = time.monotonic() + 300
+    while True:
+        st, body = api.call1("GET", "/api/v1/namespaces/%s" % ns)
+        if st == 404 or (st == 200 and json.loads(body).get("status", {}).get("phase") != "Terminating"):
+            break
+        if time.monotonic() > deadline:
+            sys.exit("e2e-sched: namespace %s is still terminating" % ns)
+        time.sleep(0.5)
     st, body = api.call1("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                         "metadata": {"name": ns}})
     if st not in (201, 409):
@@ -120,7 +141,7 @@ def cmd_create(ns, count, scheduler, threads=8):
     def worker(k):
         c = api.conn()
         for i in range(k, count, threads):
-            m = pod_manifest(ns, "p-%05d" % i, scheduler)
+            m = pod_manifest(ns, "p-%05d" % i, scheduler, i)
             for attempt in range(20):
                 try:
                     st, body = api.call(c, "POST", "/api/v1/namespaces/%s/pods" % ns, m)

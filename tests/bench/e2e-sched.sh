@@ -19,7 +19,9 @@
 #
 #   tools/with-cluster tests/bench/e2e-sched.sh          (make bench runs it so)
 #
-# Environment: E2E_NODES, E2E_PODS, E2E_RUNS (default "policy upstream bind"),
+# Environment: E2E_NODES, E2E_PODS, E2E_RUNS (default "policy upstream bind"), E2E_POLICY
+# (part1 or default), E2E_POD_KIND (plain or anti: required anti-affinity on the hostname
+# within groups of E2E_ANTI_GROUP_SIZE pods, default 500),
 # E2E_TIMEOUT (seconds per run, 600), O (object dir, build/default), E2E_POLICY_WRAP (a
 # command prefix for policy-scheduler, e.g. "valgrind --tool=massif --massif-out-file=F"),
 # E2E_KEEP=1 keeps the nodes and namespaces, E2E_OUT (results file, JSON lines).
@@ -65,7 +67,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The legacy Policy both schedulers run.
+# The legacy Policy both schedulers run: E2E_POLICY=part1 (default) the one below,
+# E2E_POLICY=default the documented default policy (deploy/policy.cfg, issue 7). With the
+# default policy upstream runs with DefaultPodTopologySpread off, so that both run the
+# documented SelectorSpreadPriority (see tests/e2e/40-scheduler-differential.sh).
+UPSTREAM_GATES=()
+if [ "${E2E_POLICY:-part1}" = default ]; then
+  cp "$ROOT/deploy/policy.cfg" "$WORK/policy.json"
+  UPSTREAM_GATES=(--feature-gates=DefaultPodTopologySpread=false)
+else
 cat > "$WORK/policy.json" <<'JSON'
 {"kind": "Policy", "apiVersion": "v1",
  "predicates": [{"name": "GeneralPredicates"}, {"name": "PodToleratesNodeTaints"}],
@@ -74,6 +84,7 @@ cat > "$WORK/policy.json" <<'JSON'
                 {"name": "NodeAffinityPriority", "weight": 1},
                 {"name": "TaintTolerationPriority", "weight": 1}]}
 JSON
+fi
 
 scheduler_config() { # NAME PORT -> path of a KubeSchedulerConfiguration
   local f="$WORK/config-$1.yaml"
@@ -94,7 +105,7 @@ YAML
   echo "$f"
 }
 
-echo "e2e-sched: $NODES nodes, $PODS pods per run, runs: $RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "e2e-sched: $NODES nodes, $PODS ${E2E_POD_KIND:-plain} pods per run, ${E2E_POLICY:-part1} policy, runs: $RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))"
 "$O/bin/nodesim" --nodes "$NODES" --name-prefix e2e-node --label e2e-sched=1 \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$WORK/nodesim" --pid-file "$CLUSTER_DIR/pids/e2e-sched-nodesim.pid" \
@@ -123,7 +134,7 @@ for run in $RUNS; do
     upstream)
       name=e2e-upstream
       cmd=("$BIN/kube-scheduler" --config="$(scheduler_config "$name" "$port")"
-           --policy-config-file="$WORK/policy.json" --secure-port=0 --v=1)
+           --policy-config-file="$WORK/policy.json" --secure-port=0 --v=1 "${UPSTREAM_GATES[@]}")
       label="kube-scheduler v1.20" kill=--kill ;;
     bind)
       name=e2e-bind-only        # no scheduler serves it: the client binds them
