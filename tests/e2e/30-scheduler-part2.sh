@@ -9,6 +9,7 @@
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
 cd "$ROOT" || exit 1
 BIN_DIR=${BIN_DIR:-build/default/bin}
 BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
@@ -21,13 +22,6 @@ NS_PID=
 SCHED_PID=
 LOG="$CLUSTER_DIR/logs/policy-scheduler-part2.log"
 
-stop_pid() {
-  local pid=$1
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid"
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null
-}
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup_api() {
   kubectl delete namespace "$NS" --ignore-not-found --wait=false
@@ -50,15 +44,9 @@ trap cleanup EXIT
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-part2.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-part2.log" 2>&1 &
 NS_PID=$!
-nodes_ready() {
-  local out
-  out=$(kubectl get nodes "${NODES[@]}" \
-    -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}') || return 1
-  [ "$(grep -c '^True$' <<< "$out")" = 4 ]
-}
-wait_for "nodesim registers four nodes in two zones" 30 nodes_ready
+wait_for "nodesim registers four nodes in two zones" 30 nodes_ready "${NODES[@]}"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file deploy/policy.cfg \
   --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" \
   >> "$LOG" 2>&1 &

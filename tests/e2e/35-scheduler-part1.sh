@@ -12,6 +12,7 @@
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
 cd "$ROOT" || exit 1
 BIN_DIR=${BIN_DIR:-build/default/bin}
 BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
@@ -28,13 +29,6 @@ SCHED_PID=
 LOG="$CLUSTER_DIR/logs/policy-scheduler-part1.log"
 BURST=300
 
-stop_pid() {
-  local pid=$1
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid"
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null
-}
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup() {
   stop_pid "$SCHED_PID"
@@ -51,17 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 # Placements and failure summaries count every node on the plane: earlier scripts' nodes
 # must be gone first.
-only_nodes() { # NAME...: fails, naming them, while other nodes are registered
-  local others
-  others=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | grep -vxF -f <(printf '%s\n' "$@"))
-  [ -z "$others" ] || { echo "other nodes on the plane:" $others; return 1; }
-}
 wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 
 "$BIN_DIR/nodesim" --nodes 3 --name-prefix p1 --cpu 4 --memory 8Gi \
@@ -69,12 +54,7 @@ wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-part1.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-part1.log" 2>&1 &
 NS_PID=$!
-ready_count() { # NODE...: how many of them are Ready
-  kubectl get nodes "$@" -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' 2>/dev/null |
-    grep -c '^True$'
-}
-nodes_ready() { [ "$(ready_count "${NODES[@]}")" = 3 ]; }
-wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready
+wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
 
 # ---- the extender: filter turns p1-0 away for pods labelled ext=picky, prioritize prefers
 # ---- p1-2; every request is logged as one JSON line. It takes 10 ms over the burst's
