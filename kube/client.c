@@ -468,7 +468,7 @@ static void tokens_refill(KubeClient *c, uint64_t now) {
 static uint64_t tokens_try(KubeClient *c) {
         if (c->qps <= 0)
                 return 0;
-        tokens_refill(c, kube_now_usec());
+        tokens_refill(c, now_monotonic_usec());
         if (c->tokens >= 1.0) {
                 c->tokens -= 1.0;
                 return 0;
@@ -480,7 +480,7 @@ static uint64_t tokens_try(KubeClient *c) {
 static uint64_t tokens_reserve(KubeClient *c) {
         if (c->qps <= 0)
                 return 0;
-        tokens_refill(c, kube_now_usec());
+        tokens_refill(c, now_monotonic_usec());
         c->tokens -= 1.0;
         return c->tokens >= 0 ? 0 : (uint64_t) ceil(-c->tokens * 1e6 / c->qps);
 }
@@ -509,7 +509,7 @@ int kube_request(KubeClient *c, const char *method, const char *path, const json
                 r = configure_easy(q, c->blocking);
                 if (r < 0)
                         return kube_error_set(err, r, 0, "InvalidRequest", "cannot configure the request");
-                uint64_t t0 = kube_now_usec();
+                uint64_t t0 = now_monotonic_usec();
                 CURLcode cc = curl_easy_perform(c->blocking);
                 c->stats.requests++;
                 long nc = 0;
@@ -517,7 +517,7 @@ int kube_request(KubeClient *c, const char *method, const char *path, const json
                         c->stats.connections += (uint64_t) nc;
                 Outcome o;
                 interpret(q, cc, &o);
-                klog_v(6, "%s %s %d in %.1f ms", method, path, o.r, (double) (kube_now_usec() - t0) / 1000.0);
+                klog_v(6, "%s %s %d in %.1f ms", method, path, o.r, (double) (now_monotonic_usec() - t0) / 1000.0);
                 if (o.r >= 0) {
                         if (ret)
                                 *ret = o.body;
@@ -614,7 +614,7 @@ static void request_done(Request *q, CURLcode cc) {
         if (curl_easy_getinfo(q->easy, CURLINFO_NUM_CONNECTS, &nc) == CURLE_OK)
                 c->stats.connections += (uint64_t) nc;
         klog_v(6, "%s %s %d in %.1f ms", q->method, q->url + strlen(c->config->server), o.r,
-               (double) (kube_now_usec() - q->started_usec) / 1000.0);
+               (double) (now_monotonic_usec() - q->started_usec) / 1000.0);
         recycle_easy(c, q->easy);
         q->easy = NULL;
         probe_done(q);
@@ -723,7 +723,7 @@ static int curl_timer_cb(CURLM *m, long timeout_ms, void *userp) {
         KubeClient *c = userp;
         if (timeout_ms < 0)
                 return sd_event_source_set_enabled(c->timer, SD_EVENT_OFF) < 0 ? -1 : 0;
-        uint64_t when = kube_now_usec() + (uint64_t) timeout_ms * 1000ULL;
+        uint64_t when = now_monotonic_usec() + (uint64_t) timeout_ms * 1000ULL;
         if (sd_event_source_set_time(c->timer, when) < 0 || sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT) < 0)
                 return -1;
         return 0;
@@ -746,7 +746,7 @@ static void pump(KubeClient *c) {
                         return;         /* the probe's first response will pump again */
                 uint64_t wait = tokens_try(c);
                 if (wait) {
-                        sd_event_source_set_time(c->pump_timer, kube_now_usec() + wait);
+                        sd_event_source_set_time(c->pump_timer, now_monotonic_usec() + wait);
                         sd_event_source_set_enabled(c->pump_timer, SD_EVENT_ONESHOT);
                         return;
                 }
@@ -773,7 +773,7 @@ static void pump(KubeClient *c) {
                         q->probing = true;
                         c->probing++;
                 }
-                q->started_usec = kube_now_usec();
+                q->started_usec = now_monotonic_usec();
                 c->stats.requests++;
                 if (!q->stream)
                         c->in_flight++;
@@ -894,7 +894,7 @@ int kube_client_new(KubeConfig *config, sd_event *event, KubeClient **ret, KubeE
         c->qps = 100;
         c->burst = 200;
         c->tokens = c->burst;
-        c->tokens_usec = kube_now_usec();
+        c->tokens_usec = now_monotonic_usec();
         c->connect_ms = 10000;
         c->request_ms = 60000;
         c->max_response = DEFAULT_MAX_RESPONSE;
@@ -998,7 +998,7 @@ void kube_client_set_rate_limit(KubeClient *c, double qps, int burst) {
         c->qps = qps;
         c->burst = burst > 0 ? burst : 1;
         c->tokens = c->burst;
-        c->tokens_usec = kube_now_usec();
+        c->tokens_usec = now_monotonic_usec();
 }
 
 void kube_client_set_timeouts(KubeClient *c, long connect_ms, long request_ms) {

@@ -62,7 +62,7 @@ int kube_condition_set(json_t *conditions, const char *type, const char *status,
             (strcmp(status, "True") != 0 && strcmp(status, "False") != 0 && strcmp(status, "Unknown") != 0))
                 return -EINVAL;
         char now[48];
-        kube_format_time(now_usec ? now_usec : kube_realtime_usec(), false, now, sizeof now);
+        rfc3339_format(now_usec ? now_usec : now_realtime_usec(), false, now, sizeof now);
         bool changed = false;
         json_t *c = kube_condition_find(conditions, type);
         int r = 0;

@@ -123,7 +123,7 @@ static int load_token_file(KubeConfig *c) {
 
 const char *kube_config_token(KubeConfig *c) {
         if (c->token_file) {
-                uint64_t now = kube_now_usec();
+                uint64_t now = now_monotonic_usec();
                 if (!c->token || now - c->token_checked_usec >= 10 * 1000000ULL) {
                         c->token_checked_usec = now;
                         (void) load_token_file(c);      /* keep the old token on failure */

@@ -66,7 +66,7 @@ static void on_written(KubeClient *c, int r, json_t *body, const KubeError *err,
 
 static void send_series(Entry *e) {
         char t[48];
-        kube_format_time(e->last_usec, true, t, sizeof t);
+        rfc3339_format(e->last_usec, true, t, sizeof t);
         json_auto_t *p = json_pack("{s{sIss}}", "series", "count", (json_int_t) e->count, "lastObservedTime", t);
         if (!p)
                 return;
@@ -187,7 +187,7 @@ int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char 
         if (buf_printf(&key, "%s|%s|%s/%s|%s|%s|%s|%s", uid ? uid : "", kind ? kind : "", ns, name, type, reason, action,
                        note) < 0)
                 return -EINVAL;
-        uint64_t now = kube_realtime_usec();
+        uint64_t now = now_realtime_usec();
         Entry *e = kube_map_get(r->entries, buf_str(&key));
         if (e && now - e->last_usec <= SERIES_WINDOW_USEC && !e->failed) {
                 e->count++;
@@ -223,7 +223,7 @@ int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char 
                 return -ENOMEM;
         }
         char t[48];
-        kube_format_time(now, true, t, sizeof t);
+        rfc3339_format(now, true, t, sizeof t);
         json_t *ref = object_ref(regarding);
         json_auto_t *ev = json_pack("{sssss{ssss}sssssssssssssoss}", "apiVersion", "events.k8s.io/v1", "kind", "Event",
                                     "metadata", "name", e->name, "namespace", e->ns, "eventTime", t,

@@ -337,7 +337,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
 static void schedule_retry(KubeInformer *inf) {
         inf->state = STATE_BACKOFF;
         uint64_t d = next_backoff(inf);
-        sd_event_source_set_time(inf->retry_timer, kube_now_usec() + d);
+        sd_event_source_set_time(inf->retry_timer, now_monotonic_usec() + d);
         sd_event_source_set_enabled(inf->retry_timer, SD_EVENT_ONESHOT);
 }
 
@@ -501,7 +501,7 @@ static int on_resync(sd_event_source *s, uint64_t usec, void *userdata) {
                         Item *it = v;
                         call_update(inf, it->obj, it->obj);
                 }
-        sd_event_source_set_time(s, kube_now_usec() + inf->resync_usec);
+        sd_event_source_set_time(s, now_monotonic_usec() + inf->resync_usec);
         kube_informer_unref(inf);
         return 0;
 }
@@ -632,7 +632,7 @@ void kube_informer_set_resync(KubeInformer *inf, uint64_t period_usec) {
         inf->resync_timer = sd_event_source_disable_unref(inf->resync_timer);
         if (period_usec &&
             sd_event_add_time(kube_client_get_event(inf->client), &inf->resync_timer, CLOCK_MONOTONIC,
-                              kube_now_usec() + period_usec, 1000, on_resync, inf) >= 0)
+                              now_monotonic_usec() + period_usec, 1000, on_resync, inf) >= 0)
                 sd_event_source_set_enabled(inf->resync_timer, SD_EVENT_ON);
 }
 

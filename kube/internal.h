@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/time-util.h"
 #include "kube/kube.h"
 
 typedef struct KubeBlob {
@@ -38,8 +39,6 @@ const char *kube_config_token(KubeConfig *c);
 /* Applies TLS and authentication options to an easy handle. */
 int kube_config_apply(KubeConfig *c, CURL *easy);
 
-uint64_t kube_now_usec(void);           /* CLOCK_MONOTONIC */
-uint64_t kube_realtime_usec(void);      /* CLOCK_REALTIME */
 uint64_t kube_random_u64(void);
 
 /* Maps an HTTP status + Status reason to a negative errno (see kube.h). */
@@ -48,13 +47,6 @@ int kube_http_errno(long status, const char *reason);
 int kube_error_from_response(KubeError *err, long status, const char *body, size_t len);
 /* Maps a libcurl failure to a negative errno and fills err. */
 int kube_error_from_curl(KubeError *err, CURLcode code, const char *errbuf);
-
-/* Formats an RFC 3339 time in UTC, with microseconds when micro is true. buf >= 40 bytes. */
-void kube_format_time(uint64_t realtime_usec, bool micro, char *buf, size_t size);
-/* Parses RFC 3339 ("2026-11-21T08:00:00Z", fractional seconds allowed) to usec since the
- * epoch. Returns 0 or -EINVAL. */
-int kube_parse_time(const char *s, uint64_t *ret);
-
 
 /* A long-running GET (watches): no request timeout, no retries, not counted against
  * max_in_flight. data is called with body bytes of a 2xx response as they arrive (return

@@ -39,7 +39,7 @@ struct KubeLeaderElector {
 static void tick(KubeLeaderElector *le);
 
 static void schedule(KubeLeaderElector *le, uint64_t delay) {
-        sd_event_source_set_time(le->timer, kube_now_usec() + delay);
+        sd_event_source_set_time(le->timer, now_monotonic_usec() + delay);
         sd_event_source_set_enabled(le->timer, SD_EVENT_ONESHOT);
 }
 
@@ -69,7 +69,7 @@ static void observe(KubeLeaderElector *le, const json_t *lease) {
         const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
         const char *renew = json_string_value(json_object_get(spec, "renewTime"));
         json_int_t secs = json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
-        uint64_t now = kube_now_usec();
+        uint64_t now = now_monotonic_usec();
         bool holder_changed = strcmp(le->observed_holder, holder ? holder : "") != 0;
         if (holder_changed || strcmp(le->observed_renew, renew ? renew : "") != 0) {
                 snprintf(le->observed_holder, sizeof le->observed_holder, "%s", holder ? holder : "");
@@ -82,8 +82,8 @@ static void observe(KubeLeaderElector *le, const json_t *lease) {
         uint64_t base = le->observed_usec;
         /* Same-host clocks agree well enough to also trust renewTime when it is earlier. */
         uint64_t renew_real;
-        if (renew && kube_parse_time(renew, &renew_real) >= 0) {
-                uint64_t real = kube_realtime_usec();
+        if (renew && rfc3339_parse(renew, &renew_real) >= 0) {
+                uint64_t real = now_realtime_usec();
                 if (renew_real <= real && real - renew_real < now) {
                         uint64_t renew_mono = now - (real - renew_real);
                         if (renew_mono < base)
@@ -95,7 +95,7 @@ static void observe(KubeLeaderElector *le, const json_t *lease) {
 
 static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release) {
         char now[48];
-        kube_format_time(kube_realtime_usec(), true, now, sizeof now);
+        rfc3339_format(now_realtime_usec(), true, now, sizeof now);
         json_t *lease = old ? json_deep_copy(old)
                             : json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "coordination.k8s.io/v1", "kind", "Lease", "metadata",
                                         "name", le->name, "namespace", le->ns);
@@ -128,7 +128,7 @@ static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release
 static void on_written(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
         KubeLeaderElector *le = userdata;
         le->req = NULL;
-        uint64_t now = kube_now_usec();
+        uint64_t now = now_monotonic_usec();
         if (r >= 0 && json_is_object(body)) {
                 json_decref(le->lease);
                 le->lease = json_incref(body);
@@ -181,7 +181,7 @@ static void on_read(KubeClient *c, int r, json_t *body, const KubeError *err, vo
         }
         if (r < 0 || !json_is_object(body)) {
                 klog_v(4, "lease %s/%s: read failed: %s", le->ns, le->name, err ? err->message : "");
-                if (le->leader && kube_now_usec() - le->renewed_usec >= le->cfg.renew_deadline_usec)
+                if (le->leader && now_monotonic_usec() - le->renewed_usec >= le->cfg.renew_deadline_usec)
                         set_leader(le, false);
                 schedule(le, le->cfg.retry_period_usec);
                 return;
@@ -189,7 +189,7 @@ static void on_read(KubeClient *c, int r, json_t *body, const KubeError *err, vo
         json_decref(le->lease);
         le->lease = json_incref(body);
         observe(le, body);
-        uint64_t now = kube_now_usec();
+        uint64_t now = now_monotonic_usec();
         bool mine = strcmp(le->observed_holder, le->identity) == 0;
         if (!le->observed_holder[0] || mine || now >= le->expiry_usec) {
                 write_lease(le, body);

@@ -160,7 +160,7 @@ static int add_entry(KubeQueue *q, Entry *e) {
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         KubeQueue *q = userdata;
-        uint64_t now = kube_now_usec();
+        uint64_t now = now_monotonic_usec();
         while (q->n_heap && q->heap[0]->ready_usec <= now) {
                 Entry *e = heap_pop(q);
                 if (!q->shutting_down)
@@ -186,7 +186,7 @@ int kube_queue_new(sd_event *event, KubeQueue **ret) {
                 return -ENOMEM;
         q->max_keys = 1000000;
         q->tokens = BUCKET_BURST;
-        q->tokens_usec = kube_now_usec();
+        q->tokens_usec = now_monotonic_usec();
         int r = event ? (q->event = sd_event_ref(event), 0) : sd_event_default(&q->event);
         if (r >= 0 && !(q->entries = kube_map_new()))
                 r = -ENOMEM;
@@ -252,7 +252,7 @@ int kube_queue_add_after(KubeQueue *q, const char *key, uint64_t delay) {
         Entry *e = entry_get(q, key, true, &r);
         if (!e)
                 return r;
-        uint64_t when = kube_now_usec() + delay;
+        uint64_t when = now_monotonic_usec() + delay;
         if (e->heap_index != SIZE_MAX) {
                 if (when < e->ready_usec) {
                         e->ready_usec = when;
@@ -304,7 +304,7 @@ uint64_t kube_queue_when(KubeQueue *q, const char *key, uint64_t now) {
 int kube_queue_add_rate_limited(KubeQueue *q, const char *key) {
         if (q->shutting_down)
                 return -ESHUTDOWN;
-        return kube_queue_add_after(q, key, kube_queue_when(q, key, kube_now_usec()));
+        return kube_queue_add_after(q, key, kube_queue_when(q, key, now_monotonic_usec()));
 }
 
 void kube_queue_forget(KubeQueue *q, const char *key) {

@@ -239,18 +239,18 @@ static void test_in_cluster(void **state) {
 static void test_time(void **state) {
         uint64_t t;
         char buf[64];
-        assert_int_equal(kube_parse_time("2026-11-21T08:00:00Z", &t), 0);
-        kube_format_time(t, false, buf, sizeof buf);
+        assert_int_equal(rfc3339_parse("2026-11-21T08:00:00Z", &t), 0);
+        rfc3339_format(t, false, buf, sizeof buf);
         assert_string_equal(buf, "2026-11-21T08:00:00Z");
-        assert_int_equal(kube_parse_time("2026-11-21T08:00:00.123456Z", &t), 0);
-        kube_format_time(t, true, buf, sizeof buf);
+        assert_int_equal(rfc3339_parse("2026-11-21T08:00:00.123456Z", &t), 0);
+        rfc3339_format(t, true, buf, sizeof buf);
         assert_string_equal(buf, "2026-11-21T08:00:00.123456Z");
-        assert_int_equal(kube_parse_time("2026-11-21T09:00:00+01:00", &t), 0);
-        kube_format_time(t, false, buf, sizeof buf);
+        assert_int_equal(rfc3339_parse("2026-11-21T09:00:00+01:00", &t), 0);
+        rfc3339_format(t, false, buf, sizeof buf);
         assert_string_equal(buf, "2026-11-21T08:00:00Z");
-        assert_int_equal(kube_parse_time("2026-11-21 08:00:00Z", &t), -EINVAL);
-        assert_int_equal(kube_parse_time("2026-13-21T08:00:00Z", &t), -EINVAL);
-        assert_int_equal(kube_parse_time("2026-11-21T08:00:00", &t), -EINVAL);
+        assert_int_equal(rfc3339_parse("2026-11-21 08:00:00Z", &t), -EINVAL);
+        assert_int_equal(rfc3339_parse("2026-13-21T08:00:00Z", &t), -EINVAL);
+        assert_int_equal(rfc3339_parse("2026-11-21T08:00:00", &t), -EINVAL);
 }
 
 static void test_errno_mapping(void **state) {

@@ -67,7 +67,7 @@ static void test_processing_and_dirty(void **state) {
 
 static void test_backoff(void **state) {
         KubeQueue *q = *state;
-        uint64_t now = kube_now_usec() + 1000000000ULL; /* bucket full */
+        uint64_t now = now_monotonic_usec() + 1000000000ULL; /* bucket full */
         assert_int_equal(kube_queue_when(q, "k", now), 5000);
         assert_int_equal(kube_queue_when(q, "k", now), 10000);
         assert_int_equal(kube_queue_when(q, "k", now), 20000);
@@ -90,7 +90,7 @@ static void test_bucket(void **state) {
         KubeQueue *q = NULL;
         assert_int_equal(sd_event_new(&e), 0);
         assert_int_equal(kube_queue_new(e, &q), 0);
-        uint64_t now = kube_now_usec();
+        uint64_t now = now_monotonic_usec();
         char key[32];
         /* 100 distinct keys fit the burst: only their own 5 ms. */
         for (int i = 0; i < 100; i++) {
@@ -112,7 +112,7 @@ static void test_bucket(void **state) {
 }
 
 static uint64_t ms(void) {
-        return kube_now_usec() / 1000;
+        return now_monotonic_usec() / 1000;
 }
 
 static void run(sd_event *e, uint64_t ms_) {
