@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "scheduler/sched-algo.h"
+#include "scheduler/core/algo.h"
 
 typedef struct Extender Extender;
 typedef struct PolicyExtender PolicyExtender;

@@ -10,7 +10,7 @@
 #include "common/macro.h"
 #include "kube/log.h"
 #include "scheduler/manager.h"
-#include "scheduler/sched-options.h"
+#include "scheduler/options.h"
 
 static void options_donep(SchedOptions *o) {
         sched_options_done(o);

@@ -26,14 +26,14 @@
 #include "kube/log.h"
 #include "policy-validator/policy.h"
 #include "scheduler/extender.h"
-#include "scheduler/sched-algo.h"
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-config.h"
-#include "scheduler/sched-ext.h"
-#include "scheduler/sched-json.h"
-#include "scheduler/sched-objects.h"
-#include "scheduler/sched-queue.h"
-#include "scheduler/sched-volumes.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/pod-relations.h"
+#include "scheduler/core/json.h"
+#include "scheduler/core/objects.h"
+#include "scheduler/core/queue.h"
+#include "scheduler/core/volume-binding.h"
 
 #define BATCH 256
 #define TICK_USEC 100000ULL

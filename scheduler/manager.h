@@ -6,7 +6,7 @@
  * decision runs while a bind is in flight; writes Events and the PodScheduled condition;
  * and serves /healthz, /readyz and /metrics. */
 
-#include "scheduler/sched-options.h"
+#include "scheduler/options.h"
 
 typedef struct Manager Manager;
 typedef struct sd_event sd_event;

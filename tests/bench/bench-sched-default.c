@@ -42,10 +42,10 @@
 
 #include "common/macro.h"
 #include "policy-validator/policy.h"
-#include "scheduler/sched-algo.h"
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-objects.h"
-#include "scheduler/sched-testlib.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/objects.h"
+#include "scheduler/core/testlib.h"
 
 #define N_WEB 50        /* plain pods' groups */
 #define N_ANTI 100      /* required anti-affinity groups */

@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-algo.h"
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-testlib.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/testlib.h"
 
 static double now_sec(clockid_t clk) {
         struct timespec ts;

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "scheduler/sched-algo.h"
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-testlib.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/testlib.h"
 
 typedef struct Fx {
         SchedStrtab *t;

@@ -10,10 +10,10 @@
 #include <stdio.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-algo.h"
-#include "scheduler/sched-ext-internal.h"
-#include "scheduler/sched-testlib.h"
-#include "scheduler/sched-volumes.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/testlib.h"
+#include "scheduler/core/volume-binding.h"
 
 typedef struct Fx {
         SchedStrtab *t;

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "scheduler/extender.h"
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-testlib.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/testlib.h"
 
 typedef struct Fx {
         pid_t child;

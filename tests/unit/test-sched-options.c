@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler/sched-options.h"
+#include "scheduler/options.h"
 
 static const char rendered[] =
         "# Rendered by scheduler-operator.\n"

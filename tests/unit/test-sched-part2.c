@@ -18,9 +18,9 @@
 #include <stdio.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-algo.h"
-#include "scheduler/sched-ext-internal.h"
-#include "scheduler/sched-testlib.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/testlib.h"
 
 #define R_SPREAD "node(s) didn't match pod topology spread constraints"
 #define R_SPREAD_LABEL R_SPREAD " (missing required label)"

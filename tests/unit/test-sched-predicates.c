@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-internal.h"
-#include "scheduler/sched-testlib.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/testlib.h"
 
 typedef struct Fx {
         SchedStrtab *t;

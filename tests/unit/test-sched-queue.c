@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "scheduler/sched-queue.h"
-#include "scheduler/sched-testlib.h"
+#include "scheduler/core/queue.h"
+#include "scheduler/core/testlib.h"
 
 #define SEC 1000000LL
 

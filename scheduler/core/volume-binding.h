@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-objects.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/objects.h"
 
 #define SCHED_MAX_POD_CLAIMS 64
 

@@ -2,7 +2,7 @@
  * values, and the conversion of a pod's volumes, pod (anti-)affinity terms, topology spread
  * constraints and controller reference. Selectors are validated by libkube the way the API
  * machinery validates them, so a selector upstream refuses selects nothing here too. */
-#include "scheduler/sched-ext.h"
+#include "scheduler/core/pod-relations.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -10,7 +10,7 @@
 
 #include "common/macro.h"
 #include "kube/selector.h"
-#include "scheduler/sched-json.h"
+#include "scheduler/core/json.h"
 
 static const char *str_at(const json_t *o, const char *key) {
         return json_string_value(json_object_get(o, key));

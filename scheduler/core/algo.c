@@ -1,7 +1,7 @@
 /* SchedAlgo: see sched-algo.h. The per-node filter loop is the hot path: predicates are a
  * switch over a flat array, node aggregates are read in place, and failure reasons go into a
  * small histogram keyed by (code, args) instead of strings. */
-#include "scheduler/sched-algo.h"
+#include "scheduler/core/algo.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-ext-internal.h"
-#include "scheduler/sched-internal.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/cycle.h"
 
 #define MAX_EXTENDERS 64
 #define MAX_HISTOGRAM 4096

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "policy-validator/registry.h"
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-model.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/model.h"
 
 /* Failure reasons, formatted like upstream v1.20's plugins (see sched_reason_format()). */
 typedef enum SchedReasonCode {

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "scheduler/sched-ext-internal.h"
-#include "scheduler/sched-internal.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/cycle.h"
 
 #define MAX_SCORE 10
 

@@ -7,7 +7,7 @@
  * upstream would refuse (bad key, operator or values) are kept as terms that never match,
  * which is what upstream does with them at scheduling time. */
 
-#include "scheduler/sched-model.h"
+#include "scheduler/core/model.h"
 
 typedef struct json_t json_t;
 

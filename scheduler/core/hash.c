@@ -1,6 +1,6 @@
 /* SchedHash: see sched-hash.h. Load factor at most 1/2 keeps probe chains short; backward
  * shift deletion avoids tombstones so long-running churn does not degrade lookups. */
-#include "scheduler/sched-hash.h"
+#include "scheduler/core/hash.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scheduler/sched-strtab.h"
+#include "scheduler/core/strtab.h"
 
 typedef struct SchedLabel {
         SchedStr key, value;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scheduler/sched-model.h"
+#include "scheduler/core/model.h"
 
 typedef struct json_t json_t;
 

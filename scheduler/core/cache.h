@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scheduler/sched-model.h"
+#include "scheduler/core/model.h"
 
 typedef struct SchedPortUse {
         SchedStr ip;

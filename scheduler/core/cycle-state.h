@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scheduler/sched-ext.h"
-#include "scheduler/sched-internal.h"
-#include "scheduler/sched-objects.h"
+#include "scheduler/core/pod-relations.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/objects.h"
 
 typedef struct SchedExtConfig {
         /* node labels */

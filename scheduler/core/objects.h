@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scheduler/sched-ext.h"
-#include "scheduler/sched-model.h"
+#include "scheduler/core/pod-relations.h"
+#include "scheduler/core/model.h"
 
 typedef struct json_t json_t;
 

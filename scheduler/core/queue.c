@@ -1,14 +1,14 @@
 /* SchedQueue: see sched-queue.h. Two binary heaps (active by priority/time, backoff by
  * expiry) with each entry remembering its heap position, so deletes and updates are
  * O(log n); unschedulable pods sit in an array with swap-removal. */
-#include "scheduler/sched-queue.h"
+#include "scheduler/core/queue.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-hash.h"
+#include "scheduler/core/hash.h"
 
 typedef enum Where {
         IN_ACTIVE,

@@ -3,7 +3,7 @@
  * computePodResourceRequest (containers summed, each init container taken as a maximum,
  * overhead added) and GetNonzeroRequests (100m / 200 MiB for a container that does not
  * request cpu / memory at all; an explicit 0 stays 0). */
-#include "scheduler/sched-json.h"
+#include "scheduler/core/json.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -15,7 +15,7 @@
 #include "kube/error.h"
 #include "kube/quantity.h"
 #include "kube/selector.h"
-#include "scheduler/sched-ext.h"
+#include "scheduler/core/pod-relations.h"
 
 static inline bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;

@@ -23,8 +23,8 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "scheduler/sched-cache.h"
-#include "scheduler/sched-config.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/config.h"
 
 typedef struct SchedAlgo SchedAlgo;
 

@@ -1,6 +1,6 @@
 /* Small shared semantics of the model: sorted label arrays, toleration matching and node
  * selector terms, kept here so predicates and priorities agree on them. */
-#include "scheduler/sched-model.h"
+#include "scheduler/core/model.h"
 
 #include <errno.h>
 #include <stdlib.h>

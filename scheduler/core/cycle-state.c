@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-ext-internal.h"
+#include "scheduler/core/cycle-state.h"
 
 int sched_ext_config_init(SchedConfig *cfg, SchedArena *arena) {
         SchedExtConfig *x = sched_arena_alloc(arena, sizeof(*x));

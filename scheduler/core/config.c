@@ -1,7 +1,7 @@
 /* SchedConfig: binds libpolicy's registry ids to this scheduler's implementations. The
  * table below is the only place that says which ids part 1 implements; everything else is
  * refused by name so a policy never runs with a predicate or priority silently missing. */
-#include "scheduler/sched-config.h"
+#include "scheduler/core/config.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,8 +9,8 @@
 
 #include "common/macro.h"
 #include "policy-validator/policy.h"
-#include "scheduler/sched-ext-internal.h"
-#include "scheduler/sched-internal.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/cycle.h"
 
 typedef struct ConfigBox {
         SchedConfig cfg;

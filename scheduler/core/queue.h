@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scheduler/sched-model.h"
+#include "scheduler/core/model.h"
 
 typedef struct SchedQueue SchedQueue;
 

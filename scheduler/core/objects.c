@@ -2,7 +2,7 @@
  * the predicates that scan (PVs by class, services of a namespace) plus a hash index by
  * name for the lookups. Each object and its index key live in the object's own arena, so
  * replacing or removing one is a single free. */
-#include "scheduler/sched-objects.h"
+#include "scheduler/core/objects.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -11,8 +11,8 @@
 
 #include "common/macro.h"
 #include "kube/quantity.h"
-#include "scheduler/sched-hash.h"
-#include "scheduler/sched-json.h"
+#include "scheduler/core/hash.h"
+#include "scheduler/core/json.h"
 
 typedef struct Table {
         void **items;

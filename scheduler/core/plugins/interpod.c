@@ -17,7 +17,7 @@
  * max starting at 0. */
 #include <errno.h>
 
-#include "scheduler/sched-ext-internal.h"
+#include "scheduler/core/cycle-state.h"
 
 static bool pod_matches_all(const SchedPod *pod, const SchedAffinityTerm *terms, uint32_t n) {
         if (n == 0)

@@ -1,6 +1,6 @@
 /* SchedOptions: see sched-options.h. Configuration files go through one YAML -> JSON step so
  * the field checks below read plain jansson values, whatever the file's syntax. */
-#include "scheduler/sched-options.h"
+#include "scheduler/options.h"
 
 #include <errno.h>
 #include <getopt.h>

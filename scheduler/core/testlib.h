@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "policy-validator/policy.h"
-#include "scheduler/sched-config.h"
-#include "scheduler/sched-json.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/json.h"
 
 static inline json_t *tl_json(const char *text) {
         char *s = strdup(text);

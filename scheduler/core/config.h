@@ -14,7 +14,7 @@
 
 #include "common/buf.h"
 #include "policy-validator/registry.h"
-#include "scheduler/sched-strtab.h"
+#include "scheduler/core/strtab.h"
 
 typedef struct SchedConfig SchedConfig;
 typedef struct PolicyEffective PolicyEffective;

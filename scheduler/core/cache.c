@@ -3,15 +3,15 @@
  * algorithm walks a flat list. Lookups by node name and image counts are arrays indexed by
  * interned id (ids are dense), so neither hashes on the hot path. Pods are found by uid in a
  * hash map. */
-#include "scheduler/sched-cache.h"
+#include "scheduler/core/cache.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-ext.h"
-#include "scheduler/sched-hash.h"
+#include "scheduler/core/pod-relations.h"
+#include "scheduler/core/hash.h"
 
 typedef struct CachedPod {
         SchedPod *pod;                  /* referenced */

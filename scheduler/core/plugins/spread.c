@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-ext-internal.h"
+#include "scheduler/core/cycle-state.h"
 
 #define MAX_SCORE 10
 

@@ -7,8 +7,8 @@
  * formatting a string per node. */
 #include <string.h>
 
-#include "scheduler/sched-ext-internal.h"
-#include "scheduler/sched-internal.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/cycle.h"
 
 static void add_reason(SchedReasons *out, uint32_t code, SchedStr a, SchedStr b) {
         if (out->n < SCHED_MAX_NODE_REASONS)

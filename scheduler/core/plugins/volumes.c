@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "scheduler/sched-ext-internal.h"
-#include "scheduler/sched-volumes.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/volume-binding.h"
 
 #define NO_PROVISIONER "kubernetes.io/no-provisioner"
 #define MAX_IDS 512

@@ -1,7 +1,7 @@
 /* Interning: an open-addressing hash table (linear probing, power-of-two size, load <= 1/2)
  * of ids pointing into one growing array of offsets into a byte pool. Strings are stored
  * NUL-terminated in the pool so sched_strtab_get() is a lookup with no copy. */
-#include "scheduler/sched-strtab.h"
+#include "scheduler/core/strtab.h"
 
 #include <errno.h>
 #include <stdbool.h>
