@@ -50,23 +50,12 @@ static const KubeResource RES_CSINODES = { "storage.k8s.io", "v1", "csinodes", f
 static const KubeResource RES_RCS = { "", "v1", "replicationcontrollers", true };
 static const KubeResource RES_STATEFULSETS = { "apps", "v1", "statefulsets", true };
 
-/* The cluster objects other than pods and nodes that the policy's predicates and
- * priorities read (SchedObjects). Only the kinds the running policy needs are watched. */
-typedef enum ObjKind {
-        OBJ_PV,
-        OBJ_PVC,
-        OBJ_STORAGE_CLASS,
-        OBJ_CSINODE,
-        OBJ_SERVICE,
-        OBJ_RC,
-        OBJ_RS,
-        OBJ_STATEFULSET,
-        _OBJ_MAX,
-} ObjKind;
-
+/* An informer for one kind of the cluster objects other than pods and nodes that the
+ * policy's predicates and priorities read (SchedObjects). Only the kinds the running policy
+ * needs are watched (sched_config_objects_needed). */
 typedef struct ObjInformer {
         Manager *m;
-        ObjKind kind;
+        SchedObjectKind kind;
         KubeInformer *inf;
 } ObjInformer;
 
@@ -130,7 +119,7 @@ struct Manager {
         size_t n_extenders;
 
         SchedObjects *objects;          /* NULL when the policy reads no such object */
-        ObjInformer objinf[_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
+        ObjInformer objinf[_SCHED_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
         bool volume_binding;            /* CheckVolumeBinding runs: bind claims before pods */
 
         bool synced_pods, synced_nodes, synced_namespaces;
@@ -301,7 +290,7 @@ static void set_unschedulable_condition(Manager *m, const SchedPod *pod, const c
 /* Puts the PVs this cycle assumed back to what the informer last saw: the claim writes did
  * not all happen, so the volumes are free again for other claims. */
 static void restore_assumed_pvs(Manager *m, BindCtx *b) {
-        KubeInformer *inf = m->objinf[OBJ_PV].inf;
+        KubeInformer *inf = m->objinf[SCHED_OBJ_PV].inf;
         for (uint32_t i = 0; b->vol && i < b->vol->n_assumed_pvs; i++) {
                 json_t *pv = inf ? kube_informer_get(inf, NULL, b->vol->assumed_pvs[i]) : NULL;
                 if (pv)
@@ -457,7 +446,7 @@ static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
                             strcmp(pv->claim_ns, claim->namespace_) == 0 && pv->claim_uid &&
                             strcmp(pv->claim_uid, claim->uid) == 0)
                                 continue;       /* an earlier attempt's write already shows */
-                        json_t *obj = m->objinf[OBJ_PV].inf ? kube_informer_get(m->objinf[OBJ_PV].inf, NULL, pv->name)
+                        json_t *obj = m->objinf[SCHED_OBJ_PV].inf ? kube_informer_get(m->objinf[SCHED_OBJ_PV].inf, NULL, pv->name)
                                                             : NULL;
                         json_t *patch = obj ? pv_bind_patch(obj, claim) : NULL;
                         if (!patch)
@@ -465,7 +454,7 @@ static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
                         else
                                 w[n_w++] = (VolumeWrite) { &RES_PVS, NULL, pv->name, patch, claim };
                 } else {
-                        json_t *obj = m->objinf[OBJ_PVC].inf ? kube_informer_get(m->objinf[OBJ_PVC].inf,
+                        json_t *obj = m->objinf[SCHED_OBJ_PVC].inf ? kube_informer_get(m->objinf[SCHED_OBJ_PVC].inf,
                                                                                   claim->namespace_, claim->name)
                                                              : NULL;
                         const char *sel = json_string_value(
@@ -805,42 +794,42 @@ static void on_node_delete(KubeInformer *inf, json_t *obj, void *userdata) {
 static const struct {
         const char *what;
         const KubeResource *res;
-        SchedWorkloadKind workload;     /* OBJ_SERVICE .. OBJ_STATEFULSET */
-} obj_kinds[_OBJ_MAX] = {
-        [OBJ_PV] = { "persistentvolume", &RES_PVS, 0 },
-        [OBJ_PVC] = { "persistentvolumeclaim", &RES_PVCS, 0 },
-        [OBJ_STORAGE_CLASS] = { "storageclass", &RES_STORAGE_CLASSES, 0 },
-        [OBJ_CSINODE] = { "csinode", &RES_CSINODES, 0 },
-        [OBJ_SERVICE] = { "service", &KUBE_SERVICES, SCHED_WL_SERVICE },
-        [OBJ_RC] = { "replicationcontroller", &RES_RCS, SCHED_WL_RC },
-        [OBJ_RS] = { "replicaset", &KUBE_REPLICASETS, SCHED_WL_RS },
-        [OBJ_STATEFULSET] = { "statefulset", &RES_STATEFULSETS, SCHED_WL_STATEFULSET },
+        SchedWorkloadKind workload;     /* SCHED_OBJ_SERVICE .. SCHED_OBJ_STATEFULSET */
+} obj_kinds[_SCHED_OBJ_MAX] = {
+        [SCHED_OBJ_PV] = { "persistentvolume", &RES_PVS, 0 },
+        [SCHED_OBJ_PVC] = { "persistentvolumeclaim", &RES_PVCS, 0 },
+        [SCHED_OBJ_STORAGE_CLASS] = { "storageclass", &RES_STORAGE_CLASSES, 0 },
+        [SCHED_OBJ_CSINODE] = { "csinode", &RES_CSINODES, 0 },
+        [SCHED_OBJ_SERVICE] = { "service", &KUBE_SERVICES, SCHED_WL_SERVICE },
+        [SCHED_OBJ_RC] = { "replicationcontroller", &RES_RCS, SCHED_WL_RC },
+        [SCHED_OBJ_RS] = { "replicaset", &KUBE_REPLICASETS, SCHED_WL_RS },
+        [SCHED_OBJ_STATEFULSET] = { "statefulset", &RES_STATEFULSETS, SCHED_WL_STATEFULSET },
 };
 
-static int obj_put(SchedObjects *o, ObjKind kind, const json_t *obj) {
+static int obj_put(SchedObjects *o, SchedObjectKind kind, const json_t *obj) {
         switch (kind) {
-        case OBJ_PV:
+        case SCHED_OBJ_PV:
                 return sched_objects_put_pv(o, obj);
-        case OBJ_PVC:
+        case SCHED_OBJ_PVC:
                 return sched_objects_put_pvc(o, obj);
-        case OBJ_STORAGE_CLASS:
+        case SCHED_OBJ_STORAGE_CLASS:
                 return sched_objects_put_storage_class(o, obj);
-        case OBJ_CSINODE:
+        case SCHED_OBJ_CSINODE:
                 return sched_objects_put_csinode(o, obj);
         default:
                 return sched_objects_put_workload(o, obj_kinds[kind].workload, obj);
         }
 }
 
-static int obj_remove(SchedObjects *o, ObjKind kind, const char *ns, const char *name) {
+static int obj_remove(SchedObjects *o, SchedObjectKind kind, const char *ns, const char *name) {
         switch (kind) {
-        case OBJ_PV:
+        case SCHED_OBJ_PV:
                 return sched_objects_remove_pv(o, name);
-        case OBJ_PVC:
+        case SCHED_OBJ_PVC:
                 return sched_objects_remove_pvc(o, ns, name);
-        case OBJ_STORAGE_CLASS:
+        case SCHED_OBJ_STORAGE_CLASS:
                 return sched_objects_remove_storage_class(o, name);
-        case OBJ_CSINODE:
+        case SCHED_OBJ_CSINODE:
                 return sched_objects_remove_csinode(o, name);
         default:
                 return sched_objects_remove_workload(o, obj_kinds[kind].workload, ns, name);
@@ -851,7 +840,7 @@ static int obj_remove(SchedObjects *o, ObjKind kind, const char *ns, const char 
  * CSINode or service appears or changes (a claim may now bind, a spread may now balance);
  * controllers only change scores, so they do not. */
 static void obj_changed(ObjInformer *oi) {
-        if (oi->kind == OBJ_RC || oi->kind == OBJ_RS || oi->kind == OBJ_STATEFULSET)
+        if (oi->kind == SCHED_OBJ_RC || oi->kind == SCHED_OBJ_RS || oi->kind == SCHED_OBJ_STATEFULSET)
                 return;
         sched_queue_move_all(oi->m->queue);
         kick(oi->m);
@@ -876,49 +865,12 @@ static void on_obj_delete(KubeInformer *inf, json_t *obj, void *userdata) {
         ObjInformer *oi = userdata;
         (void) obj_remove(oi->m->objects, oi->kind, kube_obj_namespace(obj), kube_obj_name(obj) ?: "");
         /* a deleted service changes the spreading of its pods */
-        if (oi->kind == OBJ_SERVICE)
+        if (oi->kind == SCHED_OBJ_SERVICE)
                 obj_changed(oi);
 }
 
 /* Which kinds the policy's predicates and priorities read, as upstream v1.20 starts
  * informers only for the plugins a profile enables. */
-static void obj_kinds_needed(const PolicyEffective *eff, bool need[static _OBJ_MAX], bool *ret_volume_binding) {
-        *ret_volume_binding = false;
-        for (size_t i = 0; i < eff->n_predicates; i++)
-                switch (eff->predicates[i].id) {
-                case POLICY_PRED_CHECK_VOLUME_BINDING:
-                        *ret_volume_binding = true;
-                        /* fall through */
-                case POLICY_PRED_NO_VOLUME_ZONE_CONFLICT:
-                case POLICY_PRED_MAX_EBS_VOLUME_COUNT:
-                case POLICY_PRED_MAX_GCE_PD_VOLUME_COUNT:
-                case POLICY_PRED_MAX_AZURE_DISK_VOLUME_COUNT:
-                case POLICY_PRED_MAX_CINDER_VOLUME_COUNT:
-                        need[OBJ_PV] = need[OBJ_PVC] = need[OBJ_STORAGE_CLASS] = true;
-                        break;
-                case POLICY_PRED_MAX_CSI_VOLUME_COUNT:
-                        need[OBJ_PV] = need[OBJ_PVC] = need[OBJ_STORAGE_CLASS] = need[OBJ_CSINODE] = true;
-                        break;
-                case POLICY_PRED_CHECK_SERVICE_AFFINITY:
-                        need[OBJ_SERVICE] = true;
-                        break;
-                default:
-                        break;
-                }
-        for (size_t i = 0; i < eff->n_priorities; i++)
-                switch (eff->priorities[i].id) {
-                case POLICY_PRIO_SELECTOR_SPREAD:
-                        need[OBJ_RC] = need[OBJ_RS] = need[OBJ_STATEFULSET] = true;
-                        /* fall through */
-                case POLICY_PRIO_SERVICE_SPREADING:
-                case POLICY_PRIO_SERVICE_ANTI_AFFINITY:
-                        need[OBJ_SERVICE] = true;
-                        break;
-                default:
-                        break;
-                }
-}
-
 static void on_synced(KubeInformer *inf, void *userdata) {
         Manager *m = userdata;
         if (inf == m->pods)
@@ -1195,11 +1147,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         m->algo = sched_algo_new(m->cfg, NULL, NULL);
         if (!m->algo)
                 return -ENOMEM;
-        bool need[_OBJ_MAX] = {};
-        obj_kinds_needed(m->eff, need, &m->volume_binding);
-        for (ObjKind k = 0; k < _OBJ_MAX; k++)
-                if (need[k] && !m->objects && !(m->objects = sched_objects_new(m->strtab)))
-                        return -ENOMEM;
+        uint32_t need = sched_config_objects_needed(m->eff, &m->volume_binding);
+        if (need && !(m->objects = sched_objects_new(m->strtab)))
+                return -ENOMEM;
         sched_algo_set_objects(m->algo, m->objects);
         sched_algo_seed(m->algo, now_mono() ^ ((uint64_t) getpid() << 32));
 
@@ -1303,25 +1253,24 @@ int manager_start(Manager *m) {
         /* the other kinds the policy reads; a pod is decided only once they are listed too,
          * or a claim would be "not found" and a spread counted without its services */
         static const KubeInformerHandlers obj_h = { on_obj_add, on_obj_update, on_obj_delete };
-        bool need[_OBJ_MAX] = {};
         bool volume_binding;
-        obj_kinds_needed(m->eff, need, &volume_binding);
+        uint32_t need = sched_config_objects_needed(m->eff, &volume_binding);
         char kinds[256] = "";
         size_t len = 0;
-        for (ObjKind k = 0; k < _OBJ_MAX; k++)
-                if (need[k] && len < sizeof kinds)
+        for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++)
+                if ((need & SCHED_OBJS(k)) && len < sizeof kinds)
                         len += (size_t) snprintf(kinds + len, sizeof kinds - len, "%s%s", len ? ", " : "",
                                                  obj_kinds[k].res->resource);
         if (*kinds)
                 klog_info("the policy reads %s%s", kinds,
                           volume_binding ? "; WaitForFirstConsumer claims are bound before their pods" : "");
-        for (ObjKind k = 0; k < _OBJ_MAX; k++) {
-                if (!need[k])
+        for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++) {
+                if (!(need & SCHED_OBJS(k)))
                         continue;
                 ObjInformer *oi = &m->objinf[k];
                 *oi = (ObjInformer) { .m = m, .kind = k };
                 r = kube_informer_new(m->client, obj_kinds[k].res, NULL, NULL, NULL, &oi->inf);
-                if (r >= 0 && k >= OBJ_SERVICE)
+                if (r >= 0 && k >= SCHED_OBJ_SERVICE)
                         r = kube_informer_set_transform(oi->inf, trim_workload, m);
                 if (r >= 0) {
                         m->n_obj_informers++;
@@ -1387,7 +1336,7 @@ Manager *manager_free(Manager *m) {
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);
         /* NULLed: volume writes cancelled below restore PVs from the informer if it lives */
-        for (ObjKind k = 0; k < _OBJ_MAX; k++)
+        for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++)
                 m->objinf[k].inf = kube_informer_unref(m->objinf[k].inf);
         sd_event_source_unref(m->defer);
         sd_event_source_unref(m->tick);

@@ -1,7 +1,8 @@
 # policy-scheduler. Two libraries, so tests link what the daemon links:
 #  - libschedcore (scheduler/core/): the I/O-free core — data model, JSON conversion, node
-#    cache, cluster object store, pending-pod queue, algorithm, and the predicates and
-#    priorities under scheduler/core/plugins/ (every .c there is built);
+#    cache, cluster object store, pending-pod queue, algorithm, and the plugin table with one
+#    file per predicate/priority family under scheduler/core/plugins/ (every .c there is
+#    built: adding a plugin is its file plus its row in scheduler/core/plugin-list.h);
 #  - libscheduler (scheduler/): the daemon's modules — options, HTTP extenders, manager.
 #    main.c alone makes the program.
 SCHEDCORE_SRCS := $(sort $(wildcard scheduler/core/*.c scheduler/core/plugins/*.c))

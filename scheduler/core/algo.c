@@ -295,7 +295,7 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 .objects = a->objects,
                 .ext = a->ext,
         };
-        r = sched_cycle_ext_prepare(&cy, nodes, n_all);
+        r = sched_cycle_prepare(&cy, nodes, n_all);
         if (r < 0)
                 return r;
         /* A claim that is missing, being deleted or unbound-immediate fails v1.20's

@@ -1,11 +1,8 @@
 #pragma once
 /* SchedConfig: the runnable form of an effective policy. Binds every predicate and priority
- * of libpolicy's registry that this scheduler implements to its implementation, in the
- * registry's execution order, with arguments compiled against the scheduler's string table.
- *
- * A policy naming something this scheduler does not run (volumes, inter-pod affinity,
- * spreading, service affinity: issue 7; node-condition predicates) is refused with an error
- * that lists every such name: it is never silently skipped.
+ * it lists to its entry in the plugin table (every id of libpolicy's registry has one), in
+ * the registry's execution order, with arguments compiled against the scheduler's string
+ * table.
  *
  * Immutable once built; shared by the algorithm for every pod. */
 
@@ -45,10 +42,16 @@ static inline void sched_config_freep(SchedConfig **c) {
         sched_config_free(*c);
 }
 
-/* Whether this scheduler implements a registry predicate/priority id. The registry test
- * (and issue 7) use it to find ids without an implementation. */
+/* Whether the plugin table has an entry for a registry predicate/priority id (the registry
+ * test checks every id has one). */
 bool sched_predicate_implemented(PolicyPredicateId id);
 bool sched_priority_implemented(PolicyPriorityId id);
+
+/* The object kinds the effective policy's plugins read from SchedObjects, as
+ * SCHED_OBJS(SchedObjectKind) bits (scheduler/core/objects.h), so the daemon watches only
+ * those; *ret_binds_volumes (may be NULL) says whether the daemon must bind the pod's claims
+ * after a decision (CheckVolumeBinding). */
+uint32_t sched_config_objects_needed(const PolicyEffective *eff, bool *ret_binds_volumes);
 
 /* The predicates that run, in order, after expanding GeneralPredicates: names for logs and
  * tests ("PodFitsResources", or the custom name of a labelsPresence predicate). */

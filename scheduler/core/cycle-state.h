@@ -1,11 +1,10 @@
 #pragma once
-/* Internal to libschedcore: issue 7's predicates and priorities (volumes, inter-pod affinity,
- * topology spreading, service affinity) and the per-decision state they share.
+/* Internal to libschedcore: the per-decision state the volume, inter-pod affinity, topology
+ * spreading and service plugins share, and the keys and reason texts they intern once.
  *
  * Upstream computes these plugins' PreFilter/PreScore state once per pod over all nodes and
- * then answers each node from maps keyed by topology pair; sched_cycle_ext_prepare() does
- * the same before the filter loop, so the per-node predicates are lookups. Topology pairs
- * are (interned key, interned value), packed into one 64-bit map key. */
+ * then answers each node from maps keyed by topology pair; their prepare hooks (plugin.h) do
+ * the same before the filter loop, so the per-node predicates are lookups (topo-map.h). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +12,7 @@
 #include "scheduler/core/pod-relations.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/objects.h"
+#include "scheduler/core/topo-map.h"
 
 typedef struct SchedExtConfig {
         /* node labels */
@@ -27,65 +27,12 @@ typedef struct SchedExtConfig {
 /* Interns the keys and reasons into cfg->ext (allocated in arena). Returns 0, -ENOMEM, -E2BIG. */
 int sched_ext_config_init(SchedConfig *cfg, SchedArena *arena);
 
-/* A (key, value) -> count map. */
-typedef struct TopoEntry {
-        uint64_t key;                   /* 0 = empty slot */
-        int64_t count;
-} TopoEntry;
-
-typedef struct TopoMap {
-        TopoEntry *e;
-        uint32_t n_slots, count;
-} TopoMap;
-
-static inline uint64_t topo_pair(SchedStr key, SchedStr value) {
-        return ((uint64_t) key << 32 | value) + 1;
-}
-void topo_clear(TopoMap *m);
-void topo_free(TopoMap *m);
-int topo_add(TopoMap *m, uint64_t key, int64_t delta);
-/* NULL when absent. */
-const TopoEntry *topo_find(const TopoMap *m, uint64_t key);
-static inline int64_t topo_get(const TopoMap *m, uint64_t key) {
-        const TopoEntry *e = topo_find(m, key);
-        return e ? e->count : 0;
-}
-
 typedef struct SchedCycleExt SchedCycleExt;
 SchedCycleExt *sched_cycle_ext_new(void);
 void sched_cycle_ext_free(SchedCycleExt *x);
 
-/* PreFilter for one pod: resolves its claims, counts the topology pairs inter-pod affinity
- * and spreading need over all nodes. cy->ext and cy->objects must be set. Returns 0 or
- * -ENOMEM. */
-int sched_cycle_ext_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
-
-bool sched_ext_predicate_needed(const SchedCycle *cy, const SchedPredicate *p);
-bool sched_ext_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
-                             SchedReasons *out);
-bool sched_ext_priority_implemented(PolicyPriorityId id);
-/* As sched_priority_run() for issue 7's priorities. */
-bool sched_ext_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
-                            int64_t *scores, int64_t *ret_constant);
-
-/* The per-module parts. */
-int sched_volumes_prepare(SchedCycle *cy);
-bool sched_volumes_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out);
-int sched_interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
-bool sched_interpod_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out);
-bool sched_interpod_needed(const SchedCycle *cy);
-bool sched_interpod_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint32_t n, int64_t *scores,
-                          int64_t *ret_constant);
-int sched_spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
-bool sched_spread_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out);
-bool sched_spread_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint32_t n, int64_t *scores,
-                        int64_t *ret_constant);
-bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
-                                 int64_t *scores, int64_t *ret_constant);
-bool sched_service_affinity_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
-                                SchedReasons *out);
-bool sched_service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
-                                       uint32_t n, int64_t *scores, int64_t *ret_constant);
+/* Resets the per-decision state for a new pod (before the prepare hooks run). */
+void sched_cycle_ext_reset(SchedCycleExt *x, SchedNodeInfo *const *all, uint32_t n_all);
 
 /* State shared between the modules' prepare and run functions. */
 typedef struct VolClaim {

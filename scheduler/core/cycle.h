@@ -41,38 +41,16 @@ typedef struct SchedReasons {
         SchedReason r[SCHED_MAX_NODE_REASONS];
 } SchedReasons;
 
-typedef enum SchedPredKind {
-        SCHED_PK_NODE_UNSCHEDULABLE,
-        SCHED_PK_FITS_RESOURCES,
-        SCHED_PK_HOST_NAME,
-        SCHED_PK_HOST_PORTS,
-        SCHED_PK_NODE_SELECTOR,
-        SCHED_PK_TAINTS,
-        SCHED_PK_NO_EXECUTE_TAINTS,
-        SCHED_PK_LABELS_PRESENCE,
-        SCHED_PK_MASTERS,               /* mastersSchedulable: false (not a policy name) */
-        /* node conditions, for clusters with TaintNodesByCondition off */
-        SCHED_PK_NODE_CONDITION,
-        SCHED_PK_MEMORY_PRESSURE,
-        SCHED_PK_DISK_PRESSURE,
-        SCHED_PK_PID_PRESSURE,
-        /* issue 7 (sched-ext-internal.h) */
-        SCHED_PK_NO_DISK_CONFLICT,
-        SCHED_PK_VOLUME_ZONE,
-        SCHED_PK_MAX_EBS,
-        SCHED_PK_MAX_GCE_PD,
-        SCHED_PK_MAX_AZURE_DISK,
-        SCHED_PK_MAX_CINDER,
-        SCHED_PK_MAX_CSI,
-        SCHED_PK_VOLUME_BINDING,
-        SCHED_PK_INTER_POD_AFFINITY,
-        SCHED_PK_EVEN_PODS_SPREAD,
-        SCHED_PK_SERVICE_AFFINITY,
-} SchedPredKind;
+/* Scores are 0..10 per priority (OpenShift 4.x), times its weight. */
+#define SCHED_MAX_NODE_SCORE 10
+
+struct SchedPredicatePlugin;
+struct SchedPriorityPlugin;
+struct SchedCycle;
 
 typedef struct SchedPredicate {
-        uint32_t kind;                  /* SchedPredKind */
-        PolicyPredicateId id;
+        const struct SchedPredicatePlugin *plugin; /* plugin.h: its table entry */
+        PolicyPredicateId id;           /* _POLICY_PRED_INVALID: mastersSchedulable */
         const char *name;               /* owned by the config */
         SchedStr *labels;               /* labelsPresence, serviceAffinity */
         uint32_t n_labels;
@@ -92,6 +70,7 @@ typedef struct SchedResourceWeight {
 enum { SCHED_RES_CPU, SCHED_RES_MEMORY, SCHED_RES_EPHEMERAL, SCHED_RES_SCALAR };
 
 typedef struct SchedPriority {
+        const struct SchedPriorityPlugin *plugin; /* plugin.h: its table entry */
         PolicyPriorityId id;
         const char *name;               /* owned by the config */
         int64_t weight;
@@ -108,6 +87,9 @@ struct SchedConfig {
         SchedStrtab *strtab;
         SchedPredicate *predicates;
         uint32_t n_predicates;
+        /* The distinct prepare (PreFilter) hooks of the configured predicates, in their order. */
+        int (**prepares)(struct SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
+        uint32_t n_prepares;
         SchedPriority *priorities;
         uint32_t n_priorities;
         bool always_check_all;
@@ -136,6 +118,12 @@ typedef struct SchedCycle {
         const struct SchedObjects *objects;
         struct SchedCycleExt *ext;
 } SchedCycle;
+
+/* The per-cycle dispatch through the plugin table (plugin.c). */
+
+/* PreFilter for one pod: resets cy->ext (which, like cy->objects, must be set) and runs the
+ * configured predicates' prepare hooks over all nodes. Returns 0 or -ENOMEM. */
+int sched_cycle_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
 
 /* Runs one predicate on one node. Returns true when the node passes; otherwise appends the
  * reason(s) to out. */

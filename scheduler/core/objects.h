@@ -1,6 +1,6 @@
 #pragma once
-/* SchedObjects: the cluster objects other than nodes and pods that issue 7's predicates and
- * priorities read: PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes,
+/* SchedObjects: the cluster objects other than nodes and pods that the volume, spreading and
+ * service predicates and priorities read: PersistentVolumes, PersistentVolumeClaims, StorageClasses, CSINodes,
  * Services, ReplicationControllers, ReplicaSets and StatefulSets, each converted from the
  * API's JSON into a compact read-only form (interned vocabulary, arrays in the object's own
  * arena) and indexed by name (namespace/name for namespaced kinds).
@@ -18,6 +18,23 @@
 #include "scheduler/core/model.h"
 
 typedef struct json_t json_t;
+
+/* The kinds of object kept here, for the plugin table's "objects it needs" (SCHED_OBJS). */
+typedef enum SchedObjectKind {
+        SCHED_OBJ_PV,
+        SCHED_OBJ_PVC,
+        SCHED_OBJ_STORAGE_CLASS,
+        SCHED_OBJ_CSINODE,
+        SCHED_OBJ_SERVICE,
+        SCHED_OBJ_RC,
+        SCHED_OBJ_RS,
+        SCHED_OBJ_STATEFULSET,
+        _SCHED_OBJ_MAX,
+} SchedObjectKind;
+
+#define SCHED_OBJS(k) (1u << (k))
+/* What the volume predicates resolve a pod's claims with. */
+#define SCHED_OBJS_VOLUMES (SCHED_OBJS(SCHED_OBJ_PV) | SCHED_OBJS(SCHED_OBJ_PVC) | SCHED_OBJS(SCHED_OBJ_STORAGE_CLASS))
 
 enum {
         SCHED_ACCESS_RWO = 1u << 0,

@@ -193,7 +193,7 @@ static void scores(Fx *f, const SchedPod *p, const char *const *names, const int
         SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
                           .objects = f->o, .ext = x };
-        assert_int_equal(sched_cycle_ext_prepare(&cy, all, n_all), 0);
+        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         SchedNodeInfo *nodes[8];
         int64_t got[8], constant = -1;
         for (uint32_t i = 0; i < n; i++)

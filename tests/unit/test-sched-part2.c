@@ -168,13 +168,13 @@ static const char *tag(const char *reason) {
 }
 
 /* "n1:ok n2:spread ...": every node (in the order added) against the one configured
- * predicate of that kind, after the cycle's PreFilter state was computed; a predicate the
+ * predicate with that registry id, after the cycle's PreFilter state was computed; a predicate the
  * algorithm would skip for this pod passes. Reasons are shortened by tag(); any other
  * reason appears verbatim. */
-static char *verdicts(Fx *f, const SchedPod *p, uint32_t kind) {
+static char *verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id) {
         const SchedPredicate *pred = NULL;
         for (uint32_t i = 0; i < f->cfg->n_predicates && !pred; i++)
-                if (f->cfg->predicates[i].kind == kind)
+                if (f->cfg->predicates[i].id == pred_id)
                         pred = &f->cfg->predicates[i];
         assert_non_null(pred);
         SchedCycleExt *x = sched_cycle_ext_new();
@@ -183,7 +183,7 @@ static char *verdicts(Fx *f, const SchedPod *p, uint32_t kind) {
         SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
                           .objects = f->o, .ext = x };
-        assert_int_equal(sched_cycle_ext_prepare(&cy, all, n_all), 0);
+        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         bool needed = sched_predicate_needed(&cy, pred);
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
@@ -203,8 +203,8 @@ static char *verdicts(Fx *f, const SchedPod *p, uint32_t kind) {
         return buf_steal(&b);
 }
 
-static void check_verdicts(Fx *f, const SchedPod *p, uint32_t kind, const char *want) {
-        _cleanup_free_ char *got = verdicts(f, p, kind);
+static void check_verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id, const char *want) {
+        _cleanup_free_ char *got = verdicts(f, p, pred_id);
         if (strcmp(got, want) != 0)
                 fail_msg("pod %s:\n got  %s\n want %s", p->name, got, want);
 }
@@ -236,7 +236,7 @@ static void check_scores(Fx *f, const SchedPod *p, const char *const *names, con
         SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
                           .objects = f->o, .ext = x };
-        assert_int_equal(sched_cycle_ext_prepare(&cy, all, n_all), 0);
+        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         SchedNodeInfo *nodes[MAX_NODES];
         int64_t got[MAX_NODES], constant = -1;
         for (; names[n]; n++) {
@@ -294,32 +294,32 @@ static void test_spread_filter_max_skew(void **state) {
          * is 1. Skew = zone count + self match (1) - 1: a 3, b 1. */
         _cleanup_(sched_pod_unrefp) SchedPod *p1 = pod(f, "p1", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
-        check_verdicts(f, p1, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
+        check_verdicts(f, p1, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
         _cleanup_(sched_pod_unrefp) SchedPod *p2 = pod(f, "p2", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(2, ZONE, HARD, "web") "]");
-        check_verdicts(f, p2, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
+        check_verdicts(f, p2, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
         /* maxSkew 3 >= 3: every node */
         _cleanup_(sched_pod_unrefp) SchedPod *p3 = pod(f, "p3", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "]");
-        check_verdicts(f, p3, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, p3, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
         /* a pod its own selector does not match adds no self match: a 3+0-1 = 2 <= 2 */
         _cleanup_(sched_pod_unrefp) SchedPod *p4 = pod(f, "p4", "'app':'api'",
                 "'topologySpreadConstraints':[" TSC(2, ZONE, HARD, "web") "]");
-        check_verdicts(f, p4, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, p4, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
         /* per hostname: counts 2/1/1/0, minimum 0 (n4: its other-app, other-namespace and
          * terminating pods do not count; if any did, the minimum would be 1 and n2, n3 would
          * pass). Skew +1: 3, 2, 2, 1. */
         _cleanup_(sched_pod_unrefp) SchedPod *p5 = pod(f, "p5", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, HOST, HARD, "web") "]");
-        check_verdicts(f, p5, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
+        check_verdicts(f, p5, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
         /* ScheduleAnyway constraints never filter */
         _cleanup_(sched_pod_unrefp) SchedPod *p6 = pod(f, "p6", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, HOST, SOFT, "web") "]");
-        check_verdicts(f, p6, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, p6, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
         /* both hard constraints: zone leaves n3, n4; hostname leaves n4 */
         _cleanup_(sched_pod_unrefp) SchedPod *p7 = pod(f, "p7", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web") "]");
-        check_verdicts(f, p7, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
+        check_verdicts(f, p7, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
         check_schedule(f, p7, "1:n4");
 }
 
@@ -341,7 +341,7 @@ static void test_spread_filter_keys_and_selector(void **state) {
          * minimum 0. Skew with the self match: a 4, b 2, c 1; n4 lacks the key. */
         _cleanup_(sched_pod_unrefp) SchedPod *p1 = pod(f, "p1", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
-        check_verdicts(f, p1, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
+        check_verdicts(f, p1, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
 
         /* nodeSelector disk=ssd (and the same as required node affinity): only n1 (a) and n3
          * (b) give pairs, so zone c (n5) is no domain and the minimum is b's count. v1.20's
@@ -358,7 +358,7 @@ static void test_spread_filter_keys_and_selector(void **state) {
                 char spec[1024];
                 snprintf(spec, sizeof spec, "%s'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]", sel[i]);
                 _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p2", "'app':'web'", spec);
-                check_verdicts(f, p, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
+                check_verdicts(f, p, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
                 /* n2, n5 fail MatchNodeSelector first; n1 and n4 as above */
                 check_schedule(f, p, "1:n3");
         }
@@ -367,17 +367,17 @@ static void test_spread_filter_keys_and_selector(void **state) {
          * 1/2/1/3/0, minimum 0; maxSkew 3: only n4 (3+1) exceeds. */
         _cleanup_(sched_pod_unrefp) SchedPod *p3 = pod(f, "p3", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(3, HOST, HARD, "web") "]");
-        check_verdicts(f, p3, SCHED_PK_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:spread n5:ok");
+        check_verdicts(f, p3, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:spread n5:ok");
 
         /* Several constraints: a node must carry every key to give pairs. Zone alone with
          * maxSkew 3 (a 4, b 2, c 1 as above) rejects only zone a; adding hostname maxSkew 1
          * (pairs of n1, n2, n3, n5 only: counts 1/2/1/0, minimum 0) also rejects n3 (1+1). */
         _cleanup_(sched_pod_unrefp) SchedPod *p4 = pod(f, "p4", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "]");
-        check_verdicts(f, p4, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
+        check_verdicts(f, p4, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
         _cleanup_(sched_pod_unrefp) SchedPod *p5 = pod(f, "p5", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web") "]");
-        check_verdicts(f, p5, SCHED_PK_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
+        check_verdicts(f, p5, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
 
         /* A key no node has: every node UnschedulableAndUnresolvable, upstream's wording */
         _cleanup_(sched_pod_unrefp) SchedPod *p6 = pod(f, "p6", "'app':'web'",
@@ -481,37 +481,37 @@ static void test_service_affinity(void **state) {
          * labels include all of this pod's labels; then the node must carry those values. */
         _cleanup_(sched_pod_unrefp) SchedPod *w = pod(f, "w", "'app':'web'", "");
         /* the first pod of the service: nothing pins the region */
-        check_verdicts(f, w, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, w, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
         place(f, pod(f, "w0", "'app':'web'", ""), "n3");
         /* now region=r2 of n3; n4 has no region label */
-        check_verdicts(f, w, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
+        check_verdicts(f, w, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
         /* the nodeSelector fixes region=r1 itself, so nothing is taken from n3 */
         _cleanup_(sched_pod_unrefp) SchedPod *r1 = pod(f, "r1", "'app':'web'", "'nodeSelector':{'region':'r1'}");
-        check_verdicts(f, r1, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:svc n4:svc");
+        check_verdicts(f, r1, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:svc n4:svc");
         /* extra labels: w0 lacks track=canary, so no pod matches this pod's labels */
         _cleanup_(sched_pod_unrefp) SchedPod *canary = pod(f, "canary", "'app':'web','track':'canary'", "");
-        check_verdicts(f, canary, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, canary, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
         /* a pod no service selects is not pinned, even with a look-alike on n3 */
         place(f, pod(f, "b0", "'app':'batch'", ""), "n3");
         _cleanup_(sched_pod_unrefp) SchedPod *batch = pod(f, "batch", "'app':'batch'", "");
-        check_verdicts(f, batch, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, batch, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
         /* services and peers are per namespace: no service selects it in "other" */
         _cleanup_(sched_pod_unrefp) SchedPod *other = pod_ns(f, "other", "w-other", "'app':'web'", "", "");
-        check_verdicts(f, other, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, other, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
 
         /* labels region and zone; the api service's first pod on n1 (r1, a) */
         configure(f, general, 1, &by_both, _POLICY_PRIO_INVALID, NULL);
         place(f, pod(f, "a0", "'app':'api'", ""), "n1");
-        check_verdicts(f, w, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
+        check_verdicts(f, w, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
         _cleanup_(sched_pod_unrefp) SchedPod *a = pod(f, "a", "'app':'api'", "");
-        check_verdicts(f, a, SCHED_PK_SERVICE_AFFINITY, "n1:ok n2:svc n3:svc n4:svc");
+        check_verdicts(f, a, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:svc n3:svc n4:svc");
         /* zone=b from the nodeSelector, region=r1 backfilled from n1 */
         _cleanup_(sched_pod_unrefp) SchedPod *ab = pod(f, "ab", "'app':'api'", "'nodeSelector':{'zone':'b'}");
-        check_verdicts(f, ab, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:ok n3:svc n4:svc");
+        check_verdicts(f, ab, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:ok n3:svc n4:svc");
         /* region=r2 from the nodeSelector, zone=a from n1: no node has both. n1, n2 and n4
          * fail MatchNodeSelector first (GeneralPredicates runs before CheckServiceAffinity) */
         _cleanup_(sched_pod_unrefp) SchedPod *ar2 = pod(f, "ar2", "'app':'api'", "'nodeSelector':{'region':'r2'}");
-        check_verdicts(f, ar2, SCHED_PK_SERVICE_AFFINITY, "n1:svc n2:svc n3:svc n4:svc");
+        check_verdicts(f, ar2, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:svc n3:svc n4:svc");
         check_schedule(f, ar2, "0/4 nodes are available: 1 " R_SERVICE ", 3 node(s) didn't match Pod's node affinity.");
 }
 
@@ -600,7 +600,7 @@ static SchedPod *claim_pod(Fx *f, const char *name, const char *claims) {
 
 static void zone_case(Fx *f, const char *claims, const char *want) {
         _cleanup_(sched_pod_unrefp) SchedPod *p = claim_pod(f, "z", claims);
-        check_verdicts(f, p, SCHED_PK_VOLUME_ZONE, want);
+        check_verdicts(f, p, POLICY_PRED_NO_VOLUME_ZONE_CONFLICT, want);
 }
 
 static void test_volume_zone(void **state) {
@@ -677,7 +677,7 @@ static void test_volume_zone(void **state) {
         /* only claims matter: an inline disk has no PV labels to compare */
         _cleanup_(sched_pod_unrefp) SchedPod *inl = pod(f, "inline", "",
                 "'volumes':[{'name':'d','gcePersistentDisk':{'pdName':'pv-a'}}]");
-        check_verdicts(f, inl, SCHED_PK_VOLUME_ZONE, "n1:ok n2:ok n3:ok n4:ok");
+        check_verdicts(f, inl, POLICY_PRED_NO_VOLUME_ZONE_CONFLICT, "n1:ok n2:ok n3:ok n4:ok");
 }
 
 /* ---- MaxCSIVolumeCountPred ---- */
@@ -696,7 +696,7 @@ static void csi_pv(Fx *f, const char *name, const char *driver, const char *hand
 
 static void csi_case(Fx *f, const char *claims, const char *want) {
         _cleanup_(sched_pod_unrefp) SchedPod *p = claim_pod(f, "c", claims);
-        check_verdicts(f, p, SCHED_PK_MAX_CSI, want);
+        check_verdicts(f, p, POLICY_PRED_MAX_CSI_VOLUME_COUNT, want);
 }
 
 static void test_csi_limits(void **state) {

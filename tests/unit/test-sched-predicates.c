@@ -48,11 +48,11 @@ static int teardown(void **state) {
         return 0;
 }
 
-static const SchedPredicate *pred(Fx *f, uint32_t kind) {
+static const SchedPredicate *pred(Fx *f, PolicyPredicateId pred_id) {
         for (uint32_t i = 0; i < f->cfg->n_predicates; i++)
-                if (f->cfg->predicates[i].kind == kind)
+                if (f->cfg->predicates[i].id == pred_id)
                         return &f->cfg->predicates[i];
-        fail_msg("predicate kind %u not configured", kind);
+        fail_msg("predicate %d not configured", (int) pred_id);
         return NULL;
 }
 
@@ -67,14 +67,14 @@ static void add_node(Fx *f, SchedNode *n) {
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
 
-static bool run(Fx *f, uint32_t kind, const SchedPod *pod, const char *node, SchedReasons *out) {
+static bool run(Fx *f, PolicyPredicateId pred_id, const SchedPod *pod, const char *node, SchedReasons *out) {
         const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, id(f, node));
         assert_non_null(ni);
         const SchedRequest *rq = &pod->req;
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = 1,
                           .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar };
         out->n = 0;
-        return sched_predicate_run(&cy, pred(f, kind), ni, out);
+        return sched_predicate_run(&cy, pred(f, pred_id), ni, out);
 }
 
 static void assume(Fx *f, SchedPod *p, const char *node) {
@@ -100,15 +100,15 @@ static void test_fits_resources(void **state) {
                             "'capacity':{}, 'allocatable':{'cpu':'2','memory':'4Gi','pods':'3',"
                             "'ephemeral-storage':'10Gi','example.com/gpu':'2'}"));
         _cleanup_(sched_pod_unrefp) SchedPod *small = tl_pod(f->t, "small", "500m", "1Gi", "", "");
-        assert_true(run(f, SCHED_PK_FITS_RESOURCES, small, "n1", &r));
+        assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, small, "n1", &r));
         assume(f, tl_pod(f->t, "a", "1500m", "1Gi", "", ""), "n1");
         /* 1500m + 500m = 2 cores exactly: fits */
-        assert_true(run(f, SCHED_PK_FITS_RESOURCES, small, "n1", &r));
+        assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, small, "n1", &r));
         /* cpu and memory both short: both reasons, as upstream keeps all of them */
         _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "501m", "3Gi+1", "", "");
         assert_null(big); /* "3Gi+1" is not a quantity */
         big = tl_pod(f->t, "big", "501m", "3073Mi", "", "");
-        assert_false(run(f, SCHED_PK_FITS_RESOURCES, big, "n1", &r));
+        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, big, "n1", &r));
         assert_int_equal(r.n, 2);
         assert_int_equal(r.r[0].code, SCHED_REASON_INSUFFICIENT);
         assert_int_equal(r.r[0].a, id(f, "cpu"));
@@ -119,7 +119,7 @@ static void test_fits_resources(void **state) {
                 "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
                 "{'example.com/gpu':'3','ephemeral-storage':'11Gi','example.com/ignored':'5'}}}]}}");
         assert_non_null(gpu);
-        assert_false(run(f, SCHED_PK_FITS_RESOURCES, gpu, "n1", &r));
+        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, gpu, "n1", &r));
         assert_int_equal(r.n, 2);
         assert_int_equal(r.r[0].a, id(f, "ephemeral-storage"));
         assert_int_equal(r.r[1].a, id(f, "example.com/gpu"));
@@ -129,7 +129,7 @@ static void test_fits_resources(void **state) {
         assume(f, tl_pod(f->t, "b", "", "", "", ""), "n1");
         assume(f, tl_pod(f->t, "c", "", "", "", ""), "n1");
         _cleanup_(sched_pod_unrefp) SchedPod *none = tl_pod(f->t, "none", "", "", "", "");
-        assert_false(run(f, SCHED_PK_FITS_RESOURCES, none, "n1", &r));
+        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, none, "n1", &r));
         assert_int_equal(r.n, 1);
         assert_int_equal(r.r[0].code, SCHED_REASON_TOO_MANY_PODS);
 }
@@ -152,7 +152,7 @@ static void test_init_containers_and_overhead(void **state) {
         assert_int_equal(p->nonzero_milli_cpu, 1100);
         assert_int_equal(p->nonzero_memory, (300 + 10) * 1024 * 1024);
         add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
-        assert_false(run(f, SCHED_PK_FITS_RESOURCES, p, "n2", &r));
+        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, p, "n2", &r));
         assert_int_equal(r.n, 1);
         assert_int_equal(r.r[0].a, id(f, "cpu"));
 }
@@ -164,10 +164,10 @@ static void test_host_name(void **state) {
         add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeName':'n2'", "");
         _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "", "", "");
-        assert_false(run(f, SCHED_PK_HOST_NAME, p, "n1", &r));
+        assert_false(run(f, POLICY_PRED_HOST_NAME, p, "n1", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_HOSTNAME);
-        assert_true(run(f, SCHED_PK_HOST_NAME, p, "n2", &r));
-        assert_true(run(f, SCHED_PK_HOST_NAME, q, "n1", &r));
+        assert_true(run(f, POLICY_PRED_HOST_NAME, p, "n2", &r));
+        assert_true(run(f, POLICY_PRED_HOST_NAME, q, "n1", &r));
 }
 
 static SchedPod *port_pod(Fx *f, const char *name, const char *ports) {
@@ -200,7 +200,7 @@ static void test_host_ports(void **state) {
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 _cleanup_(sched_pod_unrefp) SchedPod *p = port_pod(f, "w", cases[i].ports);
-                bool ok = run(f, SCHED_PK_HOST_PORTS, p, "n1", &r);
+                bool ok = run(f, POLICY_PRED_POD_FITS_HOST_PORTS, p, "n1", &r);
                 if (ok != cases[i].fits)
                         fail_msg("case %zu (%s): got %d", i, cases[i].ports, ok);
                 if (!ok)
@@ -209,7 +209,7 @@ static void test_host_ports(void **state) {
         /* the port is free again once the pod is gone */
         assert_int_equal(sched_cache_forget_pod(f->c, "e1"), 0);
         _cleanup_(sched_pod_unrefp) SchedPod *p = port_pod(f, "w", "{'containerPort':80,'hostPort':8080}");
-        assert_true(run(f, SCHED_PK_HOST_PORTS, p, "n1", &r));
+        assert_true(run(f, POLICY_PRED_POD_FITS_HOST_PORTS, p, "n1", &r));
 }
 
 static void test_node_selector_and_affinity(void **state) {
@@ -251,12 +251,12 @@ static void test_node_selector_and_affinity(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", cases[i].spec, "");
                 assert_non_null(p);
-                bool a = run(f, SCHED_PK_NODE_SELECTOR, p, "n1", &r), b = run(f, SCHED_PK_NODE_SELECTOR, p, "n2", &r);
+                bool a = run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", &r), b = run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n2", &r);
                 if (a != cases[i].n1 || b != cases[i].n2)
                         fail_msg("case %zu: n1 %d n2 %d", i, a, b);
         }
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeSelector':{'zone':'x'}", "");
-        assert_false(run(f, SCHED_PK_NODE_SELECTOR, p, "n1", &r));
+        assert_false(run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", &r));
         assert_int_equal(r.n, 1);
         assert_int_equal(r.r[0].code, SCHED_REASON_NODE_SELECTOR);
 }
@@ -286,14 +286,14 @@ static void test_taints(void **state) {
                 snprintf(spec, sizeof spec, "'tolerations':%s", cases[i].tolerations);
                 _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", spec, "");
                 assert_non_null(p);
-                bool a = run(f, SCHED_PK_TAINTS, p, "n1", &r);
+                bool a = run(f, POLICY_PRED_POD_TOLERATES_NODE_TAINTS, p, "n1", &r);
                 if (a != cases[i].all)
                         fail_msg("case %zu: taints %d", i, a);
                 if (!a) {
                         assert_int_equal(r.r[0].code, SCHED_REASON_TAINT);
                         assert_string_equal(sched_strtab_get(f->t, r.r[0].a), cases[i].first_key);
                 }
-                if (run(f, SCHED_PK_NO_EXECUTE_TAINTS, p, "n1", &r) != cases[i].no_execute)
+                if (run(f, POLICY_PRED_POD_TOLERATES_NODE_NO_EXECUTE_TAINTS, p, "n1", &r) != cases[i].no_execute)
                         fail_msg("case %zu: no-execute", i);
         }
 }
@@ -304,12 +304,12 @@ static void test_unschedulable(void **state) {
         add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "'unschedulable':true", ""));
         add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
-        assert_false(run(f, SCHED_PK_NODE_UNSCHEDULABLE, p, "n1", &r));
+        assert_false(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, p, "n1", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_UNSCHEDULABLE);
-        assert_true(run(f, SCHED_PK_NODE_UNSCHEDULABLE, p, "n2", &r));
+        assert_true(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, p, "n2", &r));
         _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "",
                 "'tolerations':[{'key':'node.kubernetes.io/unschedulable','operator':'Exists','effect':'NoSchedule'}]", "");
-        assert_true(run(f, SCHED_PK_NODE_UNSCHEDULABLE, q, "n1", &r));
+        assert_true(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, q, "n1", &r));
 }
 
 static void test_labels_presence(void **state) {
@@ -318,8 +318,8 @@ static void test_labels_presence(void **state) {
         add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'region':'r1','zone':'z1'}", "", ""));
         add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'region':'r1'}", "", ""));
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
-        assert_true(run(f, SCHED_PK_LABELS_PRESENCE, p, "n1", &r));
-        assert_false(run(f, SCHED_PK_LABELS_PRESENCE, p, "n2", &r));
+        assert_true(run(f, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, p, "n1", &r));
+        assert_false(run(f, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, p, "n2", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_LABELS_PRESENCE);
 }
 

@@ -8,6 +8,7 @@
 
 #include "scheduler/core/cache.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/plugin.h"
 #include "scheduler/core/testlib.h"
 
 typedef struct Fx {
@@ -55,7 +56,14 @@ static void assume(Fx *f, SchedPod *p, const char *node) {
 }
 
 /* Scores nodes (by name, NULL-terminated) for one priority and compares with want[]. */
-static void check(Fx *f, const SchedPriority *prio, const SchedPod *pod, const char *const *names, const int64_t *want) {
+/* prio may be a literal with only the registry id set: its plugin is looked up here. */
+static void check(Fx *f, const SchedPriority *literal, const SchedPod *pod, const char *const *names,
+                  const int64_t *want) {
+        SchedPriority bound = *literal;
+        if (!bound.plugin)
+                bound.plugin = sched_priority_plugin(bound.id);
+        assert_non_null(bound.plugin);
+        const SchedPriority *prio = &bound;
         SchedNodeInfo *nodes[16];
         int64_t got[16];
         uint32_t n = 0, n_all;

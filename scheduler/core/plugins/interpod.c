@@ -18,6 +18,7 @@
 #include <errno.h>
 
 #include "scheduler/core/cycle-state.h"
+#include "scheduler/core/plugin.h"
 
 static bool pod_matches_all(const SchedPod *pod, const SchedAffinityTerm *terms, uint32_t n) {
         if (n == 0)
@@ -46,7 +47,7 @@ static int existing_anti(SchedCycleExt *x, const SchedPod *pod, const SchedPod *
         return 0;
 }
 
-int sched_interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+static int interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
         SchedCycleExt *x = cy->ext;
         const SchedPod *pod = cy->pod;
         const SchedPodExt *pe = pod->ext;
@@ -91,13 +92,14 @@ int sched_interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
         return 0;
 }
 
-bool sched_interpod_needed(const SchedCycle *cy) {
+static bool interpod_needed(const SchedCycle *cy, const SchedPredicate *p) {
         return cy->ext->ipa_active;
 }
 
 /* v1.20's Filter order, which decides the reason a node reports when several rules fail:
  * the incoming pod's affinity, then its anti-affinity, then existing pods' anti-affinity. */
-bool sched_interpod_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+static bool interpod_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                            SchedReasons *out) {
         const SchedCycleExt *x = cy->ext;
         const SchedExtConfig *xc = cy->cfg->ext;
         const SchedNode *node = ni->node;
@@ -171,8 +173,8 @@ static void existing_terms(SchedCycleExt *x, const SchedPod *e, const SchedPod *
         (void) process_terms(&x->score, xe->pref_anti_affinity, xe->n_pref_anti_affinity, pod, node, -1, 0);
 }
 
-bool sched_interpod_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint32_t n, int64_t *scores,
-                          int64_t *ret_constant) {
+static bool interpod_score(const SchedCycle *cy, const SchedPriority *prio, SchedNodeInfo *const *nodes, uint32_t n,
+                           int64_t *scores, int64_t *ret_constant) {
         SchedCycleExt *x = cy->ext;
         const SchedPod *pod = cy->pod;
         const SchedPodExt *pe = pod->ext;
@@ -206,19 +208,38 @@ bool sched_interpod_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uin
                 *ret_constant = 0;
                 return true;
         }
-        int64_t max = 0, min = 0;
         for (uint32_t i = 0; i < n; i++) {
                 const SchedNode *node = nodes[i]->node;
                 int64_t s = 0;
                 for (uint32_t k = 0; k < node->n_labels; k++)
                         s += topo_get(&x->score, topo_pair(node->labels[k].key, node->labels[k].value));
                 scores[i] = s;
-                if (s > max)
-                        max = s;
-                if (s < min)
-                        min = s;
+        }
+        return false;
+}
+
+/* NormalizeScore: min..max (min at most 0, max at least 0) onto 0..10, truncated. */
+static void interpod_normalize(int64_t *scores, uint32_t n) {
+        int64_t max = 0, min = 0;
+        for (uint32_t i = 0; i < n; i++) {
+                if (scores[i] > max)
+                        max = scores[i];
+                if (scores[i] < min)
+                        min = scores[i];
         }
         for (uint32_t i = 0; i < n; i++)
                 scores[i] = max - min > 0 ? (int64_t) (10.0 * ((double) (scores[i] - min) / (double) (max - min))) : 0;
-        return false;
 }
+
+const SchedPredicatePlugin sched_pred_match_inter_pod_affinity = {
+        .id = POLICY_PRED_MATCH_INTER_POD_AFFINITY,
+        .prepare = interpod_prepare,
+        .needed = interpod_needed,
+        .filter = interpod_filter,
+};
+
+const SchedPriorityPlugin sched_prio_inter_pod_affinity = {
+        .id = POLICY_PRIO_INTER_POD_AFFINITY,
+        .score = interpod_score,
+        .normalize = interpod_normalize,
+};

@@ -1,14 +1,15 @@
-/* The node predicates of part 1, each with upstream kube-scheduler v1.20's semantics and
- * failure reasons (the framework plugins the legacy names map to: NodeUnschedulable,
- * NodeResourcesFit, NodeName, NodePorts, NodeAffinity, TaintToleration, NodeLabel).
+/* The node predicates, each with upstream kube-scheduler v1.20's semantics and failure
+ * reasons (the framework plugins the legacy names map to: NodeUnschedulable,
+ * NodeResourcesFit, NodeName, NodePorts, NodeAffinity, TaintToleration, NodeLabel; the
+ * node-condition predicates of clusters with TaintNodesByCondition off; mastersSchedulable).
  *
  * They read only the pod, the node and the node's aggregates, never allocate, and append
  * reasons as codes with interned arguments so the failure summary can be built without
  * formatting a string per node. */
 #include <string.h>
 
-#include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/plugin.h"
 
 static void add_reason(SchedReasons *out, uint32_t code, SchedStr a, SchedStr b) {
         if (out->n < SCHED_MAX_NODE_REASONS)
@@ -112,87 +113,201 @@ static bool labels_presence(const SchedPredicate *p, const SchedNode *n) {
         return true;
 }
 
-bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p) {
-        const SchedPod *pod = cy->pod;
-        switch (p->kind) {
-        case SCHED_PK_HOST_NAME:
-                return pod->node_name != 0;
-        case SCHED_PK_HOST_PORTS:
-                return pod->n_ports > 0;
-        case SCHED_PK_NODE_SELECTOR:
-                return pod->n_node_selector > 0 || pod->has_required_affinity;
-        case SCHED_PK_MEMORY_PRESSURE:
-                return pod->best_effort;
-        default:
-                return p->kind >= SCHED_PK_NO_DISK_CONFLICT ? sched_ext_predicate_needed(cy, p) : true;
-        }
+/* ---- the plugins ---- */
+
+static bool unschedulable_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                 SchedReasons *out) {
+        if (unschedulable_ok(cy, ni->node))
+                return true;
+        add_reason(out, SCHED_REASON_UNSCHEDULABLE, 0, 0);
+        return false;
 }
 
-bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
-                         SchedReasons *out) {
-        const SchedNode *n = ni->node;
-        const SchedPod *pod = cy->pod;
-        switch (p->kind) {
-        case SCHED_PK_NODE_UNSCHEDULABLE:
-                if (unschedulable_ok(cy, n))
-                        return true;
-                add_reason(out, SCHED_REASON_UNSCHEDULABLE, 0, 0);
-                return false;
-        case SCHED_PK_FITS_RESOURCES:
-                return fits_resources(cy, ni, out);
-        case SCHED_PK_HOST_NAME:
-                if (pod->node_name == 0 || pod->node_name == n->name)
-                        return true;
-                add_reason(out, SCHED_REASON_HOSTNAME, 0, 0);
-                return false;
-        case SCHED_PK_HOST_PORTS:
-                if (ports_fit(pod, ni))
-                        return true;
-                add_reason(out, SCHED_REASON_PORTS, 0, 0);
-                return false;
-        case SCHED_PK_NODE_SELECTOR:
-                if (sched_pod_matches_node_selector(cy->strtab, pod, n))
-                        return true;
-                add_reason(out, SCHED_REASON_NODE_SELECTOR, 0, 0);
-                return false;
-        case SCHED_PK_TAINTS:
-                return taints_tolerated(pod, n, false, out);
-        case SCHED_PK_NO_EXECUTE_TAINTS:
-                return taints_tolerated(pod, n, true, out);
-        case SCHED_PK_MASTERS:
-                return masters_ok(cy, n, out);
-        case SCHED_PK_LABELS_PRESENCE:
-                if (labels_presence(p, n))
-                        return true;
-                add_reason(out, SCHED_REASON_LABELS_PRESENCE, 0, 0);
-                return false;
-        case SCHED_PK_NODE_CONDITION:
-                /* Upstream CheckNodeConditionPredicate: every failed condition is a reason. */
-                if (n->conditions & SCHED_NODE_NOT_READY)
-                        add_reason(out, SCHED_REASON_NOT_READY, 0, 0);
-                if (n->conditions & SCHED_NODE_NETWORK_UNAVAILABLE)
-                        add_reason(out, SCHED_REASON_NETWORK_UNAVAILABLE, 0, 0);
-                if (n->unschedulable)
-                        add_reason(out, SCHED_REASON_UNSCHEDULABLE, 0, 0);
-                return !(n->conditions & (SCHED_NODE_NOT_READY | SCHED_NODE_NETWORK_UNAVAILABLE)) &&
-                       !n->unschedulable;
-        case SCHED_PK_MEMORY_PRESSURE:
-                /* Only BestEffort pods are turned away from a node under memory pressure. */
-                if (!pod->best_effort || !(n->conditions & SCHED_NODE_MEMORY_PRESSURE))
-                        return true;
-                add_reason(out, SCHED_REASON_MEMORY_PRESSURE, 0, 0);
-                return false;
-        case SCHED_PK_DISK_PRESSURE:
-                if (!(n->conditions & SCHED_NODE_DISK_PRESSURE))
-                        return true;
-                add_reason(out, SCHED_REASON_DISK_PRESSURE, 0, 0);
-                return false;
-        case SCHED_PK_PID_PRESSURE:
-                if (!(n->conditions & SCHED_NODE_PID_PRESSURE))
-                        return true;
-                add_reason(out, SCHED_REASON_PID_PRESSURE, 0, 0);
-                return false;
-        default:
-                return sched_ext_predicate_run(cy, p, ni, out);
-        }
+const SchedPredicatePlugin sched_pred_check_node_unschedulable = {
+        .id = POLICY_PRED_CHECK_NODE_UNSCHEDULABLE,
+        .filter = unschedulable_filter,
+};
+
+static bool resources_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                             SchedReasons *out) {
+        return fits_resources(cy, ni, out);
 }
+
+const SchedPredicatePlugin sched_pred_pod_fits_resources = {
+        .id = POLICY_PRED_POD_FITS_RESOURCES,
+        .filter = resources_filter,
+};
+
+static bool host_name_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        return cy->pod->node_name != 0;
+}
+
+static bool host_name_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                             SchedReasons *out) {
+        if (cy->pod->node_name == 0 || cy->pod->node_name == ni->node->name)
+                return true;
+        add_reason(out, SCHED_REASON_HOSTNAME, 0, 0);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_host_name = {
+        .id = POLICY_PRED_HOST_NAME,
+        .needed = host_name_needed,
+        .filter = host_name_filter,
+};
+
+static bool host_ports_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        return cy->pod->n_ports > 0;
+}
+
+static bool host_ports_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                              SchedReasons *out) {
+        if (ports_fit(cy->pod, ni))
+                return true;
+        add_reason(out, SCHED_REASON_PORTS, 0, 0);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_pod_fits_host_ports = {
+        .id = POLICY_PRED_POD_FITS_HOST_PORTS,
+        .needed = host_ports_needed,
+        .filter = host_ports_filter,
+};
+
+static bool node_selector_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        return cy->pod->n_node_selector > 0 || cy->pod->has_required_affinity;
+}
+
+static bool node_selector_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                 SchedReasons *out) {
+        if (sched_pod_matches_node_selector(cy->strtab, cy->pod, ni->node))
+                return true;
+        add_reason(out, SCHED_REASON_NODE_SELECTOR, 0, 0);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_match_node_selector = {
+        .id = POLICY_PRED_MATCH_NODE_SELECTOR,
+        .needed = node_selector_needed,
+        .filter = node_selector_filter,
+};
+
+static bool taints_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out) {
+        return taints_tolerated(cy->pod, ni->node, false, out);
+}
+
+const SchedPredicatePlugin sched_pred_pod_tolerates_node_taints = {
+        .id = POLICY_PRED_POD_TOLERATES_NODE_TAINTS,
+        .filter = taints_filter,
+};
+
+static bool no_execute_taints_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                     SchedReasons *out) {
+        return taints_tolerated(cy->pod, ni->node, true, out);
+}
+
+const SchedPredicatePlugin sched_pred_pod_tolerates_node_no_execute_taints = {
+        .id = POLICY_PRED_POD_TOLERATES_NODE_NO_EXECUTE_TAINTS,
+        .filter = no_execute_taints_filter,
+};
+
+static bool masters_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out) {
+        return masters_ok(cy, ni->node, out);
+}
+
+const SchedPredicatePlugin sched_pred_masters_schedulable = {
+        .id = _POLICY_PRED_INVALID,
+        .filter = masters_filter,
+};
+
+static int labels_presence_compile(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg,
+                                   Buf *err) {
+        return sched_compile_label_list(t, arena, p, arg, POLICY_ARG_LABELS_PRESENCE, err);
+}
+
+static bool labels_presence_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                   SchedReasons *out) {
+        if (labels_presence(p, ni->node))
+                return true;
+        add_reason(out, SCHED_REASON_LABELS_PRESENCE, 0, 0);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_check_node_label_presence = {
+        .id = POLICY_PRED_CHECK_NODE_LABEL_PRESENCE,
+        .per_instance = true,
+        .compile = labels_presence_compile,
+        .filter = labels_presence_filter,
+};
+
+/* GeneralPredicates: its registry members (PodFitsResources, HostName, PodFitsHostPorts,
+ * MatchNodeSelector) run in its place. */
+const SchedPredicatePlugin sched_pred_general_predicates = {
+        .id = POLICY_PRED_GENERAL_PREDICATES,
+        .bundle = true,
+};
+
+/* ---- node conditions, for clusters with TaintNodesByCondition off ---- */
+
+static bool node_condition_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                  SchedReasons *out) {
+        const SchedNode *n = ni->node;
+        /* Upstream CheckNodeConditionPredicate: every failed condition is a reason. */
+        if (n->conditions & SCHED_NODE_NOT_READY)
+                add_reason(out, SCHED_REASON_NOT_READY, 0, 0);
+        if (n->conditions & SCHED_NODE_NETWORK_UNAVAILABLE)
+                add_reason(out, SCHED_REASON_NETWORK_UNAVAILABLE, 0, 0);
+        if (n->unschedulable)
+                add_reason(out, SCHED_REASON_UNSCHEDULABLE, 0, 0);
+        return !(n->conditions & (SCHED_NODE_NOT_READY | SCHED_NODE_NETWORK_UNAVAILABLE)) && !n->unschedulable;
+}
+
+const SchedPredicatePlugin sched_pred_check_node_condition = {
+        .id = POLICY_PRED_CHECK_NODE_CONDITION,
+        .filter = node_condition_filter,
+};
+
+static bool memory_pressure_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        return cy->pod->best_effort;
+}
+
+static bool memory_pressure_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                   SchedReasons *out) {
+        /* Only BestEffort pods are turned away from a node under memory pressure. */
+        if (!cy->pod->best_effort || !(ni->node->conditions & SCHED_NODE_MEMORY_PRESSURE))
+                return true;
+        add_reason(out, SCHED_REASON_MEMORY_PRESSURE, 0, 0);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_check_node_memory_pressure = {
+        .id = POLICY_PRED_CHECK_NODE_MEMORY_PRESSURE,
+        .needed = memory_pressure_needed,
+        .filter = memory_pressure_filter,
+};
+
+static bool disk_pressure_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                 SchedReasons *out) {
+        if (!(ni->node->conditions & SCHED_NODE_DISK_PRESSURE))
+                return true;
+        add_reason(out, SCHED_REASON_DISK_PRESSURE, 0, 0);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_check_node_disk_pressure = {
+        .id = POLICY_PRED_CHECK_NODE_DISK_PRESSURE,
+        .filter = disk_pressure_filter,
+};
+
+static bool pid_pressure_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                SchedReasons *out) {
+        if (!(ni->node->conditions & SCHED_NODE_PID_PRESSURE))
+                return true;
+        add_reason(out, SCHED_REASON_PID_PRESSURE, 0, 0);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_check_node_pid_pressure = {
+        .id = POLICY_PRED_CHECK_NODE_PID_PRESSURE,
+        .filter = pid_pressure_filter,
+};

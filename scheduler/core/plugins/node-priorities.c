@@ -1,66 +1,15 @@
-/* The priorities of part 1. Each scores every feasible node 0..10 (OpenShift 4.x semantics,
- * DESIGN.md); the formulas are upstream kube-scheduler v1.20's with MaxNodeScore 10, integer
- * arithmetic where upstream uses it, so the ranking of nodes is the same as upstream's. The
- * priorities that upstream normalizes over the feasible nodes (NodeAffinity,
- * TaintToleration) do so here too, with DefaultNormalizeScore's rounding. */
-#include <math.h>
+/* The node priorities: NodeAffinity, TaintToleration, ImageLocality, NodePreferAvoidPods,
+ * NodeLabel (labelPreference) and EqualPriority. Each scores every feasible node 0..10
+ * (OpenShift 4.x semantics); the formulas are upstream kube-scheduler v1.20's with
+ * MaxNodeScore 10, integer arithmetic where upstream uses it, so the ranking of nodes is the
+ * same as upstream's. NodeAffinity and TaintToleration normalize over the feasible nodes,
+ * as upstream, with DefaultNormalizeScore's rounding. */
 #include <string.h>
 
-#include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/plugin.h"
 
-#define MAX_SCORE 10
-
-/* The non-zero-defaulted cpu/memory requested on the node with the pod added, as
- * calculateResourceAllocatableRequest() does for cpu and memory. */
-static inline int64_t req_cpu(const SchedCycle *cy, const SchedNodeInfo *ni) {
-        return ni->nonzero_milli_cpu + cy->pod->nonzero_milli_cpu;
-}
-static inline int64_t req_mem(const SchedCycle *cy, const SchedNodeInfo *ni) {
-        return ni->nonzero_memory + cy->pod->nonzero_memory;
-}
-
-static int64_t least_requested(int64_t requested, int64_t capacity) {
-        if (capacity == 0 || requested > capacity)
-                return 0;
-        return (capacity - requested) * MAX_SCORE / capacity;
-}
-
-static int64_t most_requested(int64_t requested, int64_t capacity) {
-        if (capacity == 0 || requested > capacity)
-                return 0;
-        return requested * MAX_SCORE / capacity;
-}
-
-static double fraction(int64_t requested, int64_t capacity) {
-        return capacity == 0 ? 1 : (double) requested / (double) capacity;
-}
-
-static int64_t balanced(const SchedCycle *cy, const SchedNodeInfo *ni) {
-        double c = fraction(req_cpu(cy, ni), ni->node->alloc_milli_cpu);
-        double m = fraction(req_mem(cy, ni), ni->node->alloc_memory);
-        if (c >= 1 || m >= 1)
-                return 0;
-        return (int64_t) ((1 - fabs(c - m)) * MAX_SCORE);
-}
-
-/* DefaultNormalizeScore(MaxNodeScore, reverse, scores). */
-static void normalize(int64_t *scores, uint32_t n, bool reverse) {
-        int64_t max = 0;
-        for (uint32_t i = 0; i < n; i++)
-                if (scores[i] > max)
-                        max = scores[i];
-        if (max == 0) {
-                if (reverse)
-                        for (uint32_t i = 0; i < n; i++)
-                                scores[i] = MAX_SCORE;
-                return;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-                int64_t s = MAX_SCORE * scores[i] / max;
-                scores[i] = reverse ? MAX_SCORE - s : s;
-        }
-}
+#define MAX_SCORE SCHED_MAX_NODE_SCORE
 
 /* Preferred terms count their matchExpressions only; an empty list matches nothing. */
 static bool preferred_matches(const SchedStrtab *strtab, const SchedTerm *t, const SchedNode *n) {
@@ -153,150 +102,119 @@ static int64_t prefer_avoid(const SchedCycle *cy, const SchedNode *n) {
         return MAX_SCORE;
 }
 
-/* BuildBrokenLinearFunction over a 0..100 shape (scores already x10, as upstream). */
-static int64_t broken_linear(const SchedPriority *p, int64_t u) {
-        for (uint32_t i = 0; i < p->n_shape; i++)
-                if (u <= p->shape[i].utilization) {
-                        if (i == 0)
-                                return p->shape[0].score;
-                        const SchedShapePoint *a = &p->shape[i - 1], *b = &p->shape[i];
-                        return a->score + (b->score - a->score) * (u - a->utilization) / (b->utilization - a->utilization);
-                }
-        return p->shape[p->n_shape - 1].score;
-}
+/* ---- the plugins ---- */
 
-/* RequestedToCapacityRatio (v1.20): per resource, utilization rounded up to a percent,
- * the shape's score; resources scoring 0 drop out of the weighted mean, which is rounded.
- * Upstream's result is on 0..100; it is brought to 0..10 with rounding. */
-static int64_t requested_to_capacity(const SchedCycle *cy, const SchedPriority *p, const SchedNodeInfo *ni) {
-        int64_t node_score = 0, weight_sum = 0;
-        for (uint32_t i = 0; i < p->n_resources; i++) {
-                const SchedResourceWeight *r = &p->resources[i];
-                int64_t requested, capacity;
-                switch (r->which) {
-                case SCHED_RES_CPU:
-                        requested = req_cpu(cy, ni);
-                        capacity = ni->node->alloc_milli_cpu;
-                        break;
-                case SCHED_RES_MEMORY:
-                        requested = req_mem(cy, ni);
-                        capacity = ni->node->alloc_memory;
-                        break;
-                case SCHED_RES_EPHEMERAL:
-                        requested = ni->req_ephemeral + cy->pod->req.ephemeral;
-                        capacity = ni->node->alloc_ephemeral;
-                        break;
-                default:
-                        requested = sched_scalars_get(ni->req_scalar, ni->n_req_scalar, r->name) +
-                                    sched_scalars_get(cy->pod->req.scalar, cy->pod->req.n_scalar, r->name);
-                        capacity = sched_scalars_get(ni->node->alloc_scalar, ni->node->n_alloc_scalar, r->name);
-                        break;
-                }
-                int64_t s;
-                if (capacity == 0 || requested > capacity)
-                        s = broken_linear(p, 100);
-                else
-                        s = broken_linear(p, 100 - (capacity - requested) * 100 / capacity);
-                if (s > 0) {
-                        node_score += s * r->weight;
-                        weight_sum += r->weight;
-                }
-        }
-        if (weight_sum == 0)
-                return 0;
-        int64_t score100 = (int64_t) llround((double) node_score / (double) weight_sum);
-        return (score100 + 5) / 10;
-}
-
-/* Every node scores the same for this pod: no per-node work needed. */
-static bool constant_score(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+static bool node_affinity_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
         const SchedPod *pod = cy->pod;
-        switch (p->id) {
-        case POLICY_PRIO_NODE_AFFINITY:
-                for (uint32_t i = 0; i < pod->n_preferred; i++)
-                        if (pod->preferred[i].weight != 0 && !pod->preferred[i].term.invalid &&
-                            pod->preferred[i].term.n_exprs > 0)
-                                return false;
-                *ret = 0;
-                return true;
-        case POLICY_PRIO_NODE_PREFER_AVOID_PODS:
-                if (pod->owner_kind && (pod->owner_kind == cy->cfg->kind_rc || pod->owner_kind == cy->cfg->kind_rs) &&
-                    sched_cache_n_avoid_nodes(cy->cache) > 0)
+        for (uint32_t i = 0; i < pod->n_preferred; i++)
+                if (pod->preferred[i].weight != 0 && !pod->preferred[i].term.invalid && pod->preferred[i].term.n_exprs > 0)
                         return false;
-                *ret = MAX_SCORE;
-                return true;
-        case POLICY_PRIO_IMAGE_LOCALITY:
-                for (uint32_t i = 0; i < pod->n_images; i++)
-                        if (sched_cache_image_nodes(cy->cache, pod->images[i]) > 0)
-                                return false;
-                *ret = 0;
-                return true;
-        case POLICY_PRIO_EQUAL:
-                *ret = 1;
-                return true;
-        default:
-                return false;
-        }
+        *ret = 0;
+        return true;
 }
 
-bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
-                        uint32_t n, int64_t *scores, int64_t *ret_constant) {
-        if (sched_ext_priority_implemented(p->id))
-                return sched_ext_priority_run(cy, p, nodes, n, scores, ret_constant);
-        if (constant_score(cy, p, ret_constant))
-                return true;
-        switch (p->id) {
-        case POLICY_PRIO_LEAST_REQUESTED:
-                for (uint32_t i = 0; i < n; i++) {
-                        const SchedNodeInfo *ni = nodes[i];
-                        scores[i] = (least_requested(req_cpu(cy, ni), ni->node->alloc_milli_cpu) +
-                                     least_requested(req_mem(cy, ni), ni->node->alloc_memory)) / 2;
-                }
-                break;
-        case POLICY_PRIO_MOST_REQUESTED:
-                for (uint32_t i = 0; i < n; i++) {
-                        const SchedNodeInfo *ni = nodes[i];
-                        scores[i] = (most_requested(req_cpu(cy, ni), ni->node->alloc_milli_cpu) +
-                                     most_requested(req_mem(cy, ni), ni->node->alloc_memory)) / 2;
-                }
-                break;
-        case POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION:
-                for (uint32_t i = 0; i < n; i++)
-                        scores[i] = balanced(cy, nodes[i]);
-                break;
-        case POLICY_PRIO_NODE_AFFINITY:
-                for (uint32_t i = 0; i < n; i++)
-                        scores[i] = node_affinity(cy, nodes[i]->node);
-                normalize(scores, n, false);
-                break;
-        case POLICY_PRIO_TAINT_TOLERATION:
-                for (uint32_t i = 0; i < n; i++)
-                        scores[i] = intolerable_taints(cy->pod, nodes[i]->node);
-                normalize(scores, n, true);
-                break;
-        case POLICY_PRIO_IMAGE_LOCALITY:
-                for (uint32_t i = 0; i < n; i++)
-                        scores[i] = image_locality(cy, nodes[i]->node);
-                break;
-        case POLICY_PRIO_NODE_PREFER_AVOID_PODS:
-                for (uint32_t i = 0; i < n; i++)
-                        scores[i] = prefer_avoid(cy, nodes[i]->node);
-                break;
-        case POLICY_PRIO_NODE_LABEL:
-                for (uint32_t i = 0; i < n; i++) {
-                        const SchedNode *node = nodes[i]->node;
-                        bool exists = sched_labels_find(node->labels, node->n_labels, p->label) != NULL;
-                        scores[i] = exists == p->presence ? MAX_SCORE : 0;
-                }
-                break;
-        case POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO:
-                for (uint32_t i = 0; i < n; i++)
-                        scores[i] = requested_to_capacity(cy, p, nodes[i]);
-                break;
-        default:
-                for (uint32_t i = 0; i < n; i++)
-                        scores[i] = 1;
-                break;
+static bool node_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = node_affinity(cy, nodes[i]->node);
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_node_affinity = {
+        .id = POLICY_PRIO_NODE_AFFINITY,
+        .constant = node_affinity_constant,
+        .score = node_affinity_score,
+        .normalize = sched_normalize_default,
+};
+
+static bool taint_toleration_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                   uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = intolerable_taints(cy->pod, nodes[i]->node);
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_taint_toleration = {
+        .id = POLICY_PRIO_TAINT_TOLERATION,
+        .score = taint_toleration_score,
+        .normalize = sched_normalize_reverse,
+};
+
+static bool image_locality_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+        for (uint32_t i = 0; i < cy->pod->n_images; i++)
+                if (sched_cache_image_nodes(cy->cache, cy->pod->images[i]) > 0)
+                        return false;
+        *ret = 0;
+        return true;
+}
+
+static bool image_locality_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                 uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = image_locality(cy, nodes[i]->node);
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_image_locality = {
+        .id = POLICY_PRIO_IMAGE_LOCALITY,
+        .constant = image_locality_constant,
+        .score = image_locality_score,
+};
+
+static bool prefer_avoid_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+        const SchedPod *pod = cy->pod;
+        if (pod->owner_kind && (pod->owner_kind == cy->cfg->kind_rc || pod->owner_kind == cy->cfg->kind_rs) &&
+            sched_cache_n_avoid_nodes(cy->cache) > 0)
+                return false;
+        *ret = MAX_SCORE;
+        return true;
+}
+
+static bool prefer_avoid_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                               uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = prefer_avoid(cy, nodes[i]->node);
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_node_prefer_avoid_pods = {
+        .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS,
+        .constant = prefer_avoid_constant,
+        .score = prefer_avoid_score,
+};
+
+static int node_label_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *p, const PolicyArgument *arg,
+                              Buf *err) {
+        int r = sched_compile_label(t, p, arg, POLICY_ARG_LABEL_PREFERENCE, err);
+        if (r < 0)
+                return r;
+        p->presence = arg->presence;
+        return 0;
+}
+
+static bool node_label_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                             int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedNode *node = nodes[i]->node;
+                bool exists = sched_labels_find(node->labels, node->n_labels, p->label) != NULL;
+                scores[i] = exists == p->presence ? MAX_SCORE : 0;
         }
         return false;
 }
+
+const SchedPriorityPlugin sched_prio_node_label = {
+        .id = POLICY_PRIO_NODE_LABEL,
+        .compile = node_label_compile,
+        .score = node_label_score,
+};
+
+static bool equal_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+        *ret = 1;
+        return true;
+}
+
+/* EqualPriority: every node scores 1. */
+const SchedPriorityPlugin sched_prio_equal = {
+        .id = POLICY_PRIO_EQUAL,
+        .constant = equal_constant,
+};

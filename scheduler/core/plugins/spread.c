@@ -4,7 +4,7 @@
  *   EvenPodsSpread: for each DoNotSchedule constraint, matching pods (same namespace, not
  *     being deleted) are counted per topology pair; the pairs are those of the nodes that
  *     pass the pod's node selector/affinity and carry every constraint's key (v1.20 counts
- *     the pods of every node in such a pair, see sched_spread_prepare()); a node fails when
+ *     the pods of every node in such a pair, see spread_prepare()); a node fails when
  *     its pair's count plus one (if the pod matches itself) minus the smallest pair's count
  *     exceeds maxSkew.
  *   EvenPodsSpreadPriority: ScheduleAnyway constraints; count x log(domains + 2) + maxSkew - 1
@@ -26,8 +26,9 @@
 
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
+#include "scheduler/core/plugin.h"
 
-#define MAX_SCORE 10
+#define MAX_SCORE SCHED_MAX_NODE_SCORE
 
 static bool counts_pod(const SchedPod *e, const SchedPod *pod, const SchedSelector *sel) {
         return e->ns == pod->ns && !(e->ext && e->ext->deleting) && sched_selector_matches(sel, e->labels, e->n_labels);
@@ -47,7 +48,7 @@ static bool has_all_keys(const SchedNode *n, const SchedSpreadConstraint *c, uin
         return true;
 }
 
-int sched_spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
         SchedCycleExt *x = cy->ext;
         const SchedPodExt *pe = cy->pod->ext;
         uint32_t nc = 0;
@@ -110,7 +111,11 @@ int sched_spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_a
         return 0;
 }
 
-bool sched_spread_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+static bool spread_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        return cy->ext->spread_active;
+}
+
+static bool spread_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out) {
         const SchedCycleExt *x = cy->ext;
         const SchedPodExt *pe = cy->pod->ext;
         const SchedNode *n = ni->node;
@@ -133,8 +138,16 @@ bool sched_spread_run(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReason
         return true;
 }
 
-bool sched_spread_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint32_t n, int64_t *scores,
-                        int64_t *ret_constant) {
+const SchedPredicatePlugin sched_pred_even_pods_spread = {
+        .id = POLICY_PRED_EVEN_PODS_SPREAD,
+        .prepare = spread_prepare,
+        .needed = spread_needed,
+        .filter = spread_filter,
+};
+
+/* Scores and normalizes in one pass: nodes without every key score 0 after normalization. */
+static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedNodeInfo *const *nodes, uint32_t n,
+                         int64_t *scores, int64_t *ret_constant) {
         SchedCycleExt *x = cy->ext;
         const SchedPodExt *pe = cy->pod->ext;
         uint32_t nc = 0;
@@ -232,6 +245,11 @@ bool sched_spread_score(const SchedCycle *cy, SchedNodeInfo *const *nodes, uint3
         return false;
 }
 
+const SchedPriorityPlugin sched_prio_even_pods_spread = {
+        .id = POLICY_PRIO_EVEN_PODS_SPREAD,
+        .score = spread_score,
+};
+
 /* ---- SelectorSpread / ServiceSpreading ---- */
 
 #define MAX_SELECTORS 64
@@ -311,8 +329,8 @@ static int64_t spread_combine(double node_score, bool has_zone, double zone_scor
         return (int64_t) f;
 }
 
-bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
-                                 int64_t *scores, int64_t *ret_constant) {
+static bool selector_spread(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
+                            int64_t *scores, int64_t *ret_constant) {
         const SchedPodExt *pe = cy->pod->ext;
         Selectors sels = { .n = 0 };
         if (!(pe && pe->n_spread > 0))
@@ -373,10 +391,33 @@ bool sched_selector_spread_score(const SchedCycle *cy, bool services_only, Sched
         return false;
 }
 
+static bool selector_spread_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                  uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        return selector_spread(cy, false, nodes, n, scores, ret_constant);
+}
+
+const SchedPriorityPlugin sched_prio_selector_spread = {
+        .id = POLICY_PRIO_SELECTOR_SPREAD,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE) | SCHED_OBJS(SCHED_OBJ_RC) | SCHED_OBJS(SCHED_OBJ_RS) |
+                   SCHED_OBJS(SCHED_OBJ_STATEFULSET),
+        .score = selector_spread_score,
+};
+
+static bool service_spreading_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                    uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        return selector_spread(cy, true, nodes, n, scores, ret_constant);
+}
+
+const SchedPriorityPlugin sched_prio_service_spreading = {
+        .id = POLICY_PRIO_SERVICE_SPREADING,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE),
+        .score = service_spreading_score,
+};
+
 /* ---- ServiceAffinity ---- */
 
-bool sched_service_affinity_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
-                                SchedReasons *out) {
+static bool service_affinity_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                    SchedReasons *out) {
         const SchedPod *pod = cy->pod;
         const SchedNode *node = ni->node;
         if (p->n_labels == 0)
@@ -417,8 +458,26 @@ bool sched_service_affinity_run(const SchedCycle *cy, const SchedPredicate *p, c
         return true;
 }
 
-bool sched_service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
-                                       uint32_t n, int64_t *scores, int64_t *ret_constant) {
+static int service_affinity_compile(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg,
+                                    Buf *err) {
+        return sched_compile_label_list(t, arena, p, arg, POLICY_ARG_SERVICE_AFFINITY, err);
+}
+
+const SchedPredicatePlugin sched_pred_check_service_affinity = {
+        .id = POLICY_PRED_CHECK_SERVICE_AFFINITY,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE),
+        .per_instance = true,
+        .compile = service_affinity_compile,
+        .filter = service_affinity_filter,
+};
+
+static int service_anti_affinity_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *p, const PolicyArgument *arg,
+                                         Buf *err) {
+        return sched_compile_label(t, p, arg, POLICY_ARG_SERVICE_ANTI_AFFINITY, err);
+}
+
+static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                        uint32_t n, int64_t *scores, int64_t *ret_constant) {
         const SchedWorkload *svc;
         Selectors all = { .n = 0 };
         pod_services(cy, &all, &svc);
@@ -458,3 +517,10 @@ bool sched_service_anti_affinity_score(const SchedCycle *cy, const SchedPriority
         }
         return false;
 }
+
+const SchedPriorityPlugin sched_prio_service_anti_affinity = {
+        .id = POLICY_PRIO_SERVICE_ANTI_AFFINITY,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE),
+        .compile = service_anti_affinity_compile,
+        .score = service_anti_affinity_score,
+};

@@ -17,7 +17,7 @@
  *     (size, access modes, volume mode, selector, node affinity), distinct per claim, or its
  *     class can provision (allowed topologies hold).
  *
- * Claims are resolved once per pod in sched_volumes_prepare(); a missing claim, one being
+ * Claims are resolved once per pod in volumes_prepare(); a missing claim, one being
  * deleted or an unbound claim of an Immediate class fails every node with upstream's
  * PreFilter message, as it is a property of the pod, not of the node. */
 #include <errno.h>
@@ -27,6 +27,7 @@
 
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
+#include "scheduler/core/plugin.h"
 #include "scheduler/core/volume-binding.h"
 
 #define NO_PROVISIONER "kubernetes.io/no-provisioner"
@@ -45,14 +46,14 @@ static SchedStr intern_text(const SchedCycle *cy, const char *what, const char *
         return id;
 }
 
-static bool pred_configured(const SchedConfig *cfg, uint32_t kind) {
+static bool pred_configured(const SchedConfig *cfg, PolicyPredicateId id) {
         for (uint32_t i = 0; i < cfg->n_predicates; i++)
-                if (cfg->predicates[i].kind == kind)
+                if (cfg->predicates[i].id == id)
                         return true;
         return false;
 }
 
-int sched_volumes_prepare(SchedCycle *cy) {
+static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
         SchedCycleExt *x = cy->ext;
         const SchedPodExt *pe = cy->pod->ext;
         if (!pe || pe->n_pvcs == 0)
@@ -64,7 +65,7 @@ int sched_volumes_prepare(SchedCycle *cy) {
                 x->claims = c;
                 x->claims_cap = pe->n_pvcs;
         }
-        bool binding = pred_configured(cy->cfg, SCHED_PK_VOLUME_BINDING);
+        bool binding = pred_configured(cy->cfg, POLICY_PRED_CHECK_VOLUME_BINDING);
         for (uint32_t i = 0; i < pe->n_volumes; i++) {
                 const SchedVolume *v = &pe->volumes[i];
                 if (v->kind != SCHED_VOL_PVC)
@@ -255,13 +256,13 @@ static bool idset_has(const IdSet *s, const char *ns, const char *id) {
         return false;
 }
 
-static uint8_t limit_kind(uint32_t pk) {
-        switch (pk) {
-        case SCHED_PK_MAX_EBS:
+static uint8_t limit_kind(PolicyPredicateId id) {
+        switch (id) {
+        case POLICY_PRED_MAX_EBS_VOLUME_COUNT:
                 return SCHED_VOL_AWS_EBS;
-        case SCHED_PK_MAX_GCE_PD:
+        case POLICY_PRED_MAX_GCE_PD_VOLUME_COUNT:
                 return SCHED_VOL_GCE_PD;
-        case SCHED_PK_MAX_AZURE_DISK:
+        case POLICY_PRED_MAX_AZURE_DISK_VOLUME_COUNT:
                 return SCHED_VOL_AZURE_DISK;
         default:
                 return SCHED_VOL_CINDER;
@@ -325,8 +326,8 @@ static int64_t ebs_default_limit(const SchedCycle *cy, const SchedNode *n) {
         return 39;
 }
 
-static bool attach_limit_ok(const SchedCycle *cy, uint32_t pk, const SchedNodeInfo *ni) {
-        uint8_t kind = limit_kind(pk);
+static bool attach_limit_ok(const SchedCycle *cy, PolicyPredicateId id, const SchedNodeInfo *ni) {
+        uint8_t kind = limit_kind(id);
         IdSet *mine = &(IdSet) { .n = 0 };
         filter_volumes(cy, cy->pod, kind, mine);
         if (mine->n == 0)
@@ -625,40 +626,98 @@ static bool volume_binding(const SchedCycle *cy, const SchedNodeInfo *ni, SchedR
         return ok;
 }
 
-bool sched_volumes_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out) {
-        const SchedPodExt *pe = cy->pod->ext;
-        const SchedExtConfig *xc = cy->cfg->ext;
-        switch (p->kind) {
-        case SCHED_PK_NO_DISK_CONFLICT:
-                if (!pe || no_disk_conflict(pe, ni))
-                        return true;
-                ext_reason(out, xc->r_disk_conflict);
-                return false;
-        case SCHED_PK_VOLUME_ZONE: {
-                SchedStr why = pe && cy->objects ? zone_check(cy, ni->node) : 0;
-                if (!why)
-                        return true;
-                ext_reason(out, why);
-                return false;
-        }
-        case SCHED_PK_MAX_EBS:
-        case SCHED_PK_MAX_GCE_PD:
-        case SCHED_PK_MAX_AZURE_DISK:
-        case SCHED_PK_MAX_CINDER:
-                if (!pe || attach_limit_ok(cy, p->kind, ni))
-                        return true;
-                ext_reason(out, xc->r_max_volumes);
-                return false;
-        case SCHED_PK_MAX_CSI:
-                if (!pe || csi_limits_ok(cy, ni))
-                        return true;
-                ext_reason(out, xc->r_max_volumes);
-                return false;
-        case SCHED_PK_VOLUME_BINDING:
-                if (!pe || pe->n_pvcs == 0)
-                        return true;
-                return volume_binding(cy, ni, out);
-        default:
-                return false;
-        }
+/* ---- the plugins ---- */
+
+/* A predicate about volumes can only fail a pod with volumes, or any node once the claims
+ * failed to resolve. */
+static bool volumes_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        const SchedPodExt *x = cy->pod->ext;
+        return (x && x->n_volumes > 0) || cy->ext->vol_fail;
 }
+
+static bool disk_conflict_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                 SchedReasons *out) {
+        const SchedPodExt *pe = cy->pod->ext;
+        if (!pe || no_disk_conflict(pe, ni))
+                return true;
+        ext_reason(out, cy->cfg->ext->r_disk_conflict);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_no_disk_conflict = {
+        .id = POLICY_PRED_NO_DISK_CONFLICT,
+        .prepare = volumes_prepare,
+        .needed = volumes_needed,
+        .filter = disk_conflict_filter,
+};
+
+static bool volume_zone_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                               SchedReasons *out) {
+        SchedStr why = cy->pod->ext && cy->objects ? zone_check(cy, ni->node) : 0;
+        if (!why)
+                return true;
+        ext_reason(out, why);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_no_volume_zone_conflict = {
+        .id = POLICY_PRED_NO_VOLUME_ZONE_CONFLICT,
+        .objects = SCHED_OBJS_VOLUMES,
+        .prepare = volumes_prepare,
+        .needed = volumes_needed,
+        .filter = volume_zone_filter,
+};
+
+static bool attach_limit_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                SchedReasons *out) {
+        if (!cy->pod->ext || attach_limit_ok(cy, p->id, ni))
+                return true;
+        ext_reason(out, cy->cfg->ext->r_max_volumes);
+        return false;
+}
+
+#define ATTACH_LIMIT_PLUGIN(entry, pred_id)                                                         \
+        const SchedPredicatePlugin entry = {                                                        \
+                .id = pred_id,                                                                      \
+                .objects = SCHED_OBJS_VOLUMES,                                                      \
+                .prepare = volumes_prepare,                                                         \
+                .needed = volumes_needed,                                                           \
+                .filter = attach_limit_filter,                                                      \
+        }
+ATTACH_LIMIT_PLUGIN(sched_pred_max_ebs_volume_count, POLICY_PRED_MAX_EBS_VOLUME_COUNT);
+ATTACH_LIMIT_PLUGIN(sched_pred_max_gce_pd_volume_count, POLICY_PRED_MAX_GCE_PD_VOLUME_COUNT);
+ATTACH_LIMIT_PLUGIN(sched_pred_max_azure_disk_volume_count, POLICY_PRED_MAX_AZURE_DISK_VOLUME_COUNT);
+ATTACH_LIMIT_PLUGIN(sched_pred_max_cinder_volume_count, POLICY_PRED_MAX_CINDER_VOLUME_COUNT);
+
+static bool csi_limit_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                             SchedReasons *out) {
+        if (!cy->pod->ext || csi_limits_ok(cy, ni))
+                return true;
+        ext_reason(out, cy->cfg->ext->r_max_volumes);
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_max_csi_volume_count = {
+        .id = POLICY_PRED_MAX_CSI_VOLUME_COUNT,
+        .objects = SCHED_OBJS_VOLUMES | SCHED_OBJS(SCHED_OBJ_CSINODE),
+        .prepare = volumes_prepare,
+        .needed = volumes_needed,
+        .filter = csi_limit_filter,
+};
+
+static bool volume_binding_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                  SchedReasons *out) {
+        const SchedPodExt *pe = cy->pod->ext;
+        if (!pe || pe->n_pvcs == 0)
+                return true;
+        return volume_binding(cy, ni, out);
+}
+
+const SchedPredicatePlugin sched_pred_check_volume_binding = {
+        .id = POLICY_PRED_CHECK_VOLUME_BINDING,
+        .objects = SCHED_OBJS_VOLUMES,
+        .binds_volumes = true,
+        .prepare = volumes_prepare,
+        .needed = volumes_needed,
+        .filter = volume_binding_filter,
+};

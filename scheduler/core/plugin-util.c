@@ -1,0 +1,57 @@
+/* What several plugins share (plugin.h): argument compilers (policy arguments -> interned
+ * form in the config's arena) and score normalization. Plugins call this file, never the
+ * table (plugin.c), so the table and its plugins do not call each other. */
+#include <errno.h>
+
+#include "scheduler/core/plugin.h"
+
+int sched_compile_label_list(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg,
+                             PolicyArgKind want, Buf *err) {
+        if (!arg || arg->kind != want) {
+                if (err)
+                        (void) buf_printf(err, "predicate %s needs a %s argument", p->name, policy_arg_kind_to_string(want));
+                return -EINVAL;
+        }
+        p->presence = arg->presence;
+        p->n_labels = (uint32_t) arg->labels.n;
+        if (p->n_labels) {
+                p->labels = sched_arena_alloc(arena, p->n_labels * sizeof(SchedStr));
+                if (!p->labels)
+                        return -ENOMEM;
+        }
+        for (uint32_t i = 0; i < p->n_labels; i++) {
+                int r = sched_strtab_intern_str(t, arg->labels.items[i], &p->labels[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int sched_compile_label(SchedStrtab *t, SchedPriority *p, const PolicyArgument *arg, PolicyArgKind want, Buf *err) {
+        if (!arg || arg->kind != want || !arg->label) {
+                if (err)
+                        (void) buf_printf(err, "priority %s needs a %s argument", p->name, policy_arg_kind_to_string(want));
+                return -EINVAL;
+        }
+        return sched_strtab_intern_str(t, arg->label, &p->label);
+}
+
+void sched_normalize_default(int64_t *scores, uint32_t n) {
+        int64_t max = 0;
+        for (uint32_t i = 0; i < n; i++)
+                if (scores[i] > max)
+                        max = scores[i];
+        if (max == 0)
+                return;
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = SCHED_MAX_NODE_SCORE * scores[i] / max;
+}
+
+void sched_normalize_reverse(int64_t *scores, uint32_t n) {
+        int64_t max = 0;
+        for (uint32_t i = 0; i < n; i++)
+                if (scores[i] > max)
+                        max = scores[i];
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = max == 0 ? SCHED_MAX_NODE_SCORE : SCHED_MAX_NODE_SCORE - SCHED_MAX_NODE_SCORE * scores[i] / max;
+}

@@ -1,0 +1,66 @@
+/* The plugin table (plugin.h): built from plugin-list.h, looked up by registry id when the
+ * config is compiled, and the per-cycle dispatch the algorithm and the tests call. */
+#include "scheduler/core/plugin.h"
+
+#include <stddef.h>
+
+#include "common/macro.h"
+#include "scheduler/core/cycle-state.h"
+
+#define PREDICATE_ROW(name) &name,
+#define PRIORITY_ROW(name) &name,
+static const SchedPredicatePlugin *const predicates[] = { SCHED_PREDICATE_PLUGINS(PREDICATE_ROW) };
+static const SchedPriorityPlugin *const priorities[] = { SCHED_PRIORITY_PLUGINS(PRIORITY_ROW) };
+
+const SchedPredicatePlugin *sched_predicate_plugin(PolicyPredicateId id) {
+        if (id < 0 || id >= _POLICY_PRED_MAX)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(predicates); i++)
+                if (predicates[i]->id == id)
+                        return predicates[i];
+        return NULL;
+}
+
+const SchedPriorityPlugin *sched_priority_plugin(PolicyPriorityId id) {
+        if (id < 0 || id >= _POLICY_PRIO_MAX)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(priorities); i++)
+                if (priorities[i]->id == id)
+                        return priorities[i];
+        return NULL;
+}
+
+const SchedPredicatePlugin *sched_masters_plugin(void) {
+        return &sched_pred_masters_schedulable;
+}
+
+bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        return !p->plugin->needed || p->plugin->needed(cy, p);
+}
+
+bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                         SchedReasons *out) {
+        return p->plugin->filter(cy, p, ni, out);
+}
+
+bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                        int64_t *scores, int64_t *ret_constant) {
+        const SchedPriorityPlugin *pl = p->plugin;
+        if (pl->constant && pl->constant(cy, p, ret_constant))
+                return true;
+        if (pl->score(cy, p, nodes, n, scores, ret_constant))
+                return true;
+        if (pl->normalize)
+                pl->normalize(scores, n);
+        return false;
+}
+
+int sched_cycle_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+        sched_cycle_ext_reset(cy->ext, all, n_all);
+        for (uint32_t i = 0; i < cy->cfg->n_prepares; i++) {
+                int r = cy->cfg->prepares[i](cy, all, n_all);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,103 @@
+#pragma once
+/* Internal to libschedcore: the plugin table. Every predicate and priority of libpolicy's
+ * registry (policy-validator/registry.h, the one source of names and ids) is one entry here,
+ * keyed by its registry id, with everything the rest of the scheduler needs to know about it:
+ * the cluster objects the daemon must watch for it, its argument, and the hooks of the
+ * scheduling cycle (upstream v1.20's framework words in brackets):
+ *
+ *   predicate: prepare [PreFilter], needed (can it fail for this pod at all?), filter
+ *              [Filter], add_pod/remove_pod [PreFilterExtensions: the prepared state with one
+ *              more or one fewer pod on a node, for preemption's "what if" simulation];
+ *   priority:  constant (every node scores the same for this pod), score [Score, over the
+ *              feasible nodes], normalize [NormalizeScore].
+ *
+ * A plugin is one file under scheduler/core/plugins/ defining a const SchedPredicatePlugin
+ * or SchedPriorityPlugin; its row in plugin-list.h puts it in the table. The config binds
+ * each configured entry to its plugin once, so nothing else switches on ids. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "policy-validator/policy.h"
+#include "policy-validator/registry.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/objects.h"
+
+typedef struct SchedPredicatePlugin {
+        /* The registry id; _POLICY_PRED_INVALID for the one entry that is not a policy name
+         * (mastersSchedulable: false). */
+        PolicyPredicateId id;
+        /* SCHED_OBJS(SCHED_OBJ_*): the object kinds the daemon must keep in SchedObjects. */
+        uint32_t objects;
+        /* The daemon binds the pod's claims after the decision (CheckVolumeBinding). */
+        bool binds_volumes;
+        /* Every configured instance runs (labelsPresence, serviceAffinity: custom names with
+         * their own argument); otherwise a plugin listed twice (directly and through
+         * GeneralPredicates, or mandatory and listed) runs once. */
+        bool per_instance;
+        /* The registry members run instead (GeneralPredicates): no hook of its own. */
+        bool bundle;
+        /* Optional: compiles the policy argument into p (labels, presence); arg may be NULL.
+         * Returns 0, -EINVAL with the reason in err (may be NULL), -ENOMEM, -E2BIG. */
+        int (*compile)(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg, Buf *err);
+        /* Optional PreFilter: once per scheduling cycle before any filter, when the plugin is
+         * configured; several plugins sharing one prepare function run it once. Computes the
+         * pod's state in cy->ext over all nodes. Returns 0 or -ENOMEM. */
+        int (*prepare)(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
+        /* Optional: false when the predicate cannot fail for this pod (after prepare), so the
+         * algorithm leaves it out of the pod's plan. NULL: always needed. */
+        bool (*needed)(const SchedCycle *cy, const SchedPredicate *p);
+        /* Filter: true when the node passes; otherwise appends the reason(s) to out. */
+        bool (*filter)(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out);
+        /* PreFilterExtensions for preemption: update the prepared state as if pod were added
+         * to / removed from node ni. NULL when the prepared state does not count other pods. */
+        int (*add_pod)(SchedCycle *cy, const SchedPod *pod, const SchedNodeInfo *ni);
+        int (*remove_pod)(SchedCycle *cy, const SchedPod *pod, const SchedNodeInfo *ni);
+} SchedPredicatePlugin;
+
+typedef struct SchedPriorityPlugin {
+        PolicyPriorityId id;            /* the registry id */
+        uint32_t objects;               /* SCHED_OBJS(SCHED_OBJ_*), as for predicates */
+        /* Optional: compiles the policy argument into p (label, shape, resources). */
+        int (*compile)(SchedStrtab *t, SchedArena *arena, SchedPriority *p, const PolicyArgument *arg, Buf *err);
+        /* Optional: true with *ret when every node scores the same for this pod (e.g.
+         * NodeAffinity without preferred terms): no per-node work, a constant never changes
+         * the ranking. */
+        bool (*constant)(const SchedCycle *cy, const SchedPriority *p, int64_t *ret);
+        /* Scores the n feasible nodes into scores[]; or returns true with *ret_constant when it
+         * finds that every node scores the same. NULL only when constant always answers. */
+        bool (*score)(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                      int64_t *scores, int64_t *ret_constant);
+        /* Optional: brings score's raw values to 0..10 over the feasible nodes. */
+        void (*normalize)(int64_t *scores, uint32_t n);
+} SchedPriorityPlugin;
+
+/* The table's entry for a registry id; NULL for an id outside the registry. */
+const SchedPredicatePlugin *sched_predicate_plugin(PolicyPredicateId id);
+const SchedPriorityPlugin *sched_priority_plugin(PolicyPriorityId id);
+/* mastersSchedulable: false, run right after CheckNodeUnschedulable when asked for. */
+const SchedPredicatePlugin *sched_masters_plugin(void);
+
+/* Every plugin's object file defines its entries; plugin-list.h names them. */
+#define SCHED_DECLARE_PREDICATE(name) extern const SchedPredicatePlugin name;
+#define SCHED_DECLARE_PRIORITY(name) extern const SchedPriorityPlugin name;
+#include "scheduler/core/plugin-list.h"
+SCHED_PREDICATE_PLUGINS(SCHED_DECLARE_PREDICATE)
+SCHED_PRIORITY_PLUGINS(SCHED_DECLARE_PRIORITY)
+#undef SCHED_DECLARE_PREDICATE
+#undef SCHED_DECLARE_PRIORITY
+
+/* Shared by plugins (scheduler/core/plugin-util.c). */
+
+/* DefaultNormalizeScore(MaxNodeScore 10, reverse, scores): scaled so the maximum becomes 10
+ * (reverse: 10 minus that; all zero: 0, reverse 10). */
+void sched_normalize_default(int64_t *scores, uint32_t n);
+void sched_normalize_reverse(int64_t *scores, uint32_t n);
+
+/* Argument compilers shared by several plugins (scheduler/core/plugin-util.c). */
+/* labels + presence (labelsPresence, serviceAffinity): the argument must be of kind want. */
+int sched_compile_label_list(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg,
+                             PolicyArgKind want, Buf *err);
+/* one label + presence (labelPreference, serviceAntiAffinity). */
+int sched_compile_label(SchedStrtab *t, SchedPriority *p, const PolicyArgument *arg, PolicyArgKind want, Buf *err);

@@ -1,0 +1,208 @@
+/* The resource priorities: LeastRequested, MostRequested, BalancedResourceAllocation and
+ * RequestedToCapacityRatio, upstream v1.20's NodeResources* plugins with MaxNodeScore 10 and
+ * integer arithmetic where upstream uses it, so the ranking of nodes is the same. */
+#include <errno.h>
+#include <math.h>
+
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/plugin.h"
+
+#define MAX_SCORE SCHED_MAX_NODE_SCORE
+
+/* The non-zero-defaulted cpu/memory requested on the node with the pod added, as
+ * calculateResourceAllocatableRequest() does for cpu and memory. */
+static inline int64_t req_cpu(const SchedCycle *cy, const SchedNodeInfo *ni) {
+        return ni->nonzero_milli_cpu + cy->pod->nonzero_milli_cpu;
+}
+static inline int64_t req_mem(const SchedCycle *cy, const SchedNodeInfo *ni) {
+        return ni->nonzero_memory + cy->pod->nonzero_memory;
+}
+
+static int64_t least_requested(int64_t requested, int64_t capacity) {
+        if (capacity == 0 || requested > capacity)
+                return 0;
+        return (capacity - requested) * MAX_SCORE / capacity;
+}
+
+static int64_t most_requested(int64_t requested, int64_t capacity) {
+        if (capacity == 0 || requested > capacity)
+                return 0;
+        return requested * MAX_SCORE / capacity;
+}
+
+static double fraction(int64_t requested, int64_t capacity) {
+        return capacity == 0 ? 1 : (double) requested / (double) capacity;
+}
+
+static int64_t balanced(const SchedCycle *cy, const SchedNodeInfo *ni) {
+        double c = fraction(req_cpu(cy, ni), ni->node->alloc_milli_cpu);
+        double m = fraction(req_mem(cy, ni), ni->node->alloc_memory);
+        if (c >= 1 || m >= 1)
+                return 0;
+        return (int64_t) ((1 - fabs(c - m)) * MAX_SCORE);
+}
+
+/* BuildBrokenLinearFunction over a 0..100 shape (scores already x10, as upstream). */
+static int64_t broken_linear(const SchedPriority *p, int64_t u) {
+        for (uint32_t i = 0; i < p->n_shape; i++)
+                if (u <= p->shape[i].utilization) {
+                        if (i == 0)
+                                return p->shape[0].score;
+                        const SchedShapePoint *a = &p->shape[i - 1], *b = &p->shape[i];
+                        return a->score + (b->score - a->score) * (u - a->utilization) / (b->utilization - a->utilization);
+                }
+        return p->shape[p->n_shape - 1].score;
+}
+
+/* RequestedToCapacityRatio (v1.20): per resource, utilization rounded up to a percent,
+ * the shape's score; resources scoring 0 drop out of the weighted mean, which is rounded.
+ * Upstream's result is on 0..100; it is brought to 0..10 with rounding. */
+static int64_t requested_to_capacity(const SchedCycle *cy, const SchedPriority *p, const SchedNodeInfo *ni) {
+        int64_t node_score = 0, weight_sum = 0;
+        for (uint32_t i = 0; i < p->n_resources; i++) {
+                const SchedResourceWeight *r = &p->resources[i];
+                int64_t requested, capacity;
+                switch (r->which) {
+                case SCHED_RES_CPU:
+                        requested = req_cpu(cy, ni);
+                        capacity = ni->node->alloc_milli_cpu;
+                        break;
+                case SCHED_RES_MEMORY:
+                        requested = req_mem(cy, ni);
+                        capacity = ni->node->alloc_memory;
+                        break;
+                case SCHED_RES_EPHEMERAL:
+                        requested = ni->req_ephemeral + cy->pod->req.ephemeral;
+                        capacity = ni->node->alloc_ephemeral;
+                        break;
+                default:
+                        requested = sched_scalars_get(ni->req_scalar, ni->n_req_scalar, r->name) +
+                                    sched_scalars_get(cy->pod->req.scalar, cy->pod->req.n_scalar, r->name);
+                        capacity = sched_scalars_get(ni->node->alloc_scalar, ni->node->n_alloc_scalar, r->name);
+                        break;
+                }
+                int64_t s;
+                if (capacity == 0 || requested > capacity)
+                        s = broken_linear(p, 100);
+                else
+                        s = broken_linear(p, 100 - (capacity - requested) * 100 / capacity);
+                if (s > 0) {
+                        node_score += s * r->weight;
+                        weight_sum += r->weight;
+                }
+        }
+        if (weight_sum == 0)
+                return 0;
+        int64_t score100 = (int64_t) llround((double) node_score / (double) weight_sum);
+        return (score100 + 5) / 10;
+}
+
+static bool least_requested_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                  uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedNodeInfo *ni = nodes[i];
+                scores[i] = (least_requested(req_cpu(cy, ni), ni->node->alloc_milli_cpu) +
+                             least_requested(req_mem(cy, ni), ni->node->alloc_memory)) / 2;
+        }
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_least_requested = {
+        .id = POLICY_PRIO_LEAST_REQUESTED,
+        .score = least_requested_score,
+};
+
+static bool most_requested_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                 uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedNodeInfo *ni = nodes[i];
+                scores[i] = (most_requested(req_cpu(cy, ni), ni->node->alloc_milli_cpu) +
+                             most_requested(req_mem(cy, ni), ni->node->alloc_memory)) / 2;
+        }
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_most_requested = {
+        .id = POLICY_PRIO_MOST_REQUESTED,
+        .score = most_requested_score,
+};
+
+static bool balanced_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                           int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = balanced(cy, nodes[i]);
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_balanced_resource_allocation = {
+        .id = POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION,
+        .score = balanced_score,
+};
+
+static int resource_which(SchedStrtab *t, SchedStr name) {
+        static const struct {
+                const char *name;
+                uint32_t which;
+        } known[] = { { "cpu", SCHED_RES_CPU }, { "memory", SCHED_RES_MEMORY }, { "ephemeral-storage", SCHED_RES_EPHEMERAL } };
+        for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+                SchedStr id;
+                int r = sched_strtab_intern_str(t, known[i].name, &id);
+                if (r < 0)
+                        return r;
+                if (id == name)
+                        return (int) known[i].which;
+        }
+        return SCHED_RES_SCALAR;
+}
+
+static int rtcr_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *p, const PolicyArgument *arg, Buf *err) {
+        if (!arg || arg->kind != POLICY_ARG_REQUESTED_TO_CAPACITY_RATIO || arg->n_shape == 0) {
+                if (err)
+                        (void) buf_printf(err, "priority %s needs a requestedToCapacityRatioArguments shape", p->name);
+                return -EINVAL;
+        }
+        p->n_shape = (uint32_t) arg->n_shape;
+        p->shape = sched_arena_alloc(arena, p->n_shape * sizeof(SchedShapePoint));
+        if (!p->shape)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < p->n_shape; i++) {
+                if (i > 0 && arg->shape[i].utilization <= arg->shape[i - 1].utilization) {
+                        if (err)
+                                (void) buf_printf(err, "priority %s: shape utilization must increase", p->name);
+                        return -EINVAL;
+                }
+                /* upstream scales the policy's 0..10 scores to its 0..100 node score */
+                p->shape[i] = (SchedShapePoint) { arg->shape[i].utilization, arg->shape[i].score * 10 };
+        }
+        static const char *const defaults[] = { "cpu", "memory" };
+        p->n_resources = arg->n_resources ? (uint32_t) arg->n_resources : 2;
+        p->resources = sched_arena_alloc(arena, p->n_resources * sizeof(SchedResourceWeight));
+        if (!p->resources)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < p->n_resources; i++) {
+                const char *name = arg->n_resources ? arg->resources[i].name : defaults[i];
+                int64_t w = arg->n_resources ? policy_resource_weight(&arg->resources[i]) : 1;
+                int r = sched_strtab_intern_str(t, name, &p->resources[i].name);
+                if (r < 0)
+                        return r;
+                if ((r = resource_which(t, p->resources[i].name)) < 0)
+                        return r;
+                p->resources[i].which = (uint32_t) r;
+                p->resources[i].weight = w;
+        }
+        return 0;
+}
+
+
+static bool rtcr_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                       int64_t *scores, int64_t *ret_constant) {
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = requested_to_capacity(cy, p, nodes[i]);
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_requested_to_capacity_ratio = {
+        .id = POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO,
+        .compile = rtcr_compile,
+        .score = rtcr_score,
+};
