@@ -12,6 +12,7 @@
 #include "common/macro.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cycle-state.h"
+#include "scheduler/core/plugin.h"
 #include "scheduler/core/testlib.h"
 #include "scheduler/core/volume-binding.h"
 
@@ -350,11 +351,18 @@ static void test_every_registry_name(void **state) {
                 const PolicyRegistryEntry *e = policy_registry_at(POLICY_REGISTRY_PREDICATE, i);
                 if (!sched_predicate_implemented((PolicyPredicateId) e->id))
                         fail_msg("predicate %s has no implementation", e->name);
+                /* the entry is the id's own and runs something (a bundle runs its members) */
+                const SchedPredicatePlugin *pl = sched_predicate_plugin((PolicyPredicateId) e->id);
+                if (pl->id != (PolicyPredicateId) e->id || (pl->bundle ? !e->members : !pl->filter))
+                        fail_msg("predicate %s has a wrong plugin entry", e->name);
         }
         for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PRIORITY); i++) {
                 const PolicyRegistryEntry *e = policy_registry_at(POLICY_REGISTRY_PRIORITY, i);
                 if (!sched_priority_implemented((PolicyPriorityId) e->id))
                         fail_msg("priority %s has no implementation", e->name);
+                const SchedPriorityPlugin *pl = sched_priority_plugin((PolicyPriorityId) e->id);
+                if (pl->id != (PolicyPriorityId) e->id || (!pl->score && !pl->constant))
+                        fail_msg("priority %s has a wrong plugin entry", e->name);
         }
 }
 
