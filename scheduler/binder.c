@@ -1,0 +1,303 @@
+/* The binding cycle of an assumed pod (upstream's PreBind + Bind): the pod's unbound
+ * WaitForFirstConsumer claims are bound first (a chosen PersistentVolume gets the claim in
+ * spec.claimRef, a claim left to a provisioner gets the selected-node annotation), then the
+ * pod, asynchronously, so the next decision runs while the writes are in flight. A cycle that
+ * fails forgets the assumed pod and puts it back in the queue with backoff. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "common/time-util.h"
+#include "kube/log.h"
+#include "scheduler/core/volume-binding.h"
+#include "scheduler/manager-internal.h"
+
+#define SELECTED_NODE_ANNOTATION "volume.kubernetes.io/selected-node"
+#define BOUND_BY_CONTROLLER_ANNOTATION "pv.kubernetes.io/bound-by-controller"
+
+#define MAX_VOLUME_ERROR 512
+
+/* The claim writes of a binding cycle, for pods with WaitForFirstConsumer claims to bind. */
+typedef struct BindVolumes {
+        uint32_t writes;                /* claim/volume writes in flight */
+        int error;                      /* the first failed write's error */
+        char message[MAX_VOLUME_ERROR];
+        char *assumed_pvs[SCHED_MAX_POD_CLAIMS]; /* PVs assumed bound to a claim of the pod */
+        uint32_t n_assumed_pvs;
+} BindVolumes;
+
+/* One binding cycle: the claim writes (if any), then the pod's binding. A burst decides
+ * faster than the API server binds, so thousands can wait at once: kept small. */
+typedef struct BindCtx {
+        Manager *m;
+        SchedPod *pod;
+        char *node;
+        uint64_t start;
+        BindVolumes *vol;               /* NULL unless the pod had claims to bind */
+} BindCtx;
+
+static void bind_ctx_free(BindCtx *b) {
+        if (!b)
+                return;
+        sched_pod_unref(b->pod);
+        free(b->node);
+        if (b->vol)
+                for (uint32_t i = 0; i < b->vol->n_assumed_pvs; i++)
+                        free(b->vol->assumed_pvs[i]);
+        free(b->vol);
+        free(b);
+}
+
+/* Puts the PVs this cycle assumed back to what the informer last saw: the claim writes did
+ * not all happen, so the volumes are free again for other claims. */
+static void restore_assumed_pvs(Manager *m, BindCtx *b) {
+        KubeInformer *inf = m->objinf[SCHED_OBJ_PV].inf;
+        for (uint32_t i = 0; b->vol && i < b->vol->n_assumed_pvs; i++) {
+                json_t *pv = inf ? kube_informer_get(inf, NULL, b->vol->assumed_pvs[i]) : NULL;
+                if (pv)
+                        (void) sched_objects_put_pv(m->objects, pv);
+                else
+                        (void) sched_objects_remove_pv(m->objects, b->vol->assumed_pvs[i]);
+        }
+}
+
+/* A binding cycle that cannot complete: as upstream, the assumed pod is forgotten and goes
+ * back to the queue with backoff. r == -ECANCELED means the client is going away with the
+ * manager: nothing is written or queued then. */
+static void binding_failed(Manager *m, BindCtx *b, int r, const char *msg) {
+        SchedPod *pod = b->pod;
+        restore_assumed_pvs(m, b);
+        (void) sched_cache_forget_pod(m->cache, pod->uid);
+        if (r == -ECANCELED)
+                return;
+        m->binds_failed++;
+        (void) sched_queue_failed(m->queue, pod->uid, false);
+        klog_warning("binding %s/%s to %s failed: %s", pod->namespace_, pod->name, b->node, msg);
+        events_post(m, pod, "Warning", "FailedScheduling", "Binding", msg);
+        manager_kick(m);
+}
+
+static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        BindCtx *b = userdata;
+        Manager *m = b->m;
+        SchedPod *pod = b->pod;
+        if (m->binds_in_flight-- >= MAX_BINDS_PENDING)
+                manager_kick(m);        /* on_defer stopped at the limit */
+        histogram_observe(&m->bind, (double) (now_monotonic_usec() - b->start) / 1e6);
+        if (r >= 0) {
+                m->binds_ok++;
+                (void) sched_cache_finish_binding(m->cache, pod->uid, (int64_t) now_monotonic_usec());
+                (void) sched_queue_done(m->queue, pod->uid);
+                char msg[1024];
+                snprintf(msg, sizeof msg, "Successfully assigned %s/%s to %s", pod->namespace_, pod->name, b->node);
+                klog_v(2, "%s", msg);
+                events_post(m, pod, "Normal", "Scheduled", "Binding", msg);
+        } else {
+                char msg[1024];
+                snprintf(msg, sizeof msg, "Binding rejected: %s", err && err->message[0] ? err->message : strerror(-r));
+                binding_failed(m, b, r, msg);
+        }
+        bind_ctx_free(b);
+}
+
+/* Binds the pod itself: through a binding extender interested in it, else the pods/binding
+ * subresource. Consumes b on every path. */
+static void bind_pod(Manager *m, BindCtx *b) {
+        SchedPod *pod = b->pod;
+        for (size_t i = 0; i < m->n_extenders; i++)
+                if (extender_is_binder(m->extenders[i]) && extender_is_interested(m->extenders[i], pod)) {
+                        /* the binding extender binds (synchronously, as upstream) */
+                        m->binds_in_flight++;
+                        int r = extender_bind(m->extenders[i], pod, b->node);
+                        KubeError e = {};
+                        if (r < 0)
+                                snprintf(e.message, sizeof e.message, "%s", extender_last_error(m->extenders[i]));
+                        bind_done(m->client, r < 0 ? r : 201, NULL, &e, b);
+                        return;
+                }
+        int r = kube_bind_async(m->client, pod->namespace_, pod->name, pod->uid, b->node, bind_done, b);
+        if (r < 0) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "Binding rejected: %s", strerror(-r));
+                binding_failed(m, b, r, msg);
+                bind_ctx_free(b);
+                return;
+        }
+        m->binds_in_flight++;
+}
+
+static void volume_write_done(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        BindCtx *b = userdata;
+        Manager *m = b->m;
+        if (r < 0 && b->vol->error >= 0) {
+                b->vol->error = r;
+                if (err && err->message[0])
+                        snprintf(b->vol->message, sizeof b->vol->message, "%s", err->message);
+                else
+                        snprintf(b->vol->message, sizeof b->vol->message, "%s", strerror(-r));
+        }
+        if (--b->vol->writes > 0)
+                return;
+        m->binds_in_flight--;
+        if (b->vol->error < 0) {
+                char msg[MAX_VOLUME_ERROR + 64];
+                snprintf(msg, sizeof msg, "binding volumes: %s", b->vol->message);
+                binding_failed(m, b, b->vol->error, msg);
+                bind_ctx_free(b);
+                return;
+        }
+        bind_pod(m, b);
+}
+
+/* The PV's claimRef to claim, as upstream's GetBindVolumeToClaim sets it, with the
+ * annotation saying the binding was not the user's. The PV's resourceVersion makes the
+ * merge patch conditional, like upstream's Update. New reference or NULL. */
+static json_t *pv_bind_patch(const json_t *pv, const SchedPVC *claim) {
+        const char *rv = json_string_value(kube_obj_path(pv, "metadata.resourceVersion"));
+        if (!rv)
+                return NULL;
+        return json_pack("{s:{s:s, s:{s:s}}, s:{s:{s:s, s:s, s:s, s:s, s:s, s:s}}}", "metadata", "resourceVersion", rv,
+                         "annotations", BOUND_BY_CONTROLLER_ANNOTATION, "yes", "spec", "claimRef", "kind",
+                         "PersistentVolumeClaim", "apiVersion", "v1", "namespace", claim->namespace_, "name",
+                         claim->name, "uid", claim->uid, "resourceVersion",
+                         claim->resource_version ? claim->resource_version : "");
+}
+
+typedef struct VolumeWrite {
+        const KubeResource *res;
+        const char *ns, *name;          /* borrowed from the store */
+        json_t *patch;
+        const SchedPVC *claim;          /* static binding: the claim the PV is assumed for */
+} VolumeWrite;
+
+/* Upstream's AssumePodVolumes + BindPodVolumes for the pod's unbound WaitForFirstConsumer
+ * claims on the chosen node: a chosen PV gets the claim in spec.claimRef (the PV controller
+ * then completes the claim's side), a claim left to a provisioner gets the
+ * volume.kubernetes.io/selected-node annotation. The PVs are assumed in the object store at
+ * once so the next decision does not hand them out again. Returns the number of writes in
+ * flight (b stays with their callbacks), 0 when nothing needs writing, or -errno with a
+ * message in b->vol->message (nothing in flight). */
+static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
+        const SchedPod *pod = b->pod;
+        if (!m->volume_binding || !m->objects || !pod->ext || pod->ext->n_pvcs == 0)
+                return 0;
+        if (!b->vol && !(b->vol = calloc(1, sizeof(BindVolumes))))
+                return -ENOMEM;
+        const SchedNodeInfo *ni = sched_cache_node_by_name(m->cache, node_name);
+        if (!ni || !ni->node) {
+                snprintf(b->vol->message, sizeof b->vol->message, "node %s is gone", b->node);
+                return -ENOENT;
+        }
+        SchedVolumeBinding plan[SCHED_MAX_POD_CLAIMS];
+        int n = sched_volume_binding_plan(m->objects, m->strtab, pod, ni->node, plan, ELEMENTSOF(plan));
+        if (n < 0) {
+                snprintf(b->vol->message, sizeof b->vol->message, "%s",
+                         n == -ENOSPC ? "the node no longer has a matching volume" :
+                         n == -ENOENT ? "a claim or its storage class is gone" : strerror(-n));
+                return n;
+        }
+        VolumeWrite w[SCHED_MAX_POD_CLAIMS];
+        uint32_t n_w = 0;
+        int r = 0;
+        for (int i = 0; i < n && r >= 0; i++) {
+                const SchedPVC *claim = plan[i].claim;
+                if (plan[i].volume) {
+                        const SchedPV *pv = plan[i].volume;
+                        if (pv->claim_name && strcmp(pv->claim_name, claim->name) == 0 && pv->claim_ns &&
+                            strcmp(pv->claim_ns, claim->namespace_) == 0 && pv->claim_uid &&
+                            strcmp(pv->claim_uid, claim->uid) == 0)
+                                continue;       /* an earlier attempt's write already shows */
+                        json_t *obj = m->objinf[SCHED_OBJ_PV].inf ? kube_informer_get(m->objinf[SCHED_OBJ_PV].inf, NULL, pv->name)
+                                                            : NULL;
+                        json_t *patch = obj ? pv_bind_patch(obj, claim) : NULL;
+                        if (!patch)
+                                r = obj ? -ENOMEM : -ENOENT;
+                        else
+                                w[n_w++] = (VolumeWrite) { &SCHED_RES_PVS, NULL, pv->name, patch, claim };
+                } else {
+                        json_t *obj = m->objinf[SCHED_OBJ_PVC].inf ? kube_informer_get(m->objinf[SCHED_OBJ_PVC].inf,
+                                                                                  claim->namespace_, claim->name)
+                                                             : NULL;
+                        const char *sel = json_string_value(
+                                json_object_get(kube_obj_path(obj, "metadata.annotations"), SELECTED_NODE_ANNOTATION));
+                        if (sel && strcmp(sel, b->node) == 0)
+                                continue;
+                        const char *rv = json_string_value(kube_obj_path(obj, "metadata.resourceVersion"));
+                        json_t *patch = rv ? json_pack("{s:{s:s, s:{s:s}}}", "metadata", "resourceVersion", rv,
+                                                       "annotations", SELECTED_NODE_ANNOTATION, b->node)
+                                           : NULL;
+                        if (!patch)
+                                r = rv ? -ENOMEM : -ENOENT;
+                        else
+                                w[n_w++] = (VolumeWrite) { &SCHED_RES_PVCS, claim->namespace_, claim->name, patch, NULL };
+                }
+        }
+        /* kube_patch_async serializes the path and the body before returning, and nothing
+         * in the store changes until the PVs are assumed below, so the writes may borrow
+         * the store's names */
+        uint32_t sent = 0;
+        for (uint32_t i = 0; i < n_w; i++) {
+                if (r >= 0 && w[i].claim) {
+                        char *name = strdup(w[i].name);
+                        if (!name)
+                                r = -ENOMEM;
+                        else
+                                b->vol->assumed_pvs[b->vol->n_assumed_pvs++] = name;
+                }
+                if (r >= 0) {
+                        r = kube_patch_async(m->client, w[i].res, w[i].ns, w[i].name, NULL, KUBE_MERGE_PATCH,
+                                             w[i].patch, volume_write_done, b);
+                        if (r >= 0)
+                                sent++;
+                }
+                json_decref(w[i].patch);
+        }
+        /* assumed from the copied names: assuming a PV replaces it (and its name) in the store */
+        for (uint32_t i = 0, k = 0; i < n_w && k < b->vol->n_assumed_pvs; i++) {
+                if (!w[i].claim)
+                        continue;
+                int q = sched_objects_assume_pv_claim(m->objects, b->vol->assumed_pvs[k++], w[i].claim);
+                if (q < 0)
+                        klog_warning("cannot assume volume %s for %s/%s: %s", b->vol->assumed_pvs[k - 1],
+                                     w[i].claim->namespace_, w[i].claim->name, strerror(-q));
+        }
+        b->vol->writes = sent;
+        if (r < 0 && sent == 0) {
+                snprintf(b->vol->message, sizeof b->vol->message, "%s", strerror(-r));
+                return r;
+        }
+        if (r < 0) {
+                /* some are in flight: the last callback reports the failure */
+                b->vol->error = r;
+                snprintf(b->vol->message, sizeof b->vol->message, "%s", strerror(-r));
+        }
+        return (int) sent;
+}
+
+void binder_bind(Manager *m, SchedPod *pod, SchedStr node_name) {
+        BindCtx *b = calloc(1, sizeof(*b));
+        char *node = strdup(sched_strtab_get(m->strtab, node_name));
+        if (!b || !node) {
+                free(b);
+                free(node);
+                (void) sched_cache_forget_pod(m->cache, pod->uid);
+                (void) sched_queue_failed(m->queue, pod->uid, false);
+                return;
+        }
+        *b = (BindCtx) { .m = m, .pod = sched_pod_ref(pod), .node = node, .start = now_monotonic_usec() };
+        /* claims first, as upstream's VolumeBinding PreBind: the pod is bound only once
+         * its volumes are */
+        int r = bind_volumes(m, b, node_name);
+        if (r < 0) {
+                char msg[MAX_VOLUME_ERROR + 64];
+                snprintf(msg, sizeof msg, "binding volumes: %s", b->vol ? b->vol->message : strerror(-r));
+                binding_failed(m, b, r, msg);
+                bind_ctx_free(b);
+        } else if (r > 0)
+                m->binds_in_flight++;   /* volume_write_done continues with bind_pod */
+        else
+                bind_pod(m, b);
+}

@@ -1,0 +1,83 @@
+/* The daemon's Events and pod status: FailedScheduling / Scheduled Events through libkube's
+ * recorder, queued behind the binds, and the PodScheduled condition of unschedulable pods. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "common/time-util.h"
+#include "kube/log.h"
+#include "scheduler/manager-internal.h"
+
+/* Events go through libkube's recorder, which folds repeats into a series as client-go
+ * does, so a pod retried many times does not flood the API server. They are queued here
+ * and written while few binds are in flight (see events_flush). */
+static void pending_event_free(PendingEvent *e) {
+        free(e);
+}
+
+static void write_event(Manager *m, const PendingEvent *e) {
+        json_auto_t *regarding = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Pod",
+                                           "metadata", "name", e->name, "namespace", e->ns, "uid", e->uid);
+        if (!regarding || kube_event_record(m->recorder, regarding, e->type, e->reason, e->action, "%s", e->note) < 0)
+                klog_v(2, "could not record event %s for %s/%s", e->reason, e->ns, e->name);
+}
+
+/* One allocation per Event: a burst queues one per pod behind the binds. */
+void events_post(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
+                 const char *note) {
+        if (m->n_events >= MAX_PENDING_EVENTS) {
+                m->events_dropped++;
+                return;
+        }
+        const char *parts[] = { pod->namespace_, pod->name, pod->uid, note };
+        size_t len[ELEMENTSOF(parts)], total = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                total += (len[i] = strlen(parts[i])) + 1;
+        PendingEvent *e = malloc(sizeof(*e) + total);
+        if (!e) {
+                m->events_dropped++;
+                return;
+        }
+        *e = (PendingEvent) {};
+        const char **dst[] = { &e->ns, &e->name, &e->uid, &e->note };
+        char *p = e->text;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                memcpy(p, parts[i], len[i] + 1);
+                *dst[i] = p;
+                p += len[i] + 1;
+        }
+        e->type = type;
+        e->reason = reason;
+        e->action = action;
+        if (m->events_tail)
+                m->events_tail->next = e;
+        else
+                m->events_head = e;
+        m->events_tail = e;
+        m->n_events++;
+}
+
+void events_flush(Manager *m, uint32_t max) {
+        for (uint32_t i = 0; i < max && m->events_head; i++) {
+                PendingEvent *e = m->events_head;
+                m->events_head = e->next;
+                if (!m->events_head)
+                        m->events_tail = NULL;
+                m->n_events--;
+                write_event(m, e);
+                pending_event_free(e);
+        }
+}
+
+void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message) {
+        char when[RFC3339_MAX];
+        rfc3339_format(now_realtime_usec(), false, when, sizeof when);
+        json_auto_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:n, s:s}]}}", "status", "conditions",
+                                       "type", "PodScheduled", "status", "False", "reason", "Unschedulable",
+                                       "message", message, "lastProbeTime", "lastTransitionTime", when);
+        if (!patch || kube_patch_async(m->client, &KUBE_PODS, pod->namespace_, pod->name, "status",
+                                       KUBE_STRATEGIC_MERGE_PATCH, patch, NULL, NULL) < 0)
+                klog_v(2, "could not update the PodScheduled condition of %s/%s", pod->namespace_, pod->name);
+}
+

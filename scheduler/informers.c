@@ -1,0 +1,406 @@
+/* The daemon's informers: pods, nodes and namespaces, and the other kinds the policy's
+ * plugins read, feed the cache, the queue and the object store; what the informer caches
+ * keep of each object is trimmed to what the scheduler reads. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "kube/log.h"
+#include "kube/notify.h"
+#include "scheduler/core/json.h"
+#include "scheduler/core/pod-relations.h"
+#include "scheduler/manager-internal.h"
+
+/* Kinds libkube has no constant for. */
+const KubeResource SCHED_RES_PVS = { "", "v1", "persistentvolumes", false };
+const KubeResource SCHED_RES_PVCS = { "", "v1", "persistentvolumeclaims", true };
+static const KubeResource RES_STORAGE_CLASSES = { "storage.k8s.io", "v1", "storageclasses", false };
+static const KubeResource RES_CSINODES = { "storage.k8s.io", "v1", "csinodes", false };
+static const KubeResource RES_RCS = { "", "v1", "replicationcontrollers", true };
+static const KubeResource RES_STATEFULSETS = { "apps", "v1", "statefulsets", true };
+
+static const char *effective_node_selector(Manager *m, const SchedPod *pod) {
+        json_t *ns = m->namespaces ? kube_informer_get(m->namespaces, NULL, pod->namespace_) : NULL;
+        json_t *ann = kube_obj_path(ns, "metadata.annotations");
+        const char *sel = json_string_value(json_object_get(ann, NODE_SELECTOR_ANNOTATION));
+        return sel ? sel : m->opts->default_node_selector;
+}
+
+static void pod_event(Manager *m, json_t *obj) {
+        SchedPod *pod = NULL;
+        int r = sched_pod_from_json(m->strtab, obj, &pod);
+        if (r < 0) {
+                klog_warning("ignoring pod %s/%s: %s", kube_obj_namespace(obj) ?: "", kube_obj_name(obj) ?: "",
+                             strerror(-r));
+                return;
+        }
+        if (pod->node_name) {
+                r = sched_cache_add_pod(m->cache, pod);
+                if (r < 0)
+                        klog_warning("cache: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
+                (void) sched_queue_delete(m->queue, pod->uid);
+        } else if (pod->scheduler_name == m->scheduler_name && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
+                r = sched_pod_apply_node_selector(m->strtab, pod, effective_node_selector(m, pod));
+                if (r < 0)
+                        klog_warning("pod %s/%s: invalid node selector for its namespace: %s", pod->namespace_,
+                                     pod->name, strerror(-r));
+                r = sched_queue_add(m->queue, pod);
+                if (r < 0)
+                        klog_warning("queue: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
+                manager_kick(m);
+        } else
+                (void) sched_queue_delete(m->queue, pod->uid);
+        sched_pod_unref(pod);
+}
+
+static void on_pod_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        pod_event(userdata, obj);
+}
+
+/* What on_pod_update compares: upstream's isPodUpdated() ignores status, resourceVersion and
+ * managedFields only, and of a pod's spec only images, tolerations and
+ * activeDeadlineSeconds can change. */
+static const char *const POD_COMPARED[] = { "spec", "metadata.labels", "metadata.annotations",
+                                            "metadata.deletionTimestamp", "metadata.ownerReferences" };
+
+static bool same_at(const json_t *a, const json_t *b, const char *path) {
+        return json_equal(kube_obj_path(a, path), kube_obj_path(b, path)) ||
+               (!kube_obj_path(a, path) && !kube_obj_path(b, path));
+}
+
+/* The pod informer keeps, instead of each pod, its name, namespace, uid, resourceVersion and
+ * this digest of the compared parts: a pod's model is in the scheduler's cache and queue
+ * already, and even trimmed, a jansson pod costs ~5 KB. */
+#define POD_DIGEST "policy-scheduler.digest"
+
+/* 64-bit FNV-1a over the compact, key-sorted text of each compared part ("\1" when absent,
+ * which JSON text cannot contain): equal exactly when every part is json_equal, but for a
+ * 2^-64 chance per update. */
+static bool pod_digest(const json_t *pod, char ret[static 17]) {
+        uint64_t h = 14695981039346656037ULL;
+        for (size_t i = 0; i < ELEMENTSOF(POD_COMPARED); i++) {
+                const json_t *v = kube_obj_path(pod, POD_COMPARED[i]);
+                _cleanup_free_ char *text = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+                if (v && !text)
+                        return false;
+                for (const char *c = text ? text : "\1"; *c; c++)
+                        h = (h ^ (uint8_t) *c) * 1099511628211ULL;
+                h *= 1099511628211ULL;  /* a separator: "\0" */
+        }
+        snprintf(ret, 17, "%016" PRIx64, h);
+        return true;
+}
+
+static json_t *keep_pod(json_t *obj, void *userdata) {
+        static const char *const keys[] = { "name", "namespace", "uid", "resourceVersion" };
+        char d[17];
+        if (!pod_digest(obj, d))
+                return NULL;    /* the whole pod then */
+        json_t *meta = json_object_get(obj, "metadata"), *m = json_object();
+        json_t *kept = m ? json_pack("{s:o, s:s}", "metadata", m, POD_DIGEST, d) : NULL;
+        for (size_t i = 0; kept && i < ELEMENTSOF(keys); i++) {
+                json_t *v = json_object_get(meta, keys[i]);
+                if (v && json_object_set(m, keys[i], v) < 0) {
+                        json_decref(kept);
+                        kept = NULL;
+                }
+        }
+        return kept;
+}
+
+static bool pod_unchanged(const json_t *old_obj, const json_t *new_obj) {
+        const char *kept = json_string_value(json_object_get(old_obj, POD_DIGEST));
+        char d[17];
+        if (kept)
+                return pod_digest(new_obj, d) && strcmp(d, kept) == 0;
+        for (size_t i = 0; i < ELEMENTSOF(POD_COMPARED); i++)
+                if (!same_at(old_obj, new_obj, POD_COMPARED[i]))
+                        return false;
+        return true;
+}
+
+/* Upstream's isPodUpdated(): a change of status or resourceVersion only (e.g. our own
+ * PodScheduled condition) must not move an unschedulable pod back, or every failed attempt
+ * would schedule its own retry. old_obj is the kept form (keep_pod) unless extenders need
+ * the cache whole. */
+static void on_pod_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
+        if (json_object_get(new_obj, POD_DIGEST))
+                return;         /* a kept form (a resync): no pod to build from it */
+        if (old_obj != new_obj && pod_unchanged(old_obj, new_obj))
+                return;
+        pod_event(userdata, new_obj);
+}
+
+static void on_pod_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        Manager *m = userdata;
+        const char *uid = kube_obj_uid(obj);
+        if (!uid)
+                return;
+        (void) sched_queue_delete(m->queue, uid);
+        if (sched_cache_remove_pod(m->cache, uid) >= 0) {
+                /* freed resources may make waiting pods fit */
+                sched_queue_move_all(m->queue);
+                manager_kick(m);
+        }
+}
+
+static void node_event(Manager *m, json_t *obj) {
+        SchedNode *node = NULL;
+        int r = sched_node_from_json(m->strtab, obj, &node);
+        if (r < 0) {
+                klog_warning("ignoring node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
+                return;
+        }
+        r = sched_cache_add_node(m->cache, node);
+        if (r < 0) {
+                klog_warning("cache: node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
+                return;
+        }
+        sched_queue_move_all(m->queue);
+        manager_kick(m);
+}
+
+static void on_node_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        node_event(userdata, obj);
+}
+
+static void on_node_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
+        Manager *m = userdata;
+        /* heartbeats change only status.conditions' times: skip the work when nothing the
+         * scheduler reads changed */
+        if (old_obj != new_obj && json_equal(kube_obj_path(old_obj, "spec"), kube_obj_path(new_obj, "spec")) &&
+            json_equal(kube_obj_path(old_obj, "metadata.labels"), kube_obj_path(new_obj, "metadata.labels")) &&
+            json_equal(kube_obj_path(old_obj, "metadata.annotations"), kube_obj_path(new_obj, "metadata.annotations")) &&
+            json_equal(kube_obj_path(old_obj, "status.allocatable"), kube_obj_path(new_obj, "status.allocatable")) &&
+            json_equal(kube_obj_path(old_obj, "status.images"), kube_obj_path(new_obj, "status.images")))
+                return;
+        node_event(m, new_obj);
+}
+
+static void on_node_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        Manager *m = userdata;
+        SchedStr name = sched_strtab_lookup(m->strtab, kube_obj_name(obj) ?: "", strlen(kube_obj_name(obj) ?: ""));
+        (void) sched_cache_remove_node(m->cache, name);
+}
+
+/* ---- the other cluster objects (SchedObjects) ---- */
+
+static const struct {
+        const char *what;
+        const KubeResource *res;
+        SchedWorkloadKind workload;     /* SCHED_OBJ_SERVICE .. SCHED_OBJ_STATEFULSET */
+} obj_kinds[_SCHED_OBJ_MAX] = {
+        [SCHED_OBJ_PV] = { "persistentvolume", &SCHED_RES_PVS, 0 },
+        [SCHED_OBJ_PVC] = { "persistentvolumeclaim", &SCHED_RES_PVCS, 0 },
+        [SCHED_OBJ_STORAGE_CLASS] = { "storageclass", &RES_STORAGE_CLASSES, 0 },
+        [SCHED_OBJ_CSINODE] = { "csinode", &RES_CSINODES, 0 },
+        [SCHED_OBJ_SERVICE] = { "service", &KUBE_SERVICES, SCHED_WL_SERVICE },
+        [SCHED_OBJ_RC] = { "replicationcontroller", &RES_RCS, SCHED_WL_RC },
+        [SCHED_OBJ_RS] = { "replicaset", &KUBE_REPLICASETS, SCHED_WL_RS },
+        [SCHED_OBJ_STATEFULSET] = { "statefulset", &RES_STATEFULSETS, SCHED_WL_STATEFULSET },
+};
+
+static int obj_put(SchedObjects *o, SchedObjectKind kind, const json_t *obj) {
+        switch (kind) {
+        case SCHED_OBJ_PV:
+                return sched_objects_put_pv(o, obj);
+        case SCHED_OBJ_PVC:
+                return sched_objects_put_pvc(o, obj);
+        case SCHED_OBJ_STORAGE_CLASS:
+                return sched_objects_put_storage_class(o, obj);
+        case SCHED_OBJ_CSINODE:
+                return sched_objects_put_csinode(o, obj);
+        default:
+                return sched_objects_put_workload(o, obj_kinds[kind].workload, obj);
+        }
+}
+
+static int obj_remove(SchedObjects *o, SchedObjectKind kind, const char *ns, const char *name) {
+        switch (kind) {
+        case SCHED_OBJ_PV:
+                return sched_objects_remove_pv(o, name);
+        case SCHED_OBJ_PVC:
+                return sched_objects_remove_pvc(o, ns, name);
+        case SCHED_OBJ_STORAGE_CLASS:
+                return sched_objects_remove_storage_class(o, name);
+        case SCHED_OBJ_CSINODE:
+                return sched_objects_remove_csinode(o, name);
+        default:
+                return sched_objects_remove_workload(o, obj_kinds[kind].workload, ns, name);
+        }
+}
+
+/* Upstream moves unschedulable pods back to the active queue when a volume, claim, class,
+ * CSINode or service appears or changes (a claim may now bind, a spread may now balance);
+ * controllers only change scores, so they do not. */
+static void obj_changed(ObjInformer *oi) {
+        if (oi->kind == SCHED_OBJ_RC || oi->kind == SCHED_OBJ_RS || oi->kind == SCHED_OBJ_STATEFULSET)
+                return;
+        sched_queue_move_all(oi->m->queue);
+        manager_kick(oi->m);
+}
+
+static void on_obj_add(KubeInformer *inf, json_t *obj, void *userdata) {
+        ObjInformer *oi = userdata;
+        int r = obj_put(oi->m->objects, oi->kind, obj);
+        if (r < 0) {
+                klog_warning("ignoring %s %s%s%s: %s", obj_kinds[oi->kind].what, kube_obj_namespace(obj) ?: "",
+                             kube_obj_namespace(obj) ? "/" : "", kube_obj_name(obj) ?: "", strerror(-r));
+                return;
+        }
+        obj_changed(oi);
+}
+
+static void on_obj_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
+        on_obj_add(inf, new_obj, userdata);
+}
+
+static void on_obj_delete(KubeInformer *inf, json_t *obj, void *userdata) {
+        ObjInformer *oi = userdata;
+        (void) obj_remove(oi->m->objects, oi->kind, kube_obj_namespace(obj), kube_obj_name(obj) ?: "");
+        /* a deleted service changes the spreading of its pods */
+        if (oi->kind == SCHED_OBJ_SERVICE)
+                obj_changed(oi);
+}
+
+/* Which kinds the policy's predicates and priorities read, as upstream v1.20 starts
+ * informers only for the plugins a profile enables. */
+static void on_synced(KubeInformer *inf, void *userdata) {
+        Manager *m = userdata;
+        if (inf == m->pods)
+                m->synced_pods = true;
+        else if (inf == m->nodes)
+                m->synced_nodes = true;
+        else if (inf == m->namespaces)
+                m->synced_namespaces = true;
+        else
+                m->n_obj_synced++;
+        if (manager_ready(m)) {
+                uint32_t n;
+                (void) sched_cache_nodes(m->cache, &n);
+                SchedQueueStats st;
+                sched_queue_stats(m->queue, &st);
+                klog_info("caches synced: %u nodes, %u bound pods, %u pending pods, %u other kinds", n,
+                          sched_cache_n_pods(m->cache), st.active, m->n_obj_informers);
+                (void) kube_notify_ready();
+                manager_kick(m);
+        }
+}
+
+static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
+        klog_warning("watch failed (retrying): %s", err && err->message[0] ? err->message : strerror(-r));
+}
+
+json_t *informers_lookup_pod(void *userdata, const SchedPod *pod) {
+        Manager *m = userdata;
+        return m->pods ? kube_informer_get(m->pods, pod->namespace_, pod->name) : NULL;
+}
+
+json_t *informers_lookup_node(void *userdata, SchedStr name) {
+        Manager *m = userdata;
+        return m->nodes ? kube_informer_get(m->nodes, NULL, sched_strtab_get(m->strtab, name)) : NULL;
+}
+
+/* Pods and nodes are trimmed to what sched-json reads and the update checks above compare
+ * (sched_pod_json_trim), and the pod cache keeps only keep_pod's digest form: at 10,000 pods
+ * the whole objects were ~90 MB of jansson, trimmed ~55 MB, kept forms ~11 MB. Extenders are
+ * sent the cached objects themselves (informers_lookup_pod, informers_lookup_node), as upstream sends its cached
+ * ones, so with extenders both caches keep whole objects (managedFields aside). */
+static void trim_pod(json_t *obj, void *userdata) {
+        sched_pod_json_trim(obj);
+}
+
+static void trim_node(json_t *obj, void *userdata) {
+        sched_node_json_trim(obj);
+}
+
+/* Namespaces: only the node selector annotation is read (effective_node_selector). */
+static void trim_namespace(json_t *obj, void *userdata) {
+        json_object_del(obj, "spec");
+        json_object_del(obj, "status");
+        json_t *meta = json_object_get(obj, "metadata");
+        json_object_del(meta, "labels");
+        json_t *ann = json_object_get(meta, "annotations");
+        if (!json_is_object(ann))
+                return;
+        json_t *sel = json_incref(json_object_get(ann, NODE_SELECTOR_ANNOTATION));
+        json_object_clear(ann);
+        if (sel)
+                (void) json_object_set_new(ann, NODE_SELECTOR_ANNOTATION, sel);
+}
+
+/* Services and controllers: the store reads metadata and spec.selector only; a controller's
+ * pod template is most of it. */
+static void trim_workload(json_t *obj, void *userdata) {
+        json_object_del(obj, "status");
+        json_t *spec = json_object_get(obj, "spec");
+        json_object_del(spec, "template");
+        json_object_del(spec, "volumeClaimTemplates");
+}
+
+static int start_informer(Manager *m, const KubeResource *res, const char *field_selector,
+                          const KubeInformerHandlers *h, KubeInformerTransformFn transform, KubeInformerStoreFn store,
+                          KubeInformer **ret) {
+        int r = kube_informer_new(m->client, res, NULL, NULL, field_selector, ret);
+        if (r < 0)
+                return r;
+        if ((transform && (r = kube_informer_set_transform(*ret, transform, m)) < 0) ||
+            (store && (r = kube_informer_set_store(*ret, store, m)) < 0))
+                return r;
+        kube_informer_on_synced(*ret, on_synced, m);
+        kube_informer_on_error(*ret, on_informer_error, m);
+        if (h && (r = kube_informer_add_handlers(*ret, h, m)) < 0)
+                return r;
+        return kube_informer_start(*ret);
+}
+
+int informers_start(Manager *m) {
+        static const KubeInformerHandlers pod_h = { on_pod_add, on_pod_update, on_pod_delete };
+        static const KubeInformerHandlers node_h = { on_node_add, on_node_update, on_node_delete };
+        int r;
+        /* Terminal pods hold no resources: upstream's informer leaves them out too. */
+        bool whole = m->n_extenders > 0;
+        if ((r = start_informer(m, &KUBE_NODES, NULL, &node_h, whole ? NULL : trim_node, NULL, &m->nodes)) < 0 ||
+            (r = start_informer(m, &KUBE_NAMESPACES, NULL, NULL, trim_namespace, NULL, &m->namespaces)) < 0 ||
+            (r = start_informer(m, &KUBE_PODS, "status.phase!=Succeeded,status.phase!=Failed", &pod_h,
+                                whole ? NULL : trim_pod, whole ? NULL : keep_pod, &m->pods)) < 0)
+                return klog_error_errno(r, "cannot start informers: %s", strerror(-r));
+        /* the other kinds the policy reads; a pod is decided only once they are listed too,
+         * or a claim would be "not found" and a spread counted without its services */
+        static const KubeInformerHandlers obj_h = { on_obj_add, on_obj_update, on_obj_delete };
+        bool volume_binding;
+        uint32_t need = sched_config_objects_needed(m->eff, &volume_binding);
+        char kinds[256] = "";
+        size_t len = 0;
+        for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++)
+                if ((need & SCHED_OBJS(k)) && len < sizeof kinds)
+                        len += (size_t) snprintf(kinds + len, sizeof kinds - len, "%s%s", len ? ", " : "",
+                                                 obj_kinds[k].res->resource);
+        if (*kinds)
+                klog_info("the policy reads %s%s", kinds,
+                          volume_binding ? "; WaitForFirstConsumer claims are bound before their pods" : "");
+        for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++) {
+                if (!(need & SCHED_OBJS(k)))
+                        continue;
+                ObjInformer *oi = &m->objinf[k];
+                *oi = (ObjInformer) { .m = m, .kind = k };
+                r = kube_informer_new(m->client, obj_kinds[k].res, NULL, NULL, NULL, &oi->inf);
+                if (r >= 0 && k >= SCHED_OBJ_SERVICE)
+                        r = kube_informer_set_transform(oi->inf, trim_workload, m);
+                if (r >= 0) {
+                        m->n_obj_informers++;
+                        kube_informer_on_synced(oi->inf, on_synced, m);
+                        kube_informer_on_error(oi->inf, on_informer_error, m);
+                        r = kube_informer_add_handlers(oi->inf, &obj_h, oi);
+                }
+                if (r >= 0)
+                        r = kube_informer_start(oi->inf);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot start the %s informer: %s", obj_kinds[k].what,
+                                                strerror(-r));
+        }
+
+        return 0;
+}

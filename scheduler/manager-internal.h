@@ -1,0 +1,138 @@
+#pragma once
+/* Internal to the daemon: the Manager's state, shared by its parts -- manager.c (the
+ * scheduling loop, leadership, construction), informers.c (cluster state into the cache,
+ * queue and object store), binder.c (volume and pod binding), events.c (Events and the
+ * PodScheduled condition) and metrics.c (/healthz, /readyz, /metrics). Everything runs on
+ * one sd-event loop, so nothing here needs a lock. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "common/http-server.h"
+#include "kube/events.h"
+#include "kube/informer.h"
+#include "kube/kube.h"
+#include "kube/leader.h"
+#include "policy-validator/policy.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/objects.h"
+#include "scheduler/core/queue.h"
+#include "scheduler/extender.h"
+#include "scheduler/manager.h"
+#include "scheduler/metrics.h"
+
+#define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+
+/* An informer for one kind of the cluster objects other than pods and nodes that the
+ * policy's predicates and priorities read (SchedObjects). Only the kinds the running policy
+ * needs are watched (sched_config_objects_needed). */
+typedef struct ObjInformer {
+        Manager *m;
+        SchedObjectKind kind;
+        KubeInformer *inf;
+} ObjInformer;
+
+/* An Event waiting to be written. Binds go first: when the API server is what limits the
+ * cluster, every Event written during a burst would delay a bind. */
+typedef struct PendingEvent {
+        struct PendingEvent *next;
+        const char *type, *reason, *action;     /* static strings */
+        const char *ns, *name, *uid, *note;     /* in text */
+        char text[];
+} PendingEvent;
+
+/* Requests in flight at most (binds, status patches, Events; watches are apart). libkube asks
+ * libcurl for at most 250 concurrent HTTP/2 streams per connection, and libcurl opens a new
+ * TLS connection for every transfer beyond that: with 1,024 in flight a 2,000-pod burst
+ * held ~780 connections, ~170 MB of libcurl, OpenSSL and nghttp2 state. Below the limit,
+ * watches included, everything shares one connection. Each transfer holds ~70-90 KB of
+ * libcurl buffers: 100 in flight saved ~3 MB but bound a 10,000-pod burst 20-25% slower
+ * (the API server batches concurrent writes). */
+#define MAX_IN_FLIGHT 200
+/* Decisions run ahead of the binds by at most this many binding cycles: a burst decides far
+ * faster than the API server binds, and each waiting cycle holds its request in libkube
+ * (10,000 pending pods decided at once held ~9 MB of them). Enough to keep the client's
+ * slots busy; decisions and their order are the same, only paced. */
+#define MAX_BINDS_PENDING (4 * MAX_IN_FLIGHT)
+
+#define MAX_PENDING_EVENTS 100000
+#define EVENTS_PER_TICK 200
+#define BINDS_LOW_WATER 8
+
+struct Manager {
+        const SchedOptions *opts;
+        sd_event *event;
+        sd_event_source *defer, *tick;
+        KubeClient *client;
+        KubeInformer *pods, *nodes, *namespaces;
+        HttpServer *http;
+        KubeLeaderElector *leader;
+        KubeEventRecorder *recorder;
+
+        PolicyEffective *eff;
+        SchedStrtab *strtab;
+        SchedCache *cache;
+        SchedQueue *queue;
+        SchedConfig *cfg;
+        SchedAlgo *algo;
+        SchedStr scheduler_name;
+        char *identity;
+        Extender **extenders;
+        SchedExtender *hooks;
+        size_t n_extenders;
+
+        SchedObjects *objects;          /* NULL when the policy reads no such object */
+        ObjInformer objinf[_SCHED_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
+        bool volume_binding;            /* CheckVolumeBinding runs: bind claims before pods */
+
+        bool synced_pods, synced_nodes, synced_namespaces;
+        uint32_t n_obj_informers, n_obj_synced;
+        bool leading;
+        uint32_t binds_in_flight;
+
+        PendingEvent *events_head, *events_tail;
+        uint32_t n_events;
+        uint64_t events_dropped;
+
+        uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
+        uint64_t binds_ok, binds_failed;
+        SchedHistogram e2e, algorithm, bind;
+};
+
+/* Wakes the scheduling loop (the deferred source) once. */
+static inline void manager_kick(Manager *m) {
+        if (m->defer)
+                (void) sd_event_source_set_enabled(m->defer, SD_EVENT_ONESHOT);
+}
+
+/* Every informer has listed: decisions may start. */
+static inline bool manager_ready(const Manager *m) {
+        return m->synced_pods && m->synced_nodes && m->synced_namespaces && m->n_obj_synced == m->n_obj_informers;
+}
+
+/* informers.c */
+extern const KubeResource SCHED_RES_PVS, SCHED_RES_PVCS;
+/* Starts the pod, node and namespace informers and those of the object kinds the policy
+ * reads. Returns 0 or a negative errno (logged). */
+int informers_start(Manager *m);
+/* The cached objects extenders are sent (whole when extenders are configured). */
+json_t *informers_lookup_pod(void *userdata, const SchedPod *pod);
+json_t *informers_lookup_node(void *userdata, SchedStr name);
+
+/* binder.c: the binding cycle of a pod assumed on node: its WaitForFirstConsumer claims
+ * first (as upstream's VolumeBinding PreBind), then the pod, through a binding extender or
+ * the pods/binding subresource. Failures forget the assumed pod and requeue it. */
+void binder_bind(Manager *m, SchedPod *pod, SchedStr node);
+
+/* events.c: Events are queued behind the binds and written by events_flush(). */
+void events_post(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
+                 const char *note);
+void events_flush(Manager *m, uint32_t max);
+/* Sets the pod's PodScheduled condition to False/Unschedulable with message. */
+void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message);
+
+/* metrics.c: serves /healthz, /readyz and /metrics on the configured port. */
+int metrics_serve(Manager *m);
