@@ -9,54 +9,17 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/error.h"
 #include "kube/quantity.h"
 #include "kube/selector.h"
+#include "scheduler/core/json-util.h"
 #include "scheduler/core/pod-relations.h"
-
-static inline bool streq(const char *a, const char *b) {
-        return strcmp(a, b) == 0;
-}
-
-static inline bool streq0(const char *a, const char *b) {
-        return a && strcmp(a, b) == 0;
-}
-
-static const char *str_at(const json_t *o, const char *key) {
-        return json_string_value(json_object_get(o, key));
-}
 
 static int intern(SchedStrtab *t, const char *s, SchedStr *ret) {
         return sched_strtab_intern_str(t, s, ret);
-}
-
-static int arena_str(SchedArena *a, const char *s, const char **ret) {
-        if (!s) {
-                *ret = NULL;
-                return 0;
-        }
-        char *p = sched_arena_strndup(a, s, strlen(s));
-        if (!p)
-                return -ENOMEM;
-        *ret = p;
-        return 0;
-}
-
-static void *arena_array(SchedArena *a, size_t n, size_t elem, int *r) {
-        *r = 0;
-        if (n == 0)
-                return NULL;
-        if (n > SCHED_JSON_MAX_ITEMS) {
-                *r = -E2BIG;
-                return NULL;
-        }
-        void *p = sched_arena_alloc(a, n * elem);
-        if (!p)
-                *r = -ENOMEM;
-        return p;
 }
 
 /* A string->string object (labels, nodeSelector) into a sorted label array. */
@@ -250,17 +213,17 @@ int sched_node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret) {
 
         json_array_foreach(json_object_get(status, "conditions"), i, e) {
                 const char *type = str_at(e, "type"), *st = str_at(e, "status");
-                if (streq0(type, "Ready")) {
-                        n->ready = streq0(st, "True");
+                if (streq_set(type, "Ready")) {
+                        n->ready = streq_set(st, "True");
                         if (!n->ready)
                                 n->conditions |= SCHED_NODE_NOT_READY;
-                } else if (streq0(type, "NetworkUnavailable") && !streq0(st, "False"))
+                } else if (streq_set(type, "NetworkUnavailable") && !streq_set(st, "False"))
                         n->conditions |= SCHED_NODE_NETWORK_UNAVAILABLE;
-                else if (streq0(type, "MemoryPressure") && streq0(st, "True"))
+                else if (streq_set(type, "MemoryPressure") && streq_set(st, "True"))
                         n->conditions |= SCHED_NODE_MEMORY_PRESSURE;
-                else if (streq0(type, "DiskPressure") && streq0(st, "True"))
+                else if (streq_set(type, "DiskPressure") && streq_set(st, "True"))
                         n->conditions |= SCHED_NODE_DISK_PRESSURE;
-                else if (streq0(type, "PIDPressure") && streq0(st, "True"))
+                else if (streq_set(type, "PIDPressure") && streq_set(st, "True"))
                         n->conditions |= SCHED_NODE_PID_PRESSURE;
         }
 
@@ -563,39 +526,14 @@ static int parse_ports_images(SchedStrtab *t, SchedPod *p, const json_t *contain
                         SchedHostPort *x = &p->ports[p->n_ports++];
                         x->port = (uint16_t) hp;
                         const char *proto = str_at(port, "protocol");
-                        x->protocol = streq0(proto, "UDP") ? SCHED_PROTO_UDP
-                                      : streq0(proto, "SCTP") ? SCHED_PROTO_SCTP
+                        x->protocol = streq_set(proto, "UDP") ? SCHED_PROTO_UDP
+                                      : streq_set(proto, "SCTP") ? SCHED_PROTO_SCTP
                                                               : SCHED_PROTO_TCP;
                         const char *ip = str_at(port, "hostIP");
                         if (ip && *ip && !streq(ip, "0.0.0.0") && (r = intern(t, ip, &x->ip)) < 0)
                                 return r;
                 }
         }
-        return 0;
-}
-
-int sched_parse_time(const char *s, int64_t *ret_usec) {
-        if (!s)
-                return -EINVAL;
-        struct tm tm = {};
-        const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-        if (!end)
-                return -EINVAL;
-        int64_t frac = 0;
-        if (*end == '.') {
-                int digits = 0;
-                for (end++; *end >= '0' && *end <= '9'; end++, digits++)
-                        if (digits < 6)
-                                frac = frac * 10 + (*end - '0');
-                for (; digits < 6; digits++)
-                        frac *= 10;
-        }
-        if (*end != 'Z' || end[1] != '\0')
-                return -EINVAL;
-        time_t secs = timegm(&tm);
-        if (secs == (time_t) -1)
-                return -EINVAL;
-        *ret_usec = (int64_t) secs * 1000000 + frac;
         return 0;
 }
 
@@ -620,7 +558,9 @@ int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
             (r = intern(t, str_at(spec, "nodeName"), &p->node_name)) < 0 ||
             (r = labels_from(t, &p->arena, json_object_get(meta, "labels"), &p->labels, &p->n_labels)) < 0)
                 return r;
-        (void) sched_parse_time(str_at(meta, "creationTimestamp"), &p->creation_usec);
+        uint64_t created;
+        if (rfc3339_parse(str_at(meta, "creationTimestamp"), &created) >= 0)
+                p->creation_usec = (int64_t) created;
         p->priority = (int32_t) json_integer_value(json_object_get(spec, "priority"));
 
         size_t i;
@@ -643,71 +583,4 @@ int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
                 return r;
         *ret = TAKE_PTR(p);
         return 0;
-}
-
-/* ---- trimming for the informer caches ---- */
-
-static void del_keys(json_t *o, const char *const *keys) {
-        if (!json_is_object(o))
-                return;
-        for (; *keys; keys++)
-                json_object_del(o, *keys);
-}
-
-static void trim_containers(json_t *list) {
-        static const char *const drop[] = { "command", "args", "workingDir", "env", "envFrom", "volumeMounts",
-                                            "volumeDevices", "livenessProbe", "readinessProbe", "startupProbe",
-                                            "lifecycle", "terminationMessagePath", "terminationMessagePolicy",
-                                            "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty",
-                                            "targetContainerName", NULL };
-        size_t i;
-        json_t *c;
-        json_array_foreach(list, i, c)
-                del_keys(c, drop);
-}
-
-void sched_pod_json_trim(json_t *pod) {
-        static const char *const top[] = { "kind", "apiVersion", "status", NULL };
-        static const char *const meta[] = { "generateName", "selfLink", "generation", "deletionGracePeriodSeconds",
-                                            "finalizers", "clusterName", "managedFields", NULL };
-        static const char *const spec_drop[] = { "dnsPolicy", "dnsConfig", "restartPolicy",
-                                                 "terminationGracePeriodSeconds", "serviceAccountName",
-                                                 "serviceAccount", "automountServiceAccountToken", "securityContext",
-                                                 "imagePullSecrets", "hostname", "subdomain", "hostAliases",
-                                                 "enableServiceLinks", "readinessGates", "shareProcessNamespace",
-                                                 "setHostnameAsFQDN", "preemptionPolicy", "priorityClassName",
-                                                 "runtimeClassName", NULL };
-        static const char *const local_sources[] = { "secret", "configMap", "projected", "downwardAPI", "emptyDir",
-                                                     NULL };
-        if (!json_is_object(pod))
-                return;
-        del_keys(pod, top);
-        del_keys(json_object_get(pod, "metadata"), meta);
-        json_t *spec = json_object_get(pod, "spec");
-        del_keys(spec, spec_drop);
-        trim_containers(json_object_get(spec, "containers"));
-        trim_containers(json_object_get(spec, "initContainers"));
-        trim_containers(json_object_get(spec, "ephemeralContainers"));
-        size_t i;
-        json_t *v;
-        json_array_foreach(json_object_get(spec, "volumes"), i, v)
-                del_keys(v, local_sources);
-}
-
-void sched_node_json_trim(json_t *node) {
-        static const char *const top[] = { "kind", "apiVersion", NULL };
-        static const char *const meta[] = { "generateName", "selfLink", "managedFields", NULL };
-        static const char *const status[] = { "addresses", "daemonEndpoints", "nodeInfo", "volumesInUse",
-                                              "volumesAttached", "config", "phase", NULL };
-        static const char *const cond[] = { "lastHeartbeatTime", "lastTransitionTime", "reason", "message", NULL };
-        if (!json_is_object(node))
-                return;
-        del_keys(node, top);
-        del_keys(json_object_get(node, "metadata"), meta);
-        json_t *st = json_object_get(node, "status");
-        del_keys(st, status);
-        size_t i;
-        json_t *c;
-        json_array_foreach(json_object_get(st, "conditions"), i, c)
-                del_keys(c, cond);
 }

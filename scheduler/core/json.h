@@ -48,7 +48,3 @@ void sched_node_json_trim(json_t *node);
 /* Converts one NodeSelectorTerm (PV node affinity, StorageClass allowed topologies) with the
  * same rules as a pod's, arrays in arena. Returns 0, -E2BIG, -ENOMEM. */
 int sched_term_from_json(SchedStrtab *strtab, SchedArena *arena, const json_t *term, SchedTerm *ret);
-
-/* RFC 3339 UTC time ("2026-11-21T08:00:00Z", fractions allowed) to microseconds since the
- * epoch. Returns 0, -EINVAL. */
-int sched_parse_time(const char *s, int64_t *ret_usec);

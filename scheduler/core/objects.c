@@ -12,7 +12,7 @@
 #include "common/macro.h"
 #include "kube/quantity.h"
 #include "scheduler/core/hash.h"
-#include "scheduler/core/json.h"
+#include "scheduler/core/json-util.h"
 
 typedef struct Table {
         void **items;
@@ -139,22 +139,6 @@ static void *table_get(const SchedObjects *o, uint32_t t, const char *ns, const 
                 return sched_hash_get(&o->tables[t].index, name);
         char key[KEY_MAX];
         return make_key(key, ns, name) ? sched_hash_get(&o->tables[t].index, key) : NULL;
-}
-
-static const char *str_at(const json_t *o, const char *key) {
-        return json_string_value(json_object_get(o, key));
-}
-
-static int arena_str(SchedArena *a, const char *s, const char **ret) {
-        if (!s) {
-                *ret = NULL;
-                return 0;
-        }
-        char *p = sched_arena_strndup(a, s, strlen(s));
-        if (!p)
-                return -ENOMEM;
-        *ret = p;
-        return 0;
 }
 
 static int arena_key(SchedArena *a, const char *ns, const char *name, const char **ret) {

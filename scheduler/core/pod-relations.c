@@ -10,37 +10,7 @@
 
 #include "common/macro.h"
 #include "kube/selector.h"
-#include "scheduler/core/json.h"
-
-static const char *str_at(const json_t *o, const char *key) {
-        return json_string_value(json_object_get(o, key));
-}
-
-static void *arena_array(SchedArena *a, size_t n, size_t elem, int *r) {
-        *r = 0;
-        if (n == 0)
-                return NULL;
-        if (n > SCHED_JSON_MAX_ITEMS) {
-                *r = -E2BIG;
-                return NULL;
-        }
-        void *p = sched_arena_alloc(a, n * elem);
-        if (!p)
-                *r = -ENOMEM;
-        return p;
-}
-
-static int arena_str(SchedArena *a, const char *s, const char **ret) {
-        if (!s) {
-                *ret = NULL;
-                return 0;
-        }
-        char *p = sched_arena_strndup(a, s, strlen(s));
-        if (!p)
-                return -ENOMEM;
-        *ret = p;
-        return 0;
-}
+#include "scheduler/core/json-util.h"
 
 static bool req_holds(const SchedSelReq *q, const SchedLabel *labels, uint32_t n) {
         const SchedLabel *l = sched_labels_find(labels, n, q->key);

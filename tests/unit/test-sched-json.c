@@ -139,10 +139,15 @@ static void test_pod(void **state) {
         assert_null(tl_pod_json(t, "{'metadata':{'name':'x'}}"));
         assert_null(tl_pod_json(t, "{'metadata':{'name':'x','uid':'u'},'spec':{'containers':[{'resources':"
                                    "{'requests':{'cpu':'1x'}}}]}}"));
-        int64_t us;
-        assert_int_equal(sched_parse_time("2026-11-21T08:00:00", &us), -EINVAL);
-        assert_int_equal(sched_parse_time("1970-01-01T00:00:01Z", &us), 0);
-        assert_int_equal(us, 1000000);
+        /* creationTimestamp: RFC 3339 with its zone, else no time (the queue orders it first) */
+        _cleanup_(sched_pod_unrefp) SchedPod *no_zone =
+                tl_pod_json(t, "{'metadata':{'name':'a','uid':'ua','creationTimestamp':'2026-11-21T08:00:00'}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *dated =
+                tl_pod_json(t, "{'metadata':{'name':'b','uid':'ub','creationTimestamp':'1970-01-01T00:00:01Z'}}");
+        assert_non_null(no_zone);
+        assert_non_null(dated);
+        assert_int_equal(no_zone->creation_usec, 0);
+        assert_int_equal(dated->creation_usec, 1000000);
 }
 
 static void test_bounds(void **state) {

@@ -27,6 +27,7 @@
 
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
+#include "scheduler/core/json-util.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/volume-binding.h"
 
@@ -93,10 +94,6 @@ static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
 
 /* ---- NoDiskConflict ---- */
 
-static bool streq0(const char *a, const char *b) {
-        return a && b && strcmp(a, b) == 0;
-}
-
 static bool monitors_overlap(const SchedVolume *a, const SchedVolume *b) {
         for (uint32_t i = 0; i < a->n_monitors; i++)
                 for (uint32_t j = 0; j < b->n_monitors; j++)
@@ -111,11 +108,11 @@ static bool volumes_conflict(const SchedVolume *v, const SchedVolume *e) {
         switch (v->kind) {
         case SCHED_VOL_GCE_PD:
         case SCHED_VOL_ISCSI:
-                return streq0(v->id, e->id) && !(v->read_only && e->read_only);
+                return streq_set(v->id, e->id) && !(v->read_only && e->read_only);
         case SCHED_VOL_AWS_EBS:
-                return streq0(v->id, e->id);
+                return streq_set(v->id, e->id);
         case SCHED_VOL_RBD:
-                return monitors_overlap(v, e) && streq0(v->pool, e->pool) && streq0(v->id, e->id) &&
+                return monitors_overlap(v, e) && streq_set(v->pool, e->pool) && streq_set(v->id, e->id) &&
                        !(v->read_only && e->read_only);
         default:
                 return false;
@@ -241,7 +238,7 @@ static void idset_add(IdSet *s, const char *ns, const char *id) {
         if (!id)
                 return;
         for (uint32_t i = 0; i < s->n; i++)
-                if (streq0(s->ids[i], id) && (s->ns[i] == ns || streq0(s->ns[i], ns)))
+                if (streq_set(s->ids[i], id) && (s->ns[i] == ns || streq_set(s->ns[i], ns)))
                         return;
         if (s->n < MAX_IDS) {
                 s->ids[s->n] = id;
@@ -251,7 +248,7 @@ static void idset_add(IdSet *s, const char *ns, const char *id) {
 
 static bool idset_has(const IdSet *s, const char *ns, const char *id) {
         for (uint32_t i = 0; i < s->n; i++)
-                if (streq0(s->ids[i], id) && (s->ns[i] == ns || streq0(s->ns[i], ns)))
+                if (streq_set(s->ids[i], id) && (s->ns[i] == ns || streq_set(s->ns[i], ns)))
                         return true;
         return false;
 }
@@ -302,7 +299,7 @@ static void filter_volumes(const SchedCycle *cy, const SchedPod *pod, uint8_t ki
                 if (!pv) {
                         const char *class = pvc->has_class ? sched_strtab_get(cy->strtab, pvc->storage_class) : "";
                         const SchedStorageClass *sc = *class ? sched_objects_storage_class(cy->objects, class) : NULL;
-                        if (sc && streq0(sc->provisioner, provisioner_of(kind)))
+                        if (sc && streq_set(sc->provisioner, provisioner_of(kind)))
                                 idset_add(out, pvc->namespace_, pvc->name);
                         continue;
                 }
@@ -392,7 +389,7 @@ static void csi_collect(const SchedCycle *cy, const SchedPod *pod, CsiSet *s) {
                 bool dup = false;
                 for (uint32_t k = 0; k < s->n && !dup; k++)
                         dup = strcmp(s->driver[k], d) == 0 && strcmp(s->handle[k], h) == 0 &&
-                              (s->ns[k] == ns || streq0(s->ns[k], ns));
+                              (s->ns[k] == ns || streq_set(s->ns[k], ns));
                 if (!dup && s->n < MAX_IDS) {
                         s->driver[s->n] = d;
                         s->handle[s->n] = h;
@@ -453,7 +450,7 @@ static bool csi_limits_ok(const SchedCycle *cy, const SchedNodeInfo *ni) {
                         for (uint32_t j = 0; j < attached->n && !dup; j++)
                                 dup = strcmp(attached->driver[j], driver) == 0 &&
                                       strcmp(attached->handle[j], mine->handle[k]) == 0 &&
-                                      (attached->ns[j] == mine->ns[k] || streq0(attached->ns[j], mine->ns[k]));
+                                      (attached->ns[j] == mine->ns[k] || streq_set(attached->ns[j], mine->ns[k]));
                         fresh += !dup;
                 }
                 if (have + fresh > limit)
@@ -483,8 +480,8 @@ static bool access_ok(const SchedPVC *c, const SchedPV *pv) {
 }
 
 static bool bound_to(const SchedPV *pv, const SchedPVC *c) {
-        return pv->claim_name && streq0(pv->claim_name, c->name) && streq0(pv->claim_ns, c->namespace_) &&
-               (!pv->claim_uid || !*pv->claim_uid || streq0(pv->claim_uid, c->uid));
+        return pv->claim_name && streq_set(pv->claim_name, c->name) && streq_set(pv->claim_ns, c->namespace_) &&
+               (!pv->claim_uid || !*pv->claim_uid || streq_set(pv->claim_uid, c->uid));
 }
 
 /* FindMatchingVolume with delayBinding on a node: the smallest fitting volume not already
