@@ -182,7 +182,7 @@ typedef struct VolumeWrite {
  * message in b->vol->message (nothing in flight). */
 static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
         const SchedPod *pod = b->pod;
-        if (!m->volume_binding || !m->objects || !pod->ext || pod->ext->n_pvcs == 0)
+        if (!m->volume_binding || !m->objects || !pod->rel || pod->rel->n_pvcs == 0)
                 return 0;
         if (!b->vol && !(b->vol = calloc(1, sizeof(BindVolumes))))
                 return -ENOMEM;

@@ -303,7 +303,7 @@ json_t *informers_lookup_node(void *userdata, SchedStr name) {
         return m->nodes ? kube_informer_get(m->nodes, NULL, sched_strtab_get(m->strtab, name)) : NULL;
 }
 
-/* Pods and nodes are trimmed to what sched-json reads and the update checks above compare
+/* Pods and nodes are trimmed to what the core's JSON converters read and the update checks above compare
  * (sched_pod_json_trim), and the pod cache keeps only keep_pod's digest form: at 10,000 pods
  * the whole objects were ~90 MB of jansson, trimmed ~55 MB, kept forms ~11 MB. Extenders are
  * sent the cached objects themselves (informers_lookup_pod, informers_lookup_node), as upstream sends its cached

@@ -1,4 +1,4 @@
-/* SchedOptions: see sched-options.h. Configuration files go through one YAML -> JSON step so
+/* SchedOptions: see options.h. Configuration files go through one YAML -> JSON step so
  * the field checks below read plain jansson values, whatever the file's syntax. */
 #include "scheduler/options.h"
 

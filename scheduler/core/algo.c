@@ -1,4 +1,4 @@
-/* SchedAlgo: see sched-algo.h. The per-node filter loop is the hot path: predicates are a
+/* SchedAlgo: see algo.h. The per-node filter loop is the hot path: predicates are a
  * switch over a flat array, node aggregates are read in place, and failure reasons go into a
  * small histogram keyed by (code, args) instead of strings. */
 #include "scheduler/core/algo.h"
@@ -48,9 +48,9 @@ struct SchedAlgo {
         uint32_t n_scored;
         int64_t score_offset;
         const SchedStrtab *strtab;
-        /* issue 7: other cluster objects (borrowed) and per-decision state */
+        /* other cluster objects (borrowed) and the per-decision plugin state */
         const SchedObjects *objects;
-        SchedCycleExt *ext;
+        SchedCycleState *state;
 };
 
 SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_userdata) {
@@ -63,10 +63,10 @@ SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_u
         a->rng = 1;
         a->strtab = cfg->strtab;
         a->plan = calloc(cfg->n_predicates ? cfg->n_predicates : 1, sizeof(*a->plan));
-        a->ext = sched_cycle_ext_new();
-        if (!a->plan || !a->ext) {
+        a->state = sched_cycle_state_new();
+        if (!a->plan || !a->state) {
                 free(a->plan);
-                sched_cycle_ext_free(a->ext);
+                sched_cycle_state_free(a->state);
                 free(a);
                 return NULL;
         }
@@ -83,7 +83,7 @@ void sched_algo_free(SchedAlgo *a) {
         free(a->ext_reasons);
         free(a->hist);
         free(a->plan);
-        sched_cycle_ext_free(a->ext);
+        sched_cycle_state_free(a->state);
         free(a);
 }
 
@@ -293,15 +293,15 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 .n_all_nodes = n_all,
                 .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
                 .objects = a->objects,
-                .ext = a->ext,
+                .state = a->state,
         };
         r = sched_cycle_prepare(&cy, nodes, n_all);
         if (r < 0)
                 return r;
         /* A claim that is missing, being deleted or unbound-immediate fails v1.20's
          * VolumeBinding PreFilter: no filter runs and every node reports that reason. */
-        if (a->ext->vol_fail) {
-                SchedReason reason = { .code = SCHED_REASON_TEXT, .a = a->ext->vol_fail };
+        if (a->state->vol_fail) {
+                SchedReason reason = { .code = SCHED_REASON_TEXT, .a = a->state->vol_fail };
                 hist_add(a, &reason);
                 if (a->n_hist == 1)
                         a->hist[0].count = n_all;

@@ -1,4 +1,4 @@
-/* SchedCache: see sched-cache.h. Node infos live in slots (stable pointers, reused after a
+/* SchedCache: see cache.h. Node infos live in slots (stable pointers, reused after a
  * removed node's last pod leaves); the iteration order is a separate dense array so the
  * algorithm walks a flat list. Lookups by node name and image counts are arrays indexed by
  * interned id (ids are dense), so neither hashes on the hot path. Pods are found by uid in a
@@ -431,7 +431,7 @@ static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, Cache
                 return -ENOMEM;
         cp->pod = pod;
         cp->slot = ni->index;
-        bool aff = pod->ext && pod->ext->has_pod_affinity;
+        bool aff = pod->rel && pod->rel->has_pod_affinity;
         int r;
         if (aff && ((r = grow((void **) &c->affinity, &c->affinity_cap, c->n_affinity + 1, sizeof(SchedAffinityPod))) < 0 ||
                     (r = grow((void **) &c->affinity_cp, &c->affinity_cp_cap, c->n_affinity + 1, sizeof(CachedPod *))) < 0))

@@ -140,7 +140,7 @@ static int add_priority(ConfigBox *box, const PolicyEffectivePriority *ep, Buf *
         return 0;
 }
 
-/* Every registry id has an implementation bound here (test-sched-ext checks the whole
+/* Every registry id has an implementation bound here (test-sched-interpod-volumes checks the whole
  * registry), so a policy libpolicy accepted always compiles; an id outside the registry
  * means the caller built the effective policy by hand, wrongly. */
 static int check_ids(const PolicyEffective *eff, Buf *err) {
@@ -181,7 +181,7 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
             (r = intern(strtab, "ReplicaSet", &cfg->kind_rs)) < 0 ||
             (r = intern(strtab, "node-role.kubernetes.io/master", &cfg->role_master)) < 0 ||
             (r = intern(strtab, "node-role.kubernetes.io/control-plane", &cfg->role_control_plane)) < 0 ||
-            (r = sched_ext_config_init(cfg, &box->arena)) < 0)
+            (r = sched_known_strings_init(cfg, &box->arena)) < 0)
                 return r;
         cfg->always_check_all = eff->always_check_all_predicates;
         cfg->hard_pod_affinity_weight = eff->hard_pod_affinity_symmetric_weight;

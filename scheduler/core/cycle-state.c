@@ -7,8 +7,8 @@
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
 
-int sched_ext_config_init(SchedConfig *cfg, SchedArena *arena) {
-        SchedExtConfig *x = sched_arena_alloc(arena, sizeof(*x));
+int sched_known_strings_init(SchedConfig *cfg, SchedArena *arena) {
+        SchedKnownStrings *x = sched_arena_alloc(arena, sizeof(*x));
         if (!x)
                 return -ENOMEM;
         const struct {
@@ -45,17 +45,17 @@ int sched_ext_config_init(SchedConfig *cfg, SchedArena *arena) {
                 if (r < 0)
                         return r;
         }
-        cfg->ext = x;
+        cfg->known = x;
         return 0;
 }
 
 /* ---- per-decision state ---- */
 
-SchedCycleExt *sched_cycle_ext_new(void) {
-        return calloc(1, sizeof(SchedCycleExt));
+SchedCycleState *sched_cycle_state_new(void) {
+        return calloc(1, sizeof(SchedCycleState));
 }
 
-void sched_cycle_ext_free(SchedCycleExt *x) {
+void sched_cycle_state_free(SchedCycleState *x) {
         if (!x)
                 return;
         free(x->claims);
@@ -69,7 +69,7 @@ void sched_cycle_ext_free(SchedCycleExt *x) {
         free(x);
 }
 
-int sched_cycle_ext_tmp(SchedCycleExt *x, uint32_t n) {
+int sched_cycle_state_tmp(SchedCycleState *x, uint32_t n) {
         if (n <= x->tmp_cap)
                 return 0;
         int64_t *t = realloc(x->tmp, n * sizeof(*t));
@@ -80,7 +80,7 @@ int sched_cycle_ext_tmp(SchedCycleExt *x, uint32_t n) {
         return 0;
 }
 
-void sched_cycle_ext_reset(SchedCycleExt *x, SchedNodeInfo *const *all, uint32_t n_all) {
+void sched_cycle_state_reset(SchedCycleState *x, SchedNodeInfo *const *all, uint32_t n_all) {
         x->all = all;
         x->n_all = n_all;
         x->vol_fail = 0;

@@ -14,7 +14,7 @@
 #include "scheduler/core/objects.h"
 #include "scheduler/core/topo-map.h"
 
-typedef struct SchedExtConfig {
+typedef struct SchedKnownStrings {
         /* node labels */
         SchedStr zone_beta, zone, region_beta, region, hostname, instance_type, instance_type_beta;
         /* reasons, as upstream v1.20 words them */
@@ -22,17 +22,17 @@ typedef struct SchedExtConfig {
                 r_immediate, r_affinity, r_existing_anti, r_anti, r_aff_rules, r_spread, r_spread_label,
                 r_service_affinity;
         SchedStr attach_ebs, attach_gce, attach_azure, attach_cinder;
-} SchedExtConfig;
+} SchedKnownStrings;
 
-/* Interns the keys and reasons into cfg->ext (allocated in arena). Returns 0, -ENOMEM, -E2BIG. */
-int sched_ext_config_init(SchedConfig *cfg, SchedArena *arena);
+/* Interns the keys and reasons into cfg->known (allocated in arena). Returns 0, -ENOMEM, -E2BIG. */
+int sched_known_strings_init(SchedConfig *cfg, SchedArena *arena);
 
-typedef struct SchedCycleExt SchedCycleExt;
-SchedCycleExt *sched_cycle_ext_new(void);
-void sched_cycle_ext_free(SchedCycleExt *x);
+typedef struct SchedCycleState SchedCycleState;
+SchedCycleState *sched_cycle_state_new(void);
+void sched_cycle_state_free(SchedCycleState *x);
 
 /* Resets the per-decision state for a new pod (before the prepare hooks run). */
-void sched_cycle_ext_reset(SchedCycleExt *x, SchedNodeInfo *const *all, uint32_t n_all);
+void sched_cycle_state_reset(SchedCycleState *x, SchedNodeInfo *const *all, uint32_t n_all);
 
 /* State shared between the modules' prepare and run functions. */
 typedef struct VolClaim {
@@ -42,7 +42,7 @@ typedef struct VolClaim {
         bool delayed;                   /* unbound, WaitForFirstConsumer */
 } VolClaim;
 
-struct SchedCycleExt {
+struct SchedCycleState {
         /* volumes */
         SchedStr vol_fail;              /* non-zero: every node fails with this reason text */
         VolClaim *claims;
@@ -64,9 +64,9 @@ struct SchedCycleExt {
 };
 
 /* Grows x->tmp to n entries. Returns 0, -ENOMEM. */
-int sched_cycle_ext_tmp(SchedCycleExt *x, uint32_t n);
+int sched_cycle_state_tmp(SchedCycleState *x, uint32_t n);
 
-static inline void ext_reason(SchedReasons *out, SchedStr text) {
+static inline void text_reason(SchedReasons *out, SchedStr text) {
         if (out->n < SCHED_MAX_NODE_REASONS)
                 out->r[out->n++] = (SchedReason) { .code = SCHED_REASON_TEXT, .a = text };
 }

@@ -102,7 +102,7 @@ struct SchedConfig {
         SchedStr key_unschedulable;     /* node.kubernetes.io/unschedulable */
         SchedStr kind_rc, kind_rs;      /* ReplicationController, ReplicaSet */
         SchedStr role_master, role_control_plane; /* node-role.kubernetes.io/... */
-        struct SchedExtConfig *ext;     /* issue 7's interned keys and reasons; in the config */
+        struct SchedKnownStrings *known; /* label keys and reason texts the plugins use (cycle-state.h) */
 };
 
 /* Everything a predicate or priority may read while one pod is scheduled. */
@@ -113,15 +113,15 @@ typedef struct SchedCycle {
         const SchedPod *pod;
         uint32_t n_all_nodes;
         bool pod_has_requests;          /* any of cpu/memory/ephemeral/scalars non-zero */
-        /* issue 7: the other cluster objects (may be NULL: none known) and the per-pod state
-         * its predicates and priorities compute once per decision (sched-ext-internal.h) */
+        /* the other cluster objects (may be NULL: none known) and the per-pod state the
+         * plugins' prepare hooks compute once per decision (cycle-state.h) */
         const struct SchedObjects *objects;
-        struct SchedCycleExt *ext;
+        struct SchedCycleState *state;
 } SchedCycle;
 
 /* The per-cycle dispatch through the plugin table (plugin.c). */
 
-/* PreFilter for one pod: resets cy->ext (which, like cy->objects, must be set) and runs the
+/* PreFilter for one pod: resets cy->state (which, like cy->objects, must be set) and runs the
  * configured predicates' prepare hooks over all nodes. Returns 0 or -ENOMEM. */
 int sched_cycle_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
 

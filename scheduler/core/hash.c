@@ -1,4 +1,4 @@
-/* SchedHash: see sched-hash.h. Load factor at most 1/2 keeps probe chains short; backward
+/* SchedHash: see hash.h. Load factor at most 1/2 keeps probe chains short; backward
  * shift deletion avoids tombstones so long-running churn does not degrade lookups. */
 #include "scheduler/core/hash.h"
 

@@ -579,7 +579,7 @@ int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
                              &p->n_node_selector)) < 0 ||
             (r = parse_affinity(t, p, json_object_get(json_object_get(spec, "affinity"), "nodeAffinity"))) < 0 ||
             (r = parse_tolerations(t, p, json_object_get(spec, "tolerations"))) < 0 ||
-            (r = sched_pod_ext_from_json(t, p, obj)) < 0)
+            (r = sched_pod_relations_from_json(t, p, obj)) < 0)
                 return r;
         *ret = TAKE_PTR(p);
         return 0;

@@ -178,12 +178,12 @@ typedef struct SchedPod {
         SchedStr owner_kind;            /* controller ownerReference, 0 when none */
         const char *owner_uid;
 
-        SchedLabel *labels;             /* the pod's own labels, sorted (issue 7 uses them) */
+        SchedLabel *labels;             /* the pod's own labels, sorted (selectors match them) */
         uint32_t n_labels;
 
-        /* volumes, pod (anti-)affinity, spread constraints, controller name (sched-ext.h);
-         * NULL when the pod has none of them. In the arena. */
-        const struct SchedPodExt *ext;
+        /* volumes, pod (anti-)affinity, spread constraints, controller name
+         * (pod-relations.h); NULL when the pod has none of them. In the arena. */
+        const struct SchedPodRelations *rel;
 
         SchedArena arena;
         uint32_t n_ref;

@@ -1,4 +1,4 @@
-/* SchedObjects (see sched-objects.h): one table per kind, an array in insertion order for
+/* SchedObjects (see objects.h): one table per kind, an array in insertion order for
  * the predicates that scan (PVs by class, services of a namespace) plus a hash index by
  * name for the lookups. Each object and its index key live in the object's own arena, so
  * replacing or removing one is a single free. */

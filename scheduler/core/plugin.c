@@ -56,7 +56,7 @@ bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeI
 }
 
 int sched_cycle_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
-        sched_cycle_ext_reset(cy->ext, all, n_all);
+        sched_cycle_state_reset(cy->state, all, n_all);
         for (uint32_t i = 0; i < cy->cfg->n_prepares; i++) {
                 int r = cy->cfg->prepares[i](cy, all, n_all);
                 if (r < 0)

@@ -43,7 +43,7 @@ typedef struct SchedPredicatePlugin {
         int (*compile)(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg, Buf *err);
         /* Optional PreFilter: once per scheduling cycle before any filter, when the plugin is
          * configured; several plugins sharing one prepare function run it once. Computes the
-         * pod's state in cy->ext over all nodes. Returns 0 or -ENOMEM. */
+         * pod's state in cy->state over all nodes. Returns 0 or -ENOMEM. */
         int (*prepare)(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all);
         /* Optional: false when the predicate cannot fail for this pod (after prepare), so the
          * algorithm leaves it out of the pod's plan. NULL: always needed. */

@@ -1,7 +1,5 @@
-/* Issue 7's additions to the pod model (see sched-ext.h): label selectors with interned
- * values, and the conversion of a pod's volumes, pod (anti-)affinity terms, topology spread
- * constraints and controller reference. Selectors are validated by libkube the way the API
- * machinery validates them, so a selector upstream refuses selects nothing here too. */
+/* The pod's relations (pod-relations.h): the conversion of its volumes, pod (anti-)affinity
+ * terms, topology spread constraints and controller reference, and affinity term matching. */
 #include "scheduler/core/pod-relations.h"
 
 #include <errno.h>
@@ -9,117 +7,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "kube/selector.h"
 #include "scheduler/core/json-util.h"
-
-static bool req_holds(const SchedSelReq *q, const SchedLabel *labels, uint32_t n) {
-        const SchedLabel *l = sched_labels_find(labels, n, q->key);
-        switch (q->op) {
-        case SCHED_SEL_EXISTS:
-                return l != NULL;
-        case SCHED_SEL_DOES_NOT_EXIST:
-                return l == NULL;
-        case SCHED_SEL_IN:
-        case SCHED_SEL_NOT_IN: {
-                bool in = false;
-                for (uint32_t i = 0; l && i < q->n_values && !in; i++)
-                        in = q->values[i] == l->value;
-                return q->op == SCHED_SEL_IN ? in : !in;
-        }
-        default:
-                return false;
-        }
-}
-
-bool sched_selector_matches(const SchedSelector *sel, const SchedLabel *labels, uint32_t n) {
-        if (sel->nothing)
-                return false;
-        for (uint32_t i = 0; i < sel->n_reqs; i++)
-                if (!req_holds(&sel->reqs[i], labels, n))
-                        return false;
-        return true;
-}
-
-int sched_selector_from_map(SchedStrtab *t, SchedArena *a, const json_t *map, SchedSelector *ret) {
-        SchedSelector s = { 0 };
-        int r;
-        s.reqs = arena_array(a, json_object_size(map), sizeof(SchedSelReq), &r);
-        if (r < 0)
-                return r;
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *) map, k, v) {
-                SchedSelReq *q = &s.reqs[s.n_reqs++];
-                q->op = SCHED_SEL_IN;
-                q->n_values = 1;
-                q->values = sched_arena_alloc(a, sizeof(SchedStr));
-                if (!q->values)
-                        return -ENOMEM;
-                if ((r = sched_strtab_intern_str(t, k, &q->key)) < 0 ||
-                    (r = sched_strtab_intern_str(t, json_string_value(v), &q->values[0])) < 0)
-                        return r;
-        }
-        *ret = s;
-        return 0;
-}
-
-int sched_selector_from_json(SchedStrtab *t, SchedArena *a, const json_t *ls, SchedSelector *ret) {
-        SchedSelector s = { .nothing = true };
-        if (!json_is_object(ls)) {
-                *ret = s;
-                return 0;
-        }
-        _cleanup_(kube_selector_freep) KubeSelector *check = NULL;
-        if (kube_selector_from_json(ls, &check, NULL) < 0) {
-                *ret = s;
-                return 0;
-        }
-        s.nothing = false;
-        json_t *ml = json_object_get(ls, "matchLabels"), *me = json_object_get(ls, "matchExpressions");
-        int r;
-        s.reqs = arena_array(a, json_object_size(ml) + json_array_size(me), sizeof(SchedSelReq), &r);
-        if (r < 0)
-                return r;
-        const char *k;
-        json_t *v;
-        json_object_foreach(ml, k, v) {
-                SchedSelReq *q = &s.reqs[s.n_reqs++];
-                q->op = SCHED_SEL_IN;
-                q->n_values = 1;
-                q->values = sched_arena_alloc(a, sizeof(SchedStr));
-                if (!q->values)
-                        return -ENOMEM;
-                if ((r = sched_strtab_intern_str(t, k, &q->key)) < 0 ||
-                    (r = sched_strtab_intern_str(t, json_string_value(v), &q->values[0])) < 0)
-                        return r;
-        }
-        size_t i;
-        json_array_foreach(me, i, v) {
-                SchedSelReq *q = &s.reqs[s.n_reqs++];
-                const char *op = str_at(v, "operator");
-                json_t *vals = json_object_get(v, "values");
-                if (!op) {
-                        *ret = (SchedSelector) { .nothing = true };
-                        return 0;
-                }
-                q->op = strcmp(op, "In") == 0          ? SCHED_SEL_IN
-                        : strcmp(op, "NotIn") == 0     ? SCHED_SEL_NOT_IN
-                        : strcmp(op, "Exists") == 0    ? SCHED_SEL_EXISTS
-                                                       : SCHED_SEL_DOES_NOT_EXIST;
-                if ((r = sched_strtab_intern_str(t, str_at(v, "key"), &q->key)) < 0)
-                        return r;
-                q->values = arena_array(a, json_array_size(vals), sizeof(SchedStr), &r);
-                if (r < 0)
-                        return r;
-                size_t j;
-                json_t *x;
-                json_array_foreach(vals, j, x)
-                        if ((r = sched_strtab_intern_str(t, json_string_value(x), &q->values[q->n_values++])) < 0)
-                                return r;
-        }
-        *ret = s;
-        return 0;
-}
 
 bool sched_pod_matches_term(const SchedPod *pod, const SchedAffinityTerm *term) {
         bool ns = false;
@@ -210,7 +98,7 @@ static int parse_volume(SchedPod *p, const json_t *v, SchedVolume *out) {
         return 0;
 }
 
-int sched_pod_ext_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj) {
+int sched_pod_relations_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj) {
         json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
         json_t *vols = json_object_get(spec, "volumes"), *aff = json_object_get(spec, "affinity");
         json_t *pa = json_object_get(aff, "podAffinity"), *paa = json_object_get(aff, "podAntiAffinity");
@@ -228,7 +116,7 @@ int sched_pod_ext_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj) {
             !owner && !deleting)
                 return 0;
 
-        SchedPodExt *x = sched_arena_alloc(&p->arena, sizeof(SchedPodExt));
+        SchedPodRelations *x = sched_arena_alloc(&p->arena, sizeof(SchedPodRelations));
         if (!x)
                 return -ENOMEM;
         int r;
@@ -269,6 +157,6 @@ int sched_pod_ext_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj) {
                     (r = sched_selector_from_json(t, &p->arena, json_object_get(e, "labelSelector"), &c->selector)) < 0)
                         return r;
         }
-        p->ext = x;
+        p->rel = x;
         return 0;
 }

@@ -1,57 +1,21 @@
 #pragma once
-/* The part of the scheduler's data model that issue 7 (volumes, inter-pod affinity,
- * topology spreading, service affinity) needs on top of part 1's: a pod's volumes, its pod
- * (anti-)affinity terms and topology spread constraints, its controller reference, and the
- * label selectors all of them use.
+/* The pod's relations to other objects, the part of the data model the volume, inter-pod
+ * affinity, topology spreading and service plugins read: its volumes (and claims), its pod
+ * (anti-)affinity terms and topology spread constraints (with their label selectors,
+ * selector.h) and its controller reference.
  *
- * A pod carries this as SchedPod.ext, allocated in the pod's own arena by
- * sched_pod_ext_from_json() while the pod is converted; pods that use none of it have
- * ext == NULL and cost nothing more. Like the rest of the model it is immutable once built
+ * A pod carries this as SchedPod.rel, allocated in the pod's own arena by
+ * sched_pod_relations_from_json() while the pod is converted; pods that use none of it have
+ * rel == NULL and cost nothing more. Like the rest of the model it is immutable once built
  * and every string that predicates compare is interned. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "scheduler/core/model.h"
+#include "scheduler/core/selector.h"
 
 typedef struct json_t json_t;
-
-enum {
-        SCHED_SEL_IN,
-        SCHED_SEL_NOT_IN,
-        SCHED_SEL_EXISTS,
-        SCHED_SEL_DOES_NOT_EXIST,
-};
-
-typedef struct SchedSelReq {
-        SchedStr key;
-        uint8_t op;                     /* SCHED_SEL_* */
-        uint32_t n_values;
-        SchedStr *values;
-} SchedSelReq;
-
-/* A metav1.LabelSelector as labels.Selector semantics have it: no requirement selects
- * everything; nothing (a nil selector, or one upstream's LabelSelectorAsSelector refuses)
- * selects no object at all. */
-typedef struct SchedSelector {
-        SchedSelReq *reqs;
-        uint32_t n_reqs;
-        bool nothing;
-} SchedSelector;
-
-/* Whether labels (sorted by key) satisfy the selector. */
-bool sched_selector_matches(const SchedSelector *sel, const SchedLabel *labels, uint32_t n);
-/* Whether the selector has no requirement (labels.Selector.Empty()); "nothing" is not empty. */
-static inline bool sched_selector_empty(const SchedSelector *sel) {
-        return !sel->nothing && sel->n_reqs == 0;
-}
-/* Builds a selector from a metav1.LabelSelector object (NULL/JSON null gives "nothing"),
- * values in arena. Returns 0, -E2BIG, -ENOMEM; a selector upstream would refuse becomes
- * "nothing". */
-int sched_selector_from_json(SchedStrtab *t, SchedArena *a, const json_t *label_selector, SchedSelector *ret);
-/* Builds an equality selector from a label map (service / RC selectors): every key=value
- * must hold; an empty map selects everything. Same returns. */
-int sched_selector_from_map(SchedStrtab *t, SchedArena *a, const json_t *map, SchedSelector *ret);
 
 typedef enum SchedVolumeKind {
         SCHED_VOL_OTHER = 0,
@@ -91,7 +55,7 @@ typedef struct SchedSpreadConstraint {
         SchedSelector selector;
 } SchedSpreadConstraint;
 
-typedef struct SchedPodExt {
+typedef struct SchedPodRelations {
         SchedVolume *volumes;
         uint32_t n_volumes;
         uint32_t n_pvcs;                /* volumes of kind PVC */
@@ -108,12 +72,12 @@ typedef struct SchedPodExt {
         /* the controller ownerReference (DefaultSelector looks it up by name) */
         const char *owner_name, *owner_api_version;
         bool deleting;                  /* metadata.deletionTimestamp set */
-} SchedPodExt;
+} SchedPodRelations;
 
-/* Fills pod->ext from the pod object when the pod has volumes, pod (anti-)affinity, spread
+/* Fills pod->rel from the pod object when the pod has volumes, pod (anti-)affinity, spread
  * constraints, a controller or a deletion timestamp (otherwise leaves it NULL). Returns 0,
  * -E2BIG, -ENOMEM. */
-int sched_pod_ext_from_json(SchedStrtab *t, SchedPod *pod, const json_t *obj);
+int sched_pod_relations_from_json(SchedStrtab *t, SchedPod *pod, const json_t *obj);
 
 /* Whether pod matches an affinity term: its namespace is one of the term's and its labels
  * satisfy the selector (PodMatchesTermsNamespaceAndSelector). */

@@ -1,4 +1,4 @@
-/* SchedQueue: see sched-queue.h. Two binary heaps (active by priority/time, backoff by
+/* SchedQueue: see queue.h. Two binary heaps (active by priority/time, backoff by
  * expiry) with each entry remembering its heap position, so deletes and updates are
  * O(log n); unschedulable pods sit in an array with swap-removal. */
 #include "scheduler/core/queue.h"

@@ -1,4 +1,4 @@
-/* The bind ceiling (issue 6): how many bindings per second the API server accepts from a
+/* The bind ceiling: how many bindings per second the API server accepts from a
  * bind-only client on this machine, to compare policy-scheduler's steady throughput with.
  * Binds every pending pod of NAMESPACE to the nodes round-robin, all requests queued at
  * once on libkube's async client (HTTP/2, as the scheduler uses it), and reports binds/s

@@ -1,4 +1,4 @@
-/* In-memory benchmark of the scheduler core with the documented default policy (issue 7):
+/* In-memory benchmark of the scheduler core with the documented default policy:
  * deploy/policy.cfg (= shared/policies/openshift-default.json) is read and validated by
  * libpolicy and compiled by sched_config_new(), as the daemon does at start-up, and run on
  * 5,000 nodes. Services and ReplicaSets are put into the core's object store (as the

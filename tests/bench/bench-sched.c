@@ -1,5 +1,6 @@
-/* In-memory benchmark of the scheduler core (issue 6): 5,000 nodes, 10,000 pending pods, the
- * part-1 predicates and priorities (the default provider set restricted to part-1 names:
+/* In-memory benchmark of the scheduler core: 5,000 nodes, 10,000 pending pods, the node
+ * predicates and priorities (the default provider set without the volume, inter-pod and
+ * spreading names:
  * GeneralPredicates, PodToleratesNodeTaints, CheckNodeUnschedulable; LeastRequested 1,
  * BalancedResourceAllocation 1, NodePreferAvoidPods 10000, NodeAffinity 1, TaintToleration 1,
  * ImageLocality 1). No API server: each pod is scheduled and assumed on its node, as the

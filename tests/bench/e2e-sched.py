@@ -84,7 +84,7 @@ class Api:
 
 
 # E2E_POD_KIND=anti: every pod carries required anti-affinity on the hostname against its
-# group (E2E_ANTI_GROUP_SIZE pods per group, default 500), the expensive case of issue 7.
+# group (E2E_ANTI_GROUP_SIZE pods per group, default 500), the expensive case of inter-pod anti-affinity.
 POD_KIND = os.environ.get("E2E_POD_KIND", "plain")
 ANTI_GROUP_SIZE = int(os.environ.get("E2E_ANTI_GROUP_SIZE", "500"))
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end scheduler benchmark on the local control plane (issue 6): E2E_NODES simulated
+# End-to-end scheduler benchmark on the local control plane: E2E_NODES simulated
 # nodes (nodesim, default 500) and, for each run in turn, E2E_PODS pending ownerless pods
 # (default 2,000; 10m CPU / 16Mi each, created in parallel) that one of these binds:
 #
@@ -20,7 +20,7 @@
 #   tools/with-cluster tests/bench/e2e-sched.sh          (make bench runs it so)
 #
 # Environment: E2E_NODES, E2E_PODS, E2E_RUNS (default "policy upstream bind"), E2E_POLICY
-# (part1 or default), E2E_POD_KIND (plain or anti: required anti-affinity on the hostname
+# (node or default), E2E_POD_KIND (plain or anti: required anti-affinity on the hostname
 # within groups of E2E_ANTI_GROUP_SIZE pods, default 500),
 # E2E_TIMEOUT (seconds per run, 600), O (object dir, build/default), E2E_POLICY_WRAP (a
 # command prefix for policy-scheduler, e.g. "valgrind --tool=massif --massif-out-file=F"),
@@ -67,12 +67,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The legacy Policy both schedulers run: E2E_POLICY=part1 (default) the one below,
-# E2E_POLICY=default the documented default policy (deploy/policy.cfg, issue 7). With the
+# The legacy Policy both schedulers run: E2E_POLICY=node (default) the one below (node predicates and priorities),
+# E2E_POLICY=default the documented default policy (deploy/policy.cfg). With the
 # default policy upstream runs with DefaultPodTopologySpread off, so that both run the
 # documented SelectorSpreadPriority (see tests/e2e/40-scheduler-differential.sh).
 UPSTREAM_GATES=()
-if [ "${E2E_POLICY:-part1}" = default ]; then
+if [ "${E2E_POLICY:-node}" = default ]; then
   cp "$ROOT/deploy/policy.cfg" "$WORK/policy.json"
   UPSTREAM_GATES=(--feature-gates=DefaultPodTopologySpread=false)
 else
@@ -105,7 +105,7 @@ YAML
   echo "$f"
 }
 
-echo "e2e-sched: $NODES nodes, $PODS ${E2E_POD_KIND:-plain} pods per run, ${E2E_POLICY:-part1} policy, runs: $RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "e2e-sched: $NODES nodes, $PODS ${E2E_POD_KIND:-plain} pods per run, ${E2E_POLICY:-node} policy, runs: $RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))"
 "$O/bin/nodesim" --nodes "$NODES" --name-prefix e2e-node --label e2e-sched=1 \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$WORK/nodesim" --pid-file "$CLUSTER_DIR/pids/e2e-sched-nodesim.pid" \

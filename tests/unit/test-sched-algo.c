@@ -469,7 +469,7 @@ static void test_policy_file(void **state) {
         assert_string_equal(sched_config_priority_name(cfg, 0, &w), "ZonePreferred");
         assert_int_equal(w, 1);
 
-        /* The built-in LowNodeUtilization profile (issue 7's names included) runs */
+        /* The built-in LowNodeUtilization profile (the volume, affinity and spreading names included) runs */
         _cleanup_(policy_freep) Policy *low = NULL;
         assert_int_equal(policy_builtin("LowNodeUtilization", &low), 0);
         _cleanup_(policy_effective_freep) PolicyEffective *leff = NULL;

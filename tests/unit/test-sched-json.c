@@ -190,7 +190,7 @@ static void pod_digest(const SchedPod *p, char *out, size_t size) {
         PUT("owner=%u,%s ", p->owner_kind, p->owner_uid ? p->owner_uid : "-");
         for (uint32_t i = 0; i < p->n_labels; i++)
                 PUT("l=%u:%u ", p->labels[i].key, p->labels[i].value);
-        const SchedPodExt *x = p->ext;
+        const SchedPodRelations *x = p->rel;
         if (x) {
                 PUT("vols=%u,%u ", x->n_volumes, x->n_pvcs);
                 for (uint32_t i = 0; i < x->n_volumes; i++)

@@ -1,4 +1,4 @@
-/* Part-1 predicates on hand-built nodes and pods: pass/fail and the reasons upstream v1.20
+/* The node predicates on hand-built nodes and pods: pass/fail and the reasons upstream v1.20
  * gives (NodeResourcesFit, NodeName, NodePorts, NodeAffinity, TaintToleration,
  * NodeUnschedulable, NodeLabel). */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Part-1 priorities: exact 0..10 scores from the formulas (POLICY-REFERENCE.md, upstream v1.20
+/* The node and resource priorities: exact 0..10 scores from the formulas (POLICY-REFERENCE.md, upstream v1.20
  * with MaxNodeScore 10) on hand-built nodes and pods. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -34,8 +34,8 @@ static const SchedLabel *node_label(const SchedNode *n, SchedStr key) {
 }
 
 /* An existing pod's required anti-affinity terms that match the incoming pod. */
-static int existing_anti(SchedCycleExt *x, const SchedPod *pod, const SchedPod *e, const SchedNode *node) {
-        const SchedPodExt *xe = e->ext;
+static int existing_anti(SchedCycleState *x, const SchedPod *pod, const SchedPod *e, const SchedNode *node) {
+        const SchedPodRelations *xe = e->rel;
         for (uint32_t t = 0; xe && t < xe->n_anti_affinity; t++) {
                 const SchedAffinityTerm *term = &xe->anti_affinity[t];
                 const SchedLabel *l = node_label(node, term->topology_key);
@@ -48,9 +48,9 @@ static int existing_anti(SchedCycleExt *x, const SchedPod *pod, const SchedPod *
 }
 
 static int interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
-        SchedCycleExt *x = cy->ext;
+        SchedCycleState *x = cy->state;
         const SchedPod *pod = cy->pod;
-        const SchedPodExt *pe = pod->ext;
+        const SchedPodRelations *pe = pod->rel;
         int r;
         topo_clear(&x->existing_anti);
         topo_clear(&x->affinity);
@@ -93,24 +93,24 @@ static int interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
 }
 
 static bool interpod_needed(const SchedCycle *cy, const SchedPredicate *p) {
-        return cy->ext->ipa_active;
+        return cy->state->ipa_active;
 }
 
 /* v1.20's Filter order, which decides the reason a node reports when several rules fail:
  * the incoming pod's affinity, then its anti-affinity, then existing pods' anti-affinity. */
 static bool interpod_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                             SchedReasons *out) {
-        const SchedCycleExt *x = cy->ext;
-        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedCycleState *x = cy->state;
+        const SchedKnownStrings *xc = cy->cfg->known;
         const SchedNode *node = ni->node;
-        const SchedPodExt *pe = cy->pod->ext;
+        const SchedPodRelations *pe = cy->pod->rel;
         if (pe) {
                 bool exist = true;
                 for (uint32_t t = 0; t < pe->n_affinity; t++) {
                         const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
                         if (!l) {
-                                ext_reason(out, xc->r_affinity);
-                                ext_reason(out, xc->r_aff_rules);
+                                text_reason(out, xc->r_affinity);
+                                text_reason(out, xc->r_aff_rules);
                                 return false;
                         }
                         if (topo_get(&x->affinity, topo_pair(l->key, l->value)) <= 0)
@@ -118,15 +118,15 @@ static bool interpod_filter(const SchedCycle *cy, const SchedPredicate *p, const
                 }
                 /* the first of a series of pods with affinity to each other may go anywhere */
                 if (!exist && !(x->affinity.count == 0 && pod_matches_all(cy->pod, pe->affinity, pe->n_affinity))) {
-                        ext_reason(out, xc->r_affinity);
-                        ext_reason(out, xc->r_aff_rules);
+                        text_reason(out, xc->r_affinity);
+                        text_reason(out, xc->r_aff_rules);
                         return false;
                 }
                 for (uint32_t t = 0; t < pe->n_anti_affinity; t++) {
                         const SchedLabel *l = node_label(node, pe->anti_affinity[t].topology_key);
                         if (l && topo_get(&x->anti, topo_pair(l->key, l->value)) > 0) {
-                                ext_reason(out, xc->r_affinity);
-                                ext_reason(out, xc->r_anti);
+                                text_reason(out, xc->r_affinity);
+                                text_reason(out, xc->r_anti);
                                 return false;
                         }
                 }
@@ -134,8 +134,8 @@ static bool interpod_filter(const SchedCycle *cy, const SchedPredicate *p, const
         if (x->existing_anti.count > 0)
                 for (uint32_t i = 0; i < node->n_labels; i++)
                         if (topo_get(&x->existing_anti, topo_pair(node->labels[i].key, node->labels[i].value)) > 0) {
-                                ext_reason(out, xc->r_affinity);
-                                ext_reason(out, xc->r_existing_anti);
+                                text_reason(out, xc->r_affinity);
+                                text_reason(out, xc->r_existing_anti);
                                 return false;
                         }
         return true;
@@ -162,9 +162,9 @@ static int process_terms(TopoMap *m, const SchedAffinityTerm *terms, uint32_t n,
 
 /* An existing pod's required affinity (hardPodAffinitySymmetricWeight) and preferred terms
  * matched by the incoming pod. */
-static void existing_terms(SchedCycleExt *x, const SchedPod *e, const SchedPod *pod, const SchedNode *node,
+static void existing_terms(SchedCycleState *x, const SchedPod *e, const SchedPod *pod, const SchedNode *node,
                            int64_t hard) {
-        const SchedPodExt *xe = e->ext;
+        const SchedPodRelations *xe = e->rel;
         if (!xe || !xe->has_pod_affinity)
                 return;
         if (hard > 0)
@@ -175,9 +175,9 @@ static void existing_terms(SchedCycleExt *x, const SchedPod *e, const SchedPod *
 
 static bool interpod_score(const SchedCycle *cy, const SchedPriority *prio, SchedNodeInfo *const *nodes, uint32_t n,
                            int64_t *scores, int64_t *ret_constant) {
-        SchedCycleExt *x = cy->ext;
+        SchedCycleState *x = cy->state;
         const SchedPod *pod = cy->pod;
-        const SchedPodExt *pe = pod->ext;
+        const SchedPodRelations *pe = pod->rel;
         int64_t hard = cy->cfg->hard_pod_affinity_weight;
         bool preferred = pe && (pe->n_pref_affinity || pe->n_pref_anti_affinity);
         topo_clear(&x->score);

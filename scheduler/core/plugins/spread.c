@@ -31,7 +31,7 @@
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
 
 static bool counts_pod(const SchedPod *e, const SchedPod *pod, const SchedSelector *sel) {
-        return e->ns == pod->ns && !(e->ext && e->ext->deleting) && sched_selector_matches(sel, e->labels, e->n_labels);
+        return e->ns == pod->ns && !(e->rel && e->rel->deleting) && sched_selector_matches(sel, e->labels, e->n_labels);
 }
 
 static uint32_t count_matching(const SchedNodeInfo *ni, const SchedPod *pod, const SchedSelector *sel) {
@@ -49,8 +49,8 @@ static bool has_all_keys(const SchedNode *n, const SchedSpreadConstraint *c, uin
 }
 
 static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
-        SchedCycleExt *x = cy->ext;
-        const SchedPodExt *pe = cy->pod->ext;
+        SchedCycleState *x = cy->state;
+        const SchedPodRelations *pe = cy->pod->rel;
         uint32_t nc = 0;
         for (uint32_t i = 0; pe && i < pe->n_spread; i++)
                 nc += !pe->spread[i].schedule_anyway;
@@ -112,12 +112,12 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
 }
 
 static bool spread_needed(const SchedCycle *cy, const SchedPredicate *p) {
-        return cy->ext->spread_active;
+        return cy->state->spread_active;
 }
 
 static bool spread_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out) {
-        const SchedCycleExt *x = cy->ext;
-        const SchedPodExt *pe = cy->pod->ext;
+        const SchedCycleState *x = cy->state;
+        const SchedPodRelations *pe = cy->pod->rel;
         const SchedNode *n = ni->node;
         for (uint32_t k = 0; k < pe->n_spread; k++) {
                 const SchedSpreadConstraint *c = &pe->spread[k];
@@ -125,13 +125,13 @@ static bool spread_filter(const SchedCycle *cy, const SchedPredicate *p, const S
                         continue;
                 const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
                 if (!l) {
-                        ext_reason(out, cy->cfg->ext->r_spread_label);
+                        text_reason(out, cy->cfg->known->r_spread_label);
                         return false;
                 }
                 int64_t self = sched_selector_matches(&c->selector, cy->pod->labels, cy->pod->n_labels);
                 int64_t skew = topo_get(&x->spread, topo_pair(l->key, l->value)) + self - x->spread_min[k];
                 if (skew > c->max_skew) {
-                        ext_reason(out, cy->cfg->ext->r_spread);
+                        text_reason(out, cy->cfg->known->r_spread);
                         return false;
                 }
         }
@@ -148,16 +148,16 @@ const SchedPredicatePlugin sched_pred_even_pods_spread = {
 /* Scores and normalizes in one pass: nodes without every key score 0 after normalization. */
 static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedNodeInfo *const *nodes, uint32_t n,
                          int64_t *scores, int64_t *ret_constant) {
-        SchedCycleExt *x = cy->ext;
-        const SchedPodExt *pe = cy->pod->ext;
+        SchedCycleState *x = cy->state;
+        const SchedPodRelations *pe = cy->pod->rel;
         uint32_t nc = 0;
         for (uint32_t i = 0; pe && i < pe->n_spread; i++)
                 nc += pe->spread[i].schedule_anyway;
-        if (nc == 0 || sched_cycle_ext_tmp(x, n) < 0) {
+        if (nc == 0 || sched_cycle_state_tmp(x, n) < 0) {
                 *ret_constant = MAX_SCORE;
                 return true;
         }
-        SchedStr hostname = cy->cfg->ext->hostname;
+        SchedStr hostname = cy->cfg->known->hostname;
         /* initPreScoreState: the pairs of the feasible nodes that carry every key */
         topo_clear(&x->score);
         uint32_t ignored = 0;
@@ -260,7 +260,7 @@ typedef struct Selectors {
 } Selectors;
 
 static bool matches_all(const Selectors *sels, const SchedPod *e, const SchedPod *pod) {
-        if (e->ns != pod->ns || (e->ext && e->ext->deleting))
+        if (e->ns != pod->ns || (e->rel && e->rel->deleting))
                 return false;
         for (uint32_t i = 0; i < sels->n; i++)
                 if (!sched_selector_matches(sels->s[i], e->labels, e->n_labels))
@@ -310,7 +310,7 @@ static void default_selector(const SchedCycle *cy, bool services_only, Selectors
 
 /* GetZoneKey: region and zone, beta labels first. */
 static uint64_t zone_key(const SchedCycle *cy, const SchedNode *n) {
-        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedKnownStrings *xc = cy->cfg->known;
         const SchedLabel *z = sched_labels_find(n->labels, n->n_labels, xc->zone_beta);
         if (!z)
                 z = sched_labels_find(n->labels, n->n_labels, xc->zone);
@@ -331,7 +331,7 @@ static int64_t spread_combine(double node_score, bool has_zone, double zone_scor
 
 static bool selector_spread(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
                             int64_t *scores, int64_t *ret_constant) {
-        const SchedPodExt *pe = cy->pod->ext;
+        const SchedPodRelations *pe = cy->pod->rel;
         Selectors sels = { .n = 0 };
         if (!(pe && pe->n_spread > 0))
                 default_selector(cy, services_only, &sels);
@@ -340,11 +340,11 @@ static bool selector_spread(const SchedCycle *cy, bool services_only, SchedNodeI
                 *ret_constant = pe && pe->n_spread > 0 ? 0 : MAX_SCORE;
                 return true;
         }
-        SchedCycleExt *x = cy->ext;
+        SchedCycleState *x = cy->state;
         topo_clear(&x->score);
         /* each node's zone key is looked up once (four label searches) and kept in x->tmp;
          * without the scratch array it is looked up again below */
-        int64_t *zk = sched_cycle_ext_tmp(x, n) >= 0 ? x->tmp : NULL;
+        int64_t *zk = sched_cycle_state_tmp(x, n) >= 0 ? x->tmp : NULL;
         int64_t max_node = 0, max_zone = 0;
         bool any_zone = false;
         for (uint32_t i = 0; i < n; i++) {
@@ -428,7 +428,7 @@ static bool service_affinity_filter(const SchedCycle *cy, const SchedPredicate *
         /* the node of the first pod matching this pod's labels in its namespace, when the
          * pod belongs to a service (its labels as an equality selector) */
         const SchedNode *peer = NULL;
-        const SchedCycleExt *x = cy->ext;
+        const SchedCycleState *x = cy->state;
         for (uint32_t i = 0; svc && i < x->n_all && !peer; i++)
                 for (uint32_t k = 0; k < x->all[i]->n_pods && !peer; k++) {
                         const SchedPod *e = x->all[i]->pods[k];
@@ -451,7 +451,7 @@ static bool service_affinity_filter(const SchedCycle *cy, const SchedPredicate *
                         continue;
                 const SchedLabel *have = sched_labels_find(node->labels, node->n_labels, key);
                 if (!have || have->value != want->value) {
-                        ext_reason(out, cy->cfg->ext->r_service_affinity);
+                        text_reason(out, cy->cfg->known->r_service_affinity);
                         return false;
                 }
         }
@@ -481,7 +481,7 @@ static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriorit
         const SchedWorkload *svc;
         Selectors all = { .n = 0 };
         pod_services(cy, &all, &svc);
-        SchedCycleExt *x = cy->ext;
+        SchedCycleState *x = cy->state;
         topo_clear(&x->score);
         int64_t total = 0;
         bool any_label = false;

@@ -40,10 +40,10 @@ static SchedStr intern_text(const SchedCycle *cy, const char *what, const char *
         SchedStr id = 0;
         int n = snprintf(buf, sizeof buf, "%s \"%s\" %s", what, name, how);
         if (n < 0 || (size_t) n >= sizeof buf)
-                return cy->cfg->ext->r_bind_conflict;
+                return cy->cfg->known->r_bind_conflict;
         /* the table only grows; these texts appear only for broken claims */
         if (sched_strtab_intern_str((SchedStrtab *) cy->strtab, buf, &id) < 0)
-                return cy->cfg->ext->r_bind_conflict;
+                return cy->cfg->known->r_bind_conflict;
         return id;
 }
 
@@ -55,8 +55,8 @@ static bool pred_configured(const SchedConfig *cfg, PolicyPredicateId id) {
 }
 
 static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
-        SchedCycleExt *x = cy->ext;
-        const SchedPodExt *pe = cy->pod->ext;
+        SchedCycleState *x = cy->state;
+        const SchedPodRelations *pe = cy->pod->rel;
         if (!pe || pe->n_pvcs == 0)
                 return 0;
         if (pe->n_pvcs > x->claims_cap) {
@@ -87,7 +87,7 @@ static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
                 c->sc = *class ? sched_objects_storage_class(cy->objects, class) : NULL;
                 c->delayed = !c->bound && c->sc && c->sc->wait_for_first_consumer;
                 if (!c->bound && !c->delayed && binding && !x->vol_fail)
-                        x->vol_fail = cy->cfg->ext->r_immediate;
+                        x->vol_fail = cy->cfg->known->r_immediate;
         }
         return 0;
 }
@@ -119,14 +119,14 @@ static bool volumes_conflict(const SchedVolume *v, const SchedVolume *e) {
         }
 }
 
-static bool no_disk_conflict(const SchedPodExt *pe, const SchedNodeInfo *ni) {
+static bool no_disk_conflict(const SchedPodRelations *pe, const SchedNodeInfo *ni) {
         for (uint32_t i = 0; i < pe->n_volumes; i++) {
                 const SchedVolume *v = &pe->volumes[i];
                 if (v->kind != SCHED_VOL_GCE_PD && v->kind != SCHED_VOL_AWS_EBS && v->kind != SCHED_VOL_RBD &&
                     v->kind != SCHED_VOL_ISCSI)
                         continue;
                 for (uint32_t p = 0; p < ni->n_pods; p++) {
-                        const SchedPodExt *xe = ni->pods[p]->ext;
+                        const SchedPodRelations *xe = ni->pods[p]->rel;
                         for (uint32_t j = 0; xe && j < xe->n_volumes; j++)
                                 if (volumes_conflict(v, &xe->volumes[j]))
                                         return false;
@@ -163,7 +163,7 @@ static bool value_in_list(const char *list, const char *value, bool *ret_parsed)
 static SchedStr intern_const(const SchedCycle *cy, const char *text) {
         SchedStr id;
         if (sched_strtab_intern_str((SchedStrtab *) cy->strtab, text, &id) < 0)
-                return cy->cfg->ext->r_zone_conflict;
+                return cy->cfg->known->r_zone_conflict;
         return id;
 }
 
@@ -173,15 +173,15 @@ static SchedStr intern_const(const SchedCycle *cy, const char *text) {
  * path, so the node fails with upstream's words instead. Like upstream, a node without any
  * zone label fits before the claims are even looked at. */
 static SchedStr zone_check(const SchedCycle *cy, const SchedNode *node) {
-        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedKnownStrings *xc = cy->cfg->known;
         const SchedStr keys[] = { xc->zone_beta, xc->region_beta, xc->zone, xc->region };
         bool any = false;
         for (size_t k = 0; k < ELEMENTSOF(keys); k++)
                 any |= sched_labels_find(node->labels, node->n_labels, keys[k]) != NULL;
         if (!any)
                 return 0;
-        const SchedCycleExt *x = cy->ext;
-        const SchedPodExt *pe = cy->pod->ext;
+        const SchedCycleState *x = cy->state;
+        const SchedPodRelations *pe = cy->pod->rel;
         for (uint32_t i = 0, ci = 0; i < pe->n_volumes && ci < x->n_claims; i++) {
                 const SchedVolume *v = &pe->volumes[i];
                 if (v->kind != SCHED_VOL_PVC)
@@ -283,7 +283,7 @@ static const char *provisioner_of(uint8_t kind) {
  * claim (or one whose PV is missing) of a class with the type's provisioner counts under a
  * placeholder id so it is not double counted. */
 static void filter_volumes(const SchedCycle *cy, const SchedPod *pod, uint8_t kind, IdSet *out) {
-        const SchedPodExt *pe = pod->ext;
+        const SchedPodRelations *pe = pod->rel;
         for (uint32_t i = 0; pe && i < pe->n_volumes; i++) {
                 const SchedVolume *v = &pe->volumes[i];
                 if (v->kind == kind) {
@@ -309,9 +309,9 @@ static void filter_volumes(const SchedCycle *cy, const SchedPod *pod, uint8_t ki
 }
 
 static int64_t ebs_default_limit(const SchedCycle *cy, const SchedNode *n) {
-        const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, cy->cfg->ext->instance_type);
+        const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, cy->cfg->known->instance_type);
         if (!l)
-                l = sched_labels_find(n->labels, n->n_labels, cy->cfg->ext->instance_type_beta);
+                l = sched_labels_find(n->labels, n->n_labels, cy->cfg->known->instance_type_beta);
         if (l) {
                 /* EBSNitroLimitRegex "^[cmr]5.*|t3|z1d" (unanchored alternatives) */
                 const char *t = sched_strtab_get(cy->strtab, l->value);
@@ -335,7 +335,7 @@ static bool attach_limit_ok(const SchedCycle *cy, PolicyPredicateId id, const Sc
         uint32_t fresh = 0;
         for (uint32_t i = 0; i < mine->n; i++)
                 fresh += !idset_has(existing, mine->ns[i], mine->ids[i]);
-        const SchedExtConfig *xc = cy->cfg->ext;
+        const SchedKnownStrings *xc = cy->cfg->known;
         const SchedNode *n = ni->node;
         SchedStr key = kind == SCHED_VOL_AWS_EBS     ? xc->attach_ebs
                        : kind == SCHED_VOL_GCE_PD    ? xc->attach_gce
@@ -380,7 +380,7 @@ typedef struct CsiSet {
 } CsiSet;
 
 static void csi_collect(const SchedCycle *cy, const SchedPod *pod, CsiSet *s) {
-        const SchedPodExt *pe = pod->ext;
+        const SchedPodRelations *pe = pod->rel;
         for (uint32_t i = 0; pe && i < pe->n_volumes; i++) {
                 const SchedVolume *v = &pe->volumes[i];
                 const char *d, *h, *ns;
@@ -531,7 +531,7 @@ static bool can_provision(const SchedStrtab *strtab, const SchedStorageClass *sc
 /* Orders the delayed claims by requested size, smallest first (byPVCSize). */
 static uint32_t delayed_claims(const SchedObjects *objs, const SchedStrtab *strtab, const SchedPod *pod,
                                VolClaim *out, uint32_t cap, int *ret_err) {
-        const SchedPodExt *pe = pod->ext;
+        const SchedPodRelations *pe = pod->rel;
         uint32_t n = 0;
         *ret_err = 0;
         for (uint32_t i = 0; pe && i < pe->n_volumes; i++) {
@@ -592,9 +592,9 @@ int sched_volume_binding_plan(const SchedObjects *objects, const SchedStrtab *st
 }
 
 static bool volume_binding(const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
-        const SchedCycleExt *x = cy->ext;
+        const SchedCycleState *x = cy->state;
         if (x->vol_fail) {
-                ext_reason(out, x->vol_fail);
+                text_reason(out, x->vol_fail);
                 return false;
         }
         bool ok = true;
@@ -604,11 +604,11 @@ static bool volume_binding(const SchedCycle *cy, const SchedNodeInfo *ni, SchedR
                         continue;
                 const SchedPV *pv = sched_objects_pv(cy->objects, c->pvc->volume_name);
                 if (!pv) {
-                        ext_reason(out, intern_text(cy, "persistentvolume", c->pvc->volume_name, "not found"));
+                        text_reason(out, intern_text(cy, "persistentvolume", c->pvc->volume_name, "not found"));
                         return false;
                 }
                 if (!pv_fits_node(cy->strtab, pv, ni->node)) {
-                        ext_reason(out, cy->cfg->ext->r_node_conflict);
+                        text_reason(out, cy->cfg->known->r_node_conflict);
                         ok = false;
                         break;
                 }
@@ -617,7 +617,7 @@ static bool volume_binding(const SchedCycle *cy, const SchedNodeInfo *ni, SchedR
         for (uint32_t i = 0; i < x->n_claims; i++)
                 any_delayed |= x->claims[i].delayed;
         if (any_delayed && plan(cy->objects, cy->strtab, cy->pod, ni->node, NULL, SCHED_MAX_POD_CLAIMS) < 0) {
-                ext_reason(out, cy->cfg->ext->r_bind_conflict);
+                text_reason(out, cy->cfg->known->r_bind_conflict);
                 ok = false;
         }
         return ok;
@@ -628,16 +628,16 @@ static bool volume_binding(const SchedCycle *cy, const SchedNodeInfo *ni, SchedR
 /* A predicate about volumes can only fail a pod with volumes, or any node once the claims
  * failed to resolve. */
 static bool volumes_needed(const SchedCycle *cy, const SchedPredicate *p) {
-        const SchedPodExt *x = cy->pod->ext;
-        return (x && x->n_volumes > 0) || cy->ext->vol_fail;
+        const SchedPodRelations *x = cy->pod->rel;
+        return (x && x->n_volumes > 0) || cy->state->vol_fail;
 }
 
 static bool disk_conflict_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                                  SchedReasons *out) {
-        const SchedPodExt *pe = cy->pod->ext;
+        const SchedPodRelations *pe = cy->pod->rel;
         if (!pe || no_disk_conflict(pe, ni))
                 return true;
-        ext_reason(out, cy->cfg->ext->r_disk_conflict);
+        text_reason(out, cy->cfg->known->r_disk_conflict);
         return false;
 }
 
@@ -650,10 +650,10 @@ const SchedPredicatePlugin sched_pred_no_disk_conflict = {
 
 static bool volume_zone_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                                SchedReasons *out) {
-        SchedStr why = cy->pod->ext && cy->objects ? zone_check(cy, ni->node) : 0;
+        SchedStr why = cy->pod->rel && cy->objects ? zone_check(cy, ni->node) : 0;
         if (!why)
                 return true;
-        ext_reason(out, why);
+        text_reason(out, why);
         return false;
 }
 
@@ -667,9 +667,9 @@ const SchedPredicatePlugin sched_pred_no_volume_zone_conflict = {
 
 static bool attach_limit_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                                 SchedReasons *out) {
-        if (!cy->pod->ext || attach_limit_ok(cy, p->id, ni))
+        if (!cy->pod->rel || attach_limit_ok(cy, p->id, ni))
                 return true;
-        ext_reason(out, cy->cfg->ext->r_max_volumes);
+        text_reason(out, cy->cfg->known->r_max_volumes);
         return false;
 }
 
@@ -688,9 +688,9 @@ ATTACH_LIMIT_PLUGIN(sched_pred_max_cinder_volume_count, POLICY_PRED_MAX_CINDER_V
 
 static bool csi_limit_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                              SchedReasons *out) {
-        if (!cy->pod->ext || csi_limits_ok(cy, ni))
+        if (!cy->pod->rel || csi_limits_ok(cy, ni))
                 return true;
-        ext_reason(out, cy->cfg->ext->r_max_volumes);
+        text_reason(out, cy->cfg->known->r_max_volumes);
         return false;
 }
 
@@ -704,7 +704,7 @@ const SchedPredicatePlugin sched_pred_max_csi_volume_count = {
 
 static bool volume_binding_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                                   SchedReasons *out) {
-        const SchedPodExt *pe = cy->pod->ext;
+        const SchedPodRelations *pe = cy->pod->rel;
         if (!pe || pe->n_pvcs == 0)
                 return true;
         return volume_binding(cy, ni, out);

@@ -1,4 +1,4 @@
-/* The part-2 predicates and priorities that test-sched-ext.c leaves out, with the exact
+/* The spreading, service and volume-topology plugins that test-sched-interpod-volumes.c leaves out, with the exact
  * verdicts and 0..10 scores upstream kube-scheduler v1.20 gives (its plugins with
  * MaxNodeScore 10, see POLICY-REFERENCE.md):
  *
@@ -177,12 +177,12 @@ static char *verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id) {
                 if (f->cfg->predicates[i].id == pred_id)
                         pred = &f->cfg->predicates[i];
         assert_non_null(pred);
-        SchedCycleExt *x = sched_cycle_ext_new();
+        SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
         uint32_t n_all;
         SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->o, .ext = x };
+                          .objects = f->o, .state = x };
         assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         bool needed = sched_predicate_needed(&cy, pred);
         _cleanup_buf_ Buf b;
@@ -199,7 +199,7 @@ static char *verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id) {
                 }
                 assert_int_equal(buf_printf(&b, "%s%s:%s", i ? " " : "", f->names[i], v), 0);
         }
-        sched_cycle_ext_free(x);
+        sched_cycle_state_free(x);
         return buf_steal(&b);
 }
 
@@ -230,12 +230,12 @@ static void check_schedule(Fx *f, const SchedPod *p, const char *want) {
 /* The configured priority's 0..10 scores over the named nodes (the feasible nodes as
  * upstream's PreScore receives them); names is NULL-terminated. */
 static void check_scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want) {
-        SchedCycleExt *x = sched_cycle_ext_new();
+        SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
         uint32_t n_all, n = 0;
         SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->o, .ext = x };
+                          .objects = f->o, .state = x };
         assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         SchedNodeInfo *nodes[MAX_NODES];
         int64_t got[MAX_NODES], constant = -1;
@@ -252,7 +252,7 @@ static void check_scores(Fx *f, const SchedPod *p, const char *const *names, con
                 if (got[i] != want[i])
                         fail_msg("pod %s, %s: got %lld, want %lld", p->name, names[i], (long long) got[i],
                                  (long long) want[i]);
-        sched_cycle_ext_free(x);
+        sched_cycle_state_free(x);
 }
 
 #define NAMES(...) ((const char *const[]) { __VA_ARGS__, NULL })

@@ -1,4 +1,4 @@
-/* Issue 7's predicates and priorities through the algorithm: inter-pod (anti-)affinity,
+/* The relation plugins through the algorithm: inter-pod (anti-)affinity,
  * volumes (disk conflicts, attach limits, WaitForFirstConsumer binding), selector spreading
  * and inter-pod affinity scores with exact 0..10 values, and the registry completeness
  * check (every name libpolicy accepts has an implementation). */
@@ -189,11 +189,11 @@ static void test_affinity_first_pod(void **state) {
 }
 
 static void scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want, uint32_t n) {
-        SchedCycleExt *x = sched_cycle_ext_new();
+        SchedCycleState *x = sched_cycle_state_new();
         uint32_t n_all;
         SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->o, .ext = x };
+                          .objects = f->o, .state = x };
         assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         SchedNodeInfo *nodes[8];
         int64_t got[8], constant = -1;
@@ -205,7 +205,7 @@ static void scores(Fx *f, const SchedPod *p, const char *const *names, const int
         for (uint32_t i = 0; i < n; i++)
                 if (got[i] != want[i])
                         fail_msg("%s: got %lld, want %lld", names[i], (long long) got[i], (long long) want[i]);
-        sched_cycle_ext_free(x);
+        sched_cycle_state_free(x);
 }
 
 static void test_selector_spread(void **state) {
