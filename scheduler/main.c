@@ -1,14 +1,15 @@
-/* policy-scheduler: the bundled scheduler. run() = options -> manager -> informers ->
- * event loop; SIGTERM/SIGINT leave the loop cleanly. Invalid configuration or policy: one
+/* policy-scheduler: the bundled scheduler. run() = options -> manager_new() -> manager_start()
+ * (informers, HTTP, leader election) -> sd_event_loop(); SIGTERM/SIGINT leave the loop cleanly
+ * (sd_event_set_signal_exit). Invalid configuration or policy: one
  * clear error and a non-zero exit before anything touches the cluster. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <systemd/sd-event.h>
 
 #include "common/macro.h"
 #include "kube/log.h"
+#include "kube/notify.h"
 #include "scheduler/manager.h"
 #include "scheduler/options.h"
 
@@ -36,20 +37,17 @@ static int run(int argc, char **argv) {
         if (r < 0)
                 return r;
         sd_event *e = manager_get_event(m);
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return negative_errno();
-        if ((r = sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL)) < 0 ||
-            (r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL)) < 0)
+        r = sd_event_set_signal_exit(e, true);
+        if (r < 0)
                 return klog_error_errno(r, "cannot watch signals: %s", strerror(-r));
         r = manager_start(m);
         if (r < 0)
                 return r;
         klog_info("policy-scheduler %s started", opts.scheduler_name);
+        /* READY=1 follows from the manager once every informer has synced: a scheduler is
+         * ready when it can decide (kube_notify_ready in informers.c) */
         r = sd_event_loop(e);
+        (void) kube_notify_stopping();
         if (r < 0)
                 return klog_error_errno(r, "event loop failed: %s", strerror(-r));
         klog_info("policy-scheduler stopping");

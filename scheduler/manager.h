@@ -6,6 +6,7 @@
  * decision runs while a bind is in flight; writes Events and the PodScheduled condition;
  * and serves /healthz, /readyz and /metrics. */
 
+#include "common/macro.h"
 #include "scheduler/options.h"
 
 typedef struct Manager Manager;
@@ -18,10 +19,7 @@ typedef struct PolicyEffective PolicyEffective;
  * after logging what was wrong. */
 int manager_new(const SchedOptions *opts, Manager **ret);
 Manager *manager_free(Manager *m);
-static inline void manager_freep(Manager **m) {
-        if (*m)
-                manager_free(*m);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 
 /* Starts informers, the HTTP server and (when enabled) leader election. Returns 0 or a
  * negative errno (logged). */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/macro.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
 
@@ -62,9 +63,7 @@ typedef struct SchedResult {
  * xorshift generator seeded by sched_algo_seed() (default seed 1). Returns NULL on ENOMEM. */
 SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_userdata);
 void sched_algo_free(SchedAlgo *a);
-static inline void sched_algo_freep(SchedAlgo **a) {
-        sched_algo_free(*a);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedAlgo *, sched_algo_free);
 void sched_algo_seed(SchedAlgo *a, uint64_t seed);
 /* The PVs, PVCs, StorageClasses, CSINodes, services and controllers the volume, spreading
  * and service predicates and priorities read; borrowed until replaced. NULL (the default):

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/macro.h"
 #include "scheduler/core/model.h"
 
 typedef struct SchedPortUse {
@@ -59,9 +60,7 @@ typedef struct SchedAffinityPod {
 SchedCache *sched_cache_new(SchedStrtab *strtab);
 /* Frees the cache, its nodes and its pod references. Accepts NULL. */
 void sched_cache_free(SchedCache *c);
-static inline void sched_cache_freep(SchedCache **c) {
-        sched_cache_free(*c);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedCache *, sched_cache_free);
 
 /* Adds a node or replaces the node of the same name. Steals node on every path. Returns 0,
  * -E2BIG past the node bound, -ENOMEM. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/macro.h"
 #include "policy-validator/registry.h"
 #include "scheduler/core/strtab.h"
 
@@ -38,9 +39,7 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
                      SchedConfig **ret, Buf *err);
 /* Frees the config. Accepts NULL. */
 void sched_config_free(SchedConfig *cfg);
-static inline void sched_config_freep(SchedConfig **c) {
-        sched_config_free(*c);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedConfig *, sched_config_free);
 
 /* Whether the plugin table has an entry for a registry predicate/priority id (the registry
  * test checks every id has one). */

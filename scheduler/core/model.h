@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/macro.h"
 #include "scheduler/core/strtab.h"
 
 typedef struct SchedLabel {
@@ -199,12 +200,8 @@ void sched_node_free(SchedNode *n);
  * unref frees on the last reference and returns NULL. Both accept NULL. */
 SchedPod *sched_pod_ref(SchedPod *p);
 SchedPod *sched_pod_unref(SchedPod *p);
-static inline void sched_node_freep(SchedNode **n) {
-        sched_node_free(*n);
-}
-static inline void sched_pod_unrefp(SchedPod **p) {
-        sched_pod_unref(*p);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedNode *, sched_node_free);
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedPod *, sched_pod_unref);
 
 /* Finds a label by key id in a sorted array; NULL when absent. */
 const SchedLabel *sched_labels_find(const SchedLabel *labels, uint32_t n, SchedStr key);

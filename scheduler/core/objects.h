@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/macro.h"
 #include "scheduler/core/pod-relations.h"
 #include "scheduler/core/model.h"
 
@@ -120,9 +121,7 @@ typedef struct SchedObjects SchedObjects;
 /* A new empty store sharing strtab (borrowed; must outlive it), or NULL. */
 SchedObjects *sched_objects_new(SchedStrtab *strtab);
 void sched_objects_free(SchedObjects *o);
-static inline void sched_objects_freep(SchedObjects **o) {
-        sched_objects_free(*o);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedObjects *, sched_objects_free);
 
 /* Add or replace one object from its JSON (borrowed). Return 0, -EINVAL (not an object of
  * the kind, no name), -E2BIG (past SCHED_OBJECTS_MAX per kind or an array bound), -ENOMEM. */

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/macro.h"
 #include "scheduler/core/model.h"
 
 typedef struct SchedQueue SchedQueue;
@@ -35,9 +36,7 @@ typedef int64_t (*SchedClockFn)(void *userdata);
 SchedQueue *sched_queue_new(SchedClockFn clock, void *userdata);
 /* Frees the queue and drops its pod references. Accepts NULL. */
 void sched_queue_free(SchedQueue *q);
-static inline void sched_queue_freep(SchedQueue **q) {
-        sched_queue_free(*q);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedQueue *, sched_queue_free);
 
 /* A pending pod appeared or changed (informer add/update). New pods go to active. A known
  * pod has its object replaced; if it was unschedulable it is moved on (a change to the pod

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/macro.h"
+
 typedef uint32_t SchedStr;
 
 typedef struct SchedStrtab SchedStrtab;
@@ -36,9 +38,7 @@ const char *sched_strtab_get(const SchedStrtab *t, SchedStr id);
 /* Number of distinct interned strings (not counting ""). */
 uint32_t sched_strtab_count(const SchedStrtab *t);
 
-static inline void sched_strtab_freep(SchedStrtab **t) {
-        sched_strtab_free(*t);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedStrtab *, sched_strtab_free);
 
 /* SchedArena: a bump allocator for the arrays and strings of one node or pod, so converting
  * one object costs one or two mallocs and freeing it costs as many frees. */
