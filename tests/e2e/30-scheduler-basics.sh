@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The bundled scheduler, part 1 (issue 6), end to end on simulated nodes: policy-scheduler
-# runs as a host process under its own schedulerName with a part-1 policy and an HTTP
-# extender (a small server in this script), against three nodesim nodes.
+# The bundled scheduler's basics, end to end on simulated nodes: policy-scheduler runs as a
+# host process under its own schedulerName with a policy of node predicates and priorities
+# and an HTTP extender (a small server in this script), against three nodesim nodes.
 #   (a) plain pods are bound, with a Scheduled event;
 #   (b) a pod that fits no node gets FailedScheduling with upstream's summary and
 #       PodScheduled=False/Unschedulable, and is bound once a node that fits registers;
@@ -18,15 +18,15 @@ BIN_DIR=${BIN_DIR:-build/default/bin}
 BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
-NS=part1
-SCHED=part1-scheduler
-NODES=(p1-0 p1-1 p1-2)
-BIG=p1-big-0   # nodesim names a single node PREFIX-0
+NS=sched-basics
+SCHED=basics-scheduler
+NODES=(sb-0 sb-1 sb-2)
+BIG=sb-big-0   # nodesim names a single node PREFIX-0
 NS_PID=
 BIG_PID=
 EXT_PID=
 SCHED_PID=
-LOG="$CLUSTER_DIR/logs/policy-scheduler-part1.log"
+LOG="$CLUSTER_DIR/logs/policy-scheduler-basics.log"
 BURST=300
 
 # Later scripts share this plane: nothing of this one may stay behind.
@@ -35,7 +35,7 @@ cleanup() {
   stop_pid "$EXT_PID"
   stop_pid "$BIG_PID"
   stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-part1.pid" "$CLUSTER_DIR/pids/nodesim-part1-big.pid"
+  rm -f "$CLUSTER_DIR/pids/nodesim-basics.pid" "$CLUSTER_DIR/pids/nodesim-basics-big.pid"
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
     kubectl delete node "${NODES[@]}" "$BIG" --ignore-not-found --wait=false
@@ -49,15 +49,15 @@ trap cleanup EXIT
 # must be gone first.
 wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 
-"$BIN_DIR/nodesim" --nodes 3 --name-prefix p1 --cpu 4 --memory 8Gi \
+"$BIN_DIR/nodesim" --nodes 3 --name-prefix sb --cpu 4 --memory 8Gi \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-part1.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-part1.log" 2>&1 &
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-basics.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-basics.log" 2>&1 &
 NS_PID=$!
 wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
 
-# ---- the extender: filter turns p1-0 away for pods labelled ext=picky, prioritize prefers
-# ---- p1-2; every request is logged as one JSON line. It takes 10 ms over the burst's
+# ---- the extender: filter turns sb-0 away for pods labelled ext=picky, prioritize prefers
+# ---- sb-2; every request is logged as one JSON line. It takes 10 ms over the burst's
 # ---- pods so that (d) can kill the scheduler half-way.
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
@@ -81,11 +81,11 @@ class Handler(BaseHTTPRequestHandler):
             f.write(json.dumps({"verb": self.path, "pod": pod.get("metadata", {}).get("name"),
                                 "nodenames": args.get("nodenames")}) + "\n")
         if self.path == "/filter":
-            keep = [n for n in names if not (picky and n == "p1-0")]
+            keep = [n for n in names if not (picky and n == "sb-0")]
             reply = {"nodenames": keep,
-                     "failedNodes": {n: "extender: p1-0 is reserved" for n in names if n not in keep}}
+                     "failedNodes": {n: "extender: sb-0 is reserved" for n in names if n not in keep}}
         elif self.path == "/prioritize":
-            reply = [{"host": n, "score": 10 if n == "p1-2" else 0} for n in names]
+            reply = [{"host": n, "score": 10 if n == "sb-2" else 0} for n in names]
         else:
             self.send_response(404); self.end_headers(); return
         body = json.dumps(reply).encode()
@@ -100,7 +100,7 @@ class Handler(BaseHTTPRequestHandler):
 
 HTTPServer(("127.0.0.1", port), Handler).serve_forever()
 PY
-python3 "$T/extender.py" "$EXT_PORT" "$T/extender.log" 2>> "$CLUSTER_DIR/logs/extender-part1.log" &
+python3 "$T/extender.py" "$EXT_PORT" "$T/extender.log" 2>> "$CLUSTER_DIR/logs/extender-basics.log" &
 EXT_PID=$!
 wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
 
@@ -136,7 +136,7 @@ metadata: {name: $1, namespace: $NS, labels: {${3:-}}}
 spec:
   schedulerName: $SCHED
   containers:
-  - {name: app, image: part1-app, resources: {requests: {cpu: "$2", memory: 64Mi}}}
+  - {name: app, image: basics-app, resources: {requests: {cpu: "$2", memory: 64Mi}}}
 YAML
 }
 pod_node() { kubectl -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
@@ -146,26 +146,26 @@ events_of() { # POD REASON: the messages of its events with that reason
     -o jsonpath='{range .items[*]}{.message}{"\n"}{end}'
 }
 
-# ---- (a) + (c): plain pods are bound; the extender's score sends them to p1-2 ----
+# ---- (a) + (c): plain pods are bound; the extender's score sends them to sb-2 ----
 pod_yaml plain-1 100m | kubectl apply -f - >/dev/null
 wait_for "(a) a plain pod is bound" 30 pod_bound plain-1
-check_eq "(c) ... on the node the extender's prioritize prefers (weight 5 x 10)" p1-2 "$(pod_node plain-1)"
+check_eq "(c) ... on the node the extender's prioritize prefers (weight 5 x 10)" sb-2 "$(pod_node plain-1)"
 has_event() { [ -n "$(events_of "$1" "$2")" ]; }
 wait_for "(a) ... with a Scheduled event" 10 has_event plain-1 Scheduled
-check_eq "(a) ... that says where" "Successfully assigned $NS/plain-1 to p1-2" "$(events_of plain-1 Scheduled)"
+check_eq "(a) ... that says where" "Successfully assigned $NS/plain-1 to sb-2" "$(events_of plain-1 Scheduled)"
 check_match "(c) the extender was asked by node name (nodeCacheCapable) to filter and prioritize plain-1" \
-  '"verb": "/filter", "pod": "plain-1", "nodenames": \[.*"p1-0".*\].*"verb": "/prioritize", "pod": "plain-1"' \
+  '"verb": "/filter", "pod": "plain-1", "nodenames": \[.*"sb-0".*\].*"verb": "/prioritize", "pod": "plain-1"' \
   "$(tr '\n' ' ' < "$T/extender.log")"
 
 # ---- (c): the extender's filter; its message is part of the failure summary ----
-# picky pods need 3 of 4 cpus: p1-2 is taken by a 3-cpu pod first, p1-0 is refused by the
-# extender, so p1-1 is the only place
+# picky pods need 3 of 4 cpus: sb-2 is taken by a 3-cpu pod first, sb-0 is refused by the
+# extender, so sb-1 is the only place
 pod_yaml hog 3 | kubectl apply -f - >/dev/null
 wait_for "(c) a 3-cpu pod is bound" 30 pod_bound hog
-check_eq "(c) ... on p1-2, the extender's favourite" p1-2 "$(pod_node hog)"
+check_eq "(c) ... on sb-2, the extender's favourite" sb-2 "$(pod_node hog)"
 pod_yaml picky-1 3 "ext: picky" | kubectl apply -f - >/dev/null
-wait_for "(c) a pod the extender keeps off p1-0 is bound" 30 pod_bound picky-1
-check_eq "(c) ... on p1-1, the only node left that fits" p1-1 "$(pod_node picky-1)"
+wait_for "(c) a pod the extender keeps off sb-0 is bound" 30 pod_bound picky-1
+check_eq "(c) ... on sb-1, the only node left that fits" sb-1 "$(pod_node picky-1)"
 pod_yaml picky-2 3 "ext: picky" | kubectl apply -f - >/dev/null
 unschedulable_msg() { # POD: the PodScheduled=False/Unschedulable message
   kubectl -n "$NS" get pod "$1" \
@@ -174,7 +174,7 @@ unschedulable_msg() { # POD: the PodScheduled=False/Unschedulable message
 is_unschedulable() { [[ $(unschedulable_msg "$1") == False/Unschedulable:* ]]; }
 wait_for "(c) a second picky pod fits nowhere" 30 is_unschedulable picky-2
 check_eq "(c) ... and the summary carries the extender's reason next to the predicates'" \
-  "False/Unschedulable: 0/3 nodes are available: 1 extender: p1-0 is reserved, 2 Insufficient cpu." \
+  "False/Unschedulable: 0/3 nodes are available: 1 extender: sb-0 is reserved, 2 Insufficient cpu." \
   "$(unschedulable_msg picky-2)"
 kubectl -n "$NS" delete pod picky-2 --grace-period=0 --force >/dev/null 2>&1
 
@@ -186,10 +186,10 @@ check_eq "(b) ... with upstream's summary on its PodScheduled condition" \
 wait_for "(b) ... and a FailedScheduling event" 10 has_event huge FailedScheduling
 check_eq "(b) the event says the same" "0/3 nodes are available: 3 Insufficient cpu." \
   "$(events_of huge FailedScheduling | sort -u)"
-"$BIN_DIR/nodesim" --nodes 1 --name-prefix p1-big --cpu 32 --memory 64Gi \
+"$BIN_DIR/nodesim" --nodes 1 --name-prefix sb-big --cpu 32 --memory 64Gi \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim-big" --pid-file "$CLUSTER_DIR/pids/nodesim-part1-big.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-part1.log" 2>&1 &
+  --state-dir "$T/nodesim-big" --pid-file "$CLUSTER_DIR/pids/nodesim-basics-big.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-basics.log" 2>&1 &
 BIG_PID=$!
 big_bound() { [ "$(pod_node huge)" = "$BIG" ]; }
 wait_for "(b) once a 32-cpu node registers, the pod is bound to it" 30 big_bound

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bundled scheduler, part 2 (issue 7), end to end: policy-scheduler runs as a host
+# The bundled scheduler with volumes, pod anti-affinity and spreading, end to end: policy-scheduler runs as a host
 # process with the documented default policy (deploy/policy.cfg) against four simulated
 # nodes in two zones, under its own schedulerName so that nothing else on the plane is its
 # business. (a) A WaitForFirstConsumer claim is bound to the local PV of the one node the
@@ -15,34 +15,34 @@ BIN_DIR=${BIN_DIR:-build/default/bin}
 BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
-NS=part2
-SCHED=part2-scheduler
-NODES=(p2-0 p2-1 p2-2 p2-3)
+NS=sched-volumes
+SCHED=volumes-scheduler
+NODES=(sv-0 sv-1 sv-2 sv-3)
 NS_PID=
 SCHED_PID=
-LOG="$CLUSTER_DIR/logs/policy-scheduler-part2.log"
+LOG="$CLUSTER_DIR/logs/policy-scheduler-volumes.log"
 
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup_api() {
   kubectl delete namespace "$NS" --ignore-not-found --wait=false
-  kubectl delete pv p2-local --ignore-not-found --wait=false
-  kubectl delete storageclass p2-local --ignore-not-found
+  kubectl delete pv sv-local --ignore-not-found --wait=false
+  kubectl delete storageclass sv-local --ignore-not-found
   kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
   kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
 } >/dev/null 2>&1
 cleanup() {
   stop_pid "$SCHED_PID"
   stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-part2.pid"
+  rm -f "$CLUSTER_DIR/pids/nodesim-volumes.pid"
   cleanup_api
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-"$BIN_DIR/nodesim" --nodes 4 --name-prefix p2 --zones 2 \
+"$BIN_DIR/nodesim" --nodes 4 --name-prefix sv --zones 2 \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-part2.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-part2.log" 2>&1 &
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-volumes.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-volumes.log" 2>&1 &
 NS_PID=$!
 wait_for "nodesim registers four nodes in two zones" 30 nodes_ready "${NODES[@]}"
 
@@ -59,35 +59,35 @@ check_match "it watches the kinds that policy reads, and binds claims" \
 
 kubectl create namespace "$NS" >/dev/null
 
-# ---- (a) WaitForFirstConsumer: claim bound to the local PV of p2-2, pod on p2-2 ----
+# ---- (a) WaitForFirstConsumer: claim bound to the local PV of sv-2, pod on sv-2 ----
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
-metadata: {name: p2-local}
+metadata: {name: sv-local}
 provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: WaitForFirstConsumer
 ---
 apiVersion: v1
 kind: PersistentVolume
-metadata: {name: p2-local}
+metadata: {name: sv-local}
 spec:
   capacity: {storage: 1Gi}
   accessModes: [ReadWriteOnce]
-  storageClassName: p2-local
+  storageClassName: sv-local
   persistentVolumeReclaimPolicy: Retain
-  local: {path: /mnt/p2}
+  local: {path: /mnt/sv}
   nodeAffinity:
     required:
       nodeSelectorTerms:
       - matchExpressions:
-        - {key: kubernetes.io/hostname, operator: In, values: [p2-2]}
+        - {key: kubernetes.io/hostname, operator: In, values: [sv-2]}
 ---
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: data, namespace: $NS}
 spec:
   accessModes: [ReadWriteOnce]
-  storageClassName: p2-local
+  storageClassName: sv-local
   resources: {requests: {storage: 512Mi}}
 ---
 apiVersion: v1
@@ -96,7 +96,7 @@ metadata: {name: uses-claim, namespace: $NS}
 spec:
   schedulerName: $SCHED
   containers:
-  - {name: app, image: p2-app}
+  - {name: app, image: sv-app}
   volumes:
   - name: data
     persistentVolumeClaim: {claimName: data}
@@ -104,13 +104,13 @@ YAML
 pod_node() { kubectl -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
 pod_bound() { [ -n "$(pod_node "$1")" ]; }
 wait_for "(a) the pod with a WaitForFirstConsumer claim is bound" 30 pod_bound uses-claim
-check_eq "(a) ... to the one node the local PV allows" p2-2 "$(pod_node uses-claim)"
+check_eq "(a) ... to the one node the local PV allows" sv-2 "$(pod_node uses-claim)"
 check_eq "(a) the scheduler set the PV's claimRef to the claim" "$NS/data yes" \
-  "$(kubectl get pv p2-local -o jsonpath='{.spec.claimRef.namespace}/{.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/bound-by-controller}')"
+  "$(kubectl get pv sv-local -o jsonpath='{.spec.claimRef.namespace}/{.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/bound-by-controller}')"
 claim_bound() {
   local got
   got=$(kubectl -n "$NS" get pvc data -o jsonpath='{.status.phase} {.spec.volumeName}')
-  [ "$got" = "Bound p2-local" ] || { echo "claim: $got"; return 1; }
+  [ "$got" = "Bound sv-local" ] || { echo "claim: $got"; return 1; }
 }
 wait_for "(a) the PV controller completes it: the claim is Bound to that PV" 30 claim_bound
 
@@ -128,7 +128,7 @@ spec:
     spec:
       schedulerName: $SCHED
       containers:
-      - {name: app, image: p2-app, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+      - {name: app, image: sv-app, resources: {requests: {cpu: 10m, memory: 16Mi}}}
 $3
 YAML
 }
