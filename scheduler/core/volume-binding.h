@@ -6,6 +6,7 @@
  * CheckVolumeBinding predicate uses (upstream FindMatchingVolume), so a node the predicate
  * accepted always yields a plan. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "scheduler/core/cache.h"
@@ -23,3 +24,7 @@ typedef struct SchedVolumeBinding {
  * node no longer has a match), -E2BIG. */
 int sched_volume_binding_plan(const SchedObjects *objects, const SchedStrtab *strtab, const SchedPod *pod,
                               const SchedNode *node, SchedVolumeBinding *ret, uint32_t n_ret);
+
+/* volumeutil.CheckNodeAffinity: whether the PV's required node affinity terms hold for node
+ * (its labels only). */
+bool sched_pv_fits_node(const SchedStrtab *strtab, const SchedPV *pv, const SchedNode *node);
