@@ -20,6 +20,7 @@ struct KubeMap {
         MapEntry **buckets;
         size_t n_buckets;       /* power of two, or 0 */
         size_t size;
+        size_t max;             /* 0: unbounded */
         uint32_t seed;
 };
 
@@ -90,7 +91,13 @@ static int grow(KubeMap *m) {
         return 0;
 }
 
+void kube_map_set_max(KubeMap *m, size_t max) {
+        m->max = max;
+}
+
 int kube_map_put(KubeMap *m, const char *key, void *value, void **ret_old) {
+        if (m->max && m->size >= m->max && !kube_map_get(m, key))
+                return -E2BIG;
         if (m->size >= m->n_buckets) {
                 int r = grow(m);
                 if (r < 0)

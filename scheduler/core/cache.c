@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "kube/hashmap.h"
 #include "scheduler/core/pod-relations.h"
-#include "scheduler/core/hash.h"
 
 typedef struct CachedPod {
         SchedPod *pod;                  /* referenced */
@@ -33,7 +33,7 @@ struct SchedCache {
         uint32_t by_name_cap;
         uint32_t *image_count;          /* image id -> nodes having it */
         uint32_t image_count_cap;
-        SchedHash pods;                 /* uid -> CachedPod */
+        KubeMap *pods;                  /* uid -> CachedPod */
         CachedPod **assumed;
         uint32_t n_assumed, assumed_cap;
         int64_t ttl_usec;
@@ -68,7 +68,12 @@ SchedCache *sched_cache_new(SchedStrtab *strtab) {
                 return NULL;
         c->strtab = strtab;
         c->ttl_usec = SCHED_CACHE_DEFAULT_ASSUMED_TTL_USEC;
-        c->pods.max = SCHED_CACHE_MAX_PODS;
+        c->pods = kube_map_new();
+        if (!c->pods) {
+                free(c);
+                return NULL;
+        }
+        kube_map_set_max(c->pods, SCHED_CACHE_MAX_PODS);
         return c;
 }
 
@@ -85,14 +90,14 @@ static void info_free(SchedNodeInfo *ni) {
 void sched_cache_free(SchedCache *c) {
         if (!c)
                 return;
-        for (uint32_t i = 0; i < c->pods.n_slots; i++) {
-                CachedPod *cp = c->pods.entries[i].value;
-                if (!c->pods.entries[i].key)
-                        continue;
+        size_t cursor = 0;
+        void *v;
+        while (kube_map_next(c->pods, &cursor, NULL, &v)) {
+                CachedPod *cp = v;
                 sched_pod_unref(cp->pod);
                 free(cp);
         }
-        sched_hash_free(&c->pods);
+        kube_map_free(c->pods);
         for (uint32_t i = 0; i < c->n_slots; i++) {
                 SchedNodeInfo *ni = c->slots[i];
                 if (ni) {
@@ -133,7 +138,7 @@ const SchedAffinityPod *sched_cache_affinity_pods(const SchedCache *c, uint32_t 
 }
 
 uint32_t sched_cache_n_pods(const SchedCache *c) {
-        return c->pods.count;
+        return (uint32_t) kube_map_size(c->pods);
 }
 
 static SchedNodeInfo *slot_by_name(const SchedCache *c, SchedStr name) {
@@ -418,7 +423,7 @@ static void cached_pod_drop(SchedCache *c, CachedPod *cp) {
         if (!ni->node && ni->n_pods == 0)
                 info_release(c, ni, ni->name);
         assumed_remove(c, cp);
-        sched_hash_remove(&c->pods, cp->pod->uid);
+        kube_map_remove(c->pods, cp->pod->uid);
         sched_pod_unref(cp->pod);
         free(cp);
 }
@@ -436,12 +441,12 @@ static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, Cache
         if (aff && ((r = grow((void **) &c->affinity, &c->affinity_cap, c->n_affinity + 1, sizeof(SchedAffinityPod))) < 0 ||
                     (r = grow((void **) &c->affinity_cp, &c->affinity_cp_cap, c->n_affinity + 1, sizeof(CachedPod *))) < 0))
                 return r;
-        r = sched_hash_put(&c->pods, pod->uid, cp, NULL);
+        r = kube_map_put(c->pods, pod->uid, cp, NULL);
         if (r < 0)
                 return r;
         r = info_add_pod(ni, pod);
         if (r < 0) {
-                sched_hash_remove(&c->pods, pod->uid);
+                kube_map_remove(c->pods, pod->uid);
                 return r;
         }
         sched_pod_ref(pod);
@@ -455,7 +460,7 @@ static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, Cache
 }
 
 int sched_cache_assume_pod(SchedCache *c, SchedPod *pod, SchedStr node) {
-        if (!pod->uid || sched_hash_get(&c->pods, pod->uid))
+        if (!pod->uid || kube_map_get(c->pods, pod->uid))
                 return pod->uid ? -EEXIST : -EINVAL;
         SchedNodeInfo *ni = slot_by_name(c, node);
         if (!ni || !ni->node)
@@ -474,7 +479,7 @@ int sched_cache_assume_pod(SchedCache *c, SchedPod *pod, SchedStr node) {
 }
 
 int sched_cache_finish_binding(SchedCache *c, const char *uid, int64_t now_usec) {
-        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        CachedPod *cp = kube_map_get(c->pods, uid);
         if (!cp || !cp->assumed)
                 return -ENOENT;
         cp->binding_finished = true;
@@ -483,7 +488,7 @@ int sched_cache_finish_binding(SchedCache *c, const char *uid, int64_t now_usec)
 }
 
 int sched_cache_forget_pod(SchedCache *c, const char *uid) {
-        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        CachedPod *cp = kube_map_get(c->pods, uid);
         if (!cp || !cp->assumed)
                 return -ENOENT;
         cached_pod_drop(c, cp);
@@ -512,7 +517,7 @@ int sched_cache_add_pod(SchedCache *c, SchedPod *pod) {
         SchedNodeInfo *ni;
         /* Whether this confirms our own assumption, moves the pod or updates it, dropping
          * what we had and counting the informer's (newer) object is always right. */
-        CachedPod *cp = sched_hash_get(&c->pods, pod->uid);
+        CachedPod *cp = kube_map_get(c->pods, pod->uid);
         if (cp)
                 cached_pod_drop(c, cp);
         int r = info_get(c, pod->node_name, &ni);
@@ -527,7 +532,7 @@ int sched_cache_add_pod(SchedCache *c, SchedPod *pod) {
 }
 
 int sched_cache_remove_pod(SchedCache *c, const char *uid) {
-        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        CachedPod *cp = kube_map_get(c->pods, uid);
         if (!cp)
                 return -ENOENT;
         cached_pod_drop(c, cp);
@@ -536,7 +541,7 @@ int sched_cache_remove_pod(SchedCache *c, const char *uid) {
 }
 
 bool sched_cache_has_pod(const SchedCache *c, const char *uid, bool *ret_assumed) {
-        CachedPod *cp = sched_hash_get(&c->pods, uid);
+        CachedPod *cp = kube_map_get(c->pods, uid);
         if (ret_assumed)
                 *ret_assumed = cp && cp->assumed;
         return cp != NULL;

@@ -10,14 +10,14 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "kube/hashmap.h"
 #include "kube/quantity.h"
-#include "scheduler/core/hash.h"
 #include "scheduler/core/json-util.h"
 
 typedef struct Table {
         void **items;
         uint32_t n, cap;
-        SchedHash index;
+        KubeMap *index;
         void (*free_item)(void *item);
 } Table;
 
@@ -56,8 +56,14 @@ SchedObjects *sched_objects_new(SchedStrtab *strtab) {
         if (!o)
                 return NULL;
         o->strtab = strtab;
-        for (uint32_t t = 0; t < _T_MAX; t++)
-                o->tables[t].index.max = SCHED_OBJECTS_MAX;
+        for (uint32_t t = 0; t < _T_MAX; t++) {
+                o->tables[t].index = kube_map_new();
+                if (!o->tables[t].index) {
+                        sched_objects_free(o);
+                        return NULL;
+                }
+                kube_map_set_max(o->tables[t].index, SCHED_OBJECTS_MAX);
+        }
         return o;
 }
 
@@ -68,7 +74,7 @@ void sched_objects_free(SchedObjects *o) {
                 for (uint32_t i = 0; i < o->tables[t].n; i++)
                         free_item(t, o->tables[t].items[i]);
                 free(o->tables[t].items);
-                sched_hash_free(&o->tables[t].index);
+                kube_map_free(o->tables[t].index);
         }
         free(o);
 }
@@ -81,7 +87,7 @@ uint64_t sched_objects_generation(const SchedObjects *o) {
 static int table_put(SchedObjects *o, uint32_t t, const char *key, void *item) {
         Table *tb = &o->tables[t];
         void *old = NULL;
-        if (!sched_hash_get(&tb->index, key) && tb->n == tb->cap) {
+        if (!kube_map_get(tb->index, key) && tb->n == tb->cap) {
                 uint32_t cap = tb->cap ? tb->cap * 2 : 16;
                 void **items = realloc(tb->items, cap * sizeof(void *));
                 if (!items) {
@@ -91,12 +97,12 @@ static int table_put(SchedObjects *o, uint32_t t, const char *key, void *item) {
                 tb->items = items;
                 tb->cap = cap;
         }
-        int r = sched_hash_put(&tb->index, key, item, &old);
+        int r = kube_map_put(tb->index, key, item, &old);
         if (r < 0) {
                 free_item(t, item);
                 return r;
         }
-        if (r == 1) {
+        if (old) {
                 for (uint32_t i = 0; i < tb->n; i++)
                         if (tb->items[i] == old)
                                 tb->items[i] = item;
@@ -109,7 +115,7 @@ static int table_put(SchedObjects *o, uint32_t t, const char *key, void *item) {
 
 static int table_remove(SchedObjects *o, uint32_t t, const char *key) {
         Table *tb = &o->tables[t];
-        void *item = sched_hash_remove(&tb->index, key);
+        void *item = kube_map_remove(tb->index, key);
         if (!item)
                 return -ENOENT;
         for (uint32_t i = 0; i < tb->n; i++)
@@ -136,9 +142,9 @@ static void *table_get(const SchedObjects *o, uint32_t t, const char *ns, const 
         if (!name)
                 return NULL;
         if (!namespaced)
-                return sched_hash_get(&o->tables[t].index, name);
+                return kube_map_get(o->tables[t].index, name);
         char key[KEY_MAX];
-        return make_key(key, ns, name) ? sched_hash_get(&o->tables[t].index, key) : NULL;
+        return make_key(key, ns, name) ? kube_map_get(o->tables[t].index, key) : NULL;
 }
 
 static int arena_key(SchedArena *a, const char *ns, const char *name, const char **ret) {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "scheduler/core/hash.h"
+#include "kube/hashmap.h"
 
 typedef enum Where {
         IN_ACTIVE,
@@ -37,7 +37,7 @@ typedef struct Heap {
 struct SchedQueue {
         SchedClockFn clock;
         void *userdata;
-        SchedHash by_uid;
+        KubeMap *by_uid;
         Heap active, backoff;
         QPod **unsched;
         uint32_t n_unsched, unsched_cap;
@@ -130,21 +130,26 @@ SchedQueue *sched_queue_new(SchedClockFn clock, void *userdata) {
                 return NULL;
         q->clock = clock;
         q->userdata = userdata;
-        q->by_uid.max = SCHED_QUEUE_MAX_PODS;
+        q->by_uid = kube_map_new();
+        if (!q->by_uid) {
+                free(q);
+                return NULL;
+        }
+        kube_map_set_max(q->by_uid, SCHED_QUEUE_MAX_PODS);
         return q;
 }
 
 void sched_queue_free(SchedQueue *q) {
         if (!q)
                 return;
-        for (uint32_t i = 0; i < q->by_uid.n_slots; i++) {
-                if (!q->by_uid.entries[i].key)
-                        continue;
-                QPod *p = q->by_uid.entries[i].value;
+        size_t cursor = 0;
+        void *v;
+        while (kube_map_next(q->by_uid, &cursor, NULL, &v)) {
+                QPod *p = v;
                 sched_pod_unref(p->pod);
                 free(p);
         }
-        sched_hash_free(&q->by_uid);
+        kube_map_free(q->by_uid);
         free(q->active.items);
         free(q->backoff.items);
         free(q->unsched);
@@ -215,7 +220,7 @@ static int move_on(SchedQueue *q, QPod *p, int64_t t) {
 }
 
 static void drop(SchedQueue *q, QPod *p) {
-        sched_hash_remove(&q->by_uid, p->pod->uid);
+        kube_map_remove(q->by_uid, p->pod->uid);
         sched_pod_unref(p->pod);
         free(p);
 }
@@ -224,12 +229,12 @@ int sched_queue_add(SchedQueue *q, SchedPod *pod) {
         if (!pod->uid || !*pod->uid)
                 return -EINVAL;
         int64_t t = now(q);
-        QPod *p = sched_hash_get(&q->by_uid, pod->uid);
+        QPod *p = kube_map_get(q->by_uid, pod->uid);
         if (p) {
                 /* keep the key valid: it points into the pod object being replaced */
                 SchedPod *old = p->pod;
                 p->pod = sched_pod_ref(pod);
-                (void) sched_hash_put(&q->by_uid, pod->uid, p, NULL);
+                (void) kube_map_put(q->by_uid, pod->uid, p, NULL);
                 sched_pod_unref(old);
                 p->deleted = false;
                 switch (p->where) {
@@ -250,14 +255,14 @@ int sched_queue_add(SchedQueue *q, SchedPod *pod) {
         p->pod = pod;
         p->seq = q->seq++;
         p->timestamp = pod->creation_usec > 0 && pod->creation_usec < t ? pod->creation_usec : t;
-        int r = sched_hash_put(&q->by_uid, pod->uid, p, NULL);
+        int r = kube_map_put(q->by_uid, pod->uid, p, NULL);
         if (r < 0) {
                 free(p);
                 return r;
         }
         r = to_active(q, p);
         if (r < 0) {
-                sched_hash_remove(&q->by_uid, pod->uid);
+                kube_map_remove(q->by_uid, pod->uid);
                 free(p);
                 return r;
         }
@@ -266,7 +271,7 @@ int sched_queue_add(SchedQueue *q, SchedPod *pod) {
 }
 
 int sched_queue_delete(SchedQueue *q, const char *uid) {
-        QPod *p = sched_hash_get(&q->by_uid, uid);
+        QPod *p = kube_map_get(q->by_uid, uid);
         if (!p)
                 return -ENOENT;
         if (p->where == IN_FLIGHT) {
@@ -314,7 +319,7 @@ SchedPod *sched_queue_pop(SchedQueue *q) {
 }
 
 int sched_queue_done(SchedQueue *q, const char *uid) {
-        QPod *p = sched_hash_get(&q->by_uid, uid);
+        QPod *p = kube_map_get(q->by_uid, uid);
         if (!p || p->where != IN_FLIGHT)
                 return -ENOENT;
         detach(q, p);
@@ -323,7 +328,7 @@ int sched_queue_done(SchedQueue *q, const char *uid) {
 }
 
 int sched_queue_failed(SchedQueue *q, const char *uid, bool unschedulable) {
-        QPod *p = sched_hash_get(&q->by_uid, uid);
+        QPod *p = kube_map_get(q->by_uid, uid);
         if (!p || p->where != IN_FLIGHT)
                 return -ENOENT;
         detach(q, p);
@@ -378,6 +383,6 @@ void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret) {
 }
 
 uint32_t sched_queue_attempts(const SchedQueue *q, const char *uid) {
-        QPod *p = sched_hash_get(&q->by_uid, uid);
+        QPod *p = kube_map_get(q->by_uid, uid);
         return p ? p->attempts : 0;
 }
