@@ -2,8 +2,8 @@
 /* Internal to the daemon: the Manager's state, shared by its parts -- manager.c (the
  * scheduling loop, leadership, construction), informers.c (cluster state into the cache,
  * queue and object store), binder.c (volume and pod binding), events.c (Events and the
- * PodScheduled condition) and metrics.c (/healthz, /readyz, /metrics). Everything runs on
- * one sd-event loop, so nothing here needs a lock. */
+ * PodScheduled condition) and metrics.c (/healthz, /readyz, /metrics, with histogram.c).
+ * Everything runs on one sd-event loop, so nothing here needs a lock. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,10 +21,12 @@
 #include "scheduler/core/objects.h"
 #include "scheduler/core/queue.h"
 #include "scheduler/extender.h"
-#include "scheduler/manager.h"
-#include "scheduler/metrics.h"
+#include "scheduler/options.h"
+#include "scheduler/histogram.h"
 
 #define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+
+typedef struct Manager Manager;
 
 /* An informer for one kind of the cluster objects other than pods and nodes that the
  * policy's predicates and priorities read (SchedObjects). Only the kinds the running policy

@@ -7,8 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "scheduler/core/json.h"
-#include "scheduler/core/strtab.h"
+#include "scheduler/core/model.h"
 
 static inline bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;

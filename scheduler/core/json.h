@@ -11,8 +11,8 @@
 
 typedef struct json_t json_t;
 
-/* Every array read from an object is bounded by this; more is -E2BIG. */
-#define SCHED_JSON_MAX_ITEMS 10000
+/* Every array read from an object is bounded by SCHED_JSON_MAX_ITEMS (model.h); more is
+ * -E2BIG. */
 
 /* Builds a node. Returns 0 and a new node, -EINVAL (not an object, no metadata.name, bad
  * quantity), -E2BIG, -ENOMEM. */

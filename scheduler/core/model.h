@@ -16,6 +16,9 @@
 #include "common/macro.h"
 #include "scheduler/core/strtab.h"
 
+/* Every array converted from an API object is bounded by this; more is -E2BIG. */
+#define SCHED_JSON_MAX_ITEMS 10000
+
 typedef struct SchedLabel {
         SchedStr key, value;
 } SchedLabel;

@@ -13,6 +13,7 @@
 #include "kube/hashmap.h"
 #include "kube/quantity.h"
 #include "scheduler/core/json-util.h"
+#include "scheduler/core/json.h"
 
 typedef struct Table {
         void **items;
