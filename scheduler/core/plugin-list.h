@@ -27,7 +27,8 @@
         X(sched_pred_check_node_disk_pressure)                                                    \
         X(sched_pred_even_pods_spread)                                                            \
         X(sched_pred_match_inter_pod_affinity)                                                    \
-        X(sched_pred_masters_schedulable)
+        X(sched_pred_masters_schedulable)                                                         \
+        /* one row per entry, each ending in a backslash: a new row is one added line */
 
 #define SCHED_PRIORITY_PLUGINS(X)                                                                  \
         X(sched_prio_least_requested)                                                             \
@@ -44,4 +45,5 @@
         X(sched_prio_even_pods_spread)                                                            \
         X(sched_prio_service_anti_affinity)                                                       \
         X(sched_prio_node_label)                                                                  \
-        X(sched_prio_requested_to_capacity_ratio)
+        X(sched_prio_requested_to_capacity_ratio)                                                 \
+        /* one row per entry, each ending in a backslash: a new row is one added line */
