@@ -79,6 +79,12 @@ typedef struct SchedPodRelations {
  * -E2BIG, -ENOMEM. */
 int sched_pod_relations_from_json(SchedStrtab *t, SchedPod *pod, const json_t *obj);
 
+/* Whether existing pod e counts for pod under sel, as upstream's spreading counts pods: same
+ * namespace, not being deleted, labels selected. */
+static inline bool sched_pod_counts_for(const SchedPod *e, const SchedPod *pod, const SchedSelector *sel) {
+        return e->ns == pod->ns && !(e->rel && e->rel->deleting) && sched_selector_matches(sel, e->labels, e->n_labels);
+}
+
 /* Whether pod matches an affinity term: its namespace is one of the term's and its labels
  * satisfy the selector (PodMatchesTermsNamespaceAndSelector). */
 bool sched_pod_matches_term(const SchedPod *pod, const SchedAffinityTerm *term);

@@ -1,0 +1,292 @@
+/* Selector spreading and service affinity, upstream kube-scheduler v1.20's SelectorSpread
+ * and ServiceAffinity plugins with scores on the legacy 0..10 scale:
+ *
+ *   SelectorSpreadPriority / ServiceSpreadingPriority: the pod's services (and for the former
+ *     its controlling RC/ReplicaSet/StatefulSet) give a selector; fewer matching pods on the
+ *     node and in its zone score higher (zone weighted 2/3). Skipped for pods with spread
+ *     constraints, as upstream.
+ *   CheckServiceAffinity (serviceAffinity labels): the node must carry the values of those
+ *     labels that the pod's nodeSelector fixes or, for the rest, the values of the node of
+ *     the first pod of the same service.
+ *   serviceAntiAffinity (label): fewer pods of the pod's first service under the node's value
+ *     of the label score higher; nodes without the label score 0. */
+#include <stdint.h>
+
+#include "common/macro.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/plugin.h"
+
+#define MAX_SCORE SCHED_MAX_NODE_SCORE
+
+#define MAX_SELECTORS 64
+
+typedef struct Selectors {
+        const SchedSelector *s[MAX_SELECTORS];
+        uint32_t n;
+} Selectors;
+
+static bool matches_all(const Selectors *sels, const SchedPod *e, const SchedPod *pod) {
+        if (e->ns != pod->ns || (e->rel && e->rel->deleting))
+                return false;
+        for (uint32_t i = 0; i < sels->n; i++)
+                if (!sched_selector_matches(sels->s[i], e->labels, e->n_labels))
+                        return false;
+        return true;
+}
+
+/* GetPodServices: services of the pod's namespace whose selector matches its labels. */
+static void pod_services(const SchedCycle *cy, Selectors *out, const SchedWorkload **ret_first) {
+        uint32_t n;
+        const SchedWorkload *const *svcs = cy->objects ? sched_objects_workloads(cy->objects, SCHED_WL_SERVICE, &n) : NULL;
+        if (ret_first)
+                *ret_first = NULL;
+        for (uint32_t i = 0; svcs && i < n; i++) {
+                const SchedWorkload *s = svcs[i];
+                if (s->ns != cy->pod->ns || !s->has_selector ||
+                    !sched_selector_matches(&s->selector, cy->pod->labels, cy->pod->n_labels))
+                        continue;
+                if (ret_first && !*ret_first)
+                        *ret_first = s;
+                if (out->n < MAX_SELECTORS && s->selector.n_reqs > 0)
+                        out->s[out->n++] = &s->selector;
+        }
+}
+
+/* DefaultSelector(): the selectors of every Service, ReplicationController, ReplicaSet and
+ * StatefulSet of the pod's namespace that selects the pod, as v1.20's listers find them
+ * (by selector, not by owner reference, so a controller that does not own the pod counts
+ * too). Empty controller selectors match nothing; one upstream cannot convert adds nothing. */
+static void default_selector(const SchedCycle *cy, bool services_only, Selectors *out) {
+        pod_services(cy, out, NULL);
+        if (services_only || !cy->objects)
+                return;
+        static const SchedWorkloadKind kinds[] = { SCHED_WL_RC, SCHED_WL_RS, SCHED_WL_STATEFULSET };
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                uint32_t n;
+                const SchedWorkload *const *ws = sched_objects_workloads(cy->objects, kinds[k], &n);
+                for (uint32_t i = 0; ws && i < n && out->n < MAX_SELECTORS; i++) {
+                        const SchedWorkload *w = ws[i];
+                        if (w->ns != cy->pod->ns || w->selector.nothing || w->selector.n_reqs == 0 ||
+                            !sched_selector_matches(&w->selector, cy->pod->labels, cy->pod->n_labels))
+                                continue;
+                        out->s[out->n++] = &w->selector;
+                }
+        }
+}
+
+/* GetZoneKey: region and zone, beta labels first. */
+static uint64_t zone_key(const SchedCycle *cy, const SchedNode *n) {
+        const SchedKnownStrings *xc = cy->cfg->known;
+        const SchedLabel *z = sched_labels_find(n->labels, n->n_labels, xc->zone_beta);
+        if (!z)
+                z = sched_labels_find(n->labels, n->n_labels, xc->zone);
+        const SchedLabel *r = sched_labels_find(n->labels, n->n_labels, xc->region_beta);
+        if (!r)
+                r = sched_labels_find(n->labels, n->n_labels, xc->region);
+        SchedStr zv = z ? z->value : 0, rv = r ? r->value : 0;
+        return zv || rv ? topo_pair(rv, zv) : 0;
+}
+
+/* The node's and its zone's parts combined (zone weighted 2/3), as upstream. */
+static int64_t spread_combine(double node_score, bool has_zone, double zone_score) {
+        double f = node_score;
+        if (has_zone)
+                f = f * (1.0 - 2.0 / 3.0) + 2.0 / 3.0 * zone_score;
+        return (int64_t) f;
+}
+
+static bool selector_spread(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
+                            int64_t *scores, int64_t *ret_constant) {
+        const SchedPodRelations *pe = cy->pod->rel;
+        Selectors sels = { .n = 0 };
+        if (!(pe && pe->n_spread > 0))
+                default_selector(cy, services_only, &sels);
+        if (sels.n == 0) {
+                /* an empty selector counts nothing: every node gets the maximum */
+                *ret_constant = pe && pe->n_spread > 0 ? 0 : MAX_SCORE;
+                return true;
+        }
+        SchedCycleState *x = cy->state;
+        topo_clear(&x->score);
+        /* each node's zone key is looked up once (four label searches) and kept in x->tmp;
+         * without the scratch array it is looked up again below */
+        int64_t *zk = sched_cycle_state_tmp(x, n) >= 0 ? x->tmp : NULL;
+        int64_t max_node = 0, max_zone = 0;
+        bool any_zone = false;
+        for (uint32_t i = 0; i < n; i++) {
+                int64_t c = 0;
+                /* the count reads every pod of every node once, each a cache miss: ask for
+                 * the pods array eight nodes ahead and the pods themselves four ahead */
+                if (i + 8 < n)
+                        __builtin_prefetch(nodes[i + 8]->pods);
+                if (i + 4 < n)
+                        for (uint32_t p = 0; p < nodes[i + 4]->n_pods; p++)
+                                __builtin_prefetch(nodes[i + 4]->pods[p]);
+                for (uint32_t p = 0; p < nodes[i]->n_pods; p++)
+                        c += matches_all(&sels, nodes[i]->pods[p], cy->pod);
+                scores[i] = c;
+                if (c > max_node)
+                        max_node = c;
+                uint64_t z = zone_key(cy, nodes[i]->node);
+                if (zk)
+                        zk[i] = (int64_t) z;
+                if (z) {
+                        any_zone = true;
+                        (void) topo_add(&x->score, z, c);
+                }
+        }
+        /* no matching pod on any of the nodes: every node (and zone) scores the maximum */
+        if (max_node == 0 && (!any_zone || spread_combine(MAX_SCORE, true, MAX_SCORE) == MAX_SCORE)) {
+                *ret_constant = MAX_SCORE;
+                return true;
+        }
+        for (uint32_t s = 0; s < x->score.n_slots; s++)
+                if (x->score.e[s].key && x->score.e[s].count > max_zone)
+                        max_zone = x->score.e[s].count;
+        bool zones = x->score.count > 0;
+        for (uint32_t i = 0; i < n; i++) {
+                double f = MAX_SCORE;
+                if (max_node > 0)
+                        f = MAX_SCORE * ((double) (max_node - scores[i]) / (double) max_node);
+                uint64_t z = !zones ? 0 : zk ? (uint64_t) zk[i] : zone_key(cy, nodes[i]->node);
+                double zs = MAX_SCORE;
+                if (z && max_zone > 0)
+                        zs = MAX_SCORE * ((double) (max_zone - topo_get(&x->score, z)) / (double) max_zone);
+                scores[i] = spread_combine(f, z != 0, zs);
+        }
+        return false;
+}
+
+static bool selector_spread_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                  uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        return selector_spread(cy, false, nodes, n, scores, ret_constant);
+}
+
+const SchedPriorityPlugin sched_prio_selector_spread = {
+        .id = POLICY_PRIO_SELECTOR_SPREAD,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE) | SCHED_OBJS(SCHED_OBJ_RC) | SCHED_OBJS(SCHED_OBJ_RS) |
+                   SCHED_OBJS(SCHED_OBJ_STATEFULSET),
+        .score = selector_spread_score,
+};
+
+static bool service_spreading_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                    uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        return selector_spread(cy, true, nodes, n, scores, ret_constant);
+}
+
+const SchedPriorityPlugin sched_prio_service_spreading = {
+        .id = POLICY_PRIO_SERVICE_SPREADING,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE),
+        .score = service_spreading_score,
+};
+
+/* ---- ServiceAffinity ---- */
+
+static bool service_affinity_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                                    SchedReasons *out) {
+        const SchedPod *pod = cy->pod;
+        const SchedNode *node = ni->node;
+        if (p->n_labels == 0)
+                return true;
+        const SchedWorkload *svc;
+        Selectors sels = { .n = 0 };
+        pod_services(cy, &sels, &svc);
+        /* the node of the first pod matching this pod's labels in its namespace, when the
+         * pod belongs to a service (its labels as an equality selector) */
+        const SchedNode *peer = NULL;
+        const SchedCycleState *x = cy->state;
+        for (uint32_t i = 0; svc && i < x->n_all && !peer; i++)
+                for (uint32_t k = 0; k < x->all[i]->n_pods && !peer; k++) {
+                        const SchedPod *e = x->all[i]->pods[k];
+                        if (e->ns != pod->ns)
+                                continue;
+                        bool all = true;
+                        for (uint32_t l = 0; l < pod->n_labels && all; l++) {
+                                const SchedLabel *el = sched_labels_find(e->labels, e->n_labels, pod->labels[l].key);
+                                all = el && el->value == pod->labels[l].value;
+                        }
+                        if (all)
+                                peer = x->all[i]->node;
+                }
+        for (uint32_t i = 0; i < p->n_labels; i++) {
+                SchedStr key = p->labels[i];
+                const SchedLabel *want = sched_labels_find(pod->node_selector, pod->n_node_selector, key);
+                if (!want && peer)
+                        want = sched_labels_find(peer->labels, peer->n_labels, key);
+                if (!want)
+                        continue;
+                const SchedLabel *have = sched_labels_find(node->labels, node->n_labels, key);
+                if (!have || have->value != want->value) {
+                        text_reason(out, cy->cfg->known->r_service_affinity);
+                        return false;
+                }
+        }
+        return true;
+}
+
+static int service_affinity_compile(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg,
+                                    Buf *err) {
+        return sched_compile_label_list(t, arena, p, arg, POLICY_ARG_SERVICE_AFFINITY, err);
+}
+
+const SchedPredicatePlugin sched_pred_check_service_affinity = {
+        .id = POLICY_PRED_CHECK_SERVICE_AFFINITY,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE),
+        .per_instance = true,
+        .compile = service_affinity_compile,
+        .filter = service_affinity_filter,
+};
+
+static int service_anti_affinity_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *p, const PolicyArgument *arg,
+                                         Buf *err) {
+        return sched_compile_label(t, p, arg, POLICY_ARG_SERVICE_ANTI_AFFINITY, err);
+}
+
+static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                        uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        const SchedWorkload *svc;
+        Selectors all = { .n = 0 };
+        pod_services(cy, &all, &svc);
+        SchedCycleState *x = cy->state;
+        topo_clear(&x->score);
+        int64_t total = 0;
+        bool any_label = false;
+        for (uint32_t i = 0; i < n; i++) {
+                int64_t c = 0;
+                if (svc && !sched_selector_empty(&svc->selector))
+                        for (uint32_t k = 0; k < nodes[i]->n_pods; k++)
+                                c += sched_pod_counts_for(nodes[i]->pods[k], cy->pod, &svc->selector);
+                total += c;
+                const SchedNode *node = nodes[i]->node;
+                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, p->label);
+                if (l) {
+                        any_label = true;
+                        (void) topo_add(&x->score, topo_pair(l->key, l->value), c);
+                }
+        }
+        if (!any_label) {
+                *ret_constant = 0;
+                return true;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+                const SchedNode *node = nodes[i]->node;
+                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, p->label);
+                if (!l) {
+                        scores[i] = 0;
+                        continue;
+                }
+                double f = MAX_SCORE;
+                if (total > 0)
+                        f = MAX_SCORE * ((double) (total - topo_get(&x->score, topo_pair(l->key, l->value))) /
+                                         (double) total);
+                scores[i] = (int64_t) f;
+        }
+        return false;
+}
+
+const SchedPriorityPlugin sched_prio_service_anti_affinity = {
+        .id = POLICY_PRIO_SERVICE_ANTI_AFFINITY,
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE),
+        .compile = service_anti_affinity_compile,
+        .score = service_anti_affinity_score,
+};
