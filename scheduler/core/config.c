@@ -80,6 +80,11 @@ static int add_predicate(ConfigBox *box, PolicyPredicateId id, const char *name,
                          uint32_t cap, Buf *err) {
         SchedConfig *cfg = &box->cfg;
         const SchedPredicatePlugin *pl = sched_predicate_plugin(id);
+        if (!pl) {
+                if (err)
+                        (void) buf_printf(err, "predicate %s has no registry entry", name);
+                return -EINVAL;
+        }
         if (have_plugin(cfg, pl))
                 return 0;
         if (cfg->n_predicates >= cap)
@@ -233,7 +238,8 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
                         } else if ((r = add_predicate(box, id, name, ep->argument, cap, err)) < 0)
                                 return r;
                 }
-                if (!listed && e && (e->flags & POLICY_FLAG_MANDATORY) && !sched_predicate_plugin(id)->bundle &&
+                if (!listed && e && (e->flags & POLICY_FLAG_MANDATORY) && sched_predicate_plugin(id) &&
+                    !sched_predicate_plugin(id)->bundle &&
                     (r = add_predicate(box, id, e->name, NULL, cap, err)) < 0)
                         return r;
                 if (id == POLICY_PRED_CHECK_NODE_UNSCHEDULABLE && opts && opts->exclude_masters) {
