@@ -53,11 +53,13 @@ static int cond_policy_valid(Pass *p, ConditionSpec *c, char **msg) {
 }
 
 static int cond_progressing(Pass *p, ConditionSpec *c, char **msg) {
-        bool progressing = p->rolling_now || p->rollout == ROLLOUT_PROGRESSING;
+        /* While the API refuses this pass's writes, what rolls is only what was observed. */
+        bool rolling_now = p->rolling_now && !(p->in->apply_error && p->in->apply_error[0]);
+        bool progressing = rolling_now || p->rollout == ROLLOUT_PROGRESSING;
         int r;
 
         if (progressing)
-                r = asprintf(msg, "rolling out revision %" PRId64, p->rolling_now ? p->target : p->deployed);
+                r = asprintf(msg, "rolling out revision %" PRId64, rolling_now ? p->target : p->deployed);
         else if (p->rollout == ROLLOUT_FAILED)
                 r = asprintf(msg, "the rollout of revision %" PRId64 " stopped: it did not become available within %" PRId64 "s",
                              p->deployed, p->cfg->progress_deadline_s);

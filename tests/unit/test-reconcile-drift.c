@@ -82,6 +82,7 @@ static void test_drift_is_repaired(void **state) {
         /* What the API server adds (defaults) is not a hand edit. */
         json_object_set_new(live_pod_spec(w), "dnsPolicy", json_string("ClusterFirst"));
         json_object_set_new(live_container(w), "terminationMessagePath", json_string("/dev/termination-log"));
+        vol = json_array_get(json_object_get(live_pod_spec(w), "volumes"), 0);
         json_object_set_new(json_object_get(vol, "configMap"), "defaultMode", json_integer(420));
         assert_settled(w);
 

@@ -228,6 +228,8 @@ static void test_apply_failure_shows_on_status(void **state) {
         assert_condition(o->status, "Degraded", "True", "ApplyFailed");
         assert_contains(condition_message(o->status, "Degraded"), "exceeded quota");
         assert_contains(condition_message(o->status, "Degraded"), "keeps running");
+        /* Nothing claims a rollout the API has not accepted. */
+        assert_condition(o->status, "Progressing", "False", "AsExpected");
         assert_non_null(find_action(o, RECONCILE_PATCH_STATUS, "schedulers"));
         assert_true(has_event(o, "ApplyFailed"));
         reconcile_output_free(o);
