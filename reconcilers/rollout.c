@@ -121,10 +121,12 @@ static const char *const *absent_keys(const char *path) {
         return NULL;
 }
 
+/* Zero values: the API server omits them (omitempty), so absent equals rendered zero. */
 static bool empty_value(const json_t *v) {
         return !v || json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0) ||
                (json_is_object(v) && json_object_size(v) == 0) || json_is_false(v) ||
-               (json_is_string(v) && json_string_length(v) == 0);
+               (json_is_string(v) && json_string_length(v) == 0) ||
+               (json_is_integer(v) && json_integer_value(v) == 0);
 }
 
 static int note_path(json_t *paths, const char *path) {
@@ -178,6 +180,8 @@ static int owned_diff(const json_t *want, const json_t *have, const char *path, 
                 }
                 return 0;
         }
+        if (!have && empty_value(want))
+                return 0;
         return json_equal(want, have) ? 0 : note_path(paths, path);
 }
 
