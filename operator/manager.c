@@ -168,7 +168,8 @@ static bool forget_apply_error(Manager *m) {
 static int reconcile_once(Manager *m, ReconcileOutput **ret);
 
 /* The status is written even when an action fails: reconcile again with the failure as
- * input and apply only the status patch (and the ApplyFailed event), nothing else. */
+ * input and apply only the status patch and the ApplyFailed event, nothing else (the other
+ * events of that pass describe writes that did not happen). */
 static void report_apply_error(Manager *m) {
         _cleanup_(reconcile_output_freep) ReconcileOutput *out = NULL;
 
@@ -177,7 +178,9 @@ static void report_apply_error(Manager *m) {
         for (size_t i = 0; i < out->n_actions; i++) {
                 const ReconcileAction *a = &out->actions[i];
                 KubeError err = {};
-                if (a->verb != RECONCILE_PATCH_STATUS && a->verb != RECONCILE_EVENT)
+                const char *reason = json_string_value(json_object_get(a->body, "reason"));
+                if (a->verb != RECONCILE_PATCH_STATUS &&
+                    (a->verb != RECONCILE_EVENT || !reason || strcmp(reason, "ApplyFailed") != 0))
                         continue;
                 if (apply_action(m->client, a, NULL, &err) < 0) {
                         klog_error("%s failed: %s", a->description, err.message);
