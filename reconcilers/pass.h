@@ -59,7 +59,6 @@ typedef struct Pass {
         int64_t created;                /* revision created by this pass, 0 = none */
         const Revision *blocked;        /* use equals a revision whose rollout failed */
         bool rolling_now;               /* this pass writes the Deployment's revision */
-        bool repaired_now;              /* this pass puts a hand-edited Deployment back */
         char keeps[512];                /* "revision N (...) keeps running", for messages */
 } Pass;
 

@@ -252,7 +252,6 @@ static int repair_deployment(Pass *p, const char *hash) {
         r = deployment_write(p, TAKE_PTR(d), p->target, "put back hand edits");
         if (r < 0)
                 return r;
-        p->repaired_now = true;
         return queue_event(p, "Warning", "DriftReverted",
                            "Deployment " RECONCILE_OPERAND_NAMESPACE "/" RECONCILE_DEPLOYMENT_NAME
                            " was changed by hand; put back %s as rendered for revision %" PRId64,
