@@ -334,6 +334,35 @@ static void test_policy_too_large_for_its_revision(void **state) {
         world_free(w);
 }
 
+/* 1,103 effective predicates: valid for the scheduler, but the Scheduler status lists at
+ * most 1,024 (the CRD's maxItems), so every status patch would fail. Rejected up front,
+ * naming the limit (by the validator or the reconciler: the number is what matters). */
+static void test_policy_too_long_for_status_lists(void **state) {
+        World *w = installed();
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        assert_non_null(f);
+        fputs("{\"kind\": \"Policy\", \"apiVersion\": \"v1\", \"predicates\": [{\"name\": \"GeneralPredicates\"}", f);
+        for (int i = 0; i < 1100; i++)
+                fprintf(f, ", {\"name\": \"l%d\", \"argument\": {\"labelsPresence\": {\"labels\": [\"l%d\"], "
+                           "\"presence\": true}}}", i, i);
+        fputs("], \"priorities\": []}", f);
+        fclose(f);
+        set_policy_cm(w, "scheduler-policy", "policy.cfg", text);
+        free(text);
+        use_policy(w, "scheduler-policy");
+        ReconcileOutput *o = pass(w);
+        print_message("%s\n", condition_message(o->status, "PolicyValid"));
+        assert_condition(o->status, "PolicyValid", "False", NULL);
+        assert_contains(condition_message(o->status, "PolicyValid"), "1024");
+        assert_int_equal(count_actions(o, RECONCILE_CREATE, NULL) + count_actions(o, RECONCILE_UPDATE, NULL), 0);
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_settled(w);
+        world_free(w);
+}
+
 /* tests/data/reconcile/cases/<case>/{policy.cfg,expected.json}: expected.json says
  * {"reason": <PolicyValid reason>, "revision": <bool: a revision is created>,
  *  "diagnostics": [{"code": ..., "line": ..., "column": ...}, ...] (each must be present),
@@ -432,6 +461,7 @@ int main(void) {
                 cmocka_unit_test(test_masters_schedulable_and_selector_render),
                 cmocka_unit_test(test_unparsable_node_selector_is_rejected),
                 cmocka_unit_test(test_policy_too_large_for_its_revision),
+                cmocka_unit_test(test_policy_too_long_for_status_lists),
                 cmocka_unit_test(test_policy_cases),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
