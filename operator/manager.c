@@ -55,6 +55,12 @@ struct Manager {
         ManagerOptions opts;
         OperatorMetrics metrics;
         char *identity;
+
+        /* The last action the API refused and its answer, until a pass applies everything
+         * (see remember_apply_error()); fed to the reconciler for Degraded=ApplyFailed. */
+        char *apply_error;
+        unsigned apply_failures;        /* consecutive passes that failed */
+        bool apply_error_answered;      /* the API answered (403, 422, ...), not just unreachable */
 };
 
 void manager_options_init(ManagerOptions *o) {
@@ -126,6 +132,64 @@ static bool bootstrap_may_bind(const json_t *pods) {
         return pending;
 }
 
+/* ---- failures to apply, on status ---------------------------------------------------- */
+
+/* An unreachable API server shows only after this many failed passes in a row (a restart
+ * takes a few); an answer from the API (403, 422, quota, a webhook) shows at once. */
+#define APPLY_FAILURES_SHOWN 3
+
+static const char *shown_apply_error(const Manager *m) {
+        if (!m->apply_error || (!m->apply_error_answered && m->apply_failures < APPLY_FAILURES_SHOWN))
+                return NULL;
+        return m->apply_error;
+}
+
+static void remember_apply_error(Manager *m, const ReconcileAction *a, int r, const KubeError *err) {
+        char *text = NULL;
+        if (asprintf(&text, "%s failed: %s", a->description, err->message[0] ? err->message : strerror(-r)) < 0)
+                text = NULL;
+        free(m->apply_error);
+        m->apply_error = text;
+        m->apply_failures++;
+        m->apply_error_answered = err->http_status != 0;
+}
+
+/* Whether a pass that applied everything cleared an error the status showed; the caller
+ * then reconciles once more so the status stops saying so. */
+static bool forget_apply_error(Manager *m) {
+        bool shown = shown_apply_error(m) != NULL;
+        free(m->apply_error);
+        m->apply_error = NULL;
+        m->apply_failures = 0;
+        m->apply_error_answered = false;
+        return shown;
+}
+
+static int reconcile_once(Manager *m, ReconcileOutput **ret);
+
+/* The status is written even when an action fails: reconcile again with the failure as
+ * input and apply only the status patch and the ApplyFailed event, nothing else (the other
+ * events of that pass describe writes that did not happen). */
+static void report_apply_error(Manager *m) {
+        _cleanup_(reconcile_output_freep) ReconcileOutput *out = NULL;
+
+        if (!shown_apply_error(m) || reconcile_once(m, &out) < 0)
+                return;
+        for (size_t i = 0; i < out->n_actions; i++) {
+                const ReconcileAction *a = &out->actions[i];
+                KubeError err = {};
+                const char *reason = json_string_value(json_object_get(a->body, "reason"));
+                if (a->verb != RECONCILE_PATCH_STATUS &&
+                    (a->verb != RECONCILE_EVENT || !reason || strcmp(reason, "ApplyFailed") != 0))
+                        continue;
+                if (apply_action(m->client, a, NULL, &err) < 0) {
+                        klog_error("%s failed: %s", a->description, err.message);
+                        return;
+                }
+                klog_info("%s", a->description);
+        }
+}
+
 static int reconcile_once(Manager *m, ReconcileOutput **ret) {
         KubeError err = {};
         const json_t *scheduler = kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME);
@@ -159,6 +223,7 @@ static int reconcile_once(Manager *m, ReconcileOutput **ret) {
                 .nodes = nodes,
                 .now = (int64_t) time(NULL),
                 .config = &m->opts.scheduler,
+                .apply_error = shown_apply_error(m),
         };
         return reconcile_scheduler(&in, ret);
 }
@@ -221,8 +286,11 @@ static bool sync_scheduler(Manager *m) {
                          * the next pass reads them again after the watch catches up. */
                         if (r == -ESTALE || r == -EEXIST)
                                 klog_v(2, "%s: %s (will retry from fresh state)", a->description, err.message);
-                        else
+                        else {
                                 klog_error("%s failed: %s", a->description, err.message);
+                                remember_apply_error(m, a, r, &err);
+                                report_apply_error(m);
+                        }
                         break;
                 }
                 m->metrics.actions_applied++;
@@ -235,7 +303,9 @@ static bool sync_scheduler(Manager *m) {
         }
         metrics_observe_reconcile(&m->metrics, now_seconds(CLOCK_MONOTONIC) - start, ok);
 
-        if (ok && out->requeue_after_s > 0)
+        if (ok && forget_apply_error(m))
+                (void) kube_queue_add(m->queue, RECONCILE_SCHEDULER_NAME);
+        else if (ok && out->requeue_after_s > 0)
                 (void) kube_queue_add_after(m->queue, RECONCILE_SCHEDULER_NAME,
                                             (uint64_t) out->requeue_after_s * 1000000ULL);
         else if (ok && m->opts.resync_usec)
@@ -437,6 +507,7 @@ Manager *manager_free(Manager *m) {
         kube_client_unref(m->client);
         sd_event_unref(m->event);
         free(m->identity);
+        free(m->apply_error);
         free(m);
         return NULL;
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "kube/conditions.h"
 #include "reconcilers/internal.h"
 
 static bool is_scheduler_pod(const json_t *pod) {
@@ -25,25 +26,10 @@ static bool pod_is_terminal_or_deleting(const json_t *pod) {
         return phase && (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0);
 }
 
-static bool has_true_condition(const json_t *obj, const char *type) {
-        const json_t *conds = jpath(obj, "status", "conditions");
-        size_t i;
-        json_t *c;
-
-        if (!json_is_array(conds))
-                return false;
-        json_array_foreach(conds, i, c) {
-                const char *t = jstr(c, "type"), *s = jstr(c, "status");
-                if (t && s && strcmp(t, type) == 0)
-                        return strcmp(s, "True") == 0;
-        }
-        return false;
-}
-
 bool pod_is_ready(const json_t *pod) {
         const char *phase = jstr(pod, "status", "phase");
         return !pod_is_terminal_or_deleting(pod) && phase && strcmp(phase, "Running") == 0 &&
-               has_true_condition(pod, "Ready");
+               kube_condition_is_true(jpath(pod, "status", "conditions"), "Ready");
 }
 
 static bool selector_matches(const json_t *selector, const json_t *labels) {
@@ -178,7 +164,7 @@ int bootstrap_bindings(const json_t *pods, const json_t *nodes, const char *sche
                 const json_t *selector = jpath(p[i], "spec", "nodeSelector");
                 size_t best = SIZE_MAX;
                 for (size_t k = 0; k < nn; k++) {
-                        if (!has_true_condition(nd[k], "Ready") ||
+                        if (!kube_condition_is_true(jpath(nd[k], "status", "conditions"), "Ready") ||
                             !selector_matches(selector, jpath(nd[k], "metadata", "labels")) ||
                             !taints_tolerated(p[i], nd[k]))
                                 continue;

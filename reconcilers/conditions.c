@@ -16,7 +16,7 @@ const char *condition_status(const json_t *conditions, const char *type) {
 
 json_t *conditions_build(const json_t *old, const ConditionSpec *specs, size_t n,
                          int64_t observed_generation, int64_t now) {
-        char now_s[RECONCILE_TIME_SIZE];
+        char now_s[RFC3339_MAX];
 
         if (now <= 0)
                 return NULL;

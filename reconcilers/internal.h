@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "reconcilers/reconcile.h"
 
 /* Bounds on what the cluster controls. */
@@ -14,7 +15,11 @@
 #define RECONCILE_MAX_POLICY_SIZE ((size_t) 1024 * 1024)  /* a ConfigMap cannot hold more */
 #define RECONCILE_MAX_MESSAGE 32768u            /* condition / event message bytes */
 #define RECONCILE_MOUNT_DIR "/etc/kubernetes/policy-scheduler"
-#define RECONCILE_TIME_SIZE 32
+/* Where things go, and what they can hold. */
+#define RECONCILE_MAX_CONFIGMAP_DATA ((size_t) 1024 * 1024)    /* data + binaryData of a ConfigMap */
+#define RECONCILE_MAX_ANNOTATIONS ((size_t) 256 * 1024)         /* all annotations of an object */
+#define RECONCILE_MAX_STATUS_LIST 1024u         /* status.predicates/priorities maxItems (CRD) */
+#define RECONCILE_MAX_STATUS_DIAGNOSTICS 256u   /* status.rejected.diagnostics maxItems (CRD) */
 
 /* jansson provides json_decrefp (json_auto_t); this spelling reads like the others. */
 #define _cleanup_json_ _cleanup_(json_decrefp)
@@ -36,9 +41,9 @@ int jset_str(json_t *o, const char *key, const char *value);
 /* Sets key to value, stealing it even on failure; returns 0 or -ENOMEM. */
 int jset_new(json_t *o, const char *key, json_t *value);
 
-/* RFC 3339 UTC ("2026-11-21T08:15:11Z"). */
-void format_time(int64_t t, char ret[static RECONCILE_TIME_SIZE]);
-/* Parses the RFC 3339 UTC form format_time() writes; -EINVAL otherwise. */
+/* RFC 3339 UTC ("2026-11-21T08:15:11Z") of t seconds since the epoch (common/time-util.h). */
+void format_time(int64_t t, char ret[static RFC3339_MAX]);
+/* Seconds since the epoch of an RFC 3339 time; -EINVAL otherwise. */
 int parse_time(const char *s, int64_t *ret);
 /* Parses a base-10 integer in [min, max] with nothing after it; -EINVAL / -ERANGE. */
 int parse_int64(const char *s, int64_t min, int64_t max, int64_t *ret);
@@ -59,6 +64,10 @@ typedef struct RevisionSettings {
 int render_revision_data(const ReconcileConfig *c, const RevisionSettings *s, json_t **ret);
 /* sha256 over the data's keys and values in key order: the revision's config-hash. */
 void revision_data_hash(const json_t *data, char ret_hex[static 65]);
+/* Whether a rendered revision ConfigMap fits what the API server accepts: data within a
+ * ConfigMap's 1 MiB, annotations within 256 KiB. Returns 0 with *ret_problem NULL when it
+ * fits, else a new message naming the limit; -ENOMEM. */
+int revision_check_limits(const json_t *cm, char **ret_problem);
 /* The immutable ConfigMap policy-scheduler-config-<number>. Steals nothing; data, source and
  * effective are copied. -ENOMEM. */
 int render_revision_configmap(int64_t number, const json_t *data, const char *hash,
@@ -120,5 +129,12 @@ typedef struct Desired {
  * *ret (caller frees with desired_done()); returns 0 or -ENOMEM. */
 int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret);
 void desired_done(Desired *d);
+/* Turns a valid Desired into a rejected one: reason (static) and "<source> <fmt...>" as the
+ * message; the effective lists and rendering are dropped. Returns 0 or -ENOMEM. */
+int desired_reject(Desired *d, const char *reason, const char *fmt, ...) _printf_(3, 4);
+/* Rejects d (reason InvalidDefaultNodeSelector) when selector (spec.defaultNodeSelector,
+ * NULL or "" = none) is not a list of key=value pairs with valid label keys and values,
+ * the form the scheduler merges into pods' nodeSelector. Returns 0 or -ENOMEM. */
+int desired_check_node_selector(Desired *d, const char *selector);
 /* "policy.cfg of ConfigMap openshift-config/x" or "the built-in policy of profile P". */
 int desired_describe(const Desired *d, char **ret);

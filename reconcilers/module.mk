@@ -1,9 +1,11 @@
 # The reconcile logic of the operator as pure functions (static lib "reconcilers"); it
 # validates policies through libpolicy and uses libkube's condition and merge-patch helpers.
 # Link order for users: reconcilers policy kube common.
-RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/source.c reconcilers/render.c \
+RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/revisions.c reconcilers/rollout.c \
+                    reconcilers/status.c reconcilers/events.c reconcilers/source.c reconcilers/render.c \
                     reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
-$(eval $(call unit_test,test-reconcile,tests/unit/test-reconcile.c,reconcilers policy kube common))
+RECONCILE_WORLD := tests/unit/reconcile-world.c
+$(foreach j,install policy rollout drift,$(eval $(call unit_test,test-reconcile-$(j),tests/unit/test-reconcile-$(j).c $(RECONCILE_WORLD),reconcilers policy kube common)))
 $(eval $(call unit_test,test-reconcile-parts,tests/unit/test-reconcile-parts.c,reconcilers policy kube common))

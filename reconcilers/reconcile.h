@@ -9,10 +9,17 @@
  *    built-in policy of spec.profile, validated and normalized by libpolicy;
  *  - when it is valid and differs from the running revision: revision ConfigMap
  *    policy-scheduler-config-<N+1> and the policy-scheduler Deployment pointed at it;
- *    when it is invalid, missing or unreadable: nothing that runs changes;
- *  - rollout tracking, rollback to the last good revision after the progress deadline,
- *    pruning (keep N revisions), and binding the scheduler's own pods when no scheduler
- *    pod is ready;
+ *    when it is invalid, missing, unreadable or would not fit (a ConfigMap's 1 MiB, 256 KiB
+ *    of annotations, the status lists' maxItems): nothing that runs changes, except that
+ *    when nothing has ever run the profile's built-in policy does (the cluster always has
+ *    a scheduler);
+ *  - rollout tracking, rollback to the last good revision when a rollout in progress
+ *    passes the progress deadline (a completed revision is never rolled back), pruning
+ *    (keep N revisions), and binding the scheduler's own pods when no scheduler pod is
+ *    ready;
+ *  - hand edits put back: the Deployment compared with the rendered one field by field
+ *    for what the operator owns, the running revision's ConfigMap recreated when deleted
+ *    or replaced with data that does not hash to its config-hash;
  *  - Scheduler.status (conditions with lastTransitionTime moving only on a status flip) and
  *    Events, each emitted once per transition (the previous status is the memory).
  *
@@ -81,6 +88,10 @@ typedef struct ReconcileInput {
         const json_t *nodes;            /* array of all nodes (for bootstrap binding); NULL = [] */
         int64_t now;                    /* seconds since the epoch, > 0 */
         const ReconcileConfig *config;  /* NULL = defaults */
+        const char *apply_error;        /* why an earlier pass could not apply an action (the
+                                         * action and the API's message), while that lasts;
+                                         * NULL = the last pass applied everything. Shown as
+                                         * Degraded=True reason ApplyFailed. */
 } ReconcileInput;
 
 typedef enum ReconcileVerb {

@@ -20,6 +20,15 @@
 #include "common/sha256.h"
 #include "reconcilers/internal.h"
 
+/* The scheduler pod's resources, from the scheduler's benchmarks (scheduler/NOTES.md):
+ * idle it holds ~14 MB; at its peak (VmHWM) 38 MB for 2,000 pods on 500 nodes, 57 MB for
+ * 10,000 pods, 80 MB with the default policy on 5,000 nodes. The request covers a
+ * mid-sized cluster; the limit is three times the largest peak measured, so only a leak
+ * or a far larger cluster reaches it. No CPU limit: a throttled scheduler stalls pods. */
+#define RECONCILE_CPU_REQUEST "15m"
+#define RECONCILE_MEMORY_REQUEST "64Mi"
+#define RECONCILE_MEMORY_LIMIT "256Mi"
+
 static int yaml_quote(Buf *b, const char *s) {
         _cleanup_json_ json_t *j = json_string(s ? s : "");
         if (!j)
@@ -173,6 +182,33 @@ int render_revision_configmap(int64_t number, const json_t *data, const char *ha
         return 0;
 }
 
+static size_t object_bytes(const json_t *o) {
+        const char *k;
+        json_t *v;
+        size_t n = 0;
+
+        json_object_foreach((json_t *) o, k, v)
+                n += strlen(k) + (json_is_string(v) ? json_string_length(v) : 0);
+        return n;
+}
+
+int revision_check_limits(const json_t *cm, char **ret_problem) {
+        size_t data = object_bytes(jpath(cm, "data"));
+        size_t annotations = object_bytes(jpath(cm, "metadata", "annotations"));
+        int r = 0;
+
+        *ret_problem = NULL;
+        /* Like the API server: the sum of keys and values, against 1 MiB and 256 KiB. */
+        if (data > RECONCILE_MAX_CONFIGMAP_DATA)
+                r = asprintf(ret_problem, "its revision ConfigMap would hold %zu bytes of data, more than the "
+                             "1 MiB (%zu bytes) a ConfigMap can hold", data, RECONCILE_MAX_CONFIGMAP_DATA);
+        else if (annotations > RECONCILE_MAX_ANNOTATIONS)
+                r = asprintf(ret_problem, "its revision ConfigMap would carry %zu bytes of annotations (the source "
+                             "and the effective predicates and priorities), more than the 256 KiB (%zu bytes) "
+                             "an object's annotations can hold", annotations, RECONCILE_MAX_ANNOTATIONS);
+        return r < 0 ? -ENOMEM : 0;
+}
+
 static json_t *render_command(const ReconcileConfig *c) {
         static const char *const default_command[] = { "policy-scheduler", NULL };
         const char *const *argv = c->command ? c->command : default_command;
@@ -210,7 +246,7 @@ static json_t *render_probe(const ReconcileConfig *c, const char *path, int init
 
 int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash,
                       int64_t now, json_t **ret, char ret_spec_hash[static 65]) {
-        char num[32], cm_name[128], started[RECONCILE_TIME_SIZE];
+        char num[32], cm_name[128], started[RFC3339_MAX];
 
         snprintf(num, sizeof(num), "%" PRId64, revision);
         snprintf(cm_name, sizeof(cm_name), RECONCILE_REVISION_PREFIX "%" PRId64, revision);
@@ -218,7 +254,7 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
 
         _cleanup_json_ json_t *container = json_pack(
                 "{s:s, s:s, s:s, s:o, s:[{s:s, s:i, s:s}], s:o, s:o,"
-                " s:{s:{s:s, s:s}}, s:{s:b, s:b, s:{s:[s]}},"
+                " s:{s:{s:s, s:s}, s:{s:s}}, s:{s:b, s:b, s:{s:[s]}},"
                 " s:[{s:s, s:s, s:b}], s:s,"
                 " s:[{s:s, s:{s:{s:s}}}]}",
                 "name", "scheduler",
@@ -228,7 +264,8 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
                 "ports", "name", "healthz", "containerPort", c->health_port, "protocol", "TCP",
                 "readinessProbe", render_probe(c, c->readiness_path, 0, 5),
                 "livenessProbe", render_probe(c, c->liveness_path, 15, 10),
-                "resources", "requests", "cpu", "15m", "memory", "50Mi",
+                "resources", "requests", "cpu", RECONCILE_CPU_REQUEST, "memory", RECONCILE_MEMORY_REQUEST,
+                "limits", "memory", RECONCILE_MEMORY_LIMIT,
                 "securityContext", "allowPrivilegeEscalation", 0, "readOnlyRootFilesystem", 1,
                 "capabilities", "drop", "ALL",
                 "volumeMounts", "name", "config", "mountPath", RECONCILE_MOUNT_DIR, "readOnly", 1,

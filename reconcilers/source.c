@@ -4,10 +4,13 @@
  * diagnostics with line/column, the normalized policy.cfg and the effective lists.
  * No parsing happens here; libpolicy is the only policy parser in the tree. */
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "common/buf.h"
 #include "common/sha256.h"
+#include "kube/error.h"
+#include "kube/selector.h"
 #include "policy-validator/policy.h"
 #include "reconcilers/internal.h"
 
@@ -50,11 +53,92 @@ static int set_failure(Desired *d, const char *reason, char *message) {
         return 0;
 }
 
+static void trim_span(const char **s, const char **e) {
+        while (*s < *e && **s == ' ')
+                (*s)++;
+        while (*e > *s && (*e)[-1] == ' ')
+                (*e)--;
+}
+
+/* One key=value (or key==value) pair of a node selector, spaces around each side allowed:
+ * what the scheduler (and OpenShift's ConvertSelectorToLabelsMap) accepts. The key and the
+ * value are checked by libkube's selector parser, as a one-term equality selector. */
+static bool selector_pair_valid(const char *s, size_t n) {
+        const char *end = s + n, *eq = memchr(s, '=', n);
+
+        if (!eq)
+                return false;
+        const char *ks = s, *ke = eq, *vs = eq + 1, *ve = end;
+        if (vs < ve && *vs == '=')
+                vs++;
+        trim_span(&ks, &ke);
+        trim_span(&vs, &ve);
+        if (ks == ke || ke[-1] == '!' || memchr(vs, '=', (size_t) (ve - vs)))
+                return false;
+
+        _cleanup_free_ char *term = NULL;
+        if (asprintf(&term, "%.*s=%.*s", (int) (ke - ks), ks, (int) (ve - vs), vs) < 0)
+                return false;
+        _cleanup_selector_ KubeSelector *sel = NULL;
+        KubeError err = {};
+        return kube_selector_parse(term, &sel, &err) >= 0;
+}
+
+int desired_check_node_selector(Desired *d, const char *selector) {
+        if (!d->valid || !selector || !selector[0])
+                return 0;
+        for (const char *p = selector;;) {
+                const char *end = strchr(p, ',');
+                size_t n = end ? (size_t) (end - p) : strlen(p);
+                if (!selector_pair_valid(p, n)) {
+                        char *msg = NULL;
+                        if (asprintf(&msg, "spec.defaultNodeSelector \"%.1024s\" is not a node selector: \"%.*s\" is not "
+                                           "a key=value pair with a valid label key and value",
+                                     selector, (int) (n > 256 ? 256 : n), p) < 0)
+                                return -ENOMEM;
+                        free(d->message);
+                        free(TAKE_PTR(d->normalized));
+                        json_decref(TAKE_PTR(d->predicates));
+                        json_decref(TAKE_PTR(d->priorities));
+                        return set_failure(d, "InvalidDefaultNodeSelector", msg);
+                }
+                if (!end)
+                        return 0;
+                p = end + 1;
+        }
+}
+
 static int describe_source(const Desired *d, Buf *b) {
         const char *cm = jstr(d->source, "configMap");
         if (cm)
                 return buf_printf(b, "policy.cfg of ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s", cm);
         return buf_printf(b, "the built-in policy of profile %s", jstr(d->source, "profile"));
+}
+
+int desired_reject(Desired *d, const char *reason, const char *fmt, ...) {
+        _cleanup_buf_ Buf msg;
+        va_list ap;
+        int r;
+
+        buf_init(&msg, RECONCILE_MAX_MESSAGE * 2);
+        r = describe_source(d, &msg);
+        if (r >= 0)
+                r = buf_putc(&msg, ' ');
+        if (r >= 0) {
+                va_start(ap, fmt);
+                r = buf_vprintf(&msg, fmt, ap);
+                va_end(ap);
+        }
+        if (r < 0 && r != -E2BIG)
+                return r;
+        char *m = buf_steal(&msg);
+        if (!m)
+                return -ENOMEM;
+        free(d->message);
+        free(TAKE_PTR(d->normalized));
+        json_decref(TAKE_PTR(d->predicates));
+        json_decref(TAKE_PTR(d->priorities));
+        return set_failure(d, reason, m);
 }
 
 int desired_describe(const Desired *d, char **ret) {

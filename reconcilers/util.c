@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "reconcilers/internal.h"
 
@@ -54,26 +53,17 @@ int jset_new(json_t *o, const char *key, json_t *value) {
         return json_object_set_new(o, key, value) < 0 ? -ENOMEM : 0;
 }
 
-void format_time(int64_t t, char ret[static RECONCILE_TIME_SIZE]) {
-        struct tm tm;
-        time_t tt = (time_t) t;
-
-        if (!gmtime_r(&tt, &tm) || strftime(ret, RECONCILE_TIME_SIZE, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-                snprintf(ret, RECONCILE_TIME_SIZE, "1970-01-01T00:00:00Z");
+/* The reconciler counts whole seconds; common/time-util.h counts microseconds. */
+void format_time(int64_t t, char ret[static RFC3339_MAX]) {
+        rfc3339_format(t > 0 ? (uint64_t) t * 1000000u : 0, false, ret, RFC3339_MAX);
 }
 
 int parse_time(const char *s, int64_t *ret) {
-        struct tm tm = {};
+        uint64_t usec;
 
-        if (!s)
+        if (!s || rfc3339_parse(s, &usec) < 0)
                 return -EINVAL;
-        const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        if (!end || *end != '\0')
-                return -EINVAL;
-        time_t t = timegm(&tm);
-        if (t == (time_t) -1)
-                return -EINVAL;
-        *ret = (int64_t) t;
+        *ret = (int64_t) (usec / 1000000u);
         return 0;
 }
 

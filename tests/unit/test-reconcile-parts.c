@@ -31,7 +31,7 @@ static void assert_json(const json_t *got, const char *want_text) {
 }
 
 static void test_time(void **state) {
-        char buf[RECONCILE_TIME_SIZE];
+        char buf[RFC3339_MAX];
         int64_t t;
 
         format_time(0, buf);

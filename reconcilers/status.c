@@ -1,0 +1,296 @@
+/* Scheduler.status: the conditions (a table: one function per type), the serving source
+ * and effective lists, the rejected policy's diagnostics, and the merge patch that writes
+ * it. Messages name states, not counters, so a rollout writes the status once per change
+ * of state (started, complete, failed), not on every pod that becomes ready. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "kube/mergepatch.h"
+#include "reconcilers/pass.h"
+
+static void describe_running(Pass *p) {
+        char rev[320];
+
+        if (p->serving > 0) {
+                revision_describe(p, p->serving, rev, sizeof(rev));
+                snprintf(p->keeps, sizeof(p->keeps), "%s keeps running", rev);
+        } else if (p->deployed > 0) {
+                revision_describe(p, p->deployed, rev, sizeof(rev));
+                snprintf(p->keeps, sizeof(p->keeps), "%s stays deployed", rev);
+        } else if (p->rolling_now && p->target > 0 && p->target == p->created && p->use == &p->fallback)
+                snprintf(p->keeps, sizeof(p->keeps), "%s runs instead, as revision %" PRId64, p->what, p->target);
+        else if (p->rolling_now && !p->created && p->target > 0) {
+                revision_describe(p, p->target, rev, sizeof(rev));
+                snprintf(p->keeps, sizeof(p->keeps), "%s is being restored", rev);
+        } else if (p->old_serving > 0)
+                snprintf(p->keeps, sizeof(p->keeps), "no revision is running: the " RECONCILE_DEPLOYMENT_NAME
+                                                     " Deployment does not exist");
+        else
+                snprintf(p->keeps, sizeof(p->keeps), "no revision has been rolled out yet");
+}
+
+static const Revision *failed_revision(Pass *p) {
+        const Revision *failed = p->blocked;
+        if (!failed && p->failed_now)
+                failed = revision_find(p, p->failed_now);
+        if (!failed) {
+                const Revision *t = revision_find(p, p->target);
+                if (t && t->failed)
+                        failed = t;
+        }
+        return failed;
+}
+
+/* ---- the conditions, one function each ----------------------------------------------- */
+
+static int cond_policy_valid(Pass *p, ConditionSpec *c, char **msg) {
+        *msg = strdup(p->want.message ? p->want.message : "");
+        if (!*msg)
+                return -ENOMEM;
+        *c = (ConditionSpec) { "PolicyValid", p->want.valid, p->want.reason, *msg };
+        return 0;
+}
+
+static int cond_progressing(Pass *p, ConditionSpec *c, char **msg) {
+        /* While the API refuses this pass's writes, what rolls is only what was observed. */
+        bool rolling_now = p->rolling_now && !(p->in->apply_error && p->in->apply_error[0]);
+        bool progressing = rolling_now || p->rollout == ROLLOUT_PROGRESSING;
+        int r;
+
+        if (progressing)
+                r = asprintf(msg, "rolling out revision %" PRId64, rolling_now ? p->target : p->deployed);
+        else if (p->rollout == ROLLOUT_FAILED)
+                r = asprintf(msg, "the rollout of revision %" PRId64 " stopped: it did not become available within %" PRId64 "s",
+                             p->deployed, p->cfg->progress_deadline_s);
+        else if (p->serving > 0)
+                r = asprintf(msg, "revision %" PRId64 " is rolled out", p->serving);
+        else
+                r = asprintf(msg, "no rollout in progress");
+        if (r < 0)
+                return -ENOMEM;
+        *c = (ConditionSpec) { "Progressing", progressing,
+                               progressing                       ? "RollingOut"
+                               : p->rollout == ROLLOUT_FAILED    ? "RolloutFailed"
+                                                                 : "AsExpected",
+                               *msg };
+        return 0;
+}
+
+static int cond_available(Pass *p, ConditionSpec *c, char **msg) {
+        const json_t *pods = p->in->pods;
+        bool exists = p->in->deployment || p->rolling_now;
+        size_t i, ready = 0;
+        json_t *pod;
+
+        json_array_foreach(pods, i, pod) {
+                const char *app = jstr(pod, "metadata", "labels", RECONCILE_APP_LABEL);
+                if (app && strcmp(app, RECONCILE_DEPLOYMENT_NAME) == 0 && pod_is_ready(pod))
+                        ready++;
+        }
+        *msg = strdup(ready > 0 ? "policy-scheduler pods are ready"
+                      : exists  ? "no policy-scheduler pod is ready"
+                                : "no policy-scheduler pod is ready: the Deployment does not exist");
+        if (!*msg)
+                return -ENOMEM;
+        *c = (ConditionSpec) { "Available", ready > 0, ready > 0 ? "AsExpected" : "NoReadyPods", *msg };
+        return 0;
+}
+
+static int cond_degraded(Pass *p, ConditionSpec *c, char **msg) {
+        const Desired *w = &p->want;
+        const Revision *failed = failed_revision(p);
+        bool rolling_back = p->rolled_back_to > 0 && p->rolled_back_to == p->target;
+        const char *apply_error = p->in->apply_error && p->in->apply_error[0] ? p->in->apply_error : NULL;
+        const char *reason;
+        int r;
+
+        if (apply_error) {
+                reason = "ApplyFailed";
+                r = asprintf(msg, "%s; %s", apply_error, p->keeps);
+        } else if (!w->valid) {
+                reason = w->reason;
+                r = asprintf(msg, "%s; %s", w->message, p->keeps);
+        } else if (failed) {
+                reason = "RolloutFailed";
+                r = asprintf(msg, "revision %" PRId64 " did not become available within %" PRId64
+                             "s%s%s; %s. Change the policy, or delete ConfigMap " RECONCILE_OPERAND_NAMESPACE
+                             "/" RECONCILE_REVISION_PREFIX "%" PRId64 " to retry it",
+                             failed->number, p->cfg->progress_deadline_s, rolling_back ? " and was rolled back" : "",
+                             failed->number == p->target ? " (no earlier good revision to roll back to)" : "",
+                             rolling_back ? "the rollback is in progress" : p->keeps, failed->number);
+        } else {
+                reason = "AsExpected";
+                r = asprintf(msg, "%s", p->serving > 0 ? "the desired revision is running" : "nothing has failed");
+        }
+        if (r < 0)
+                return -ENOMEM;
+        truncate_message(*msg, RECONCILE_MAX_MESSAGE);
+        *c = (ConditionSpec) { "Degraded", strcmp(reason, "AsExpected") != 0, reason, *msg };
+        return 0;
+}
+
+static const struct {
+        int (*build)(Pass *p, ConditionSpec *c, char **msg);
+} condition_table[] = {
+        { cond_policy_valid },
+        { cond_progressing },
+        { cond_available },
+        { cond_degraded },
+};
+
+/* ---- the rest of the status ---------------------------------------------------------- */
+
+/* Sets status.policy/predicates/priorities from what serves: the live source when it is
+ * what the serving revision was rendered from (fresh resourceVersion), else what the
+ * revision recorded when it was created. */
+static int status_source(Pass *p, json_t *status) {
+        const Revision *sr = revision_find(p, p->serving);
+
+        if (!sr) {
+                /* Its ConfigMap is gone (deleted by hand, being written again): what the
+                 * previous pass reported still serves. */
+                static const char *const keys[] = { "policy", "predicates", "priorities" };
+                for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                        const json_t *v = jpath(p->old_status, keys[i]);
+                        if (v && jset_new(status, keys[i], json_deep_copy(v)) < 0)
+                                return -ENOMEM;
+                }
+                return 0;
+        }
+        if (p->use && sr->hash && strcmp(sr->hash, p->hash) == 0) {
+                if (jset_new(status, "policy", json_deep_copy(p->use->source)) < 0 ||
+                    jset_new(status, "predicates", json_deep_copy(p->use->predicates)) < 0 ||
+                    jset_new(status, "priorities", json_deep_copy(p->use->priorities)) < 0)
+                        return -ENOMEM;
+                return 0;
+        }
+
+        _cleanup_json_ json_t *src = annotation_json(sr->cm, RECONCILE_ANN_SOURCE);
+        _cleanup_json_ json_t *eff = annotation_json(sr->cm, RECONCILE_ANN_EFFECTIVE);
+        const json_t *preds = jpath(eff, "predicates"), *prios = jpath(eff, "priorities");
+        if (json_is_object(src) && json_object_set(status, "policy", src) < 0)
+                return -ENOMEM;
+        if (json_is_array(preds) && json_array_size(preds) <= RECONCILE_MAX_STATUS_LIST &&
+            jset_new(status, "predicates", json_deep_copy(preds)) < 0)
+                return -ENOMEM;
+        if (json_is_array(prios) && json_array_size(prios) <= RECONCILE_MAX_STATUS_LIST &&
+            jset_new(status, "priorities", json_deep_copy(prios)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Keeps keys of the old status this reconciler does not own. */
+static int copy_foreign_keys(const json_t *old, json_t *status) {
+        static const char *const ours[] = {
+                "observedGeneration", "conditions", "revision", "policy", "predicates", "priorities", "rejected",
+        };
+        const char *k;
+        json_t *v;
+
+        if (!json_is_object(old))
+                return 0;
+        json_object_foreach((json_t *) old, k, v) {
+                bool mine = false;
+                for (size_t i = 0; i < ELEMENTSOF(ours); i++)
+                        if (strcmp(k, ours[i]) == 0)
+                                mine = true;
+                if (!mine && json_object_set_new(status, k, json_deep_copy(v)) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The diagnostics as status stores them: empty strings dropped (a document-level
+ * diagnostic has path ""; some API servers refuse "" in custom resources), at most the
+ * CRD's maxItems. New reference; NULL on ENOMEM. */
+static json_t *status_diagnostics(const json_t *diags) {
+        _cleanup_json_ json_t *list = json_array();
+        size_t i;
+        json_t *d;
+
+        if (!list)
+                return NULL;
+        json_array_foreach(diags, i, d) {
+                const char *k;
+                json_t *v;
+                if (i >= RECONCILE_MAX_STATUS_DIAGNOSTICS)
+                        break;
+                json_t *copy = json_object();
+                if (!copy || json_array_append_new(list, copy) < 0)
+                        return NULL;
+                json_object_foreach(d, k, v)
+                        if (!(json_is_string(v) && json_string_length(v) == 0) && json_object_set(copy, k, v) < 0)
+                                return NULL;
+        }
+        json_t *taken = TAKE_PTR(list);
+        return taken;
+}
+
+/* Step 5: the complete desired status. */
+int step_status(Pass *p, json_t **ret) {
+        _cleanup_json_ json_t *status = NULL;
+        ConditionSpec conds[ELEMENTSOF(condition_table)];
+        char *msgs[ELEMENTSOF(condition_table)] = {};
+        int r = 0;
+
+        describe_running(p);
+        for (size_t i = 0; i < ELEMENTSOF(condition_table) && r >= 0; i++)
+                r = condition_table[i].build(p, &conds[i], &msgs[i]);
+        if (r < 0)
+                goto out;
+
+        r = -ENOMEM;
+        status = json_object();
+        if (!status || jset_new(status, "observedGeneration", json_integer(p->generation)) < 0 ||
+            jset_new(status, "conditions", conditions_build(jpath(p->old_status, "conditions"), conds,
+                                                            ELEMENTSOF(conds), p->generation, p->in->now)) < 0)
+                goto out;
+        if (p->serving > 0) {
+                if (jset_new(status, "revision", json_integer(p->serving)) < 0)
+                        goto out;
+                r = status_source(p, status);
+                if (r < 0)
+                        goto out;
+        }
+        if (!p->want.valid) {
+                json_t *rej = json_pack("{s:O, s:s, s:s, s:o}", "source", p->want.source, "reason", p->want.reason,
+                                        "message", p->want.message, "diagnostics",
+                                        status_diagnostics(p->want.diagnostics));
+                r = -ENOMEM;
+                if (jset_new(status, "rejected", rej) < 0)
+                        goto out;
+        }
+        r = copy_foreign_keys(p->old_status, status);
+        if (r < 0)
+                goto out;
+        *ret = TAKE_PTR(status);
+        r = 0;
+out:
+        for (size_t i = 0; i < ELEMENTSOF(msgs); i++)
+                free(msgs[i]);
+        return r;
+}
+
+/* The status patch, only when something changed. */
+int status_patch(Pass *p, const json_t *status) {
+        _cleanup_json_ json_t *empty = json_object();
+        json_t *diff = NULL;
+        int r;
+
+        if (p->old_status && json_equal(status, p->old_status))
+                return 0;
+        if (!empty)
+                return -ENOMEM;
+        r = kube_merge_patch_create(p->old_status ? p->old_status : empty, status, &diff);
+        if (r < 0)
+                return r;
+        json_t *patch = json_pack("{s:o}", "status", diff);
+        const char *rv = jstr(p->in->scheduler, "metadata", "resourceVersion");
+        if (patch && rv && jset_new(patch, "metadata", json_pack("{s:s}", "resourceVersion", rv)) < 0) {
+                json_decref(patch);
+                return -ENOMEM;
+        }
+        return pass_add_action(p, RECONCILE_PATCH_STATUS, "config.openshift.io/v1", "schedulers", NULL,
+                               RECONCILE_SCHEDULER_NAME, patch, "update Scheduler " RECONCILE_SCHEDULER_NAME " status");
+}
