@@ -44,10 +44,7 @@
 static inline void freep(void *p) {
         free(*(void **) p);
 }
-static inline void fclosep(FILE **f) {
-        if (*f)
-                fclose(*f);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose);
 static inline void closep(int *fd) {
         if (*fd >= 0)
                 close(*fd);

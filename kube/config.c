@@ -356,7 +356,7 @@ int kube_config_load(const char *path, const char *context, KubeConfig **ret, Ku
         size_t len = 0;
         int r = read_file(p, KUBECONFIG_MAX, &text, &len);
         if (r < 0)
-                return kube_error_set(err, r, 0, "NoKubeconfig", "cannot read kubeconfig %.300s: %s", p, strerror(-r));
+                return kube_error_set(err, r, 0, "NoKubeconfig", "cannot read kubeconfig %.300s: %m", p);
 
         /* Relative paths inside are relative to the kubeconfig's directory. */
         char dir[PATH_MAX];

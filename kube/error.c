@@ -20,6 +20,12 @@ int kube_error_set(KubeError *err, int r, int http_status, const char *reason, c
         return r;
 }
 
+const char *kube_error_text(const KubeError *err, int r) {
+        if (err && err->message[0])
+                return err->message;
+        return strerror(r < 0 ? -r : r);
+}
+
 void kube_error_clear(KubeError *err) {
         if (err)
                 memset(err, 0, sizeof *err);

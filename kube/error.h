@@ -20,5 +20,9 @@ typedef struct KubeError {
 int kube_error_set(KubeError *err, int r, int http_status, const char *reason, const char *fmt, ...)
         __attribute__((format(printf, 5, 6)));
 
+/* What went wrong, for a log line: err's message when it has one, else the text of errno
+ * -r. Borrowed (err's buffer or libc's). */
+const char *kube_error_text(const KubeError *err, int r);
+
 /* Clears err (when non-NULL). */
 void kube_error_clear(KubeError *err);

@@ -95,17 +95,17 @@ int kubelet_start(Manager *m) {
         int r;
         if (o->tls_cert) {
                 if ((r = ns_read_file(o->tls_cert, 1024 * 1024, &cert, NULL)) < 0)
-                        return klog_error_errno(r, "cannot read --tls-cert %s: %s", o->tls_cert, strerror(-r));
+                        return klog_error_errno(r, "cannot read --tls-cert %s: %m", o->tls_cert);
                 if ((r = ns_read_file(o->tls_key, 1024 * 1024, &key, NULL)) < 0)
-                        return klog_error_errno(r, "cannot read --tls-key %s: %s", o->tls_key, strerror(-r));
+                        return klog_error_errno(r, "cannot read --tls-key %s: %m", o->tls_key);
         } else
                 klog_warning("no --tls-cert/--tls-key: serving the kubelet endpoint over plain HTTP, "
                              "which kube-apiserver will not use for logs");
         HttpServerOptions ho = { .address = "127.0.0.1", .port = o->kubelet_port, .cert_pem = cert, .key_pem = key,
                                  .max_connections = 256 };
         if ((r = http_server_new(m->event, &ho, &m->kubelet)) < 0)
-                return klog_error_errno(r, "cannot start the kubelet endpoint on 127.0.0.1:%u: %s",
-                                        (unsigned) o->kubelet_port, strerror(-r));
+                return klog_error_errno(r, "cannot start the kubelet endpoint on 127.0.0.1:%u: %m",
+                                        (unsigned) o->kubelet_port);
         if ((r = http_server_add_route(m->kubelet, PREFIX, on_logs, m)) < 0 ||
             (r = http_server_add_route(m->kubelet, "/healthz", on_healthz, m)) < 0)
                 return r;

@@ -102,7 +102,7 @@ static void on_done(KubeClient *c, int r, json_t *body, const KubeError *err, vo
                         klog_warning("node %s: %s failed: %s", name,
                                      op == OP_CREATE || op == OP_UPDATE || op == OP_UPDATE_STATUS ? "registration"
                                      : op == OP_HEARTBEAT ? "status heartbeat" : "lease",
-                                     err && err->message[0] ? err->message : strerror(-r));
+                                     kube_error_text(err, r));
                         if (op == OP_HEARTBEAT)
                                 s->next_status = now + RETRY_USEC;
                         else if (op == OP_LEASE_RENEW || op == OP_LEASE_CREATE)
@@ -265,7 +265,7 @@ static void pump(Manager *m) {
                         continue;
                 int r = send_op(m, idx, op);
                 if (r < 0) {
-                        klog_error("node %s: cannot queue a request: %s", m->nodes[idx].name, strerror(-r));
+                        (void) klog_error_errno(r, "node %s: cannot queue a request: %m", m->nodes[idx].name);
                         return;
                 }
         }

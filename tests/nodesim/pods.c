@@ -269,7 +269,7 @@ static void on_status_written(KubeClient *client, int r, json_t *body, const Kub
                  * the client and a lost Ready would leave the pod unready for good. */
                 if (r != -ENOENT && r != -ESTALE && r != -ECANCELED && !p->gone && !p->m->stopping) {
                         klog_warning("pod %s/%s: status update failed (retrying): %s", p->ns, p->name,
-                                     err && err->message[0] ? err->message : strerror(-r));
+                                     kube_error_text(err, r));
                         uint64_t now;
                         sd_event_now(p->m->event, CLOCK_MONOTONIC, &now);
                         if (!p->status_retry)
@@ -321,7 +321,7 @@ static void pod_status_changed(Pod *p) {
         int r = kube_patch_async(p->m->client, &KUBE_PODS, p->ns, p->name, "status", KUBE_MERGE_PATCH, patch,
                                  on_status_written, pod_ref(p));
         if (r < 0) {
-                klog_warning("pod %s/%s: cannot queue status update: %s", p->ns, p->name, strerror(-r));
+                (void) klog_warning_errno(r, "pod %s/%s: cannot queue status update: %m", p->ns, p->name);
                 pod_unref(p);
                 return;
         }
@@ -725,8 +725,10 @@ static void container_start(Container *c) {
         }
         char pod_dir[PATH_MAX];
         snprintf(pod_dir, sizeof(pod_dir), "%s/%s", m->dir_pods, p->uid);
-        if (r >= 0 && (r = ns_mkdir_p(pod_dir, 0755)) < 0)
-                snprintf(err, sizeof(err), "cannot create the pod directory: %s", strerror(-r));
+        if (r >= 0 && (r = ns_mkdir_p(pod_dir, 0755)) < 0) {
+                errno = -r;
+                snprintf(err, sizeof(err), "cannot create the pod directory: %m");
+        }
         if (r >= 0 && !env_list_get(&env, "HOME")) {
                 /* Container runtimes give a root container HOME=/root; the host's
                  * equivalent is nodesim's own HOME (harness scripts find cached tools
@@ -739,8 +741,10 @@ static void container_start(Container *c) {
                         snprintf(home, sizeof(home), "%s/%s/home", m->dir_pods, p->uid);
                         r = ns_mkdir_p(home, 0700);
                 }
-                if (r < 0 || (r = env_list_set(&env, "HOME", home)) < 0)
-                        snprintf(err, sizeof(err), "cannot prepare HOME: %s", strerror(-r));
+                if (r < 0 || (r = env_list_set(&env, "HOME", home)) < 0) {
+                        errno = -r;
+                        snprintf(err, sizeof(err), "cannot prepare HOME: %m");
+                }
         }
         for (size_t i = 0; r >= 0 && i < plan.n_volumes; i++)
                 if (plan.volumes[i].host_dir && strncmp(plan.volumes[i].host_dir, empty_dirs, strlen(empty_dirs)) == 0 &&
@@ -757,8 +761,8 @@ static void container_start(Container *c) {
 
         c->instance++;
         if ((r = container_paths(c, log_path, sizeof(log_path))) < 0 || (r = log_file_open(log_path, 0, &c->log)) < 0) {
-                klog_error("pod %s/%s container %s: cannot create its log file: %s", p->ns, p->name, c->name,
-                           strerror(-r));
+                (void) klog_error_errno(r, "pod %s/%s container %s: cannot create its log file: %m", p->ns, p->name,
+                                        c->name);
                 container_set_waiting(c, "RunContainerError", "cannot create the log file");
                 pod_status_changed(p);
                 return;
@@ -840,7 +844,7 @@ static void on_dep(KubeClient *client, int r, json_t *body, const KubeError *err
         else {
                 if (r != -ENOENT)
                         klog_warning("pod %s/%s: fetching %s failed: %s", p->ns, p->name, f->key,
-                                     err && err->message[0] ? err->message : strerror(-r));
+                                     kube_error_text(err, r));
                 json_object_set_new(p->deps, f->key, json_null());
         }
         free(f->key);
@@ -988,7 +992,7 @@ static void on_deleted(KubeClient *client, int r, json_t *body, const KubeError 
         Pod *p = userdata;
         if (r < 0 && r != -ENOENT && r != -ESTALE) {
                 klog_warning("pod %s/%s: final delete failed: %s", p->ns, p->name,
-                             err && err->message[0] ? err->message : strerror(-r));
+                             kube_error_text(err, r));
                 p->delete_sent = false;         /* tried again on the next update of the pod */
         } else
                 klog_v(1, "pod %s/%s deleted", p->ns, p->name);
@@ -1178,7 +1182,7 @@ static void on_pods_synced(KubeInformer *inf, void *userdata) {
 }
 
 static void on_pods_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
-        klog_warning("pod watch: %s (retrying)", err && err->message[0] ? err->message : strerror(-r));
+        klog_warning("pod watch: %s (retrying)", kube_error_text(err, r));
 }
 
 int pods_start(Manager *m) {
