@@ -9,6 +9,7 @@
 
 #include "common/http-server.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/log.h"
 #include "tests/nodesim/logfile.h"
 #include "tests/nodesim/manager.h"
@@ -54,7 +55,7 @@ static int on_logs(const HttpRequest *req, HttpReply *reply, void *userdata) {
         if (log_query_parse(http_request_query(req, "tailLines"), http_request_query(req, "limitBytes"),
                             http_request_query(req, "timestamps"), http_request_query(req, "follow"),
                             http_request_query(req, "sinceSeconds"), http_request_query(req, "sinceTime"),
-                            ns_now_realtime(), &q) < 0)
+                            now_realtime_usec(), &q) < 0)
                 return reply_text(reply, 400, "invalid log query parameters\n");
         const char *prev = http_request_query(req, "previous");
         bool previous = prev && (strcmp(prev, "true") == 0 || strcmp(prev, "1") == 0);

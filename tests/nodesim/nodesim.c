@@ -20,13 +20,14 @@
 
 #include "common/http-server.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/kube.h"
 #include "kube/log.h"
 #include "tests/nodesim/manager.h"
 #include "tests/nodesim/probe.h"
 #include "tests/nodesim/util.h"
 
-#define STOP_GRACE_USEC (10 * NS_USEC_PER_SEC)
+#define STOP_GRACE_USEC (10 * USEC_PER_SEC)
 #define STOP_POLL_USEC (100 * 1000)
 
 static int name_cmp(const void *a, const void *b) {
@@ -150,7 +151,7 @@ static int run(int argc, char *argv[]) {
         }
         klog_set_verbosity(opts.verbosity);
 
-        _cleanup_(manager_free) Manager m = { .opts = &opts, .since = ns_now_realtime() };
+        _cleanup_(manager_free) Manager m = { .opts = &opts, .since = now_realtime_usec() };
         if ((r = nodesim_build_nodes(&opts, NULL, &m.nodes, &m.n_nodes, err, sizeof(err))) < 0)
                 return err[0] ? klog_error_errno(r, "%s", err) : klog_error_errno(r, "%m");
         m.by_name = calloc(m.n_nodes ? m.n_nodes : 1, sizeof(NodeSpec *));

@@ -38,6 +38,7 @@
 
 #include "common/buf.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/informer.h"
 #include "kube/kube.h"
 #include "kube/log.h"
@@ -50,11 +51,11 @@
 #include "tests/nodesim/util.h"
 #include "tests/nodesim/volumes.h"
 
-#define BACKOFF_START_USEC (10 * NS_USEC_PER_SEC)
-#define BACKOFF_CAP_USEC (40 * NS_USEC_PER_SEC)
-#define BACKOFF_RESET_USEC (60 * NS_USEC_PER_SEC)
-#define CONFIG_RETRY_USEC (5 * NS_USEC_PER_SEC)
-#define STATUS_RETRY_USEC (1 * NS_USEC_PER_SEC)
+#define BACKOFF_START_USEC (10 * USEC_PER_SEC)
+#define BACKOFF_CAP_USEC (40 * USEC_PER_SEC)
+#define BACKOFF_RESET_USEC (60 * USEC_PER_SEC)
+#define CONFIG_RETRY_USEC (5 * USEC_PER_SEC)
+#define STATUS_RETRY_USEC (1 * USEC_PER_SEC)
 #define MAX_GRACE_SECONDS 300
 #define MAX_CONTAINERS 64
 #define MAX_DEPS 256
@@ -236,7 +237,7 @@ static uint64_t grace_of(const json_t *pod) {
                 s = 0;
         if (s > MAX_GRACE_SECONDS)
                 s = MAX_GRACE_SECONDS;
-        return (uint64_t) s * NS_USEC_PER_SEC;
+        return (uint64_t) s * USEC_PER_SEC;
 }
 
 static void container_view(const Container *c, ContainerView *v) {
@@ -299,7 +300,7 @@ static void pod_status_changed(Pod *p) {
         }
         if (all_ready != p->all_ready) {
                 p->all_ready = all_ready;
-                p->ready_transition = ns_now_realtime();
+                p->ready_transition = now_realtime_usec();
         }
         PodView v = { .pod_ip = p->ip[0] ? p->ip : NULL, .host_ip = "127.0.0.1", .start_time = p->start_time,
                       .ready_transition = p->ready_transition, .containers = views,
@@ -377,7 +378,7 @@ static void on_probe_result(bool ok, const char *detail, void *userdata) {
                 c->ready = false;
                 pod_status_changed(c->pod);
         }
-        probe_schedule(ps, probe_seconds(ps->spec, "periodSeconds", 10, 1) * NS_USEC_PER_SEC);
+        probe_schedule(ps, probe_seconds(ps->spec, "periodSeconds", 10, 1) * USEC_PER_SEC);
 }
 
 /* The URL of an httpGet probe: host defaults to the pod IP; a named port is looked up in
@@ -419,7 +420,7 @@ static int on_probe_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         _cleanup_buf_ Buf url = {};
         buf_init(&url, 4096);
         int r = probe_url(ps, &url);
-        uint64_t timeout = probe_seconds(ps->spec, "timeoutSeconds", 1, 1) * NS_USEC_PER_SEC;
+        uint64_t timeout = probe_seconds(ps->spec, "timeoutSeconds", 1, 1) * USEC_PER_SEC;
         if (r >= 0)
                 r = prober_get(c->pod->m->prober, buf_str(&url), timeout, on_probe_result, ps, &ps->req);
         if (r < 0) {
@@ -463,7 +464,7 @@ static void probe_start(ProbeState *ps, Container *c, bool liveness) {
         }
         if (!ps->spec)
                 return;
-        probe_schedule(ps, probe_seconds(ps->spec, "initialDelaySeconds", 0, 0) * NS_USEC_PER_SEC);
+        probe_schedule(ps, probe_seconds(ps->spec, "initialDelaySeconds", 0, 0) * USEC_PER_SEC);
 }
 
 /* ---- processes ---- */
@@ -536,7 +537,7 @@ static void drain_output(Container *c) {
                 if (n <= 0)
                         break;
                 if (c->log)
-                        (void) log_file_feed(c->log, buf, (size_t) n, ns_now_realtime());
+                        (void) log_file_feed(c->log, buf, (size_t) n, now_realtime_usec());
         }
 }
 
@@ -555,7 +556,7 @@ static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdat
         ssize_t n = read(fd, buf, sizeof(buf));
         if (n > 0) {
                 if (c->log)
-                        (void) log_file_feed(c->log, buf, (size_t) n, ns_now_realtime());
+                        (void) log_file_feed(c->log, buf, (size_t) n, now_realtime_usec());
                 return 0;
         }
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -588,7 +589,7 @@ static int on_process_exit(sd_event_source *s, const siginfo_t *si, void *userda
         Container *c = userdata;
         Pod *p = c->pod;
         Manager *m = p->m;
-        uint64_t now = ns_now_realtime();
+        uint64_t now = now_realtime_usec();
         int exit_code = si->si_code == CLD_EXITED ? si->si_status : 128 + si->si_status;
         int sig = si->si_code == CLD_EXITED ? 0 : si->si_status;
         /* Whatever the process left behind in its group goes with it. */
@@ -638,7 +639,7 @@ static int on_process_exit(sd_event_source *s, const siginfo_t *si, void *userda
         c->backoff = c->backoff ? MIN(c->backoff * 2, BACKOFF_CAP_USEC) : BACKOFF_START_USEC;
         char msg[512];
         snprintf(msg, sizeof(msg), "back-off %us restarting failed container=%s pod=%s_%s(%s)",
-                 (unsigned) (delay / NS_USEC_PER_SEC), c->name, p->name, p->ns, p->uid);
+                 (unsigned) (delay / USEC_PER_SEC), c->name, p->name, p->ns, p->uid);
         container_set_waiting(c, delay ? "CrashLoopBackOff" : "ContainerCreating", delay ? msg : NULL);
         uint64_t mono;
         sd_event_now(m->event, CLOCK_MONOTONIC, &mono);
@@ -782,12 +783,12 @@ static void container_start(Container *c) {
         if (r < 0) {
                 close(pipefd[0]);
                 klog_warning("pod %s/%s container %s failed to start: %s", p->ns, p->name, c->name, err);
-                (void) log_file_feed(c->log, err, strlen(err), ns_now_realtime());
-                (void) log_file_feed(c->log, "\n", 1, ns_now_realtime());
-                log_file_close(c->log, ns_now_realtime());
+                (void) log_file_feed(c->log, err, strlen(err), now_realtime_usec());
+                (void) log_file_feed(c->log, "\n", 1, now_realtime_usec());
+                log_file_close(c->log, now_realtime_usec());
                 /* Treated like a crash: the backoff applies, restartCount counts it. */
                 c->pid = 0;
-                c->started_at = ns_now_realtime();
+                c->started_at = now_realtime_usec();
                 siginfo_t si = { .si_code = CLD_EXITED, .si_status = 128 };
                 c->stopping = false;
                 on_process_exit(NULL, &si, c);
@@ -809,7 +810,7 @@ static void container_start(Container *c) {
                 return;
         }
         pid_record_write(c);
-        c->started_at = ns_now_realtime();
+        c->started_at = now_realtime_usec();
         snprintf(c->container_id, sizeof(c->container_id), "nodesim://%.8s-%s-%u", p->uid, c->name, c->instance);
         c->state = CONTAINER_RUNNING;
         c->waiting_reason = NULL;
@@ -966,7 +967,7 @@ static void pod_launch(Pod *p) {
                 if (!c->executable) {
                         c->state = CONTAINER_RUNNING;
                         c->started = c->ready = true;
-                        c->started_at = ns_now_realtime();
+                        c->started_at = now_realtime_usec();
                         snprintf(c->container_id, sizeof(c->container_id), "nodesim://%.8s-%s-0", p->uid, c->name);
                         continue;
                 }
@@ -1029,7 +1030,7 @@ static void pod_terminate(Pod *p, uint64_t grace, const char *why) {
                         c->state = CONTAINER_TERMINATED;
                         c->term = (ContainerTermination) { .exit_code = 0, .reason = "Completed",
                                                            .started_at = c->started_at,
-                                                           .finished_at = ns_now_realtime() };
+                                                           .finished_at = now_realtime_usec() };
                         c->ready = false;
                 }
         }
@@ -1099,7 +1100,7 @@ static Pod *pod_new(Manager *m, json_t *obj) {
         }
         uint64_t start = 0;
         const char *st = json_string_value(kube_obj_path(obj, "status.startTime"));
-        p->start_time = st && ns_parse_time(st, &start) == 0 ? start : ns_now_realtime();
+        p->start_time = st && rfc3339_parse(st, &start) == 0 ? start : now_realtime_usec();
         p->ready_transition = p->start_time;
         const char *ip = json_string_value(kube_obj_path(obj, "status.podIP"));
         if (!ip || ipalloc_claim(&m->ips, ip) < 0 || snprintf(p->ip, sizeof(p->ip), "%s", ip) <= 0) {
