@@ -1,6 +1,6 @@
 #pragma once
 /* Small language helpers every module uses: scope-based cleanup and ownership hand-off,
- * in the systemd style (see STYLE.md). Header-only on purpose. */
+ * in the systemd style (see HACKING.md, "Style"). Header-only on purpose. */
 
 #include <errno.h>
 #include <stdlib.h>
