@@ -1,6 +1,7 @@
 /* nodesim: plays the kubelets of simulated nodes against a real API server, so the local
  * control plane has Ready nodes, pods that reach Running/Ready with real processes behind
- * them, and `kubectl logs` that works. See docs/design.md, "Testing against a real control plane".
+ * them, and `kubectl logs` that works. See docs/design.md, "Testing against a real control
+ * plane".
  *
  * run(): options -> Manager (client, kubelet endpoint, prober) -> pod informer -> node
  * registration and heartbeats -> sd_event_loop. SIGTERM/SIGINT stop every container
