@@ -250,13 +250,21 @@ static void pump(KubeClient *c) {
         }
 }
 
+/* Queues q and schedules a pump. On failure q is unlinked and freed. */
 static int submit(KubeClient *c, Request *q) {
-        if (c->closing)
-                return -ECANCELED;
-        waiting_append(c, q);
-        /* Never start inside the caller's stack: completions must not run re-entrantly. */
-        sd_event_source_set_time(c->pump_timer, 0);
-        return sd_event_source_set_enabled(c->pump_timer, SD_EVENT_ONESHOT);
+        int r = -ECANCELED;
+        if (!c->closing) {
+                waiting_append(c, q);
+                /* Never start inside the caller's stack: completions must not run re-entrantly. */
+                sd_event_source_set_time(c->pump_timer, 0);
+                r = sd_event_source_set_enabled(c->pump_timer, SD_EVENT_ONESHOT);
+                if (r >= 0)
+                        return r;
+                list_remove(&c->waiting_head, &c->waiting_tail, q);
+                c->n_waiting--;
+        }
+        kube_req_free(q);
+        return r;
 }
 
 int kube_request_async_handle(KubeClient *c, const char *method, const char *path, const json_t *body,
@@ -268,14 +276,8 @@ int kube_request_async_handle(KubeClient *c, const char *method, const char *pat
         q->callback = callback;
         q->userdata = userdata;
         r = submit(c, q);
-        if (r < 0) {
-                if (q->next || q->prev || c->waiting_head == q) {
-                        list_remove(&c->waiting_head, &c->waiting_tail, q);
-                        c->n_waiting--;
-                }
-                kube_req_free(q);
+        if (r < 0)
                 return r;
-        }
         if (ret)
                 *ret = (KubeRequest *) q;
         return 0;
@@ -299,14 +301,8 @@ int kube_stream_open(KubeClient *c, const char *path, KubeStreamDataFn data, Kub
         q->userdata = userdata;
         buf_init(&q->response, ERROR_BODY_MAX);
         r = submit(c, q);
-        if (r < 0) {
-                if (q->next || q->prev || c->waiting_head == q) {
-                        list_remove(&c->waiting_head, &c->waiting_tail, q);
-                        c->n_waiting--;
-                }
-                kube_req_free(q);
+        if (r < 0)
                 return r;
-        }
         *ret = (KubeStream *) q;
         return 0;
 }

@@ -18,6 +18,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "kube/log.h"
@@ -70,7 +71,7 @@ void pid_records_reap(Manager *m) {
                 _cleanup_free_ char *data = NULL;
                 int pid = 0;
                 uint64_t start = 0, now_start = 0;
-                if (ns_read_file(g.gl_pathv[i], 256, &data, NULL) >= 0 &&
+                if (read_full_file(g.gl_pathv[i], 256, &data, NULL) >= 0 &&
                     sscanf(data, "%d %" SCNu64, &pid, &start) == 2 && pid > 1 &&
                     ns_proc_starttime(pid, &now_start) >= 0 && now_start == start) {
                         klog_warning("killing process group %d left behind by an earlier nodesim (%s)", pid,
@@ -221,6 +222,16 @@ static int on_kill_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 (void) spawn_kill_group(c->pid, SIGKILL);
         }
         return 0;
+}
+
+bool container_stop(Container *c, uint64_t grace, const char *why) {
+        c->restart_timer = sd_event_source_disable_unref(c->restart_timer);
+        probe_stop(&c->readiness);
+        probe_stop(&c->liveness);
+        if (c->pid <= 0)
+                return false;
+        container_kill(c, grace, why);
+        return true;
 }
 
 /* TERM now, KILL after grace; the exit handler does the rest. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <systemd/sd-event.h>
 
+#include "common/fileio.h"
 #include "common/http-server.h"
 #include "common/macro.h"
 #include "common/time-util.h"
@@ -95,9 +96,9 @@ int kubelet_start(Manager *m) {
         _cleanup_free_ char *cert = NULL, *key = NULL;
         int r;
         if (o->tls_cert) {
-                if ((r = ns_read_file(o->tls_cert, 1024 * 1024, &cert, NULL)) < 0)
+                if ((r = read_full_file(o->tls_cert, 1024 * 1024, &cert, NULL)) < 0)
                         return klog_error_errno(r, "cannot read --tls-cert %s: %m", o->tls_cert);
-                if ((r = ns_read_file(o->tls_key, 1024 * 1024, &key, NULL)) < 0)
+                if ((r = read_full_file(o->tls_key, 1024 * 1024, &key, NULL)) < 0)
                         return klog_error_errno(r, "cannot read --tls-key %s: %m", o->tls_key);
         } else
                 klog_warning("no --tls-cert/--tls-key: serving the kubelet endpoint over plain HTTP, "

@@ -100,6 +100,9 @@ void probe_stop(ProbeState *ps);
 
 /* containers.c */
 void container_start(Container *c);
+/* For good: no restart, no probes, and its process (if one runs) killed. Returns whether a
+ * process was running. */
+bool container_stop(Container *c, uint64_t grace, const char *why);
 /* Stops c's process: TERM, then KILL after grace. */
 void container_kill(Container *c, uint64_t grace, const char *why);
 /* Kills processes a previous nodesim left behind (from their PID records). */

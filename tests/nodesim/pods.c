@@ -170,12 +170,7 @@ static void pod_terminate(Pod *p, uint64_t grace, const char *why) {
         p->retry_timer = sd_event_source_disable_unref(p->retry_timer);
         for (size_t i = 0; i < p->n_containers; i++) {
                 Container *c = &p->containers[i];
-                c->restart_timer = sd_event_source_disable_unref(c->restart_timer);
-                probe_stop(&c->readiness);
-                probe_stop(&c->liveness);
-                if (c->pid > 0)
-                        container_kill(c, grace, why);
-                else if (c->state == CONTAINER_RUNNING) {
+                if (!container_stop(c, grace, why) && c->state == CONTAINER_RUNNING) {
                         c->state = CONTAINER_TERMINATED;
                         c->term = (ContainerTermination) { .exit_code = 0, .reason = "Completed",
                                                            .started_at = c->started_at,
@@ -359,11 +354,7 @@ size_t pods_stop_all(Manager *m, uint64_t max_grace_usec) {
         for (Pod *p = m->pods; p; p = p->next)
                 for (size_t i = 0; i < p->n_containers; i++) {
                         Container *c = &p->containers[i];
-                        c->restart_timer = sd_event_source_disable_unref(c->restart_timer);
-                        probe_stop(&c->readiness);
-                        probe_stop(&c->liveness);
-                        if (c->pid > 0)
-                                container_kill(c, MIN(pod_grace_usec(p->obj), max_grace_usec), "nodesim is stopping");
+                        (void) container_stop(c, MIN(pod_grace_usec(p->obj), max_grace_usec), "nodesim is stopping");
                 }
         return pods_running_processes(m);
 }

@@ -111,7 +111,8 @@ int spawn_process(const SpawnRequest *req, pid_t *ret_pid, char *err, size_t err
                 msg = strchr(buf, ' ');
                 msg = msg ? msg + 1 : buf;
         }
-        snprintf(err, errlen, "%s: %s", msg, strerror(code > 0 ? code : EIO));
+        errno = code > 0 ? code : EIO;
+        snprintf(err, errlen, "%s: %m", msg);
         return code > 0 ? -code : -EIO;
 }
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "tests/nodesim/util.h"
 
 static volatile sig_atomic_t stop;
@@ -39,7 +40,7 @@ static void on_term(int sig) {
 
 static void show(const char *path) {
         char *data = NULL;
-        int r = ns_read_file(path, 64 * 1024, &data, NULL);
+        int r = read_full_file(path, 64 * 1024, &data, NULL);
         if (r < 0) {
                 errno = -r;
                 printf("show %s=<unreadable: %m>\n", path);

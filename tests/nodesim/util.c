@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/macro.h"
 
 int ns_parse_int64(const char *s, int64_t min, int64_t max, int64_t *ret) {
@@ -73,41 +75,12 @@ int ns_write_file(const char *path, const void *data, size_t len, mode_t mode) {
         return 0;
 }
 
-int ns_read_file(const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        size_t cap = 4096, len = 0;
-        _cleanup_free_ char *data = malloc(cap + 1);
-        if (!data)
-                return -ENOMEM;
-        for (;;) {
-                if (len == cap) {
-                        if (cap >= max)
-                                return -E2BIG;
-                        cap = MIN(cap * 2, max);
-                        char *p = realloc(data, cap + 1);
-                        if (!p)
-                                return -ENOMEM;
-                        data = p;
-                }
-                ssize_t n = read(fd, data + len, cap - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > max)
-                        return -E2BIG;
-        }
-        data[len] = '\0';
-        if (ret_len)
-                *ret_len = len;
-        *ret = TAKE_PTR(data);
-        return 0;
+int ns_errorf(char *err, size_t errlen, int r, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 bool ns_dns_subdomain_ok(const char *s) {
@@ -129,7 +102,7 @@ int ns_proc_starttime(pid_t pid, uint64_t *ret) {
         char path[64];
         snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
         _cleanup_free_ char *data = NULL;
-        int r = ns_read_file(path, 4096, &data, NULL);
+        int r = read_full_file(path, 4096, &data, NULL);
         if (r < 0)
                 return r;
         /* The command name may contain spaces and parentheses: fields start after the last ')'. */

@@ -1,6 +1,7 @@
 #pragma once
-/* Small helpers shared by nodesim's modules: bounded number parsing and file-system
- * helpers. Clocks and RFC 3339 times are common/time-util.h's. */
+/* Small helpers shared by nodesim's modules: bounded number parsing, file-system helpers
+ * and error messages. Clocks and RFC 3339 times are common/time-util.h's, whole-file reads
+ * common/fileio.h's. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,9 +17,9 @@ int ns_mkdir_p(const char *path, mode_t mode);
 /* Writes data to path (created with mode, truncated). Returns 0 or -errno. */
 int ns_write_file(const char *path, const void *data, size_t len, mode_t mode);
 
-/* Reads a whole file of at most max bytes into a new NUL-terminated buffer. Returns 0,
- * -E2BIG past max, -errno. */
-int ns_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+/* Formats a message for a person into err (errlen bytes, cut to fit) and returns r, for
+ * `return ns_errorf(err, errlen, -EINVAL, "bad %s", x);`. */
+int ns_errorf(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 
 /* Whether s is a DNS-1123 subdomain (what Node and Pod names must be). */

@@ -20,6 +20,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/http-server.h"
 #include "common/macro.h"
 #include "common/time-util.h"
@@ -84,7 +85,7 @@ static void test_logs(void **state) {
         assert_int_equal(log_file_feed(f, "par", 3, t0 + 2 * USEC_PER_SEC), 0);
 
         _cleanup_free_ char *raw = NULL;
-        assert_int_equal(ns_read_file(path, 4096, &raw, NULL), 0);
+        assert_int_equal(read_full_file(path, 4096, &raw, NULL), 0);
         assert_string_equal(raw, "2026-11-18T11:06:40.000000000Z stdout F one\n"
                                  "2026-11-18T11:06:41.000000000Z stdout F two\n"
                                  "2026-11-18T11:06:41.000000000Z stdout F three\n");
