@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
@@ -24,6 +23,7 @@
 #include "common/time-util.h"
 #include "kube/kube.h"
 #include "kube/log.h"
+#include "kube/notify.h"
 #include "tests/nodesim/manager.h"
 #include "tests/nodesim/probe.h"
 #include "tests/nodesim/util.h"
@@ -210,7 +210,7 @@ static int run(int argc, char *argv[]) {
         klog_info("nodesim %d: %zu nodes, %zu image mappings, API server %s, kubelet port %u, state in %s",
                   (int) getpid(), m.n_nodes, opts.n_run, kube_config_server(kube_client_get_config(m.client)),
                   (unsigned) m.kubelet_port, opts.state_dir);
-        (void) sd_notify(0, "READY=1");
+        (void) kube_notify_ready();
 
         r = sd_event_loop(m.event);
         if (opts.pid_file)
