@@ -121,6 +121,18 @@ static void recycle_easy(KubeClient *c, CURL *e) {
                 curl_easy_cleanup(e);
 }
 
+/* q's transfer is out of the multi: its handle goes back to the free list and its slot is
+ * free again. */
+static void release_easy(KubeClient *c, Request *q) {
+        recycle_easy(c, q->easy);
+        q->easy = NULL;
+        kube_req_probe_done(q);
+        if (!q->stream)
+                c->in_flight--;
+        else
+                c->streams--;
+}
+
 static void complete(Request *q, Outcome *o) {
         KubeClient *c = q->client;
         if (o->r < 0)
@@ -156,13 +168,7 @@ static void request_done(Request *q, CURLcode cc) {
                 c->stats.connections += (uint64_t) nc;
         klog_v(6, "%s %s %d in %.1f ms", q->method, q->url + strlen(c->config->server), o.r,
                (double) (now_monotonic_usec() - q->started_usec) / 1000.0);
-        recycle_easy(c, q->easy);
-        q->easy = NULL;
-        kube_req_probe_done(q);
-        if (!q->stream)
-                c->in_flight--;
-        else
-                c->streams--;
+        release_easy(c, q);
         if (o.r == -ECONNREFUSED || o.r == -ECONNRESET || o.r == -EPROTO)
                 c->conn_known = false;
         if (o.r < 0 && o.retry && q->attempt < c->max_retries && !c->closing) {
@@ -313,13 +319,7 @@ static void request_cancel(Request *q) {
                 list_remove(&c->active, NULL, q);
                 if (q->easy) {
                         curl_multi_remove_handle(curl_event_multi(c->curl), q->easy);
-                        recycle_easy(c, q->easy);
-                        q->easy = NULL;
-                        kube_req_probe_done(q);
-                        if (!q->stream)
-                                c->in_flight--;
-                        else
-                                c->streams--;
+                        release_easy(c, q);
                 }
         } else {
                 list_remove(&c->waiting_head, &c->waiting_tail, q);
