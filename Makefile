@@ -8,6 +8,7 @@
 #   make lint       clang-tidy + cppcheck      make install PREFIX=/usr/local DESTDIR=
 #   SANITIZE=address,undefined   build with sanitizers (objects go to a separate build dir)
 #   VALGRIND=1                   run unit tests under valgrind
+#   V=1                          full compiler command lines and every test's output
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -41,6 +42,16 @@ SAN_FLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fn
 ALL_CFLAGS = -std=gnu17 $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -I. -MMD -MP $(PKG_CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS) -Wl,--as-needed
 
+# Short build lines ("  CC      kube/client.c") unless V=1.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say :=
+else
+Q := @
+say = printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+
 PROGRAMS :=
 UNIT_TESTS :=
 INTEGRATION_TESTS :=
@@ -51,14 +62,14 @@ LINT_SRCS :=
 
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # $(call static_lib,NAME,SOURCES) -> $(O)/lib/libNAME.a
 define static_lib
 LIB_$(1) := $(O)/lib/lib$(1).a
 $(O)/lib/lib$(1).a: $(patsubst %.c,$(O)/%.o,$(2))
 	@mkdir -p $$(@D)
-	rm -f $$@ && $(AR) rcs $$@ $$^
+	$(Q)$(call say,AR,$$@)rm -f $$@ && $(AR) rcs $$@ $$^
 LINT_SRCS += $(2)
 endef
 
@@ -67,7 +78,7 @@ define program
 PROGRAMS += $(O)/bin/$(1)
 $(O)/bin/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
 	@mkdir -p $$(@D)
-	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS)
+	$(Q)$(call say,LD,$$@)$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS)
 LINT_SRCS += $(2)
 endef
 
@@ -76,7 +87,7 @@ define unit_test
 UNIT_TESTS += $(O)/tests/$(1)
 $(O)/tests/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
 	@mkdir -p $$(@D)
-	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $(PKG_LIBS)
+	$(Q)$(call say,LD,$$@)$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $(PKG_LIBS)
 $(patsubst %.c,$(O)/%.o,$(2)): ALL_CFLAGS += $(CMOCKA_CFLAGS)
 endef
 
@@ -85,7 +96,7 @@ define integration_test
 INTEGRATION_TESTS += $(O)/tests/$(1)
 $(O)/tests/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
 	@mkdir -p $$(@D)
-	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $(PKG_LIBS)
+	$(Q)$(call say,LD,$$@)$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $(PKG_LIBS)
 $(patsubst %.c,$(O)/%.o,$(2)): ALL_CFLAGS += $(CMOCKA_CFLAGS)
 endef
 
@@ -94,7 +105,7 @@ define bench
 BENCHES += $(O)/bench/$(1)
 $(O)/bench/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l).a)
 	@mkdir -p $$(@D)
-	$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS)
+	$(Q)$(call say,LD,$$@)$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS)
 endef
 
 # $(call fuzzer,NAME,SOURCES): a libFuzzer target built from source with clang + ASan/UBSan
@@ -104,7 +115,7 @@ define fuzzer
 FUZZERS += build/fuzz/$(1)
 build/fuzz/$(1): $(2) $$(wildcard common/*.h policy-validator/*.h kube/*.h)
 	@mkdir -p $$(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $$(PKG_CFLAGS) -o $$@ $(2) $$(PKG_LIBS)
+	$(Q)$(call say,FUZZ,$$@)$(FUZZ_CC) $(FUZZ_FLAGS) $$(PKG_CFLAGS) -o $$@ $(2) $$(PKG_LIBS)
 endef
 
 include $(sort $(wildcard */module.mk tests/*/module.mk))
@@ -121,26 +132,23 @@ unit: $(UNIT_TESTS)
 	@tools/run-tests $(if $(VALGRIND),--valgrind) --name unit $(UNIT_TESTS)
 
 # Integration tests (cmocka binaries and scripts under tests/integration and tests/e2e) run
-# against a local control plane that is started here and stopped afterwards.
+# against a local control plane that is started here and stopped afterwards; the plane's own
+# smoke test comes first.
+INTEGRATION_SCRIPTS := $(sort $(wildcard tests/integration/*.sh tests/e2e/*.sh))
 integration: all $(INTEGRATION_TESTS)
-	@tools/with-cluster tools/run-tests --name integration $(INTEGRATION_TESTS) \
-		$(sort $(wildcard tests/integration/*.sh tests/e2e/*.sh))
+	@tools/with-cluster tools/run-tests --name integration $(filter %/00-control-plane.sh,$(INTEGRATION_SCRIPTS)) \
+		$(INTEGRATION_TESTS) $(filter-out %/00-control-plane.sh,$(INTEGRATION_SCRIPTS))
 
-# What CI runs: dependencies, a plain build, unit tests plain, under ASan+UBSan and under
-# valgrind, then the integration and end-to-end suites on the real control plane.
+# What CI runs: dependencies, then tools/test-all's stages (a plain build, unit tests plain,
+# under ASan+UBSan and under valgrind, the Kubernetes binaries, then the integration and
+# end-to-end suites on a fresh local control plane). A failing stage does not hide the
+# others' results: the summary is printed either way and its last line is
+# "total: N passed, N failed" (what it counts: tools/run-tests, README.md).
 test: deps
-	@$(MAKE) --no-print-directory all tests-build
-	@tools/run-tests --name unit --summary-file build/summary.unit $(UNIT_TESTS)
-	@$(MAKE) --no-print-directory O=build/san SANITIZE=address,undefined tests-build
-	@tools/run-tests --name unit-asan --summary-file build/summary.asan \
-		$(patsubst $(O)/%,build/san/%,$(UNIT_TESTS))
-	@tools/run-tests --name unit-valgrind --valgrind --summary-file build/summary.valgrind \
-		$(UNIT_TESTS)
-	@tests/cluster/build.sh
-	@tools/with-cluster tools/run-tests --name integration --summary-file build/summary.integration \
-		$(INTEGRATION_TESTS) $(sort $(wildcard tests/integration/*.sh tests/e2e/*.sh))
-	@tools/run-tests --total build/summary.unit build/summary.asan build/summary.valgrind \
-		build/summary.integration
+	@MAKE="$(MAKE)" V=$(V) O=$(O) SAN_O=build/san UNIT_TESTS="$(UNIT_TESTS)" \
+		INTEGRATION_TESTS="$(INTEGRATION_TESTS)" \
+		INTEGRATION_SCRIPTS="$(INTEGRATION_SCRIPTS)" \
+		tools/test-all
 
 demo: deps all
 	@tests/cluster/build.sh
@@ -150,11 +158,15 @@ demo: deps all
 # bench binaries, then the scripts tests/bench/*.sh (they find the programs in $(O)).
 # BENCH_CLUSTER_DIR picks the plane's directory (one per concurrent run).
 BENCH_SCRIPTS := $(sort $(wildcard tests/bench/*.sh))
+# Bench binaries that the bench scripts drive with arguments (not benchmarks of their own):
+# built by `make bench`, not run by it directly.
+BENCH_HELPERS := bench-sched-bind
 BENCH_CLUSTER_DIR ?= $(CURDIR)/build/cluster-bench
 bench: deps all benches-build
 	@tests/cluster/build.sh
 	@CLUSTER_DIR=$(BENCH_CLUSTER_DIR) O=$(O) tools/with-cluster bash -c \
-		'for b in $(BENCHES) $(BENCH_SCRIPTS); do echo "== $$b"; $$b || exit 1; done'
+		'for b in $(filter-out $(addprefix %/,$(BENCH_HELPERS)),$(BENCHES)) $(BENCH_SCRIPTS); do \
+			echo "== $$b"; $$b || exit 1; done'
 
 FUZZ_SECONDS ?= 60
 fuzz: deps $(FUZZERS)
@@ -174,7 +186,7 @@ install: all
 	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
 
 clean:
-	rm -rf build/default build/san build/fuzz build/summary.*
+	rm -rf build/default build/san build/fuzz build/summary
 
 .PHONY: all deps unit integration test demo bench fuzz lint install clean tests-build benches-build
 

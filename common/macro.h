@@ -1,6 +1,6 @@
 #pragma once
 /* Small language helpers every module uses: scope-based cleanup and ownership hand-off,
- * in the systemd style (see STYLE.md). Header-only on purpose. */
+ * in the systemd style (see HACKING.md, "Style"). Header-only on purpose. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -44,10 +44,7 @@
 static inline void freep(void *p) {
         free(*(void **) p);
 }
-static inline void fclosep(FILE **f) {
-        if (*f)
-                fclose(*f);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose);
 static inline void closep(int *fd) {
         if (*fd >= 0)
                 close(*fd);

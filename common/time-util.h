@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define USEC_PER_SEC UINT64_C(1000000)
 #define RFC3339_MAX 40  /* enough for any output of rfc3339_format(), NUL included */
 
 uint64_t now_monotonic_usec(void);      /* CLOCK_MONOTONIC */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "common/fileio.h"
 #include "common/macro.h"
 
 #define KUBECONFIG_MAX (4 * 1024 * 1024)
@@ -63,41 +64,6 @@ const char *kube_config_namespace(const KubeConfig *c) {
         return c->namespace && c->namespace[0] ? c->namespace : "default";
 }
 
-/* Reads a whole small file into a new NUL-terminated buffer. */
-static int read_file(const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        if ((size_t) st.st_size > max)
-                return -E2BIG;
-        _cleanup_buf_ Buf b;
-        buf_init(&b, max);
-        char chunk[16384];
-        for (;;) {
-                ssize_t n = read(fd, chunk, sizeof chunk);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (n == 0)
-                        break;
-                int r = buf_append(&b, chunk, (size_t) n);
-                if (r < 0)
-                        return r;
-        }
-        if (ret_len)
-                *ret_len = b.len;
-        *ret = buf_steal(&b);
-        explicit_bzero(chunk, sizeof chunk);
-        return *ret ? 0 : -ENOMEM;
-}
-
 static char *trim_token(char *s) {
         size_t n = strlen(s);
         while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
@@ -112,7 +78,7 @@ static int load_token_file(KubeConfig *c) {
         if (c->token && st.st_mtim.tv_sec == c->token_mtime.tv_sec && st.st_mtim.tv_nsec == c->token_mtime.tv_nsec)
                 return 0;
         char *t = NULL;
-        int r = read_file(c->token_file, TOKEN_MAX, &t, NULL);
+        int r = read_full_file(c->token_file, TOKEN_MAX, &t, NULL);
         if (r < 0)
                 return r;
         secret_free(c->token);
@@ -354,9 +320,9 @@ int kube_config_load(const char *path, const char *context, KubeConfig **ret, Ku
 
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
-        int r = read_file(p, KUBECONFIG_MAX, &text, &len);
+        int r = read_full_file(p, KUBECONFIG_MAX, &text, &len);
         if (r < 0)
-                return kube_error_set(err, r, 0, "NoKubeconfig", "cannot read kubeconfig %.300s: %s", p, strerror(-r));
+                return kube_error_set(err, r, 0, "NoKubeconfig", "cannot read kubeconfig %.300s: %m", p);
 
         /* Relative paths inside are relative to the kubeconfig's directory. */
         char dir[PATH_MAX];
@@ -406,7 +372,7 @@ int kube_config_in_cluster(const char *sa_dir, KubeConfig **ret, KubeError *err)
                 nsfile = NULL;
                 return -ENOMEM;
         }
-        if (read_file(nsfile, 1024, &ns, NULL) >= 0)
+        if (read_full_file(nsfile, 1024, &ns, NULL) >= 0)
                 c->namespace = strdup(trim_token(ns));
         *ret = TAKE_PTR(c);
         return 0;

@@ -1,6 +1,7 @@
 /* KubeError helpers; the struct is plain data so callers can keep it on the stack. */
 #include "kube/error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 int kube_error_set(KubeError *err, int r, int http_status, const char *reason, const char *fmt, ...) {
         if (!err)
                 return r;
+        if (r < 0)
+                errno = -r;     /* for %m in fmt */
         err->http_status = http_status;
         snprintf(err->reason, sizeof err->reason, "%s", reason ? reason : "");
         va_list ap;
@@ -15,6 +18,12 @@ int kube_error_set(KubeError *err, int r, int http_status, const char *reason, c
         vsnprintf(err->message, sizeof err->message, fmt, ap);
         va_end(ap);
         return r;
+}
+
+const char *kube_error_text(const KubeError *err, int r) {
+        if (err && err->message[0])
+                return err->message;
+        return strerror(r < 0 ? -r : r);
 }
 
 void kube_error_clear(KubeError *err) {

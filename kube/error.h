@@ -15,9 +15,14 @@ typedef struct KubeError {
 } KubeError;
 
 /* Fills err (when non-NULL) and returns r (a negative errno) so callers can
- * `return kube_error_set(err, -EINVAL, 0, "InvalidSelector", "...%s", x);`. */
+ * `return kube_error_set(err, -EINVAL, 0, "InvalidSelector", "...%s", x);`. errno is set
+ * to -r before formatting, so "%m" in fmt names r. */
 int kube_error_set(KubeError *err, int r, int http_status, const char *reason, const char *fmt, ...)
         __attribute__((format(printf, 5, 6)));
+
+/* What went wrong, for a log line: err's message when it has one, else the text of errno
+ * -r. Borrowed (err's buffer or libc's). */
+const char *kube_error_text(const KubeError *err, int r);
 
 /* Clears err (when non-NULL). */
 void kube_error_clear(KubeError *err);

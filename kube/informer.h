@@ -121,7 +121,5 @@ typedef struct KubeInformerStats {
 } KubeInformerStats;
 void kube_informer_get_stats(const KubeInformer *inf, KubeInformerStats *ret);
 
-static inline void kube_informer_unrefp(KubeInformer **i) {
-        kube_informer_unref(*i);
-}
-#define _cleanup_informer_ __attribute__((cleanup(kube_informer_unrefp)))
+DEFINE_TRIVIAL_CLEANUP_FUNC(KubeInformer *, kube_informer_unref);
+#define _cleanup_informer_ _cleanup_(kube_informer_unrefp)

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/macro.h"
 #include "kube/error.h"
 
 typedef struct json_t json_t;
@@ -253,11 +254,7 @@ const char *kube_obj_resource_version(const json_t *obj);
 /* Follows a dotted path of object keys ("spec.nodeName"); NULL when any step is missing. */
 json_t *kube_obj_path(const json_t *obj, const char *dotted);
 
-static inline void kube_client_unrefp(KubeClient **c) {
-        kube_client_unref(*c);
-}
-static inline void kube_config_freep(KubeConfig **c) {
-        kube_config_free(*c);
-}
-#define _cleanup_kube_client_ __attribute__((cleanup(kube_client_unrefp)))
-#define _cleanup_kube_config_ __attribute__((cleanup(kube_config_freep)))
+DEFINE_TRIVIAL_CLEANUP_FUNC(KubeClient *, kube_client_unref);
+DEFINE_TRIVIAL_CLEANUP_FUNC(KubeConfig *, kube_config_free);
+#define _cleanup_kube_client_ _cleanup_(kube_client_unrefp)
+#define _cleanup_kube_config_ _cleanup_(kube_config_freep)

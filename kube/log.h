@@ -7,6 +7,8 @@
  * MESSAGE, so `journalctl -p warning` works. Library code logs with klog_v(4) or higher.
  * Not for secrets: callers must never pass credentials. */
 
+#include <errno.h>
+
 #include "common/macro.h"
 
 typedef enum KlogSeverity {
@@ -34,5 +36,16 @@ void klog_write(KlogSeverity sev, const char *file, int line, const char *func, 
                 if (_unlikely_(klog_verbosity() >= (level)))                                   \
                         klog_write(KLOG_INFO, __FILE__, __LINE__, __func__, __VA_ARGS__);      \
         } while (0)
-/* Logs at error level and returns r, for "log and return in one line". */
-#define klog_error_errno(r, ...) ({ klog_error(__VA_ARGS__); (r); })
+/* Log at that level with errno set to -r (r is a negative errno, or a positive one), so the
+ * message can name the error with "%m", and return r: "log and return in one line", e.g.
+ * `return klog_error_errno(r, "cannot read %s: %m", path);`. errno stays set afterwards. */
+#define klog_full_errno(sev, r, ...)                                                           \
+        ({                                                                                     \
+                int _r_ = (r);                                                                 \
+                errno = _r_ < 0 ? -_r_ : _r_;                                                  \
+                klog_write((sev), __FILE__, __LINE__, __func__, __VA_ARGS__);                  \
+                _r_;                                                                           \
+        })
+#define klog_info_errno(r, ...) klog_full_errno(KLOG_INFO, r, __VA_ARGS__)
+#define klog_warning_errno(r, ...) klog_full_errno(KLOG_WARNING, r, __VA_ARGS__)
+#define klog_error_errno(r, ...) klog_full_errno(KLOG_ERROR, r, __VA_ARGS__)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "common/buf.h"
+#include "common/macro.h"
 
 typedef struct KubeSelector KubeSelector;
 typedef struct KubeError KubeError;
@@ -46,7 +47,5 @@ int kube_selector_format(const KubeSelector *sel, Buf *out);
 /* Frees the selector; accepts NULL. Returns NULL. */
 KubeSelector *kube_selector_free(KubeSelector *sel);
 
-static inline void kube_selector_freep(KubeSelector **s) {
-        kube_selector_free(*s);
-}
-#define _cleanup_selector_ __attribute__((cleanup(kube_selector_freep)))
+DEFINE_TRIVIAL_CLEANUP_FUNC(KubeSelector *, kube_selector_free);
+#define _cleanup_selector_ _cleanup_(kube_selector_freep)

@@ -1,8 +1,9 @@
 /* In-memory benchmark of the scheduler core with the documented default policy:
- * deploy/policy.cfg (= shared/policies/openshift-default.json) is read and validated by
- * libpolicy and compiled by sched_config_new(), as the daemon does at start-up, and run on
- * 5,000 nodes. Services and ReplicaSets are put into the core's object store (as the
- * daemon's informers do), so SelectorSpreadPriority and ServiceSpreadingPriority count pods.
+ * deploy/policy.cfg (= tests/data/policy-examples/openshift-default.json) is read and
+ * validated by libpolicy and compiled by sched_config_new(), as the daemon does at
+ * start-up, and run on 5,000 nodes. Services and ReplicaSets are put into the core's
+ * object store (as the daemon's informers do), so SelectorSpreadPriority and
+ * ServiceSpreadingPriority count pods.
  * No API server: each pod is scheduled and assumed on its node, as the daemon does before
  * binding; after each case the assumed pods are forgotten so every case starts from the
  * same cluster.

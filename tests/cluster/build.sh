@@ -31,7 +31,7 @@ fi
 CACHE=$(dirname "$BIN")
 WORK="$CACHE/src"
 rm -rf "$WORK" && mkdir -p "$WORK"
-log "building Kubernetes from source into $CACHE (first run only; about 5-10 minutes on 2 cores)"
+log "building Kubernetes from source into $CACHE (first run only; about 5 minutes on 2 cores)"
 cd "$WORK"
 apt-get source -qq kubernetes >/dev/null 2>&1 || apt-get source kubernetes
 apt-get source -qq golang-github-modern-go-reflect2 >/dev/null 2>&1 || apt-get source golang-github-modern-go-reflect2

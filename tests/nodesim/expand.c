@@ -109,14 +109,6 @@ static const char *env_lookup(const char *name, void *userdata) {
         return env_list_get(userdata, name);
 }
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return r;
-}
 
 /* "metadata.labels['k']" and "metadata.annotations['k']". */
 static const char *subscript(const json_t *pod, const char *path, const char *field) {
@@ -206,12 +198,12 @@ static int env_from(const json_t *pod, const json_t *container, const EnvContext
                 }
                 const char *name = json_string_value(json_object_get(ref, "name"));
                 if (!name)
-                        return fail(err, errlen, -EINVAL, "envFrom[%zu]: no configMapRef or secretRef name", i);
+                        return ns_errorf(err, errlen, -EINVAL, "envFrom[%zu]: no configMapRef or secretRef name", i);
                 const json_t *obj = ctx->lookup ? ctx->lookup(kind, ns, name, ctx->userdata) : NULL;
                 if (!obj) {
                         if (json_is_true(json_object_get(ref, "optional")))
                                 continue;
-                        return fail(err, errlen, -ENOENT, "%s %s not found", kind, name);
+                        return ns_errorf(err, errlen, -ENOENT, "%s %s not found", kind, name);
                 }
                 const char *k;
                 json_t *v;
@@ -221,9 +213,9 @@ static int env_from(const json_t *pod, const json_t *container, const EnvContext
                         _cleanup_free_ char *value = NULL;
                         int r = key_value(ctx, kind, ns, name, k, &value);
                         if (r < 0)
-                                return fail(err, errlen, r, "%s %s: key %s unreadable", kind, name, k);
+                                return ns_errorf(err, errlen, r, "%s %s: key %s unreadable", kind, name, k);
                         if ((r = env_list_set(l, full, value)) < 0)
-                                return fail(err, errlen, r, "environment too large at %s", full);
+                                return ns_errorf(err, errlen, r, "environment too large at %s", full);
                 }
         }
         return 0;
@@ -256,7 +248,7 @@ int container_env_build(const json_t *pod, const json_t *container, const EnvCon
         json_array_foreach(json_object_get(container, "env"), i, e) {
                 const char *name = json_string_value(json_object_get(e, "name"));
                 if (!name || !*name)
-                        return fail(err, errlen, -EINVAL, "env[%zu] has no name", i);
+                        return ns_errorf(err, errlen, -EINVAL, "env[%zu] has no name", i);
                 json_t *value = json_object_get(e, "value");
                 json_t *from = json_object_get(e, "valueFrom");
                 _cleanup_buf_ Buf out = {};
@@ -264,7 +256,7 @@ int container_env_build(const json_t *pod, const json_t *container, const EnvCon
                 if (json_is_string(value)) {
                         r = expand_vars(json_string_value(value), env_lookup, l, &out);
                         if (r < 0)
-                                return fail(err, errlen, r, "env %s: value too large", name);
+                                return ns_errorf(err, errlen, r, "env %s: value too large", name);
                 } else if (from) {
                         json_t *fr = json_object_get(from, "fieldRef");
                         json_t *cm = json_object_get(from, "configMapKeyRef");
@@ -272,7 +264,7 @@ int container_env_build(const json_t *pod, const json_t *container, const EnvCon
                         if (fr) {
                                 const char *path = json_string_value(json_object_get(fr, "fieldPath")), *v;
                                 if (!path || pod_field_value(pod, ctx, path, &v) < 0)
-                                        return fail(err, errlen, -EINVAL, "env %s: unsupported fieldRef %s", name,
+                                        return ns_errorf(err, errlen, -EINVAL, "env %s: unsupported fieldRef %s", name,
                                                     path ? path : "(none)");
                                 r = buf_puts(&out, v);
                         } else if (cm || sk) {
@@ -282,27 +274,27 @@ int container_env_build(const json_t *pod, const json_t *container, const EnvCon
                                 const char *key = json_string_value(json_object_get(ref, "key"));
                                 _cleanup_free_ char *v = NULL;
                                 if (!oname || !key)
-                                        return fail(err, errlen, -EINVAL, "env %s: %s reference needs name and key",
+                                        return ns_errorf(err, errlen, -EINVAL, "env %s: %s reference needs name and key",
                                                     name, kind);
                                 r = key_value(ctx, kind, ns, oname, key, &v);
                                 if (r == -ENOENT) {
                                         if (json_is_true(json_object_get(ref, "optional")))
                                                 continue;
-                                        return fail(err, errlen, r, "env %s: %s %s has no key %s", name, kind,
+                                        return ns_errorf(err, errlen, r, "env %s: %s %s has no key %s", name, kind,
                                                     oname, key);
                                 }
                                 if (r < 0)
-                                        return fail(err, errlen, r, "env %s: %s %s key %s unreadable", name, kind,
+                                        return ns_errorf(err, errlen, r, "env %s: %s %s key %s unreadable", name, kind,
                                                     oname, key);
                                 r = buf_puts(&out, v);
                         } else
                                 /* resourceFieldRef and friends: not simulated. */
-                                return fail(err, errlen, -EINVAL, "env %s: unsupported valueFrom", name);
+                                return ns_errorf(err, errlen, -EINVAL, "env %s: unsupported valueFrom", name);
                         if (r < 0)
-                                return fail(err, errlen, r, "env %s: value too large", name);
+                                return ns_errorf(err, errlen, r, "env %s: value too large", name);
                 }
                 if ((r = env_list_set(l, name, buf_str(&out))) < 0)
-                        return fail(err, errlen, r, "env %s: environment too large or bad name", name);
+                        return ns_errorf(err, errlen, r, "env %s: environment too large or bad name", name);
         }
         return 0;
 }

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <systemd/sd-event.h>
 
+#include "common/fileio.h"
 #include "common/http-server.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/log.h"
 #include "tests/nodesim/logfile.h"
 #include "tests/nodesim/manager.h"
@@ -54,7 +56,7 @@ static int on_logs(const HttpRequest *req, HttpReply *reply, void *userdata) {
         if (log_query_parse(http_request_query(req, "tailLines"), http_request_query(req, "limitBytes"),
                             http_request_query(req, "timestamps"), http_request_query(req, "follow"),
                             http_request_query(req, "sinceSeconds"), http_request_query(req, "sinceTime"),
-                            ns_now_realtime(), &q) < 0)
+                            now_realtime_usec(), &q) < 0)
                 return reply_text(reply, 400, "invalid log query parameters\n");
         const char *prev = http_request_query(req, "previous");
         bool previous = prev && (strcmp(prev, "true") == 0 || strcmp(prev, "1") == 0);
@@ -94,18 +96,18 @@ int kubelet_start(Manager *m) {
         _cleanup_free_ char *cert = NULL, *key = NULL;
         int r;
         if (o->tls_cert) {
-                if ((r = ns_read_file(o->tls_cert, 1024 * 1024, &cert, NULL)) < 0)
-                        return klog_error_errno(r, "cannot read --tls-cert %s: %s", o->tls_cert, strerror(-r));
-                if ((r = ns_read_file(o->tls_key, 1024 * 1024, &key, NULL)) < 0)
-                        return klog_error_errno(r, "cannot read --tls-key %s: %s", o->tls_key, strerror(-r));
+                if ((r = read_full_file(o->tls_cert, 1024 * 1024, &cert, NULL)) < 0)
+                        return klog_error_errno(r, "cannot read --tls-cert %s: %m", o->tls_cert);
+                if ((r = read_full_file(o->tls_key, 1024 * 1024, &key, NULL)) < 0)
+                        return klog_error_errno(r, "cannot read --tls-key %s: %m", o->tls_key);
         } else
                 klog_warning("no --tls-cert/--tls-key: serving the kubelet endpoint over plain HTTP, "
                              "which kube-apiserver will not use for logs");
         HttpServerOptions ho = { .address = "127.0.0.1", .port = o->kubelet_port, .cert_pem = cert, .key_pem = key,
                                  .max_connections = 256 };
         if ((r = http_server_new(m->event, &ho, &m->kubelet)) < 0)
-                return klog_error_errno(r, "cannot start the kubelet endpoint on 127.0.0.1:%u: %s",
-                                        (unsigned) o->kubelet_port, strerror(-r));
+                return klog_error_errno(r, "cannot start the kubelet endpoint on 127.0.0.1:%u: %m",
+                                        (unsigned) o->kubelet_port);
         if ((r = http_server_add_route(m->kubelet, PREFIX, on_logs, m)) < 0 ||
             (r = http_server_add_route(m->kubelet, "/healthz", on_healthz, m)) < 0)
                 return r;

@@ -15,6 +15,7 @@
 
 #include "common/buf.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "tests/nodesim/util.h"
 
 #define LOG_DEFAULT_MAX (UINT64_C(50) * 1024 * 1024)
@@ -97,11 +98,19 @@ bool log_file_closed(const LogFile *f) {
         return f->closed;
 }
 
+void log_format_time(uint64_t realtime_usec, char *buf, size_t size) {
+        /* RFC3339Nano from the microsecond form: the three digits the clock lacks are 0. */
+        char micro[RFC3339_MAX];
+        rfc3339_format(realtime_usec, true, micro, sizeof(micro));
+        size_t n = strlen(micro);
+        snprintf(buf, size, "%.*s000Z", (int) (n - 1), micro);
+}
+
 static int write_record(LogFile *f, const char *tag, const char *text, size_t len, uint64_t now) {
         if (f->fd < 0 || f->truncated)
                 return 0;
         char ts[48];
-        ns_format_time_nano(now, ts, sizeof(ts));
+        log_format_time(now, ts, sizeof(ts));
         _cleanup_buf_ Buf rec = {};
         buf_init(&rec, LOG_LINE_MAX + 128);
         if (f->written + len + 64 > f->max) {
@@ -185,10 +194,10 @@ int log_query_parse(const char *tail_lines, const char *limit_bytes, const char 
         if (parse_bool(timestamps, &q.timestamps) < 0 || parse_bool(follow, &q.follow) < 0)
                 return -EINVAL;
         if (since_seconds) {
-                if (ns_parse_int64(since_seconds, 1, INT64_MAX / (int64_t) NS_USEC_PER_SEC, &v) < 0)
+                if (ns_parse_int64(since_seconds, 1, INT64_MAX / (int64_t) USEC_PER_SEC, &v) < 0)
                         return -EINVAL;
-                q.since = (uint64_t) v * NS_USEC_PER_SEC < now ? now - (uint64_t) v * NS_USEC_PER_SEC : 1;
-        } else if (since_time && ns_parse_time(since_time, &q.since) < 0)
+                q.since = (uint64_t) v * USEC_PER_SEC < now ? now - (uint64_t) v * USEC_PER_SEC : 1;
+        } else if (since_time && rfc3339_parse(since_time, &q.since) < 0)
                 return -EINVAL;
         *ret = q;
         return 0;
@@ -304,7 +313,7 @@ static int format_record(LogReader *r, const char *rec, size_t len) {
                 if (tl < sizeof(ts)) {
                         memcpy(ts, rec, tl);
                         ts[tl] = '\0';
-                        if (ns_parse_time(ts, &t) == 0 && t < r->q.since)
+                        if (rfc3339_parse(ts, &t) == 0 && t < r->q.since)
                                 return 0;
                 }
         }

@@ -13,6 +13,10 @@
 /* A CRI record holds at most this much text; longer lines are split into P records. */
 #define LOG_LINE_MAX (16 * 1024)
 
+/* The CRI log's timestamp: RFC 3339 in UTC with nine fractional digits
+ * ("2026-11-18T11:06:40.123456000Z"); size >= RFC3339_MAX + 3. */
+void log_format_time(uint64_t realtime_usec, char *buf, size_t size);
+
 typedef struct LogFile LogFile;
 
 /* Creates (truncating) the log file at path; at most max_bytes are written, after which

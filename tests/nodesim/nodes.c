@@ -16,6 +16,7 @@
 #include <systemd/sd-event.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/kube.h"
 #include "kube/log.h"
 #include "tests/nodesim/manager.h"
@@ -23,7 +24,7 @@
 #include "tests/nodesim/util.h"
 
 #define TICK_USEC (50 * 1000)
-#define RETRY_USEC (5 * NS_USEC_PER_SEC)
+#define RETRY_USEC (5 * USEC_PER_SEC)
 
 typedef enum NodeOp {
         OP_CREATE,
@@ -54,7 +55,7 @@ static uint64_t spread(const Manager *m, size_t idx, uint64_t interval) {
 }
 
 static NodeRenderContext render_ctx(const Manager *m) {
-        return (NodeRenderContext) { .kubelet_port = m->kubelet_port, .now = ns_now_realtime(), .since = m->since };
+        return (NodeRenderContext) { .kubelet_port = m->kubelet_port, .now = now_realtime_usec(), .since = m->since };
 }
 
 static void node_registered(Manager *m, size_t idx) {
@@ -68,7 +69,7 @@ static void node_registered(Manager *m, size_t idx) {
         s->next_status = now + m->opts->status_usec;
         if (m->registered == m->n_nodes && !m->registration_logged) {
                 m->registration_logged = true;
-                uint64_t took = ns_now_monotonic() - m->register_started;
+                uint64_t took = now_monotonic_usec() - m->register_started;
                 klog_info("registered %zu nodes in %.2f s", m->n_nodes, (double) took / 1e6);
         }
 }
@@ -102,7 +103,7 @@ static void on_done(KubeClient *c, int r, json_t *body, const KubeError *err, vo
                         klog_warning("node %s: %s failed: %s", name,
                                      op == OP_CREATE || op == OP_UPDATE || op == OP_UPDATE_STATUS ? "registration"
                                      : op == OP_HEARTBEAT ? "status heartbeat" : "lease",
-                                     err && err->message[0] ? err->message : strerror(-r));
+                                     kube_error_text(err, r));
                         if (op == OP_HEARTBEAT)
                                 s->next_status = now + RETRY_USEC;
                         else if (op == OP_LEASE_RENEW || op == OP_LEASE_CREATE)
@@ -168,10 +169,10 @@ static int send_op(Manager *m, size_t idx, NodeOp op) {
         }
         case OP_LEASE_CREATE:
                 r = lease_render(spec->name, m->node_state[idx].uid[0] ? m->node_state[idx].uid : NULL,
-                                 ns_now_realtime(), &body);
+                                 now_realtime_usec(), &body);
                 break;
         case OP_LEASE_RENEW:
-                r = lease_render_renew_patch(spec->name, ns_now_realtime(), &body);
+                r = lease_render_renew_patch(spec->name, now_realtime_usec(), &body);
                 break;
         case OP_HEARTBEAT:
                 r = node_render_heartbeat_patch(&ctx, &body);
@@ -265,7 +266,7 @@ static void pump(Manager *m) {
                         continue;
                 int r = send_op(m, idx, op);
                 if (r < 0) {
-                        klog_error("node %s: cannot queue a request: %s", m->nodes[idx].name, strerror(-r));
+                        (void) klog_error_errno(r, "node %s: cannot queue a request: %m", m->nodes[idx].name);
                         return;
                 }
         }
@@ -304,7 +305,7 @@ int nodes_start(Manager *m) {
                 m->node_state[i].next_status = now;
                 m->node_state[i].next_lease = now + spread(m, i, m->opts->heartbeat_usec);
         }
-        m->register_started = ns_now_monotonic();
+        m->register_started = now_monotonic_usec();
         if (m->n_nodes == 0)
                 return 0;
         int r = sd_event_add_time(m->event, &m->heartbeat_timer, CLOCK_MONOTONIC, now + TICK_USEC, 5000, on_tick, m);

@@ -1,6 +1,7 @@
 /* nodesim: plays the kubelets of simulated nodes against a real API server, so the local
  * control plane has Ready nodes, pods that reach Running/Ready with real processes behind
- * them, and `kubectl logs` that works. See DESIGN.md, "Running it for real, here".
+ * them, and `kubectl logs` that works. See docs/design.md, "Testing against a real control
+ * plane".
  *
  * run(): options -> Manager (client, kubelet endpoint, prober) -> pod informer -> node
  * registration and heartbeats -> sd_event_loop. SIGTERM/SIGINT stop every container
@@ -14,19 +15,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
 #include "common/http-server.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/kube.h"
 #include "kube/log.h"
+#include "kube/notify.h"
 #include "tests/nodesim/manager.h"
 #include "tests/nodesim/probe.h"
 #include "tests/nodesim/util.h"
 
-#define STOP_GRACE_USEC (10 * NS_USEC_PER_SEC)
+#define STOP_GRACE_USEC (10 * USEC_PER_SEC)
 #define STOP_POLL_USEC (100 * 1000)
 
 static int name_cmp(const void *a, const void *b) {
@@ -119,7 +121,7 @@ static int make_dirs(Manager *m) {
                 if ((size_t) snprintf(path, sizeof(path), "%s/%s", base, dirs[i].sub) >= sizeof(path))
                         return -ENAMETOOLONG;
                 if ((r = ns_mkdir_p(path, 0755)) < 0)
-                        return klog_error_errno(r, "cannot create %s: %s", path, strerror(-r));
+                        return klog_error_errno(r, "cannot create %s: %m", path);
                 if (!(*dirs[i].dst = strdup(path)))
                         return -ENOMEM;
         }
@@ -137,7 +139,11 @@ static int run(int argc, char *argv[]) {
         char err[1024] = "";
         int r = nodesim_options_parse(argc, argv, &opts, err, sizeof(err));
         if (r < 0) {
-                fprintf(stderr, "nodesim: %s\n", err[0] ? err : strerror(-r));
+                errno = -r;
+                if (err[0])
+                        fprintf(stderr, "nodesim: %s\n", err);
+                else
+                        fprintf(stderr, "nodesim: %m\n");
                 return r;
         }
         if (opts.help) {
@@ -146,9 +152,9 @@ static int run(int argc, char *argv[]) {
         }
         klog_set_verbosity(opts.verbosity);
 
-        _cleanup_(manager_free) Manager m = { .opts = &opts, .since = ns_now_realtime() };
+        _cleanup_(manager_free) Manager m = { .opts = &opts, .since = now_realtime_usec() };
         if ((r = nodesim_build_nodes(&opts, NULL, &m.nodes, &m.n_nodes, err, sizeof(err))) < 0)
-                return klog_error_errno(r, "%s", err[0] ? err : strerror(-r));
+                return err[0] ? klog_error_errno(r, "%s", err) : klog_error_errno(r, "%m");
         m.by_name = calloc(m.n_nodes ? m.n_nodes : 1, sizeof(NodeSpec *));
         if (!m.by_name)
                 return -ENOMEM;
@@ -160,7 +166,7 @@ static int run(int argc, char *argv[]) {
                 return r;
 
         if ((r = sd_event_new(&m.event)) < 0)
-                return klog_error_errno(r, "sd_event_new: %s", strerror(-r));
+                return klog_error_errno(r, "sd_event_new: %m");
         sigset_t ss;
         sigemptyset(&ss);
         sigaddset(&ss, SIGTERM);
@@ -169,7 +175,7 @@ static int run(int argc, char *argv[]) {
         sigprocmask(SIG_BLOCK, &ss, NULL);
         if ((r = sd_event_add_signal(m.event, NULL, SIGTERM, on_signal, &m)) < 0 ||
             (r = sd_event_add_signal(m.event, NULL, SIGINT, on_signal, &m)) < 0)
-                return klog_error_errno(r, "signal handlers: %s", strerror(-r));
+                return klog_error_errno(r, "signal handlers: %m");
         /* A container process writing to a pipe nodesim already closed must not kill nodesim. */
         signal(SIGPIPE, SIG_IGN);
 
@@ -177,7 +183,7 @@ static int run(int argc, char *argv[]) {
         KubeConfig *config = NULL;
         if ((r = kube_config_auto(opts.kubeconfig, &config, &kerr)) < 0)
                 return klog_error_errno(r, "cannot load the API server configuration: %s",
-                                        kerr.message[0] ? kerr.message : strerror(-r));
+                                        kube_error_text(&kerr, r));
         if ((r = split_server(kube_config_server(config), &m)) < 0) {
                 klog_error("cannot parse the API server URL %s", kube_config_server(config));
                 kube_config_free(config);
@@ -185,26 +191,26 @@ static int run(int argc, char *argv[]) {
         }
         ipalloc_init(&m.ips, opts.pod_ip_octet ? opts.pod_ip_octet : ipalloc_octet_for(kube_config_server(config)));
         if ((r = kube_client_new(config, m.event, &m.client, &kerr)) < 0)
-                return klog_error_errno(r, "cannot create the API client: %s", kerr.message[0] ? kerr.message : strerror(-r));
+                return klog_error_errno(r, "cannot create the API client: %s", kube_error_text(&kerr, r));
         /* nodesim paces itself (--concurrency): the client's default 100 qps would throttle
          * thousands of heartbeats below their interval. */
         kube_client_set_rate_limit(m.client, 0, 0);
         kube_client_set_max_in_flight(m.client, MAX(opts.concurrency * 2, 64u));
 
         if ((r = prober_new(m.event, &m.prober)) < 0)
-                return klog_error_errno(r, "prober: %s", strerror(-r));
+                return klog_error_errno(r, "prober: %m");
         if ((r = kubelet_start(&m)) < 0)
                 return r;
         if (opts.pid_file && (r = write_pid_file(opts.pid_file)) < 0)
-                return klog_error_errno(r, "cannot write %s: %s", opts.pid_file, strerror(-r));
+                return klog_error_errno(r, "cannot write %s: %m", opts.pid_file);
         if ((r = pods_start(&m)) < 0)
-                return klog_error_errno(r, "cannot start the pod informer: %s", strerror(-r));
+                return klog_error_errno(r, "cannot start the pod informer: %m");
         if ((r = nodes_start(&m)) < 0)
-                return klog_error_errno(r, "cannot start node registration: %s", strerror(-r));
+                return klog_error_errno(r, "cannot start node registration: %m");
         klog_info("nodesim %d: %zu nodes, %zu image mappings, API server %s, kubelet port %u, state in %s",
                   (int) getpid(), m.n_nodes, opts.n_run, kube_config_server(kube_client_get_config(m.client)),
                   (unsigned) m.kubelet_port, opts.state_dir);
-        (void) sd_notify(0, "READY=1");
+        (void) kube_notify_ready();
 
         r = sd_event_loop(m.event);
         if (opts.pid_file)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/quantity.h"
 #include "tests/nodesim/util.h"
 
@@ -142,7 +143,7 @@ static int parse_seconds(const char *s, uint64_t *ret) {
         int r = ns_parse_int64(s, 1, 86400, &v);
         if (r < 0)
                 return r;
-        *ret = (uint64_t) v * NS_USEC_PER_SEC;
+        *ret = (uint64_t) v * USEC_PER_SEC;
         return 0;
 }
 
@@ -205,8 +206,8 @@ int nodesim_options_parse(int argc, char *argv[], NodesimOptions *o, char *err, 
                 {}
         };
         *o = (NodesimOptions) {
-                .heartbeat_usec = 10 * NS_USEC_PER_SEC,
-                .status_usec = 60 * NS_USEC_PER_SEC,
+                .heartbeat_usec = 10 * USEC_PER_SEC,
+                .status_usec = 60 * USEC_PER_SEC,
                 .concurrency = 64,
         };
         o->labels = json_object();

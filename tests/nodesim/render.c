@@ -8,12 +8,13 @@
 
 #include "common/buf.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "tests/nodesim/options.h"
 #include "tests/nodesim/util.h"
 
 static json_t *time_string(uint64_t usec) {
         char buf[48];
-        ns_format_time(usec, false, buf, sizeof(buf));
+        rfc3339_format(usec, false, buf, sizeof(buf));
         return json_string(buf);
 }
 
@@ -141,7 +142,7 @@ int node_render_heartbeat_patch(const NodeRenderContext *ctx, json_t **ret) {
 
 int lease_render(const char *node, const char *node_uid, uint64_t now, json_t **ret) {
         char t[48];
-        ns_format_time(now, true, t, sizeof(t));
+        rfc3339_format(now, true, t, sizeof(t));
         json_t *l = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:i, s:s}}", "apiVersion",
                               "coordination.k8s.io/v1", "kind", "Lease", "metadata", "name", node, "namespace",
                               "kube-node-lease", "spec", "holderIdentity", node, "leaseDurationSeconds",
@@ -160,7 +161,7 @@ int lease_render(const char *node, const char *node_uid, uint64_t now, json_t **
 
 int lease_render_renew_patch(const char *node, uint64_t now, json_t **ret) {
         char t[48];
-        ns_format_time(now, true, t, sizeof(t));
+        rfc3339_format(now, true, t, sizeof(t));
         json_t *p = json_pack("{s:{s:s, s:i, s:s}}", "spec", "holderIdentity", node, "leaseDurationSeconds",
                               NODESIM_LEASE_DURATION_SECONDS, "renewTime", t);
         if (!p)

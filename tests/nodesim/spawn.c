@@ -74,9 +74,9 @@ int spawn_process(const SpawnRequest *req, pid_t *ret_pid, char *err, size_t err
         pid_t pid = fork();
         if (pid < 0) {
                 int r = negative_errno();
+                snprintf(err, errlen, "fork failed: %m");
                 close(p[0]);
                 close(p[1]);
-                snprintf(err, errlen, "fork failed: %s", strerror(-r));
                 return r;
         }
         if (pid == 0) {
@@ -111,7 +111,8 @@ int spawn_process(const SpawnRequest *req, pid_t *ret_pid, char *err, size_t err
                 msg = strchr(buf, ' ');
                 msg = msg ? msg + 1 : buf;
         }
-        snprintf(err, errlen, "%s: %s", msg, strerror(code > 0 ? code : EIO));
+        errno = code > 0 ? code : EIO;
+        snprintf(err, errlen, "%s: %m", msg);
         return code > 0 ? -code : -EIO;
 }
 

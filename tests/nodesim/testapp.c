@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "tests/nodesim/util.h"
 
 static volatile sig_atomic_t stop;
@@ -39,9 +40,10 @@ static void on_term(int sig) {
 
 static void show(const char *path) {
         char *data = NULL;
-        int r = ns_read_file(path, 64 * 1024, &data, NULL);
+        int r = read_full_file(path, 64 * 1024, &data, NULL);
         if (r < 0) {
-                printf("show %s=<unreadable: %s>\n", path, strerror(-r));
+                errno = -r;
+                printf("show %s=<unreadable: %m>\n", path);
                 return;
         }
         data[strcspn(data, "\n")] = '\0';
@@ -133,7 +135,7 @@ int main(int argc, char *argv[]) {
         struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
         if (s < 0 || inet_pton(AF_INET, bind_ip, &addr.sin_addr) != 1 ||
             bind(s, (struct sockaddr *) &addr, sizeof(addr)) < 0 || listen(s, 16) < 0) {
-                fprintf(stderr, "testapp: cannot listen on %s:%d: %s\n", bind_ip, (int) port, strerror(errno));
+                fprintf(stderr, "testapp: cannot listen on %s:%d: %m\n", bind_ip, (int) port);
                 return 1;
         }
         printf("testapp listening on %s:%d\n", bind_ip, (int) port);

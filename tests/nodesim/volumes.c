@@ -17,14 +17,6 @@
 #include "common/macro.h"
 #include "tests/nodesim/util.h"
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return r;
-}
 
 /* Relative, no "..", no empty components: what the API server also demands of items. */
 static bool rel_path_ok(const char *p) {
@@ -74,9 +66,9 @@ typedef struct Builder {
 static int add_file(Builder *b, const char *path, unsigned char *data, size_t len, mode_t mode) {
         _cleanup_free_ unsigned char *d = data;
         if (!rel_path_ok(path))
-                return fail(b->err, b->errlen, -EINVAL, "volume %s: unsafe path '%s'", b->v->name, path);
+                return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: unsafe path '%s'", b->v->name, path);
         if (b->bytes + len > VOLUME_MAX_BYTES)
-                return fail(b->err, b->errlen, -E2BIG, "volume %s: larger than %d bytes", b->v->name,
+                return ns_errorf(b->err, b->errlen, -E2BIG, "volume %s: larger than %d bytes", b->v->name,
                             VOLUME_MAX_BYTES);
         Volume *v = b->v;
         for (size_t i = 0; i < v->n_files; i++)
@@ -89,7 +81,7 @@ static int add_file(Builder *b, const char *path, unsigned char *data, size_t le
                         return 0;
                 }
         if (v->n_files >= VOLUME_MAX_FILES)
-                return fail(b->err, b->errlen, -E2BIG, "volume %s: more than %d files", v->name, VOLUME_MAX_FILES);
+                return ns_errorf(b->err, b->errlen, -E2BIG, "volume %s: more than %d files", v->name, VOLUME_MAX_FILES);
         VolumeFile *f = realloc(v->files, (v->n_files + 1) * sizeof(VolumeFile));
         if (!f)
                 return -ENOMEM;
@@ -147,13 +139,13 @@ static int add_object_source(Builder *b, const json_t *pod, const EnvContext *ct
         const char *name = json_string_value(json_object_get(src, secret && json_object_get(src, "secretName")
                                                                            ? "secretName" : "name"));
         if (!name)
-                return fail(b->err, b->errlen, -EINVAL, "volume %s: %s source without a name", b->v->name, kind);
+                return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: %s source without a name", b->v->name, kind);
         bool optional = json_is_true(json_object_get(src, "optional"));
         const json_t *obj = ctx->lookup ? ctx->lookup(kind, ns, name, ctx->userdata) : NULL;
         if (!obj) {
                 if (optional)
                         return 0;
-                return fail(b->err, b->errlen, -ENOENT, "volume %s: %s %s not found", b->v->name, kind, name);
+                return ns_errorf(b->err, b->errlen, -ENOENT, "volume %s: %s %s not found", b->v->name, kind, name);
         }
         int r;
         json_t *items = json_object_get(src, "items");
@@ -165,7 +157,7 @@ static int add_object_source(Builder *b, const json_t *pod, const EnvContext *ct
                         const char *path = json_string_value(json_object_get(it, "path"));
                         mode_t mode;
                         if (!key || !path || mode_of(it, def_mode, &mode) < 0)
-                                return fail(b->err, b->errlen, -EINVAL, "volume %s: item %zu needs key and path",
+                                return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: item %zu needs key and path",
                                             b->v->name, i);
                         unsigned char *d;
                         size_t len;
@@ -173,7 +165,7 @@ static int add_object_source(Builder *b, const json_t *pod, const EnvContext *ct
                         if (r == -ENOENT && optional)
                                 continue;
                         if (r < 0)
-                                return fail(b->err, b->errlen, r, "volume %s: %s %s has no key %s", b->v->name, kind,
+                                return ns_errorf(b->err, b->errlen, r, "volume %s: %s %s has no key %s", b->v->name, kind,
                                             name, key);
                         if ((r = add_file(b, path, d, len, mode)) < 0)
                                 return r;
@@ -188,7 +180,7 @@ static int add_object_source(Builder *b, const json_t *pod, const EnvContext *ct
                         unsigned char *d;
                         size_t len;
                         if ((r = object_key(obj, secret, key, &d, &len)) < 0)
-                                return fail(b->err, b->errlen, r, "volume %s: %s %s key %s unreadable", b->v->name,
+                                return ns_errorf(b->err, b->errlen, r, "volume %s: %s %s key %s unreadable", b->v->name,
                                             kind, name, key);
                         if ((r = add_file(b, key, d, len, def_mode)) < 0)
                                 return r;
@@ -207,7 +199,7 @@ static int add_downward_source(Builder *b, const json_t *pod, const EnvContext *
                 const char *v;
                 mode_t mode;
                 if (!path || !field || mode_of(it, def_mode, &mode) < 0 || pod_field_value(pod, ctx, field, &v) < 0)
-                        return fail(b->err, b->errlen, -EINVAL, "volume %s: downwardAPI item %zu unsupported",
+                        return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: downwardAPI item %zu unsupported",
                                     b->v->name, i);
                 size_t n = strlen(v);
                 unsigned char *d = malloc(n + 1);
@@ -226,12 +218,12 @@ static int add_token_source(Builder *b, const json_t *pod, const EnvContext *ctx
         const char *sa = json_string_value(json_object_get(json_object_get(pod, "spec"), "serviceAccountName"));
         const char *path = json_string_value(json_object_get(src, "path"));
         if (!path)
-                return fail(b->err, b->errlen, -EINVAL, "volume %s: serviceAccountToken without a path", b->v->name);
+                return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: serviceAccountToken without a path", b->v->name);
         const json_t *tr = ctx->lookup ? ctx->lookup("ServiceAccountToken", ns, sa ? sa : "default", ctx->userdata)
                                        : NULL;
         const char *token = json_string_value(json_object_get(json_object_get(tr, "status"), "token"));
         if (!token)
-                return fail(b->err, b->errlen, -ENOENT, "volume %s: no token for service account %s yet",
+                return ns_errorf(b->err, b->errlen, -ENOENT, "volume %s: no token for service account %s yet",
                             b->v->name, sa ? sa : "default");
         size_t n = strlen(token);
         unsigned char *d = malloc(n + 1);
@@ -250,20 +242,20 @@ static int build_volume(Builder *b, const json_t *pod, const EnvContext *ctx, co
                 bool secret = json_object_get(vol, "secret") != NULL;
                 v->read_only = true;
                 if (mode_of(src, 0644, &mode) < 0)
-                        return fail(b->err, b->errlen, -EINVAL, "volume %s: bad defaultMode", v->name);
+                        return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: bad defaultMode", v->name);
                 return add_object_source(b, pod, ctx, src, secret, mode);
         }
         if ((src = json_object_get(vol, "downwardAPI"))) {
                 v->read_only = true;
                 if (mode_of(src, 0644, &mode) < 0)
-                        return fail(b->err, b->errlen, -EINVAL, "volume %s: bad defaultMode", v->name);
+                        return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: bad defaultMode", v->name);
                 return add_downward_source(b, pod, ctx, src, mode);
         }
         if ((src = json_object_get(vol, "projected"))) {
                 v->read_only = true;
                 mode_t def;
                 if (mode_of(src, 0644, &def) < 0)
-                        return fail(b->err, b->errlen, -EINVAL, "volume %s: bad defaultMode", v->name);
+                        return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: bad defaultMode", v->name);
                 json_t *s;
                 size_t i;
                 json_array_foreach(json_object_get(src, "sources"), i, s) {
@@ -278,7 +270,7 @@ static int build_volume(Builder *b, const json_t *pod, const EnvContext *ctx, co
                         else if ((x = json_object_get(s, "serviceAccountToken")))
                                 r = add_token_source(b, pod, ctx, x, def);
                         else
-                                r = fail(b->err, b->errlen, -EOPNOTSUPP, "volume %s: projected source %zu "
+                                r = ns_errorf(b->err, b->errlen, -EOPNOTSUPP, "volume %s: projected source %zu "
                                          "is not simulated", v->name, i);
                         if (r < 0)
                                 return r;
@@ -295,11 +287,11 @@ static int build_volume(Builder *b, const json_t *pod, const EnvContext *ctx, co
         if ((src = json_object_get(vol, "hostPath"))) {
                 const char *path = json_string_value(json_object_get(src, "path"));
                 if (!path || path[0] != '/')
-                        return fail(b->err, b->errlen, -EINVAL, "volume %s: hostPath needs an absolute path", v->name);
+                        return ns_errorf(b->err, b->errlen, -EINVAL, "volume %s: hostPath needs an absolute path", v->name);
                 v->host_dir = strdup(path);
                 return v->host_dir ? 0 : -ENOMEM;
         }
-        return fail(b->err, b->errlen, -EOPNOTSUPP, "volume %s: this volume kind is not simulated", v->name);
+        return ns_errorf(b->err, b->errlen, -EOPNOTSUPP, "volume %s: this volume kind is not simulated", v->name);
 }
 
 static const json_t *find_volume(const json_t *pod, const char *name) {
@@ -318,7 +310,7 @@ static int plan_build(const json_t *pod, const json_t *container, const EnvConte
         json_t *mounts = json_object_get(container, "volumeMounts"), *m;
         size_t n = json_array_size(mounts), i;
         if (n > 256)
-                return fail(err, errlen, -E2BIG, "more than 256 volume mounts");
+                return ns_errorf(err, errlen, -E2BIG, "more than 256 volume mounts");
         p->mounts = calloc(n ? n : 1, sizeof(VolumeMountPlan));
         p->volumes = calloc(n ? n : 1, sizeof(Volume));
         if (!p->mounts || !p->volumes)
@@ -329,9 +321,9 @@ static int plan_build(const json_t *pod, const json_t *container, const EnvConte
                 const char *path = json_string_value(json_object_get(m, "mountPath"));
                 const char *sub = json_string_value(json_object_get(m, "subPath"));
                 if (!vname || !path || path[0] != '/' || strlen(path) >= PATH_MAX / 2)
-                        return fail(err, errlen, -EINVAL, "volumeMount %zu needs a name and an absolute mountPath", i);
+                        return ns_errorf(err, errlen, -EINVAL, "volumeMount %zu needs a name and an absolute mountPath", i);
                 if (sub && *sub && !rel_path_ok(sub))
-                        return fail(err, errlen, -EINVAL, "volumeMount %s: unsafe subPath '%s'", vname, sub);
+                        return ns_errorf(err, errlen, -EINVAL, "volumeMount %s: unsafe subPath '%s'", vname, sub);
                 size_t idx = p->n_volumes;
                 for (size_t k = 0; k < p->n_volumes; k++)
                         if (strcmp(p->volumes[k].name, vname) == 0)
@@ -339,7 +331,7 @@ static int plan_build(const json_t *pod, const json_t *container, const EnvConte
                 if (idx == p->n_volumes) {
                         const json_t *vol = find_volume(pod, vname);
                         if (!vol)
-                                return fail(err, errlen, -EINVAL, "volumeMount %s: no such volume", vname);
+                                return ns_errorf(err, errlen, -EINVAL, "volumeMount %s: no such volume", vname);
                         Volume *v = &p->volumes[p->n_volumes++];
                         if (!(v->name = strdup(vname)))
                                 return -ENOMEM;
@@ -389,7 +381,7 @@ static int mkdir_parent(const char *path) {
 int volume_plan_apply(const VolumePlan *p, const char *stage_dir, char *err, size_t errlen) {
         int r;
         if (mount("tmpfs", stage_dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=128m") < 0)
-                return fail(err, errlen, negative_errno(), "tmpfs at %s: %m", stage_dir);
+                return ns_errorf(err, errlen, negative_errno(), "tmpfs at %s: %m", stage_dir);
         char path[PATH_MAX];
         for (size_t i = 0; i < p->n_volumes; i++) {
                 const Volume *v = &p->volumes[i];
@@ -397,14 +389,14 @@ int volume_plan_apply(const VolumePlan *p, const char *stage_dir, char *err, siz
                         continue;
                 snprintf(path, sizeof(path), "%s/%zu", stage_dir, i);
                 if (mkdir(path, 0755) < 0)
-                        return fail(err, errlen, negative_errno(), "mkdir %s: %m", path);
+                        return ns_errorf(err, errlen, negative_errno(), "mkdir %s: %m", path);
                 for (size_t f = 0; f < v->n_files; f++) {
                         char fp[PATH_MAX];
                         if ((size_t) snprintf(fp, sizeof(fp), "%s/%s", path, v->files[f].path) >= sizeof(fp))
-                                return fail(err, errlen, -ENAMETOOLONG, "volume %s: path too long", v->name);
+                                return ns_errorf(err, errlen, -ENAMETOOLONG, "volume %s: path too long", v->name);
                         if ((r = mkdir_parent(fp)) < 0 ||
                             (r = ns_write_file(fp, v->files[f].data, v->files[f].len, v->files[f].mode)) < 0)
-                                return fail(err, errlen, r, "volume %s: writing %s failed", v->name, v->files[f].path);
+                                return ns_errorf(err, errlen, r, "volume %s: writing %s failed", v->name, v->files[f].path);
                 }
         }
         for (size_t i = 0; i < p->n_mounts; i++) {
@@ -416,14 +408,14 @@ int volume_plan_apply(const VolumePlan *p, const char *stage_dir, char *err, siz
                                     : snprintf(src, sizeof(src), "%s/%zu%s%s", stage_dir, m->volume,
                                                m->sub_path ? "/" : "", m->sub_path ? m->sub_path : "");
                 if (n < 0 || (size_t) n >= sizeof(src))
-                        return fail(err, errlen, -ENAMETOOLONG, "volumeMount %s: path too long", m->mount_path);
+                        return ns_errorf(err, errlen, -ENAMETOOLONG, "volumeMount %s: path too long", m->mount_path);
                 struct stat st;
                 if (stat(src, &st) < 0) {
                         /* A subPath that does not exist yet is created as a directory, as the
                          * kubelet does for writable volumes. */
                         if (errno != ENOENT || !m->sub_path || (r = ns_mkdir_p(src, 0755)) < 0 ||
                             stat(src, &st) < 0)
-                                return fail(err, errlen, -ENOENT, "volumeMount %s: %s does not exist",
+                                return ns_errorf(err, errlen, -ENOENT, "volumeMount %s: %s does not exist",
                                             m->mount_path, m->sub_path ? m->sub_path : v->name);
                 }
                 if (S_ISDIR(st.st_mode))
@@ -439,12 +431,12 @@ int volume_plan_apply(const VolumePlan *p, const char *stage_dir, char *err, siz
                         }
                 }
                 if (r < 0)
-                        return fail(err, errlen, r, "mount point %s cannot be created", m->mount_path);
+                        return ns_errorf(err, errlen, r, "mount point %s cannot be created", m->mount_path);
                 if (mount(src, m->mount_path, "none", MS_BIND | MS_REC, NULL) < 0)
-                        return fail(err, errlen, negative_errno(), "bind %s: %m", m->mount_path);
+                        return ns_errorf(err, errlen, negative_errno(), "bind %s: %m", m->mount_path);
                 if (m->read_only &&
                     mount("none", m->mount_path, "none", MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL) < 0)
-                        return fail(err, errlen, negative_errno(), "read-only %s: %m", m->mount_path);
+                        return ns_errorf(err, errlen, negative_errno(), "read-only %s: %m", m->mount_path);
         }
         return 0;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kube/conditions.h"
+#include "kube/error.h"
 #include "kube/mergepatch.h"
 #include "kube/notify.h"
 
@@ -166,12 +167,23 @@ static void test_notify(void **state) {
         unlink(path);
 }
 
+/* kube_error_set formats "%m" as the error it returns. */
+static void test_error_set_errno(void **state) {
+        KubeError err;
+        errno = 0;
+        assert_int_equal(kube_error_set(&err, -ECONNREFUSED, 0, "Connect", "cannot connect: %m"), -ECONNREFUSED);
+        assert_string_equal(err.message, "cannot connect: Connection refused");
+        assert_string_equal(err.reason, "Connect");
+        assert_int_equal(kube_error_set(NULL, -EIO, 0, "X", "%m"), -EIO);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_condition_transitions),
                 cmocka_unit_test(test_merge_patch),
                 cmocka_unit_test(test_merge_patch_depth),
                 cmocka_unit_test(test_notify),
+                cmocka_unit_test(test_error_set_errno),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

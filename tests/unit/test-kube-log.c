@@ -96,6 +96,24 @@ static void test_journal_stream(void **state) {
         assert_non_null(strstr(out, "] plain again\n"));
 }
 
+static void emit_errno(void) {
+        unsetenv("JOURNAL_STREAM");
+        klog_reopen();
+        errno = 0;
+        assert_int_equal(klog_error_errno(-ENOENT, "open %s: %m", "x"), -ENOENT);
+        assert_int_equal(klog_warning_errno(-EACCES, "again: %m"), -EACCES);
+        assert_int_equal(klog_info_errno(EPIPE, "positive: %m"), EPIPE);
+}
+
+/* klog_*_errno hands -r to "%m", whatever errno was before. */
+static void test_errno_message(void **state) {
+        const char *out = capture(emit_errno);
+        assert_non_null(strstr(out, "] open x: No such file or directory\n"));
+        assert_non_null(strstr(out, "] again: Permission denied\n"));
+        assert_non_null(strstr(out, "] positive: Broken pipe\n"));
+        assert_int_equal(out[0], 'E');
+}
+
 static void test_verbosity(void **state) {
         klog_set_verbosity(-3);
         assert_int_equal(klog_verbosity(), 0);
@@ -110,6 +128,7 @@ int main(void) {
                 cmocka_unit_test(test_shape),
                 cmocka_unit_test(test_long_line_cut),
                 cmocka_unit_test(test_journal_stream),
+                cmocka_unit_test(test_errno_message),
                 cmocka_unit_test(test_verbosity),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

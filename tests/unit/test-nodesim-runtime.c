@@ -20,8 +20,10 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "common/fileio.h"
 #include "common/http-server.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "tests/nodesim/logfile.h"
 #include "tests/nodesim/probe.h"
 #include "tests/nodesim/spawn.h"
@@ -77,13 +79,13 @@ static void test_logs(void **state) {
         snprintf(path, sizeof(path), "%s/0.log", tmpdir);
         LogFile *f = NULL;
         assert_int_equal(log_file_open(path, 0, &f), 0);
-        uint64_t t0 = UINT64_C(1795000000) * NS_USEC_PER_SEC;
+        uint64_t t0 = UINT64_C(1795000000) * USEC_PER_SEC;
         assert_int_equal(log_file_feed(f, "one\ntw", 6, t0), 0);
-        assert_int_equal(log_file_feed(f, "o\nthree\n", 8, t0 + NS_USEC_PER_SEC), 0);
-        assert_int_equal(log_file_feed(f, "par", 3, t0 + 2 * NS_USEC_PER_SEC), 0);
+        assert_int_equal(log_file_feed(f, "o\nthree\n", 8, t0 + USEC_PER_SEC), 0);
+        assert_int_equal(log_file_feed(f, "par", 3, t0 + 2 * USEC_PER_SEC), 0);
 
         _cleanup_free_ char *raw = NULL;
-        assert_int_equal(ns_read_file(path, 4096, &raw, NULL), 0);
+        assert_int_equal(read_full_file(path, 4096, &raw, NULL), 0);
         assert_string_equal(raw, "2026-11-18T11:06:40.000000000Z stdout F one\n"
                                  "2026-11-18T11:06:41.000000000Z stdout F two\n"
                                  "2026-11-18T11:06:41.000000000Z stdout F three\n");
@@ -106,7 +108,7 @@ static void test_logs(void **state) {
         q.tail_lines = 1;
         query_read(f, &q, "2026-11-18T11:06:41.000000000Z three\n", true);
         q = all;
-        q.since = t0 + NS_USEC_PER_SEC;
+        q.since = t0 + USEC_PER_SEC;
         query_read(f, &q, "two\nthree\n", true);
 
         /* A follower waits for more, sees it, and ends once the file is closed. */
@@ -120,12 +122,12 @@ static void test_logs(void **state) {
         read_all(r, &out, &end);
         assert_false(end);
         assert_string_equal(buf_str(&out), "one\ntwo\nthree\n");
-        assert_int_equal(log_file_feed(f, "tial\n", 5, t0 + 3 * NS_USEC_PER_SEC), 0);
+        assert_int_equal(log_file_feed(f, "tial\n", 5, t0 + 3 * USEC_PER_SEC), 0);
         read_all(r, &out, &end);
         assert_false(end);
         assert_string_equal(buf_str(&out), "one\ntwo\nthree\npartial\n");
-        assert_int_equal(log_file_feed(f, "no newline", 10, t0 + 4 * NS_USEC_PER_SEC), 0);
-        log_file_close(f, t0 + 5 * NS_USEC_PER_SEC);
+        assert_int_equal(log_file_feed(f, "no newline", 10, t0 + 4 * USEC_PER_SEC), 0);
+        log_file_close(f, t0 + 5 * USEC_PER_SEC);
         assert_true(log_file_closed(f));
         read_all(r, &out, &end);
         assert_true(end);
@@ -150,7 +152,7 @@ static void test_logs(void **state) {
         assert_int_equal(log_query_parse(NULL, NULL, NULL, NULL, NULL, "yesterday", t0, &bad), -EINVAL);
         assert_int_equal(log_query_parse("5", "100", "true", "1", "10", NULL, t0, &bad), 0);
         assert_true(bad.follow && bad.timestamps && bad.tail_lines == 5 && bad.limit_bytes == 100);
-        assert_true(bad.since == t0 - 10 * NS_USEC_PER_SEC);
+        assert_true(bad.since == t0 - 10 * USEC_PER_SEC);
 }
 
 static void test_logs_long_lines_and_limit(void **state) {
@@ -436,19 +438,19 @@ static void test_probe(void **state) {
 
         Result r = {};
         snprintf(url, sizeof(url), "http://127.1.0.250:%u/readyz", http_server_port(s));
-        assert_int_equal(prober_get(p, url, NS_USEC_PER_SEC, on_result, &r, NULL), 0);
+        assert_int_equal(prober_get(p, url, USEC_PER_SEC, on_result, &r, NULL), 0);
         run_until(e, &r);
         assert_true(r.ok);
 
         r = (Result) {};
         snprintf(url, sizeof(url), "http://127.1.0.250:%u/fail", http_server_port(s));
-        assert_int_equal(prober_get(p, url, NS_USEC_PER_SEC, on_result, &r, NULL), 0);
+        assert_int_equal(prober_get(p, url, USEC_PER_SEC, on_result, &r, NULL), 0);
         run_until(e, &r);
         assert_false(r.ok);
         assert_non_null(strstr(r.detail, "503"));
 
         r = (Result) {};
-        assert_int_equal(prober_get(p, "http://127.1.0.251:1/", NS_USEC_PER_SEC, on_result, &r, NULL), 0);
+        assert_int_equal(prober_get(p, "http://127.1.0.251:1/", USEC_PER_SEC, on_result, &r, NULL), 0);
         run_until(e, &r);
         assert_false(r.ok);
 
@@ -456,10 +458,10 @@ static void test_probe(void **state) {
         r = (Result) {};
         ProbeRequest *req = NULL;
         snprintf(url, sizeof(url), "http://127.1.0.250:%u/readyz", http_server_port(s));
-        assert_int_equal(prober_get(p, url, NS_USEC_PER_SEC, on_result, &r, &req), 0);
+        assert_int_equal(prober_get(p, url, USEC_PER_SEC, on_result, &r, &req), 0);
         probe_request_cancel(req);
-        assert_int_equal(prober_get(p, url, NS_USEC_PER_SEC, on_result, &r, NULL), 0);
-        assert_int_equal(prober_get(p, "ftp://x/", NS_USEC_PER_SEC, on_result, &r, NULL), -EINVAL);
+        assert_int_equal(prober_get(p, url, USEC_PER_SEC, on_result, &r, NULL), 0);
+        assert_int_equal(prober_get(p, "ftp://x/", USEC_PER_SEC, on_result, &r, NULL), -EINVAL);
         prober_free(p);
         assert_int_equal(r.done, 0);
         http_server_free(s);

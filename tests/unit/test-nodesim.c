@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "tests/nodesim/expand.h"
 #include "tests/nodesim/ipalloc.h"
+#include "tests/nodesim/logfile.h"
 #include "tests/nodesim/options.h"
 #include "tests/nodesim/render.h"
 #include "tests/nodesim/util.h"
@@ -39,8 +41,8 @@ static void test_options_defaults(void **state) {
         assert_int_equal(o.nodes, 3);
         assert_string_equal(o.name_prefix, "nodesim");
         assert_string_equal(o.cpu, "4");
-        assert_true(o.heartbeat_usec == 10 * NS_USEC_PER_SEC);
-        assert_true(o.status_usec == 60 * NS_USEC_PER_SEC);
+        assert_true(o.heartbeat_usec == 10 * USEC_PER_SEC);
+        assert_true(o.status_usec == 60 * USEC_PER_SEC);
         assert_int_equal(o.kubelet_port, 0);
         nodesim_options_done(&o);
 }
@@ -172,8 +174,8 @@ static void test_render_node(void **state) {
         NodesimOptions o;
         size_t count;
         NodeSpec *n = one_node(&o, &count);
-        NodeRenderContext ctx = { .kubelet_port = 10250, .now = UINT64_C(1795000000) * NS_USEC_PER_SEC,
-                                  .since = UINT64_C(1794999000) * NS_USEC_PER_SEC };
+        NodeRenderContext ctx = { .kubelet_port = 10250, .now = UINT64_C(1795000000) * USEC_PER_SEC,
+                                  .since = UINT64_C(1794999000) * USEC_PER_SEC };
         json_t *node = NULL;
         assert_int_equal(node_render(n, &ctx, &node), 0);
         assert_string_equal(json_string_value(json_object_get(node, "kind")), "Node");
@@ -236,9 +238,9 @@ static void test_render_pod_status(void **state) {
                                  " \"containers\": [{\"name\": \"a\", \"image\": \"img:1\"},"
                                  " {\"name\": \"b\", \"image\": \"sim:2\"}]}}", 0, NULL);
         assert_non_null(pod);
-        uint64_t t0 = UINT64_C(1795000000) * NS_USEC_PER_SEC;
+        uint64_t t0 = UINT64_C(1795000000) * USEC_PER_SEC;
         ContainerView cs[2] = {
-                { .name = "a", .state = CONTAINER_RUNNING, .started_at = t0 + NS_USEC_PER_SEC, .ready = true,
+                { .name = "a", .state = CONTAINER_RUNNING, .started_at = t0 + USEC_PER_SEC, .ready = true,
                   .started = true, .restart_count = 2, .container_id = "nodesim://x-a-3", .has_last = true,
                   .last = { .exit_code = 1, .started_at = t0, .finished_at = t0 + 1, .container_id = "nodesim://x-a-2" } },
                 { .name = "b", .state = CONTAINER_WAITING, .waiting_reason = "CrashLoopBackOff",
@@ -468,18 +470,18 @@ static void test_env_and_argv(void **state) {
 
 static void test_util(void **state) {
         char buf[64];
-        ns_format_time(UINT64_C(1795000000123456), true, buf, sizeof(buf));
+        rfc3339_format(UINT64_C(1795000000123456), true, buf, sizeof(buf));
         assert_string_equal(buf, "2026-11-18T11:06:40.123456Z");
-        ns_format_time_nano(UINT64_C(1795000000123456), buf, sizeof(buf));
+        log_format_time(UINT64_C(1795000000123456), buf, sizeof(buf));
         assert_string_equal(buf, "2026-11-18T11:06:40.123456000Z");
         uint64_t t;
-        assert_int_equal(ns_parse_time("2026-11-18T11:06:40.123456789Z", &t), 0);
+        assert_int_equal(rfc3339_parse("2026-11-18T11:06:40.123456789Z", &t), 0);
         assert_true(t == UINT64_C(1795000000123456));
-        assert_int_equal(ns_parse_time("2026-11-18T12:06:40+01:00", &t), 0);
+        assert_int_equal(rfc3339_parse("2026-11-18T12:06:40+01:00", &t), 0);
         assert_true(t == UINT64_C(1795000000000000));
-        assert_int_equal(ns_parse_time("2026-11-19 19:06:40Z", &t), -EINVAL);
-        assert_int_equal(ns_parse_time("2026-11-18T11:06:40", &t), -EINVAL);
-        assert_int_equal(ns_parse_time("2026-13-19T19:06:40Z", &t), -EINVAL);
+        assert_int_equal(rfc3339_parse("2026-11-19 19:06:40Z", &t), -EINVAL);
+        assert_int_equal(rfc3339_parse("2026-11-18T11:06:40", &t), -EINVAL);
+        assert_int_equal(rfc3339_parse("2026-13-19T19:06:40Z", &t), -EINVAL);
         int64_t v;
         assert_int_equal(ns_parse_int64("12", 0, 20, &v), 0);
         assert_int_equal(ns_parse_int64("21", 0, 20, &v), -ERANGE);

@@ -2,7 +2,7 @@
  * text shape, --output json, --configmap from standard input, --effective, --translate,
  * --normalize, --profile and usage errors. The binary is found next to this test's build
  * directory ($(O)/bin/policy-validator beside $(O)/tests/); inputs come from the case
- * directories and ../shared/policies, relative to the repository root where tests run. */
+ * directories and tests/data/policy-examples, relative to the repository root where tests run. */
 #include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
@@ -83,7 +83,7 @@ static Run run(const char *stdin_path, const char *const *args) {
 #define RUN(stdin_path, ...) run(stdin_path, (const char *const[]) { __VA_ARGS__, NULL })
 
 static void test_valid_exit_zero(void **state) {
-        Run r = RUN(NULL, "../shared/policies/openshift-default.json");
+        Run r = RUN(NULL, "tests/data/policy-examples/openshift-default.json");
         assert_int_equal(r.status, 0);
         assert_string_equal(r.out, "");
         assert_string_equal(r.err, "");
@@ -91,10 +91,10 @@ static void test_valid_exit_zero(void **state) {
 }
 
 static void test_invalid_text_shape(void **state) {
-        Run r = RUN(NULL, "../shared/policies/invalid-general-predicates-duplicate.json");
+        Run r = RUN(NULL, "tests/data/policy-examples/invalid-general-predicates-duplicate.json");
         assert_int_equal(r.status, 1);
         assert_true(strncmp(r.err,
-                            "../shared/policies/invalid-general-predicates-duplicate.json:6:15: error: predicate "
+                            "tests/data/policy-examples/invalid-general-predicates-duplicate.json:6:15: error: predicate "
                             "PodFitsResources (predicates[1]) is already part of GeneralPredicates (predicates[0])",
                             150) == 0);
         assert_non_null(strstr(r.err, "[general-predicates-duplicate]\n"));
@@ -102,7 +102,7 @@ static void test_invalid_text_shape(void **state) {
 }
 
 static void test_warnings_exit_zero(void **state) {
-        Run r = RUN(NULL, "../shared/policies/static-and-configurable.json");
+        Run r = RUN(NULL, "tests/data/policy-examples/static-and-configurable.json");
         assert_int_equal(r.status, 0);
         assert_non_null(strstr(r.err, ":6:15: warning: predicate PodFitsPorts is a deprecated alias; use "
                                       "PodFitsHostPorts [deprecated-alias]"));
@@ -132,18 +132,18 @@ static void test_configmap_stdin(void **state) {
         assert_int_equal(r.status, 1);
         assert_true(strncmp(r.err, "<stdin>:13:19: error: predicate MatchNodeSelector", 48) == 0);
         run_done(&r);
-        r = RUN("../shared/policies/openshift-configmap.yaml", "-c", "-");
+        r = RUN("tests/data/policy-examples/openshift-configmap.yaml", "-c", "-");
         assert_int_equal(r.status, 0);
         run_done(&r);
 }
 
 static void test_effective_and_normalize(void **state) {
-        Run r = RUN(NULL, "--effective", "../shared/policies/openshift-default.json");
+        Run r = RUN(NULL, "--effective", "tests/data/policy-examples/openshift-default.json");
         assert_int_equal(r.status, 0);
         assert_true(strncmp(r.out, "predicates (execution order):\n   1. CheckNodeUnschedulable", 58) == 0);
         assert_non_null(strstr(r.out, "hardPodAffinitySymmetricWeight: 1\n"));
         run_done(&r);
-        r = RUN(NULL, "-o", "json", "--effective", "--normalize", "--translate", "../shared/policies/openshift-default.json");
+        r = RUN(NULL, "-o", "json", "--effective", "--normalize", "--translate", "tests/data/policy-examples/openshift-default.json");
         assert_int_equal(r.status, 0);
         json_t *j = json_loads(r.out, 0, NULL);
         assert_non_null(j);
@@ -153,7 +153,7 @@ static void test_effective_and_normalize(void **state) {
                             "KubeSchedulerConfiguration");
         json_decref(j);
         run_done(&r);
-        r = RUN(NULL, "--normalize", "../shared/policies/static-and-configurable.json");
+        r = RUN(NULL, "--normalize", "tests/data/policy-examples/static-and-configurable.json");
         assert_int_equal(r.status, 0);
         assert_non_null(strstr(r.out, "\"PodFitsHostPorts\""));
         run_done(&r);
@@ -189,7 +189,7 @@ static void test_usage_and_io_errors(void **state) {
         assert_int_equal(r.status, 2);
         run_done(&r);
         /* Oversized input is an invalid policy with a clear diagnostic, not an I/O error. */
-        r = RUN(NULL, "--max-size", "16", "../shared/policies/openshift-default.json");
+        r = RUN(NULL, "--max-size", "16", "tests/data/policy-examples/openshift-default.json");
         assert_int_equal(r.status, 1);
         assert_non_null(strstr(r.err, "[input-too-large]"));
         run_done(&r);
