@@ -15,7 +15,7 @@
 static const json_t *pod_scheduled(const json_t *pod) {
         size_t i;
         json_t *c;
-        json_array_foreach(jget(pod, "status", "conditions", NULL), i, c) {
+        json_array_foreach(jget(pod, "status", "conditions"), i, c) {
                 const char *type = json_string_value(json_object_get(c, "type"));
                 if (type && strcmp(type, "PodScheduled") == 0)
                         return c;
@@ -66,13 +66,13 @@ static int put_events(const json_t *events, Buf *out) {
                         r = buf_puts(out, "events:\n");
                 const char *when = json_string_value(json_object_get(e, "lastTimestamp"))
                                            ?: json_string_value(json_object_get(e, "eventTime"))
-                                           ?: json_string_value(jget(e, "series", "lastObservedTime", NULL)) ?: "-";
+                                           ?: json_string_value(jget(e, "series", "lastObservedTime")) ?: "-";
                 json_int_t count = json_integer_value(json_object_get(e, "count"));
-                if (json_is_integer(jget(e, "series", "count", NULL)))
-                        count = json_integer_value(jget(e, "series", "count", NULL));
+                if (json_is_integer(jget(e, "series", "count")))
+                        count = json_integer_value(jget(e, "series", "count"));
                 const char *source = json_string_value(json_object_get(e, "reportingComponent"));
                 if (!source || !*source)
-                        source = json_string_value(jget(e, "source", "component", NULL)) ?: "";
+                        source = json_string_value(jget(e, "source", "component")) ?: "";
                 char times[32] = "";
                 if (count > 1)
                         snprintf(times, sizeof(times), " (x%" JSON_INTEGER_FORMAT ")", count);
@@ -86,11 +86,11 @@ static int put_events(const json_t *events, Buf *out) {
 }
 
 int explain_pod(const json_t *pod, const json_t *events, Buf *out) {
-        const char *ns = json_string_value(jget(pod, "metadata", "namespace", NULL)) ?: "default";
-        const char *name = json_string_value(jget(pod, "metadata", "name", NULL)) ?: "?";
-        const char *node = json_string_value(jget(pod, "spec", "nodeName", NULL));
-        const char *scheduler = json_string_value(jget(pod, "spec", "schedulerName", NULL)) ?: "default-scheduler";
-        const char *phase = json_string_value(jget(pod, "status", "phase", NULL)) ?: "Unknown";
+        const char *ns = json_string_value(jget(pod, "metadata", "namespace")) ?: "default";
+        const char *name = json_string_value(jget(pod, "metadata", "name")) ?: "?";
+        const char *node = json_string_value(jget(pod, "spec", "nodeName"));
+        const char *scheduler = json_string_value(jget(pod, "spec", "schedulerName")) ?: "default-scheduler";
+        const char *phase = json_string_value(jget(pod, "status", "phase")) ?: "Unknown";
         int r;
 
         if (node && *node) {

@@ -50,32 +50,31 @@ static int compare_rows(const void *x, const void *y) {
 int history_rows(const json_t *configmaps, const json_t *scheduler, const json_t *deployment, HistoryRow *rows,
                  int max) {
         int64_t serving = 0, rolling = 0;
-        (void) parse_int64_str(json_string_value(jget(scheduler, "status", "revision", NULL)), &serving);
-        if (json_is_integer(jget(scheduler, "status", "revision", NULL)))
-                serving = json_integer_value(jget(scheduler, "status", "revision", NULL));
+        (void) parse_int64_str(json_string_value(jget(scheduler, "status", "revision")), &serving);
+        if (json_is_integer(jget(scheduler, "status", "revision")))
+                serving = json_integer_value(jget(scheduler, "status", "revision"));
         (void) parse_int64_str(json_string_value(jget(deployment, "spec", "template", "metadata", "annotations",
-                                                      RECONCILE_ANN_REVISION, NULL)),
+                                                      RECONCILE_ANN_REVISION)),
                                &rolling);
         int n = 0;
         size_t i;
         json_t *cm;
         json_array_foreach(configmaps, i, cm) {
-                const char *name = json_string_value(jget(cm, "metadata", "name", NULL));
+                const char *name = json_string_value(jget(cm, "metadata", "name"));
                 int64_t num;
                 if (!name || strncmp(name, RECONCILE_REVISION_PREFIX, strlen(RECONCILE_REVISION_PREFIX)) != 0 ||
                     parse_int64_str(name + strlen(RECONCILE_REVISION_PREFIX), &num) < 0 || n >= max)
                         continue;
                 HistoryRow *row = &rows[n++];
                 *row = (HistoryRow) { .revision = num };
-                json_t *src = json_loads(json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE,
-                                                                NULL)) ?: "{}",
+                json_t *src = json_loads(json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE)) ?: "{}",
                                          0, NULL);
                 fill_source(row, src);
                 json_decref(src);
                 snprintf(row->created, sizeof(row->created), "%s",
-                         json_string_value(jget(cm, "metadata", "creationTimestamp", NULL)) ?: "");
+                         json_string_value(jget(cm, "metadata", "creationTimestamp")) ?: "");
                 const char *failed = json_string_value(
-                        jget(cm, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_FAILED, NULL));
+                        jget(cm, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_FAILED));
                 if (num == serving)
                         row->state = REVISION_SERVING;
                 else if (failed) {
@@ -86,7 +85,7 @@ int history_rows(const json_t *configmaps, const json_t *scheduler, const json_t
                 else
                         row->state = REVISION_SUPERSEDED;
         }
-        json_t *rejected = jget(scheduler, "status", "rejected", NULL);
+        json_t *rejected = jget(scheduler, "status", "rejected");
         if (json_is_object(rejected) && n < max) {
                 HistoryRow *row = &rows[n++];
                 *row = (HistoryRow) { .revision = 0, .state = REVISION_REJECTED };

@@ -163,9 +163,9 @@ static int cmd_validate(const Args *a) {
         int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
         if (r < 0 && r != -ENOENT)
                 return api_error("get Scheduler cluster", r, &err);
-        const char *name = json_string_value(jget(sched, "spec", "policy", "name", NULL));
+        const char *name = json_string_value(jget(sched, "spec", "policy", "name"));
         if (!name || !*name) {
-                const char *profile = json_string_value(jget(sched, "spec", "profile", NULL));
+                const char *profile = json_string_value(jget(sched, "spec", "profile"));
                 printf("Scheduler/cluster names no policy ConfigMap: the operator runs the built-in policy of "
                        "profile %s, valid by construction\n",
                        profile && *profile ? profile : "LowNodeUtilization");
@@ -181,7 +181,7 @@ static int cmd_validate(const Args *a) {
         }
         if (r < 0)
                 return api_error("get the policy ConfigMap", r, &err);
-        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY, NULL));
+        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
         char label[300];
         snprintf(label, sizeof(label), "configmap/%s:%s", name, RECONCILE_POLICY_KEY);
         if (!text) {
@@ -251,7 +251,7 @@ static int load_revision(KubeClient *c, const char *num, PolicyEffective **ret, 
         }
         if (r < 0)
                 return api_error("get the revision", r, &err);
-        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY, NULL));
+        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
         PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
         _cleanup_(policy_freep) Policy *p = NULL;
         PolicyDiags diags = {};
@@ -262,7 +262,7 @@ static int load_revision(KubeClient *c, const char *num, PolicyEffective **ret, 
                 return EXIT_USAGE;
         }
         json_auto_t *src = json_loads(
-                json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE, NULL)) ?: "{}", 0, NULL);
+                json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE)) ?: "{}", 0, NULL);
         const char *source = json_string_value(json_object_get(src, "configMap"));
         const char *rv = json_string_value(json_object_get(src, "resourceVersion"));
         const char *profile = json_string_value(json_object_get(src, "profile"));

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-json_t *jget(const json_t *obj, ...) {
+json_t *jget_keys(const json_t *obj, ...) {
         va_list ap;
         va_start(ap, obj);
         json_t *cur = (json_t *) obj;
