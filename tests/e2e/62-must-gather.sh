@@ -92,6 +92,8 @@ check_match "... with the serving revision's weights" "LeastRequestedPriority +w
   "$(cat "$D/policy/active.effective.txt" 2>&1)"
 check_match "the rejected policy's validator output names the rule" "general-predicates-duplicate" \
   "$(cat "$D/policy/rejected.effective.txt" 2>&1)"
+check_match "history.txt (the kubectl plugin) names the serving revision" "^$R .* serving$" \
+  "$(grep -E "^$R " "$D/history.txt" 2>&1)"
 check_match "errors.txt says the ClusterOperator CRD is absent" "clusteroperators.config.openshift.io: CRD not installed" \
   "$(cat "$D/errors.txt")"
 check_eq "no Secret's data anywhere" "" \
