@@ -20,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 
 check "make install puts the plugin and its man page under DESTDIR" \
-  make -s install DESTDIR="$T/root" PREFIX=/usr O="${BIN_DIR%/bin}"
+  env -u MAKEFLAGS -u MFLAGS make -s install DESTDIR="$T/root" PREFIX=/usr O="${BIN_DIR%/bin}"
 check "... the program" test -x "$T/root/usr/bin/kubectl-scheduler_policy"
 check "... the man page" test -f "$T/root/usr/share/man/man1/kubectl-scheduler_policy.1"
 export PATH="$T/root/usr/bin:$PATH"
