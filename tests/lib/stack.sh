@@ -2,7 +2,8 @@
 # (sourced). Expects KUBECONFIG and CLUSTER_DIR from tests/cluster/up (or tools/with-cluster)
 # and the built programs in $BIN_DIR (default build/default/bin).
 #
-#   stack_install                 CRD, namespaces, RBAC (kubectl apply, idempotent)
+#   stack_install                 kubectl apply -k: CRD, namespaces, RBAC, Services, the
+#                                 monitoring objects (idempotent)
 #   stack_nodesim_start           three simulated nodes (one control-plane), running the
 #                                 scheduler image as a local program
 #   stack_nodesim_stop            stops it and deletes its nodes (the scheduler tests that
@@ -32,11 +33,16 @@ else
   SCHEDULER_ARGS=(--scheduler-command kube-scheduler --scheduler-readiness-path /healthz)
 fi
 
+# Installs through the shipped kustomization (tests/data/plane-install: deploy/ with the
+# operator Deployment at zero replicas, the operator runs as a local process below), then
+# the Prometheus operator's CRDs (copies, tests/data/monitoring/crds) and deploy/monitoring/.
 stack_install() {
-  kubectl apply -f "$ROOT/crds/" >/dev/null &&
+  kubectl apply -k "$ROOT/tests/data/plane-install" >/dev/null &&
   kubectl wait --for condition=Established --timeout=30s crd/schedulers.config.openshift.io >/dev/null &&
-  kubectl apply -f "$ROOT/deploy/00-namespaces.yaml" -f "$ROOT/deploy/10-rbac-operator.yaml" \
-    -f "$ROOT/deploy/11-rbac-scheduler.yaml" >/dev/null
+  kubectl apply -f "$ROOT/tests/data/monitoring/crds/" >/dev/null &&
+  kubectl wait --for condition=Established --timeout=30s crd/servicemonitors.monitoring.coreos.com \
+    crd/prometheusrules.monitoring.coreos.com >/dev/null &&
+  kubectl apply -k "$ROOT/deploy/monitoring" >/dev/null
 }
 
 stack_nodesim_start() {

@@ -1,0 +1,378 @@
+/* kubectl-scheduler_policy: a kubectl plugin (kubectl finds it on PATH as
+ * `kubectl scheduler-policy`) for the scheduler-policy operator:
+ *   validate [FILE|-]   the cluster's current policy ConfigMap, or a file, checked as the
+ *                       operator checks it
+ *   history             the revisions and the rejected source, with their state
+ *   diff N M            effective predicates and priorities between two revisions
+ *   explain POD         why a pending pod fits nowhere, in the scheduler's words
+ * The I/O lives here; what is computed from the objects is in history.c, diff.c and
+ * explain.c (pure). */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "kube/kube.h"
+#include "kubectl-plugin/plugin.h"
+#include "kubectl-plugin/util.h"
+#include "reconcilers/reconcile.h"
+
+#define EXIT_INVALID 1  /* validate: invalid; diff: revisions differ */
+#define EXIT_USAGE 2    /* usage, I/O or API errors */
+/* What the operator accepts (a ConfigMap cannot hold more). */
+#define MAX_POLICY_SIZE ((size_t) 1024 * 1024)
+#define MAX_HISTORY 1024
+
+static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
+static const KubeResource CORE_EVENTS = { "", "v1", "events", true };
+
+typedef struct Args {
+        const char *kubeconfig, *context, *namespace_, *output;
+        bool configmap;
+        char **rest;
+        int n_rest;
+} Args;
+
+static void usage(FILE *f) {
+        fputs("Usage: kubectl scheduler-policy COMMAND [OPTIONS]\n"
+              "\n"
+              "The scheduler-policy operator's Policy, its revisions and the pods it cannot place.\n"
+              "\n"
+              "Commands:\n"
+              "  validate [FILE|-]   check the policy Scheduler/cluster names (ConfigMap in openshift-config),\n"
+              "                      or a policy file or ConfigMap manifest, exactly as the operator does\n"
+              "  history             the revisions: source ConfigMap, resourceVersion, sha256, creation time,\n"
+              "                      and whether each is serving, rolling out, rolled back or superseded; the\n"
+              "                      rejected source last\n"
+              "  diff N M            the effective predicates, priorities and weights of revision N against M\n"
+              "  explain POD         why a pending pod fits no node: the scheduler's PodScheduled summary,\n"
+              "                      one reason per line, and its FailedScheduling events\n"
+              "\n"
+              "Options:\n"
+              "      --kubeconfig=FILE   kubeconfig (default: $KUBECONFIG, then ~/.kube/config)\n"
+              "      --context=NAME      kubeconfig context\n"
+              "  -n, --namespace=NS      the pod's namespace for explain (default: the context's, else default)\n"
+              "  -o, --output=json       history as JSON\n"
+              "  -c, --configmap         validate: FILE is a ConfigMap manifest (detected when it says kind: ConfigMap)\n"
+              "  -h, --help              this help\n"
+              "\n"
+              "Exit status: 0 valid / no difference / pod scheduled; 1 invalid / revisions differ / pod\n"
+              "unscheduled; 2 usage, I/O or API error.\n",
+              f);
+}
+
+static int connect_cluster(const Args *a, KubeClient **ret) {
+        KubeConfig *cfg = NULL;
+        KubeError err = {};
+        int r = a->kubeconfig || a->context ? kube_config_load(a->kubeconfig, a->context, &cfg, &err)
+                                            : kube_config_auto(NULL, &cfg, &err);
+        if (r >= 0)
+                r = kube_client_new(cfg, NULL, ret, &err);
+        if (r < 0)
+                fprintf(stderr, "error: cannot use the kubeconfig: %s\n", err.message[0] ? err.message : strerror(-r));
+        return r;
+}
+
+static int api_error(const char *what, int r, const KubeError *err) {
+        fprintf(stderr, "error: %s: %s\n", what, err->message[0] ? err->message : strerror(-r));
+        return EXIT_USAGE;
+}
+
+static char *read_input(const char *path, size_t *ret_len) {
+        FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+        if (!f)
+                return NULL;
+        Buf b;
+        buf_init(&b, MAX_POLICY_SIZE + 1);
+        char chunk[8192];
+        size_t n;
+        int r = 0;
+        while (r >= 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                r = buf_append(&b, chunk, n);
+        bool bad = ferror(f) || r < 0;
+        if (f != stdin)
+                fclose(f);
+        *ret_len = b.len;
+        char *s = bad ? NULL : buf_steal(&b);
+        buf_free(&b);
+        if (bad)
+                errno = r == -E2BIG ? EFBIG : EIO;
+        return s;
+}
+
+/* Validates text as the operator does and prints the diagnostics and a verdict. */
+static int judge(const char *text, size_t len, bool configmap, const char *label) {
+        PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
+        PolicyDiags diags = {};
+        int r = configmap ? policy_load_configmap(text, len, &opts, &p, &diags)
+                          : policy_load(text, len, &opts, &p, &diags);
+        policy_diags_sort(&diags);
+        _cleanup_free_ char *diag_text = NULL;
+        if (policy_diags_format_text(&diags, label, &diag_text) >= 0 && diag_text && *diag_text)
+                fputs(diag_text, stdout);
+        int code = EXIT_USAGE;
+        if (r == -ENOMEM)
+                fprintf(stderr, "error: out of memory\n");
+        else if (!p)
+                printf("%s: invalid (%zu error%s): the operator would reject it and keep the serving revision\n",
+                       label, diags.n_errors, diags.n_errors == 1 ? "" : "s");
+        else if (policy_effective(p, &opts, &eff) < 0)
+                fprintf(stderr, "error: cannot compute the effective configuration\n");
+        else {
+                printf("%s: valid (%zu warning%s): %zu predicates, %zu priorities, %zu extenders\n", label,
+                       diags.n_warnings, diags.n_warnings == 1 ? "" : "s", eff->n_predicates, eff->n_priorities,
+                       eff->n_extenders);
+                code = 0;
+        }
+        if (!p && r != -ENOMEM)
+                code = EXIT_INVALID;
+        policy_diags_clear(&diags);
+        return code;
+}
+
+static bool looks_like_configmap(const char *text) {
+        return strstr(text, "kind: ConfigMap") || strstr(text, "\"kind\": \"ConfigMap\"") ||
+               strstr(text, "\"kind\":\"ConfigMap\"");
+}
+
+static int cmd_validate(const Args *a) {
+        if (a->n_rest > 1) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        if (a->n_rest == 1) {
+                size_t len = 0;
+                _cleanup_free_ char *text = read_input(a->rest[0], &len);
+                if (!text) {
+                        fprintf(stderr, "error: cannot read %s: %s\n", a->rest[0], strerror(errno));
+                        return EXIT_USAGE;
+                }
+                return judge(text, len, a->configmap || looks_like_configmap(text), a->rest[0]);
+        }
+
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        if (connect_cluster(a, &c) < 0)
+                return EXIT_USAGE;
+        KubeError err = {};
+        json_auto_t *sched = NULL;
+        int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get Scheduler cluster", r, &err);
+        const char *name = json_string_value(jget(sched, "spec", "policy", "name"));
+        if (!name || !*name) {
+                const char *profile = json_string_value(jget(sched, "spec", "profile"));
+                printf("Scheduler/cluster names no policy ConfigMap: the operator runs the built-in policy of "
+                       "profile %s, valid by construction\n",
+                       profile && *profile ? profile : "LowNodeUtilization");
+                return 0;
+        }
+        json_auto_t *cm = NULL;
+        r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, name, &cm, &err);
+        if (r == -ENOENT) {
+                printf("configmap/%s: not found in %s (the operator reports PolicyNotFound and keeps the serving "
+                       "revision)\n",
+                       name, RECONCILE_CONFIG_NAMESPACE);
+                return EXIT_INVALID;
+        }
+        if (r < 0)
+                return api_error("get the policy ConfigMap", r, &err);
+        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
+        char label[300];
+        snprintf(label, sizeof(label), "configmap/%s:%s", name, RECONCILE_POLICY_KEY);
+        if (!text) {
+                printf("configmap/%s: has no data key %s (the operator reports PolicyKeyMissing)\n", name,
+                       RECONCILE_POLICY_KEY);
+                return EXIT_INVALID;
+        }
+        return judge(text, strlen(text), false, label);
+}
+
+static int get_configmaps(KubeClient *c, json_t **ret) {
+        KubeError err = {};
+        KubeListOptions o = { .label_selector = RECONCILE_APP_LABEL "=" RECONCILE_DEPLOYMENT_NAME };
+        json_t *list = NULL;
+        int r = kube_list_all(c, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, &o, 0, &list, &err);
+        if (r < 0)
+                return api_error("list the revision ConfigMaps", r, &err);
+        *ret = list;
+        return 0;
+}
+
+static int cmd_history(const Args *a) {
+        if (a->n_rest != 0) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        if (connect_cluster(a, &c) < 0)
+                return EXIT_USAGE;
+        KubeError err = {};
+        json_auto_t *sched = NULL, *deploy = NULL, *list = NULL;
+        int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get Scheduler cluster", r, &err);
+        r = kube_get(c, &KUBE_DEPLOYMENTS, RECONCILE_OPERAND_NAMESPACE, RECONCILE_DEPLOYMENT_NAME, &deploy, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get the policy-scheduler Deployment", r, &err);
+        if (get_configmaps(c, &list) != 0)
+                return EXIT_USAGE;
+        _cleanup_free_ HistoryRow *rows = calloc(MAX_HISTORY, sizeof(HistoryRow));
+        if (!rows)
+                return EXIT_USAGE;
+        int n = history_rows(json_object_get(list, "items"), sched, deploy, rows, MAX_HISTORY);
+        _cleanup_(buf_free) Buf out;
+        buf_init(&out, 0);
+        if (n < 0 || history_format(rows, n, a->output && strcmp(a->output, "json") == 0, &out) < 0)
+                return EXIT_USAGE;
+        fputs(buf_str(&out), stdout);
+        return 0;
+}
+
+/* The effective configuration of revision N, and a label naming it and its source. */
+static int load_revision(KubeClient *c, const char *num, PolicyEffective **ret, char *label, size_t label_size) {
+        int64_t n;
+        if (parse_int64_str(num, &n) < 0 || n < 1) {
+                fprintf(stderr, "error: %s is not a revision number\n", num);
+                return EXIT_USAGE;
+        }
+        char name[128];
+        snprintf(name, sizeof(name), RECONCILE_REVISION_PREFIX "%s", num);
+        KubeError err = {};
+        json_auto_t *cm = NULL;
+        int r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, name, &cm, &err);
+        if (r == -ENOENT) {
+                fprintf(stderr, "error: revision %s does not exist (pruned, or never written)\n", num);
+                return EXIT_USAGE;
+        }
+        if (r < 0)
+                return api_error("get the revision", r, &err);
+        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
+        PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyDiags diags = {};
+        r = text ? policy_load(text, strlen(text), &opts, &p, &diags) : -EINVAL;
+        policy_diags_clear(&diags);
+        if (r < 0 || policy_effective(p, &opts, ret) < 0) {
+                fprintf(stderr, "error: revision %s holds no valid %s\n", num, RECONCILE_POLICY_KEY);
+                return EXIT_USAGE;
+        }
+        json_auto_t *src = json_loads(
+                json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE)) ?: "{}", 0, NULL);
+        const char *source = json_string_value(json_object_get(src, "configMap"));
+        const char *rv = json_string_value(json_object_get(src, "resourceVersion"));
+        const char *profile = json_string_value(json_object_get(src, "profile"));
+        if (source)
+                snprintf(label, label_size, "revision %s (configmap/%s resourceVersion %s)", num, source, rv ?: "?");
+        else
+                snprintf(label, label_size, "revision %s (profile/%s)", num, profile ?: "LowNodeUtilization");
+        return 0;
+}
+
+static int cmd_diff(const Args *a) {
+        if (a->n_rest != 2) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        if (connect_cluster(a, &c) < 0)
+                return EXIT_USAGE;
+        _cleanup_(policy_effective_freep) PolicyEffective *ea = NULL;
+        _cleanup_(policy_effective_freep) PolicyEffective *eb = NULL;
+        char la[512], lb[512];
+        int r = load_revision(c, a->rest[0], &ea, la, sizeof(la));
+        if (r != 0)
+                return r;
+        r = load_revision(c, a->rest[1], &eb, lb, sizeof(lb));
+        if (r != 0)
+                return r;
+        _cleanup_(buf_free) Buf out;
+        buf_init(&out, 0);
+        r = effective_diff(ea, la, eb, lb, &out);
+        if (r < 0)
+                return EXIT_USAGE;
+        fputs(buf_str(&out), stdout);
+        return r > 0 ? EXIT_INVALID : 0;
+}
+
+static int cmd_explain(const Args *a) {
+        if (a->n_rest != 1) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        if (connect_cluster(a, &c) < 0)
+                return EXIT_USAGE;
+        const char *ns = a->namespace_ ? a->namespace_ : kube_config_namespace(kube_client_get_config(c));
+        if (!ns || !*ns)
+                ns = "default";
+        const char *pod_name = a->rest[0];
+        if (strncmp(pod_name, "pod/", 4) == 0)
+                pod_name += 4;
+        KubeError err = {};
+        json_auto_t *pod = NULL, *events = NULL;
+        int r = kube_get(c, &KUBE_PODS, ns, pod_name, &pod, &err);
+        if (r < 0)
+                return api_error("get the pod", r, &err);
+        char selector[600];
+        snprintf(selector, sizeof(selector), "involvedObject.kind=Pod,involvedObject.name=%s", pod_name);
+        KubeListOptions o = { .field_selector = selector };
+        r = kube_list_all(c, &CORE_EVENTS, ns, &o, 0, &events, &err);
+        if (r < 0)
+                return api_error("list the pod's events", r, &err);
+        _cleanup_(buf_free) Buf out;
+        buf_init(&out, 0);
+        r = explain_pod(pod, events, &out);
+        if (r < 0)
+                return EXIT_USAGE;
+        fputs(buf_str(&out), stdout);
+        return r > 0 ? EXIT_INVALID : 0;
+}
+
+int main(int argc, char **argv) {
+        Args a = {};
+        static const struct option longopts[] = {
+                { "kubeconfig", required_argument, NULL, 'k' }, { "context", required_argument, NULL, 'x' },
+                { "namespace", required_argument, NULL, 'n' },  { "output", required_argument, NULL, 'o' },
+                { "configmap", no_argument, NULL, 'c' },        { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        int opt;
+        while ((opt = getopt_long(argc, argv, "n:o:ch", longopts, NULL)) >= 0) {
+                switch (opt) {
+                case 'k': a.kubeconfig = optarg; break;
+                case 'x': a.context = optarg; break;
+                case 'n': a.namespace_ = optarg; break;
+                case 'o': a.output = optarg; break;
+                case 'c': a.configmap = true; break;
+                case 'h': usage(stdout); return 0;
+                default: usage(stderr); return EXIT_USAGE;
+                }
+        }
+        if (a.output && strcmp(a.output, "json") != 0) {
+                fprintf(stderr, "error: --output supports json only\n");
+                return EXIT_USAGE;
+        }
+        if (optind >= argc) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        const char *cmd = argv[optind];
+        a.rest = argv + optind + 1;
+        a.n_rest = argc - optind - 1;
+        if (strcmp(cmd, "validate") == 0)
+                return cmd_validate(&a);
+        if (strcmp(cmd, "history") == 0)
+                return cmd_history(&a);
+        if (strcmp(cmd, "diff") == 0)
+                return cmd_diff(&a);
+        if (strcmp(cmd, "explain") == 0)
+                return cmd_explain(&a);
+        fprintf(stderr, "error: unknown command \"%s\"\n", cmd);
+        usage(stderr);
+        return EXIT_USAGE;
+}

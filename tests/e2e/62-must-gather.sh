@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# tools/must-gather on the plane with the operator stack up (tests/lib/stack.sh): a new
+# revision of the documented policy serving (after whatever earlier tests left), then a
+# rejected policy whose
+# extender carries a private key (keyData). The archive must hold the Scheduler, every
+# revision, the Deployment, the scheduler pods with their logs, the operator's log, the
+# events of the three namespaces, the validator's --effective output for the active and the
+# rejected policy, and the ClusterOperator once its CRD exists; never a Secret's data nor
+# the extender's key.
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$ROOT" || exit 1
+. tests/lib/stack.sh
+. tests/lib/e2e.sh
+T=$(mktemp -d)
+export PATH="$BIN_DIR:$PATH"
+cleanup() {
+  stack_stop_pid operator-mg
+  stack_nodesim_stop
+  kubectl -n openshift-kube-scheduler delete secret must-not-leak --ignore-not-found >/dev/null 2>&1
+  kubectl delete crd clusteroperators.config.openshift.io --ignore-not-found >/dev/null 2>&1
+  kubectl delete -f "$T/policy.yaml" --ignore-not-found >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
+revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
+settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
+serving_after() { settled && [ "$(revision)" -gt "$1" ]; }
+put_policy() {
+  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
+    --dry-run=client -o yaml > "$T/policy.yaml" && kubectl apply -f "$T/policy.yaml" >/dev/null
+}
+
+check "the stack installs (kubectl apply -k)" stack_install
+check "nodesim brings up three Ready nodes" stack_nodesim_start
+stack_operator_start mg --progress-deadline 120 > /dev/null
+wait_for "the operator has a serving revision" 150 settled
+R0=$(revision)
+# The documented policy with a weight no revision has had (not even a failed one, which
+# the operator would not retry): a new revision.
+W=$(( $(kubectl -n openshift-kube-scheduler get cm -l app=policy-scheduler -o jsonpath='{.items[*].metadata.labels.revision}' |
+        tr ' ' '\n' | sort -n | tail -1) + 20 ))
+sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $W}/" \
+  deploy/policy.cfg > "$T/good.cfg"
+put_policy "$T/good.cfg"
+kubectl patch scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
+wait_for "a new revision of the documented policy serves" 150 serving_after "$R0"
+R=$(revision)
+python3 - deploy/policy.cfg "$T/bad.cfg" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["predicates"].insert(2, {"name": "PodFitsResources"})
+p["extenders"] = [{"urlPrefix": "https://extender.example:8443/", "filterVerb": "filter",
+                   "tlsConfig": {"certData": "Y2VydA==", "keyData": "cHJpdmF0ZS1rZXktZGF0YQ=="}}]
+json.dump(p, open(sys.argv[2], "w"), indent=1)
+PY
+put_policy "$T/bad.cfg"
+wait_for "a policy with GeneralPredicates + PodFitsResources is rejected" 30 \
+  bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
+kubectl -n openshift-kube-scheduler create secret generic must-not-leak --from-literal=password=super-secret-value >/dev/null
+
+check "must-gather writes an archive" \
+  bash -c "tools/must-gather --dest '$T/out' --operator-log '$CLUSTER_DIR/logs/operator-mg.log' > '$T/path'"
+archive=$(cat "$T/path")
+check_match "... one .tar.gz named for the operator and the time" 'scheduler-policy-must-gather-[0-9]{8}T[0-9]{6}Z\.tar\.gz$' "$archive"
+mkdir -p "$T/x" && tar -C "$T/x" -xzf "$archive"
+D=$(ls -d "$T"/x/scheduler-policy-must-gather-*)
+has() { [ -s "$D/$1" ] || { echo "missing or empty: $1"; (cd "$D" && find . -type f | sort); return 1; }; }
+check "the Scheduler" has cluster-scoped/schedulers/cluster.yaml
+check_match "... with its status (the serving revision)" "revision: $R" "$(cat "$D/cluster-scoped/schedulers/cluster.yaml")"
+check_match "... and the rejected source" "reason: InvalidPolicy" "$(cat "$D/cluster-scoped/schedulers/cluster.yaml")"
+check_eq "every revision ConfigMap" "$(kubectl -n openshift-kube-scheduler get cm -l app=policy-scheduler -o name | sed 's#.*/##' | sort | xargs)" \
+  "$(ls "$D/namespaces/openshift-kube-scheduler/configmaps" | sed 's/\.yaml$//' | sort | xargs)"
+check "the policy ConfigMap the Scheduler names" has namespaces/openshift-config/configmaps/scheduler-policy.yaml
+check "the policy-scheduler Deployment" has namespaces/openshift-kube-scheduler/deployments/policy-scheduler.yaml
+pods=$(kubectl -n openshift-kube-scheduler get pods -o jsonpath='{.items[*].metadata.name}')
+for p in $pods; do
+  check "scheduler pod $p and its log" has "namespaces/openshift-kube-scheduler/pods/$p.log"
+done
+check_match "... the log shows what the scheduler runs" "Creating scheduler with fit predicates" \
+  "$(cat "$D"/namespaces/openshift-kube-scheduler/pods/*.log)"
+check "the operator's log" has operator-logs/operator-mg.log
+for ns in openshift-config openshift-kube-scheduler openshift-kube-scheduler-operator; do
+  check "events of $ns" test -f "$D/namespaces/$ns/events.yaml"
+done
+check_match "the Scheduler's own events (PolicyRejected)" "PolicyRejected" "$(cat "$D/namespaces/default/events-scheduler.yaml")"
+check_match "the active policy's effective configuration" "predicates \(execution order\):" \
+  "$(cat "$D/policy/active.effective.txt" 2>&1)"
+check_match "... with the serving revision's weights" "LeastRequestedPriority +weight $W" \
+  "$(cat "$D/policy/active.effective.txt" 2>&1)"
+check_match "the rejected policy's validator output names the rule" "general-predicates-duplicate" \
+  "$(cat "$D/policy/rejected.effective.txt" 2>&1)"
+check_match "history.txt (the kubectl plugin) names the serving revision" "^$R .* serving$" \
+  "$(grep -E "^$R " "$D/history.txt" 2>&1)"
+check_match "errors.txt says the ClusterOperator CRD is absent" "clusteroperators.config.openshift.io: CRD not installed" \
+  "$(cat "$D/errors.txt")"
+check_eq "no Secret's data anywhere" "" \
+  "$(grep -rlE 'super-secret-value|c3VwZXItc2VjcmV0LXZhbHVl|must-not-leak' "$D")"
+check_eq "no kind: Secret object anywhere" "" "$(grep -rl '^kind: Secret' "$D")"
+check_eq "the extender's private key is not in the archive" "" \
+  "$(grep -rlE 'cHJpdmF0ZS1rZXktZGF0YQ|private-key-data' "$D")"
+check_match "... it reads REDACTED where it was" "REDACTED" "$(cat "$D/policy/rejected.policy.cfg" "$D/namespaces/openshift-config/configmaps/scheduler-policy.yaml")"
+
+# On OpenShift the ClusterOperator is collected too (a CRD of that name, and the object).
+cat > "$T/co-crd.yaml" <<'YML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: clusteroperators.config.openshift.io}
+spec:
+  group: config.openshift.io
+  scope: Cluster
+  names: {kind: ClusterOperator, listKind: ClusterOperatorList, plural: clusteroperators, singular: clusteroperator}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+YML
+kubectl apply -f "$T/co-crd.yaml" >/dev/null &&
+  kubectl wait --for condition=Established --timeout=30s crd/clusteroperators.config.openshift.io >/dev/null
+kubectl get clusteroperators.config.openshift.io scheduler-policy >/dev/null 2>&1 ||
+  kubectl apply -f - >/dev/null <<'YML'
+apiVersion: config.openshift.io/v1
+kind: ClusterOperator
+metadata: {name: scheduler-policy}
+YML
+check "with the ClusterOperator CRD: a second archive" \
+  bash -c "tools/must-gather --dest '$T/out2' > '$T/path2'"
+mkdir -p "$T/y" && tar -C "$T/y" -xzf "$(cat "$T/path2")"
+check_match "... holds the ClusterOperator" "kind: ClusterOperator" \
+  "$(cat "$T"/y/*/cluster-scoped/clusteroperators/scheduler-policy.yaml 2>&1)"
+finish

@@ -1,0 +1,149 @@
+/* kubectl-scheduler_policy's pure parts: history rows from what the operator writes, the
+ * effective diff between two policies, and explain's reading of the scheduler's words. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "kubectl-plugin/plugin.h"
+
+static json_t *load(const char *text) {
+        json_error_t e;
+        json_t *j = json_loads(text, 0, &e);
+        if (!j)
+                fail_msg("bad test JSON: %s", e.text);
+        return j;
+}
+
+static void test_history(void **state) {
+        json_t *cms = load(
+                "[{\"metadata\":{\"name\":\"policy-scheduler-config-3\",\"creationTimestamp\":\"2026-01-01T00:03:00Z\","
+                "\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"configMap\\\":\\\"p\\\",\\\"resourceVersion\\\":\\\"30\\\",\\\"sha256\\\":\\\"cc\\\"}\","
+                "\"scheduler.openshift.io/rollout-failed\":\"revision 3 did not become available within 120s\"}}},"
+                " {\"metadata\":{\"name\":\"policy-scheduler-config-1\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"profile\\\":\\\"LowNodeUtilization\\\"}\"}}},"
+                " {\"metadata\":{\"name\":\"unrelated\"}},"
+                " {\"metadata\":{\"name\":\"policy-scheduler-config-2\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"configMap\\\":\\\"p\\\",\\\"resourceVersion\\\":\\\"20\\\",\\\"sha256\\\":\\\"bb\\\"}\"}}},"
+                " {\"metadata\":{\"name\":\"policy-scheduler-config-4\",\"annotations\":{}}}]");
+        json_t *sched = load("{\"status\":{\"revision\":2,\"rejected\":{\"reason\":\"InvalidPolicy\","
+                             "\"source\":{\"configMap\":\"p\",\"resourceVersion\":\"40\",\"sha256\":\"dd\"}}}}");
+        json_t *deploy = load("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"scheduler.openshift.io/revision\":\"4\"}}}}}");
+        HistoryRow rows[8];
+        int n = history_rows(cms, sched, deploy, rows, 8);
+        assert_int_equal(n, 5);
+        assert_int_equal(rows[0].revision, 1);
+        assert_string_equal(rows[0].source, "profile/LowNodeUtilization");
+        assert_int_equal(rows[0].state, REVISION_SUPERSEDED);
+        assert_int_equal(rows[1].revision, 2);
+        assert_int_equal(rows[1].state, REVISION_SERVING);
+        assert_string_equal(rows[1].source, "configmap/p");
+        assert_string_equal(rows[1].resource_version, "20");
+        assert_string_equal(rows[1].sha256, "bb");
+        assert_int_equal(rows[2].state, REVISION_ROLLED_BACK);
+        assert_string_equal(rows[2].created, "2026-01-01T00:03:00Z");
+        assert_non_null(strstr(rows[2].detail, "did not become available"));
+        assert_int_equal(rows[3].revision, 4);
+        assert_int_equal(rows[3].state, REVISION_ROLLING_OUT);
+        assert_int_equal(rows[4].state, REVISION_REJECTED);
+        assert_string_equal(rows[4].resource_version, "40");
+        assert_string_equal(rows[4].detail, "InvalidPolicy");
+
+        Buf out;
+        buf_init(&out, 0);
+        assert_int_equal(history_format(rows, n, false, &out), 0);
+        assert_non_null(strstr(buf_str(&out), "REVISION"));
+        assert_non_null(strstr(buf_str(&out), "rejected (InvalidPolicy)"));
+        buf_free(&out);
+        buf_init(&out, 0);
+        assert_int_equal(history_format(rows, n, true, &out), 0);
+        json_t *arr = load(buf_str(&out));
+        assert_int_equal(json_array_size(arr), 5);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 1), "state")), "serving");
+        json_decref(arr);
+        buf_free(&out);
+
+        /* No room: bounded. */
+        assert_int_equal(history_rows(cms, sched, deploy, rows, 2), 2);
+        json_decref(cms);
+        json_decref(sched);
+        json_decref(deploy);
+}
+
+static PolicyEffective *effective(const char *text) {
+        Policy *p = NULL;
+        PolicyDiags d = {};
+        PolicyEffective *e = NULL;
+        assert_int_equal(policy_load(text, strlen(text), NULL, &p, &d), 0);
+        assert_int_equal(policy_effective(p, NULL, &e), 0);
+        policy_diags_clear(&d);
+        policy_free(p);
+        return e;
+}
+
+static void test_diff(void **state) {
+        PolicyEffective *a = effective("{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[{\"name\":\"GeneralPredicates\"},"
+                                       "{\"name\":\"NoDiskConflict\"}],\"priorities\":[{\"name\":\"LeastRequestedPriority\",\"weight\":1},"
+                                       "{\"name\":\"EqualPriority\",\"weight\":1}]}");
+        PolicyEffective *b = effective("{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[{\"name\":\"GeneralPredicates\"},"
+                                       "{\"name\":\"MatchInterPodAffinity\"}],\"priorities\":[{\"name\":\"LeastRequestedPriority\",\"weight\":5},"
+                                       "{\"name\":\"ImageLocalityPriority\",\"weight\":2}],\"hardPodAffinitySymmetricWeight\":10}");
+        Buf out;
+        buf_init(&out, 0);
+        assert_int_equal(effective_diff(a, "revision 1", b, "revision 2", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "--- revision 1\n+++ revision 2\n"));
+        assert_non_null(strstr(s, "  - NoDiskConflict\n"));
+        assert_non_null(strstr(s, "  + MatchInterPodAffinity\n"));
+        assert_non_null(strstr(s, "  ~ LeastRequestedPriority weight 1 -> 5\n"));
+        assert_non_null(strstr(s, "  - EqualPriority weight 1\n"));
+        assert_non_null(strstr(s, "  + ImageLocalityPriority weight 2\n"));
+        assert_non_null(strstr(s, "~ hardPodAffinitySymmetricWeight 1 -> 10\n"));
+        buf_free(&out);
+        buf_init(&out, 0);
+        assert_int_equal(effective_diff(a, "x", a, "y", &out), 0);
+        assert_non_null(strstr(buf_str(&out), "no difference"));
+        buf_free(&out);
+        policy_effective_free(a);
+        policy_effective_free(b);
+}
+
+static void test_explain(void **state) {
+        json_t *pod = load("{\"metadata\":{\"name\":\"big\",\"namespace\":\"e2e\"},\"spec\":{},\"status\":{\"phase\":\"Pending\","
+                           "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
+                           "\"lastTransitionTime\":\"2026-01-01T00:00:00Z\",\"message\":\"0/3 nodes are available: 1 node(s) had taint "
+                           "{node-role.kubernetes.io/master: }, that the pod didn't tolerate, 2 Insufficient cpu.\"}]}}");
+        json_t *events = load("{\"items\":[{\"reason\":\"FailedScheduling\",\"count\":3,\"lastTimestamp\":\"2026-01-01T00:01:00Z\","
+                              "\"source\":{\"component\":\"default-scheduler\"},\"message\":\"0/3 nodes are available\"},"
+                              "{\"reason\":\"Pulled\",\"message\":\"not the scheduler's\"}]}");
+        Buf out;
+        buf_init(&out, 0);
+        assert_int_equal(explain_pod(pod, events, &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "pod e2e/big is Pending and not scheduled"));
+        assert_non_null(strstr(s, "0/3 nodes are available:\n"
+                                  "  1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate\n"
+                                  "  2 Insufficient cpu\n"));
+        assert_non_null(strstr(s, "FailedScheduling (x3)  default-scheduler: 0/3 nodes are available"));
+        assert_null(strstr(s, "not the scheduler's"));
+        buf_free(&out);
+
+        json_t *bound = load("{\"metadata\":{\"name\":\"ok\"},\"spec\":{\"nodeName\":\"node-1\"},\"status\":{\"phase\":\"Running\"}}");
+        buf_init(&out, 0);
+        assert_int_equal(explain_pod(bound, NULL, &out), 0);
+        assert_non_null(strstr(buf_str(&out), "scheduled on node node-1"));
+        buf_free(&out);
+        json_decref(pod);
+        json_decref(events);
+        json_decref(bound);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_history),
+                cmocka_unit_test(test_diff),
+                cmocka_unit_test(test_explain),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
