@@ -1,6 +1,7 @@
 /* KubeError helpers; the struct is plain data so callers can keep it on the stack. */
 #include "kube/error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 int kube_error_set(KubeError *err, int r, int http_status, const char *reason, const char *fmt, ...) {
         if (!err)
                 return r;
+        if (r < 0)
+                errno = -r;     /* for %m in fmt */
         err->http_status = http_status;
         snprintf(err->reason, sizeof err->reason, "%s", reason ? reason : "");
         va_list ap;

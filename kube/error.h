@@ -15,7 +15,8 @@ typedef struct KubeError {
 } KubeError;
 
 /* Fills err (when non-NULL) and returns r (a negative errno) so callers can
- * `return kube_error_set(err, -EINVAL, 0, "InvalidSelector", "...%s", x);`. */
+ * `return kube_error_set(err, -EINVAL, 0, "InvalidSelector", "...%s", x);`. errno is set
+ * to -r before formatting, so "%m" in fmt names r. */
 int kube_error_set(KubeError *err, int r, int http_status, const char *reason, const char *fmt, ...)
         __attribute__((format(printf, 5, 6)));
 

@@ -1,7 +1,7 @@
 #pragma once
 /* HTTP GETs for readiness and liveness probes, on libcurl's multi interface driven by the
- * sd-event loop (curl's docs/examples/multi-uv.c pattern): many probes in flight, none
- * blocking the loop. HTTPS is not verified, as the kubelet's probes are not. A probe
+ * sd-event loop (libkube's kube/curl-event.h): many probes in flight, none blocking the
+ * loop. HTTPS is not verified, as the kubelet's probes are not. A probe
  * succeeds on a status in 200..399, like the kubelet's. */
 
 #include <stdbool.h>
