@@ -373,6 +373,66 @@ static void test_extenders(void **state) {
         assert_string_equal(s, "0/3 nodes are available: 1 extender says no, 2 node(s) didn't match Pod's node affinity.");
 }
 
+/* The staged form: the extender calls are handed out and answered later; meanwhile a node
+ * the extender kept is removed from the cache and another one added. The removed node drops
+ * out, the added one is not considered (it was not filtered), and the answer given for the
+ * removed node's slot does not leak onto another node. */
+static void test_staged_extenders(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        add_nodes(f, 4, "4");
+        ExtState st = { .t = f->t };
+        SchedExtender ext = { .name = "x", .weight = 3, .userdata = &st, .filter = ext_filter,
+                              .prioritize = ext_prioritize };
+        assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedResult res;
+        SchedExtenderCall call;
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        assert_true(sched_algo_waiting(f->a));
+        assert_false(call.prioritize);
+        assert_int_equal(call.n, 4);
+        for (uint32_t i = 0; i < call.n; i++) {
+                const char *name = sched_strtab_get(f->t, call.names[i]);
+                if (strcmp(name, "node-0000") == 0) {
+                        call.keep[i] = false;
+                        call.reasons[i] = "extender says no";
+                }
+        }
+        SchedStr gone;
+        assert_int_equal(sched_strtab_intern_str(f->t, "node-0003", &gone), 0);
+        assert_int_equal(sched_cache_remove_node(f->c, gone), 0);
+        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "node-late", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), SCHED_ALGO_WAIT);
+        assert_true(call.prioritize);
+        assert_int_equal(call.n, 2);
+        for (uint32_t i = 0; i < call.n; i++) {
+                const char *name = sched_strtab_get(f->t, call.names[i]);
+                assert_true(strcmp(name, "node-0001") == 0 || strcmp(name, "node-0002") == 0);
+                call.scores[i] = strcmp(name, "node-0001") == 0 ? 10 : 0;
+        }
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), 0);
+        assert_false(sched_algo_waiting(f->a));
+        assert_string_equal(sched_strtab_get(f->t, res.node), "node-0001");
+        assert_int_equal(res.n_feasible, 2);
+        assert_int_equal(res.score, 9 + 30);
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), -ESTALE);
+
+        /* a failed non-ignorable filter call ends the decision with its error */
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        assert_int_equal(sched_algo_resume(f->a, f->c, -ETIMEDOUT, &res, &call), -ETIMEDOUT);
+        assert_false(sched_algo_waiting(f->a));
+        /* a failed prioritize call is ignored, an aborted decision waits no more */
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), SCHED_ALGO_WAIT);
+        assert_int_equal(sched_algo_resume(f->a, f->c, -EIO, &res, &call), 0);
+        assert_int_equal(res.n_feasible, 4);
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        sched_algo_abort(f->a);
+        assert_false(sched_algo_waiting(f->a));
+        assert_int_equal(st.filter_calls + st.prio_calls, 0);
+}
+
 /* The node-condition predicates (usable with TaintNodesByCondition off): upstream's reasons,
  * all of a node's failed conditions reported (alwaysCheckAllPredicates), and memory pressure
  * turning away BestEffort pods only. */
@@ -535,6 +595,7 @@ int main(void) {
                 cmocka_unit_test(test_registry_covered),
                 cmocka_unit_test_setup_teardown(test_policy_file, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_masters_and_default_selector, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_staged_extenders, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
