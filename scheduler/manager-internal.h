@@ -25,6 +25,7 @@
 #include "scheduler/histogram.h"
 
 #define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+#define MASTER_TAINT_KEY "node-role.kubernetes.io/master"
 
 typedef struct Manager Manager;
 
@@ -81,6 +82,7 @@ struct Manager {
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedStr scheduler_name;
+        SchedStr master_taint;          /* node-role.kubernetes.io/master, interned */
         char *identity;
         Extender **extenders;
         SchedExtender *hooks;

@@ -334,6 +334,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         r = sched_strtab_intern_str(m->strtab, opts->scheduler_name, &m->scheduler_name);
         if (r < 0)
                 return r;
+        r = sched_strtab_intern_str(m->strtab, MASTER_TAINT_KEY, &m->master_taint);
+        if (r < 0)
+                return r;
         /* extended resources an extender manages with ignoredByScheduler are not checked */
         const char *ignored[256];
         uint32_t n_ignored = 0;

@@ -378,6 +378,17 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
         if (r < 0)
                 return r;
 
+        /* a pod that cannot fit anywhere (a conflicting or invalid project node selector):
+         * every node reports why */
+        if (pod->unschedulable_reason) {
+                SchedReason reason = { .code = SCHED_REASON_TEXT, .a = pod->unschedulable_reason };
+                hist_add(a, &reason);
+                if (a->n_hist == 1)
+                        a->hist[0].count = n_all;
+                res.n_evaluated = n_all;
+                *ret = res;
+                return 0;
+        }
         SchedCycle cy;
         cycle_init(a, cache, pod, n_all, &cy);
         r = sched_cycle_prepare(&cy, nodes, n_all);
