@@ -179,9 +179,10 @@ static void node_event(Manager *m, json_t *obj) {
                 klog_warning("ignoring node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
                 return;
         }
-        /* mastersSchedulable: what the machine-config operator does, removing the control
-         * plane's NoSchedule taint, so ordinary pods fit there */
-        if (m->opts->masters_schedulable && m->master_taint)
+        /* the settings' mastersSchedulable: true: what the machine-config operator does,
+         * removing the control plane's NoSchedule taint, so ordinary pods fit there (without
+         * settings the taints are honoured, as upstream) */
+        if (m->opts->settings_path && m->opts->masters_schedulable && m->master_taint)
                 (void) sched_node_remove_taints(node, m->master_taint, SCHED_EFFECT_NO_SCHEDULE);
         r = sched_cache_add_node(m->cache, node);
         if (r < 0) {
