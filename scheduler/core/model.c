@@ -266,7 +266,8 @@ int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char
                 for (uint32_t k = 0; k < pod->n_node_selector; k++)
                         if (pod->node_selector[k].key == labels[i].key && pod->node_selector[k].value != labels[i].value)
                                 return -EEXIST;
-        memcpy(labels + out, pod->node_selector, pod->n_node_selector * sizeof(SchedLabel));
+        if (pod->n_node_selector > 0)
+                memcpy(labels + out, pod->node_selector, pod->n_node_selector * sizeof(SchedLabel));
         pod->node_selector = labels;
         pod->n_node_selector = sched_labels_sort(labels, out + pod->n_node_selector);
         return 0;
