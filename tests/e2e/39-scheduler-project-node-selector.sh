@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Selectors mean what they say: policy-scheduler with PolicySchedulerSettings
 # defaultNodeSelector "role=app" and mastersSchedulable: true, on three nodesim nodes (a
-# master with the control plane's NoSchedule taint, an infra node, an app node).
+# master with the control plane's NoSchedule taint, a 64-cpu infra node, a 4-cpu app node).
 #   - the default selector applies to a plain pod, and is merged (AND) with a pod's own
 #     nodeSelector;
 #   - a pod selecting role=infra conflicts with it: Unschedulable, and the reason says so;
@@ -41,7 +41,7 @@ cat > "$T/nodes.json" <<'JSON'
 [
   {"name": "ps-master", "labels": {"node-role.kubernetes.io/master": "", "role": "master"},
    "taints": [{"key": "node-role.kubernetes.io/master", "effect": "NoSchedule"}]},
-  {"name": "ps-infra", "labels": {"role": "infra", "zone": "a"}},
+  {"name": "ps-infra", "labels": {"role": "infra", "zone": "a"}, "capacity": {"cpu": "64"}},
   {"name": "ps-app", "labels": {"role": "app", "zone": "a"}}
 ]
 JSON
@@ -80,8 +80,8 @@ kubectl annotate namespace ps-invalid 'openshift.io/node-selector=role in (app)'
 # the scheduler's namespace informer sees the annotations before the pods arrive
 sleep 2
 
-pod() { # NS NAME [NODESELECTOR-FLOW-MAP]
-  local sel=${3:-"{}"}
+pod() { # NS NAME [NODESELECTOR-FLOW-MAP [CPU]]
+  local sel=${3:-"{}"} cpu=${4:-10m}
   cat <<YAML | kubectl apply -f - >/dev/null
 apiVersion: v1
 kind: Pod
@@ -90,7 +90,7 @@ spec:
   schedulerName: $SCHED
   nodeSelector: $sel
   containers:
-  - {name: app, image: selector-app, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+  - {name: app, image: selector-app, resources: {requests: {cpu: $cpu, memory: 16Mi}}}
 YAML
 }
 node_of() { kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}'; }
@@ -104,8 +104,10 @@ unschedulable() { [[ $(condition "$1" "$2") == False/Unschedulable:* ]]; }
 pod ps-default plain
 wait_for "a plain pod is bound" 30 bound ps-default plain
 check_eq "... on the app node (defaultNodeSelector role=app)" ps-app "$(node_of ps-default plain)"
-pod ps-default zoned '{zone: a}'
-wait_for "a pod selecting zone=a is bound" 30 bound ps-default zoned
+# the 64-cpu infra node in zone a would score best for a 1-cpu pod if its own selector
+# replaced the default
+pod ps-default zoned '{zone: a}' 1
+wait_for "a 1-cpu pod selecting zone=a is bound" 30 bound ps-default zoned
 check_eq "... on the node where both its selector and the default hold (merged, not replaced)" ps-app \
   "$(node_of ps-default zoned)"
 pod ps-default conflict '{role: infra}'
