@@ -115,7 +115,7 @@ static void on_extender_done(Extender *x, int r, void *userdata) {
         SchedPod *pod = m->waiting;
         if (!pod)
                 return;
-        SchedResult res;
+        SchedResult res = {};
         SchedExtenderCall call = m->waiting_call;
         r = sched_algo_resume(m->algo, m->cache, r, &res, &call);
         decision_continue(m, pod, r, &res, &call, m->waiting_t0);
@@ -132,7 +132,7 @@ static bool schedule_one(Manager *m, SchedPod *pod) {
                 return true;
         }
         uint64_t t0 = now_monotonic_usec();
-        SchedResult res;
+        SchedResult res = {};
         SchedExtenderCall call;
         for (size_t i = 0; i < m->n_extenders; i++)
                 extender_clear_error(m->extenders[i]);
