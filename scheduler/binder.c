@@ -103,22 +103,41 @@ static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, 
         bind_ctx_free(b);
 }
 
+static void extender_bind_done(Extender *x, int r, void *userdata) {
+        BindCtx *b = userdata;
+        KubeError e = {};
+        if (r < 0)
+                snprintf(e.message, sizeof e.message, "%s", extender_last_error(x));
+        bind_done(b->m->client, r < 0 ? r : 201, NULL, &e, b);
+}
+
+/* Not leading any more (the lease lapsed by the local clock): nothing is written, the
+ * assumed pod is dropped; the replica that leads now decides the pod again. */
+static bool fenced(Manager *m, BindCtx *b) {
+        if (manager_may_bind(m))
+                return false;
+        klog_warning("not binding %s/%s to %s: this replica no longer holds the lease", b->pod->namespace_,
+                     b->pod->name, b->node);
+        m->binds_fenced++;
+        binding_failed(m, b, -ECANCELED, NULL);
+        bind_ctx_free(b);
+        return true;
+}
+
 /* Binds the pod itself: through a binding extender interested in it, else the pods/binding
  * subresource. Consumes b on every path. */
 static void bind_pod(Manager *m, BindCtx *b) {
         SchedPod *pod = b->pod;
+        if (fenced(m, b))
+                return;
+        int r;
         for (size_t i = 0; i < m->n_extenders; i++)
                 if (extender_is_binder(m->extenders[i]) && extender_is_interested(m->extenders[i], pod)) {
-                        /* the binding extender binds (synchronously, as upstream) */
-                        m->binds_in_flight++;
-                        int r = extender_bind(m->extenders[i], pod, b->node);
-                        KubeError e = {};
-                        if (r < 0)
-                                snprintf(e.message, sizeof e.message, "%s", extender_last_error(m->extenders[i]));
-                        bind_done(m->client, r < 0 ? r : 201, NULL, &e, b);
-                        return;
+                        r = extender_bind_async(m->extenders[i], m->ext_curl, pod, b->node, extender_bind_done, b);
+                        goto started;
                 }
-        int r = kube_bind_async(m->client, pod->namespace_, pod->name, pod->uid, b->node, bind_done, b);
+        r = kube_bind_async(m->client, pod->namespace_, pod->name, pod->uid, b->node, bind_done, b);
+started:
         if (r < 0) {
                 char msg[256];
                 snprintf(msg, sizeof msg, "Binding rejected: %s", strerror(-r));
@@ -288,6 +307,8 @@ void binder_bind(Manager *m, SchedPod *pod, SchedStr node_name) {
                 return;
         }
         *b = (BindCtx) { .m = m, .pod = sched_pod_ref(pod), .node = node, .start = now_monotonic_usec() };
+        if (fenced(m, b))
+                return;
         /* claims first, as upstream's VolumeBinding PreBind: the pod is bound only once
          * its volumes are */
         int r = bind_volumes(m, b, node_name);

@@ -13,13 +13,32 @@
 #include "common/base64.h"
 #include "common/buf.h"
 #include "common/macro.h"
+#include <inttypes.h>
 #include "kube/log.h"
 #include "policy-validator/policy.h"
 
 #define MAX_REPLY ((size_t) 16 * 1024 * 1024)
 
+/* One asynchronous call in flight: its own easy handle on the caller's CurlEvent (the
+ * multi keeps the connections between calls). */
+typedef struct Transfer {
+        struct Transfer *next, **prevp;
+        Extender *x;
+        CurlEvent *ce;
+        CURL *easy;
+        struct curl_slist *headers;
+        char *body;
+        Buf reply;
+        bool bind;
+        SchedExtenderCall call;         /* filter / prioritize: where the answer goes */
+        ExtenderDoneFn done;
+        void *userdata;
+        char url[];
+} Transfer;
+
 struct Extender {
         CURL *curl;
+        Transfer *transfers;
         char *url, *filter_verb, *prioritize_verb, *bind_verb;
         int64_t weight;
         bool ignorable, node_cache_capable;
@@ -31,6 +50,8 @@ struct Extender {
         char error[512];
         /* TLS material decoded from *Data fields (kept for the blobs' lifetime) */
         Buf ca, cert, key;
+        bool insecure;
+        char *ca_file, *cert_file, *key_file;
 };
 
 /* Decodes tlsConfig *Data (base64) into out. */
@@ -58,6 +79,35 @@ static void set_error(Extender *x, const char *fmt, ...) {
         va_end(ap);
 }
 
+/* Timeout, protocols and TLS of every request to this extender. */
+static void configure_easy(const Extender *x, CURL *c) {
+        (void) curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        (void) curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, x->timeout_ms);
+        (void) curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+        if (x->insecure) {
+                (void) curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+                (void) curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+        }
+        if (x->ca_file)
+                (void) curl_easy_setopt(c, CURLOPT_CAINFO, x->ca_file);
+        if (x->cert_file)
+                (void) curl_easy_setopt(c, CURLOPT_SSLCERT, x->cert_file);
+        if (x->key_file)
+                (void) curl_easy_setopt(c, CURLOPT_SSLKEY, x->key_file);
+        if (x->ca.len) {
+                struct curl_blob b = { .data = x->ca.data, .len = x->ca.len, .flags = CURL_BLOB_COPY };
+                (void) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &b);
+        }
+        if (x->cert.len) {
+                struct curl_blob b = { .data = x->cert.data, .len = x->cert.len, .flags = CURL_BLOB_COPY };
+                (void) curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &b);
+        }
+        if (x->key.len) {
+                struct curl_blob b = { .data = x->key.data, .len = x->key.len, .flags = CURL_BLOB_COPY };
+                (void) curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &b);
+        }
+}
+
 int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extender **ret, Buf *err) {
         Extender *x = calloc(1, sizeof(*x));
         if (!x)
@@ -70,6 +120,12 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
         x->weight = pe->weight;
         x->ignorable = pe->ignorable;
         x->node_cache_capable = pe->node_cache_capable;
+        if (pe->http_timeout_ns < 0 || pe->http_timeout_ns > POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS) {
+                (void) buf_printf(err, "extender %s: httpTimeout %" PRId64 " ns is outside 0..%" PRId64 " s",
+                                  pe->url_prefix, pe->http_timeout_ns, POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS / 1000000000);
+                free(x);
+                return -EINVAL;
+        }
         x->timeout_ms = pe->http_timeout_ns > 0 ? (long) (pe->http_timeout_ns / 1000000) : 5000;
         if (x->timeout_ms <= 0)
                 x->timeout_ms = 1;
@@ -98,37 +154,22 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                         extender_free(x);
                         return -ENOMEM;
                 }
-        CURL *c = x->curl;
-        (void) curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        (void) curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, x->timeout_ms);
-        (void) curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-        (void) curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
-        (void) curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
         if (pe->has_tls_config) {
                 const PolicyTLSConfig *t = &pe->tls_config;
                 int r = 0;
-                if (t->insecure) {
-                        (void) curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-                        (void) curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+                x->insecure = t->insecure;
+                if ((t->ca_file && !(x->ca_file = strdup(t->ca_file))) ||
+                    (t->cert_file && !(x->cert_file = strdup(t->cert_file))) ||
+                    (t->key_file && !(x->key_file = strdup(t->key_file)))) {
+                        extender_free(x);
+                        return -ENOMEM;
                 }
-                if (t->ca_file)
-                        (void) curl_easy_setopt(c, CURLOPT_CAINFO, t->ca_file);
-                if (t->cert_file)
-                        (void) curl_easy_setopt(c, CURLOPT_SSLCERT, t->cert_file);
-                if (t->key_file)
-                        (void) curl_easy_setopt(c, CURLOPT_SSLKEY, t->key_file);
-                if (t->ca_data && (r = decode_into(t->ca_data, &x->ca)) >= 0) {
-                        struct curl_blob b = { .data = x->ca.data, .len = x->ca.len, .flags = CURL_BLOB_COPY };
-                        (void) curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &b);
-                }
-                if (r >= 0 && t->cert_data && (r = decode_into(t->cert_data, &x->cert)) >= 0) {
-                        struct curl_blob b = { .data = x->cert.data, .len = x->cert.len, .flags = CURL_BLOB_COPY };
-                        (void) curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &b);
-                }
-                if (r >= 0 && t->key_data && (r = decode_into(t->key_data, &x->key)) >= 0) {
-                        struct curl_blob b = { .data = x->key.data, .len = x->key.len, .flags = CURL_BLOB_COPY };
-                        (void) curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &b);
-                }
+                if (t->ca_data)
+                        r = decode_into(t->ca_data, &x->ca);
+                if (r >= 0 && t->cert_data)
+                        r = decode_into(t->cert_data, &x->cert);
+                if (r >= 0 && t->key_data)
+                        r = decode_into(t->key_data, &x->key);
                 if (r < 0) {
                         (void) buf_printf(err, "extender %s: tlsConfig: invalid base64 data", x->url);
                         extender_free(x);
@@ -138,6 +179,7 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                         klog_warning("extender %s: tlsConfig.serverName is not applied; the URL's host name is "
                                      "verified instead", x->url);
         }
+        configure_easy(x, x->curl);
         *ret = x;
         return 0;
 }
@@ -145,6 +187,10 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
 Extender *extender_free(Extender *x) {
         if (!x)
                 return NULL;
+        extender_cancel_all(x);
+        free(x->ca_file);
+        free(x->cert_file);
+        free(x->key_file);
         if (x->curl)
                 curl_easy_cleanup(x->curl);
         free(x->url);
@@ -210,7 +256,40 @@ bool extender_is_interested(Extender *x, const SchedPod *pod) {
         return false;
 }
 
-/* POSTs body to url/verb; on success *ret is the decoded reply. */
+static int request_setup(Extender *x, CURL *e, const char *url, struct curl_slist **headers, const char *text) {
+        *headers = curl_slist_append(NULL, "Content-Type: application/json");
+        if (!*headers)
+                return -ENOMEM;
+        (void) curl_easy_setopt(e, CURLOPT_URL, url);
+        (void) curl_easy_setopt(e, CURLOPT_HTTPHEADER, *headers);
+        (void) curl_easy_setopt(e, CURLOPT_POSTFIELDS, text);
+        (void) curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long) strlen(text));
+        return 0;
+}
+
+/* A finished transfer: the decoded reply in *ret, or -errno with the reason set. */
+static int reply_decode(Extender *x, CURL *e, CURLcode cc, const char *url, const Buf *reply, json_t **ret) {
+        if (cc != CURLE_OK) {
+                set_error(x, "extender %s: %s", url, curl_easy_strerror(cc));
+                return cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
+        }
+        long status = 0;
+        (void) curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+        if (status != 200) {
+                set_error(x, "extender %s: HTTP %ld", url, status);
+                return -EIO;
+        }
+        json_error_t je;
+        json_t *j = json_loadb(reply->data ? reply->data : "", reply->len, 0, &je);
+        if (!j) {
+                set_error(x, "extender %s: invalid reply: %s", url, je.text);
+                return -EBADMSG;
+        }
+        *ret = j;
+        return 0;
+}
+
+/* POSTs body to url/verb and waits; on success *ret is the decoded reply. */
 static int call(Extender *x, const char *verb, json_t *body, json_t **ret) {
         _cleanup_free_ char *text = json_dumps(body, JSON_COMPACT);
         _cleanup_buf_ Buf url;
@@ -218,35 +297,18 @@ static int call(Extender *x, const char *verb, json_t *body, json_t **ret) {
         if (!text || buf_printf(&url, "%s/%s", x->url, verb) < 0)
                 return -ENOMEM;
         buf_reset(&x->reply);
-        struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-        (void) curl_easy_setopt(x->curl, CURLOPT_URL, buf_str(&url));
-        (void) curl_easy_setopt(x->curl, CURLOPT_HTTPHEADER, h);
-        (void) curl_easy_setopt(x->curl, CURLOPT_POSTFIELDS, text);
-        (void) curl_easy_setopt(x->curl, CURLOPT_POSTFIELDSIZE, (long) strlen(text));
+        struct curl_slist *h = NULL;
+        if (request_setup(x, x->curl, buf_str(&url), &h, text) < 0)
+                return -ENOMEM;
+        (void) curl_easy_setopt(x->curl, CURLOPT_WRITEFUNCTION, on_data);
+        (void) curl_easy_setopt(x->curl, CURLOPT_WRITEDATA, x);
         CURLcode cc = curl_easy_perform(x->curl);
         curl_slist_free_all(h);
-        if (cc != CURLE_OK) {
-                set_error(x, "extender %s: %s", buf_str(&url), curl_easy_strerror(cc));
-                return cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
-        }
-        long status = 0;
-        (void) curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status);
-        if (status != 200) {
-                set_error(x, "extender %s: HTTP %ld", buf_str(&url), status);
-                return -EIO;
-        }
-        json_error_t je;
-        json_t *j = json_loadb(x->reply.data ? x->reply.data : "", x->reply.len, 0, &je);
-        if (!j) {
-                set_error(x, "extender %s: invalid reply: %s", buf_str(&url), je.text);
-                return -EBADMSG;
-        }
-        *ret = j;
-        return 0;
+        return reply_decode(x, x->curl, cc, buf_str(&url), &x->reply, ret);
 }
 
 /* ExtenderArgs: the pod and the nodes (names only when nodeCacheCapable). */
-static json_t *args(Extender *x, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n) {
+static json_t *args(Extender *x, const SchedPod *pod, const SchedStr *names, uint32_t n) {
         json_t *a = json_object();
         json_t *p = x->lookup.pod(x->lookup.userdata, pod);
         if (!a || json_object_set(a, "pod", p ? p : json_null()) < 0)
@@ -256,7 +318,7 @@ static json_t *args(Extender *x, const SchedPod *pod, SchedNodeInfo *const *node
                                          x->node_cache_capable ? list : json_pack("{s:o}", "items", list)) < 0)
                 goto fail;
         for (uint32_t i = 0; i < n; i++) {
-                SchedStr name = nodes[i]->node->name;
+                SchedStr name = names[i];
                 const char *s = sched_strtab_get(x->lookup.strtab, name);
                 json_t *obj = x->node_cache_capable ? NULL : x->lookup.node(x->lookup.userdata, name);
                 /* a node the caller cannot show is sent by name at least */
@@ -273,53 +335,47 @@ fail:
         return NULL;
 }
 
-static uint32_t find_node(const Extender *x, SchedNodeInfo *const *nodes, uint32_t n, const char *name) {
+static uint32_t find_node(const Extender *x, const SchedStr *names, uint32_t n, const char *name) {
+        SchedStr id = sched_strtab_lookup(x->lookup.strtab, name, strlen(name));
+        if (id == 0)
+                return UINT32_MAX;
         for (uint32_t i = 0; i < n; i++)
-                if (strcmp(sched_strtab_get(x->lookup.strtab, nodes[i]->node->name), name) == 0)
+                if (names[i] == id)
                         return i;
         return UINT32_MAX;
 }
 
-static int hook_filter(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n, bool *keep,
-                       const char **reasons) {
-        Extender *x = userdata;
-        if (!x->filter_verb || !extender_is_interested(x, pod))
-                return 0;
-        json_auto_t *a = args(x, pod, nodes, n);
-        json_auto_t *res = NULL;
-        if (!a)
-                return -ENOMEM;
-        int r = call(x, x->filter_verb, a, &res);
-        if (r < 0)
-                return r;
+/* ExtenderFilterResult -> keep[] and reasons[] (keep starts all true). */
+static int parse_filter(Extender *x, json_t *res, const SchedStr *names, uint32_t n, bool *keep,
+                        const char **reasons) {
         const char *error = json_string_value(json_object_get(res, "error"));
         if (error && *error) {
                 set_error(x, "extender %s: %s", x->url, error);
                 return -EIO;
         }
-        json_t *names = json_object_get(res, "nodenames");
+        json_t *nodenames = json_object_get(res, "nodenames");
         json_t *items = json_object_get(json_object_get(res, "nodes"), "items");
         for (uint32_t i = 0; i < n; i++)
                 keep[i] = false;
         size_t i;
         json_t *e;
-        if (x->node_cache_capable && json_is_array(names)) {
-                json_array_foreach(names, i, e) {
-                        uint32_t k = json_is_string(e) ? find_node(x, nodes, n, json_string_value(e)) : UINT32_MAX;
+        if (x->node_cache_capable && json_is_array(nodenames)) {
+                json_array_foreach(nodenames, i, e) {
+                        uint32_t k = json_is_string(e) ? find_node(x, names, n, json_string_value(e)) : UINT32_MAX;
                         if (k != UINT32_MAX)
                                 keep[k] = true;
                 }
         } else
                 json_array_foreach(items, i, e) {
                         const char *nm = json_string_value(json_object_get(json_object_get(e, "metadata"), "name"));
-                        uint32_t k = nm ? find_node(x, nodes, n, nm) : UINT32_MAX;
+                        uint32_t k = nm ? find_node(x, names, n, nm) : UINT32_MAX;
                         if (k != UINT32_MAX)
                                 keep[k] = true;
                 }
         /* failedNodes' messages name the reasons; they stay valid in the strtab */
         const char *name;
         json_object_foreach(json_object_get(res, "failedNodes"), name, e) {
-                uint32_t k = find_node(x, nodes, n, name);
+                uint32_t k = find_node(x, names, n, name);
                 const char *msg = json_string_value(e);
                 SchedStr id;
                 if (k != UINT32_MAX && msg && sched_strtab_intern_str((SchedStrtab *) x->lookup.strtab, msg, &id) >= 0)
@@ -328,12 +384,50 @@ static int hook_filter(void *userdata, const SchedPod *pod, SchedNodeInfo *const
         return 0;
 }
 
+/* HostPriorityList -> scores[] (clamped to 0..10). */
+static void parse_prioritize(Extender *x, json_t *res, const SchedStr *names, uint32_t n, int64_t *scores) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(res, i, e) {
+                const char *host = json_string_value(json_object_get(e, "host"));
+                uint32_t k = host ? find_node(x, names, n, host) : UINT32_MAX;
+                if (k != UINT32_MAX) {
+                        int64_t s = json_integer_value(json_object_get(e, "score"));
+                        scores[k] = s < 0 ? 0 : s > 10 ? 10 : s;
+                }
+        }
+}
+
+static SchedStr *names_of(SchedNodeInfo *const *nodes, uint32_t n) {
+        SchedStr *names = calloc(n ? n : 1, sizeof(*names));
+        for (uint32_t i = 0; names && i < n; i++)
+                names[i] = nodes[i]->node->name;
+        return names;
+}
+
+static int hook_filter(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n, bool *keep,
+                       const char **reasons) {
+        Extender *x = userdata;
+        if (!x->filter_verb || !extender_is_interested(x, pod))
+                return 0;
+        _cleanup_free_ SchedStr *names = names_of(nodes, n);
+        json_auto_t *a = names ? args(x, pod, names, n) : NULL;
+        json_auto_t *res = NULL;
+        if (!a)
+                return -ENOMEM;
+        int r = call(x, x->filter_verb, a, &res);
+        if (r < 0)
+                return r;
+        return parse_filter(x, res, names, n, keep, reasons);
+}
+
 static int hook_prioritize(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n,
                            int64_t *scores) {
         Extender *x = userdata;
         if (!x->prioritize_verb || !extender_is_interested(x, pod))
                 return -ENOENT;
-        json_auto_t *a = args(x, pod, nodes, n);
+        _cleanup_free_ SchedStr *names = names_of(nodes, n);
+        json_auto_t *a = names ? args(x, pod, names, n) : NULL;
         json_auto_t *res = NULL;
         if (!a)
                 return -ENOMEM;
@@ -342,34 +436,159 @@ static int hook_prioritize(void *userdata, const SchedPod *pod, SchedNodeInfo *c
                 klog_v(2, "%s (ignored: prioritize errors do not fail scheduling)", x->error);
                 return r;
         }
-        size_t i;
-        json_t *e;
-        json_array_foreach(res, i, e) {
-                const char *host = json_string_value(json_object_get(e, "host"));
-                uint32_t k = host ? find_node(x, nodes, n, host) : UINT32_MAX;
-                if (k != UINT32_MAX) {
-                        int64_t s = json_integer_value(json_object_get(e, "score"));
-                        scores[k] = s < 0 ? 0 : s > 10 ? 10 : s;
-                }
-        }
+        parse_prioritize(x, res, names, n, scores);
         return 0;
 }
 
-int extender_bind(Extender *x, const SchedPod *pod, const char *node) {
-        json_auto_t *a = json_pack("{s:s, s:s, s:s, s:s}", "podName", pod->name, "podNamespace", pod->namespace_,
-                                   "podUID", pod->uid, "node", node);
-        json_auto_t *res = NULL;
-        if (!a)
-                return -ENOMEM;
-        int r = call(x, x->bind_verb, a, &res);
-        if (r < 0)
-                return r;
+static json_t *bind_args(const SchedPod *pod, const char *node) {
+        return json_pack("{s:s, s:s, s:s, s:s}", "podName", pod->name, "podNamespace", pod->namespace_, "podUID",
+                         pod->uid, "node", node);
+}
+
+static int parse_bind(Extender *x, json_t *res) {
         const char *error = json_string_value(json_object_get(res, "error"));
         if (error && *error) {
                 set_error(x, "extender %s: %s", x->url, error);
                 return -EIO;
         }
         return 0;
+}
+
+int extender_bind(Extender *x, const SchedPod *pod, const char *node) {
+        json_auto_t *a = bind_args(pod, node);
+        json_auto_t *res = NULL;
+        if (!a)
+                return -ENOMEM;
+        int r = call(x, x->bind_verb, a, &res);
+        return r < 0 ? r : parse_bind(x, res);
+}
+
+/* ---- asynchronous calls ---- */
+
+static size_t on_transfer_data(char *p, size_t size, size_t n, void *userdata) {
+        Transfer *t = userdata;
+        return buf_append(&t->reply, p, size * n) < 0 ? 0 : size * n;
+}
+
+static void transfer_free(Transfer *t) {
+        if (!t)
+                return;
+        if (t->prevp) {
+                *t->prevp = t->next;
+                if (t->next)
+                        t->next->prevp = t->prevp;
+        }
+        if (t->easy) {
+                curl_multi_remove_handle(curl_event_multi(t->ce), t->easy);
+                curl_easy_cleanup(t->easy);
+        }
+        curl_slist_free_all(t->headers);
+        free(t->body);
+        buf_free(&t->reply);
+        free(t);
+}
+
+static int transfer_start(Extender *x, CurlEvent *ce, const char *verb, json_t *body, Transfer **ret) {
+        size_t ul = strlen(x->url) + 1 + strlen(verb) + 1;
+        Transfer *t = calloc(1, sizeof(*t) + ul);
+        if (!t)
+                return -ENOMEM;
+        snprintf(t->url, ul, "%s/%s", x->url, verb);
+        t->x = x;
+        t->ce = ce;
+        buf_init(&t->reply, MAX_REPLY);
+        t->body = json_dumps(body, JSON_COMPACT);
+        CURL *e = t->body ? curl_easy_init() : NULL;
+        if (!e || request_setup(x, e, t->url, &t->headers, t->body) < 0) {
+                if (e)
+                        curl_easy_cleanup(e);
+                transfer_free(t);
+                return -ENOMEM;
+        }
+        configure_easy(x, e);
+        (void) curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_transfer_data);
+        (void) curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+        (void) curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+        if (curl_multi_add_handle(curl_event_multi(ce), e) != CURLM_OK) {
+                curl_easy_cleanup(e);
+                transfer_free(t);
+                return -ENOMEM;
+        }
+        t->easy = e;
+        t->next = x->transfers;
+        if (t->next)
+                t->next->prevp = &t->next;
+        t->prevp = &x->transfers;
+        x->transfers = t;
+        *ret = t;
+        return 0;
+}
+
+int extender_call_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const SchedExtenderCall *call,
+                        ExtenderDoneFn done, void *userdata) {
+        const char *verb = call->prioritize ? x->prioritize_verb : x->filter_verb;
+        if (!verb || !extender_is_interested(x, pod))
+                return -ENOENT;
+        json_auto_t *a = args(x, pod, call->names, call->n);
+        if (!a)
+                return -ENOMEM;
+        Transfer *t;
+        int r = transfer_start(x, ce, verb, a, &t);
+        if (r < 0)
+                return r;
+        t->call = *call;
+        t->done = done;
+        t->userdata = userdata;
+        return 0;
+}
+
+int extender_bind_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const char *node, ExtenderDoneFn done,
+                        void *userdata) {
+        json_auto_t *a = bind_args(pod, node);
+        if (!a)
+                return -ENOMEM;
+        Transfer *t;
+        int r = transfer_start(x, ce, x->bind_verb, a, &t);
+        if (r < 0)
+                return r;
+        t->bind = true;
+        t->done = done;
+        t->userdata = userdata;
+        return 0;
+}
+
+void extender_on_action(CurlEvent *ce, void *userdata) {
+        CURL *e;
+        CURLcode cc;
+        while (curl_event_next_done(ce, &e, &cc)) {
+                Transfer *t = NULL;
+                (void) curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **) &t);
+                if (!t) {
+                        curl_multi_remove_handle(curl_event_multi(ce), e);
+                        continue;
+                }
+                Extender *x = t->x;
+                json_auto_t *res = NULL;
+                int r = reply_decode(x, e, cc, t->url, &t->reply, &res);
+                if (r >= 0 && t->bind)
+                        r = parse_bind(x, res);
+                else if (r >= 0 && t->call.prioritize)
+                        parse_prioritize(x, res, t->call.names, t->call.n, t->call.scores);
+                else if (r >= 0)
+                        r = parse_filter(x, res, t->call.names, t->call.n, t->call.keep, t->call.reasons);
+                else if (t->call.prioritize)
+                        klog_v(2, "%s (ignored: prioritize errors do not fail scheduling)", x->error);
+                ExtenderDoneFn done = t->done;
+                void *ud = t->userdata;
+                transfer_free(t);
+                if (done)
+                        done(x, r, ud);
+        }
+}
+
+void extender_cancel_all(Extender *x) {
+        while (x->transfers)
+                transfer_free(x->transfers);
 }
 
 void extender_hook(Extender *x, SchedExtender *ret) {

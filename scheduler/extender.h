@@ -5,14 +5,18 @@
  *   filter     POST {pod, nodes|nodenames}   -> {nodes|nodenames, failedNodes, error}
  *   prioritize POST {pod, nodes|nodenames}   -> [{host, score}]
  *   bind       POST {podName, podNamespace, podUID, node} -> {error}
- * Calls are synchronous with the extender's timeout (5 s by default), as upstream's
- * scheduling cycle makes them; replies are bounded (16 MiB).
+ * The daemon makes its calls asynchronously on a CurlEvent of its loop (extender_call_async,
+ * extender_bind_async), so leases are renewed and health checks answered while an
+ * extender thinks; the synchronous forms (the SchedExtender hook, extender_bind) are for
+ * callers without a loop. Each call has the extender's timeout (5 s by default; more than
+ * POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS is refused); replies are bounded (16 MiB).
  *
  * The daemon plugs each one into the core through a SchedExtender hook; the objects sent
  * (the pod, the nodes) come from the caller's informer caches through lookup callbacks. */
 
 #include <stdbool.h>
 
+#include "kube/curl-event.h"
 #include "scheduler/core/algo.h"
 
 typedef struct Extender Extender;
@@ -28,7 +32,8 @@ typedef struct ExtenderLookup {
 } ExtenderLookup;
 
 /* Prepares an extender (copies what it needs from pe). Returns 0, -EINVAL with the reason
- * in err (bad TLS data), -ENOMEM. */
+ * in err (bad TLS data, httpTimeout negative or above POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS),
+ * -ENOMEM. */
 int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extender **ret, Buf *err);
 Extender *extender_free(Extender *x);
 
@@ -45,3 +50,21 @@ int extender_bind(Extender *x, const SchedPod *pod, const char *node);
 const char *extender_last_error(const Extender *x);
 const char *extender_url(const Extender *x);
 void extender_clear_error(Extender *x);
+
+/* ---- asynchronous calls on a CurlEvent whose action callback is extender_on_action ---- */
+
+/* r: 0, or -errno with the reason in extender_last_error(). */
+typedef void (*ExtenderDoneFn)(Extender *x, int r, void *userdata);
+/* Starts the filter or prioritize call of a staged decision (sched_algo_begin/resume); the
+ * reply is written into call's keep/reasons or scores before done runs. Returns 0 (done
+ * will run once), -ENOENT when this extender has no such verb or no interest in the pod
+ * (nothing to ask: the node set stays as it is), -ENOMEM. */
+int extender_call_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const SchedExtenderCall *call,
+                        ExtenderDoneFn done, void *userdata);
+/* Binds through the extender. Returns 0 (done will run once), -ENOMEM. */
+int extender_bind_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const char *node, ExtenderDoneFn done,
+                        void *userdata);
+/* The CurlEvent's action callback (userdata unused): completes finished calls. */
+void extender_on_action(CurlEvent *ce, void *userdata);
+/* Drops the calls in flight without running their callbacks (extender_free does too). */
+void extender_cancel_all(Extender *x);

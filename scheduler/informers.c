@@ -21,11 +21,40 @@ static const KubeResource RES_CSINODES = { "storage.k8s.io", "v1", "csinodes", f
 static const KubeResource RES_RCS = { "", "v1", "replicationcontrollers", true };
 static const KubeResource RES_STATEFULSETS = { "apps", "v1", "statefulsets", true };
 
-static const char *effective_node_selector(Manager *m, const SchedPod *pod) {
+/* The pod's project node selector, OpenShift's: the namespace's openshift.io/node-selector
+ * annotation when it has one ("" opts out), else the scheduler's defaultNodeSelector.
+ * *from says which, for messages. */
+static const char *project_node_selector(Manager *m, const SchedPod *pod, const char **from) {
         json_t *ns = m->namespaces ? kube_informer_get(m->namespaces, NULL, pod->namespace_) : NULL;
         json_t *ann = kube_obj_path(ns, "metadata.annotations");
         const char *sel = json_string_value(json_object_get(ann, NODE_SELECTOR_ANNOTATION));
+        *from = sel ? "the namespace's " NODE_SELECTOR_ANNOTATION " annotation" : "defaultNodeSelector";
         return sel ? sel : m->opts->default_node_selector;
+}
+
+/* Merges the project node selector into the pod's; a conflict or an invalid selector makes
+ * the pod fit no node, with a reason that says so (never a pod placed anywhere). */
+static void apply_project_node_selector(Manager *m, SchedPod *pod) {
+        const char *from;
+        const char *sel = project_node_selector(m, pod, &from);
+        int r = sched_pod_apply_node_selector(m->strtab, pod, sel);
+        if (r >= 0)
+                return;
+        char reason[512];
+        if (r == -EEXIST)
+                snprintf(reason, sizeof reason,
+                         "pod node label selector conflicts with its project node label selector \"%.200s\" (%s)", sel,
+                         from);
+        else if (r == -EINVAL)
+                snprintf(reason, sizeof reason,
+                         "project node label selector \"%.200s\" (%s) is not valid: only comma-separated key=value "
+                         "pairs are allowed", sel, from);
+        else
+                snprintf(reason, sizeof reason, "project node label selector (%s) cannot be applied: %s", from,
+                         strerror(-r));
+        klog_warning("pod %s/%s: %s", pod->namespace_, pod->name, reason);
+        if (sched_pod_set_unschedulable(m->strtab, pod, reason) < 0)
+                klog_error("pod %s/%s: cannot record why it fits no node", pod->namespace_, pod->name);
 }
 
 static void pod_event(Manager *m, json_t *obj) {
@@ -42,10 +71,7 @@ static void pod_event(Manager *m, json_t *obj) {
                         klog_warning("cache: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
                 (void) sched_queue_delete(m->queue, pod->uid);
         } else if (pod->scheduler_name == m->scheduler_name && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
-                r = sched_pod_apply_node_selector(m->strtab, pod, effective_node_selector(m, pod));
-                if (r < 0)
-                        klog_warning("pod %s/%s: invalid node selector for its namespace: %s", pod->namespace_,
-                                     pod->name, strerror(-r));
+                apply_project_node_selector(m, pod);
                 r = sched_queue_add(m->queue, pod);
                 if (r < 0)
                         klog_warning("queue: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
@@ -153,6 +179,11 @@ static void node_event(Manager *m, json_t *obj) {
                 klog_warning("ignoring node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
                 return;
         }
+        /* the settings' mastersSchedulable: true: what the machine-config operator does,
+         * removing the control plane's NoSchedule taint, so ordinary pods fit there (without
+         * settings the taints are honoured, as upstream) */
+        if (m->opts->settings_path && m->opts->masters_schedulable && m->master_taint)
+                (void) sched_node_remove_taints(node, m->master_taint, SCHED_EFFECT_NO_SCHEDULE);
         r = sched_cache_add_node(m->cache, node);
         if (r < 0) {
                 klog_warning("cache: node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));

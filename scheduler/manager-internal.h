@@ -25,6 +25,7 @@
 #include "scheduler/histogram.h"
 
 #define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+#define MASTER_TAINT_KEY "node-role.kubernetes.io/master"
 
 typedef struct Manager Manager;
 
@@ -81,10 +82,17 @@ struct Manager {
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedStr scheduler_name;
+        SchedStr master_taint;          /* node-role.kubernetes.io/master, interned */
         char *identity;
         Extender **extenders;
         SchedExtender *hooks;
         size_t n_extenders;
+        CurlEvent *ext_curl;            /* the extenders' calls, on this loop */
+        /* the pod whose decision waits for an extender's answer (one at a time), since when,
+         * and the call asked */
+        SchedPod *waiting;
+        uint64_t waiting_t0;
+        SchedExtenderCall waiting_call;
 
         SchedObjects *objects;          /* NULL when the policy reads no such object */
         ObjInformer objinf[_SCHED_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
@@ -101,6 +109,7 @@ struct Manager {
 
         uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
         uint64_t binds_ok, binds_failed;
+        uint64_t binds_fenced;          /* not written: the lease had lapsed */
         SchedHistogram e2e, algorithm, bind;
 };
 
@@ -114,6 +123,10 @@ static inline void manager_kick(Manager *m) {
 static inline bool manager_ready(const Manager *m) {
         return m->synced_pods && m->synced_nodes && m->synced_namespaces && m->n_obj_synced == m->n_obj_informers;
 }
+
+/* manager.c: whether a bind may be written now: this replica leads and, when elected, its
+ * lease is still valid by the local clock (a lapsed lease stops leading here). */
+bool manager_may_bind(Manager *m);
 
 /* informers.c */
 extern const KubeResource SCHED_RES_PVS, SCHED_RES_PVCS;

@@ -19,6 +19,9 @@
 #include "scheduler/manager-internal.h"
 
 #define BATCH 256
+/* A batch yields to the loop after this long even with pods left (a decision of a large
+ * cluster's pod with inter-pod affinity takes milliseconds). */
+#define BATCH_BUDGET_USEC 20000ULL
 #define TICK_USEC 100000ULL
 #define MAX_POLICY ((size_t) 4 * 1024 * 1024)
 
@@ -27,18 +30,9 @@ static int64_t queue_clock(void *userdata) {
         return (int64_t) now_realtime_usec();
 }
 
-static void schedule_one(Manager *m, SchedPod *pod) {
-        bool assumed;
-        if (sched_cache_has_pod(m->cache, pod->uid, &assumed)) {
-                /* bound or assumed meanwhile: nothing to decide */
-                (void) sched_queue_done(m->queue, pod->uid);
-                return;
-        }
-        uint64_t t0 = now_monotonic_usec();
-        SchedResult res;
-        for (size_t i = 0; i < m->n_extenders; i++)
-                extender_clear_error(m->extenders[i]);
-        int r = sched_algo_schedule(m->algo, m->cache, pod, &res);
+/* The end of a decision: the pod is bound, reported unschedulable or retried. */
+static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in, uint64_t t0) {
+        SchedResult res = *res_in;
         histogram_observe(&m->algorithm, (double) (now_monotonic_usec() - t0) / 1e6);
         if (r < 0) {
                 m->attempts_error++;
@@ -51,6 +45,12 @@ static void schedule_one(Manager *m, SchedPod *pod) {
                 klog_error("%s/%s: %s", pod->namespace_, pod->name, msg);
                 events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", msg);
                 (void) sched_queue_failed(m->queue, pod->uid, false);
+                return;
+        }
+        bool assumed;
+        if (sched_cache_has_pod(m->cache, pod->uid, &assumed)) {
+                /* bound while the extenders answered: nothing more to do */
+                (void) sched_queue_done(m->queue, pod->uid);
                 return;
         }
         if (!res.node) {
@@ -84,21 +84,94 @@ static void schedule_one(Manager *m, SchedPod *pod) {
         histogram_observe(&m->e2e, (double) (now_monotonic_usec() - t0) / 1e6);
 }
 
+static void on_extender_done(Extender *x, int r, void *userdata);
+
+/* Carries the decision on from r (sched_algo_begin/resume's result): asks the next extender
+ * asynchronously (the decision then waits in m->waiting), or ends it. */
+static void decision_continue(Manager *m, SchedPod *pod, int r, SchedResult *res, SchedExtenderCall *call,
+                              uint64_t t0) {
+        while (r == SCHED_ALGO_WAIT) {
+                Extender *x = m->extenders[call->extender];
+                int cr = extender_call_async(x, m->ext_curl, pod, call, on_extender_done, m);
+                if (cr >= 0) {
+                        if (!m->waiting)
+                                m->waiting = sched_pod_ref(pod);
+                        m->waiting_t0 = t0;
+                        m->waiting_call = *call;
+                        return;
+                }
+                /* -ENOENT: this extender has nothing to say about the pod */
+                r = sched_algo_resume(m->algo, m->cache, cr == -ENOENT ? (call->prioritize ? -ENOENT : 0) : cr, res,
+                                      call);
+        }
+        SchedPod *held = m->waiting;
+        m->waiting = NULL;
+        decided(m, pod, r, res, t0);
+        sched_pod_unref(held);
+}
+
+static void on_extender_done(Extender *x, int r, void *userdata) {
+        Manager *m = userdata;
+        SchedPod *pod = m->waiting;
+        if (!pod)
+                return;
+        SchedResult res = {};
+        SchedExtenderCall call = m->waiting_call;
+        r = sched_algo_resume(m->algo, m->cache, r, &res, &call);
+        decision_continue(m, pod, r, &res, &call, m->waiting_t0);
+        if (!m->waiting)
+                manager_kick(m);
+}
+
+/* Starts a decision; returns false when it waits for an extender. */
+static bool schedule_one(Manager *m, SchedPod *pod) {
+        bool assumed;
+        if (sched_cache_has_pod(m->cache, pod->uid, &assumed)) {
+                /* bound or assumed meanwhile: nothing to decide */
+                (void) sched_queue_done(m->queue, pod->uid);
+                return true;
+        }
+        uint64_t t0 = now_monotonic_usec();
+        SchedResult res = {};
+        SchedExtenderCall call;
+        for (size_t i = 0; i < m->n_extenders; i++)
+                extender_clear_error(m->extenders[i]);
+        int r = sched_algo_begin(m->algo, m->cache, pod, &res, &call);
+        decision_continue(m, pod, r, &res, &call, t0);
+        return !m->waiting;
+}
+
+/* Decides pods until the queue is empty, the binds pending reach their bound, a decision
+ * waits for an extender, or the batch used its time: then the loop has its turn (lease
+ * renewals, health checks, watch events, bind completions). */
 static int on_defer(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
-        if (!manager_ready(m) || !m->leading)
+        if (!manager_ready(m) || !m->leading || m->waiting)
                 return 0;
+        uint64_t t0 = now_monotonic_usec();
         for (int i = 0; i < BATCH; i++) {
                 if (m->binds_in_flight >= MAX_BINDS_PENDING)
                         return 0;       /* bind_done kicks again */
+                if (i > 0 && now_monotonic_usec() - t0 >= BATCH_BUDGET_USEC)
+                        break;
                 SchedPod *pod = sched_queue_pop(m->queue);
                 if (!pod)
                         return 0;
-                schedule_one(m, pod);
+                bool done = schedule_one(m, pod);
                 sched_pod_unref(pod);
+                if (!done)
+                        return 0;       /* on_extender_done continues */
         }
         manager_kick(m); /* more may be waiting: continue after the loop had its turn */
         return 0;
+}
+
+bool manager_may_bind(Manager *m) {
+        if (!m->leading)
+                return false;
+        /* the lease as this host's clock sees it: a leader that could not renew in time
+         * (stopped, starved) learns here, before writing, that it no longer leads */
+        return !m->leader || kube_leader_check(m->leader);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -261,6 +334,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         r = sched_strtab_intern_str(m->strtab, opts->scheduler_name, &m->scheduler_name);
         if (r < 0)
                 return r;
+        r = sched_strtab_intern_str(m->strtab, MASTER_TAINT_KEY, &m->master_taint);
+        if (r < 0)
+                return r;
         /* extended resources an extender manages with ignoredByScheduler are not checked */
         const char *ignored[256];
         uint32_t n_ignored = 0;
@@ -292,6 +368,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 m->hooks = calloc(m->eff->n_extenders, sizeof(SchedExtender));
                 if (!m->extenders || !m->hooks)
                         return -ENOMEM;
+                r = curl_event_new(m->event, extender_on_action, NULL, &m->ext_curl);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot set up extender calls: %s", strerror(-r));
                 ExtenderLookup lk = { .pod = informers_lookup_pod, .node = informers_lookup_node, .strtab = m->strtab, .userdata = m };
                 for (size_t i = 0; i < m->eff->n_extenders; i++) {
                         buf_reset(&err);
@@ -371,8 +450,11 @@ Manager *manager_free(Manager *m) {
         kube_client_unref(m->client);
         sched_algo_free(m->algo);
         sched_objects_free(m->objects);
+        sched_pod_unref(m->waiting);
+        m->waiting = NULL;
         for (size_t i = 0; i < m->n_extenders; i++)
                 extender_free(m->extenders[i]);
+        m->ext_curl = curl_event_free(m->ext_curl);
         free(m->extenders);
         free(m->hooks);
         sched_config_free(m->cfg);

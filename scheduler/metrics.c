@@ -43,6 +43,9 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                            "# TYPE scheduler_binding_total counter\n"
                            "scheduler_binding_total{result=\"ok\"} %" PRIu64 "\n"
                            "scheduler_binding_total{result=\"error\"} %" PRIu64 "\n"
+                           "# HELP scheduler_binding_fenced_total Binds not written because the lease had lapsed.\n"
+                           "# TYPE scheduler_binding_fenced_total counter\n"
+                           "scheduler_binding_fenced_total %" PRIu64 "\n"
                            "# HELP scheduler_events_pending Events queued behind binds.\n"
                            "# TYPE scheduler_events_pending gauge\n"
                            "scheduler_events_pending %u\n"
@@ -53,7 +56,7 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                            "# TYPE scheduler_cache_pods gauge\n"
                            "scheduler_cache_pods %u\n",
                            m->attempts_scheduled, m->attempts_unschedulable, m->attempts_error, st.active, st.backoff,
-                           st.unschedulable, st.in_flight, m->binds_ok, m->binds_failed, m->n_events, m->events_dropped,
+                           st.unschedulable, st.in_flight, m->binds_ok, m->binds_failed, m->binds_fenced, m->n_events, m->events_dropped,
                            sched_cache_n_pods(m->cache));
         if (r >= 0)
                 r = histogram_format(b, "scheduler_scheduling_algorithm_duration_seconds",

@@ -38,7 +38,16 @@ struct SchedAlgo {
         int64_t *totals, *scores;
         bool *keep;
         const char **ext_reasons;
+        SchedStr *names;                /* feasible[i]'s name, to find it again after a wait */
+        int64_t *ext_totals;            /* the extenders' weighted scores of feasible[i] */
         uint32_t scratch_cap;
+
+        /* the decision under way (sched_algo_begin .. its end) */
+        int phase;
+        uint32_t ext_next, n_feasible;
+        bool waited;
+        const SchedPod *pod;
+        SchedResult res;
 
         HistEntry *hist;
         uint32_t n_hist, hist_cap;
@@ -81,6 +90,8 @@ void sched_algo_free(SchedAlgo *a) {
         free(a->scores);
         free(a->keep);
         free(a->ext_reasons);
+        free(a->names);
+        free(a->ext_totals);
         free(a->hist);
         free(a->plan);
         sched_cycle_state_free(a->state);
@@ -157,6 +168,14 @@ static int scratch_reserve(SchedAlgo *a, uint32_t n) {
         if (!r)
                 return -ENOMEM;
         a->ext_reasons = r;
+        SchedStr *nm = realloc(a->names, cap * sizeof(*nm));
+        if (!nm)
+                return -ENOMEM;
+        a->names = nm;
+        int64_t *et = realloc(a->ext_totals, cap * sizeof(*et));
+        if (!et)
+                return -ENOMEM;
+        a->ext_totals = et;
         a->scratch_cap = cap;
         return 0;
 }
@@ -206,36 +225,31 @@ static void hist_add_text(SchedAlgo *a, const char *text) {
         hist_add(a, &r);
 }
 
-static int run_extender_filters(SchedAlgo *a, const SchedPod *pod, uint32_t *n_feasible) {
-        for (uint32_t e = 0; e < a->n_extenders && *n_feasible > 0; e++) {
-                const SchedExtender *x = &a->extenders[e];
-                if (!x->filter)
-                        continue;
-                uint32_t n = *n_feasible;
-                for (uint32_t i = 0; i < n; i++) {
-                        a->keep[i] = true;
-                        a->ext_reasons[i] = NULL;
-                }
-                int r = x->filter(x->userdata, pod, a->feasible, n, a->keep, a->ext_reasons);
-                if (r < 0) {
-                        if (x->ignorable)
-                                continue;
-                        return r;
-                }
-                uint32_t out = 0;
-                for (uint32_t i = 0; i < n; i++) {
-                        if (a->keep[i])
-                                a->feasible[out++] = a->feasible[i];
-                        else
-                                hist_add_text(a, a->ext_reasons[i] ? a->ext_reasons[i] : "node(s) were rejected by an extender");
-                }
-                *n_feasible = out;
-        }
-        return 0;
+/* ---- a decision in stages: extenders answer between them ---- */
+
+enum {
+        PHASE_NONE,
+        PHASE_FILTER,           /* extender filters, ext_next the next one */
+        PHASE_PRIORITIZE,       /* extender prioritize calls, ext_next the next one */
+};
+
+static void cycle_init(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, uint32_t n_all, SchedCycle *cy) {
+        const SchedRequest *rq = &pod->req;
+        *cy = (SchedCycle) {
+                .cfg = a->cfg,
+                .cache = cache,
+                .strtab = a->strtab,
+                .pod = pod,
+                .n_all_nodes = n_all,
+                .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
+                .objects = a->objects,
+                .state = a->state,
+        };
 }
 
-/* Fills totals[]; returns the part every node shares (constant priorities), kept apart so
- * it costs nothing per node and is added to the winner's score only. */
+/* Fills totals[] with the priorities' scores; returns the part every node shares (constant
+ * priorities), kept apart so it costs nothing per node and is added to the winner's score
+ * only. */
 static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
         const SchedConfig *cfg = a->cfg;
         int64_t *totals = a->totals, *scores = a->scores, offset = 0;
@@ -255,23 +269,103 @@ static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
                 for (uint32_t i = 0; i < n; i++)
                         totals[i] += scores[i] * prio->weight;
         }
-        for (uint32_t e = 0; e < a->n_extenders; e++) {
-                const SchedExtender *x = &a->extenders[e];
-                if (!x->prioritize || x->weight <= 0)
-                        continue;
-                memset(scores, 0, n * sizeof(*scores));
-                if (x->prioritize(x->userdata, cy->pod, a->feasible, n, scores) < 0)
-                        continue;
-                for (uint32_t i = 0; i < n; i++)
-                        totals[i] += scores[i] * x->weight;
-        }
         return offset;
 }
 
-int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret) {
+/* Scores the feasible nodes (priorities on the cache as it is now, plus what the extenders
+ * gave) and picks the best. */
+static int finish(SchedAlgo *a, const SchedCache *cache, SchedResult *ret) {
+        SchedResult res = a->res;
+        uint32_t n = a->n_feasible;
+        a->phase = PHASE_NONE;
+        res.n_feasible = n;
+        if (n == 0) {
+                *ret = res;
+                return 0;
+        }
+        if (n == 1) {
+                res.node = a->names[0];
+                *ret = res;
+                return 0;
+        }
+        uint32_t n_all;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
+        SchedCycle cy;
+        cycle_init(a, cache, a->pod, n_all, &cy);
+        if (a->waited) {
+                /* the cluster moved on while the extenders answered: the priorities' state
+                 * is prepared again from the cache as it is now */
+                int r = sched_cycle_prepare(&cy, nodes, n_all);
+                if (r < 0)
+                        return r;
+        }
+        int64_t offset = score_nodes(a, &cy, n);
+        for (uint32_t i = 0; i < n; i++)
+                a->totals[i] += a->ext_totals[i];
+        a->n_scored = n;
+        a->score_offset = offset;
+
+        /* selectHost: reservoir sampling over the maxima */
+        uint32_t best = 0, ties = 1;
+        for (uint32_t i = 1; i < n; i++) {
+                if (a->totals[i] > a->totals[best]) {
+                        best = i;
+                        ties = 1;
+                } else if (a->totals[i] == a->totals[best]) {
+                        ties++;
+                        if (rand_below(a, ties) == 0)
+                                best = i;
+                }
+        }
+        res.node = a->names[best];
+        res.score = a->totals[best] + offset;
+        res.n_best = ties;
+        *ret = res;
+        return 0;
+}
+
+/* Runs the decision on to its next extender call (SCHED_ALGO_WAIT, *call filled) or to its
+ * end (0, *ret filled). */
+static int advance(SchedAlgo *a, const SchedCache *cache, SchedResult *ret, SchedExtenderCall *call) {
+        uint32_t n = a->n_feasible;
+        if (a->phase == PHASE_FILTER) {
+                for (; a->ext_next < a->n_extenders && n > 0; a->ext_next++) {
+                        const SchedExtender *x = &a->extenders[a->ext_next];
+                        if (!x->filter)
+                                continue;
+                        for (uint32_t i = 0; i < n; i++) {
+                                a->keep[i] = true;
+                                a->ext_reasons[i] = NULL;
+                        }
+                        *call = (SchedExtenderCall) { .extender = a->ext_next, .nodes = a->feasible,
+                                                      .names = a->names, .n = n, .keep = a->keep,
+                                                      .reasons = a->ext_reasons };
+                        return SCHED_ALGO_WAIT;
+                }
+                a->phase = PHASE_PRIORITIZE;
+                a->ext_next = 0;
+                memset(a->ext_totals, 0, n * sizeof(*a->ext_totals));
+        }
+        if (a->phase == PHASE_PRIORITIZE && n > 1)
+                for (; a->ext_next < a->n_extenders; a->ext_next++) {
+                        const SchedExtender *x = &a->extenders[a->ext_next];
+                        if (!x->prioritize || x->weight <= 0)
+                                continue;
+                        memset(a->scores, 0, n * sizeof(*a->scores));
+                        *call = (SchedExtenderCall) { .extender = a->ext_next, .prioritize = true,
+                                                      .nodes = a->feasible, .names = a->names, .n = n,
+                                                      .scores = a->scores };
+                        return SCHED_ALGO_WAIT;
+                }
+        return finish(a, cache, ret);
+}
+
+int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret,
+                     SchedExtenderCall *call) {
         uint32_t n_all;
         SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
         SchedResult res = { .n_all_nodes = n_all };
+        a->phase = PHASE_NONE;
         a->n_hist = 0;
         a->hist_truncated = false;
         a->last_n_all = n_all;
@@ -284,17 +378,19 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
         if (r < 0)
                 return r;
 
-        const SchedRequest *rq = &pod->req;
-        SchedCycle cy = {
-                .cfg = a->cfg,
-                .cache = cache,
-                .strtab = a->strtab,
-                .pod = pod,
-                .n_all_nodes = n_all,
-                .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
-                .objects = a->objects,
-                .state = a->state,
-        };
+        /* a pod that cannot fit anywhere (a conflicting or invalid project node selector):
+         * every node reports why */
+        if (pod->unschedulable_reason) {
+                SchedReason reason = { .code = SCHED_REASON_TEXT, .a = pod->unschedulable_reason };
+                hist_add(a, &reason);
+                if (a->n_hist == 1)
+                        a->hist[0].count = n_all;
+                res.n_evaluated = n_all;
+                *ret = res;
+                return 0;
+        }
+        SchedCycle cy;
+        cycle_init(a, cache, pod, n_all, &cy);
         r = sched_cycle_prepare(&cy, nodes, n_all);
         if (r < 0)
                 return r;
@@ -325,52 +421,76 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 SchedNodeInfo *ni = nodes[idx];
                 reasons.n = 0;
                 processed++;
-                if (run_predicates(a, &cy, ni, &reasons))
+                if (run_predicates(a, &cy, ni, &reasons)) {
+                        a->names[n_feasible] = ni->node->name;
                         a->feasible[n_feasible++] = ni;
-                else
+                } else
                         for (uint32_t k = 0; k < reasons.n; k++)
                                 hist_add(a, &reasons.r[k]);
         }
         a->next_start = (start + processed) % n_all;
         res.n_evaluated = processed;
 
-        if (n_feasible > 0 && a->n_extenders > 0) {
-                r = run_extender_filters(a, pod, &n_feasible);
-                if (r < 0)
-                        return r;
-        }
-        res.n_feasible = n_feasible;
-        if (n_feasible == 0) {
-                *ret = res;
-                return 0;
-        }
-        if (n_feasible == 1) {
-                res.node = a->feasible[0]->node->name;
-                *ret = res;
-                return 0;
-        }
+        a->res = res;
+        a->pod = pod;
+        a->n_feasible = n_feasible;
+        a->phase = PHASE_FILTER;
+        a->ext_next = 0;
+        a->waited = false;
+        return advance(a, cache, ret, call);
+}
 
-        int64_t offset = score_nodes(a, &cy, n_feasible);
-        a->n_scored = n_feasible;
-        a->score_offset = offset;
-
-        /* selectHost: reservoir sampling over the maxima */
-        uint32_t best = 0, ties = 1;
-        for (uint32_t i = 1; i < n_feasible; i++) {
-                if (a->totals[i] > a->totals[best]) {
-                        best = i;
-                        ties = 1;
-                } else if (a->totals[i] == a->totals[best]) {
-                        ties++;
-                        if (rand_below(a, ties) == 0)
-                                best = i;
+int sched_algo_resume(SchedAlgo *a, const SchedCache *cache, int call_result, SchedResult *ret,
+                      SchedExtenderCall *call) {
+        if (a->phase == PHASE_NONE)
+                return -ESTALE;
+        const SchedExtender *x = &a->extenders[a->ext_next];
+        uint32_t n = a->n_feasible, out = 0;
+        a->waited = true;
+        if (a->phase == PHASE_FILTER && call_result < 0 && !x->ignorable) {
+                a->phase = PHASE_NONE;
+                return call_result;
+        }
+        /* the nodes as the cache has them now: one removed meanwhile is dropped */
+        for (uint32_t i = 0; i < n; i++) {
+                SchedNodeInfo *ni = (SchedNodeInfo *) sched_cache_node_by_name(cache, a->names[i]);
+                if (!ni || !ni->node)
+                        continue;
+                if (a->phase == PHASE_FILTER && call_result >= 0 && !a->keep[i]) {
+                        hist_add_text(a, a->ext_reasons[i] ? a->ext_reasons[i] : "node(s) were rejected by an extender");
+                        continue;
                 }
+                int64_t add = 0;
+                if (a->phase == PHASE_PRIORITIZE && call_result >= 0)
+                        add = a->scores[i] * x->weight;
+                a->feasible[out] = ni;
+                a->names[out] = a->names[i];
+                a->ext_totals[out] = (a->phase == PHASE_PRIORITIZE ? a->ext_totals[i] : 0) + add;
+                out++;
         }
-        res.node = a->feasible[best]->node->name;
-        res.score = a->totals[best] + offset;
-        res.n_best = ties;
-        *ret = res;
-        return 0;
+        a->n_feasible = out;
+        a->ext_next++;
+        return advance(a, cache, ret, call);
+}
+
+void sched_algo_abort(SchedAlgo *a) {
+        a->phase = PHASE_NONE;
+}
+
+bool sched_algo_waiting(const SchedAlgo *a) {
+        return a->phase != PHASE_NONE;
+}
+
+int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret) {
+        SchedExtenderCall call;
+        int r = sched_algo_begin(a, cache, pod, ret, &call);
+        while (r == SCHED_ALGO_WAIT) {
+                const SchedExtender *x = &a->extenders[call.extender];
+                int cr = call.prioritize ? x->prioritize(x->userdata, pod, call.nodes, call.n, call.scores)
+                                         : x->filter(x->userdata, pod, call.nodes, call.n, call.keep, call.reasons);
+                r = sched_algo_resume(a, cache, cr, ret, &call);
+        }
+        return r;
 }
 
 int sched_algo_format_scores(const SchedAlgo *a, Buf *out) {

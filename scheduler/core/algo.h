@@ -33,7 +33,8 @@ typedef struct SchedAlgo SchedAlgo;
 typedef uint32_t (*SchedRandFn)(void *userdata, uint32_t n);
 
 /* Extender hook points: the daemon implements them over HTTP (urlPrefix/filterVerb/...). The
- * core calls them synchronously for the nodes that passed the predicates. */
+ * core calls them synchronously from sched_algo_schedule(); the staged form below hands the
+ * calls to the caller instead. */
 typedef struct SchedExtender {
         const char *name;               /* for messages; borrowed */
         int64_t weight;                 /* prioritize weight (score 0..10 x weight) */
@@ -78,6 +79,42 @@ int sched_algo_set_extenders(SchedAlgo *a, const SchedExtender *extenders, uint3
  * fits (sched_algo_format_failure() then describes why); -errno when a non-ignorable extender
  * failed (the attempt failed; retry later), -ENOMEM. */
 int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret);
+
+/* The same decision in stages, for a caller whose extenders answer asynchronously (the
+ * daemon's event loop keeps running while an extender thinks). sched_algo_begin() runs the
+ * predicates; each extender call the decision needs is then handed to the caller
+ * (SCHED_ALGO_WAIT with *call filled), who answers it with sched_algo_resume(): call_result
+ * 0 after filling call->keep/reasons (filter) or call->scores (prioritize), or -errno when
+ * the call failed. The last step returns 0 with *ret filled, as sched_algo_schedule() does,
+ * or -errno.
+ *
+ * The cache may change between the steps: nodes are found again by name when the decision
+ * resumes (one removed meanwhile drops out) and the priorities score the cache as it is at
+ * the end. One decision at a time: nothing else may run on a until it ended or was
+ * aborted. call->nodes is valid until the caller returns to its loop (read it at once);
+ * names, keep, reasons and scores until the next call into a. reasons[] strings must stay
+ * valid until the decision ends (e.g. interned). */
+#define SCHED_ALGO_WAIT 1
+typedef struct SchedExtenderCall {
+        uint32_t extender;              /* index into the set given to sched_algo_set_extenders */
+        bool prioritize;                /* false: filter */
+        SchedNodeInfo *const *nodes;
+        const SchedStr *names;
+        uint32_t n;
+        bool *keep;                     /* filter: all true; set false for a rejected node */
+        const char **reasons;           /* filter: all NULL; a rejected node's reason */
+        int64_t *scores;                /* prioritize: all 0; 0..10 per node */
+} SchedExtenderCall;
+int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod, SchedResult *ret,
+                     SchedExtenderCall *call);
+/* Returns SCHED_ALGO_WAIT, 0, -errno (a non-ignorable filter failed, -ENOMEM), -ESTALE when
+ * no decision is waiting. */
+int sched_algo_resume(SchedAlgo *a, const SchedCache *cache, int call_result, SchedResult *ret,
+                      SchedExtenderCall *call);
+/* Drops the decision under way (its pod is no longer to be decided). */
+void sched_algo_abort(SchedAlgo *a);
+/* Whether a decision waits for an extender. */
+bool sched_algo_waiting(const SchedAlgo *a);
 
 /* After a decision with no node: appends upstream's FitError text, e.g.
  * "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) didn't match Pod's node affinity." (each

@@ -224,7 +224,7 @@ static bool token_ok(const char *s, const char *e, bool allow_empty) {
 }
 
 int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char *selector) {
-        if (!selector || !*selector || pod->n_node_selector > 0)
+        if (!selector || !*selector)
                 return 0;
         size_t len = strlen(selector);
         if (len > 4096)
@@ -232,7 +232,8 @@ int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char
         uint32_t n = 1;
         for (const char *c = selector; *c; c++)
                 n += *c == ',';
-        SchedLabel *labels = sched_arena_alloc(&pod->arena, n * sizeof(SchedLabel));
+        /* the project's pairs, then the pod's own: merged, both hold */
+        SchedLabel *labels = sched_arena_alloc(&pod->arena, (n + pod->n_node_selector) * sizeof(SchedLabel));
         if (!labels)
                 return -ENOMEM;
         uint32_t out = 0;
@@ -259,7 +260,32 @@ int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char
                 out++;
                 p = end + 1;
         }
+        out = sched_labels_sort(labels, out);
+        /* labels.Conflicts: a key both select, with different values */
+        for (uint32_t i = 0; i < out; i++)
+                for (uint32_t k = 0; k < pod->n_node_selector; k++)
+                        if (pod->node_selector[k].key == labels[i].key && pod->node_selector[k].value != labels[i].value)
+                                return -EEXIST;
+        if (pod->n_node_selector > 0)
+                memcpy(labels + out, pod->node_selector, pod->n_node_selector * sizeof(SchedLabel));
         pod->node_selector = labels;
-        pod->n_node_selector = sched_labels_sort(labels, out);
+        pod->n_node_selector = sched_labels_sort(labels, out + pod->n_node_selector);
         return 0;
+}
+
+int sched_pod_set_unschedulable(SchedStrtab *strtab, SchedPod *pod, const char *reason) {
+        return sched_strtab_intern_str(strtab, reason, &pod->unschedulable_reason);
+}
+
+uint32_t sched_node_remove_taints(SchedNode *node, SchedStr key, uint8_t effect) {
+        uint32_t out = 0, removed = 0;
+        for (uint32_t i = 0; i < node->n_taints; i++) {
+                if (node->taints[i].key == key && node->taints[i].effect == effect) {
+                        removed++;
+                        continue;
+                }
+                node->taints[out++] = node->taints[i];
+        }
+        node->n_taints = out;
+        return removed;
 }

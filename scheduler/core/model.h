@@ -167,6 +167,7 @@ typedef struct SchedPod {
 
         SchedLabel *node_selector;      /* sorted by key */
         uint32_t n_node_selector;
+        SchedStr unschedulable_reason;  /* 0, or why no node fits (sched_pod_set_unschedulable) */
         bool has_required_affinity;     /* requiredDuringScheduling... is set */
         SchedTerm *required_terms;      /* ORed */
         uint32_t n_required_terms;
@@ -230,8 +231,17 @@ bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *
 #define SCHED_DEFAULT_MILLI_CPU_REQUEST 100
 #define SCHED_DEFAULT_MEMORY_REQUEST ((int64_t) 200 * 1024 * 1024)
 
-/* Applies a default node selector ("k=v,k2=v2", OpenShift's defaultNodeSelector or the
- * namespace's openshift.io/node-selector annotation) to a pod that has no nodeSelector of its
- * own, before the pod is shared. "" or NULL opt out. Returns 0 (applied or not needed),
- * -EINVAL for a malformed selector (only k=v / k==v pairs are allowed), -E2BIG, -ENOMEM. */
+/* Applies a project node selector ("k=v,k2=v2": OpenShift's defaultNodeSelector, or the
+ * namespace's openshift.io/node-selector annotation, which replaces it) to a pod before the
+ * pod is shared, as OpenShift's PodNodeSelector admission does: merged with the pod's own
+ * nodeSelector, so both hold. "" or NULL opt out. Returns 0 (applied or not needed),
+ * -EINVAL for a malformed selector (only k=v / k==v pairs are allowed), -EEXIST when the pod
+ * selects a key of the selector with another value (a conflict), -E2BIG, -ENOMEM; the pod's
+ * selector is unchanged on error. */
 int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char *selector);
+/* Marks the pod as fitting no node, for reason (e.g. its node selector conflicts with its
+ * project's): every node reports that reason. Returns 0, -E2BIG, -ENOMEM. */
+int sched_pod_set_unschedulable(SchedStrtab *strtab, SchedPod *pod, const char *reason);
+/* Removes the node's taints of key with effect (mastersSchedulable: the control plane's
+ * NoSchedule taint is treated as removed). Returns how many were removed. */
+uint32_t sched_node_remove_taints(SchedNode *node, SchedStr key, uint8_t effect);

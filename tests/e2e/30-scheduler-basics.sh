@@ -57,7 +57,7 @@ NS_PID=$!
 wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
 
 # ---- the extender: filter turns sb-0 away for pods labelled ext=picky, prioritize prefers
-# ---- sb-2; every request is logged as one JSON line. It takes 10 ms over the burst's
+# ---- sb-2; every request is logged as one JSON line. It takes 30 ms over the burst's
 # ---- pods so that (d) can kill the scheduler half-way.
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
@@ -76,7 +76,7 @@ class Handler(BaseHTTPRequestHandler):
         labels = pod.get("metadata", {}).get("labels") or {}
         picky = labels.get("ext") == "picky"
         if labels.get("burst"):
-            time.sleep(0.01)
+            time.sleep(0.03)
         with open(log, "a") as f:
             f.write(json.dumps({"verb": self.path, "pod": pod.get("metadata", {}).get("name"),
                                 "nodenames": args.get("nodenames")}) + "\n")

@@ -363,7 +363,7 @@ static void test_builtin_profiles(void **state) {
                 assert_int_equal(policy_effective(p, NULL, &e), 0);
                 json_t *prios = policy_effective_priorities_json(e);
                 json_t *preds = policy_effective_predicates_json(e);
-                assert_int_equal(json_array_size(preds), 11);
+                assert_int_equal(json_array_size(preds), 12);
                 if (i == 4)
                         assert_int_equal(json_array_size(prios), 0);
                 else if (i == 3) {
@@ -378,7 +378,7 @@ static void test_builtin_profiles(void **state) {
                         assert_true(most);
                         assert_false(least);
                 } else
-                        assert_int_equal(json_array_size(prios), 8);
+                        assert_int_equal(json_array_size(prios), 9);
                 json_decref(prios);
                 json_decref(preds);
                 policy_effective_free(e);
@@ -447,8 +447,8 @@ static void test_omitted_null_empty(void **state) {
         static const char *const inputs[] = {
                 "{}", "{\"predicates\": null, \"priorities\": null}", "{\"predicates\": [], \"priorities\": []}",
         };
-        static const size_t want_preds[] = { 11, 11, 2 };
-        static const size_t want_prios[] = { 8, 8, 0 };
+        static const size_t want_preds[] = { 12, 12, 2 };
+        static const size_t want_prios[] = { 9, 9, 0 };
         static const size_t want_warnings[] = { 0, 2, 1 };
         for (size_t i = 0; i < ELEMENTSOF(inputs); i++) {
                 Policy *p = NULL;

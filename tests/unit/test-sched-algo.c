@@ -373,6 +373,66 @@ static void test_extenders(void **state) {
         assert_string_equal(s, "0/3 nodes are available: 1 extender says no, 2 node(s) didn't match Pod's node affinity.");
 }
 
+/* The staged form: the extender calls are handed out and answered later; meanwhile a node
+ * the extender kept is removed from the cache and another one added. The removed node drops
+ * out, the added one is not considered (it was not filtered), and the answer given for the
+ * removed node's slot does not leak onto another node. */
+static void test_staged_extenders(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        add_nodes(f, 4, "4");
+        ExtState st = { .t = f->t };
+        SchedExtender ext = { .name = "x", .weight = 3, .userdata = &st, .filter = ext_filter,
+                              .prioritize = ext_prioritize };
+        assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedResult res;
+        SchedExtenderCall call;
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        assert_true(sched_algo_waiting(f->a));
+        assert_false(call.prioritize);
+        assert_int_equal(call.n, 4);
+        for (uint32_t i = 0; i < call.n; i++) {
+                const char *name = sched_strtab_get(f->t, call.names[i]);
+                if (strcmp(name, "node-0000") == 0) {
+                        call.keep[i] = false;
+                        call.reasons[i] = "extender says no";
+                }
+        }
+        SchedStr gone;
+        assert_int_equal(sched_strtab_intern_str(f->t, "node-0003", &gone), 0);
+        assert_int_equal(sched_cache_remove_node(f->c, gone), 0);
+        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "node-late", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), SCHED_ALGO_WAIT);
+        assert_true(call.prioritize);
+        assert_int_equal(call.n, 2);
+        for (uint32_t i = 0; i < call.n; i++) {
+                const char *name = sched_strtab_get(f->t, call.names[i]);
+                assert_true(strcmp(name, "node-0001") == 0 || strcmp(name, "node-0002") == 0);
+                call.scores[i] = strcmp(name, "node-0001") == 0 ? 10 : 0;
+        }
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), 0);
+        assert_false(sched_algo_waiting(f->a));
+        assert_string_equal(sched_strtab_get(f->t, res.node), "node-0001");
+        assert_int_equal(res.n_feasible, 2);
+        assert_int_equal(res.score, 9 + 30);
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), -ESTALE);
+
+        /* a failed non-ignorable filter call ends the decision with its error */
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        assert_int_equal(sched_algo_resume(f->a, f->c, -ETIMEDOUT, &res, &call), -ETIMEDOUT);
+        assert_false(sched_algo_waiting(f->a));
+        /* a failed prioritize call is ignored, an aborted decision waits no more */
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), SCHED_ALGO_WAIT);
+        assert_int_equal(sched_algo_resume(f->a, f->c, -EIO, &res, &call), 0);
+        assert_int_equal(res.n_feasible, 4);
+        assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
+        sched_algo_abort(f->a);
+        assert_false(sched_algo_waiting(f->a));
+        assert_int_equal(st.filter_calls + st.prio_calls, 0);
+}
+
 /* The node-condition predicates (usable with TaintNodesByCondition off): upstream's reasons,
  * all of a node's failed conditions reported (alwaysCheckAllPredicates), and memory pressure
  * turning away BestEffort pods only. */
@@ -501,12 +561,14 @@ static void test_masters_and_default_selector(void **state) {
                 "'tolerations':[{'key':'node-role.kubernetes.io/master','operator':'Exists','effect':'NoSchedule'}]", "");
         assert_string_equal(schedule(f, p2, NULL), "m1");
 
-        /* a default node selector applies to pods without their own */
+        /* a project node selector applies to pods without their own */
         _cleanup_(sched_pod_unrefp) SchedPod *p3 = tl_pod(f->t, "p3", "", "", "", "");
         assert_int_equal(sched_pod_apply_node_selector(f->t, p3, " role = infra "), 0);
         assert_string_equal(schedule(f, p3, NULL), "w1");
+        /* ... and conflicts with a pod's own selector for another value of the same key: the
+         * pod's selector is left as it was (the daemon then marks it unschedulable) */
         _cleanup_(sched_pod_unrefp) SchedPod *p4 = tl_pod(f->t, "p4", "", "", "'nodeSelector':{'role':'db'}", "");
-        assert_int_equal(sched_pod_apply_node_selector(f->t, p4, "role=infra"), 0);
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p4, "role=infra"), -EEXIST);
         assert_int_equal(p4->n_node_selector, 1);
         assert_string_equal(sched_strtab_get(f->t, p4->node_selector[0].value), "db");
         _cleanup_(sched_pod_unrefp) SchedPod *p5 = tl_pod(f->t, "p5", "", "", "", "");
@@ -518,6 +580,69 @@ static void test_masters_and_default_selector(void **state) {
         assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a=1,"), -EINVAL);
         assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a in (b)"), -EINVAL);
         assert_int_equal(p6->n_node_selector, 0);
+}
+
+/* OpenShift's project node selector is merged (AND) with the pod's own nodeSelector: both
+ * must hold; the same pair on both sides is no conflict. A pod marked unschedulable (a
+ * conflicting or invalid project selector) fits no node and every node says why. */
+static void test_project_node_selector(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        add_node(f, tl_node(f->t, "a-infra", "4", "8Gi", 110, "'labels':{'zone':'a','role':'infra'}", "", ""));
+        add_node(f, tl_node(f->t, "a-app", "4", "8Gi", 110, "'labels':{'zone':'a','role':'app'}", "", ""));
+        add_node(f, tl_node(f->t, "b-app", "4", "8Gi", 110, "'labels':{'zone':'b','role':'app'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeSelector':{'role':'app'}", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, p, "zone=a"), 0);
+        assert_int_equal(p->n_node_selector, 2);
+        SchedResult res;
+        assert_string_equal(schedule(f, p, &res), "a-app");
+        assert_int_equal(res.n_feasible, 1);
+        _cleanup_(sched_pod_unrefp) SchedPod *same = tl_pod(f->t, "s", "", "", "'nodeSelector':{'zone':'b'}", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, same, "zone==b, role=app"), 0);
+        assert_int_equal(same->n_node_selector, 2);
+        assert_string_equal(schedule(f, same, NULL), "b-app");
+        /* opting out ("") and no selector leave the pod's own */
+        _cleanup_(sched_pod_unrefp) SchedPod *own = tl_pod(f->t, "o", "", "", "'nodeSelector':{'zone':'b'}", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, own, ""), 0);
+        assert_int_equal(sched_pod_apply_node_selector(f->t, own, NULL), 0);
+        assert_int_equal(own->n_node_selector, 1);
+        /* an invalid selector changes nothing and says so */
+        assert_int_equal(sched_pod_apply_node_selector(f->t, own, "zone in (a)"), -EINVAL);
+        assert_int_equal(sched_pod_apply_node_selector(f->t, own, "zone=a,=b"), -EINVAL);
+        assert_int_equal(own->n_node_selector, 1);
+
+        _cleanup_(sched_pod_unrefp) SchedPod *bad = tl_pod(f->t, "bad", "", "", "'nodeSelector':{'zone':'b'}", "");
+        assert_int_equal(sched_pod_apply_node_selector(f->t, bad, "zone=a"), -EEXIST);
+        assert_int_equal(sched_pod_set_unschedulable(f->t, bad, "pod node label selector conflicts with its project "
+                                                                "node label selector"), 0);
+        assert_null(schedule(f, bad, &res));
+        assert_int_equal(res.n_evaluated, 3);
+        _cleanup_free_ char *s = summary(f);
+        assert_string_equal(s, "0/3 nodes are available: 3 pod node label selector conflicts with its project node "
+                               "label selector.");
+}
+
+/* mastersSchedulable: the daemon removes the master's NoSchedule taint from the nodes it
+ * caches; ordinary pods then fit control-plane nodes. Other taints stay. */
+static void test_masters_schedulable(void **state) {
+        Fx *f = *state;
+        configure_default(f, false, 0);
+        SchedNode *m = tl_node(f->t, "m1", "4", "8Gi", 110, "'labels':{'node-role.kubernetes.io/master':''}",
+                               "'taints':[{'key':'node-role.kubernetes.io/master','effect':'NoSchedule'},"
+                               "{'key':'node-role.kubernetes.io/master','effect':'NoExecute'},"
+                               "{'key':'dedicated','value':'x','effect':'PreferNoSchedule'}]", "");
+        SchedStr key;
+        assert_int_equal(sched_strtab_intern_str(f->t, "node-role.kubernetes.io/master", &key), 0);
+        assert_int_equal(m->n_taints, 3);
+        assert_int_equal(sched_node_remove_taints(m, key, SCHED_EFFECT_NO_SCHEDULE), 1);
+        assert_int_equal(m->n_taints, 2);
+        assert_int_equal(m->taints[0].effect, SCHED_EFFECT_NO_EXECUTE);
+        assert_int_equal(sched_node_remove_taints(m, key, SCHED_EFFECT_NO_EXECUTE), 1);
+        assert_int_equal(sched_node_remove_taints(m, key, SCHED_EFFECT_NO_EXECUTE), 0);
+        assert_int_equal(m->n_taints, 1);
+        add_node(f, m);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "", "", "");
+        assert_string_equal(schedule(f, p, NULL), "m1");
 }
 
 int main(void) {
@@ -535,6 +660,9 @@ int main(void) {
                 cmocka_unit_test(test_registry_covered),
                 cmocka_unit_test_setup_teardown(test_policy_file, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_masters_and_default_selector, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_staged_extenders, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_project_node_selector, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_masters_schedulable, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

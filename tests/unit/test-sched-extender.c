@@ -15,6 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <systemd/sd-event.h>
+
+#include "policy-validator/policy.h"
 #include "scheduler/extender.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/testlib.h"
@@ -64,7 +67,10 @@ static void serve(int fd) {
                         reply = body && strstr(body, "\"podUID\":\"uid-p\"") ? "{}" : "{\"error\": \"who?\"}";
                 else if (strstr(buf, "POST /bad/filter "))
                         status = "500 Internal Server Error";
-                else if (strstr(buf, "POST /bad/bind "))
+                else if (strstr(buf, "POST /slow/filter ")) {
+                        usleep(300 * 1000);
+                        reply = "{\"nodenames\": [\"n2\"]}";
+                } else if (strstr(buf, "POST /bad/bind "))
                         reply = "{\"error\": \"node is full\"}";
                 char out[1024];
                 int m = snprintf(out, sizeof out,
@@ -224,11 +230,132 @@ static void test_managed_resources(void **state) {
         extender_free(x);
 }
 
+typedef struct AsyncFx {
+        sd_event *e;
+        int done, r;
+        int ticks;
+} AsyncFx;
+
+static void on_done(Extender *x, int r, void *userdata) {
+        AsyncFx *a = userdata;
+        a->done++;
+        a->r = r;
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        AsyncFx *a = userdata;
+        a->ticks++;
+        return sd_event_source_set_time(s, usec + 50 * 1000);
+}
+
+static void run_until_done(AsyncFx *a) {
+        a->done = 0;
+        while (!a->done)
+                assert_true(sd_event_run(a->e, 5 * 1000 * 1000) >= 0);
+}
+
+/* The daemon's calls: on a CurlEvent of an sd-event loop, answered into the decision's
+ * arrays; the loop keeps running while the extender thinks (a 50 ms timer ticks through a
+ * 300 ms call). */
+static void test_async(void **state) {
+        Fx *f = *state;
+        AsyncFx a = {};
+        assert_int_equal(sd_event_new(&a.e), 0);
+        CurlEvent *ce = NULL;
+        assert_int_equal(curl_event_new(a.e, extender_on_action, NULL, &ce), 0);
+        Extender *x = make(f, "ext", NULL, 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        SchedStr names[3];
+        for (int i = 0; i < 3; i++) {
+                char name[8];
+                snprintf(name, sizeof name, "n%d", i + 1);
+                assert_int_equal(sched_strtab_intern_str(f->t, name, &names[i]), 0);
+        }
+        bool keep[3] = { true, true, true };
+        const char *reasons[3] = {};
+        int64_t scores[3] = {};
+        SchedExtenderCall call = { .names = names, .n = 3, .keep = keep, .reasons = reasons };
+        assert_int_equal(extender_call_async(x, ce, pod, &call, on_done, &a), 0);
+        run_until_done(&a);
+        assert_int_equal(a.r, 0);
+        assert_true(keep[0]);
+        assert_false(keep[1]);
+        assert_true(keep[2]);
+        assert_string_equal(reasons[1], "n2 is busy");
+        SchedExtenderCall pcall = { .prioritize = true, .names = names, .n = 3, .scores = scores };
+        assert_int_equal(extender_call_async(x, ce, pod, &pcall, on_done, &a), 0);
+        run_until_done(&a);
+        assert_int_equal(a.r, 0);
+        assert_int_equal(scores[0], 10);
+        assert_int_equal(scores[1], 7);
+        assert_int_equal(extender_bind_async(x, ce, pod, "n1", on_done, &a), 0);
+        run_until_done(&a);
+        assert_int_equal(a.r, 0);
+        extender_free(x);
+
+        x = make(f, "bad", NULL, 0);
+        assert_int_equal(extender_bind_async(x, ce, pod, "n1", on_done, &a), 0);
+        run_until_done(&a);
+        assert_int_equal(a.r, -EIO);
+        assert_non_null(strstr(extender_last_error(x), "node is full"));
+        assert_int_equal(extender_call_async(x, ce, pod, &call, on_done, &a), 0);
+        run_until_done(&a);
+        assert_int_equal(a.r, -EIO);
+        assert_non_null(strstr(extender_last_error(x), "HTTP 500"));
+        /* a call dropped with its extender never calls back */
+        a.done = 0;
+        assert_int_equal(extender_call_async(x, ce, pod, &call, on_done, &a), 0);
+        extender_free(x);
+        for (int i = 0; i < 5; i++)
+                assert_true(sd_event_run(a.e, 20 * 1000) >= 0);
+        assert_int_equal(a.done, 0);
+
+        x = make(f, "slow", NULL, 0);
+        sd_event_source *tick = NULL;
+        uint64_t now;
+        assert_int_equal(sd_event_now(a.e, CLOCK_MONOTONIC, &now), 0);
+        assert_int_equal(sd_event_add_time(a.e, &tick, CLOCK_MONOTONIC, now + 50 * 1000, 1000, on_tick, &a), 0);
+        assert_int_equal(sd_event_source_set_enabled(tick, SD_EVENT_ON), 0);
+        for (int i = 0; i < 3; i++)
+                keep[i] = true;
+        assert_int_equal(extender_call_async(x, ce, pod, &call, on_done, &a), 0);
+        run_until_done(&a);
+        assert_int_equal(a.r, 0);
+        assert_false(keep[0]);
+        assert_true(keep[1]);
+        assert_true(a.ticks >= 3);
+        sd_event_source_unref(tick);
+        extender_free(x);
+        curl_event_free(ce);
+        sd_event_unref(a.e);
+}
+
+/* httpTimeout beyond the cap the validator enforces is refused here too. */
+static void test_timeout_cap(void **state) {
+        Fx *f = *state;
+        ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = f->t, .userdata = f };
+        PolicyExtender pe = { .url_prefix = (char *) "http://127.0.0.1:1/x", .filter_verb = (char *) "filter",
+                              .http_timeout_ns = POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS };
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        Extender *x = NULL;
+        assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
+        extender_free(x);
+        pe.http_timeout_ns = POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS + 1;
+        assert_int_equal(extender_new(&pe, &lk, &x, &err), -EINVAL);
+        assert_non_null(strstr(buf_str(&err), "httpTimeout"));
+        buf_reset(&err);
+        pe.http_timeout_ns = -1;
+        assert_int_equal(extender_new(&pe, &lk, &x, &err), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_wire_format, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_managed_resources, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_async, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_timeout_cap, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

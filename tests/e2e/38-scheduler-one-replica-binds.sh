@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Only one replica ever binds: two policy-scheduler replicas elect a leader on one Lease,
+# the policy has a slow HTTP extender (40 ms per call, a small server in this script), and a
+# burst of pods arrives at once. The leader must keep its lease (renewals and health checks
+# go on while it waits for the extender), so:
+#   - the Lease keeps its holder for the whole burst and the leader's /healthz answers;
+#   - every pod is bound, exactly once, with one Scheduled event reported by the leader;
+#   - no bind fails (a second binder would get a conflict) on either replica;
+#   - the standby binds nothing.
+# Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
+# ONE_BINDER_PODS (default 600) and ONE_BINDER_EXT_MS (default 40) size the burst.
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
+cd "$ROOT" || exit 1
+BIN_DIR=${BIN_DIR:-build/default/bin}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+: "${CLUSTER_DIR:?run under tools/with-cluster}"
+T=$(mktemp -d)
+NS=sched-one-binder
+SCHED=one-binder-scheduler
+NODES=(ob-0 ob-1 ob-2)
+PODS=${ONE_BINDER_PODS:-600}
+EXT_MS=${ONE_BINDER_EXT_MS:-40}
+NS_PID= EXT_PID= A_PID= B_PID= PROBE_PID=
+LOG_A="$CLUSTER_DIR/logs/policy-scheduler-one-binder-a.log"
+LOG_B="$CLUSTER_DIR/logs/policy-scheduler-one-binder-b.log"
+
+cleanup() {
+  stop_pid "$PROBE_PID"
+  stop_pid "$A_PID"
+  stop_pid "$B_PID"
+  stop_pid "$EXT_PID"
+  stop_pid "$NS_PID"
+  rm -f "$CLUSTER_DIR/pids/nodesim-one-binder.pid"
+  {
+    kubectl delete namespace "$NS" --ignore-not-found --wait=false
+    kubectl -n kube-system delete lease "$SCHED" --ignore-not-found --wait=false
+    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
+    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
+  } >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+"$BIN_DIR/nodesim" --nodes 3 --name-prefix ob --cpu 16 --memory 64Gi --pods 500 \
+  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-one-binder.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-one-binder.log" 2>&1 &
+NS_PID=$!
+wait_for "nodesim registers three nodes" 30 nodes_ready "${NODES[@]}"
+
+# ---- the slow extender: every call takes EXT_MS; it keeps every node, scores them all 0 ----
+EXT_PORT=$(free_port)
+cat > "$T/extender.py" <<'PY'
+import json, sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+port, delay = int(sys.argv[1]), int(sys.argv[2]) / 1000.0
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        names = args.get("nodenames") or []
+        time.sleep(delay)
+        if self.path == "/filter":
+            reply = {"nodenames": names, "failedNodes": {}}
+        elif self.path == "/prioritize":
+            reply = [{"host": n, "score": 0} for n in names]
+        else:
+            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
+        body = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+# one thread per connection: each replica keeps its own connection open
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+PY
+python3 "$T/extender.py" "$EXT_PORT" "$EXT_MS" 2>> "$CLUSTER_DIR/logs/extender-one-binder.log" &
+EXT_PID=$!
+wait_for "the test's slow extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+
+cat > "$T/policy.json" <<JSON
+{
+  "kind": "Policy", "apiVersion": "v1",
+  "predicates": [{"name": "GeneralPredicates"}, {"name": "PodToleratesNodeTaints"}],
+  "priorities": [{"name": "LeastRequestedPriority", "weight": 1}],
+  "extenders": [{"urlPrefix": "http://127.0.0.1:$EXT_PORT", "filterVerb": "filter",
+                 "prioritizeVerb": "prioritize", "weight": 1, "nodeCacheCapable": true,
+                 "httpTimeout": 5000000000}]
+}
+JSON
+
+PORT_A=$(free_port)
+PORT_B=$(free_port)
+start_replica() { # PORT LOG
+  "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
+    --scheduler-name "$SCHED" --leader-elect=true --bind-address 127.0.0.1 --port "$1" >> "$2" 2>&1 &
+}
+holder() { kubectl -n kube-system get lease "$SCHED" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
+identity_of() { sed -n 's/.*waiting for the lease .* as \([^ ]*\)$/\1/p' "$1" | tail -1; }
+: > "$LOG_A"
+: > "$LOG_B"
+start_replica "$PORT_A" "$LOG_A"
+A_PID=$!
+wait_for "replica A becomes ready" 30 curl -sf "http://127.0.0.1:$PORT_A/readyz"
+ID_A=$(identity_of "$LOG_A")
+a_leads() { [ -n "$ID_A" ] && [ "$(holder)" = "$ID_A" ]; }
+wait_for "replica A takes the lease" 30 a_leads
+start_replica "$PORT_B" "$LOG_B"
+B_PID=$!
+wait_for "replica B becomes ready" 30 curl -sf "http://127.0.0.1:$PORT_B/readyz"
+ID_B=$(identity_of "$LOG_B")
+check "the replicas are different candidates ($ID_A, $ID_B)" test -n "$ID_B" -a "$ID_A" != "$ID_B"
+kubectl create namespace "$NS" >/dev/null
+
+# ---- while the burst runs: every 0.5 s, the lease holder and whether A's /healthz answers
+# ---- within 2 s ----
+probe() {
+  while :; do
+    h=$(holder)
+    if curl -sf -m 2 -o /dev/null "http://127.0.0.1:$PORT_A/healthz"; then s=ok; else s=fail; fi
+    echo "$(date +%s.%N) ${h:-none} $s"
+    sleep 0.5
+  done
+}
+probe > "$T/probe.log" 2>/dev/null &
+PROBE_PID=$!
+
+for i in $(seq 1 "$PODS"); do
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: burst-$i, namespace: $NS, labels: {burst: "yes"}}
+spec:
+  schedulerName: $SCHED
+  containers:
+  - {name: app, image: one-binder-app, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+---
+YAML
+done > "$T/burst.yaml"
+t0=$(date +%s.%N)
+kubectl apply -f "$T/burst.yaml" >/dev/null
+n_bound() {
+  kubectl -n "$NS" get pods -l burst=yes -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .
+}
+all_bound() { local n; n=$(n_bound); [ "$n" = "$PODS" ] || { echo "$n of $PODS bound"; return 1; }; }
+wait_for "every pod of the burst ($PODS, extender ${EXT_MS} ms a call) is bound" 300 all_bound
+t1=$(date +%s.%N)
+echo "# burst bound in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+
+scheduled_events() {
+  kubectl -n "$NS" get events --field-selector reason=Scheduled \
+    -o jsonpath='{range .items[*]}{.involvedObject.name} {.reportingInstance} {.count}{"\n"}{end}'
+}
+n_events() { local n; n=$(scheduled_events | grep -c .); [ "$n" -ge "$PODS" ] || { echo "$n Scheduled events"; return 1; }; }
+wait_for "a Scheduled event for every pod is written" 60 n_events
+sleep 2   # a second binder's late binds and events would show up by now
+stop_pid "$PROBE_PID"
+PROBE_PID=
+
+scheduled_events > "$T/events"
+metric() { curl -sf -m 5 "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1 == m { print $2 }'; }
+check_eq "no pod has more than one Scheduled event (none bound twice)" "" \
+  "$(awk '{ n[$1] += ($3 == "" ? 1 : $3) } END { for (p in n) if (n[p] > 1) print p, n[p] }' "$T/events")"
+check_eq "every Scheduled event was reported by the leader, replica A" "$ID_A" \
+  "$(awk '{ print $2 }' "$T/events" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "the lease never left replica A during the burst" "$ID_A" \
+  "$(awk '{ print $2 }' "$T/probe.log" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "replica A's /healthz answered within 2 s throughout the burst" 0 "$(grep -c ' fail$' "$T/probe.log")"
+check_eq "replica A: no bind failed (scheduler_binding_total{result=\"error\"})" 0 \
+  "$(metric "$PORT_A" 'scheduler_binding_total{result="error"}')"
+check_eq "replica A bound every pod (scheduler_binding_total{result=\"ok\"})" "$PODS" \
+  "$(metric "$PORT_A" 'scheduler_binding_total{result="ok"}')"
+check_eq "replica B, the standby, bound nothing" "0 0" \
+  "$(metric "$PORT_B" 'scheduler_binding_total{result="ok"}') $(metric "$PORT_B" 'scheduler_binding_total{result="error"}')"
+check "replica A is still running" kill -0 "$A_PID"
+check "replica B is still running" kill -0 "$B_PID"
+
+finish
