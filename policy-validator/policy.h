@@ -38,7 +38,7 @@ typedef struct json_t json_t;
 /* ---- Options ------------------------------------------------------------------------ */
 
 typedef enum PolicyFormat {
-        POLICY_FORMAT_AUTO = 0, /* JSON when the text starts with '{' or '[' and parses, else YAML */
+        POLICY_FORMAT_AUTO = 0, /* as kube-scheduler: JSON when the first non-space byte is '{', else YAML */
         POLICY_FORMAT_JSON,
         POLICY_FORMAT_YAML,
 } PolicyFormat;
