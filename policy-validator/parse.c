@@ -710,6 +710,48 @@ static bool yaml_is_int(const char *s) {
         return true;
 }
 
+static bool digits_in_base(const char *s, int base) {
+        if (!*s)
+                return false;
+        for (; *s; s++) {
+                int v = *s >= '0' && *s <= '9' ? *s - '0'
+                        : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+                        : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : 99;
+                if (v >= base)
+                        return false;
+        }
+        return true;
+}
+
+static bool yaml_is_float(const char *s);
+
+/* Whether go-yaml v2 (YAML 1.1) resolves a plain scalar as a number: underscores dropped,
+ * then Go's strconv base-0 integer syntax (0x, 0o, 0b, a leading 0 for octal) or the
+ * YAML float pattern; a leading '.' is parsed as a float. Overflow is ignored: such a value
+ * is a number (or an error) upstream either way. */
+static bool yaml11_is_number(const char *v) {
+        char buf[128];
+        size_t n = 0;
+        for (const char *p = v; *p && n < sizeof(buf) - 1; p++)
+                if (*p != '_')
+                        buf[n++] = *p;
+        buf[n] = '\0';
+        if (n == 0 || strlen(v) >= sizeof(buf))
+                return false;
+        const char *s = buf;
+        if (*s == '-' || *s == '+')
+                s++;
+        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+                return digits_in_base(s + 2, 16);
+        if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
+                return digits_in_base(s + 2, 8);
+        if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+                return digits_in_base(s + 2, 2);
+        if (digits_in_base(s, 10) || yaml_is_float(buf))
+                return true;
+        return false;
+}
+
 static bool yaml_is_float(const char *s) {
         /* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
         if (*s == '-' || *s == '+')
@@ -747,6 +789,7 @@ static int yaml_scalar_node(PDoc *doc, const yaml_event_t *ev, PolicyDiags *diag
         }
         PNodeType type = PNODE_STRING;
         bool boolean = false;
+        unsigned char yaml11 = 0;
         static const char *const nulls[] = { "null", "Null", "NULL", "~", "", NULL };
         static const char *const trues[] = { "true", "True", "TRUE", NULL };
         static const char *const falses[] = { "false", "False", "FALSE", NULL };
@@ -761,22 +804,29 @@ static int yaml_scalar_node(PDoc *doc, const yaml_event_t *ev, PolicyDiags *diag
                          (strcmp(tag, YAML_FLOAT_TAG) == 0 && yaml_is_float(v)))
                         type = PNODE_NUMBER;
                 else if (strcmp(tag, "!") != 0) {
-                        perr(diags, "syntax-error", pos, "", "unsupported YAML tag %s on value \"%.40s\"", tag, v);
+                        perr(diags, "unsupported-tag", pos, "", "unsupported YAML tag %s on value \"%.40s\"", tag, v);
                         return -EINVAL;
                 }
         } else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+                static const char *const yaml11_bools[] = { "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No",
+                                                            "NO", "on", "On", "ON", "off", "Off", "OFF", NULL };
                 if (word_in(v, nulls))
                         type = PNODE_NULL;
                 else if (word_in(v, trues) || word_in(v, falses))
                         type = PNODE_BOOL, boolean = word_in(v, trues);
                 else if (yaml_is_float(v))
                         type = PNODE_NUMBER;
+                else if (word_in(v, yaml11_bools))
+                        yaml11 = PNODE_BOOL;
+                else if (yaml11_is_number(v))
+                        yaml11 = PNODE_NUMBER;
         }
         PNode *n = node_new(doc, type, pos);
         if (!n)
                 return -ENOMEM;
         n->boolean = boolean;
         n->style = (unsigned char) ev->data.scalar.style;
+        n->yaml11 = yaml11;
         n->end_pos = ymark(ev->end_mark);
         if (type == PNODE_STRING || type == PNODE_NUMBER) {
                 /* YAML allows a leading '+' that JSON does not; drop it so both read alike. */
@@ -827,13 +877,14 @@ static int parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_dept
                         break;
                 case YAML_DOCUMENT_START_EVENT:
                         if (++documents > 1) {
-                                perr(diags, "syntax-error", ymark(ev.start_mark), "",
-                                     "more than one YAML document; a policy is a single document");
+                                perr(diags, "multiple-documents", ymark(ev.start_mark), "",
+                                     "more than one YAML document; a policy is a single document (kube-scheduler "
+                                     "would silently read the first one only)");
                                 r = -EINVAL;
                         }
                         break;
                 case YAML_ALIAS_EVENT:
-                        perr(diags, "syntax-error", ymark(ev.start_mark), "",
+                        perr(diags, "unsupported-alias", ymark(ev.start_mark), "",
                              "YAML aliases (*%s) are not supported in a policy", (const char *) ev.data.alias.anchor);
                         r = -EINVAL;
                         break;

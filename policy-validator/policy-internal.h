@@ -13,6 +13,11 @@ int policy_decode(const PNode *root, Policy **ret_policy, PolicyDiags *diags);
 /* validate.c: the semantic rules of DESIGN.md over a decoded policy. */
 void policy_check(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags);
 
+/* conflicts.c: rules across entries: a label both present and absent (labelsPresence,
+ * labelPreference), an argument upstream drops because the predicate has a built-in name. */
+void policy_check_label_conflicts(const Policy *p, PolicyDiags *diags);
+void policy_check_ignored_arguments(const Policy *p, PolicyDiags *diags);
+
 /* policy.c: ownership helpers. */
 void policy_argument_done(PolicyArgument *a);
 void policy_extender_done(PolicyExtender *e);

@@ -217,6 +217,9 @@ typedef struct Policy {
         size_t n_extenders;
         int64_t hard_pod_affinity_symmetric_weight; /* as written; 0 means unset (→ 1) */
         bool always_check_all_predicates;
+        /* Decoded from a document that has a key besides kind and apiVersion (even one set
+         * to null): upstream then requires an apiVersion. False for policies built in code. */
+        bool has_fields;
         PolicyPos pos, predicates_pos, priorities_pos, extenders_pos, hard_pod_affinity_pos;
         PolicyPos kind_pos, api_version_pos;
 } Policy;

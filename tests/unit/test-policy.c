@@ -363,22 +363,30 @@ static void test_builtin_profiles(void **state) {
                 assert_int_equal(policy_effective(p, NULL, &e), 0);
                 json_t *prios = policy_effective_priorities_json(e);
                 json_t *preds = policy_effective_predicates_json(e);
-                assert_int_equal(json_array_size(preds), 11);
+                /* v1.20's default predicates, EvenPodsSpread included: 4.7+ profiles enforce
+                 * topologySpreadConstraints. */
+                assert_int_equal(json_array_size(preds), 12);
+                bool spread = false;
+                for (size_t k = 0; k < json_array_size(preds); k++)
+                        spread = spread || strcmp(json_string_value(json_array_get(preds, k)), "EvenPodsSpread") == 0;
+                assert_true(spread);
                 if (i == 4)
                         assert_int_equal(json_array_size(prios), 0);
                 else if (i == 3) {
-                        bool most = false, least = false;
+                        bool most = false, least = false, spread_prio = false;
                         for (size_t k = 0; k < json_array_size(prios); k++) {
                                 const char *n = json_string_value(json_object_get(json_array_get(prios, k), "name"));
                                 json_int_t w = json_integer_value(json_object_get(json_array_get(prios, k), "weight"));
                                 most = most || (strcmp(n, "MostRequestedPriority") == 0 && w == 5);
+                                spread_prio = spread_prio || (strcmp(n, "EvenPodsSpreadPriority") == 0 && w == 2);
                                 least = least || strcmp(n, "LeastRequestedPriority") == 0 ||
                                         strcmp(n, "BalancedResourceAllocation") == 0;
                         }
                         assert_true(most);
+                        assert_true(spread_prio);
                         assert_false(least);
                 } else
-                        assert_int_equal(json_array_size(prios), 8);
+                        assert_int_equal(json_array_size(prios), 9);
                 json_decref(prios);
                 json_decref(preds);
                 policy_effective_free(e);
@@ -387,7 +395,7 @@ static void test_builtin_profiles(void **state) {
 }
 
 static void test_status_json_and_log_line(void **state) {
-        static const char text[] = "{\"predicates\":[{\"name\":\"PodFitsResources\"},{\"name\":\"NoDiskConflict\"}],"
+        static const char text[] = "{\"apiVersion\":\"v1\",\"predicates\":[{\"name\":\"PodFitsResources\"},{\"name\":\"NoDiskConflict\"}],"
                                    "\"priorities\":[{\"name\":\"MostRequestedPriority\",\"weight\":3}]}";
         Policy *p = NULL;
         PolicyDiags d = {};
@@ -445,10 +453,11 @@ static void test_render_deterministic(void **state) {
 
 static void test_omitted_null_empty(void **state) {
         static const char *const inputs[] = {
-                "{}", "{\"predicates\": null, \"priorities\": null}", "{\"predicates\": [], \"priorities\": []}",
+                "{}", "{\"apiVersion\": \"v1\", \"predicates\": null, \"priorities\": null}",
+                "{\"apiVersion\": \"v1\", \"predicates\": [], \"priorities\": []}",
         };
-        static const size_t want_preds[] = { 11, 11, 2 };
-        static const size_t want_prios[] = { 8, 8, 0 };
+        static const size_t want_preds[] = { 12, 12, 2 };
+        static const size_t want_prios[] = { 9, 9, 0 };
         static const size_t want_warnings[] = { 0, 2, 1 };
         for (size_t i = 0; i < ELEMENTSOF(inputs); i++) {
                 Policy *p = NULL;
@@ -470,7 +479,7 @@ static void test_omitted_null_empty(void **state) {
 }
 
 static void test_diag_format(void **state) {
-        static const char text[] = "{\n  \"predicates\": [{\"name\": \"GeneralPredicates\"}, {\"name\": \"HostName\"}]\n}";
+        static const char text[] = "{\"apiVersion\": \"v1\",\n  \"predicates\": [{\"name\": \"GeneralPredicates\"}, {\"name\": \"HostName\"}]\n}";
         Policy *p = NULL;
         PolicyDiags d = {};
         assert_int_equal(policy_load(text, strlen(text), NULL, &p, &d), -EINVAL);
@@ -501,7 +510,7 @@ static void test_diags_bounded(void **state) {
         /* Thousands of problems: the list stops at POLICY_MAX_DIAGS and says so. */
         Buf b;
         buf_init(&b, 0);
-        assert_int_equal(buf_puts(&b, "{\"predicates\":["), 0);
+        assert_int_equal(buf_puts(&b, "{\"apiVersion\":\"v1\",\"predicates\":["), 0);
         for (int i = 0; i < 1000; i++)
                 assert_int_equal(buf_printf(&b, "%s{\"name\":\"Unknown%d\"}", i ? "," : "", i), 0);
         assert_int_equal(buf_puts(&b, "]}"), 0);
@@ -520,7 +529,7 @@ static void test_diags_bounded(void **state) {
 
         /* The same through a ConfigMap: the counts survive the position mapping. */
         buf_init(&b, 0);
-        assert_int_equal(buf_puts(&b, "kind: ConfigMap\ndata:\n  policy.cfg: |\n    {\"predicates\": [\n"), 0);
+        assert_int_equal(buf_puts(&b, "kind: ConfigMap\ndata:\n  policy.cfg: |\n    {\"apiVersion\": \"v1\", \"predicates\": [\n"), 0);
         for (int i = 0; i < 300; i++)
                 assert_int_equal(buf_printf(&b, "    %s{\"name\": \"Unknown%d\"}\n", i ? "," : "", i), 0);
         assert_int_equal(buf_puts(&b, "    ]}\n"), 0);
@@ -613,7 +622,7 @@ static void test_configmap_block_scalar_positions(void **state) {
                                  "kind: ConfigMap\n"
                                  "data:\n"
                                  "  policy.cfg: |\n"
-                                 "    {\"predicates\": [\n"
+                                 "    {\"apiVersion\": \"v1\", \"predicates\": [\n"
                                  "      {\"name\": \"GeneralPredicates\"},\n"
                                  "      {\"name\": \"MatchNodeSelector\"}]}\n";
         Policy *p = NULL;
