@@ -11,6 +11,7 @@ POLICY_LIB_SRCS := \
 	policy-validator/conflicts.c \
 	policy-validator/policy.c \
 	policy-validator/effective.c \
+	policy-validator/limits.c \
 	policy-validator/render.c \
 	policy-validator/translate.c
 

@@ -18,6 +18,14 @@ void policy_check(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags
 void policy_check_label_conflicts(const Policy *p, PolicyDiags *diags);
 void policy_check_ignored_arguments(const Policy *p, PolicyDiags *diags);
 
+/* effective.c: policy_effective() without validating first (p must be valid). */
+int policy_effective_unchecked(const Policy *p, PolicyEffective **ret_effective);
+
+/* limits.c: whether what the operator writes for a valid policy fits where it goes (the
+ * Scheduler status lists, the revision ConfigMap, its annotations). Appends errors;
+ * returns 0 or -ENOMEM. */
+int policy_check_limits(const Policy *p, PolicyDiags *diags);
+
 /* policy.c: ownership helpers. */
 void policy_argument_done(PolicyArgument *a);
 void policy_extender_done(PolicyExtender *e);

@@ -43,6 +43,22 @@ typedef struct json_t json_t;
 #define POLICY_EXTENDER_HTTP_TIMEOUT_DEFAULT_NS ((int64_t) 5 * 1000 * 1000 * 1000)
 #define POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS ((int64_t) 30 * 1000 * 1000 * 1000)
 
+/* Where an accepted policy goes, so that whatever the validator accepts can be deployed: the
+ * operator lists the effective predicates and priorities on the Scheduler status (the CRD
+ * allows POLICY_STATUS_MAX_ITEMS each), writes the normalized policy into a revision
+ * ConfigMap (the API server refuses more than 1 MiB of data in one; POLICY_REVISION_RESERVED_BYTES
+ * are kept for the revision's other keys), and the effective lists, compact, into one of its
+ * annotations (256 KiB for all of an object's annotations; POLICY_ANNOTATIONS_RESERVED_BYTES
+ * kept for the others). policy_load() rejects a policy past any of them (codes
+ * status-list-too-long, revision-too-large, annotation-too-large). */
+#define POLICY_STATUS_MAX_ITEMS 1024u
+#define POLICY_CONFIGMAP_MAX_BYTES ((size_t) 1024 * 1024)
+#define POLICY_REVISION_RESERVED_BYTES ((size_t) 16 * 1024)
+#define POLICY_RENDERED_MAX_BYTES (POLICY_CONFIGMAP_MAX_BYTES - POLICY_REVISION_RESERVED_BYTES)
+#define POLICY_ANNOTATIONS_MAX_BYTES ((size_t) 256 * 1024)
+#define POLICY_ANNOTATIONS_RESERVED_BYTES ((size_t) 16 * 1024)
+#define POLICY_EFFECTIVE_SUMMARY_MAX_BYTES (POLICY_ANNOTATIONS_MAX_BYTES - POLICY_ANNOTATIONS_RESERVED_BYTES)
+
 /* ---- Options ------------------------------------------------------------------------ */
 
 typedef enum PolicyFormat {
