@@ -13,7 +13,8 @@ POLICY_LIB_SRCS := \
 	policy-validator/effective.c \
 	policy-validator/limits.c \
 	policy-validator/render.c \
-	policy-validator/translate.c
+	policy-validator/translate.c \
+	policy-validator/translate-v1beta1.c
 
 $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))
 

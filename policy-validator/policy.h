@@ -360,6 +360,11 @@ char *policy_effective_log_line(const PolicyEffective *e);
 
 /* ---- Translation -------------------------------------------------------------------- */
 
+typedef enum PolicyTranslateTarget {
+        POLICY_TRANSLATE_V1,            /* kubescheduler.config.k8s.io/v1 (Kubernetes 1.25+) */
+        POLICY_TRANSLATE_V1BETA1,       /* kubescheduler.config.k8s.io/v1beta1, as kube-scheduler v1.20 reads it */
+} PolicyTranslateTarget;
+
 /* Translates a valid policy into a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)
  * with one profile named scheduler_name (NULL: "default-scheduler"), following the mapping in
  * POLICY-REFERENCE.md. Everything without a modern equivalent, or whose meaning changes, is
@@ -367,3 +372,12 @@ char *policy_effective_log_line(const PolicyEffective *e);
  * new reference, -EINVAL when p has validation errors, -ENOMEM. */
 int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOptions *opts,
                      json_t **ret_config, PolicyDiags *diags);
+
+/* Like policy_translate() for a chosen API version. POLICY_TRANSLATE_V1BETA1 reproduces the
+ * framework configuration kube-scheduler v1.20 builds from the Policy itself (its default
+ * feature gates), so running v1.20 with the result decides as running it with the policy;
+ * what v1beta1 cannot express is a warning (translate-unmappable), and a translation without
+ * warnings is lossless. Returns 0 and a new reference, -EINVAL for an invalid policy or an
+ * unknown target, -ENOMEM. */
+int policy_translate_to(const Policy *p, PolicyTranslateTarget target, const char *scheduler_name,
+                        const PolicyOptions *opts, json_t **ret_config, PolicyDiags *diags);

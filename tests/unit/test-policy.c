@@ -10,6 +10,8 @@
  *   effective.json         policy_effective_to_json() of a valid policy
  *   normalized.json        policy_render() of a valid policy
  *   translated.json        policy_translate(), with translate-diagnostics beside it
+ *   translated-v1beta1.json  policy_translate_to(..., POLICY_TRANSLATE_V1BETA1, ...), with
+ *                          translate-v1beta1-diagnostics beside it
  * Every valid case is also rendered, re-loaded and re-rendered: normalization must be
  * idempotent and keep the policy valid.
  *
@@ -283,6 +285,19 @@ static void run_case(void **state) {
         }
         json_decref(cfg);
         policy_diags_clear(&diags);
+
+        /* The v1beta1 translation (what kube-scheduler v1.20 reads), where the case has one. */
+        _cleanup_free_ char *bpath = path_join(dir, "translated-v1beta1.json");
+        if (stat(bpath, &st) == 0) {
+                cfg = NULL;
+                assert_int_equal(policy_translate_to(p, POLICY_TRANSLATE_V1BETA1, NULL, &co.opts, &cfg, &diags), 0);
+                expect_json(dir, "translated-v1beta1.json", cfg, false);
+                policy_diags_sort(&diags);
+                _cleanup_free_ char *bcompact = diags_compact(&diags);
+                expect_text(dir, "translate-v1beta1-diagnostics", bcompact);
+                json_decref(cfg);
+                policy_diags_clear(&diags);
+        }
         policy_free(p);
 }
 
