@@ -174,7 +174,7 @@ static void decode_object(Decoder *d, const PNode *obj, const Field *fields, siz
                 if (f && (seen & (UINT64_C(1) << bit))) {
                         /* Only reachable when keys match case-insensitively: exact
                          * duplicates are caught by the parser. */
-                        perr(d->diags, "duplicate-key", m->key_pos, d->path.buf,
+                        perr(d->diags, "duplicate-key-case", m->key_pos, d->path.buf,
                              "\"%s\" sets %s a second time (extender keys match case-insensitively); keep one",
                              m->key, f->name);
                         ppath_pop(&d->path, saved);

@@ -77,7 +77,7 @@ upstream_judge() {
   else
     wait "$pid" 2>/dev/null
     # the reason: klog's fatal line, or cobra's error (the last line that is not a flag dump)
-    echo "refused: $(grep -v 'flags.go' "$log" | grep -E '^(F[0-9]{4} |Error: |invalid policy|couldn)' | head -n 1 | cut -c1-300)" \
+    echo "refused: $(grep -av 'flags.go' "$log" | grep -aE '^(F[0-9]{4} |Error: |invalid policy|couldn)' | head -n 1 | cut -c1-300)" \
       > "$out/upstream"
   fi
   rm -f "$PIDS_DIR/$name"
