@@ -83,9 +83,11 @@ for profile in LowNodeUtilization HighNodeUtilization NoScoring; do
   "$V" --profile "$profile" --normalize > "$T/profile-$profile.cfg"
   add_policy "profile $profile" "$T/profile-$profile.cfg"
 done
-for f in tests/data/sched-diff/*/phase.json; do
-  p=$(jq -r .policy "$f")
-  add_policy "$p" "$p"
+# the scheduler differential's policies (named in its phase files, wherever they live)
+for f in tests/data/*/*/phase.json; do
+  [ -f "$f" ] || continue
+  p=$(jq -r '.policy // empty' "$f")
+  [ -n "$p" ] && [ -f "$p" ] && add_policy "$p" "$p"
 done
 for dir in tests/data/policy/*/; do
   c=$(basename "$dir") input= configmap=
