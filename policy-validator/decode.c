@@ -7,6 +7,7 @@
  * apart. Extender keys match case-insensitively, as upstream's decoder did, with a warning
  * giving the canonical spelling. Semantic rules live in validate.c. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,13 +78,44 @@ static bool parse_int64(const char *s, int64_t *ret) {
         return true;
 }
 
+/* A plain YAML scalar that YAML 1.2 reads as a string and kube-scheduler's YAML 1.1 as a
+ * boolean or number: upstream then refuses it where a string belongs. */
+static bool yaml11_not_string(Decoder *d, const PNode *v) {
+        if (v->type != PNODE_STRING || !v->yaml11)
+                return false;
+        perr(d->diags, "wrong-type", v->pos, d->path.buf,
+             "%s: plain %s is %s to kube-scheduler's YAML 1.1 parser, which then refuses it as a string; "
+             "quote it (\"%s\")",
+             d->path.buf, v->str, v->yaml11 == PNODE_BOOL ? "a boolean" : "a number", v->str);
+        return true;
+}
+
 static void decode_int(Decoder *d, const PNode *v, int64_t *ret) {
+        if (v->type == PNODE_STRING && v->yaml11 == PNODE_NUMBER) {
+                /* 0x10, 1_000, 0o17, 0b1: a number to YAML 1.1 (upstream), a string to 1.2. */
+                perr(d->diags, "ambiguous-number", v->pos, d->path.buf,
+                     "%s: %s is a number to YAML 1.1 (kube-scheduler) but a string to YAML 1.2; write it in "
+                     "plain decimal digits",
+                     d->path.buf, v->str);
+                return;
+        }
         if (v->type != PNODE_NUMBER) {
                 wrong_type(d, v, "an integer");
                 return;
         }
         if (strpbrk(v->str, ".eE")) {
-                perr(d->diags, "wrong-type", v->pos, d->path.buf, "%s must be an integer, not %s", d->path.buf, v->str);
+                /* Upstream converts YAML to JSON through float64 formatting, so 1.0 or 1e2 in YAML
+                 * become the integers 1 and 100; in JSON they stay floats and are refused. */
+                char *end = NULL;
+                double f = strtod(v->str, &end);
+                if (v->style != 0 && end && *end == '\0' && f == (double) (int64_t) f && f > -9e18 && f < 9e18)
+                        perr(d->diags, "ambiguous-number", v->pos, d->path.buf,
+                             "%s must be an integer: write %s as %" PRId64 " (kube-scheduler's YAML reading would "
+                             "turn it into one, other tools may not)",
+                             d->path.buf, v->str, (int64_t) f);
+                else
+                        perr(d->diags, "wrong-type", v->pos, d->path.buf, "%s must be an integer, not %s",
+                             d->path.buf, v->str);
                 return;
         }
         const char *digits = v->str[0] == '-' ? v->str + 1 : v->str;
@@ -100,6 +132,8 @@ static void decode_int(Decoder *d, const PNode *v, int64_t *ret) {
 }
 
 static void decode_string(Decoder *d, const PNode *v, char **ret) {
+        if (yaml11_not_string(d, v))
+                return;
         if (v->type != PNODE_STRING) {
                 wrong_type(d, v, "a string");
                 return;
@@ -111,16 +145,6 @@ static void decode_string(Decoder *d, const PNode *v, char **ret) {
         }
         free(*ret);
         *ret = s;
-}
-
-/* Plain YAML 1.1 booleans that YAML 1.2 reads as strings. */
-static bool yaml11_bool(const char *s) {
-        static const char *const words[] = { "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-                                             "on", "On", "ON", "off", "Off", "OFF" };
-        for (size_t i = 0; i < ELEMENTSOF(words); i++)
-                if (streq(s, words[i]))
-                        return true;
-        return false;
 }
 
 static const Field *find_field(const Field *fields, size_t n, const char *key, bool nocase) {
@@ -150,7 +174,7 @@ static void decode_object(Decoder *d, const PNode *obj, const Field *fields, siz
                 if (f && (seen & (UINT64_C(1) << bit))) {
                         /* Only reachable when keys match case-insensitively: exact
                          * duplicates are caught by the parser. */
-                        perr(d->diags, "duplicate-key", m->key_pos, d->path.buf,
+                        perr(d->diags, "duplicate-key-case", m->key_pos, d->path.buf,
                              "\"%s\" sets %s a second time (extender keys match case-insensitively); keep one",
                              m->key, f->name);
                         ppath_pop(&d->path, saved);
@@ -205,8 +229,8 @@ static void decode_object(Decoder *d, const PNode *obj, const Field *fields, siz
                         decode_int(d, m, (int64_t *) (base + f->off));
                         break;
                 case F_BOOL:
-                        if (m->type == PNODE_STRING && m->style == YAML_PLAIN_SCALAR_STYLE && yaml11_bool(m->str))
-                                perr(d->diags, "wrong-type", m->pos, d->path.buf,
+                        if (m->type == PNODE_STRING && m->yaml11 == PNODE_BOOL)
+                                perr(d->diags, "ambiguous-bool", m->pos, d->path.buf,
                                      "%s must be true or false: YAML 1.1 words like \"%s\" are read differently "
                                      "by different tools",
                                      d->path.buf, m->str);
@@ -261,7 +285,9 @@ static void decode_strv(Decoder *d, const PNode *v, PolicyStrv *sv) {
         size_t i = 0;
         for (const PNode *c = v->child; c; c = c->next, i++) {
                 size_t saved = ppath_index(&d->path, i);
-                if (c->type != PNODE_STRING)
+                if (yaml11_not_string(d, c))
+                        ;
+                else if (c->type != PNODE_STRING)
                         wrong_type(d, c, "a string");
                 else {
                         sv->items[sv->n] = strndup(c->str, c->len);
@@ -693,12 +719,21 @@ int policy_decode(const PNode *root, Policy **ret_policy, PolicyDiags *diags) {
                 return -ENOMEM;
         Decoder d = { .diags = diags };
         p->pos = root->pos;
-        if (root->type != PNODE_OBJECT)
+        if (root->type == PNODE_NULL)
+                perr(diags, "empty-policy", root->pos, "",
+                     "the policy is empty; kube-scheduler would run its default predicates and priorities, "
+                     "but an empty policy.cfg is far more often a mistake: write {\"kind\": \"Policy\", "
+                     "\"apiVersion\": \"v1\"} to ask for the defaults");
+        else if (root->type != PNODE_OBJECT)
                 perr(diags, "wrong-type", root->pos, "",
                      "a policy must be an object (a JSON object or YAML mapping), not %s",
                      pnode_type_to_string(root->type));
-        else
+        else {
                 decode_object(&d, root, policy_fields, ELEMENTSOF(policy_fields), p, "a Policy", false, NULL);
+                for (const PNode *m = root->child; m; m = m->next)
+                        if (m->key && !streq(m->key, "kind") && !streq(m->key, "apiVersion"))
+                                p->has_fields = true;
+        }
         if (d.error < 0)
                 return d.error;
         *ret_policy = TAKE_PTR(p);

@@ -44,6 +44,11 @@ int policy_effective(const Policy *p, const PolicyOptions *opts, PolicyEffective
         policy_diags_clear(&diags);
         if (r < 0)
                 return r;
+        return policy_effective_unchecked(p, ret_effective);
+}
+
+int policy_effective_unchecked(const Policy *p, PolicyEffective **ret_effective) {
+        int r;
         _cleanup_(policy_effective_freep) PolicyEffective *e = calloc(1, sizeof(PolicyEffective));
         if (!e)
                 return -ENOMEM;

@@ -27,6 +27,7 @@ typedef struct Args {
         bool configmap;
         bool effective;
         bool translate;
+        PolicyTranslateTarget target;
         bool normalize;
         const char *profile;
         const char *scheduler_name;
@@ -43,7 +44,8 @@ static void help(void) {
                "  -c, --configmap          the input is a ConfigMap manifest: validate data[\"policy.cfg\"]\n"
                "  -e, --effective          print the effective configuration (execution order, mandatory\n"
                "                           predicates, weights, extenders)\n"
-               "  -t, --translate          print an equivalent KubeSchedulerConfiguration (v1) profile\n"
+               "  -t, --translate[=VERSION]  print an equivalent KubeSchedulerConfiguration: v1 (default,\n"
+               "                           Kubernetes 1.25+) or v1beta1 (what kube-scheduler v1.20 reads)\n"
                "  -n, --normalize          print the canonical, normalized policy\n"
                "  -p, --profile=NAME       use the built-in policy of a profile (LowNodeUtilization,\n"
                "                           HighNodeUtilization, NoScoring) instead of a file\n"
@@ -76,7 +78,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "output", required_argument, NULL, 'o' },
                 { "configmap", no_argument, NULL, 'c' },
                 { "effective", no_argument, NULL, 'e' },
-                { "translate", no_argument, NULL, 't' },
+                { "translate", optional_argument, NULL, 't' },
                 { "normalize", no_argument, NULL, 'n' },
                 { "profile", required_argument, NULL, 'p' },
                 { "format", required_argument, NULL, 'f' },
@@ -105,6 +107,14 @@ static int parse_args(int argc, char **argv, Args *a) {
                         break;
                 case 't':
                         a->translate = true;
+                        if (!optarg || strcmp(optarg, "v1") == 0)
+                                a->target = POLICY_TRANSLATE_V1;
+                        else if (strcmp(optarg, "v1beta1") == 0)
+                                a->target = POLICY_TRANSLATE_V1BETA1;
+                        else {
+                                fprintf(stderr, "policy-validator: --translate takes v1 or v1beta1, not '%s'\n", optarg);
+                                return -EINVAL;
+                        }
                         break;
                 case 'n':
                         a->normalize = true;
@@ -276,7 +286,7 @@ static int run(int argc, char **argv) {
         _cleanup_free_ char *normalized = NULL;
         if (valid && a.effective && policy_effective(p, &a.opts, &eff) < 0)
                 valid = false;
-        if (valid && a.translate && policy_translate(p, a.scheduler_name, &a.opts, &translated, &diags) < 0)
+        if (valid && a.translate && policy_translate_to(p, a.target, a.scheduler_name, &a.opts, &translated, &diags) < 0)
                 valid = false;
         if (valid && a.normalize && policy_render(p, &normalized) < 0)
                 valid = false;

@@ -2,15 +2,19 @@
 # benchmark and fuzz target. Consumers link `policy common`.
 POLICY_LIB_SRCS := \
 	policy-validator/util.c \
+	policy-validator/pem.c \
 	policy-validator/registry.c \
 	policy-validator/diag.c \
 	policy-validator/parse.c \
 	policy-validator/decode.c \
 	policy-validator/validate.c \
+	policy-validator/conflicts.c \
 	policy-validator/policy.c \
 	policy-validator/effective.c \
+	policy-validator/limits.c \
 	policy-validator/render.c \
-	policy-validator/translate.c
+	policy-validator/translate.c \
+	policy-validator/translate-v1beta1.c
 
 $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))
 
@@ -19,7 +23,7 @@ MANPAGES += policy-validator/policy-validator.1
 
 $(eval $(call unit_test,test-policy,tests/unit/test-policy.c,policy common))
 
-$(eval $(call fuzzer,fuzz-policy,tests/fuzz/fuzz-policy.c $(POLICY_LIB_SRCS) common/buf.c))
+$(eval $(call fuzzer,fuzz-policy,tests/fuzz/fuzz-policy.c $(POLICY_LIB_SRCS) common/buf.c common/base64.c))
 $(eval $(call bench,bench-policy,tests/bench/bench-policy.c,policy common))
 # The command's own tests run the binary built beside them.
 $(eval $(call unit_test,test-policy-cli,tests/unit/test-policy-cli.c,common))

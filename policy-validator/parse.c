@@ -710,6 +710,48 @@ static bool yaml_is_int(const char *s) {
         return true;
 }
 
+static bool digits_in_base(const char *s, int base) {
+        if (!*s)
+                return false;
+        for (; *s; s++) {
+                int v = *s >= '0' && *s <= '9' ? *s - '0'
+                        : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+                        : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : 99;
+                if (v >= base)
+                        return false;
+        }
+        return true;
+}
+
+static bool yaml_is_float(const char *s);
+
+/* Whether go-yaml v2 (YAML 1.1) resolves a plain scalar as a number: underscores dropped,
+ * then Go's strconv base-0 integer syntax (0x, 0o, 0b, a leading 0 for octal) or the
+ * YAML float pattern; a leading '.' is parsed as a float. Overflow is ignored: such a value
+ * is a number (or an error) upstream either way. */
+static bool yaml11_is_number(const char *v) {
+        char buf[128];
+        size_t n = 0;
+        for (const char *p = v; *p && n < sizeof(buf) - 1; p++)
+                if (*p != '_')
+                        buf[n++] = *p;
+        buf[n] = '\0';
+        if (n == 0 || strlen(v) >= sizeof(buf))
+                return false;
+        const char *s = buf;
+        if (*s == '-' || *s == '+')
+                s++;
+        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+                return digits_in_base(s + 2, 16);
+        if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
+                return digits_in_base(s + 2, 8);
+        if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+                return digits_in_base(s + 2, 2);
+        if (digits_in_base(s, 10) || yaml_is_float(buf))
+                return true;
+        return false;
+}
+
 static bool yaml_is_float(const char *s) {
         /* [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? */
         if (*s == '-' || *s == '+')
@@ -747,6 +789,7 @@ static int yaml_scalar_node(PDoc *doc, const yaml_event_t *ev, PolicyDiags *diag
         }
         PNodeType type = PNODE_STRING;
         bool boolean = false;
+        unsigned char yaml11 = 0;
         static const char *const nulls[] = { "null", "Null", "NULL", "~", "", NULL };
         static const char *const trues[] = { "true", "True", "TRUE", NULL };
         static const char *const falses[] = { "false", "False", "FALSE", NULL };
@@ -761,22 +804,29 @@ static int yaml_scalar_node(PDoc *doc, const yaml_event_t *ev, PolicyDiags *diag
                          (strcmp(tag, YAML_FLOAT_TAG) == 0 && yaml_is_float(v)))
                         type = PNODE_NUMBER;
                 else if (strcmp(tag, "!") != 0) {
-                        perr(diags, "syntax-error", pos, "", "unsupported YAML tag %s on value \"%.40s\"", tag, v);
+                        perr(diags, "unsupported-tag", pos, "", "unsupported YAML tag %s on value \"%.40s\"", tag, v);
                         return -EINVAL;
                 }
         } else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+                static const char *const yaml11_bools[] = { "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No",
+                                                            "NO", "on", "On", "ON", "off", "Off", "OFF", NULL };
                 if (word_in(v, nulls))
                         type = PNODE_NULL;
                 else if (word_in(v, trues) || word_in(v, falses))
                         type = PNODE_BOOL, boolean = word_in(v, trues);
                 else if (yaml_is_float(v))
                         type = PNODE_NUMBER;
+                else if (word_in(v, yaml11_bools))
+                        yaml11 = PNODE_BOOL;
+                else if (yaml11_is_number(v))
+                        yaml11 = PNODE_NUMBER;
         }
         PNode *n = node_new(doc, type, pos);
         if (!n)
                 return -ENOMEM;
         n->boolean = boolean;
         n->style = (unsigned char) ev->data.scalar.style;
+        n->yaml11 = yaml11;
         n->end_pos = ymark(ev->end_mark);
         if (type == PNODE_STRING || type == PNODE_NUMBER) {
                 /* YAML allows a leading '+' that JSON does not; drop it so both read alike. */
@@ -827,13 +877,14 @@ static int parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_dept
                         break;
                 case YAML_DOCUMENT_START_EVENT:
                         if (++documents > 1) {
-                                perr(diags, "syntax-error", ymark(ev.start_mark), "",
-                                     "more than one YAML document; a policy is a single document");
+                                perr(diags, "multiple-documents", ymark(ev.start_mark), "",
+                                     "more than one YAML document; a policy is a single document (kube-scheduler "
+                                     "would silently read the first one only)");
                                 r = -EINVAL;
                         }
                         break;
                 case YAML_ALIAS_EVENT:
-                        perr(diags, "syntax-error", ymark(ev.start_mark), "",
+                        perr(diags, "unsupported-alias", ymark(ev.start_mark), "",
                              "YAML aliases (*%s) are not supported in a policy", (const char *) ev.data.alias.anchor);
                         r = -EINVAL;
                         break;
@@ -917,6 +968,39 @@ static int parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_dept
         return 0;
 }
 
+/* What upstream's universal decoder does (k8s.io/apimachinery util/yaml GuessJSONStream):
+ * peek at the first 2048 bytes, skip Unicode white space (Go's unicode.IsSpace), and read
+ * the document as JSON when the next byte is '{', as YAML otherwise. A byte order mark is
+ * not white space there, so a BOM-prefixed document goes to the YAML parser. */
+static bool sniff_json(const char *text, size_t len) {
+        size_t n = MIN(len, (size_t) 2048), i = 0;
+        while (i < n) {
+                unsigned char c = (unsigned char) text[i];
+                if (c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r')
+                        i++;
+                else if (c == 0xC2 && i + 1 < n && ((unsigned char) text[i + 1] == 0x85 ||
+                                                    (unsigned char) text[i + 1] == 0xA0))
+                        i += 2; /* U+0085 NEL, U+00A0 NBSP */
+                else if (c == 0xE1 && i + 2 < n && (unsigned char) text[i + 1] == 0x9A &&
+                         (unsigned char) text[i + 2] == 0x80)
+                        i += 3; /* U+1680 */
+                else if (c == 0xE2 && i + 2 < n && (unsigned char) text[i + 1] == 0x80 &&
+                         (((unsigned char) text[i + 2] >= 0x80 && (unsigned char) text[i + 2] <= 0x8A) ||
+                          (unsigned char) text[i + 2] == 0xA8 || (unsigned char) text[i + 2] == 0xA9 ||
+                          (unsigned char) text[i + 2] == 0xAF))
+                        i += 3; /* U+2000..U+200A, U+2028, U+2029, U+202F */
+                else if (c == 0xE2 && i + 2 < n && (unsigned char) text[i + 1] == 0x81 &&
+                         (unsigned char) text[i + 2] == 0x9F)
+                        i += 3; /* U+205F */
+                else if (c == 0xE3 && i + 2 < n && (unsigned char) text[i + 1] == 0x80 &&
+                         (unsigned char) text[i + 2] == 0x80)
+                        i += 3; /* U+3000 */
+                else
+                        break;
+        }
+        return i < n && text[i] == '{';
+}
+
 int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **ret_doc, PolicyDiags *diags) {
         PolicyOptions o = opts ? *opts : (PolicyOptions) {};
         size_t max_size = o.max_size ? o.max_size : POLICY_MAX_SIZE_DEFAULT;
@@ -931,55 +1015,14 @@ int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **r
         if (!doc)
                 return -ENOMEM;
         PolicyFormat fmt = o.format;
-        size_t first = skip_bom(text, len);
-        while (first < len && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r' || text[first] == '\n'))
-                first++;
         if (fmt == POLICY_FORMAT_AUTO)
-                fmt = first < len && (text[first] == '{' || text[first] == '[') ? POLICY_FORMAT_JSON : POLICY_FORMAT_YAML;
+                fmt = sniff_json(text, len) ? POLICY_FORMAT_JSON : POLICY_FORMAT_YAML;
         int r;
         if (fmt == POLICY_FORMAT_JSON) {
-                /* Auto mode: a flow-style YAML document ({kind: Policy}) is not JSON; accept it
-                 * as YAML when YAML reads it cleanly, else report the JSON error. */
-                PolicyDiags jd = {};
-                r = parse_json(doc, text, len, max_depth, &jd);
-                if (r == -EINVAL && o.format == POLICY_FORMAT_AUTO) {
-                        PDoc *ydoc = calloc(1, sizeof(PDoc));
-                        PolicyDiags yd = {};
-                        int yr = ydoc ? parse_yaml(ydoc, text, len, max_depth, &yd) : -ENOMEM;
-                        if (yr >= 0 && yd.n_errors == 0) {
-                                /* Upstream read policies through a YAML-to-JSON step, so this is
-                                 * what kube-scheduler would do too; still say that it is not JSON. */
-                                for (size_t k = 0; k < jd.n; k++)
-                                        if (streq(jd.items[k].code, "syntax-error")) {
-                                                pwarn(&yd, "not-json", ((PolicyPos) { jd.items[k].line, jd.items[k].column }),
-                                                      "", "not valid JSON (%s); read as YAML flow style instead, "
-                                                      "which kube-scheduler accepts too",
-                                                      jd.items[k].message);
-                                                break;
-                                        }
-                                pdoc_free(doc);
-                                doc = ydoc;
-                                policy_diags_clear(&jd);
-                                jd = yd;
-                                r = 0;
-                        } else {
-                                pdoc_free(ydoc);
-                                policy_diags_clear(&yd);
-                        }
-                }
-                size_t errors = diags->n_errors, warnings = diags->n_warnings;
-                for (size_t k = 0; k < jd.n; k++)
-                        pdiag(diags, jd.items[k].severity, jd.items[k].code,
-                              ((PolicyPos) { jd.items[k].line, jd.items[k].column }), jd.items[k].path, "%s",
-                              jd.items[k].message);
-                /* Carry over what jd counted but could not keep. */
-                diags->n_errors = errors + jd.n_errors;
-                diags->n_warnings = warnings + jd.n_warnings;
-                if (jd.truncated)
-                        diags->truncated = true;
-                if (jd.oom)
-                        diags->oom = true;
-                policy_diags_clear(&jd);
+                /* No fallback to YAML flow style: upstream's decoder reads a document whose
+                 * first non-space byte is '{' with its JSON serializer only, so trailing
+                 * commas, comments or unquoted keys there make kube-scheduler refuse it. */
+                r = parse_json(doc, text, len, max_depth, diags);
         } else
                 r = parse_yaml(doc, text, len, max_depth, diags);
         if (r < 0) {

@@ -36,6 +36,10 @@ struct PNode {
         PolicyPos key_pos;
         PolicyPos end_pos;      /* YAML only: just past the value */
         unsigned char style;    /* YAML only: the yaml_scalar_style_t of a scalar; 0 for JSON */
+        /* YAML plain scalars that YAML 1.2 reads as strings but YAML 1.1 (kube-scheduler's
+         * go-yaml v2) reads as another type: PNODE_BOOL (yes, on, n, ...) or PNODE_NUMBER
+         * (0x10, 1_000, 0o17, 0b101, .5); else 0. */
+        unsigned char yaml11;
         PNode *child;           /* first element/member */
         PNode *next;            /* next sibling */
         size_t n_children;

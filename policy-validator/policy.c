@@ -236,6 +236,11 @@ static int load(const char *text, size_t len, const PolicyOptions *opts, Policy 
                 return -ENOMEM;
         if (diags->n_errors > before)
                 return -EINVAL;
+        r = policy_check_limits(p, diags);
+        if (r < 0)
+                return r;
+        if (diags->n_errors > before)
+                return -EINVAL;
         *ret_policy = TAKE_PTR(p);
         return 0;
 }

@@ -43,10 +43,26 @@ typedef struct json_t json_t;
 #define POLICY_EXTENDER_HTTP_TIMEOUT_DEFAULT_NS ((int64_t) 5 * 1000 * 1000 * 1000)
 #define POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS ((int64_t) 30 * 1000 * 1000 * 1000)
 
+/* Where an accepted policy goes, so that whatever the validator accepts can be deployed: the
+ * operator lists the effective predicates and priorities on the Scheduler status (the CRD
+ * allows POLICY_STATUS_MAX_ITEMS each), writes the normalized policy into a revision
+ * ConfigMap (the API server refuses more than 1 MiB of data in one; POLICY_REVISION_RESERVED_BYTES
+ * are kept for the revision's other keys), and the effective lists, compact, into one of its
+ * annotations (256 KiB for all of an object's annotations; POLICY_ANNOTATIONS_RESERVED_BYTES
+ * kept for the others). policy_load() rejects a policy past any of them (codes
+ * status-list-too-long, revision-too-large, annotation-too-large). */
+#define POLICY_STATUS_MAX_ITEMS 1024u
+#define POLICY_CONFIGMAP_MAX_BYTES ((size_t) 1024 * 1024)
+#define POLICY_REVISION_RESERVED_BYTES ((size_t) 16 * 1024)
+#define POLICY_RENDERED_MAX_BYTES (POLICY_CONFIGMAP_MAX_BYTES - POLICY_REVISION_RESERVED_BYTES)
+#define POLICY_ANNOTATIONS_MAX_BYTES ((size_t) 256 * 1024)
+#define POLICY_ANNOTATIONS_RESERVED_BYTES ((size_t) 16 * 1024)
+#define POLICY_EFFECTIVE_SUMMARY_MAX_BYTES (POLICY_ANNOTATIONS_MAX_BYTES - POLICY_ANNOTATIONS_RESERVED_BYTES)
+
 /* ---- Options ------------------------------------------------------------------------ */
 
 typedef enum PolicyFormat {
-        POLICY_FORMAT_AUTO = 0, /* JSON when the text starts with '{' or '[' and parses, else YAML */
+        POLICY_FORMAT_AUTO = 0, /* as kube-scheduler: JSON when the first non-space byte is '{', else YAML */
         POLICY_FORMAT_JSON,
         POLICY_FORMAT_YAML,
 } PolicyFormat;
@@ -217,6 +233,9 @@ typedef struct Policy {
         size_t n_extenders;
         int64_t hard_pod_affinity_symmetric_weight; /* as written; 0 means unset (→ 1) */
         bool always_check_all_predicates;
+        /* Decoded from a document that has a key besides kind and apiVersion (even one set
+         * to null): upstream then requires an apiVersion. False for policies built in code. */
+        bool has_fields;
         PolicyPos pos, predicates_pos, priorities_pos, extenders_pos, hard_pod_affinity_pos;
         PolicyPos kind_pos, api_version_pos;
 } Policy;
@@ -341,6 +360,11 @@ char *policy_effective_log_line(const PolicyEffective *e);
 
 /* ---- Translation -------------------------------------------------------------------- */
 
+typedef enum PolicyTranslateTarget {
+        POLICY_TRANSLATE_V1,            /* kubescheduler.config.k8s.io/v1 (Kubernetes 1.25+) */
+        POLICY_TRANSLATE_V1BETA1,       /* kubescheduler.config.k8s.io/v1beta1, as kube-scheduler v1.20 reads it */
+} PolicyTranslateTarget;
+
 /* Translates a valid policy into a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)
  * with one profile named scheduler_name (NULL: "default-scheduler"), following the mapping in
  * POLICY-REFERENCE.md. Everything without a modern equivalent, or whose meaning changes, is
@@ -348,3 +372,12 @@ char *policy_effective_log_line(const PolicyEffective *e);
  * new reference, -EINVAL when p has validation errors, -ENOMEM. */
 int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOptions *opts,
                      json_t **ret_config, PolicyDiags *diags);
+
+/* Like policy_translate() for a chosen API version. POLICY_TRANSLATE_V1BETA1 reproduces the
+ * framework configuration kube-scheduler v1.20 builds from the Policy itself (its default
+ * feature gates), so running v1.20 with the result decides as running it with the policy;
+ * what v1beta1 cannot express is a warning (translate-unmappable), and a translation without
+ * warnings is lossless. Returns 0 and a new reference, -EINVAL for an invalid policy or an
+ * unknown target, -ENOMEM. */
+int policy_translate_to(const Policy *p, PolicyTranslateTarget target, const char *scheduler_name,
+                        const PolicyOptions *opts, json_t **ret_config, PolicyDiags *diags);

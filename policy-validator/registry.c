@@ -50,8 +50,9 @@ static const PolicyRegistryEntry predicates[_POLICY_PRED_MAX] = {
         PRED(POLICY_PRED_POD_TOLERATES_NODE_TAINTS, "PodToleratesNodeTaints", 8,
              POLICY_FLAG_MANDATORY | POLICY_FLAG_DEFAULT, "TaintToleration",
              "NoSchedule and NoExecute taints are tolerated"),
-        PRED(POLICY_PRED_POD_TOLERATES_NODE_NO_EXECUTE_TAINTS, "PodToleratesNodeNoExecuteTaints", 9, 0,
-             "TaintToleration", "NoExecute taints are tolerated"),
+        PRED(POLICY_PRED_POD_TOLERATES_NODE_NO_EXECUTE_TAINTS, "PodToleratesNodeNoExecuteTaints", 9,
+             POLICY_FLAG_REMOVED, "TaintToleration",
+             "NoExecute taints are tolerated (removed in Kubernetes 1.18; PodToleratesNodeTaints checks them)"),
         [POLICY_PRED_CHECK_NODE_LABEL_PRESENCE] = {
                 .type = POLICY_REGISTRY_PREDICATE, .id = POLICY_PRED_CHECK_NODE_LABEL_PRESENCE,
                 .name = "CheckNodeLabelPresence", .kind = POLICY_KIND_CONFIGURABLE,

@@ -101,6 +101,9 @@ enum {
         POLICY_FLAG_NODE_CONDITION = 1u << 2,
         /* Checks resource fit (PodFitsResources directly or through GeneralPredicates). */
         POLICY_FLAG_RESOURCE_FIT = 1u << 3,
+        /* Known to older releases only: kube-scheduler v1.20 exits with "Predicate type not
+         * found", so the validator rejects it (the id stays, ids are never reused). */
+        POLICY_FLAG_REMOVED = 1u << 4,
 };
 
 typedef struct PolicyRegistryEntry {

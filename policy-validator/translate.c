@@ -241,7 +241,7 @@ static json_t *duration(int64_t ns) {
         return json_string(b);
 }
 
-static json_t *translate_extender(const PolicyExtender *x) {
+json_t *policy_translate_extender(const PolicyExtender *x) {
         json_t *o = policy_extender_to_json(x);
         if (!o)
                 return NULL;
@@ -289,7 +289,7 @@ int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOp
         }
         json_decref(strategy);
         for (size_t i = 0; extenders && i < e->n_extenders; i++)
-                json_array_append_new(extenders, translate_extender(&e->extenders[i]));
+                json_array_append_new(extenders, policy_translate_extender(&e->extenders[i]));
         if (p->hard_pod_affinity_symmetric_weight != 0 && !ipa)
                 pnote(diags, "translate-changed", p->hard_pod_affinity_pos, "hardPodAffinitySymmetricWeight",
                       "hardPodAffinitySymmetricWeight has no effect here: no InterPodAffinity plugin is enabled");
@@ -315,4 +315,18 @@ int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOp
         }
         *ret_config = cfg;
         return 0;
+}
+
+int policy_translate_to(const Policy *p, PolicyTranslateTarget target, const char *scheduler_name,
+                        const PolicyOptions *opts, json_t **ret_config, PolicyDiags *diags) {
+        if (target == POLICY_TRANSLATE_V1)
+                return policy_translate(p, scheduler_name, opts, ret_config, diags);
+        if (target != POLICY_TRANSLATE_V1BETA1)
+                return -EINVAL;
+        PolicyDiags scratch = {};
+        int r = policy_validate(p, opts, &scratch);
+        policy_diags_clear(&scratch);
+        if (r < 0)
+                return r;
+        return policy_translate_v1beta1(p, scheduler_name, ret_config, diags);
 }

@@ -26,3 +26,20 @@ bool policy_qualified_name_valid(const char *s);
 
 /* Standard base64 (RFC 4648, padded), as Go's encoding/json expects for []byte. */
 bool policy_base64_valid(const char *s);
+
+/* PEM blocks in decoded tlsConfig data (pem.c). */
+typedef enum PolicyPemKind {
+        POLICY_PEM_CERTIFICATE,         /* "CERTIFICATE" */
+        POLICY_PEM_PRIVATE_KEY,         /* "PRIVATE KEY" or "... PRIVATE KEY" */
+} PolicyPemKind;
+
+typedef enum PolicyPemResult {
+        POLICY_PEM_FOUND,               /* a well-formed block of the kind wanted */
+        POLICY_PEM_NONE,                /* no well-formed PEM block at all */
+        POLICY_PEM_SWITCHED,            /* only blocks of the other kind (cert for key, key for cert) */
+        POLICY_PEM_OTHER,               /* only blocks of other types */
+} PolicyPemResult;
+
+/* Looks for a well-formed PEM block of kind in data (not NUL-terminated), as Go's
+ * tls.X509KeyPair would: BEGIN/END lines, a base64 body that decodes to DER. */
+PolicyPemResult policy_pem_find(const unsigned char *data, size_t len, PolicyPemKind kind);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/base64.h"
 #include "common/macro.h"
 #include "policy-validator/diag-internal.h"
 #include "policy-validator/policy-internal.h"
@@ -165,9 +166,11 @@ static void check_rtc(Checker *c, const PolicyArgument *a) {
                         ppath_pop(&c->path, s3);
                 }
                 ppath_key(&c->path, "weight");
-                if (rs->weight < 0 || rs->weight > 100)
+                if (rs->weight < 1 || rs->weight > 100)
                         perr(c->diags, "resource-weight-range", pick(rs->weight_pos, rs->pos), c->path.buf,
-                             "resource weight %" PRId64 " is outside 1..100 (0 means 1)", rs->weight);
+                             rs->weight == 0 ? "resource weight is missing or 0; it must be 1..100 (kube-scheduler "
+                                               "v1.20 refuses to start with weight 0)"
+                                             : "resource weight %" PRId64 " is outside 1..100", rs->weight);
                 ppath_pop(&c->path, s2);
                 if (names)
                         names[i] = rs->name;
@@ -338,6 +341,11 @@ static void check_predicates(Checker *c, const Policy *p) {
                              "Kubernetes 1.12): node conditions become taints, which PodToleratesNodeTaints "
                              "already checks; remove it",
                              pr->name);
+                if ((e->flags & POLICY_FLAG_REMOVED) && pr->argument.kind == POLICY_ARG_NONE)
+                        perr(c->diags, "unknown-predicate", pos, path_of(c, "predicates", i, "name"),
+                             "kube-scheduler v1.20 has no predicate %s (it was removed in Kubernetes 1.18) and "
+                             "refuses to start with it; PodToleratesNodeTaints checks NoExecute taints too",
+                             pr->name);
                 if (pr->id == POLICY_PRED_GENERAL_PREDICATES && general < 0)
                         general = (ssize_t) i;
         }
@@ -477,6 +485,47 @@ static bool has_prefix(const char *s, const char *prefix) {
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* What client-go's TLSConfigFor refuses when kube-scheduler starts (it runs whether or not
+ * enableHttps is set): a CA next to insecure, and a static certData/keyData pair that Go's
+ * tls.X509KeyPair cannot read. Undecodable base64 is reported separately. */
+static void check_tls_material(Checker *c, const PolicyExtender *e, size_t i) {
+        const PolicyTLSConfig *t = &e->tls_config;
+        PolicyPos pos = pick(e->tls_config_pos, e->pos);
+        if (t->insecure && ((t->ca_data && t->ca_data[0]) || (t->ca_file && t->ca_file[0])))
+                perr(c->diags, "tls-insecure-with-ca", pos, path_of(c, "extenders", i, "tlsConfig"),
+                     "tlsConfig sets insecure together with caData or caFile; kube-scheduler refuses that "
+                     "combination (\"specifying a root certificates file with the insecure flag is not "
+                     "allowed\"): drop one");
+        if (!(t->cert_data && t->cert_data[0] && t->key_data && t->key_data[0]) ||
+            !policy_base64_valid(t->cert_data) || !policy_base64_valid(t->key_data))
+                return;
+        const struct {
+                const char *name, *value;
+                PolicyPemKind kind;
+                const char *want;
+        } pair[] = {
+                { "certData", t->cert_data, POLICY_PEM_CERTIFICATE, "a PEM CERTIFICATE block" },
+                { "keyData", t->key_data, POLICY_PEM_PRIVATE_KEY, "a PEM PRIVATE KEY block" },
+        };
+        for (size_t k = 0; k < ELEMENTSOF(pair); k++) {
+                _cleanup_free_ unsigned char *raw = NULL;
+                size_t n = 0;
+                if (base64_decode(pair[k].value, strlen(pair[k].value), &raw, &n) < 0)
+                        continue;
+                PolicyPemResult r = policy_pem_find(raw, n, pair[k].kind);
+                if (r == POLICY_PEM_FOUND)
+                        continue;
+                path_of(c, "extenders", i, "tlsConfig");
+                ppath_key(&c->path, pair[k].name);
+                perr(c->diags, "invalid-tls-data", pos, c->path.buf,
+                     "tlsConfig.%s decodes to %s, not %s; kube-scheduler refuses to start (tls.X509KeyPair)",
+                     pair[k].name,
+                     r == POLICY_PEM_SWITCHED ? "the other half of the pair (certData and keyData may be switched)"
+                     : r == POLICY_PEM_OTHER ? "PEM blocks of another type" : "no PEM data",
+                     pair[k].want);
+        }
+}
+
 static void check_extenders(Checker *c, const Policy *p, int64_t *total) {
         ssize_t binder = -1;
         size_t n_managed = 0;
@@ -554,6 +603,7 @@ static void check_extenders(Checker *c, const Policy *p, int64_t *total) {
                                 perr(c->diags, "invalid-base64", pick(e->tls_config_pos, e->pos), c->path.buf,
                                      "tlsConfig.%s must be base64-encoded PEM data", data[k].name);
                         }
+                        check_tls_material(c, e, i);
                         if (!e->enable_https)
                                 pwarn(c->diags, "tls-without-https", pick(e->tls_config_pos, e->pos),
                                       path_of(c, "extenders", i, "tlsConfig"),
@@ -594,11 +644,22 @@ void policy_check(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags
         if (p->kind && !streq(p->kind, "Policy"))
                 perr(diags, "invalid-kind", pick(p->kind_pos, p->pos), "kind", "kind is \"%.100s\"; a scheduler policy has kind \"Policy\"",
                      p->kind);
-        if (p->api_version && !streq(p->api_version, "v1") && !streq(p->api_version, "kubescheduler.config.k8s.io/v1"))
+        if (p->api_version && p->api_version[0] && !streq(p->api_version, "v1") &&
+            !streq(p->api_version, "kubescheduler.config.k8s.io/v1"))
                 perr(diags, "invalid-api-version", pick(p->api_version_pos, p->pos), "apiVersion",
                      "apiVersion is \"%.100s\"; a scheduler policy has apiVersion \"v1\"", p->api_version);
+        /* Without an apiVersion, upstream's decoder reads the document into its internal
+         * Policy type, whose fields have no JSON names: every Policy field, even a null one,
+         * is then an unknown field and kube-scheduler v1.20 refuses to start. */
+        if ((!p->api_version || !p->api_version[0]) && p->has_fields)
+                perr(diags, "missing-api-version", pick(p->api_version_pos, p->pos), "apiVersion",
+                     "apiVersion \"v1\" is required: kube-scheduler v1.20 reads a policy without it as its "
+                     "internal type and refuses every field (\"found unknown field\"); add "
+                     "\"apiVersion\": \"v1\"");
         int64_t total = 0;
         check_predicates(&c, p);
+        policy_check_ignored_arguments(p, diags);
+        policy_check_label_conflicts(p, diags);
         check_priorities(&c, p, &total);
         check_extenders(&c, p, &total);
         if (total < 0)

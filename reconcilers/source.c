@@ -38,6 +38,20 @@ static bool is_parse_error(const PolicyDiag *d) {
         return strcmp(d->code, "wrong-type") == 0 && (!d->path || d->path[0] == '\0');
 }
 
+/* The validator's limit rules: the policy is valid for a scheduler but would not fit the
+ * Scheduler status or a revision, the same verdict as the reconciler's own size check. */
+static bool is_limit_error(const PolicyDiag *d) {
+        static const char *const limit_codes[] = { "status-list-too-long", "revision-too-large",
+                                                   "annotation-too-large" };
+
+        if (d->severity != POLICY_SEVERITY_ERROR || !d->code)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(limit_codes); i++)
+                if (strcmp(d->code, limit_codes[i]) == 0)
+                        return true;
+        return false;
+}
+
 static void trim_trailing_space(char *s) {
         size_t n = strlen(s);
         while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
@@ -177,10 +191,11 @@ static int judge(Desired *d, const char *text, size_t len, bool from_configmap, 
                 goto out;
 
         if (!p) {
-                bool parse = false;
-                for (size_t i = 0; i < diags.n; i++)
-                        if (is_parse_error(&diags.items[i]))
-                                parse = true;
+                bool parse = false, limit = false;
+                for (size_t i = 0; i < diags.n; i++) {
+                        parse = parse || is_parse_error(&diags.items[i]);
+                        limit = limit || is_limit_error(&diags.items[i]);
+                }
                 d->diagnostics = policy_diags_to_json(&diags);
                 if (!d->diagnostics) {
                         r = -ENOMEM;
@@ -200,7 +215,7 @@ static int judge(Desired *d, const char *text, size_t len, bool from_configmap, 
                         r = -ENOMEM;
                         goto out;
                 }
-                r = set_failure(d, parse ? "PolicyParseError" : "InvalidPolicy", m);
+                r = set_failure(d, parse ? "PolicyParseError" : limit ? "PolicyTooLarge" : "InvalidPolicy", m);
                 goto out;
         }
 

@@ -41,6 +41,11 @@ static void exercise(const Policy *p) {
                 abort();
         json_decref(cfg);
         policy_diags_clear(&d);
+        cfg = NULL;
+        if (policy_translate_to(p, POLICY_TRANSLATE_V1BETA1, "fuzz", NULL, &cfg, &d) != 0)
+                abort();
+        json_decref(cfg);
+        policy_diags_clear(&d);
 }
 
 static void report(PolicyDiags *d) {

@@ -2,7 +2,7 @@
  * scheduler and the operator use.
  *
  * A case directory holds the input (input.json, input.yaml, or `source` naming a file
- * relative to the repository root, e.g. tests/data/policy-examples/openshift-default.json), an
+ * relative to the repository root, e.g. ../shared/policies/openshift-default.json), an
  * optional `options` file (configmap, tnbc-off, format=json|yaml, max-size=N, max-depth=N,
  * profile=NAME), and the expectations:
  *   diagnostics            one line per diagnostic: LINE:COL SEVERITY CODE PATH (required)
@@ -10,6 +10,8 @@
  *   effective.json         policy_effective_to_json() of a valid policy
  *   normalized.json        policy_render() of a valid policy
  *   translated.json        policy_translate(), with translate-diagnostics beside it
+ *   translated-v1beta1.json  policy_translate_to(..., POLICY_TRANSLATE_V1BETA1, ...), with
+ *                          translate-v1beta1-diagnostics beside it
  * Every valid case is also rendered, re-loaded and re-rendered: normalization must be
  * idempotent and keep the policy valid.
  *
@@ -283,6 +285,19 @@ static void run_case(void **state) {
         }
         json_decref(cfg);
         policy_diags_clear(&diags);
+
+        /* The v1beta1 translation (what kube-scheduler v1.20 reads), where the case has one. */
+        _cleanup_free_ char *bpath = path_join(dir, "translated-v1beta1.json");
+        if (stat(bpath, &st) == 0) {
+                cfg = NULL;
+                assert_int_equal(policy_translate_to(p, POLICY_TRANSLATE_V1BETA1, NULL, &co.opts, &cfg, &diags), 0);
+                expect_json(dir, "translated-v1beta1.json", cfg, false);
+                policy_diags_sort(&diags);
+                _cleanup_free_ char *bcompact = diags_compact(&diags);
+                expect_text(dir, "translate-v1beta1-diagnostics", bcompact);
+                json_decref(cfg);
+                policy_diags_clear(&diags);
+        }
         policy_free(p);
 }
 
@@ -363,19 +378,27 @@ static void test_builtin_profiles(void **state) {
                 assert_int_equal(policy_effective(p, NULL, &e), 0);
                 json_t *prios = policy_effective_priorities_json(e);
                 json_t *preds = policy_effective_predicates_json(e);
+                /* v1.20's default predicates, EvenPodsSpread included: 4.7+ profiles enforce
+                 * topologySpreadConstraints. */
                 assert_int_equal(json_array_size(preds), 12);
+                bool spread = false;
+                for (size_t k = 0; k < json_array_size(preds); k++)
+                        spread = spread || strcmp(json_string_value(json_array_get(preds, k)), "EvenPodsSpread") == 0;
+                assert_true(spread);
                 if (i == 4)
                         assert_int_equal(json_array_size(prios), 0);
                 else if (i == 3) {
-                        bool most = false, least = false;
+                        bool most = false, least = false, spread_prio = false;
                         for (size_t k = 0; k < json_array_size(prios); k++) {
                                 const char *n = json_string_value(json_object_get(json_array_get(prios, k), "name"));
                                 json_int_t w = json_integer_value(json_object_get(json_array_get(prios, k), "weight"));
                                 most = most || (strcmp(n, "MostRequestedPriority") == 0 && w == 5);
+                                spread_prio = spread_prio || (strcmp(n, "EvenPodsSpreadPriority") == 0 && w == 2);
                                 least = least || strcmp(n, "LeastRequestedPriority") == 0 ||
                                         strcmp(n, "BalancedResourceAllocation") == 0;
                         }
                         assert_true(most);
+                        assert_true(spread_prio);
                         assert_false(least);
                 } else
                         assert_int_equal(json_array_size(prios), 9);
@@ -387,7 +410,7 @@ static void test_builtin_profiles(void **state) {
 }
 
 static void test_status_json_and_log_line(void **state) {
-        static const char text[] = "{\"predicates\":[{\"name\":\"PodFitsResources\"},{\"name\":\"NoDiskConflict\"}],"
+        static const char text[] = "{\"apiVersion\":\"v1\",\"predicates\":[{\"name\":\"PodFitsResources\"},{\"name\":\"NoDiskConflict\"}],"
                                    "\"priorities\":[{\"name\":\"MostRequestedPriority\",\"weight\":3}]}";
         Policy *p = NULL;
         PolicyDiags d = {};
@@ -445,7 +468,8 @@ static void test_render_deterministic(void **state) {
 
 static void test_omitted_null_empty(void **state) {
         static const char *const inputs[] = {
-                "{}", "{\"predicates\": null, \"priorities\": null}", "{\"predicates\": [], \"priorities\": []}",
+                "{}", "{\"apiVersion\": \"v1\", \"predicates\": null, \"priorities\": null}",
+                "{\"apiVersion\": \"v1\", \"predicates\": [], \"priorities\": []}",
         };
         static const size_t want_preds[] = { 12, 12, 2 };
         static const size_t want_prios[] = { 9, 9, 0 };
@@ -470,7 +494,7 @@ static void test_omitted_null_empty(void **state) {
 }
 
 static void test_diag_format(void **state) {
-        static const char text[] = "{\n  \"predicates\": [{\"name\": \"GeneralPredicates\"}, {\"name\": \"HostName\"}]\n}";
+        static const char text[] = "{\"apiVersion\": \"v1\",\n  \"predicates\": [{\"name\": \"GeneralPredicates\"}, {\"name\": \"HostName\"}]\n}";
         Policy *p = NULL;
         PolicyDiags d = {};
         assert_int_equal(policy_load(text, strlen(text), NULL, &p, &d), -EINVAL);
@@ -501,7 +525,7 @@ static void test_diags_bounded(void **state) {
         /* Thousands of problems: the list stops at POLICY_MAX_DIAGS and says so. */
         Buf b;
         buf_init(&b, 0);
-        assert_int_equal(buf_puts(&b, "{\"predicates\":["), 0);
+        assert_int_equal(buf_puts(&b, "{\"apiVersion\":\"v1\",\"predicates\":["), 0);
         for (int i = 0; i < 1000; i++)
                 assert_int_equal(buf_printf(&b, "%s{\"name\":\"Unknown%d\"}", i ? "," : "", i), 0);
         assert_int_equal(buf_puts(&b, "]}"), 0);
@@ -520,7 +544,7 @@ static void test_diags_bounded(void **state) {
 
         /* The same through a ConfigMap: the counts survive the position mapping. */
         buf_init(&b, 0);
-        assert_int_equal(buf_puts(&b, "kind: ConfigMap\ndata:\n  policy.cfg: |\n    {\"predicates\": [\n"), 0);
+        assert_int_equal(buf_puts(&b, "kind: ConfigMap\ndata:\n  policy.cfg: |\n    {\"apiVersion\": \"v1\", \"predicates\": [\n"), 0);
         for (int i = 0; i < 300; i++)
                 assert_int_equal(buf_printf(&b, "    %s{\"name\": \"Unknown%d\"}\n", i ? "," : "", i), 0);
         assert_int_equal(buf_puts(&b, "    ]}\n"), 0);
@@ -613,7 +637,7 @@ static void test_configmap_block_scalar_positions(void **state) {
                                  "kind: ConfigMap\n"
                                  "data:\n"
                                  "  policy.cfg: |\n"
-                                 "    {\"predicates\": [\n"
+                                 "    {\"apiVersion\": \"v1\", \"predicates\": [\n"
                                  "      {\"name\": \"GeneralPredicates\"},\n"
                                  "      {\"name\": \"MatchNodeSelector\"}]}\n";
         Policy *p = NULL;

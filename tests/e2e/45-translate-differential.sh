@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# The migration path is verified: `policy-validator --translate=v1beta1` produces a
+# KubeSchedulerConfiguration that makes kube-scheduler v1.20.2 decide exactly as the Policy
+# it came from. For each policy (deploy/policy.cfg, the three profiles, and every policy in
+# tests/data that the validator accepts and translates without a translate-unmappable
+# warning), the cached upstream kube-scheduler runs twice side by side, once with
+# --policy-config-file and once with --config and the translation, each under its own
+# scheduler name. The same test pods (tests/data/translate-diff/pods.yaml) are placed one at
+# a time, alternating between the two, on the same simulated nodes with the same running
+# pods (background.yaml); each test pod is deleted once decided, so every pod meets the same
+# cluster and a tie broken differently cannot spread to later pods.
+#
+# Compared per pod: the outcome (node, or the unschedulable message) and, from each
+# scheduler's -v=10 log, every feasible node's total score. When several nodes share the
+# best score, upstream picks one at random, so the chosen node is compared only when the
+# best node is unique; the scores still are.
+# Policies with the same normalized form run once. Runs under tools/with-cluster.
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
+cd "$ROOT" || exit 1
+BIN_DIR=${BIN_DIR:-build/default/bin}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. tests/cluster/lib.sh
+K8S_BIN=$(k8s_bin_dir) || exit 1
+DATA=tests/data/translate-diff
+V=$BIN_DIR/policy-validator
+T=$(mktemp -d)
+NS=tdiff
+NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
+NS_PID=
+PIDS=()
+
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do stop_pid "$p"; done
+  stop_pid "$NS_PID"
+  rm -f "$CLUSTER_DIR/pids/nodesim-tdiff.pid"
+  {
+    kubectl -n "$NS" delete pods --all --grace-period=0 --force
+    kubectl delete namespace "$NS" --wait=false
+    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
+    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
+  } >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+# ---- the policies -------------------------------------------------------------------
+
+# add_policy NAME FILE: keeps FILE when the validator accepts it and the v1beta1
+# translation loses nothing; one run per normalized form.
+# A lossy translation the comparison must tell apart (a control: the test can fail).
+CONTROL=argument-requestedToCapacityRatio-no-resources
+declare -A SEEN=()
+POLICIES=()
+LOSSY=()
+add_policy() {
+  local name=$1 file=$2 hash warn
+  "$V" --max-size 1048576 "$file" >/dev/null 2>&1 || return 0
+  warn=$("$V" --translate=v1beta1 -o json "$file" 2>/dev/null |
+    jq -r '[.diagnostics[] | select(.code == "translate-unmappable") | .path] | join(", ")')
+  if [ -n "$warn" ]; then
+    LOSSY+=("$name ($warn)")
+    [ "$name" = "$CONTROL" ] && { mkdir -p "$T/p"; cp "$file" "$T/p/control"; }
+    return 0
+  fi
+  hash=$("$V" --normalize "$file" 2>/dev/null | sha256sum | cut -c1-16)
+  if [ -n "${SEEN[$hash]:-}" ]; then
+    [[ " ${SEEN[$hash]} " == *" $name "* ]] || SEEN[$hash]+=" $name"
+    return 0
+  fi
+  SEEN[$hash]=$name
+  mkdir -p "$T/p"
+  cp "$file" "$T/p/$hash"
+  POLICIES+=("$hash")
+}
+
+add_policy deploy/policy.cfg deploy/policy.cfg
+for profile in LowNodeUtilization HighNodeUtilization NoScoring; do
+  "$V" --profile "$profile" --normalize > "$T/profile-$profile.cfg"
+  add_policy "profile $profile" "$T/profile-$profile.cfg"
+done
+# the scheduler differential's policies (named in its phase files, wherever they live)
+for f in tests/data/*/*/phase.json; do
+  [ -f "$f" ] || continue
+  p=$(jq -r '.policy // empty' "$f")
+  [ -n "$p" ] && [ -f "$p" ] && add_policy "$p" "$p"
+done
+for dir in tests/data/policy/*/; do
+  c=$(basename "$dir") input= configmap=
+  [ -f "$dir/options" ] && grep -q '^profile=' "$dir/options" && continue
+  [ -f "$dir/options" ] && grep -qx configmap "$dir/options" && configmap=1
+  for f in input.json input.yaml input; do [ -f "$dir/$f" ] && { input=$dir/$f; break; }; done
+  [ -z "$input" ] && [ -f "$dir/source" ] && input=$(head -n 1 "$dir/source")
+  [ -n "$input" ] && [ -f "$input" ] || continue
+  if [ -n "$configmap" ]; then
+    kubectl create --dry-run=client -o json -f "$input" 2>/dev/null |
+      jq -je '.data["policy.cfg"] // empty' > "$T/cm-$c.cfg" 2>/dev/null || continue
+    input=$T/cm-$c.cfg
+  fi
+  add_policy "$c" "$input"
+done
+echo "# ${#POLICIES[@]} distinct policies translate without loss; lossy, left out: ${#LOSSY[@]}"
+for l in "${LOSSY[@]}"; do echo "#   lossy: $l"; done
+
+# ---- the cluster --------------------------------------------------------------------
+
+wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
+  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-tdiff.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-tdiff.log" 2>&1 &
+NS_PID=$!
+wait_for "nodesim registers the ${#NODES[@]} nodes" 30 nodes_ready "${NODES[@]}"
+
+ns_gone() { ! kubectl get namespace "$NS" >/dev/null 2>&1; }
+wait_for "namespace $NS of an earlier run is gone" 120 ns_gone
+kubectl create namespace "$NS" >/dev/null
+# create_docs FILE SCHED: each YAML document of FILE, in order (@UID:KIND/NAME@ resolved).
+create_docs() {
+  local file=$1 sched=$2 docs doc ref uid
+  docs=$(mktemp -d -p "$T")
+  sed -e "s/@NS@/$NS/g" -e "s/@SCHED@/$sched/g" "$file" |
+    awk -v d="$docs" 'BEGIN { n = 0; f = sprintf("%s/%03d.yaml", d, n) }
+      /^---$/ { n++; f = sprintf("%s/%03d.yaml", d, n); next } { print > f }'
+  for doc in "$docs"/*.yaml; do
+    grep -q '^kind:' "$doc" || continue
+    for ref in $(grep -o '@UID:[^@]*@' "$doc" | sort -u); do
+      uid=$(kubectl -n "$NS" get "${ref:5:-1}" -o jsonpath='{.metadata.uid}')
+      sed -i "s|$ref|$uid|g" "$doc"
+    done
+    kubectl create -f "$doc" >/dev/null || return 1
+  done
+}
+check "the running pods of the comparison are created" create_docs "$DATA/background.yaml" none
+WEB_OWNER=$(kubectl -n "$NS" get configmap web-owner -o jsonpath='{.metadata.uid}')
+
+# ---- one comparison -----------------------------------------------------------------
+
+# start WHO POLICY LOG: WHO is "policy" or "config"; prints the PID.
+start() {
+  local who=$1 policy=$2 log=$3 port i pid
+  port=$(free_port)
+  if [ "$who" = policy ]; then
+    "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
+      --scheduler-name tdiff-policy --leader-elect=false --address 127.0.0.1 --port "$port" \
+      --secure-port 0 --kube-api-qps 1000 --kube-api-burst 1000 -v 10 > "$log" 2>&1 &
+  else
+    "$V" --translate=v1beta1 --scheduler-name tdiff-config "$policy" 2>/dev/null |
+      jq --arg k "$KUBECONFIG" --arg a "127.0.0.1:$port" \
+        '. + {clientConnection: {kubeconfig: $k, qps: 1000, burst: 1000},
+              leaderElection: {leaderElect: false}, healthzBindAddress: $a, metricsBindAddress: $a}' \
+      > "$log.config.json"
+    "$K8S_BIN/kube-scheduler" --config "$log.config.json" --secure-port 0 -v 10 > "$log" 2>&1 &
+  fi
+  pid=$!
+  for i in $(seq 1 150); do
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && { echo "$pid"; return 0; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "kube-scheduler ($who) did not come up:" >&2
+  grep -v flags.go "$log" | tail -5 >&2
+  stop_pid "$pid"
+  return 1
+}
+
+# The placement loop talks to the API server with curl (a kubectl process per call would
+# dominate the run): the admin credentials of the plane's kubeconfig.
+API=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
+CURL=(curl -sf --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
+      --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
+      --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+PODS_URL=$API/api/v1/namespaces/$NS/pods
+
+# The test pods as JSON, once; each placement renames one and sets its scheduler.
+sed -e "s/@NS@/$NS/g" -e "s/@WEB_OWNER@/$WEB_OWNER/g" -e "s/@SCHED@/none/g" "$DATA/pods.yaml" |
+  kubectl create --dry-run=client -o json -f - | jq -c 'if .items then .items[] else . end | select(.kind == "Pod")' > "$T/pods.jsonl"
+N_PODS=$(wc -l < "$T/pods.jsonl")
+
+# outcome POD: "node NODE" or "unschedulable: MESSAGE"; fails while neither.
+outcome() {
+  "${CURL[@]}" "$PODS_URL/$1" | jq -er '
+    if .spec.nodeName then "node " + .spec.nodeName
+    else (.status.conditions // [] | map(select(.type == "PodScheduled" and .status == "False" and .message))
+          | if length > 0 then "unschedulable: " + .[0].message else empty end) end'
+}
+
+# scores LOG POD: "node=score ..." (sorted) from the first attempt at POD in LOG.
+scores() {
+  awk -v pod="$NS/$2" '
+    /Attempting to schedule pod: / { if (on) exit; on = ($NF == pod); next }
+    on && / Host .* => Score / { h = $0; sub(/.* Host /, "", h); split(h, f, " "); print f[1] "=" f[4] }
+  ' "$1" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# place I SUFFIX SCHED LOG SCORING: test pod I under scheduler SCHED; prints one line.
+# Without score plugins upstream picks any feasible node at random: then only "placed" is
+# compared. With them, a pod without scores had one feasible node.
+place() {
+  local i=$1 suffix=$2 sched=$3 log=$4 scoring=$5 base name got k s top n
+  base=$(sed -n "$((i + 1))p" "$T/pods.jsonl" | jq -r .metadata.name)
+  name=$base-$suffix
+  sed -n "$((i + 1))p" "$T/pods.jsonl" |
+    jq -c --arg n "$name" --arg s "$sched" '.metadata.name = $n | .spec.schedulerName = $s' > "$T/pod.json"
+  "${CURL[@]}" -X POST -H 'Content-Type: application/json' --data @"$T/pod.json" "$PODS_URL" >/dev/null ||
+    { echo "$base: create failed"; return; }
+  got=
+  for k in $(seq 1 300); do got=$(outcome "$name") && break; got=; sleep 0.05; done
+  "${CURL[@]}" -X DELETE -H 'Content-Type: application/json' --data '{"gracePeriodSeconds": 0}' \
+    "$PODS_URL/$name" >/dev/null
+  [ -n "$got" ] || { echo "$base: no outcome in 15s"; return; }
+  s=$(scores "$log" "$name")
+  if [[ $got == node* ]] && [ -n "$s" ]; then
+    top=$(tr ' ' '\n' <<< "$s" | awk -F= '{ if ($2 > m || NR == 1) m = $2; v[$1] = $2 }
+                                      END { for (k in v) if (v[k] == m) print k }' | sort | tr '\n' ,)
+    n=$(tr -cd , <<< "$top" | wc -c)
+    # a tie is broken at random: then only the tied set is compared
+    [ "$n" -gt 1 ] && got="tie among ${top%,}"
+  elif [[ $got == node* ]] && [ "$scoring" = 0 ]; then
+    got="placed (no score plugins: any feasible node)"
+  fi
+  echo "$base: $got${s:+ | $s}"
+}
+
+compare() {
+  local hash=$1 policy=$T/p/$1 dir=$T/run-$1 ppid cpid i scoring
+  mkdir -p "$dir"
+  scoring=$("$V" --translate=v1beta1 "$policy" 2>/dev/null | jq '.profiles[0].plugins.score.enabled // [] | length')
+  local w1 w2
+  start policy "$policy" "$dir/policy.log" > "$dir/policy.pid" &
+  w1=$!
+  start config "$policy" "$dir/config.log" > "$dir/config.pid" &
+  w2=$!
+  wait "$w1" "$w2"
+  ppid=$(cat "$dir/policy.pid"); cpid=$(cat "$dir/config.pid")
+  PIDS=($ppid $cpid)
+  if [ -z "$ppid" ] || [ -z "$cpid" ]; then stop_pid "$ppid"; stop_pid "$cpid"; PIDS=(); return 1; fi
+  : > "$dir/policy.out"; : > "$dir/config.out"
+  for i in $(seq 0 $((N_PODS - 1))); do
+    place "$i" p tdiff-policy "$dir/policy.log" "$scoring" >> "$dir/policy.out"
+    place "$i" c tdiff-config "$dir/config.log" "$scoring" >> "$dir/config.out"
+  done
+  stop_pid "$ppid"; stop_pid "$cpid"
+  PIDS=()
+}
+
+placed=0 same=0
+for hash in "${POLICIES[@]}"; do
+  names=${SEEN[$hash]}
+  if ! compare "$hash"; then
+    not_ok "${names%% *}: both schedulers run" "$(tail -3 "$T/run-$hash"/*.log 2>/dev/null)"
+    continue
+  fi
+  n=$(wc -l < "$T/run-$hash/policy.out")
+  placed=$((placed + n))
+  diffs=$(diff "$T/run-$hash/policy.out" "$T/run-$hash/config.out" | grep '^[<>]' |
+    sed 's/^</policy: /; s/^>/config: /')
+  if [ -z "$diffs" ] && [ "$n" -gt 0 ] && ! grep -q 'no outcome\|create failed' "$T/run-$hash/policy.out"; then
+    ok "$names: the translation places all $n pods as the policy does"
+    same=$((same + n))
+  else
+    not_ok "$names: the translation decides differently" "$diffs" "$(grep 'no outcome\|create failed' "$T/run-$hash"/*.out)"
+    cp "$T/run-$hash"/*.log "$CLUSTER_DIR/logs/" 2>/dev/null
+  fi
+done
+echo "# $same of $placed pod decisions identical across ${#POLICIES[@]} policies"
+
+# The control: requestedToCapacityRatio without resources weighs nothing on the Policy path
+# and cpu and memory in v1beta1; the scores must differ.
+if [ -f "$T/p/control" ] && compare control; then
+  check_match "the comparison tells the lossy translation of $CONTROL apart" . \
+    "$(diff "$T/run-control/policy.out" "$T/run-control/config.out")"
+else
+  not_ok "the control policy $CONTROL runs"
+fi
+finish
