@@ -213,10 +213,23 @@ static void test_pick_criteria(void **state) {
         assert_string_equal(victims(f), "a3,a1");
 }
 
-/* Criterion 4 (fewest victims) never decides alone here: with every priority shifted by 2^31
- * a node with more victims always has the larger sum; v1.20 keeps it for extenders' victim
- * lists. Criteria 5 and 6: */
-static void test_pick_count_then_start(void **state) {
+/* Criterion 4: every priority counts + 2^31 in the sum, so a victim at -2^31 adds nothing:
+ * n1 {1e9} and n2 {1e9, -2^31} tie on the highest priority and on the sum; n1 has fewer
+ * victims. */
+static void test_pick_fewest_victims(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "4", "", "");
+        node(f, "n2", "4", "", "");
+        bound(f, "a", "n1", "4", 1000000000, 10, "");
+        bound(f, "b", "n2", "2", 1000000000, 10, "");
+        bound(f, "c", "n2", "2", INT32_MIN, 10, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "4", 2000000000, "");
+        assert_string_equal(preempt(f, pod), "n1");
+        assert_string_equal(victims(f), "a");
+}
+
+/* Criteria 5 and 6: */
+static void test_pick_start_then_first(void **state) {
         Fx *f = *state;
         _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 100, "");
         node(f, "n1", "2", "", "");
@@ -343,7 +356,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_never_and_terminating, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pick_fewest_pdb_violations, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pick_criteria, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_pick_count_then_start, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pick_fewest_victims, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pick_start_then_first, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_anti_affinity_victim, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pdb_reprieved_first, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_nominated_room, setup, teardown),
