@@ -22,6 +22,7 @@
 #include "scheduler/core/preemption.h"
 #include "scheduler/core/queue.h"
 #include "scheduler/extender.h"
+#include "scheduler/extender-preempt.h"
 #include "scheduler/options.h"
 #include "scheduler/histogram.h"
 
@@ -107,6 +108,9 @@ struct Manager {
         SchedPreemptor *preemptor;
         SchedPDBs *pdbs;
         KubeInformer *pdb_informer;
+        ExtenderPreempt *ext_preempt;   /* extenders with a preemptVerb, in policy order */
+        SchedPreemptExtender *preempt_hooks;
+        uint32_t n_preempt_hooks;
         uint64_t preemptions, preemption_victims;
         SchedHistogram e2e, algorithm, bind;
 };

@@ -287,8 +287,6 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 return -ENOMEM;
         sched_algo_set_objects(m->algo, m->objects);
         sched_algo_seed(m->algo, now_monotonic_usec() ^ ((uint64_t) getpid() << 32));
-        if ((r = preemptor_init(m)) < 0)
-                return r;
 
         if (m->eff->n_extenders > 0) {
                 m->extenders = calloc(m->eff->n_extenders, sizeof(Extender *));
@@ -308,6 +306,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 if (r < 0)
                         return klog_error_errno(r, "too many extenders");
         }
+
+        if ((r = preemptor_init(m)) < 0)
+                return r;
 
         r = sd_event_add_defer(m->event, &m->defer, on_defer, m);
         if (r < 0)

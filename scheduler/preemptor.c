@@ -56,7 +56,19 @@ int preemptor_init(Manager *m) {
         if (!m->preemptor || !m->pdbs)
                 return -ENOMEM;
         sched_preemptor_set_objects(m->preemptor, m->objects);
-        return 0;
+        if (m->n_extenders == 0)
+                return 0;
+        m->ext_preempt = calloc(m->n_extenders, sizeof(*m->ext_preempt));
+        m->preempt_hooks = calloc(m->n_extenders, sizeof(*m->preempt_hooks));
+        if (!m->ext_preempt || !m->preempt_hooks)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_extenders; i++)
+                if (extender_preempt_verb(m->extenders[i])) {
+                        extender_preempt_hook(&m->ext_preempt[m->n_preempt_hooks], m->extenders[i], m->cache,
+                                              &m->preempt_hooks[m->n_preempt_hooks]);
+                        m->n_preempt_hooks++;
+                }
+        return sched_preemptor_set_extenders(m->preemptor, m->preempt_hooks, m->n_preempt_hooks);
 }
 
 int preemptor_start(Manager *m) {
@@ -79,6 +91,10 @@ int preemptor_start(Manager *m) {
 void preemptor_free(Manager *m) {
         m->pdb_informer = kube_informer_unref(m->pdb_informer);
         sched_preemptor_free(m->preemptor);
+        for (uint32_t i = 0; i < m->n_preempt_hooks; i++)
+                extender_preempt_done(&m->ext_preempt[i]);
+        free(m->ext_preempt);
+        free(m->preempt_hooks);
         sched_pdbs_free(m->pdbs);
         sched_nominator_free(m->nominator);
 }
@@ -121,7 +137,11 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod) {
         int r = sched_preempt(m->preemptor, m->cache, m->nominator, m->pdbs, pod, sched_algo_node_status(m->algo),
                               offset, (int64_t) now_realtime_usec(), &res);
         if (r < 0) {
-                klog_error("%s/%s: preemption failed: %s", pod->namespace_, pod->name, strerror(-r));
+                const char *detail = strerror(-r);
+                for (size_t i = 0; i < m->n_extenders; i++)
+                        if (*extender_last_error(m->extenders[i]))
+                                detail = extender_last_error(m->extenders[i]);
+                klog_error("%s/%s: preemption failed: %s", pod->namespace_, pod->name, detail);
                 return 0;
         }
         if (res.not_eligible) {

@@ -10,7 +10,10 @@
 #   (d) the Deployment's replacement pods do not take the freed room (the nomination keeps
 #       it) and stay Pending with FailedScheduling in upstream's words
 #       ("0/3 nodes are available: 3 Insufficient cpu."), PodScheduled=False/Unschedulable;
-#   (e) a pod with preemptionPolicy: Never and a high priority preempts nothing.
+#   (e) a pod with preemptionPolicy: Never and a high priority preempts nothing;
+#   (f) with an extender that has a preemptVerb (nodeCacheCapable), the scheduler sends it
+#       the candidates and their victims by uid and keeps what it answers: it keeps pe-2
+#       only, so a system-node-critical pod is nominated there and pe-2's pods are its victims.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
@@ -25,11 +28,13 @@ SCHED=preempt-scheduler
 NODES=(pe-0 pe-1 pe-2)
 NS_PID=
 SCHED_PID=
+EXT_PID=
 LOG="$CLUSTER_DIR/logs/policy-scheduler-preemption.log"
 
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup() {
   stop_pid "$SCHED_PID"
+  stop_pid "$EXT_PID"
   stop_pid "$NS_PID"
   rm -f "$CLUSTER_DIR/pids/nodesim-preempt.pid"
   {
@@ -181,5 +186,73 @@ check_match "FailedScheduling events say the same" "0/3 nodes are available: 3 I
   "$(kubectl -n "$NS" get events --field-selector reason=FailedScheduling -o jsonpath='{range .items[*]}{.note}{.message}{"\n"}{end}')"
 check_eq "the critical pod is alone on $NODE" "critical" \
   "$(kubectl -n "$NS" get pods --field-selector spec.nodeName="$NODE" -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}')"
+
+# ---- (f) an extender narrows the candidates
+stop_pid "$SCHED_PID"
+SCHED_PID=
+EXT_PORT=$(free_port)
+cat > "$T/extender.py" <<'PY'
+import json, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+port, log = int(sys.argv[1]), sys.argv[2]
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with open(log, "a") as f:
+            f.write(json.dumps({"path": self.path, "nodes": sorted((args.get("nodeNameToMetaVictims") or {}).keys()),
+                                "whole": "nodeNameToVictims" in args}) + "\n")
+        m = args.get("nodeNameToMetaVictims") or {}
+        out = {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
+        body = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+PY
+python3 "$T/extender.py" "$EXT_PORT" "$T/extender.log" 2>> "$CLUSTER_DIR/logs/extender-preempt.log" &
+EXT_PID=$!
+wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+cat > "$T/policy-ext.json" <<JSON
+{
+  "kind": "Policy", "apiVersion": "v1",
+  "predicates": [{"name": "GeneralPredicates"}, {"name": "PodToleratesNodeTaints"}],
+  "priorities": [{"name": "LeastRequestedPriority", "weight": 1}],
+  "extenders": [{"urlPrefix": "http://127.0.0.1:$EXT_PORT", "preemptVerb": "preempt",
+                 "nodeCacheCapable": true, "weight": 1}]
+}
+JSON
+"$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy-ext.json" \
+  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" -v 2 \
+  >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler with the preempting extender becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
+ON_PE2=$(kubectl -n "$NS" get pods --field-selector spec.nodeName=pe-2 -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | sort)
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: critical2, namespace: $NS}
+spec:
+  schedulerName: $SCHED
+  priorityClassName: system-node-critical
+  containers:
+  - {name: app, image: preempt-critical, resources: {requests: {cpu: 1500m, memory: 64Mi}}}
+YAML
+critical2_bound() { [ -n "$(kubectl -n "$NS" get pod critical2 -o jsonpath='{.spec.nodeName}')" ]; }
+wait_for "the system-node-critical pod is bound" 60 critical2_bound
+check_eq "it went where the extender left the only candidate" "pe-2 pe-2" \
+  "$(kubectl -n "$NS" get pod critical2 -o jsonpath='{.status.nominatedNodeName} {.spec.nodeName}')"
+check_eq "the extender was asked once, by uid, with every node where preemption helps" \
+  '{"path": "/preempt", "nodes": ["pe-0", "pe-1", "pe-2"], "whole": false}' "$(cat "$T/extender.log")"
+check_eq "pe-2's pods were its victims" "$ON_PE2" \
+  "$(kubectl -n "$NS" get events --field-selector reason=Preempted -o json | jq -r '.items[] | select((.note // .message) | test("critical2")) | .regarding.name // .involvedObject.name' | sort)"
+stop_pid "$EXT_PID"
 
 finish
