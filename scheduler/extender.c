@@ -39,7 +39,7 @@ typedef struct Transfer {
 struct Extender {
         CURL *curl;
         Transfer *transfers;
-        char *url, *filter_verb, *prioritize_verb, *bind_verb;
+        char *url, *filter_verb, *prioritize_verb, *bind_verb, *preempt_verb;
         int64_t weight;
         bool ignorable, node_cache_capable;
         long timeout_ms;
@@ -135,9 +135,10 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
         x->filter_verb = dup0(pe->filter_verb);
         x->prioritize_verb = dup0(pe->prioritize_verb);
         x->bind_verb = dup0(pe->bind_verb);
+        x->preempt_verb = dup0(pe->preempt_verb);
         x->curl = curl_easy_init();
         if (!x->url || !x->curl || (pe->filter_verb && !x->filter_verb) || (pe->prioritize_verb && !x->prioritize_verb) ||
-            (pe->bind_verb && !x->bind_verb)) {
+            (pe->bind_verb && !x->bind_verb) || (pe->preempt_verb && !x->preempt_verb)) {
                 extender_free(x);
                 return -ENOMEM;
         }
@@ -197,6 +198,7 @@ Extender *extender_free(Extender *x) {
         free(x->filter_verb);
         free(x->prioritize_verb);
         free(x->bind_verb);
+        free(x->preempt_verb);
         for (size_t i = 0; i < x->n_managed; i++)
                 free(x->managed[i]);
         free(x->managed);
@@ -305,6 +307,34 @@ static int call(Extender *x, const char *verb, json_t *body, json_t **ret) {
         CURLcode cc = curl_easy_perform(x->curl);
         curl_slist_free_all(h);
         return reply_decode(x, x->curl, cc, buf_str(&url), &x->reply, ret);
+}
+
+int extender_call(Extender *x, const char *verb, json_t *body, json_t **ret) {
+        return call(x, verb, body, ret);
+}
+
+const char *extender_preempt_verb(const Extender *x) {
+        return x->preempt_verb && *x->preempt_verb ? x->preempt_verb : NULL;
+}
+
+bool extender_node_cache_capable(const Extender *x) {
+        return x->node_cache_capable;
+}
+
+bool extender_ignorable(const Extender *x) {
+        return x->ignorable;
+}
+
+json_t *extender_pod_object(const Extender *x, const SchedPod *pod) {
+        return x->lookup.pod(x->lookup.userdata, pod);
+}
+
+const char *extender_node_name(const Extender *x, SchedStr name) {
+        return sched_strtab_get(x->lookup.strtab, name);
+}
+
+void extender_set_error(Extender *x, const char *text) {
+        set_error(x, "%s", text);
 }
 
 /* ExtenderArgs: the pod and the nodes (names only when nodeCacheCapable). */

@@ -46,6 +46,18 @@ bool extender_is_interested(Extender *x, const SchedPod *pod);
 /* Binds through the extender. Returns 0 or -errno (the reason in extender_last_error()). */
 int extender_bind(Extender *x, const SchedPod *pod, const char *node);
 
+/* For the preemption hook (extender-preempt.c): POSTs body to urlPrefix/verb and decodes
+ * the reply (0, -ETIMEDOUT, -ECONNREFUSED, -EIO, -EBADMSG, -ENOMEM; the reason in
+ * extender_last_error()); the preemptVerb (NULL when none); the wire-format choices; the
+ * pod object sent; a node's name. */
+int extender_call(Extender *x, const char *verb, json_t *body, json_t **ret);
+const char *extender_preempt_verb(const Extender *x);
+bool extender_node_cache_capable(const Extender *x);
+bool extender_ignorable(const Extender *x);
+json_t *extender_pod_object(const Extender *x, const SchedPod *pod);
+const char *extender_node_name(const Extender *x, SchedStr name);
+void extender_set_error(Extender *x, const char *text);
+
 /* The last failure's text ("" when none), e.g. for a FailedScheduling event. Borrowed. */
 const char *extender_last_error(const Extender *x);
 const char *extender_url(const Extender *x);

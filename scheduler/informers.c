@@ -66,6 +66,7 @@ static void pod_event(Manager *m, json_t *obj) {
                 return;
         }
         if (pod->node_name) {
+                preemptor_pod_gone(m, pod->uid);
                 r = sched_cache_add_pod(m->cache, pod);
                 if (r < 0)
                         klog_warning("cache: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
@@ -75,9 +76,12 @@ static void pod_event(Manager *m, json_t *obj) {
                 r = sched_queue_add(m->queue, pod);
                 if (r < 0)
                         klog_warning("queue: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
+                preemptor_pod_pending(m, pod);
                 manager_kick(m);
-        } else
+        } else {
+                preemptor_pod_gone(m, pod->uid);
                 (void) sched_queue_delete(m->queue, pod->uid);
+        }
         sched_pod_unref(pod);
 }
 
@@ -165,6 +169,7 @@ static void on_pod_delete(KubeInformer *inf, json_t *obj, void *userdata) {
         if (!uid)
                 return;
         (void) sched_queue_delete(m->queue, uid);
+        preemptor_pod_gone(m, uid);
         if (sched_cache_remove_pod(m->cache, uid) >= 0) {
                 /* freed resources may make waiting pods fit */
                 sched_queue_move_all(m->queue);
@@ -298,7 +303,7 @@ static void on_obj_delete(KubeInformer *inf, json_t *obj, void *userdata) {
 
 /* Which kinds the policy's predicates and priorities read, as upstream v1.20 starts
  * informers only for the plugins a profile enables. */
-static void on_synced(KubeInformer *inf, void *userdata) {
+void informers_on_synced(KubeInformer *inf, void *userdata) {
         Manager *m = userdata;
         if (inf == m->pods)
                 m->synced_pods = true;
@@ -380,7 +385,7 @@ static int start_informer(Manager *m, const KubeResource *res, const char *field
         if ((transform && (r = kube_informer_set_transform(*ret, transform, m)) < 0) ||
             (store && (r = kube_informer_set_store(*ret, store, m)) < 0))
                 return r;
-        kube_informer_on_synced(*ret, on_synced, m);
+        kube_informer_on_synced(*ret, informers_on_synced, m);
         kube_informer_on_error(*ret, on_informer_error, m);
         if (h && (r = kube_informer_add_handlers(*ret, h, m)) < 0)
                 return r;
@@ -422,7 +427,7 @@ int informers_start(Manager *m) {
                         r = kube_informer_set_transform(oi->inf, trim_workload, m);
                 if (r >= 0) {
                         m->n_obj_informers++;
-                        kube_informer_on_synced(oi->inf, on_synced, m);
+                        kube_informer_on_synced(oi->inf, informers_on_synced, m);
                         kube_informer_on_error(oi->inf, on_informer_error, m);
                         r = kube_informer_add_handlers(oi->inf, &obj_h, oi);
                 }

@@ -19,8 +19,10 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/objects.h"
+#include "scheduler/core/preemption.h"
 #include "scheduler/core/queue.h"
 #include "scheduler/extender.h"
+#include "scheduler/extender-preempt.h"
 #include "scheduler/options.h"
 #include "scheduler/histogram.h"
 
@@ -110,6 +112,15 @@ struct Manager {
         uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
         uint64_t binds_ok, binds_failed;
         uint64_t binds_fenced;          /* not written: the lease had lapsed */
+        /* preemption (preemptor.c): NULL preemptor and pdbs with disablePreemption */
+        SchedNominator *nominator;
+        SchedPreemptor *preemptor;
+        SchedPDBs *pdbs;
+        KubeInformer *pdb_informer;
+        ExtenderPreempt *ext_preempt;   /* extenders with a preemptVerb, in policy order */
+        SchedPreemptExtender *preempt_hooks;
+        uint32_t n_preempt_hooks;
+        uint64_t preemptions, preemption_victims;
         SchedHistogram e2e, algorithm, bind;
 };
 
@@ -136,6 +147,22 @@ int informers_start(Manager *m);
 /* The cached objects extenders are sent (whole when extenders are configured). */
 json_t *informers_lookup_pod(void *userdata, const SchedPod *pod);
 json_t *informers_lookup_node(void *userdata, SchedStr name);
+
+/* The synced callback of every informer (manager_ready() counts them). */
+void informers_on_synced(KubeInformer *inf, void *userdata);
+
+/* preemptor.c: preemption after a failed decision, and the nominated pods. */
+int preemptor_init(Manager *m);
+int preemptor_start(Manager *m);
+void preemptor_free(Manager *m);
+/* Runs the preemption for pod; returns the node to nominate it to (0: none) after deleting
+ * the victims and clearing lower-priority nominations there. */
+SchedStr preemptor_run(Manager *m, SchedPod *pod);
+/* Nominates pod to node (status.nominatedNodeName and the nominator). */
+void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node);
+/* A pending pod was added or changed / a pod was bound, assumed or deleted. */
+void preemptor_pod_pending(Manager *m, SchedPod *pod);
+void preemptor_pod_gone(Manager *m, const char *uid);
 
 /* binder.c: the binding cycle of a pod assumed on node: its WaitForFirstConsumer claims
  * first (as upstream's VolumeBinding PreBind), then the pod, through a binding extender or

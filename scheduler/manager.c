@@ -59,8 +59,11 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                 buf_init(&msg, 64 * 1024);
                 (void) sched_algo_format_failure(m->algo, &msg);
                 klog_v(2, "unable to schedule %s/%s: %s", pod->namespace_, pod->name, buf_str(&msg));
+                SchedStr nominated = preemptor_run(m, pod);
                 events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", buf_str(&msg));
                 events_set_unschedulable(m, pod, buf_str(&msg));
+                if (nominated)
+                        preemptor_nominate(m, pod, nominated);
                 (void) sched_queue_failed(m->queue, pod->uid, true);
                 return;
         }
@@ -80,6 +83,7 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                 (void) sched_queue_failed(m->queue, pod->uid, false);
                 return;
         }
+        preemptor_pod_gone(m, pod->uid);
         binder_bind(m, pod, res.node);
         histogram_observe(&m->e2e, (double) (now_monotonic_usec() - t0) / 1e6);
 }
@@ -321,16 +325,13 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         _cleanup_free_ char *line = policy_effective_log_line(m->eff);
         if (line)
                 klog_info("%s", line);
-        for (size_t i = 0; i < m->eff->n_extenders; i++)
-                if (m->eff->extenders[i].preempt_verb)
-                        klog_warning("extender %s has a preemptVerb: preemption is not performed by this scheduler",
-                                     m->eff->extenders[i].url_prefix);
 
         m->strtab = sched_strtab_new(0, 0);
         m->cache = m->strtab ? sched_cache_new(m->strtab) : NULL;
         m->queue = sched_queue_new(queue_clock, m);
         if (!m->strtab || !m->cache || !m->queue)
                 return -ENOMEM;
+        sched_queue_set_backoff(m->queue, opts->initial_backoff_usec, opts->max_backoff_usec);
         r = sched_strtab_intern_str(m->strtab, opts->scheduler_name, &m->scheduler_name);
         if (r < 0)
                 return r;
@@ -385,6 +386,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                         return klog_error_errno(r, "too many extenders");
         }
 
+        if ((r = preemptor_init(m)) < 0)
+                return r;
+
         r = sd_event_add_defer(m->event, &m->defer, on_defer, m);
         if (r < 0)
                 return r;
@@ -400,6 +404,8 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
 int manager_start(Manager *m) {
         int r = informers_start(m);
         if (r < 0)
+                return r;
+        if ((r = preemptor_start(m)) < 0)
                 return r;
         if ((r = metrics_serve(m)) < 0)
                 return r;
@@ -442,6 +448,7 @@ Manager *manager_free(Manager *m) {
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);
+        preemptor_free(m);
         /* NULLed: volume writes cancelled below restore PVs from the informer if it lives */
         for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++)
                 m->objinf[k].inf = kube_informer_unref(m->objinf[k].inf);

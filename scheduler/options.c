@@ -22,6 +22,8 @@ void sched_options_init(SchedOptions *o) {
         *o = (SchedOptions) {
                 .percentage = 0,
                 .masters_schedulable = true,
+                .initial_backoff_usec = 1000000,
+                .max_backoff_usec = 10000000,
                 .port = 10251,
                 /* A scheduler issues a bind (and an Event) per pod: a client-side limit below
                  * the API server's own capacity would be what limits the cluster. */
@@ -448,6 +450,22 @@ int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Bu
                         return errf(err, -EINVAL, "percentageOfNodesToScore: %lld is outside 0..100", (long long) v);
                 o->percentage = (int32_t) v;
         }
+        o->disable_preemption = json_is_true(json_object_get(j, "disablePreemption"));
+        json_t *ib = json_object_get(j, "podInitialBackoffSeconds"), *mb = json_object_get(j, "podMaxBackoffSeconds");
+        if (json_is_integer(ib)) {
+                if (json_integer_value(ib) <= 0 || json_integer_value(ib) > 86400)
+                        return errf(err, -EINVAL, "podInitialBackoffSeconds: %lld must be within 1..86400",
+                                    (long long) json_integer_value(ib));
+                o->initial_backoff_usec = json_integer_value(ib) * 1000000;
+        }
+        if (json_is_integer(mb)) {
+                if (json_integer_value(mb) <= 0 || json_integer_value(mb) > 86400)
+                        return errf(err, -EINVAL, "podMaxBackoffSeconds: %lld must be within 1..86400",
+                                    (long long) json_integer_value(mb));
+                o->max_backoff_usec = json_integer_value(mb) * 1000000;
+        }
+        if (o->max_backoff_usec < o->initial_backoff_usec)
+                return errf(err, -EINVAL, "%s", "podMaxBackoffSeconds must not be less than podInitialBackoffSeconds");
         json_t *cc = json_object_get(j, "clientConnection");
         if (json_is_object(cc)) {
                 if ((r = check_fields(cc, "clientConnection", fc, ELEMENTSOF(fc), err)) < 0)

@@ -40,6 +40,8 @@ typedef struct SchedOptions {
         int port;                                       /* default 10251; 0 = no HTTP server */
         double qps;                                     /* clientConnection.qps; default 5000 */
         int burst;                                      /* default 10000 */
+        bool disable_preemption;                        /* disablePreemption */
+        int64_t initial_backoff_usec, max_backoff_usec; /* podInitialBackoffSeconds (1), podMaxBackoffSeconds (10) */
         /* set when given on the command line (they win over the files) */
         bool set_scheduler_name, set_leader_elect, set_policy_path, set_kubeconfig;
 } SchedOptions;

@@ -11,6 +11,8 @@
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/preemption.h"
+#include "scheduler/core/simulate.h"
 
 #define MAX_EXTENDERS 64
 #define MAX_HISTOGRAM 4096
@@ -60,6 +62,10 @@ struct SchedAlgo {
         /* other cluster objects (borrowed) and the per-decision plugin state */
         const SchedObjects *objects;
         SchedCycleState *state;
+        /* preemption: the last decision's SchedNodeStatus per node, the nominated pods */
+        uint8_t *status;
+        const SchedNominator *nominator;
+        SchedSim nom_sim;
 };
 
 SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_userdata) {
@@ -92,6 +98,8 @@ void sched_algo_free(SchedAlgo *a) {
         free(a->ext_reasons);
         free(a->names);
         free(a->ext_totals);
+        free(a->status);
+        sched_sim_done(&a->nom_sim);
         free(a->hist);
         free(a->plan);
         sched_cycle_state_free(a->state);
@@ -176,6 +184,10 @@ static int scratch_reserve(SchedAlgo *a, uint32_t n) {
         if (!et)
                 return -ENOMEM;
         a->ext_totals = et;
+        uint8_t *st = realloc(a->status, cap);
+        if (!st)
+                return -ENOMEM;
+        a->status = st;
         a->scratch_cap = cap;
         return 0;
 }
@@ -212,6 +224,38 @@ static bool run_predicates(const SchedAlgo *a, const SchedCycle *cy, const Sched
                                 break;
                 }
         return fits;
+}
+
+/* podPassesFiltersOnNode: first with the pods nominated to the node that have at least the
+ * pod's priority (their room is spoken for), then as it is. 1 passes, 0 fails, <0 error. */
+static int node_passes(SchedAlgo *a, const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+        if (a->nominator && sched_sim_has_nominated(a->nominator, cy, ni)) {
+                SchedCycle *mcy = (SchedCycle *) cy;
+                int r = sched_sim_add_nominated(&a->nom_sim, mcy, a->nominator, ni);
+                if (r < 0)
+                        return r;
+                bool ok = run_predicates(a, cy, &a->nom_sim.info, out);
+                if ((r = sched_sim_undo_nominated(&a->nom_sim, mcy)) < 0)
+                        return r;
+                if (!ok)
+                        return 0;
+        }
+        return run_predicates(a, cy, ni, out);
+}
+
+static uint8_t node_status(const SchedConfig *cfg, const SchedReasons *reasons) {
+        for (uint32_t k = 0; k < reasons->n; k++)
+                if (sched_reason_unresolvable(cfg, &reasons->r[k]))
+                        return SCHED_NODE_UNRESOLVABLE;
+        return SCHED_NODE_UNSCHEDULABLE;
+}
+
+void sched_algo_set_nominator(SchedAlgo *a, const SchedNominator *nominator) {
+        a->nominator = nominator;
+}
+
+const uint8_t *sched_algo_node_status(const SchedAlgo *a) {
+        return a->last_n_all ? a->status : NULL;
 }
 
 /* A per-extender intern of its rejection text, so reasons stay (code, id) pairs. */
@@ -377,6 +421,7 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
         int r = scratch_reserve(a, n_all);
         if (r < 0)
                 return r;
+        memset(a->status, SCHED_NODE_NOT_CHECKED, n_all);
 
         /* a pod that cannot fit anywhere (a conflicting or invalid project node selector):
          * every node reports why */
@@ -385,6 +430,7 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
                 hist_add(a, &reason);
                 if (a->n_hist == 1)
                         a->hist[0].count = n_all;
+                memset(a->status, SCHED_NODE_UNRESOLVABLE, n_all);
                 res.n_evaluated = n_all;
                 *ret = res;
                 return 0;
@@ -401,7 +447,9 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
                 hist_add(a, &reason);
                 if (a->n_hist == 1)
                         a->hist[0].count = n_all;
+                memset(a->status, SCHED_NODE_UNRESOLVABLE, n_all);
                 res.n_evaluated = n_all;
+                memset(a->status, SCHED_NODE_UNRESOLVABLE, n_all);
                 *ret = res;
                 return 0;
         }
@@ -421,12 +469,17 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
                 SchedNodeInfo *ni = nodes[idx];
                 reasons.n = 0;
                 processed++;
-                if (run_predicates(a, &cy, ni, &reasons)) {
+                r = node_passes(a, &cy, ni, &reasons);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
                         a->names[n_feasible] = ni->node->name;
                         a->feasible[n_feasible++] = ni;
-                } else
+                } else {
+                        a->status[idx] = node_status(a->cfg, &reasons);
                         for (uint32_t k = 0; k < reasons.n; k++)
                                 hist_add(a, &reasons.r[k]);
+                }
         }
         a->next_start = (start + processed) % n_all;
         res.n_evaluated = processed;

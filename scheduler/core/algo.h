@@ -128,6 +128,14 @@ int sched_algo_format_failure(const SchedAlgo *a, Buf *out);
  * 0, -E2BIG/-ENOMEM from the buffer. */
 int sched_algo_format_scores(const SchedAlgo *a, Buf *out);
 
+/* The pods nominated to nodes (preemption.h), borrowed until replaced; NULL: none. Filters
+ * count them on their node for pods of the same or a lower priority. */
+struct SchedNominator;
+void sched_algo_set_nominator(SchedAlgo *a, const struct SchedNominator *nominator);
+/* After a decision: SchedNodeStatus (preemption.h) per node of sched_cache_nodes(), for
+ * sched_preempt(); NULL before any decision on a cluster with nodes. */
+const uint8_t *sched_algo_node_status(const SchedAlgo *a);
+
 /* The next start index (for tests of the rotation). */
 uint32_t sched_algo_next_start(const SchedAlgo *a);
 

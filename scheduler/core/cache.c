@@ -546,3 +546,11 @@ bool sched_cache_has_pod(const SchedCache *c, const char *uid, bool *ret_assumed
                 *ret_assumed = cp && cp->assumed;
         return cp != NULL;
 }
+
+int sched_node_info_add_pod(SchedNodeInfo *ni, SchedPod *pod) {
+        return info_add_pod(ni, pod);
+}
+
+void sched_node_info_remove_pod(SchedNodeInfo *ni, SchedPod *pod) {
+        info_remove_pod(ni, pod);
+}

@@ -111,6 +111,13 @@ uint32_t sched_cache_n_pods(const SchedCache *c);
 uint64_t sched_cache_generation(const SchedCache *c);
 SchedStrtab *sched_cache_strtab(const SchedCache *c);
 
+/* Counts pod in / drops it from a node info's aggregates and pod list, for a copy of a node
+ * info that preemption's "what if" simulation owns (simulate.h); its arrays must be
+ * malloc'ed. Add returns 0, -ENOMEM; remove takes the last pod into the removed one's slot,
+ * as upstream's NodeInfo.RemovePod. */
+int sched_node_info_add_pod(SchedNodeInfo *ni, SchedPod *pod);
+void sched_node_info_remove_pod(SchedNodeInfo *ni, SchedPod *pod);
+
 #define SCHED_CACHE_MAX_NODES 100000
 #define SCHED_CACHE_MAX_PODS 2000000
 #define SCHED_CACHE_DEFAULT_ASSUMED_TTL_USEC (30LL * 1000000)

@@ -23,7 +23,7 @@ static void trim_containers(json_t *list) {
 }
 
 void sched_pod_json_trim(json_t *pod) {
-        static const char *const top[] = { "kind", "apiVersion", "status", NULL };
+        static const char *const top[] = { "kind", "apiVersion", NULL };
         static const char *const meta[] = { "generateName", "selfLink", "generation", "deletionGracePeriodSeconds",
                                             "finalizers", "clusterName", "managedFields", NULL };
         static const char *const spec_drop[] = { "dnsPolicy", "dnsConfig", "restartPolicy",
@@ -31,13 +31,27 @@ void sched_pod_json_trim(json_t *pod) {
                                                  "serviceAccount", "automountServiceAccountToken", "securityContext",
                                                  "imagePullSecrets", "hostname", "subdomain", "hostAliases",
                                                  "enableServiceLinks", "readinessGates", "shareProcessNamespace",
-                                                 "setHostnameAsFQDN", "preemptionPolicy", "priorityClassName",
+                                                 "setHostnameAsFQDN", "priorityClassName",
                                                  "runtimeClassName", NULL };
         static const char *const local_sources[] = { "secret", "configMap", "projected", "downwardAPI", "emptyDir",
                                                      NULL };
         if (!json_is_object(pod))
                 return;
         del_keys(pod, top);
+        /* preemption reads status.startTime and status.nominatedNodeName only */
+        json_t *st = json_object_get(pod, "status");
+        if (json_is_object(st)) {
+                json_t *keep = json_object();
+                if (keep) {
+                        json_t *x;
+                        if ((x = json_object_get(st, "startTime")))
+                                json_object_set(keep, "startTime", x);
+                        if ((x = json_object_get(st, "nominatedNodeName")))
+                                json_object_set(keep, "nominatedNodeName", x);
+                        json_object_set_new(pod, "status", keep);
+                } else
+                        json_object_del(pod, "status");
+        }
         del_keys(json_object_get(pod, "metadata"), meta);
         json_t *spec = json_object_get(pod, "spec");
         del_keys(spec, spec_drop);

@@ -562,6 +562,15 @@ int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
         if (rfc3339_parse(str_at(meta, "creationTimestamp"), &created) >= 0)
                 p->creation_usec = (int64_t) created;
         p->priority = (int32_t) json_integer_value(json_object_get(spec, "priority"));
+        json_t *status = json_object_get(obj, "status");
+        uint64_t started;
+        if (rfc3339_parse(str_at(status, "startTime"), &started) >= 0)
+                p->start_usec = (int64_t) started;
+        const char *pp = str_at(spec, "preemptionPolicy");
+        p->preempt_never = pp && strcmp(pp, "Never") == 0;
+        const char *nom = str_at(status, "nominatedNodeName");
+        if (nom && *nom && (r = intern(t, nom, &p->nominated_node)) < 0)
+                return r;
 
         size_t i;
         json_t *e;

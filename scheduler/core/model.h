@@ -151,6 +151,11 @@ typedef struct SchedPod {
         SchedStr node_name;             /* spec.nodeName; 0 = not bound */
         int32_t priority;               /* spec.priority, 0 when unset */
         int64_t creation_usec;          /* metadata.creationTimestamp */
+        /* preemption: status.startTime (0 when not started), status.nominatedNodeName (0 when
+         * none), spec.preemptionPolicy Never */
+        int64_t start_usec;
+        SchedStr nominated_node;
+        bool preempt_never;
         const char *resource_version;
 
         /* requests: sum over containers, max with each init container, plus overhead */

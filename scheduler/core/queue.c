@@ -45,6 +45,7 @@ struct SchedQueue {
         uint64_t seq;
         uint64_t cycle;                 /* incremented by every pop */
         uint64_t move_request_cycle;
+        int64_t initial_backoff, max_backoff;
 };
 
 static bool active_less(const QPod *a, const QPod *b) {
@@ -130,6 +131,8 @@ SchedQueue *sched_queue_new(SchedClockFn clock, void *userdata) {
                 return NULL;
         q->clock = clock;
         q->userdata = userdata;
+        q->initial_backoff = SCHED_QUEUE_INITIAL_BACKOFF_USEC;
+        q->max_backoff = SCHED_QUEUE_MAX_BACKOFF_USEC;
         q->by_uid = kube_map_new();
         if (!q->by_uid) {
                 free(q);
@@ -206,12 +209,17 @@ static int to_unschedulable(SchedQueue *q, QPod *p) {
         return 0;
 }
 
-/* 1 s doubling per attempt, capped at 10 s. */
-static int64_t backoff_duration(uint32_t attempts) {
-        int64_t d = SCHED_QUEUE_INITIAL_BACKOFF_USEC;
-        for (uint32_t i = 1; i < attempts && d < SCHED_QUEUE_MAX_BACKOFF_USEC; i++)
+/* podInitialBackoffSeconds doubling per attempt, capped at podMaxBackoffSeconds. */
+static int64_t backoff_duration(const SchedQueue *q, uint32_t attempts) {
+        int64_t d = q->initial_backoff;
+        for (uint32_t i = 1; i < attempts && d < q->max_backoff; i++)
                 d *= 2;
-        return MIN(d, SCHED_QUEUE_MAX_BACKOFF_USEC);
+        return MIN(d, q->max_backoff);
+}
+
+void sched_queue_set_backoff(SchedQueue *q, int64_t initial_usec, int64_t max_usec) {
+        q->initial_backoff = initial_usec > 0 ? initial_usec : SCHED_QUEUE_INITIAL_BACKOFF_USEC;
+        q->max_backoff = max_usec >= q->initial_backoff ? max_usec : q->initial_backoff;
 }
 
 /* Leaves unschedulable: back to backoff while its backoff runs, else to active. */
@@ -339,7 +347,7 @@ int sched_queue_failed(SchedQueue *q, const char *uid, bool unschedulable) {
         int64_t t = now(q);
         p->timestamp = t;
         p->seq = q->seq++;
-        p->backoff_expiry = t + backoff_duration(p->attempts);
+        p->backoff_expiry = t + backoff_duration(q, p->attempts);
         int r;
         if (unschedulable && q->move_request_cycle < p->cycle)
                 r = to_unschedulable(q, p);

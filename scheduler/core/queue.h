@@ -5,7 +5,8 @@
  *    (a new pod enters at its creation time, so after a restart the oldest goes first; a pod
  *    coming back enters at the time it came back);
  *  - backoff: pods that failed recently, released to active when their backoff expires
- *    (1 s, doubling per attempt, at most 10 s);
+ *    (podInitialBackoffSeconds, default 1 s, doubling per attempt, at most
+ *    podMaxBackoffSeconds, default 10 s);
  *  - unschedulable: pods no node fitted; they stay until something relevant changes
  *    (sched_queue_move_all(): a node added or changed, a pod removed), or for at most 60 s,
  *    and then go to backoff or active depending on whether their backoff has expired.
@@ -54,6 +55,9 @@ int sched_queue_done(SchedQueue *q, const char *uid);
  * bind). Goes to unschedulable, or to backoff for errors and when a move request arrived
  * during the attempt. Returns 0, -ENOENT. */
 int sched_queue_failed(SchedQueue *q, const char *uid, bool unschedulable);
+
+/* podInitialBackoffSeconds / podMaxBackoffSeconds (defaults 1 s and 10 s, as upstream). */
+void sched_queue_set_backoff(SchedQueue *q, int64_t initial_usec, int64_t max_usec);
 
 /* Something that may make unschedulable pods fit happened: move them all on. */
 void sched_queue_move_all(SchedQueue *q);

@@ -290,11 +290,15 @@ static void test_trim_pod(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(kept); i++)
                 assert_true(json_equal(kube_obj_path(full, kept[i]), kube_obj_path(trimmed, kept[i])));
         /* and the bulk is gone */
-        static const char *const gone[] = { "status", "kind", "metadata.managedFields", "metadata.finalizers",
+        static const char *const gone[] = { "status.phase", "status.conditions", "kind", "metadata.managedFields", "metadata.finalizers",
                                             "metadata.selfLink", "spec.dnsPolicy", "spec.securityContext",
                                             "spec.serviceAccountName", "spec.hostAliases" };
         for (size_t i = 0; i < ELEMENTSOF(gone); i++)
                 assert_null(kube_obj_path(trimmed, gone[i]));
+        /* what preemption reads stays: the start time and the preemption policy */
+        assert_string_equal(json_string_value(kube_obj_path(trimmed, "status.startTime")), "2026-11-21T08:00:00Z");
+        assert_int_equal(json_object_size(kube_obj_path(trimmed, "status")), 1);
+        assert_non_null(kube_obj_path(trimmed, "spec.preemptionPolicy"));
         json_t *c = json_array_get(kube_obj_path(trimmed, "spec.containers"), 0);
         assert_int_equal(json_object_size(c), 4);       /* name, image, ports, resources */
         assert_true(json_equal(json_object_get(c, "resources"),

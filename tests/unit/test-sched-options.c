@@ -173,6 +173,34 @@ static void test_yaml_types(void **state) {
         assert_int_equal(sched_yaml_to_json(dup, strlen(dup), &j, &err), -EINVAL);
 }
 
+/* disablePreemption and the queue's backoff, as v1.20's KubeSchedulerConfiguration has them. */
+static void test_preemption_and_backoff(void **state) {
+        SchedOptions o;
+        sched_options_init(&o);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_false(o.disable_preemption);
+        assert_int_equal(o.initial_backoff_usec, 1000000);
+        assert_int_equal(o.max_backoff_usec, 10000000);
+        static const char cfg[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                  "kind: KubeSchedulerConfiguration\n"
+                                  "disablePreemption: true\n"
+                                  "podInitialBackoffSeconds: 2\n"
+                                  "podMaxBackoffSeconds: 30\n";
+        assert_int_equal(sched_options_apply_config(&o, cfg, strlen(cfg), &err), 0);
+        assert_true(o.disable_preemption);
+        assert_int_equal(o.initial_backoff_usec, 2000000);
+        assert_int_equal(o.max_backoff_usec, 30000000);
+        sched_options_done(&o);
+        sched_options_init(&o);
+        static const char bad[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                  "kind: KubeSchedulerConfiguration\n"
+                                  "podInitialBackoffSeconds: 20\n"
+                                  "podMaxBackoffSeconds: 10\n";
+        assert_int_equal(sched_options_apply_config(&o, bad, strlen(bad), &err), -EINVAL);
+        sched_options_done(&o);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rendered),
@@ -180,6 +208,7 @@ int main(void) {
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_yaml_types),
                 cmocka_unit_test(test_load_defaults),
+                cmocka_unit_test(test_preemption_and_backoff),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,6 +105,20 @@ static void test_backoff(void **state) {
         assert_int_equal(sched_queue_next_wakeup(f->q), INT64_MAX);
 }
 
+/* podInitialBackoffSeconds 2, podMaxBackoffSeconds 5: 2, 4, 5, 5. */
+static void test_backoff_configured(void **state) {
+        Fx *f = *state;
+        sched_queue_set_backoff(f->q, 2 * SEC, 5 * SEC);
+        add(f, "p", 0, "1970-01-01T00:00:01Z");
+        int64_t want[] = { 2, 4, 5, 5 };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                assert_string_equal(pop(f), "p");
+                assert_int_equal(sched_queue_failed(f->q, uid("p"), false), 0);
+                assert_int_equal(sched_queue_next_wakeup(f->q), f->now + want[i] * SEC);
+                f->now += want[i] * SEC;
+        }
+}
+
 static void test_unschedulable_moves(void **state) {
         Fx *f = *state;
         add(f, "p", 0, "1970-01-01T00:00:01Z");
@@ -212,6 +226,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_order, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_backoff, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_backoff_configured, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unschedulable_moves, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_move_during_attempt_and_timeout, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delete_and_update, setup, teardown),

@@ -92,6 +92,58 @@ static int interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
         return 0;
 }
 
+/* PreFilterExtensions (updateWithPod): the state as if e were added to (delta 1) or removed
+ * from (-1) ni. A pair that drops to zero counts as absent, as upstream deletes it. */
+static int interpod_update(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni, int64_t delta) {
+        SchedCycleState *x = cy->state;
+        const SchedPod *pod = cy->pod;
+        const SchedPodRelations *pe = pod->rel, *xe = e->rel;
+        const SchedNode *node = ni->node;
+        int r;
+        for (uint32_t t = 0; xe && t < xe->n_anti_affinity; t++) {
+                const SchedAffinityTerm *term = &xe->anti_affinity[t];
+                const SchedLabel *l = node_label(node, term->topology_key);
+                if (l && sched_pod_matches_term(pod, term)) {
+                        if ((r = topo_add(&x->existing_anti, topo_pair(l->key, l->value), delta)) < 0)
+                                return r;
+                        if (delta > 0)
+                                x->ipa_active = true;
+                }
+        }
+        if (!pe)
+                return 0;
+        if (pod_matches_all(e, pe->affinity, pe->n_affinity))
+                for (uint32_t t = 0; t < pe->n_affinity; t++) {
+                        const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
+                        if (l && (r = topo_add(&x->affinity, topo_pair(l->key, l->value), delta)) < 0)
+                                return r;
+                }
+        for (uint32_t t = 0; t < pe->n_anti_affinity; t++) {
+                const SchedAffinityTerm *term = &pe->anti_affinity[t];
+                const SchedLabel *l = node_label(node, term->topology_key);
+                if (l && sched_pod_matches_term(e, term) &&
+                    (r = topo_add(&x->anti, topo_pair(l->key, l->value), delta)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int interpod_add_pod(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni) {
+        return interpod_update(cy, e, ni, 1);
+}
+
+static int interpod_remove_pod(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni) {
+        return interpod_update(cy, e, ni, -1);
+}
+
+/* Whether any pair counts (entries at zero are what removals leave behind). */
+static bool topo_any(const TopoMap *m) {
+        for (uint32_t i = 0; m->count && i < m->n_slots; i++)
+                if (m->e[i].key && m->e[i].count != 0)
+                        return true;
+        return false;
+}
+
 static bool interpod_needed(const SchedCycle *cy, const SchedPredicate *p) {
         return cy->state->ipa_active;
 }
@@ -117,7 +169,7 @@ static bool interpod_filter(const SchedCycle *cy, const SchedPredicate *p, const
                                 exist = false;
                 }
                 /* the first of a series of pods with affinity to each other may go anywhere */
-                if (!exist && !(x->affinity.count == 0 && pod_matches_all(cy->pod, pe->affinity, pe->n_affinity))) {
+                if (!exist && !(!topo_any(&x->affinity) && pod_matches_all(cy->pod, pe->affinity, pe->n_affinity))) {
                         text_reason(out, xc->r_affinity);
                         text_reason(out, xc->r_aff_rules);
                         return false;
@@ -234,6 +286,8 @@ static void interpod_normalize(int64_t *scores, uint32_t n) {
 const SchedPredicatePlugin sched_pred_match_inter_pod_affinity = {
         .id = POLICY_PRED_MATCH_INTER_POD_AFFINITY,
         .prepare = interpod_prepare,
+        .add_pod = interpod_add_pod,
+        .remove_pod = interpod_remove_pod,
         .needed = interpod_needed,
         .filter = interpod_filter,
 };

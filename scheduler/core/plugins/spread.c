@@ -98,6 +98,48 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
         return 0;
 }
 
+/* The smallest count among the pairs of constraint k's key. */
+static void spread_min_update(SchedCycleState *x, const SchedPodRelations *pe, uint32_t k) {
+        int64_t min = INT32_MAX;
+        SchedStr key = pe->spread[k].topology_key;
+        for (uint32_t s = 0; s < x->spread.n_slots; s++) {
+                const TopoEntry *e = &x->spread.e[s];
+                if (e->key && (SchedStr) ((e->key - 1) >> 32) == key && e->count < min)
+                        min = e->count;
+        }
+        x->spread_min[k] = min;
+}
+
+/* PreFilterExtensions (updateWithPod): e counts on ni's pairs when same namespace, ni carries
+ * every DoNotSchedule key and e matches the constraint. v1.20 keeps the two smallest pairs
+ * incrementally (criticalPaths); here the smallest is recomputed over the key's pairs. */
+static int spread_update(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni, int64_t delta) {
+        SchedCycleState *x = cy->state;
+        const SchedPodRelations *pe = cy->pod->rel;
+        const SchedNode *n = ni->node;
+        if (!x->spread_active || !pe || !n || e->ns != cy->pod->ns || !has_all_keys(n, pe->spread, pe->n_spread, false))
+                return 0;
+        for (uint32_t k = 0; k < pe->n_spread; k++) {
+                const SchedSpreadConstraint *c = &pe->spread[k];
+                if (c->schedule_anyway || !sched_selector_matches(&c->selector, e->labels, e->n_labels))
+                        continue;
+                const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
+                int r = topo_add(&x->spread, topo_pair(l->key, l->value), delta);
+                if (r < 0)
+                        return r;
+                spread_min_update(x, pe, k);
+        }
+        return 0;
+}
+
+static int spread_add_pod(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni) {
+        return spread_update(cy, e, ni, 1);
+}
+
+static int spread_remove_pod(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni) {
+        return spread_update(cy, e, ni, -1);
+}
+
 static bool spread_needed(const SchedCycle *cy, const SchedPredicate *p) {
         return cy->state->spread_active;
 }
@@ -128,6 +170,8 @@ static bool spread_filter(const SchedCycle *cy, const SchedPredicate *p, const S
 const SchedPredicatePlugin sched_pred_even_pods_spread = {
         .id = POLICY_PRED_EVEN_PODS_SPREAD,
         .prepare = spread_prepare,
+        .add_pod = spread_add_pod,
+        .remove_pod = spread_remove_pod,
         .needed = spread_needed,
         .filter = spread_filter,
 };

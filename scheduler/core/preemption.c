@@ -1,0 +1,626 @@
+/* Preemption and nominated pods (preemption.h), after upstream v1.20's
+ * pkg/scheduler/framework/plugins/defaultpreemption. */
+#include "scheduler/core/preemption.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "scheduler/core/cycle-state.h"
+#include "scheduler/core/json-util.h"
+#include "scheduler/core/plugin.h"
+#include "scheduler/core/pod-relations.h"
+#include "scheduler/core/selector.h"
+#include "scheduler/core/simulate.h"
+
+#define MAX_PREEMPT_EXTENDERS 64
+
+static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem) {
+        if (need <= *cap)
+                return 0;
+        uint32_t n = *cap ? *cap : 16;
+        while (n < need) {
+                if (n > UINT32_MAX / 2)
+                        return -E2BIG;
+                n *= 2;
+        }
+        void *q = reallocarray(*p, n, elem);
+        if (!q)
+                return -ENOMEM;
+        *p = q;
+        *cap = n;
+        return 0;
+}
+
+/* ---- PodDisruptionBudgets ---- */
+
+typedef struct PDB {
+        char *ns, *name;
+        SchedStr ns_id;
+        SchedSelector selector;
+        int32_t allowed;                /* status.disruptionsAllowed */
+        const char **disrupted;         /* status.disruptedPods' names */
+        uint32_t n_disrupted;
+        SchedArena arena;
+} PDB;
+
+struct SchedPDBs {
+        SchedStrtab *strtab;
+        PDB *items;
+        uint32_t n, cap;
+};
+
+SchedPDBs *sched_pdbs_new(SchedStrtab *t) {
+        SchedPDBs *p = calloc(1, sizeof(*p));
+        if (p)
+                p->strtab = t;
+        return p;
+}
+
+static void pdb_done(PDB *b) {
+        free(b->ns);
+        free(b->name);
+        sched_arena_free(&b->arena);
+}
+
+void sched_pdbs_free(SchedPDBs *p) {
+        if (!p)
+                return;
+        for (uint32_t i = 0; i < p->n; i++)
+                pdb_done(&p->items[i]);
+        free(p->items);
+        free(p);
+}
+
+uint32_t sched_pdbs_count(const SchedPDBs *p) {
+        return p->n;
+}
+
+static int64_t pdb_find(const SchedPDBs *p, const char *ns, const char *name) {
+        for (uint32_t i = 0; i < p->n; i++)
+                if (strcmp(p->items[i].ns, ns) == 0 && strcmp(p->items[i].name, name) == 0)
+                        return i;
+        return -1;
+}
+
+int sched_pdbs_remove(SchedPDBs *p, const char *ns, const char *name) {
+        int64_t i = pdb_find(p, ns, name);
+        if (i < 0)
+                return -ENOENT;
+        pdb_done(&p->items[i]);
+        p->items[i] = p->items[--p->n];
+        return 0;
+}
+
+int sched_pdbs_put(SchedPDBs *p, const json_t *obj) {
+        json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec"),
+               *status = json_object_get(obj, "status");
+        const char *ns = str_at(meta, "namespace"), *name = str_at(meta, "name");
+        if (!name || !*name)
+                return -EINVAL;
+        if (!ns || !*ns)
+                ns = "default";
+        PDB b = { .allowed = (int32_t) json_integer_value(json_object_get(status, "disruptionsAllowed")) };
+        int r = -ENOMEM;
+        b.ns = strdup(ns);
+        b.name = strdup(name);
+        if (!b.ns || !b.name)
+                goto fail;
+        if ((r = sched_strtab_intern_str(p->strtab, ns, &b.ns_id)) < 0 ||
+            (r = sched_selector_from_json(p->strtab, &b.arena, json_object_get(spec, "selector"), &b.selector)) < 0)
+                goto fail;
+        json_t *dp = json_object_get(status, "disruptedPods");
+        size_t nd = json_object_size(dp);
+        if (nd > SCHED_JSON_MAX_ITEMS) {
+                r = -E2BIG;
+                goto fail;
+        }
+        if (nd) {
+                r = -ENOMEM;
+                b.disrupted = sched_arena_alloc(&b.arena, nd * sizeof(char *));
+                if (!b.disrupted)
+                        goto fail;
+                const char *k;
+                json_t *v;
+                json_object_foreach(dp, k, v) {
+                        if (!(b.disrupted[b.n_disrupted] = sched_arena_strndup(&b.arena, k, strlen(k))))
+                                goto fail;
+                        b.n_disrupted++;
+                }
+        }
+        int64_t i = pdb_find(p, ns, name);
+        if (i >= 0) {
+                pdb_done(&p->items[i]);
+                p->items[i] = b;
+                return 0;
+        }
+        if ((r = grow_array((void **) &p->items, &p->cap, p->n + 1, sizeof(PDB))) < 0)
+                goto fail;
+        p->items[p->n++] = b;
+        return 0;
+fail:
+        pdb_done(&b);
+        return r;
+}
+
+static bool pdb_disrupted(const PDB *b, const char *pod_name) {
+        for (uint32_t i = 0; i < b->n_disrupted; i++)
+                if (strcmp(b->disrupted[i], pod_name) == 0)
+                        return true;
+        return false;
+}
+
+/* ---- reasons ---- */
+
+bool sched_reason_unresolvable(const SchedConfig *cfg, const SchedReason *r) {
+        const SchedKnownStrings *k = cfg->known;
+        switch (r->code) {
+        case SCHED_REASON_PORTS:
+        case SCHED_REASON_TOO_MANY_PODS:
+        case SCHED_REASON_INSUFFICIENT:
+                return false;
+        case SCHED_REASON_TEXT:
+                /* VolumeZone and VolumeBinding conflicts, the pod's own affinity rules, a spread
+                 * constraint's missing key; disk conflicts, volume limits, anti-affinity, skew,
+                 * service affinity and extenders' texts may be resolved */
+                return r->a == k->r_zone_conflict || r->a == k->r_bind_conflict || r->a == k->r_node_conflict ||
+                       r->a == k->r_immediate || r->a == k->r_aff_rules || r->a == k->r_spread_label;
+        default:
+                /* node selector/affinity, host name, unschedulable, taints, labels presence,
+                 * node conditions */
+                return true;
+        }
+}
+
+/* ---- the preemptor ---- */
+
+struct SchedPreemptor {
+        const SchedConfig *cfg;
+        const struct SchedObjects *objects;
+        const SchedPreemptExtender *extenders;
+        uint32_t n_extenders;
+        int32_t min_percentage, min_absolute;
+        SchedCycleState *state;
+        SchedSim sim, nom_sim;
+        SchedNodeInfo **potential;
+        uint32_t potential_cap;
+        SchedPod **removed;             /* the node's potential victims */
+        bool *violating, *in_state;     /* per removed pod: violates a PDB; back in the state */
+        uint32_t removed_cap, violating_cap, in_state_cap;
+        uint32_t *idx;                  /* pick()'s survivors */
+        uint32_t idx_cap;
+        int32_t *allowed;
+        uint32_t allowed_cap;
+        SchedCandidate *cands;
+        uint32_t cands_cap;
+        size_t *cand_off;               /* each candidate's first victim in pool */
+        uint32_t cand_off_cap;
+        SchedPod **pool;
+        uint32_t pool_cap;
+        SchedPod **result;
+        uint32_t result_cap;
+};
+
+SchedPreemptor *sched_preemptor_new(const SchedConfig *cfg) {
+        SchedPreemptor *p = calloc(1, sizeof(*p));
+        if (!p)
+                return NULL;
+        p->cfg = cfg;
+        p->min_percentage = 10;
+        p->min_absolute = 100;
+        p->state = sched_cycle_state_new();
+        if (!p->state) {
+                free(p);
+                return NULL;
+        }
+        return p;
+}
+
+void sched_preemptor_free(SchedPreemptor *p) {
+        if (!p)
+                return;
+        sched_cycle_state_free(p->state);
+        sched_sim_done(&p->sim);
+        sched_sim_done(&p->nom_sim);
+        free(p->potential);
+        free(p->removed);
+        free(p->violating);
+        free(p->in_state);
+        free(p->idx);
+        free(p->allowed);
+        free(p->cands);
+        free(p->cand_off);
+        free(p->pool);
+        free(p->result);
+        free(p);
+}
+
+void sched_preemptor_set_objects(SchedPreemptor *p, const struct SchedObjects *objects) {
+        p->objects = objects;
+}
+
+int sched_preemptor_set_extenders(SchedPreemptor *p, const SchedPreemptExtender *x, uint32_t n) {
+        if (n > MAX_PREEMPT_EXTENDERS)
+                return -E2BIG;
+        p->extenders = x;
+        p->n_extenders = n;
+        return 0;
+}
+
+void sched_preemptor_set_limits(SchedPreemptor *p, int32_t percentage, int32_t absolute) {
+        p->min_percentage = percentage;
+        p->min_absolute = absolute;
+}
+
+uint32_t sched_preempt_num_candidates(int32_t percentage, int32_t absolute, uint32_t n) {
+        int64_t k = (int64_t) n * percentage / 100;
+        if (k < absolute)
+                k = absolute;
+        if (k > n)
+                k = n;
+        return (uint32_t) (k < 0 ? 0 : k);
+}
+
+/* PodPassesFiltersOnNode: with the pods nominated to the node of at least the pod's
+ * priority, then (when there were any and the pod passed) without them. */
+static int passes(SchedPreemptor *p, SchedCycle *cy, const SchedNominator *nom, const SchedNodeInfo *ni) {
+        if (sched_sim_has_nominated(nom, cy, ni)) {
+                int r = sched_sim_add_nominated(&p->nom_sim, cy, nom, ni);
+                if (r < 0)
+                        return r;
+                bool ok = sched_sim_filters(cy, &p->nom_sim.info, NULL);
+                if ((r = sched_sim_undo_nominated(&p->nom_sim, cy)) < 0)
+                        return r;
+                if (!ok)
+                        return 0;
+        }
+        return sched_sim_filters(cy, ni, NULL);
+}
+
+static int64_t start_time(const SchedPod *x, int64_t now) {
+        return x->start_usec ? x->start_usec : now;
+}
+
+/* util.MoreImportantPod: higher priority, then the earlier start. */
+static bool more_important(const SchedPod *a, const SchedPod *b, int64_t now) {
+        if (a->priority != b->priority)
+                return a->priority > b->priority;
+        return start_time(a, now) < start_time(b, now);
+}
+
+/* filterPodsWithPDBViolation over the sorted victims: violating[i]. */
+static int mark_violations(SchedPreemptor *p, const SchedPDBs *pdbs, uint32_t n) {
+        int r = grow_array((void **) &p->violating, &p->violating_cap, n ? n : 1, sizeof(bool));
+        if (r < 0)
+                return r;
+        memset(p->violating, 0, n * sizeof(bool));
+        if (!pdbs || pdbs->n == 0)
+                return 0;
+        if ((r = grow_array((void **) &p->allowed, &p->allowed_cap, pdbs->n, sizeof(int32_t))) < 0)
+                return r;
+        for (uint32_t i = 0; i < pdbs->n; i++)
+                p->allowed[i] = pdbs->items[i].allowed;
+        for (uint32_t v = 0; v < n; v++) {
+                const SchedPod *x = p->removed[v];
+                if (x->n_labels == 0)
+                        continue;
+                for (uint32_t i = 0; i < pdbs->n; i++) {
+                        const PDB *b = &pdbs->items[i];
+                        if (b->ns_id != x->ns || sched_selector_empty(&b->selector) ||
+                            !sched_selector_matches(&b->selector, x->labels, x->n_labels) ||
+                            pdb_disrupted(b, x->name))
+                                continue;
+                        if (--p->allowed[i] < 0)
+                                p->violating[v] = true;
+                }
+        }
+        return 0;
+}
+
+static int pool_push(SchedPreemptor *p, size_t *n_pool, SchedPod *x) {
+        if (*n_pool >= UINT32_MAX)
+                return -E2BIG;
+        int r = grow_array((void **) &p->pool, &p->pool_cap, (uint32_t) *n_pool + 1, sizeof(SchedPod *));
+        if (r < 0)
+                return r;
+        p->pool[(*n_pool)++] = x;
+        return 0;
+}
+
+/* selectVictimsOnNode. Returns 1 with the victims appended to the pool (*ret_pdb violations),
+ * 0 when the node cannot be made to fit, <0 on error. The cycle state is restored. */
+static int select_victims(SchedPreemptor *p, SchedCycle *cy, const SchedNominator *nom, const SchedPDBs *pdbs,
+                          const SchedNodeInfo *ni, int64_t now, size_t *n_pool, uint32_t *ret_pdb) {
+        int r = sched_sim_load(&p->sim, ni);
+        if (r < 0)
+                return r;
+        SchedNodeInfo *si = &p->sim.info;
+        size_t start = *n_pool;
+        uint32_t n = 0;
+        if ((r = grow_array((void **) &p->removed, &p->removed_cap, ni->n_pods ? ni->n_pods : 1,
+                            sizeof(SchedPod *))) < 0 ||
+            (r = grow_array((void **) &p->in_state, &p->in_state_cap, ni->n_pods ? ni->n_pods : 1, sizeof(bool))) < 0)
+                return r;
+        /* every lower-priority pod out: from here on, each pod not back in the state at the
+         * end is put back into it (the node copy is thrown away) */
+        for (uint32_t i = 0; i < ni->n_pods; i++) {
+                SchedPod *x = ni->pods[i];
+                if (x->priority >= cy->pod->priority)
+                        continue;
+                p->removed[n] = x;
+                p->in_state[n] = true;
+                n++;
+                if ((r = sched_sim_remove_pod(&p->sim, cy, x)) < 0)
+                        goto restore;
+                p->in_state[n - 1] = false;
+        }
+        if (n == 0)
+                return 0;
+        uint32_t n_viol = 0;
+        int fit = passes(p, cy, nom, si);
+        if (fit <= 0) {
+                r = fit;
+                goto restore;
+        }
+        /* stable insertion sort, most important first (upstream's sort.Slice sorts short lists
+         * by insertion too) */
+        for (uint32_t i = 1; i < n; i++) {
+                SchedPod *x = p->removed[i];
+                uint32_t j = i;
+                while (j > 0 && more_important(x, p->removed[j - 1], now)) {
+                        p->removed[j] = p->removed[j - 1];
+                        j--;
+                }
+                p->removed[j] = x;
+        }
+        if ((r = mark_violations(p, pdbs, n)) < 0)
+                goto restore;
+        /* reprieve: the PDB-violating ones first, then the others, most important first */
+        for (int pass = 0; pass < 2; pass++)
+                for (uint32_t i = 0; i < n; i++) {
+                        if (p->violating[i] != (pass == 0))
+                                continue;
+                        SchedPod *x = p->removed[i];
+                        if ((r = sched_sim_add_pod(&p->sim, cy, x)) < 0)
+                                goto restore;
+                        p->in_state[i] = true;
+                        int ok = passes(p, cy, nom, si);
+                        if (ok < 0) {
+                                r = ok;
+                                goto restore;
+                        }
+                        if (ok)
+                                continue; /* reprieved */
+                        p->in_state[i] = false;
+                        if ((r = sched_sim_remove_pod(&p->sim, cy, x)) < 0 || (r = pool_push(p, n_pool, x)) < 0)
+                                goto restore;
+                        n_viol += pass == 0;
+                }
+        *ret_pdb = n_viol;
+        r = 1;
+restore:
+        for (uint32_t i = 0; i < n; i++)
+                if (!p->in_state[i]) {
+                        int q = sched_cycle_add_pod(cy, p->removed[i], ni);
+                        if (q < 0 && r >= 0)
+                                r = q;
+                }
+        if (r <= 0)
+                *n_pool = start;
+        return r;
+}
+
+static int32_t first_priority(const SchedCandidate *c) {
+        return c->victims[0]->priority;
+}
+
+/* GetEarliestPodStartTime: the earliest start among the highest-priority victims. */
+static int64_t earliest_start(const SchedCandidate *c, int64_t now) {
+        int64_t t = start_time(c->victims[0], now);
+        int32_t maxp = c->victims[0]->priority;
+        for (uint32_t i = 0; i < c->n_victims; i++) {
+                const SchedPod *x = c->victims[i];
+                if (x->priority == maxp) {
+                        if (start_time(x, now) < t)
+                                t = start_time(x, now);
+                } else if (x->priority > maxp) {
+                        maxp = x->priority;
+                        t = start_time(x, now);
+                }
+        }
+        return t;
+}
+
+/* pickOneNodeForPreemption over c[0..n); idx has room for n. */
+static uint32_t pick(const SchedCandidate *c, uint32_t n, uint32_t *idx, int64_t now) {
+        if (n == 1)
+                return 0;
+        /* each criterion keeps the minima of the previous survivors, in order */
+        uint32_t m = n, k = 0;
+        for (uint32_t i = 0; i < n; i++)
+                idx[i] = i;
+        for (int crit = 0; crit < 4 && m > 1; crit++) {
+                int64_t best = INT64_MAX;
+                for (uint32_t i = 0; i < m; i++) {
+                        const SchedCandidate *x = &c[idx[i]];
+                        int64_t v;
+                        switch (crit) {
+                        case 0:
+                                v = x->n_pdb_violations;
+                                break;
+                        case 1:
+                                v = first_priority(x);
+                                break;
+                        case 2:
+                                v = 0;
+                                for (uint32_t j = 0; j < x->n_victims; j++)
+                                        v += (int64_t) x->victims[j]->priority + 2147483648LL;
+                                break;
+                        default:
+                                v = x->n_victims;
+                        }
+                        if (v < best) {
+                                best = v;
+                                k = 0;
+                        }
+                        if (v == best)
+                                idx[k++] = idx[i];
+                }
+                m = k;
+        }
+        uint32_t chosen = idx[0];
+        int64_t latest = earliest_start(&c[chosen], now);
+        for (uint32_t i = 1; i < m; i++) {
+                int64_t t = earliest_start(&c[idx[i]], now);
+                if (t > latest) {
+                        latest = t;
+                        chosen = idx[i];
+                }
+        }
+        return chosen;
+}
+
+static int find_node_index(SchedNodeInfo *const *nodes, uint32_t n, SchedStr name) {
+        for (uint32_t i = 0; i < n; i++)
+                if (nodes[i]->node && nodes[i]->node->name == name)
+                        return (int) i;
+        return -1;
+}
+
+static bool eligible(const SchedPod *pod, const SchedNominator *nom, const SchedCache *cache,
+                     SchedNodeInfo *const *nodes, uint32_t n_all, const uint8_t *status) {
+        if (pod->preempt_never)
+                return false;
+        SchedStr nn = pod->nominated_node ? pod->nominated_node : nom ? sched_nominator_node_of(nom, pod->uid) : 0;
+        if (!nn)
+                return true;
+        int i = find_node_index(nodes, n_all, nn);
+        if (i >= 0 && status && status[i] == SCHED_NODE_UNRESOLVABLE)
+                return true;
+        const SchedNodeInfo *ni = sched_cache_node_by_name(cache, nn);
+        if (!ni)
+                return true;
+        for (uint32_t k = 0; k < ni->n_pods; k++) {
+                const SchedPod *x = ni->pods[k];
+                if (x->rel && x->rel->deleting && x->priority < pod->priority)
+                        return false;
+        }
+        return true;
+}
+
+int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom, const SchedPDBs *pdbs,
+                  const SchedPod *pod, const uint8_t *status, uint32_t offset, int64_t now_usec,
+                  SchedPreemption *ret) {
+        *ret = (SchedPreemption) {};
+        uint32_t n_all;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
+        if (!eligible(pod, nom, cache, nodes, n_all, status)) {
+                ret->not_eligible = true;
+                return 0;
+        }
+        if (n_all == 0)
+                return 0;
+        int r = grow_array((void **) &p->potential, &p->potential_cap, n_all, sizeof(*p->potential));
+        if (r < 0)
+                return r;
+        uint32_t n_pot = 0;
+        for (uint32_t i = 0; i < n_all; i++)
+                if (nodes[i]->node && !(status && status[i] == SCHED_NODE_UNRESOLVABLE))
+                        p->potential[n_pot++] = nodes[i];
+        ret->n_potential = n_pot;
+        if (n_pot == 0) {
+                ret->clear_nomination = true;
+                return 0;
+        }
+
+        const SchedRequest *rq = &pod->req;
+        SchedCycle cy = {
+                .cfg = p->cfg,
+                .cache = cache,
+                .strtab = p->cfg->strtab,
+                .pod = pod,
+                .n_all_nodes = n_all,
+                .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
+                .objects = p->objects,
+                .state = p->state,
+        };
+        if ((r = sched_cycle_prepare(&cy, nodes, n_all)) < 0)
+                return r;
+
+        uint32_t want = sched_preempt_num_candidates(p->min_percentage, p->min_absolute, n_pot);
+        if ((r = grow_array((void **) &p->cands, &p->cands_cap, 2 * want, sizeof(SchedCandidate))) < 0 ||
+            (r = grow_array((void **) &p->cand_off, &p->cand_off_cap, 2 * want, sizeof(size_t))) < 0)
+                return r;
+        /* non-violating candidates in cands[0..want), violating ones in cands[want..2 want) */
+        uint32_t n_nv = 0, n_v = 0;
+        size_t n_pool = 0;
+        for (uint32_t i = 0; i < n_pot; i++) {
+                const SchedNodeInfo *ni = p->potential[(offset % n_pot + i) % n_pot];
+                size_t at = n_pool;
+                uint32_t n_pdb = 0;
+                r = select_victims(p, &cy, nom, pdbs, ni, now_usec, &n_pool, &n_pdb);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        continue;
+                uint32_t slot;
+                if (n_pdb == 0 && n_nv < want)
+                        slot = n_nv++;
+                else if (n_pdb > 0 && n_v < want)
+                        slot = want + n_v++;
+                else
+                        continue;
+                p->cands[slot] = (SchedCandidate) { .node = ni->node->name, .n_victims = (uint32_t) (n_pool - at),
+                                                    .n_pdb_violations = n_pdb };
+                p->cand_off[slot] = at;
+                if (n_nv > 0 && n_nv + n_v >= want)
+                        break;
+        }
+        /* nonViolating ++ violating, victims pointing into the (now stable) pool */
+        memmove(&p->cands[n_nv], &p->cands[want], n_v * sizeof(SchedCandidate));
+        memmove(&p->cand_off[n_nv], &p->cand_off[want], n_v * sizeof(size_t));
+        uint32_t n_c = n_nv + n_v;
+        for (uint32_t i = 0; i < n_c; i++)
+                p->cands[i].victims = p->pool + p->cand_off[i];
+        ret->n_candidates = n_c;
+        if (n_c == 0)
+                return 0;
+
+        for (uint32_t e = 0; e < p->n_extenders && n_c > 0; e++) {
+                const SchedPreemptExtender *x = &p->extenders[e];
+                uint32_t n = n_c;
+                r = x->process(x->userdata, pod, p->cands, &n);
+                if (r < 0) {
+                        if (x->ignorable)
+                                continue;
+                        return r;
+                }
+                n_c = MIN(n, n_c);
+        }
+        /* an extender may leave a node without victims: nothing to compare it by but the
+         * order, as upstream would index an empty list */
+        uint32_t n_ok = 0;
+        for (uint32_t i = 0; i < n_c; i++)
+                if (p->cands[i].n_victims > 0)
+                        p->cands[n_ok++] = p->cands[i];
+        if (n_ok == 0) {
+                if (n_c == 0)
+                        return 0;
+                ret->node = p->cands[0].node;
+                return 0;
+        }
+        if ((r = grow_array((void **) &p->idx, &p->idx_cap, n_ok, sizeof(uint32_t))) < 0)
+                return r;
+        uint32_t best = pick(p->cands, n_ok, p->idx, now_usec);
+        const SchedCandidate *c = &p->cands[best];
+        if ((r = grow_array((void **) &p->result, &p->result_cap, c->n_victims, sizeof(SchedPod *))) < 0)
+                return r;
+        memcpy(p->result, c->victims, c->n_victims * sizeof(SchedPod *));
+        ret->node = c->node;
+        ret->victims = p->result;
+        ret->n_victims = c->n_victims;
+        ret->n_pdb_violations = c->n_pdb_violations;
+        return 0;
+}

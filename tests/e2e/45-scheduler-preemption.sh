@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Preemption and pod priority end to end on simulated nodes: policy-scheduler runs as a host
+# process under its own schedulerName against three 2-cpu nodesim nodes.
+#   (a) PriorityClasses reach spec.priority through the API server's Priority admission: a
+#       user class (value 10) and system-cluster-critical (2000000000);
+#   (b) a Deployment of low-priority pods fills every node (two 900m pods each);
+#   (c) a system-cluster-critical pod asking 1500m fits nowhere: it is nominated to one node
+#       (status.nominatedNodeName), both Deployment pods there are deleted with a
+#       "Preempted" event naming it, and it is bound to that node;
+#   (d) the Deployment's replacement pods do not take the freed room (the nomination keeps
+#       it) and stay Pending with FailedScheduling in upstream's words
+#       ("0/3 nodes are available: 3 Insufficient cpu."), PodScheduled=False/Unschedulable;
+#   (e) a pod with preemptionPolicy: Never and a high priority preempts nothing;
+#   (f) with an extender that has a preemptVerb (nodeCacheCapable), the scheduler sends it
+#       the candidates and their victims by uid and keeps what it answers: it keeps pe-2
+#       only, so a system-node-critical pod is nominated there and pe-2's pods are its victims.
+# Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
+cd "$ROOT" || exit 1
+BIN_DIR=${BIN_DIR:-build/default/bin}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+: "${CLUSTER_DIR:?run under tools/with-cluster}"
+T=$(mktemp -d)
+NS=sched-preempt
+SCHED=preempt-scheduler
+NODES=(pe-0 pe-1 pe-2)
+NS_PID=
+SCHED_PID=
+EXT_PID=
+LOG="$CLUSTER_DIR/logs/policy-scheduler-preemption.log"
+
+# Later scripts share this plane: nothing of this one may stay behind.
+cleanup() {
+  stop_pid "$SCHED_PID"
+  stop_pid "$EXT_PID"
+  stop_pid "$NS_PID"
+  rm -f "$CLUSTER_DIR/pids/nodesim-preempt.pid"
+  {
+    kubectl delete namespace "$NS" --ignore-not-found --wait=false
+    kubectl delete priorityclass preempt-low preempt-high --ignore-not-found
+    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
+    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
+  } >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+
+"$BIN_DIR/nodesim" --nodes 3 --name-prefix pe --cpu 2 --memory 8Gi \
+  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-preempt.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-preempt.log" 2>&1 &
+NS_PID=$!
+wait_for "nodesim registers three 2-cpu nodes" 30 nodes_ready "${NODES[@]}"
+
+cat > "$T/policy.json" <<JSON
+{
+  "kind": "Policy", "apiVersion": "v1",
+  "predicates": [{"name": "GeneralPredicates"}, {"name": "PodToleratesNodeTaints"}],
+  "priorities": [{"name": "LeastRequestedPriority", "weight": 1}]
+}
+JSON
+PORT=$(free_port)
+"$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
+  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" -v 2 \
+  >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
+kubectl create namespace "$NS" >/dev/null
+
+# ---- (a) priority classes
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: preempt-low}
+value: 10
+description: "preemption e2e: the Deployment's pods"
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: preempt-high}
+value: 1000000
+preemptionPolicy: Never
+description: "preemption e2e: high, but never preempts"
+YAML
+check "system-cluster-critical and system-node-critical exist on the plane" \
+  kubectl get priorityclass system-cluster-critical system-node-critical
+
+# ---- (b) the Deployment fills the nodes
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: filler, namespace: $NS}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: filler}}
+  template:
+    metadata: {labels: {app: filler}}
+    spec:
+      schedulerName: $SCHED
+      priorityClassName: preempt-low
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {name: app, image: preempt-filler, resources: {requests: {cpu: 900m, memory: 64Mi}}}
+YAML
+bound_count() { kubectl -n "$NS" get pods -l app=filler -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .; }
+all_filler_bound() { [ "$(bound_count)" -eq 6 ]; }
+wait_for "the Deployment's six 900m pods are bound, two per node" 60 all_filler_bound
+check_eq "two filler pods on each node" "2 2 2" \
+  "$(kubectl -n "$NS" get pods -l app=filler -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | sort | uniq -c | awk '{printf "%s%s", sep, $1; sep=" "}')"
+check_eq "the user class's value is each filler pod's spec.priority (Priority admission)" "10" \
+  "$(kubectl -n "$NS" get pods -l app=filler -o jsonpath='{range .items[*]}{.spec.priority}{"\n"}{end}' | sort -u)"
+kubectl -n "$NS" get pods -l app=filler -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.spec.nodeName}{"\n"}{end}' > "$T/before"
+
+# ---- (e) first: preemptionPolicy Never preempts nothing
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: never, namespace: $NS}
+spec:
+  schedulerName: $SCHED
+  priorityClassName: preempt-high
+  containers:
+  - {name: app, image: preempt-never, resources: {requests: {cpu: 1500m, memory: 64Mi}}}
+YAML
+never_unschedulable() {
+  [ "$(kubectl -n "$NS" get pod never -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable ]
+}
+wait_for "the preemptionPolicy: Never pod is reported Unschedulable" 30 never_unschedulable
+sleep 2
+check_eq "it is not nominated anywhere" "" "$(kubectl -n "$NS" get pod never -o jsonpath='{.status.nominatedNodeName}')"
+check "and no filler pod was preempted for it" all_filler_bound
+check_eq "its priority comes from its class, preemptionPolicy too" "1000000 Never" \
+  "$(kubectl -n "$NS" get pod never -o jsonpath='{.spec.priority} {.spec.preemptionPolicy}')"
+kubectl -n "$NS" delete pod never --grace-period=0 --force >/dev/null 2>&1
+
+# ---- (c) the critical pod
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: critical, namespace: $NS}
+spec:
+  schedulerName: $SCHED
+  priorityClassName: system-cluster-critical
+  containers:
+  - {name: app, image: preempt-critical, resources: {requests: {cpu: 1500m, memory: 64Mi}}}
+YAML
+check_eq "system-cluster-critical gives spec.priority 2000000000" "2000000000" \
+  "$(kubectl -n "$NS" get pod critical -o jsonpath='{.spec.priority}')"
+critical_bound() { [ -n "$(kubectl -n "$NS" get pod critical -o jsonpath='{.spec.nodeName}')" ]; }
+wait_for "the critical pod is bound" 60 critical_bound
+NODE=$(kubectl -n "$NS" get pod critical -o jsonpath='{.spec.nodeName}')
+check_eq "it was nominated to the node it is bound to" "$NODE" \
+  "$(kubectl -n "$NS" get pod critical -o jsonpath='{.status.nominatedNodeName}')"
+VICTIMS=$(awk -v n="$NODE" '$2 == n { print $1 }' "$T/before" | sort)
+gone() { for v in $VICTIMS; do kubectl -n "$NS" get pod "$v" >/dev/null 2>&1 && return 1; done; return 0; }
+check "both filler pods that were on $NODE are gone" gone
+preempted_events() {
+  kubectl -n "$NS" get events --field-selector reason=Preempted -o jsonpath='{range .items[*]}{.regarding.name}{.involvedObject.name}{" "}{.note}{.message}{"\n"}{end}' | sort
+}
+want_events=$(for v in $VICTIMS; do echo "$v Preempted by $NS/critical on node $NODE"; done)
+wait_for "each victim has a Preempted event naming the preemptor" 20 bash -c "[ \"\$(kubectl -n $NS get events --field-selector reason=Preempted -o name | wc -l)\" -ge 2 ]"
+check_eq "the Preempted events" "$want_events" "$(preempted_events)"
+check_eq "no filler pod on another node was touched" \
+  "$(awk -v n="$NODE" '$2 != n' "$T/before" | sort)" \
+  "$(kubectl -n "$NS" get pods -l app=filler -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.spec.nodeName}{"\n"}{end}' | awk '$2 != ""' | sort)"
+
+# ---- (d) the replacements stay Pending
+pending_replacements() {
+  [ "$(kubectl -n "$NS" get pods -l app=filler --field-selector spec.nodeName= -o name | wc -l)" -eq 2 ] || return 1
+  local p
+  for p in $(kubectl -n "$NS" get pods -l app=filler --field-selector spec.nodeName= -o name); do
+    [ "$(kubectl -n "$NS" get "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable ] || return 1
+  done
+}
+wait_for "the Deployment's two replacements are Pending and Unschedulable" 30 pending_replacements
+sleep 3
+check "they are still Pending a few seconds later" pending_replacements
+msgs=$(for p in $(kubectl -n "$NS" get pods -l app=filler --field-selector spec.nodeName= -o name); do
+  kubectl -n "$NS" get "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}'; done | sort -u)
+check_eq "their message is upstream's" "0/3 nodes are available: 3 Insufficient cpu." "$msgs"
+check_match "FailedScheduling events say the same" "0/3 nodes are available: 3 Insufficient cpu." \
+  "$(kubectl -n "$NS" get events --field-selector reason=FailedScheduling -o jsonpath='{range .items[*]}{.note}{.message}{"\n"}{end}')"
+check_eq "the critical pod is alone on $NODE" "critical" \
+  "$(kubectl -n "$NS" get pods --field-selector spec.nodeName="$NODE" -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}')"
+
+# ---- (f) an extender narrows the candidates
+stop_pid "$SCHED_PID"
+SCHED_PID=
+EXT_PORT=$(free_port)
+cat > "$T/extender.py" <<'PY'
+import json, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+port, log = int(sys.argv[1]), sys.argv[2]
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with open(log, "a") as f:
+            f.write(json.dumps({"path": self.path, "nodes": sorted((args.get("nodeNameToMetaVictims") or {}).keys()),
+                                "whole": "nodeNameToVictims" in args}) + "\n")
+        m = args.get("nodeNameToMetaVictims") or {}
+        out = {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
+        body = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+PY
+python3 "$T/extender.py" "$EXT_PORT" "$T/extender.log" 2>> "$CLUSTER_DIR/logs/extender-preempt.log" &
+EXT_PID=$!
+wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+cat > "$T/policy-ext.json" <<JSON
+{
+  "kind": "Policy", "apiVersion": "v1",
+  "predicates": [{"name": "GeneralPredicates"}, {"name": "PodToleratesNodeTaints"}],
+  "priorities": [{"name": "LeastRequestedPriority", "weight": 1}],
+  "extenders": [{"urlPrefix": "http://127.0.0.1:$EXT_PORT", "preemptVerb": "preempt",
+                 "nodeCacheCapable": true, "weight": 1}]
+}
+JSON
+"$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy-ext.json" \
+  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" -v 2 \
+  >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler with the preempting extender becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
+ON_PE2=$(kubectl -n "$NS" get pods --field-selector spec.nodeName=pe-2 -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | sort)
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: critical2, namespace: $NS}
+spec:
+  schedulerName: $SCHED
+  priorityClassName: system-node-critical
+  containers:
+  - {name: app, image: preempt-critical, resources: {requests: {cpu: 1500m, memory: 64Mi}}}
+YAML
+critical2_bound() { [ -n "$(kubectl -n "$NS" get pod critical2 -o jsonpath='{.spec.nodeName}')" ]; }
+wait_for "the system-node-critical pod is bound" 60 critical2_bound
+check_eq "it went where the extender left the only candidate" "pe-2 pe-2" \
+  "$(kubectl -n "$NS" get pod critical2 -o jsonpath='{.status.nominatedNodeName} {.spec.nodeName}')"
+check_eq "the extender was asked once, by uid, with every node where preemption helps" \
+  '{"path": "/preempt", "nodes": ["pe-0", "pe-1", "pe-2"], "whole": false}' "$(cat "$T/extender.log")"
+check_eq "pe-2's pods were its victims" "$ON_PE2" \
+  "$(kubectl -n "$NS" get events --field-selector reason=Preempted -o json | jq -r '.items[] | select((.note // .message) | test("critical2")) | .regarding.name // .involvedObject.name' | sort)"
+stop_pid "$EXT_PID"
+
+finish

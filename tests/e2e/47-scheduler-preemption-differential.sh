@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Differential test of preemption against upstream kube-scheduler v1.20: three simulated
+# 4-cpu nodes (tests/data/sched-preempt-diff/nodes.json) and, per scenario, existing pods
+# bound by name (spec.nodeName, priorities from PriorityClasses), PodDisruptionBudgets, and
+# then preemptors created one at a time, each waited for until the scheduler reports it
+# unschedulable (and, when it nominates it, until it is bound). Each scheduler in turn runs
+# every scenario under its own name; per preemptor the nominated node, the node it is bound
+# to and its victims (the pods deleted for it), and per scenario the Preempted and
+# FailedScheduling events (each distinct message once) and where every pod ended up, must
+# be identical. The scenarios (one
+# directory each, `steps` in the small language below, the expected victims derived in its
+# comments) cover a single node, each of v1.20's node-choice criteria in turn (PDB violations,
+# highest victim priority, sum of priorities, number of victims, latest start), a PDB that
+# must be violated and one that can be respected, victims of several priorities (reprieve
+# order), inter-pod anti-affinity that only a victim's removal satisfies, preemptionPolicy
+# Never, and a nominated pod keeping its room from a lower-priority pod that arrives later.
+#
+# Upstream draws the offset where its candidate search starts at random and breaks a full
+# tie (criterion 6) by Go map order: every scenario has fewer than 100 candidate nodes (so
+# every potential node is evaluated whatever the offset) and no full tie.
+#
+# steps:
+#   pod NAME NODE CLASS CPU [LABELS|-] [hold]   a pod bound to NODE (hold: a finalizer keeps
+#                                               it terminating until `release`)
+#   pdb NAME SELECTOR MIN_AVAILABLE             a policy/v1beta1 PodDisruptionBudget, waited
+#                                               for until the disruption controller counted it
+#   sleep N                                     (start times are whole seconds)
+#   preemptor NAME CLASS CPU host=N|hosts=A,B [anti=K=V]
+#   release                                     drop the finalizers
+#   settle NAME                                 wait until NAME is bound (or 20 s); record it
+# Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
+cd "$ROOT" || exit 1
+BIN_DIR=${BIN_DIR:-build/default/bin}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. tests/cluster/lib.sh
+K8S_BIN=$(k8s_bin_dir)
+DATA=tests/data/sched-preempt-diff
+T=$(mktemp -d)
+NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
+NS_PID=
+SCHED_PID=
+ONLY=${PREEMPT_DIFF_ONLY:-}
+
+cleanup() {
+  stop_pid "$SCHED_PID"
+  stop_pid "$NS_PID"
+  rm -f "$CLUSTER_DIR/pids/nodesim-pdiff.pid"
+  {
+    for ns in $(kubectl get ns -o name | grep '^namespace/pd-' | cut -d/ -f2); do
+      kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}'
+      kubectl delete ns "$ns" --wait=false
+    done
+    kubectl delete -f "$DATA/classes.yaml" --ignore-not-found
+    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
+    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
+  } >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
+  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-pdiff.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-pdiff.log" 2>&1 &
+NS_PID=$!
+wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
+check "the scenarios' PriorityClasses are created (one at -2^31, one with preemptionPolicy Never)" \
+  kubectl apply -f "$DATA/classes.yaml"
+
+start_scheduler() { # WHO LOG
+  local who=$1 log=$2 port i
+  port=$(free_port)
+  if [ "$who" = upstream ]; then
+    "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$DATA/policy.json" \
+      --scheduler-name pd-upstream --leader-elect=false --address 127.0.0.1 --port "$port" \
+      --secure-port 0 --kube-api-qps 1000 --kube-api-burst 1000 -v 5 > "$log" 2>&1 &
+  else
+    "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$DATA/policy.json" \
+      --scheduler-name pd-ours --leader-elect=false --bind-address 127.0.0.1 --port "$port" \
+      -v 5 > "$log" 2>&1 &
+  fi
+  SCHED_PID=$!
+  for i in $(seq 1 150); do
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0
+    kill -0 "$SCHED_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "$who scheduler did not come up" >&2
+  tail -20 "$log" >&2
+  return 1
+}
+
+# The documents are written with all metadata on one line so they stay readable here.
+pod_doc() { # NS NAME NODE CLASS CPU LABELS HOLD
+  local meta="name: $2, namespace: $1"
+  [ "${6:--}" != - ] && meta="$meta, labels: {${6/=/: }}"
+  [ "${7:-}" = hold ] && meta="$meta, finalizers: [example.com/hold]"
+  printf 'apiVersion: v1\nkind: Pod\nmetadata: {%s}\nspec:\n  nodeName: %s\n  priorityClassName: %s\n  terminationGracePeriodSeconds: 0\n  containers:\n  - {name: app, image: pdiff/app, resources: {requests: {cpu: "%s", memory: 64Mi}}}\n' \
+    "$meta" "$3" "$4" "$5"
+}
+
+preemptor_doc() { # NS NAME CLASS CPU SCHED WHERE [ANTI]
+  local where=$6 anti=${7:-} aff
+  if [[ $where == host=* ]]; then
+    aff="nodeSelector: {kubernetes.io/hostname: ${where#host=}}"
+  else
+    aff="affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [${where#hosts=}]}]}]}}}"
+  fi
+  printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: %s}\nspec:\n  schedulerName: %s\n  priorityClassName: %s\n  terminationGracePeriodSeconds: 0\n  %s\n' \
+    "$2" "$1" "$5" "$3" "$aff"
+  if [ -n "$anti" ]; then
+    local k=${anti#anti=}
+    printf '  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {%s: %s}}, topologyKey: kubernetes.io/hostname}]}}\n' \
+      "${k%%=*}" "${k#*=}"
+  fi
+  printf '  containers:\n  - {name: app, image: pdiff/app, resources: {requests: {cpu: "%s", memory: 64Mi}}}\n' "$4"
+}
+
+running() { [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.status.startTime}' 2>/dev/null)" ]; }
+pdb_counted() { [ -n "$(kubectl -n "$1" get pdb "$2" -o jsonpath='{.status.observedGeneration}' 2>/dev/null)" ] &&
+  [ "$(kubectl -n "$1" get pdb "$2" -o jsonpath='{.status.expectedPods}')" -ge 1 ] 2>/dev/null; }
+# the pods alive (no deletionTimestamp), one name a line
+alive() { kubectl -n "$1" get pods -o json | jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name' | sort; }
+failed() { [ "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')" = False ] ||
+  [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}')" ]; }
+is_bound() { [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}')" ]; }
+
+run_round() { # SCENARIO WHO
+  local sc=$1 who=$2 ns="pd-${1%%-*}-$2" out="$T/$1-$2.out" log="$CLUSTER_DIR/logs/sched-pdiff-$1-$2.log"
+  local verb a b c d e f before i nom node
+  : > "$out"
+  kubectl create namespace "$ns" >/dev/null || return 1
+  start_scheduler "$who" "$log" || return 1
+  while read -r verb a b c d e f; do
+    case $verb in
+    ''|'#'*) continue ;;
+    pod)
+      pod_doc "$ns" "$a" "$b" "$c" "$d" "${e:--}" "${f:-}" | kubectl create -f - >/dev/null || echo "pod $a: create failed" >> "$out"
+      for i in $(seq 1 100); do running "$ns" "$a" && break; sleep 0.2; done ;;
+    pdb)
+      printf 'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: %s, namespace: %s}\nspec: {minAvailable: %s, selector: {matchLabels: {%s: %s}}}\n' \
+        "$a" "$ns" "$c" "${b%%=*}" "${b#*=}" | kubectl create -f - >/dev/null || echo "pdb $a: create failed" >> "$out"
+      for i in $(seq 1 100); do pdb_counted "$ns" "$a" && break; sleep 0.2; done
+      echo "pdb $a allows $(kubectl -n "$ns" get pdb "$a" -o jsonpath='{.status.disruptionsAllowed}')" >> "$out" ;;
+    sleep) sleep "$a" ;;
+    preemptor)
+      before=$(alive "$ns")
+      preemptor_doc "$ns" "$a" "$b" "$c" "pd-$who" "$d" "${e:-}" | kubectl create -f - >/dev/null || { echo "preemptor $a: create failed" >> "$out"; continue; }
+      for i in $(seq 1 150); do failed "$ns" "$a" && break; sleep 0.2; done
+      sleep 2
+      nom=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.status.nominatedNodeName}')
+      if [ -n "$nom" ]; then for i in $(seq 1 25); do is_bound "$ns" "$a" && break; sleep 0.2; done; fi
+      node=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.spec.nodeName}')
+      echo "preemptor $a: nominated=${nom:--} bound=${node:--}" >> "$out"
+      echo "preemptor $a: victims=$(comm -23 <(echo "$before") <(alive "$ns") | paste -sd, -)" >> "$out" ;;
+    release)
+      kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null ;;
+    settle)
+      for i in $(seq 1 100); do is_bound "$ns" "$a" && break; sleep 0.2; done
+      echo "settled $a: bound=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.spec.nodeName}') nominated=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.status.nominatedNodeName}')" >> "$out" ;;
+    *) echo "unknown step: $verb" >> "$out" ;;
+    esac
+  done < "$DATA/$sc/steps"
+  sleep 1
+  # (a pod bound at its first retry may have had its PodScheduled=False overwritten
+  # already: the Events keep every message)
+  kubectl -n "$ns" get events -o json |
+    jq -r --arg ns "$ns" '.items[] | select(.reason == "Preempted" or .reason == "FailedScheduling") |
+      "event \(.reason) \(.regarding.name // .involvedObject.name): \(.note // .message | gsub($ns; "NS"))"' | sort -u >> "$out"
+  kubectl -n "$ns" get pods -o json |
+    jq -r '.items[] | "final \(.metadata.name) \(.spec.nodeName // "-")\(if .metadata.deletionTimestamp then " deleting" else "" end)"' | sort >> "$out"
+  stop_pid "$SCHED_PID"
+  SCHED_PID=
+  kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
+  kubectl -n "$ns" delete pods --all --grace-period=0 --force >/dev/null 2>&1
+  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
+  for i in $(seq 1 150); do
+    [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ] && break
+    sleep 0.2
+  done
+  return 0
+}
+
+for dir in "$DATA"/[0-9]*/; do
+  sc=$(basename "$dir")
+  [ -n "$ONLY" ] && [[ $sc != *$ONLY* ]] && continue
+  for who in upstream ours; do
+    check "$sc: run by $who" run_round "$sc" "$who"
+  done
+  check_eq "$sc: same nominations, victims, messages, events and placements" "" \
+    "$(diff "$T/$sc-upstream.out" "$T/$sc-ours.out" | grep '^[<>]' | sed 's/^</upstream:/; s/^>/ours:    /')"
+  check_eq "$sc: every step ran" "" "$(grep -h 'create failed\|unknown step' "$T/$sc"-*.out)"
+  sed 's/^/# /' "$T/$sc-ours.out"
+done
+
+finish

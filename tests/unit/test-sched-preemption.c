@@ -1,0 +1,368 @@
+/* Preemption on the pure core (scheduler/core/preemption.h): eligibility, the nodes where
+ * removing pods may help, victims and their reprieve order, PodDisruptionBudgets, the choice
+ * of node by each of v1.20's criteria in turn, inter-pod anti-affinity that only a victim's
+ * removal satisfies, nominated pods protecting their room, and the candidate limit. Each
+ * expected victim list is derived in a comment from v1.20's rules
+ * (defaultpreemption.selectVictimsOnNode and pickOneNodeForPreemption). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/preemption.h"
+#include "scheduler/core/testlib.h"
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+        SchedConfig *cfg;
+        SchedAlgo *a;
+        SchedPreemptor *p;
+        SchedNominator *nom;
+        SchedPDBs *pdbs;
+        SchedPreemption res;
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        f->nom = sched_nominator_new();
+        f->pdbs = sched_pdbs_new(f->t);
+        TlPolicy pol;
+        tl_policy_init(&pol, false);
+        tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        tl_policy_pred(&pol, POLICY_PRED_POD_TOLERATES_NODE_TAINTS, NULL, NULL);
+        tl_policy_pred(&pol, POLICY_PRED_MATCH_INTER_POD_AFFINITY, NULL, NULL);
+        tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        if (sched_config_new(f->t, &pol.eff, &o, &f->cfg, &err) < 0)
+                fail_msg("config: %s", buf_str(&err));
+        f->a = sched_algo_new(f->cfg, NULL, NULL);
+        f->p = sched_preemptor_new(f->cfg);
+        assert_non_null(f->a);
+        assert_non_null(f->p);
+        sched_algo_set_nominator(f->a, f->nom);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_preemptor_free(f->p);
+        sched_algo_free(f->a);
+        sched_config_free(f->cfg);
+        sched_cache_free(f->c);
+        sched_nominator_free(f->nom);
+        sched_pdbs_free(f->pdbs);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+static void node(Fx *f, const char *name, const char *cpu, const char *meta, const char *spec) {
+        SchedNode *n = tl_node(f->t, name, cpu, "64Gi", 110, meta, spec, "");
+        assert_non_null(n);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+}
+
+/* A bound pod: name, node, cpu, priority, start time in seconds (0: none), extra meta. */
+static void bound(Fx *f, const char *name, const char *on, const char *cpu, int prio, int64_t start_s,
+                  const char *meta) {
+        char spec[256];
+        snprintf(spec, sizeof spec, "'nodeName':'%s','priority':%d", on, prio);
+        SchedPod *p = tl_pod(f->t, name, cpu, "", spec, meta);
+        assert_non_null(p);
+        p->start_usec = start_s * 1000000;
+        assert_int_equal(sched_cache_add_pod(f->c, p), 0);
+        sched_pod_unref(p);
+}
+
+static SchedPod *pending(Fx *f, const char *name, const char *cpu, int prio, const char *extra_spec) {
+        char spec[1024];
+        snprintf(spec, sizeof spec, "'priority':%d%s%s", prio, *extra_spec ? "," : "", extra_spec);
+        SchedPod *p = tl_pod(f->t, name, cpu, "", spec, "");
+        assert_non_null(p);
+        return p;
+}
+
+/* Schedules pod (it must fit nowhere), then preempts; returns the chosen node or NULL. */
+static const char *preempt(Fx *f, SchedPod *pod) {
+        SchedResult r;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
+        assert_int_equal(r.node, 0);
+        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 0,
+                                       1000 * 1000000LL, &f->res),
+                         0);
+        return f->res.node ? sched_strtab_get(f->t, f->res.node) : NULL;
+}
+
+/* The victims' names, comma-separated, in the order returned. */
+static const char *victims(Fx *f) {
+        static char buf[512];
+        buf[0] = 0;
+        for (uint32_t i = 0; i < f->res.n_victims; i++) {
+                strcat(buf, i ? "," : "");
+                strcat(buf, f->res.victims[i]->name);
+        }
+        return buf;
+}
+
+/* One 4-cpu node: a (prio 1, 1 cpu), b (prio 2, 1 cpu), c (prio 3, 2 cpu); the preemptor
+ * (prio 10) asks 2 cpu. All three removed, 4 cpu are free: it fits. Reprieve, most important
+ * first: c (2 + 2 = 4 <= 4) stays; b (2 + 1 + 2 = 5) is a victim; a (2 + 1 + 2 = 5) is a
+ * victim. Victims in reprieve order: b, a. */
+static void test_single_node_reprieve(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "4", "", "");
+        bound(f, "a", "n1", "1", 1, 10, "");
+        bound(f, "b", "n1", "1", 2, 10, "");
+        bound(f, "c", "n1", "2", 3, 10, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 10, "");
+        assert_string_equal(preempt(f, pod), "n1");
+        assert_string_equal(victims(f), "b,a");
+        assert_int_equal(f->res.n_pdb_violations, 0);
+}
+
+/* A node whose failure no removal resolves (a NoSchedule taint: UnschedulableAndUnresolvable;
+ * it has room, so the taint is the reason its filters give) is no candidate; with only such nodes the pod's nomination is to be cleared. Pods of the
+ * same or higher priority are never victims. */
+static void test_unresolvable_and_equal_priority(void **state) {
+        Fx *f = *state;
+        node(f, "tainted", "4", "", "'taints':[{'key':'k','value':'v','effect':'NoSchedule'}]");
+        node(f, "n1", "4", "", "");
+        bound(f, "t1", "tainted", "1", 1, 10, "");
+        bound(f, "same", "n1", "4", 10, 10, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 10, "");
+        assert_null(preempt(f, pod));
+        assert_int_equal(f->res.n_potential, 1);      /* n1 only */
+        assert_int_equal(f->res.n_candidates, 0);     /* n1 has no lower-priority pod */
+
+        Fx *g = f;
+        bound(g, "low", "n1", "1", 1, 10, "");
+        sched_cache_remove_pod(g->c, "uid-same");
+        bound(g, "same2", "n1", "2", 10, 10, "");
+        /* n1: same2 (prio 10, 2 cpu) stays; low (1 cpu) must go: 2 + 1 + 2 > 4 */
+        assert_string_equal(preempt(g, pod), "n1");
+        assert_string_equal(victims(g), "low");
+}
+
+static void test_never_and_terminating(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "2", "", "");
+        bound(f, "low", "n1", "2", 1, 10, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *never = pending(f, "never", "2", 10, "'preemptionPolicy':'Never'");
+        assert_null(preempt(f, never));
+        assert_true(f->res.not_eligible);
+        /* nominated to n1 where a lower-priority pod is still terminating: wait for it */
+        SchedPod *gone = tl_pod(f->t, "gone", "1", "", "'nodeName':'n1','priority':1",
+                                "'deletionTimestamp':'2021-01-01T00:00:00Z'");
+        assert_non_null(gone);
+        assert_int_equal(sched_cache_add_pod(f->c, gone), 0);
+        sched_pod_unref(gone);
+        _cleanup_(sched_pod_unrefp) SchedPod *nominated = pending(f, "nom", "2", 10, "");
+        assert_int_equal(sched_nominator_set(f->nom, nominated, sched_strtab_lookup(f->t, "n1", 2)), 0);
+        assert_null(preempt(f, nominated));
+        assert_true(f->res.not_eligible);
+}
+
+/* Node choice, each criterion deciding in turn between two nodes of 2 cpu; the preemptor
+ * asks 2 cpu with priority 100. */
+static void test_pick_fewest_pdb_violations(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "2", "", "");
+        node(f, "n2", "2", "", "");
+        /* n1's pod is guarded by a PDB allowing no disruption; n2's priority is higher but
+         * violates nothing: n2 (criterion 1 before 2) */
+        bound(f, "guarded", "n1", "2", 1, 10, "'labels':{'app':'db'}");
+        bound(f, "free", "n2", "2", 50, 10, "'labels':{'app':'web'}");
+        json_t *pdb = tl_json("{'metadata':{'name':'db','namespace':'default'},'spec':{'selector':"
+                              "{'matchLabels':{'app':'db'}}},'status':{'disruptionsAllowed':0}}");
+        assert_int_equal(sched_pdbs_put(f->pdbs, pdb), 0);
+        json_decref(pdb);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 100, "");
+        assert_string_equal(preempt(f, pod), "n2");
+        assert_string_equal(victims(f), "free");
+        assert_int_equal(f->res.n_pdb_violations, 0);
+        /* with only n1 left, the PDB must be violated */
+        sched_cache_remove_node(f->c, sched_strtab_lookup(f->t, "n2", 2));
+        assert_string_equal(preempt(f, pod), "n1");
+        assert_int_equal(f->res.n_pdb_violations, 1);
+}
+
+static void test_pick_criteria(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 100, "");
+        /* 2. lowest highest-victim priority: n1's victim has 5, n2's 3 -> n2 */
+        node(f, "n1", "2", "", "");
+        node(f, "n2", "2", "", "");
+        bound(f, "a5", "n1", "2", 5, 10, "");
+        bound(f, "b3", "n2", "1", 3, 10, "");
+        bound(f, "c3", "n2", "1", 3, 10, "");
+        assert_string_equal(preempt(f, pod), "n2");
+        /* 3. same highest (3), lowest sum: n1 gets 3 + 1, n2 has 3 + 3 -> n1 */
+        sched_cache_remove_pod(f->c, "uid-a5");
+        bound(f, "a3", "n1", "1", 3, 10, "");
+        bound(f, "a1", "n1", "1", 1, 10, "");
+        assert_string_equal(preempt(f, pod), "n1");
+        assert_string_equal(victims(f), "a3,a1");
+}
+
+/* Criterion 4: every priority counts + 2^31 in the sum, so a victim at -2^31 adds nothing:
+ * n1 {1e9} and n2 {1e9, -2^31} tie on the highest priority and on the sum; n1 has fewer
+ * victims. */
+static void test_pick_fewest_victims(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "4", "", "");
+        node(f, "n2", "4", "", "");
+        bound(f, "a", "n1", "4", 1000000000, 10, "");
+        bound(f, "b", "n2", "2", 1000000000, 10, "");
+        bound(f, "c", "n2", "2", INT32_MIN, 10, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "4", 2000000000, "");
+        assert_string_equal(preempt(f, pod), "n1");
+        assert_string_equal(victims(f), "a");
+}
+
+/* Criteria 5 and 6: */
+static void test_pick_start_then_first(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 100, "");
+        node(f, "n1", "2", "", "");
+        node(f, "n2", "2", "", "");
+        /* 5. same priority, same count: the node whose highest-priority victims started last */
+        bound(f, "early", "n1", "2", 3, 100, "");
+        bound(f, "late", "n2", "2", 3, 200, "");
+        assert_string_equal(preempt(f, pod), "n2");
+        assert_string_equal(victims(f), "late");
+        /* 6. all equal: the first candidate in node order */
+        sched_cache_remove_pod(f->c, "uid-late");
+        bound(f, "late2", "n2", "2", 3, 100, "");
+        assert_string_equal(preempt(f, pod), "n1");
+}
+
+/* Inter-pod anti-affinity satisfied only by removing a victim: n1 has room but holds a
+ * low-priority pod labelled app=x that the preemptor's required anti-affinity (hostname)
+ * refuses; n2 is full of higher-priority pods. Victim: the labelled pod only (the unlabelled
+ * neighbour is reprieved: with it back the pod still fits). */
+static void test_anti_affinity_victim(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "4", "'labels':{'kubernetes.io/hostname':'n1'}", "");
+        node(f, "n2", "4", "'labels':{'kubernetes.io/hostname':'n2'}", "");
+        bound(f, "x", "n1", "1", 1, 10, "'labels':{'app':'x'}");
+        bound(f, "other", "n1", "1", 1, 10, "'labels':{'app':'y'}");
+        bound(f, "big", "n2", "4", 200, 10, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(
+                f, "p", "1", 100,
+                "'affinity':{'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'labelSelector':"
+                "{'matchLabels':{'app':'x'}},'topologyKey':'kubernetes.io/hostname'}]}}");
+        assert_string_equal(preempt(f, pod), "n1");
+        assert_string_equal(victims(f), "x");
+}
+
+/* Victims of several priorities and PDBs: reprieve tries the PDB-violating ones first. n1 has
+ * 3 cpu: v (prio 5, 1 cpu, guarded by a PDB allowing 0), h (prio 9, 1 cpu), l (prio 2,
+ * 1 cpu); the preemptor asks 2 cpu. Sorted: h, v, l; violating: v; reprieve v first (1 + 2
+ * = 3 fits), then h (2 + 2 = 4 > 3: victim), then l (victim). Victims: h, l. */
+static void test_pdb_reprieved_first(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "3", "", "");
+        bound(f, "v", "n1", "1", 5, 10, "'labels':{'app':'db'}");
+        bound(f, "h", "n1", "1", 9, 10, "");
+        bound(f, "l", "n1", "1", 2, 10, "");
+        json_t *pdb = tl_json("{'metadata':{'name':'db','namespace':'default'},'spec':{'selector':"
+                              "{'matchLabels':{'app':'db'}}},'status':{'disruptionsAllowed':0}}");
+        assert_int_equal(sched_pdbs_put(f->pdbs, pdb), 0);
+        json_decref(pdb);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 100, "");
+        assert_string_equal(preempt(f, pod), "n1");
+        assert_string_equal(victims(f), "h,l");
+        assert_int_equal(f->res.n_pdb_violations, 0);
+}
+
+/* A nominated pod's room is kept from pods of lower (or equal) priority, not from higher. */
+static void test_nominated_room(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "4", "", "");
+        bound(f, "half", "n1", "2", 1000, 10, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *nominated = pending(f, "nom", "2", 100, "");
+        assert_int_equal(sched_nominator_set(f->nom, nominated, sched_strtab_lookup(f->t, "n1", 2)), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *lower = pending(f, "lower", "1", 50, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *equal = pending(f, "equal", "1", 100, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *higher = pending(f, "higher", "1", 500, "");
+        SchedResult r;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, lower, &r), 0);
+        assert_int_equal(r.node, 0);
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(sched_algo_format_failure(f->a, &b), 0);
+        assert_string_equal(buf_str(&b), "0/1 nodes are available: 1 Insufficient cpu.");
+        /* the lower pod may not preempt the nominated one: nominated pods are no victims,
+         * and the only lower pod... there is none below 50 */
+        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, lower, sched_algo_node_status(f->a), 0, 0,
+                                       &f->res),
+                         0);
+        assert_int_equal(f->res.node, 0);
+        assert_int_equal(sched_algo_schedule(f->a, f->c, equal, &r), 0);
+        assert_int_equal(r.node, 0);
+        assert_int_equal(sched_algo_schedule(f->a, f->c, higher, &r), 0);
+        assert_string_equal(sched_strtab_get(f->t, r.node), "n1");
+        /* the nominated pod itself is not counted against itself */
+        assert_int_equal(sched_algo_schedule(f->a, f->c, nominated, &r), 0);
+        assert_string_equal(sched_strtab_get(f->t, r.node), "n1");
+        assert_int_equal(sched_nominator_remove(f->nom, "uid-nom"), 0);
+        assert_int_equal(sched_nominator_count(f->nom), 0);
+}
+
+static void test_num_candidates(void **state) {
+        assert_int_equal(sched_preempt_num_candidates(10, 100, 50), 50);
+        assert_int_equal(sched_preempt_num_candidates(10, 100, 100), 100);
+        assert_int_equal(sched_preempt_num_candidates(10, 100, 999), 100);
+        assert_int_equal(sched_preempt_num_candidates(10, 100, 5000), 500);
+        assert_int_equal(sched_preempt_num_candidates(0, 1, 5000), 1);
+}
+
+/* Candidate limit: 150 equal nodes, limit 100 -> the search stops after 100 candidates
+ * (all non-violating), starting at the offset; the first found wins the final tie. */
+static void test_candidate_limit_and_offset(void **state) {
+        Fx *f = *state;
+        char name[32];
+        for (int i = 0; i < 150; i++) {
+                snprintf(name, sizeof name, "n%03d", i);
+                node(f, name, "1", "", "");
+                char pod[32];
+                snprintf(pod, sizeof pod, "low%03d", i);
+                bound(f, pod, name, "1", 1, 10, "");
+        }
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "1", 100, "");
+        SchedResult r;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
+        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 120, 0,
+                                       &f->res),
+                         0);
+        assert_int_equal(f->res.n_potential, 150);
+        assert_int_equal(f->res.n_candidates, 100);
+        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n120");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_single_node_reprieve, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unresolvable_and_equal_priority, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_never_and_terminating, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pick_fewest_pdb_violations, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pick_criteria, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pick_fewest_victims, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pick_start_then_first, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_anti_affinity_victim, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pdb_reprieved_first, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_nominated_room, setup, teardown),
+                cmocka_unit_test(test_num_candidates),
+                cmocka_unit_test_setup_teardown(test_candidate_limit_and_offset, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
