@@ -1,12 +1,18 @@
-/* The operator shell's pure parts: request paths per verb, metrics exposition. */
+/* The operator shell's pure parts: request paths per verb, metrics exposition,
+ * expectations, log escaping of user text, node trimming, and the bootstrap decision the
+ * shell takes from the reconciler. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <string.h>
 
+#include "kube/kube.h"
 #include "operator/apply.h"
+#include "operator/logtext.h"
+#include "operator/nodes.h"
 #include "operator/expectations.h"
 #include "operator/metrics.h"
 
@@ -125,6 +131,74 @@ static void test_rv_compare(void **state) {
         assert_false(expectations_rv_reached("99999999999999999999", "1"));
 }
 
+/* A predicate name with a newline must not be able to start a forged klog line. */
+static void test_log_text(void **state) {
+        char buf[64];
+        assert_string_equal(log_text("Pod\nE1121 07:08:09.000000 1 manager.c:1] forged", buf, sizeof buf),
+                            "Pod\\nE1121 07:08:09.000000 1 manager.c:1] forged");
+        assert_string_equal(log_text("a\rb\tc\x1b[31md\x7f\\", buf, sizeof buf), "a\\rb\\tc\\x1b[31md\\x7f\\\\");
+        assert_string_equal(log_text(NULL, buf, sizeof buf), "");
+        assert_string_equal(log_text("héllo", buf, sizeof buf), "héllo");
+        char small[8];
+        assert_string_equal(log_text("abcdefghijkl", small, sizeof small), "abcd...");
+        assert_string_equal(log_text("\n\n\n\n", small, sizeof small), "\\n\\n...");
+        assert_null(strchr(LOG_TEXT("x\ny"), '\n'));
+}
+
+/* Only what the bootstrap binding reads survives: name, labels, taints, the Ready condition. */
+static void test_node_trim(void **state) {
+        json_auto_t *node = json_loads(
+                "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"},"
+                "\"annotations\":{\"big\":\"xxxxxxxx\"},\"managedFields\":[{}]},\"spec\":{\"taints\":[{\"key\":\"k\","
+                "\"effect\":\"NoSchedule\"}],\"podCIDR\":\"10.0.0.0/24\"},\"status\":{\"images\":[{\"names\":[\"x\"]}],"
+                "\"conditions\":[{\"type\":\"MemoryPressure\",\"status\":\"False\"},{\"type\":\"Ready\","
+                "\"status\":\"True\",\"message\":\"kubelet is posting ready status\"}]}}",
+                0, NULL);
+        assert_non_null(node);
+        json_auto_t *t = node_trim(node);
+        assert_non_null(t);
+        json_auto_t *want = json_loads("{\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"}},\"spec\":{\"taints\":"
+                                       "[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]},\"status\":{\"conditions\":"
+                                       "[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
+                                       0, NULL);
+        assert_true(json_equal(t, want));
+        json_auto_t *nameless = json_loads("{\"metadata\":{}}", 0, NULL);
+        assert_null(node_trim(nameless));
+}
+
+static json_t *pod(const char *node, const char *phase, bool ready, const char *scheduler) {
+        json_t *p = json_pack("{s:{s:s, s:{s:s}}, s:{}, s:{s:s, s:[{s:s, s:s}]}}", "metadata", "name", "policy-scheduler-x",
+                              "labels", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME, "spec", "status", "phase",
+                              phase, "conditions", "type", "Ready", "status", ready ? "True" : "False");
+        if (node)
+                json_object_set_new(json_object_get(p, "spec"), "nodeName", json_string(node));
+        if (scheduler)
+                json_object_set_new(json_object_get(p, "spec"), "schedulerName", json_string(scheduler));
+        return p;
+}
+
+/* The shell lists nodes exactly when the reconciler would bind: no scheduler pod ready (by
+ * the reconciler's own definition, phase included) and one pending for our schedulerName. */
+static void test_bootstrap_needs_nodes(void **state) {
+        json_auto_t *pods = json_array();
+        assert_false(reconcile_bootstrap_needs_nodes(pods, NULL));
+        json_array_append_new(pods, pod(NULL, "Pending", false, NULL));
+        assert_true(reconcile_bootstrap_needs_nodes(pods, NULL));
+        /* A pod that says Ready but has finished is not a ready scheduler. */
+        json_array_append_new(pods, pod("n1", "Succeeded", true, NULL));
+        assert_true(reconcile_bootstrap_needs_nodes(pods, NULL));
+        json_array_append_new(pods, pod("n2", "Running", true, NULL));
+        assert_false(reconcile_bootstrap_needs_nodes(pods, NULL));
+
+        json_auto_t *other = json_array();
+        json_array_append_new(other, pod(NULL, "Pending", false, "someone-else"));
+        assert_false(reconcile_bootstrap_needs_nodes(other, NULL));
+        ReconcileConfig c;
+        reconcile_config_init(&c);
+        c.scheduler_name = "someone-else";
+        assert_true(reconcile_bootstrap_needs_nodes(other, &c));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_paths),
@@ -132,6 +206,9 @@ int main(void) {
                 cmocka_unit_test(test_metrics),
                 cmocka_unit_test(test_expectations),
                 cmocka_unit_test(test_rv_compare),
+                cmocka_unit_test(test_log_text),
+                cmocka_unit_test(test_node_trim),
+                cmocka_unit_test(test_bootstrap_needs_nodes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
