@@ -67,7 +67,9 @@ struct Manager {
         KubeClient *writer;             /* the pass's writes and Events */
         KubeInformer *informers[_INF_MAX];
         bool synced[_INF_MAX];
+        bool caches_synced_once;
         char *policy_name;              /* what INF_POLICY_MAPS selects; NULL: no informer */
+        sd_event_source *policy_defer;  /* follow_policy_name() from the loop, not a callback */
         KubeLeaderElector *elector;
         bool leading;
         char lease_error[KUBE_ERROR_TEXT + 256];
@@ -99,11 +101,25 @@ void manager_options_init(ManagerOptions *o) {
         reconcile_config_init(&o->scheduler);
 }
 
+/* The policy ConfigMap name the cached Scheduler asks for (borrowed), NULL for none. */
+static const char *wanted_policy_name(const Manager *m) {
+        const json_t *s = m->informers[INF_SCHEDULERS]
+                                  ? kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME)
+                                  : NULL;
+        const char *name = s ? json_string_value(kube_obj_path(s, "spec.policy.name")) : NULL;
+        return name && name[0] ? name : NULL;
+}
+
+/* Every cache has synced, the policy informer included, and that informer selects the
+ * name the Scheduler asks for now: a pass never runs on a policy cache for another name. */
 static bool all_synced(const Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (!m->synced[i])
                         return false;
-        return true;
+        const char *want = wanted_policy_name(m);
+        if (!want || !m->policy_name)
+                return !want && !m->policy_name;
+        return strcmp(want, m->policy_name) == 0;
 }
 
 /* Whether this replica may write now: leading, and (with leader election) still holding
@@ -156,10 +172,7 @@ static int new_informer(Manager *m, unsigned idx, const KubeResource *res, const
  * is replaced (field selector metadata.name=NAME) whenever that name changes, and there
  * is none while no name is set. Until the new one has synced, no pass runs. */
 static int follow_policy_name(Manager *m) {
-        const json_t *s = kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME);
-        const char *name = s ? json_string_value(kube_obj_path(s, "spec.policy.name")) : NULL;
-        if (name && !name[0])
-                name = NULL;
+        const char *name = wanted_policy_name(m);
         if ((!name && !m->policy_name) || (name && m->policy_name && strcmp(name, m->policy_name) == 0))
                 return 0;
 
@@ -235,7 +248,7 @@ static void on_event(const ReconcileAction *a, void *userdata) {
         const char *api_version = json_string_value(json_object_get(involved, "apiVersion"));
         const char *name = json_string_value(json_object_get(involved, "name"));
         const char *uid = json_string_value(json_object_get(involved, "uid"));
-        klog_info("Event %s %s: %s", LOG_TEXT(type), LOG_TEXT(reason), LOG_TEXT(message));
+        klog_info("%s", LOG_TEXT(a->description));
         if (!m->recorder || !kind || !api_version || !name)
                 return;
         json_auto_t *regarding = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", api_version, "kind", kind,
@@ -384,10 +397,24 @@ static void on_queue_ready(KubeQueue *q, void *userdata) {
 
 /* ---- informers, leadership, health ------------------------------------------------- */
 
+/* Informer handlers run inside libcurl's callbacks, where an informer cannot be stopped:
+ * the policy informer is replaced from the loop instead. */
+static int on_policy_defer(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+        (void) follow_policy_name(m);
+        trigger(m);
+        return 0;
+}
+
+static void schedule_follow_policy_name(Manager *m) {
+        if (m->policy_defer)
+                (void) sd_event_source_set_enabled(m->policy_defer, SD_EVENT_ONESHOT);
+}
+
 static void on_add(KubeInformer *inf, json_t *obj, void *userdata) {
         Manager *m = userdata;
         if (inf == m->informers[INF_SCHEDULERS])
-                (void) follow_policy_name(m);
+                schedule_follow_policy_name(m);
         trigger(m);
 }
 static void on_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
@@ -404,10 +431,13 @@ static void on_synced(KubeInformer *inf, void *userdata) {
                 if (inf == m->informers[i])
                         m->synced[i] = true;
         if (inf == m->informers[INF_SCHEDULERS])
-                (void) follow_policy_name(m);
+                schedule_follow_policy_name(m);
         if (!was && all_synced(m)) {
-                klog_info("Caches are synced");
-                sd_notify(0, "STATUS=Caches synced");
+                if (!m->caches_synced_once) {
+                        m->caches_synced_once = true;
+                        klog_info("Caches are synced");
+                        sd_notify(0, "STATUS=Caches synced");
+                }
                 trigger(m);
         }
 }
@@ -527,6 +557,11 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
             (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0)
                 return klog_error_errno(r, "Cannot set up the informers: %s", strerror(-r));
 
+        r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(m->policy_defer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->policy_defer, "operator-policy-informer");
         r = kube_queue_new(e, &m->queue);
         if (r < 0)
                 return r;
@@ -611,6 +646,7 @@ Manager *manager_free(Manager *m) {
         pass_cancel(m->pass);
         node_list_cancel(m->nodes);
         http_server_free(m->http);
+        sd_event_source_disable_unref(m->policy_defer);
         kube_queue_free(m->queue);
         expectations_clear(&m->expectations);
         for (unsigned i = 0; i < _INF_MAX; i++)
