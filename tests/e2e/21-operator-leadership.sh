@@ -54,7 +54,18 @@ owned_state() {
     -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.resourceVersion}{"\n"}{end}' | sort
 }
 
+# Earlier scripts on the same plane leave a Scheduler, revisions and Events behind: start
+# from nothing, so that revision numbers and Events are this script's own.
+reset_operator_state() {
+  kubectl delete scheduler cluster --ignore-not-found >/dev/null &&
+  kubectl -n openshift-kube-scheduler delete deployment policy-scheduler --ignore-not-found >/dev/null &&
+  kubectl -n openshift-kube-scheduler delete configmap -l app=policy-scheduler >/dev/null &&
+  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null &&
+  kubectl -n $OPNS delete lease scheduler-operator-lock --ignore-not-found >/dev/null &&
+  kubectl -n $OPNS delete events --all >/dev/null
+}
 check "CRD, namespaces and RBAC install" stack_install
+check "earlier operator state is removed" reset_operator_state
 check "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start a --progress-deadline 10 --resync 1 --scheduler-verbosity 3 > "$T/port-a"
 wait_for "replica a leads" 30 leads a
@@ -68,10 +79,11 @@ check_eq "the Deployment's fields are managed by scheduler-operator" "scheduler-
       -o jsonpath='{range .metadata.managedFields[*]}{.manager}{"\n"}{end}' | grep -v kube-controller-manager | sort -u | xargs)"
 check_eq "the Scheduler status is managed by scheduler-operator" "scheduler-operator" \
   "$(kubectl get scheduler cluster \
-      -o jsonpath='{range .metadata.managedFields[*]}{.manager}{"\n"}{end}' | sort -u | xargs)"
+      -o jsonpath='{range .metadata.managedFields[*]}{.manager}{"\n"}{end}' | grep -v '^kubectl' | sort -u | xargs)"
 wait_for "Events about the Scheduler are in $OPNS" 20 \
   bash -c "kubectl -n $OPNS get events -o jsonpath='{range .items[*]}{.involvedObject.kind}/{.involvedObject.name}{\"\\n\"}{end}' | grep -qx Scheduler/cluster"
-check_eq "... and none in default" "" "$(kubectl -n default get events -o jsonpath='{.items[*].reason}')"
+check_eq "... and none in default" "" \
+  "$(kubectl -n default get events -o jsonpath='{range .items[?(@.involvedObject.kind=="Scheduler")]}{.reason} {end}')"
 
 # --- frozen mid-rollout --------------------------------------------------------------------
 put_policy 1
