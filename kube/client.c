@@ -99,6 +99,7 @@ struct KubeClient {
         size_t max_response;
         unsigned max_in_flight;
         unsigned max_retries;
+        char user_agent[128];
         KubeClientStats stats;
 };
 
@@ -359,7 +360,7 @@ static int configure_easy(Request *q, CURL *e) {
         cc |= curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
         cc |= curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
         cc |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
-        cc |= curl_easy_setopt(e, CURLOPT_USERAGENT, "libkube/1.0");
+        cc |= curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent[0] ? c->user_agent : "libkube/1.0");
         cc |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
         cc |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, q->stream ? 0L : c->request_ms);
         if (strcmp(q->method, "GET") == 0)
@@ -1016,6 +1017,13 @@ void kube_client_set_max_in_flight(KubeClient *c, unsigned n) {
 
 void kube_client_set_max_retries(KubeClient *c, unsigned n) {
         c->max_retries = n;
+}
+
+int kube_client_set_user_agent(KubeClient *c, const char *ua) {
+        if (!ua || !ua[0] || strlen(ua) >= sizeof(c->user_agent) || strpbrk(ua, "\r\n"))
+                return -EINVAL;
+        memcpy(c->user_agent, ua, strlen(ua) + 1);
+        return 0;
 }
 
 void kube_client_get_stats(const KubeClient *c, KubeClientStats *ret) {

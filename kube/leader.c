@@ -3,6 +3,11 @@
  *              until expiry or the next retry / (free, ours or expired) PUT it as ours;
  *   leader:    PUT renewTime every retry period from the last Lease we wrote; after the
  *              renew deadline without a successful renew, stop leading.
+ * Time is only ever this host's monotonic clock, as in client-go: a holder's lease expires
+ * one leaseDurationSeconds after this process last saw the record change (holder,
+ * renewTime, anything), never from what renewTime says, which is another host's clock.
+ * A leader's own lease counts from when it sent its last successful write, so that
+ * kube_leader_check() is conservative against every other candidate's view.
  * A conflict (409) just means someone else wrote first: re-read and decide again. An
  * informer on the one Lease wakes a candidate up as soon as the holder changes, which is
  * what makes a clean release hand over at once instead of after a retry period. */
@@ -28,9 +33,12 @@ struct KubeLeaderElector {
         json_t *lease;                  /* last Lease read or written */
         char observed_holder[256];
         char observed_renew[64];
+        char observed_rv[64];
         uint64_t observed_usec;         /* monotonic, when the record last changed */
-        uint64_t renewed_usec;          /* monotonic, last successful write as leader */
+        uint64_t renewed_usec;          /* monotonic, when the last successful write was sent */
+        uint64_t write_sent_usec;       /* monotonic, when the write in flight was sent */
         uint64_t expiry_usec;           /* monotonic, when the observed holder's lease expires */
+        int last_error;                 /* last failure of a lease read/write, 0 after a success */
         KubeRequest *req;
         sd_event_source *timer;
         KubeInformer *watch;
@@ -63,34 +71,40 @@ static void set_leader(KubeLeaderElector *le, bool leader) {
                 le->cfg.on_stopped_leading(le, le->cfg.userdata);
 }
 
-/* Records what the Lease says and when we first saw it say so. */
+/* Records what the Lease says and when we first saw it say so. The record "changed" when
+ * its holder, renewTime, duration or resourceVersion differ from what we saw last; only then
+ * does the expiry move. */
 static void observe(KubeLeaderElector *le, const json_t *lease) {
         json_t *spec = json_object_get(lease, "spec");
         const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
         const char *renew = json_string_value(json_object_get(spec, "renewTime"));
+        const char *rv = kube_obj_resource_version(lease);
         json_int_t secs = json_integer_value(json_object_get(spec, "leaseDurationSeconds"));
         uint64_t now = now_monotonic_usec();
         bool holder_changed = strcmp(le->observed_holder, holder ? holder : "") != 0;
-        if (holder_changed || strcmp(le->observed_renew, renew ? renew : "") != 0) {
+        if (holder_changed || strcmp(le->observed_renew, renew ? renew : "") != 0 ||
+            strcmp(le->observed_rv, rv ? rv : "") != 0 || le->observed_usec == 0) {
                 snprintf(le->observed_holder, sizeof le->observed_holder, "%s", holder ? holder : "");
                 snprintf(le->observed_renew, sizeof le->observed_renew, "%s", renew ? renew : "");
+                snprintf(le->observed_rv, sizeof le->observed_rv, "%s", rv ? rv : "");
                 le->observed_usec = now;
+                uint64_t dur = secs > 0 ? (uint64_t) secs * 1000000ULL : le->cfg.lease_duration_usec;
+                le->expiry_usec = now + dur;
                 if (holder_changed && le->cfg.on_new_leader)
                         le->cfg.on_new_leader(le, le->observed_holder, le->cfg.userdata);
         }
-        uint64_t dur = secs > 0 ? (uint64_t) secs * 1000000ULL : le->cfg.lease_duration_usec;
-        uint64_t base = le->observed_usec;
-        /* Same-host clocks agree well enough to also trust renewTime when it is earlier. */
-        uint64_t renew_real;
-        if (renew && rfc3339_parse(renew, &renew_real) >= 0) {
-                uint64_t real = now_realtime_usec();
-                if (renew_real <= real && real - renew_real < now) {
-                        uint64_t renew_mono = now - (real - renew_real);
-                        if (renew_mono < base)
-                                base = renew_mono;
-                }
-        }
-        le->expiry_usec = base + dur;
+}
+
+static void report(KubeLeaderElector *le, int r, const KubeError *err) {
+        le->last_error = r;
+        if (r < 0 && le->cfg.on_error)
+                le->cfg.on_error(le, r, err, le->cfg.userdata);
+}
+
+/* Leadership by the local clock: lost once the renew deadline has passed since the last
+ * successful write was sent, whatever the timers have had a chance to run. */
+static bool lease_fresh(const KubeLeaderElector *le, uint64_t now) {
+        return le->leader && now - le->renewed_usec < le->cfg.renew_deadline_usec;
 }
 
 static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release) {
@@ -133,12 +147,20 @@ static void on_written(KubeClient *c, int r, json_t *body, const KubeError *err,
                 json_decref(le->lease);
                 le->lease = json_incref(body);
                 observe(le, body);
-                le->renewed_usec = now;
-                set_leader(le, true);
-                schedule(le, le->cfg.retry_period_usec);
+                le->renewed_usec = le->write_sent_usec;
+                report(le, 0, NULL);
+                /* A write answered after the renew deadline (the process was stopped, the
+                 * server slow) does not make us leader: others may have taken over since. */
+                if (now - le->renewed_usec < le->cfg.renew_deadline_usec)
+                        set_leader(le, true);
+                else
+                        set_leader(le, false);
+                schedule(le, le->leader ? le->cfg.retry_period_usec : 0);
                 return;
         }
         klog_v(4, "lease %s/%s: write failed: %s", le->ns, le->name, err ? err->message : "");
+        if (r != -ESTALE && r != -EEXIST)
+                report(le, r, err);
         if (r == -ESTALE || r == -EEXIST) {
                 /* Someone else wrote first (or our last renew's answer was lost): read again
                  * and decide; leadership is lost only if the Lease says so or the renew
@@ -162,6 +184,7 @@ static void write_lease(KubeLeaderElector *le, const json_t *old) {
                 _cleanup_buf_ Buf p;
                 buf_init(&p, 4096);
                 r = kube_path(&p, &KUBE_LEASES, le->ns, old ? le->name : NULL, NULL);
+                le->write_sent_usec = now_monotonic_usec();
                 if (r >= 0)
                         r = kube_request_async_handle(le->client, old ? "PUT" : "POST", buf_str(&p), body, NULL, on_written,
                                                       le, &le->req);
@@ -181,11 +204,13 @@ static void on_read(KubeClient *c, int r, json_t *body, const KubeError *err, vo
         }
         if (r < 0 || !json_is_object(body)) {
                 klog_v(4, "lease %s/%s: read failed: %s", le->ns, le->name, err ? err->message : "");
+                report(le, r < 0 ? r : -EBADMSG, err);
                 if (le->leader && now_monotonic_usec() - le->renewed_usec >= le->cfg.renew_deadline_usec)
                         set_leader(le, false);
                 schedule(le, le->cfg.retry_period_usec);
                 return;
         }
+        report(le, 0, NULL);
         json_decref(le->lease);
         le->lease = json_incref(body);
         observe(le, body);
@@ -202,7 +227,11 @@ static void on_read(KubeClient *c, int r, json_t *body, const KubeError *err, vo
 }
 
 static void tick(KubeLeaderElector *le) {
-        if (le->req || le->stopped)
+        if (le->stopped)
+                return;
+        if (le->leader && !lease_fresh(le, now_monotonic_usec()))
+                set_leader(le, false);
+        if (le->req)
                 return;
         if (le->leader && le->lease) {
                 write_lease(le, le->lease);
@@ -217,12 +246,19 @@ static void tick(KubeLeaderElector *le) {
                 schedule(le, le->cfg.retry_period_usec);
 }
 
-/* The watched Lease changed: a candidate looks again right away. */
+/* The watched Lease changed: the change is observed now (that is when its holder's lease
+ * starts counting again), and a candidate looks again right away when the holder changed. */
 static void lease_changed(KubeLeaderElector *le, json_t *obj) {
         if (le->leader || le->stopped)
                 return;
         const char *holder = json_string_value(kube_obj_path(obj, "spec.holderIdentity"));
-        if (!holder || strcmp(holder, le->observed_holder) != 0)
+        bool holder_changed = !holder || strcmp(holder, le->observed_holder) != 0;
+        if (!le->req) {
+                json_decref(le->lease);
+                le->lease = json_incref(obj);
+        }
+        observe(le, obj);
+        if (holder_changed)
                 schedule(le, 0);
 }
 
@@ -292,7 +328,25 @@ int kube_leader_start(KubeLeaderElector *le) {
 }
 
 bool kube_leader_is_leader(const KubeLeaderElector *le) {
+        return lease_fresh(le, now_monotonic_usec());
+}
+
+bool kube_leader_check(KubeLeaderElector *le) {
+        if (le->leader && !lease_fresh(le, now_monotonic_usec())) {
+                set_leader(le, false);
+                if (!le->stopped && !le->req)
+                        schedule(le, 0);
+        }
         return le->leader;
+}
+
+uint64_t kube_leader_valid_usec(const KubeLeaderElector *le) {
+        uint64_t now = now_monotonic_usec();
+        return lease_fresh(le, now) ? le->renewed_usec + le->cfg.renew_deadline_usec - now : 0;
+}
+
+int kube_leader_last_error(const KubeLeaderElector *le) {
+        return le->last_error;
 }
 
 const char *kube_leader_holder(const KubeLeaderElector *le) {

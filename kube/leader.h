@@ -1,10 +1,12 @@
 #pragma once
 /* Leader election on a coordination.k8s.io/v1 Lease, client-go's algorithm on sd-event:
  * candidates try to acquire the Lease every retry period; the holder renews it; a Lease
- * not renewed for its duration may be taken over (expiry is judged from when this process
- * saw the record change, or from renewTime when that is earlier, so a crashed holder is
- * replaced within one lease duration); a holder that cannot renew within the renew
- * deadline stops leading. Candidates also watch the Lease, so a Lease released on clean
+ * not renewed for its duration may be taken over. Expiry is judged only on this host's
+ * monotonic clock, from when this process saw the record change (through its watch or a
+ * read), never from renewTime, which another host's clock wrote: a holder with a skewed
+ * clock is neither displaced early nor waited for late. A holder that cannot renew within
+ * the renew deadline (counted from when its last successful write was sent) stops
+ * leading. Candidates also watch the Lease, so a Lease released on clean
  * shutdown is taken over at once. All writes carry the resourceVersion precondition. */
 
 #include <stdbool.h>
@@ -25,6 +27,11 @@ typedef struct KubeLeaderConfig {
         void (*on_stopped_leading)(KubeLeaderElector *le, void *userdata);
         /* Optional: the observed holder changed (identity may be "" when released). */
         void (*on_new_leader)(KubeLeaderElector *le, const char *identity, void *userdata);
+        /* Optional: a read or write of the Lease failed for a reason other than a write
+         * conflict (r: -ENOENT when the namespace is missing, -EPERM when RBAC denies it,
+         * -ECONNREFUSED ...; err has the API server's message). Called on every failure:
+         * the callee decides what to log. */
+        void (*on_error)(KubeLeaderElector *le, int r, const KubeError *err, void *userdata);
         void *userdata;
 } KubeLeaderConfig;
 
@@ -35,7 +42,18 @@ int kube_leader_new(KubeClient *c, const KubeLeaderConfig *config, KubeLeaderEle
 /* Starts campaigning on the client's loop. Returns 0, -EALREADY. */
 int kube_leader_start(KubeLeaderElector *le);
 
+/* Whether this process leads, by the local monotonic clock: false as soon as the renew
+ * deadline has passed since the last successful renew was sent, even before the elector's
+ * timer has run (a process stopped by SIGSTOP and continued learns it here first). */
 bool kube_leader_is_leader(const KubeLeaderElector *le);
+/* As kube_leader_is_leader(), and when the lease ran out, stops leading now (calling
+ * on_stopped_leading) and campaigns again. Call it before every write a leader makes. */
+bool kube_leader_check(KubeLeaderElector *le);
+/* How long the lease is still ours by the local clock (0 when not leading): a bound for
+ * the timeout of a write about to be sent. */
+uint64_t kube_leader_valid_usec(const KubeLeaderElector *le);
+/* The last failure reading or writing the Lease (negative errno), 0 after a success. */
+int kube_leader_last_error(const KubeLeaderElector *le);
 /* The holder last observed (borrowed; "" when none). */
 const char *kube_leader_holder(const KubeLeaderElector *le);
 

@@ -1,6 +1,7 @@
 /* Leader election with separate processes against the real control plane: one leader at a
  * time; kill -9 of the leader hands over within one lease duration; a clean stop releases
- * the Lease and hands over at once. Each candidate is a forked child with its own client
+ * the Lease and hands over at once; a holder whose clock is skewed (renewTime a minute
+ * behind, or a day ahead) is judged by when its record changes, never by renewTime. Each candidate is a forked child with its own client
  * and event loop that reports "L <ms>" on a pipe when it starts leading. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +29,7 @@
 #define RETRY_USEC 1000000ULL
 
 static char ns[64];
+static const char *lease_name = "test-lock";
 
 static uint64_t now_ms(void) {
         struct timespec ts;
@@ -69,7 +71,7 @@ static _Noreturn void candidate(const char *identity, int fd) {
         if (sd_event_new(&e) < 0 || sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL) < 0 ||
             kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, e, &c, &err) < 0)
                 _exit(2);
-        KubeLeaderConfig lc = { .lease_namespace = ns, .lease_name = "test-lock", .identity = identity,
+        KubeLeaderConfig lc = { .lease_namespace = ns, .lease_name = lease_name, .identity = identity,
                                 .lease_duration_usec = LEASE_USEC, .renew_deadline_usec = RENEW_USEC,
                                 .retry_period_usec = RETRY_USEC, .on_started_leading = started,
                                 .on_stopped_leading = stopped };
@@ -186,11 +188,84 @@ static void test_handover(void **state) {
         reap(&cc);
 }
 
+/* Writes Lease NAME held by holder with renewTime = this host's clock + skew_usec (signed),
+ * as a holder on another host whose clock is off would. Creates it on first use. */
+static int write_skewed(KubeClient *c, const char *name, const char *holder, int64_t skew_usec) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t usec = (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000 + skew_usec;
+        time_t secs = (time_t) (usec / 1000000);
+        struct tm tm;
+        gmtime_r(&secs, &tm);
+        char t[64];
+        snprintf(t, sizeof t, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (usec % 1000000));
+        KubeError err = {};
+        json_t *lease = NULL;
+        int r = kube_get(c, &KUBE_LEASES, ns, name, &lease, &err);
+        if (r == -ENOENT) {
+                json_auto_t *obj = json_pack("{ss ss s{ss ss} s{ss ss ss si}}", "apiVersion", "coordination.k8s.io/v1",
+                                             "kind", "Lease", "metadata", "name", name, "namespace", ns, "spec",
+                                             "holderIdentity", holder, "renewTime", t, "acquireTime", t,
+                                             "leaseDurationSeconds", (int) (LEASE_USEC / 1000000));
+                return kube_create(c, &KUBE_LEASES, ns, obj, NULL, &err);
+        }
+        if (r < 0)
+                return r;
+        json_object_set_new(json_object_get(lease, "spec"), "renewTime", json_string(t));
+        r = kube_update(c, &KUBE_LEASES, ns, lease, NULL, NULL, &err);
+        json_decref(lease);
+        return r;
+}
+
+/* The holder's clock is a minute behind (fifteen lease durations) and it renews every retry
+ * period: renewTime always looks a minute old, yet the lease is live and must not be taken. Once it stops renewing,
+ * the candidate takes over one lease duration after it last saw the record change. */
+static void test_holder_clock_behind(void **state) {
+        KubeClient *c = *state;
+        lease_name = "skew-behind";
+        const int64_t skew = -60LL * 1000000;
+        assert_int_equal(write_skewed(c, lease_name, "holder-behind", skew), 0);
+        Child d = spawn("candidate-d");
+        for (int i = 0; i < 8; i++) {
+                assert_int_equal(wait_line(&d, RETRY_USEC / 1000), 0);
+                assert_int_equal(write_skewed(c, lease_name, "holder-behind", skew), 0);
+        }
+        uint64_t t0 = now_ms();
+        assert_int_equal(wait_line(&d, 3 * LEASE_USEC / 1000), 'L');
+        uint64_t took = now_ms() - t0;
+        fprintf(stderr, "# takeover from a holder a minute behind, after its last renew: %llu ms\n",
+                (unsigned long long) took);
+        assert_true(took >= LEASE_USEC / 1000 - 500 && took <= LEASE_USEC / 1000 + RETRY_USEC / 1000 + 500);
+        kill(d.pid, SIGTERM);
+        assert_int_equal(wait_line(&d, 5000), 'S');
+        reap(&d);
+}
+
+/* The holder's clock is a day ahead and it never renews (it died): renewTime looks a day in
+ * the future, yet the lease runs out one lease duration after the candidate saw it. */
+static void test_holder_clock_ahead(void **state) {
+        KubeClient *c = *state;
+        lease_name = "skew-ahead";
+        assert_int_equal(write_skewed(c, lease_name, "holder-ahead", 86400LL * 1000000), 0);
+        uint64_t t0 = now_ms();
+        Child e = spawn("candidate-e");
+        assert_int_equal(wait_line(&e, 3 * LEASE_USEC / 1000), 'L');
+        uint64_t took = now_ms() - t0;
+        fprintf(stderr, "# takeover from a dead holder a day ahead: %llu ms\n", (unsigned long long) took);
+        assert_true(took >= LEASE_USEC / 1000 - 500 && took <= LEASE_USEC / 1000 + RETRY_USEC / 1000 + 1000);
+        kill(e.pid, SIGTERM);
+        assert_int_equal(wait_line(&e, 5000), 'S');
+        reap(&e);
+}
+
 int main(void) {
         /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
         setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_handover),
+                cmocka_unit_test(test_holder_clock_behind),
+                cmocka_unit_test(test_holder_clock_ahead),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
