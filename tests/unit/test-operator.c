@@ -1,6 +1,7 @@
 /* The operator shell's pure parts: request paths per verb, metrics exposition,
  * expectations, log escaping of user text, node trimming, and the bootstrap decision the
  * shell takes from the reconciler. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 
 #include "kube/kube.h"
 #include "operator/apply.h"
+#include "operator/apply-error.h"
+#include "operator/event-action.h"
 #include "operator/pass.h"
 #include "operator/logtext.h"
 #include "operator/nodes.h"
@@ -205,6 +208,88 @@ static void test_bootstrap_needs_nodes(void **state) {
         assert_true(reconcile_bootstrap_needs_nodes(other, &c));
 }
 
+/* ---- a refused write, kept from pass to pass for the status ---- */
+
+static void test_apply_error_shown(void **state) {
+        ReconcileAction a = { .verb = RECONCILE_CREATE, .description = (char *) "create ConfigMap x" };
+        ApplyError e = {};
+        KubeError quota = {}, unreachable = {};
+        kube_error_set(&quota, -EPERM, 403, "Forbidden", "exceeded quota: revisions");
+        kube_error_set(&unreachable, -ECONNREFUSED, 0, "Transport", "Connection refused");
+
+        assert_null(apply_error_shown(&e));
+        assert_false(apply_error_forget(&e));
+
+        /* An answer from the API shows at once, with the action and the API's message. */
+        assert_int_equal(apply_error_remember(&e, &a, -EPERM, &quota), 0);
+        assert_string_equal(apply_error_shown(&e), "create ConfigMap x failed: exceeded quota: revisions");
+        assert_true(apply_error_forget(&e));
+        assert_null(apply_error_shown(&e));
+        assert_int_equal(e.failures, 0);
+
+        /* No answer: only from the third failed pass in a row on. */
+        for (unsigned i = 1; i < APPLY_ERROR_SHOWN_AFTER; i++) {
+                assert_int_equal(apply_error_remember(&e, &a, -ECONNREFUSED, &unreachable), 0);
+                assert_null(apply_error_shown(&e));
+        }
+        assert_int_equal(apply_error_remember(&e, &a, -ECONNREFUSED, &unreachable), 0);
+        assert_string_equal(apply_error_shown(&e), "create ConfigMap x failed: Connection refused");
+        /* An error that was never shown needs no pass to clear it; one shown does. */
+        assert_true(apply_error_forget(&e));
+        assert_int_equal(apply_error_remember(&e, &a, -ECONNREFUSED, &unreachable), 0);
+        assert_false(apply_error_forget(&e));
+
+        /* Without a message, the errno's text. */
+        KubeError bare = {};
+        assert_int_equal(apply_error_remember(&e, &a, -ETIMEDOUT, &bare), 0);
+        assert_int_equal(apply_error_remember(&e, &a, -ETIMEDOUT, &bare), 0);
+        assert_int_equal(apply_error_remember(&e, &a, -ETIMEDOUT, &bare), 0);
+        assert_non_null(strstr(apply_error_shown(&e), strerror(ETIMEDOUT)));
+        (void) apply_error_forget(&e);
+}
+
+static void add_action(ReconcileOutput *o, ReconcileVerb verb, const char *name, json_t *body) {
+        o->actions[o->n_actions++] = (ReconcileAction) {
+                .verb = verb,
+                .api_version = "v1",
+                .resource = verb == RECONCILE_EVENT ? "events" : "configmaps",
+                .name = strdup(name),
+                .body = body,
+                .description = strdup(name),
+        };
+}
+
+/* After a refused write only the status patch and the ApplyFailed Event go out, in order. */
+static void test_apply_error_report_only(void **state) {
+        ReconcileOutput *o = calloc(1, sizeof(*o));
+        o->actions = calloc(6, sizeof(ReconcileAction));
+        add_action(o, RECONCILE_CREATE, "revision", json_object());
+        add_action(o, RECONCILE_UPDATE, "deployment", json_object());
+        add_action(o, RECONCILE_PATCH_STATUS, "status", json_object());
+        add_action(o, RECONCILE_EVENT, "accepted", json_pack("{s:s}", "reason", "PolicyAccepted"));
+        add_action(o, RECONCILE_EVENT, "applyfailed", json_pack("{s:s}", "reason", "ApplyFailed"));
+        add_action(o, RECONCILE_EVENT, "noreason", json_object());
+        assert_int_equal(apply_error_report_only(o), 2);
+        assert_int_equal(o->n_actions, 2);
+        assert_string_equal(o->actions[0].name, "status");
+        assert_string_equal(o->actions[1].name, "applyfailed");
+        reconcile_output_free(o);
+
+        ReconcileOutput *none = calloc(1, sizeof(*none));
+        none->actions = calloc(1, sizeof(ReconcileAction));
+        add_action(none, RECONCILE_EVENT, "accepted", json_pack("{s:s}", "reason", "PolicyAccepted"));
+        assert_int_equal(apply_error_report_only(none), 0);
+        reconcile_output_free(none);
+}
+
+/* An Event action the recorder cannot reference is refused before anything is recorded. */
+static void test_event_action_incomplete(void **state) {
+        ReconcileAction a = { .verb = RECONCILE_EVENT, .api_version = "v1", .resource = "events",
+                              .body = json_pack("{s:s, s:{s:s}}", "reason", "X", "involvedObject", "kind", "Scheduler") };
+        assert_int_equal(event_action_record(NULL, &a), -EINVAL);
+        json_decref(a.body);
+}
+
 /* ---- pass: fencing and event order, with no request ever sent ---- */
 
 typedef struct PassProbe {
@@ -316,6 +401,9 @@ int main(void) {
                 cmocka_unit_test(test_node_trim),
                 cmocka_unit_test(test_bootstrap_needs_nodes),
                 cmocka_unit_test(test_pass_events_and_fencing),
+                cmocka_unit_test(test_apply_error_shown),
+                cmocka_unit_test(test_apply_error_report_only),
+                cmocka_unit_test(test_event_action_incomplete),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
