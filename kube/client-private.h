@@ -72,6 +72,7 @@ struct KubeClient {
         size_t max_response;
         unsigned max_in_flight;
         unsigned max_retries;
+        char user_agent[128];   /* empty: "libkube/1.0" */
         KubeClientStats stats;
 };
 

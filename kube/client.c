@@ -461,6 +461,13 @@ void kube_client_set_max_retries(KubeClient *c, unsigned n) {
         c->max_retries = n;
 }
 
+int kube_client_set_user_agent(KubeClient *c, const char *ua) {
+        if (!ua || !ua[0] || strlen(ua) >= sizeof(c->user_agent) || strpbrk(ua, "\r\n"))
+                return -EINVAL;
+        memcpy(c->user_agent, ua, strlen(ua) + 1);
+        return 0;
+}
+
 void kube_client_get_stats(const KubeClient *c, KubeClientStats *ret) {
         *ret = c->stats;
         ret->in_flight = c->in_flight;

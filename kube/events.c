@@ -36,6 +36,7 @@ typedef struct Entry {
 struct KubeEventRecorder {
         KubeClient *client;
         char *controller, *instance;
+        char *ns;                       /* NULL: the regarding object's namespace */
         KubeMap *entries;
         unsigned created, repeats;
 };
@@ -121,8 +122,18 @@ KubeEventRecorder *kube_event_recorder_free(KubeEventRecorder *r) {
         kube_client_unref(r->client);
         free(r->controller);
         free(r->instance);
+        free(r->ns);
         free(r);
         return NULL;
+}
+
+int kube_event_recorder_set_namespace(KubeEventRecorder *r, const char *ns) {
+        char *copy = NULL;
+        if (ns && (!ns[0] || !(copy = strdup(ns))))
+                return ns[0] ? -ENOMEM : -EINVAL;
+        free(r->ns);
+        r->ns = copy;
+        return 0;
 }
 
 /* Expires old entries; when still full, drops everything not in flight. */
@@ -139,7 +150,7 @@ static void expire(KubeEventRecorder *r, uint64_t now, bool force) {
                 drop_entry(r, gone[i]);
 }
 
-static json_t *object_ref(const json_t *o) {
+static json_t *object_ref(const json_t *o, const char *event_ns) {
         json_t *ref = json_object();
         const char *fields[] = { "apiVersion", "kind" };
         const char *meta[] = { "name", "namespace", "uid", "resourceVersion" };
@@ -153,6 +164,10 @@ static json_t *object_ref(const json_t *o) {
                 if (json_is_string(v))
                         json_object_set(ref, meta[i], v);
         }
+        /* kube-apiserver 1.20 accepts an Event about a cluster-scoped object outside
+         * kube-system only when regarding.namespace names the Event's namespace. */
+        if (event_ns && !json_object_get(ref, "namespace"))
+                json_object_set_new(ref, "namespace", json_string(event_ns));
         return ref;
 }
 
@@ -176,7 +191,7 @@ int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char 
                         len--;
                 note[len] = '\0';
         }
-        const char *ns = kube_obj_namespace(regarding);
+        const char *ns = r->ns ? r->ns : kube_obj_namespace(regarding);
         if (!ns || !ns[0])
                 ns = "kube-system";
         const char *uid = kube_obj_uid(regarding);
@@ -224,7 +239,7 @@ int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char 
         }
         char t[48];
         rfc3339_format(now, true, t, sizeof t);
-        json_t *ref = object_ref(regarding);
+        json_t *ref = object_ref(regarding, r->ns);
         json_auto_t *ev = json_pack("{sssss{ssss}sssssssssssssoss}", "apiVersion", "events.k8s.io/v1", "kind", "Event",
                                     "metadata", "name", e->name, "namespace", e->ns, "eventTime", t,
                                     "reportingController", r->controller, "reportingInstance", r->instance, "action",

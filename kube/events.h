@@ -17,6 +17,12 @@ int kube_event_recorder_new(KubeClient *c, const char *controller, const char *i
 /* Frees the recorder (writes in flight finish without it); accepts NULL; returns NULL. */
 KubeEventRecorder *kube_event_recorder_free(KubeEventRecorder *r);
 
+/* Puts every Event in namespace ns (copied; NULL: back to the default above), as OpenShift
+ * operators keep theirs in their own namespace. A cluster-scoped regarding object is then
+ * referenced with regarding.namespace = ns, which is what kube-apiserver 1.20 requires of an
+ * Event outside kube-system. Returns 0, -EINVAL (""), -ENOMEM. */
+int kube_event_recorder_set_namespace(KubeEventRecorder *r, const char *ns);
+
 /* Records an event about regarding (borrowed API object: apiVersion, kind, metadata).
  * type "Normal" or "Warning"; reason and action CamelCase. Returns 0 when queued (or
  * counted as a repeat), -EINVAL, -ENOMEM. */

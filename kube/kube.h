@@ -125,6 +125,10 @@ void kube_client_set_timeouts(KubeClient *c, long connect_ms, long request_ms);
 void kube_client_set_max_response(KubeClient *c, size_t max);
 void kube_client_set_max_in_flight(KubeClient *c, unsigned n);
 void kube_client_set_max_retries(KubeClient *c, unsigned n);
+/* User-Agent of every request ("NAME/VERSION"; default "libkube/1.0"). The API server
+ * records writes in managedFields under the part before the first '/' when the request
+ * names no fieldManager. Returns 0, -EINVAL (empty, over 127 bytes, a line break). */
+int kube_client_set_user_agent(KubeClient *c, const char *ua);
 
 /* Counters for tests and metrics. */
 typedef struct KubeClientStats {

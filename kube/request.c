@@ -154,7 +154,7 @@ int kube_req_configure(Request *q, CURL *e) {
         cc |= curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
         cc |= curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
         cc |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
-        cc |= curl_easy_setopt(e, CURLOPT_USERAGENT, "libkube/1.0");
+        cc |= curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent[0] ? c->user_agent : "libkube/1.0");
         cc |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
         cc |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, q->stream ? 0L : c->request_ms);
         if (strcmp(q->method, "GET") == 0)

@@ -57,15 +57,24 @@ int apply_action_path(const ReconcileAction *a, Buf *out) {
         return kube_path(out, &res, a->namespace, to_collection ? NULL : a->name, sub);
 }
 
+static const char *content_type(const ReconcileAction *a) {
+        return a->verb == RECONCILE_PATCH || a->verb == RECONCILE_PATCH_STATUS ? KUBE_MERGE_PATCH : KUBE_JSON;
+}
+
 int apply_action(KubeClient *c, const ReconcileAction *a, json_t **ret_response, KubeError *err) {
         _cleanup_buf_ Buf path;
         buf_init(&path, 4096);
         int r = apply_action_path(a, &path);
         if (r < 0)
                 return r;
+        return kube_request(c, verb_method(a->verb), buf_str(&path), a->body, content_type(a), ret_response, err);
+}
 
-        const char *content_type = a->verb == RECONCILE_PATCH || a->verb == RECONCILE_PATCH_STATUS
-                                           ? KUBE_MERGE_PATCH
-                                           : KUBE_JSON;
-        return kube_request(c, verb_method(a->verb), buf_str(&path), a->body, content_type, ret_response, err);
+int apply_action_async(KubeClient *c, const ReconcileAction *a, KubeResponseFn done, void *userdata) {
+        _cleanup_buf_ Buf path;
+        buf_init(&path, 4096);
+        int r = apply_action_path(a, &path);
+        if (r < 0)
+                return r;
+        return kube_request_async(c, verb_method(a->verb), buf_str(&path), a->body, content_type(a), done, userdata);
 }

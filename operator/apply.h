@@ -16,3 +16,7 @@ int apply_action_path(const ReconcileAction *a, Buf *out);
  * *ret_response (may be NULL) gets the server's answer (new reference): the object as
  * written for creates, updates and patches. */
 int apply_action(KubeClient *c, const ReconcileAction *a, json_t **ret_response, KubeError *err);
+
+/* As apply_action, on the client's event loop: returns 0 when queued (done then runs
+ * exactly once with the HTTP status or a negative errno), or a negative errno at once. */
+int apply_action_async(KubeClient *c, const ReconcileAction *a, KubeResponseFn done, void *userdata);

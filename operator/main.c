@@ -1,10 +1,10 @@
 /* scheduler-operator: reconciles the Scheduler "cluster" and its policy ConfigMap into a
  * validated, rolled-out revision of the bundled scheduler. run() is the whole daemon:
- * arguments -> manager -> informers -> READY -> event loop until SIGTERM/SIGINT. */
+ * parse_argv() -> manager_new() -> manager_start() -> READY=1 -> event loop until
+ * SIGTERM/SIGINT (sd_event_set_signal_exit). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +78,14 @@ static int parse_listen(const char *s, char *addr, size_t addr_size, uint16_t *r
         return 0;
 }
 
-static int run(int argc, char *argv[]) {
+typedef struct Args {
+        ManagerOptions o;
+        char listen_addr[64];
+        const char *command[MAX_COMMAND_WORDS + 1];
+} Args;
+
+/* Fills a; returns 1 to run, 0 to exit successfully (--help), -EINVAL after saying why. */
+static int parse_argv(int argc, char *argv[], Args *a) {
         enum {
                 ARG_KUBECONFIG = 0x100, ARG_LISTEN, ARG_LEADER_ELECT, ARG_LEASE_NS, ARG_LEASE_NAME,
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
@@ -109,11 +116,11 @@ static int run(int argc, char *argv[]) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        ManagerOptions o;
-        manager_options_init(&o);
-        o.listen_port = 8444;
-        char listen_addr[64] = "127.0.0.1";
-        const char *command[MAX_COMMAND_WORDS + 1] = {};
+        ManagerOptions *o = &a->o;
+        manager_options_init(o);
+        o->listen_port = 8444;
+        snprintf(a->listen_addr, sizeof a->listen_addr, "127.0.0.1");
+        const char **command = a->command;
         size_t n_command = 0;
         int64_t v;
         int c;
@@ -129,52 +136,52 @@ static int run(int argc, char *argv[]) {
                         if (r >= 0)
                                 klog_set_verbosity((int) v);
                         break;
-                case ARG_KUBECONFIG: o.kubeconfig = optarg; break;
+                case ARG_KUBECONFIG: o->kubeconfig = optarg; break;
                 case ARG_LISTEN:
-                        r = parse_listen(optarg, listen_addr, sizeof(listen_addr), &o.listen_port);
+                        r = parse_listen(optarg, a->listen_addr, sizeof(a->listen_addr), &o->listen_port);
                         break;
-                case ARG_LEADER_ELECT: r = parse_bool(optarg, &o.leader_elect); break;
-                case ARG_LEASE_NS: o.lease_namespace = optarg; break;
-                case ARG_LEASE_NAME: o.lease_name = optarg; break;
-                case ARG_IDENTITY: o.identity = optarg; break;
-                case ARG_IMAGE: o.scheduler.image = optarg; break;
+                case ARG_LEADER_ELECT: r = parse_bool(optarg, &o->leader_elect); break;
+                case ARG_LEASE_NS: o->lease_namespace = optarg; break;
+                case ARG_LEASE_NAME: o->lease_name = optarg; break;
+                case ARG_IDENTITY: o->identity = optarg; break;
+                case ARG_IMAGE: o->scheduler.image = optarg; break;
                 case ARG_COMMAND:
                         if (n_command >= MAX_COMMAND_WORDS)
                                 r = -E2BIG;
                         else
                                 command[n_command++] = optarg;
                         break;
-                case ARG_SCHED_NAME: o.scheduler.scheduler_name = optarg; break;
-                case ARG_SCHED_KUBECONFIG: o.scheduler.kubeconfig = optarg; break;
+                case ARG_SCHED_NAME: o->scheduler.scheduler_name = optarg; break;
+                case ARG_SCHED_KUBECONFIG: o->scheduler.kubeconfig = optarg; break;
                 case ARG_SCHED_V:
                         r = parse_int(optarg, 0, 10, &v);
-                        o.scheduler.verbosity = (int) v;
+                        o->scheduler.verbosity = (int) v;
                         break;
                 case ARG_REPLICAS:
                         r = parse_int(optarg, 1, 100, &v);
-                        o.scheduler.replicas = (int) v;
+                        o->scheduler.replicas = (int) v;
                         break;
                 case ARG_KEEP:
                         r = parse_int(optarg, 1, 100, &v);
-                        o.scheduler.revisions_to_keep = (unsigned) v;
+                        o->scheduler.revisions_to_keep = (unsigned) v;
                         break;
                 case ARG_DEADLINE:
                         r = parse_int(optarg, 10, 86400, &v);
-                        o.scheduler.progress_deadline_s = v;
+                        o->scheduler.progress_deadline_s = v;
                         break;
                 case ARG_HEALTH_PORT:
                         r = parse_int(optarg, 1, 65535, &v);
-                        o.scheduler.health_port = (int) v;
+                        o->scheduler.health_port = (int) v;
                         break;
-                case ARG_READINESS_PATH: o.scheduler.readiness_path = optarg; break;
-                case ARG_LIVENESS_PATH: o.scheduler.liveness_path = optarg; break;
+                case ARG_READINESS_PATH: o->scheduler.readiness_path = optarg; break;
+                case ARG_LIVENESS_PATH: o->scheduler.liveness_path = optarg; break;
                 case ARG_SCORE_PCT:
                         r = parse_int(optarg, 0, 100, &v);
-                        o.scheduler.percentage_of_nodes_to_score = (int) v;
+                        o->scheduler.percentage_of_nodes_to_score = (int) v;
                         break;
                 case ARG_RESYNC:
                         r = parse_int(optarg, 0, 86400, &v);
-                        o.resync_usec = (uint64_t) v * 1000000ULL;
+                        o->resync_usec = (uint64_t) v * 1000000ULL;
                         break;
                 default:
                         return -EINVAL;
@@ -189,35 +196,40 @@ static int run(int argc, char *argv[]) {
                 fprintf(stderr, "scheduler-operator: unexpected argument '%s'\n", argv[optind]);
                 return -EINVAL;
         }
-        o.listen_address = listen_addr;
+        o->listen_address = a->listen_addr;
         if (n_command)
-                o.scheduler.command = command;
+                o->scheduler.command = command;
+        return 1;
+}
+
+static int run(int argc, char *argv[]) {
+        Args a = {};
+        int r = parse_argv(argc, argv, &a);
+        if (r <= 0)
+                return r;
+
 
         _cleanup_(sd_event_unrefp) sd_event *e = NULL;
-        int r = sd_event_default(&e);
+        r = sd_event_default(&e);
         if (r < 0)
                 return r;
         /* SIGTERM/SIGINT end the loop; the manager then releases the lease and stops. */
-        sigset_t mask;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        sigprocmask(SIG_BLOCK, &mask, NULL);
-        if ((r = sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL)) < 0 ||
-            (r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL)) < 0)
+        r = sd_event_set_signal_exit(e, true);
+        if (r < 0)
                 return r;
         (void) sd_event_set_watchdog(e, true);
 
         _cleanup_(manager_freep) Manager *m = NULL;
-        r = manager_new(e, &o, &m);
+        r = manager_new(e, &a.o, &m);
         if (r < 0)
                 return r;
         r = manager_start(m);
         if (r < 0)
                 return r;
         klog_info("scheduler-operator started");
+        (void) sd_notify(0, "READY=1");
         r = sd_event_loop(e);
-        sd_notify(0, "STOPPING=1");
+        (void) sd_notify(0, "STOPPING=1");
         klog_info("scheduler-operator stopping");
         return r;
 }

@@ -6,35 +6,59 @@
  * later look (a rollout being timed) is re-added after that delay; success forgets the
  * backoff.
  *
- * API writes are blocking on purpose: there is one key, a pass is a handful of requests on
- * loopback or in-cluster, and applying them in order with "stop at the first failure" is
- * what the reconciler's contract asks for. Watches keep streaming into libcurl's buffers
- * meanwhile and are processed right after. */
+ * A pass never blocks the loop: the nodes it may need are listed page by page
+ * (operator/nodes.c) and its writes go out one at a time as async requests
+ * (operator/pass.c), so the lease is renewed, watches are read and /healthz answers while
+ * a pass waits on the API server. Writes go through their own client, with no retries and
+ * a request timeout shorter than the gap between the renew deadline and the lease
+ * duration, and each one is sent only while this replica holds the lease by the local
+ * monotonic clock (kube_leader_check): a replica that was stopped (SIGSTOP, a long GC-like
+ * stall, a frozen VM) and continues after another took over writes nothing more. */
 #include "operator/manager.h"
 
 #include <errno.h>
 #include <jansson.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/http-server.h"
 #include "common/macro.h"
+#include "common/time-util.h"
+#include "kube/events.h"
 #include "kube/informer.h"
 #include "kube/kube.h"
 #include "kube/leader.h"
 #include "kube/log.h"
 #include "kube/workqueue.h"
-#include "operator/apply.h"
+#include "operator/apply-error.h"
+#include "operator/event-action.h"
 #include "operator/expectations.h"
+#include "operator/logtext.h"
 #include "operator/metrics.h"
+#include "operator/nodes.h"
+#include "operator/pass.h"
 #include "reconcilers/reconcile.h"
 
-#define MAX_NODES_FOR_BOOTSTRAP 100000
 /* How long a pass waits for the caches to show its own writes before going ahead anyway. */
 #define EXPECTATION_TIMEOUT_USEC (5 * 1000000ULL)
+#define LEASE_DURATION_USEC (15 * 1000000ULL)
+#define RENEW_DEADLINE_USEC (10 * 1000000ULL)
+/* A write must be answered (or abandoned) before another replica may take over. */
+#define WRITE_TIMEOUT_MS ((long) ((LEASE_DURATION_USEC - RENEW_DEADLINE_USEC) / 1000))
+/* A lease failure that persists is logged again this often. */
+#define LEASE_ERROR_LOG_USEC (60 * 1000000ULL)
+#define OPERATOR_USER_AGENT "scheduler-operator/1.0"
+#define OPERATOR_NAMESPACE "openshift-kube-scheduler-operator"
+
+static char *mfree(char *p) {
+        free(p);
+        return NULL;
+}
 
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
 
@@ -42,25 +66,33 @@ enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_P
 
 struct Manager {
         sd_event *event;
-        KubeClient *client;
+        KubeClient *client;             /* reads: informers, node lists, the lease */
+        KubeClient *writer;             /* the pass's writes and Events */
         KubeInformer *informers[_INF_MAX];
-        unsigned n_synced;
+        bool synced[_INF_MAX];
+        bool caches_synced_once;
+        char *policy_name;              /* what INF_POLICY_MAPS selects; NULL: no informer */
+        sd_event_source *policy_defer;  /* follow_policy_name() from the loop, not a callback */
         KubeLeaderElector *elector;
         bool leading;
+        char lease_error[KUBE_ERROR_TEXT + 256];
+        uint64_t lease_error_logged_usec;
         HttpServer *http;
+        KubeEventRecorder *recorder;
 
         KubeQueue *queue;
         Expectations expectations;
+        char *pass_key;                 /* the key being processed while a pass runs */
+        NodeList *nodes;
+        json_t *pass_nodes;             /* the nodes the pass's reconcile read; NULL: none */
+        Pass *pass;
+        bool reporting;                 /* pass carries out only the report of a refused write */
+        uint64_t pass_start_usec;
+        ApplyError apply_error;         /* the last refused write, until a pass applies all */
 
         ManagerOptions opts;
         OperatorMetrics metrics;
         char *identity;
-
-        /* The last action the API refused and its answer, until a pass applies everything
-         * (see remember_apply_error()); fed to the reconciler for Degraded=ApplyFailed. */
-        char *apply_error;
-        unsigned apply_failures;        /* consecutive passes that failed */
-        bool apply_error_answered;      /* the API answered (403, 422, ...), not just unreachable */
 };
 
 void manager_options_init(ManagerOptions *o) {
@@ -68,21 +100,41 @@ void manager_options_init(ManagerOptions *o) {
                 .listen_address = "127.0.0.1",
                 .listen_port = 0,
                 .leader_elect = true,
-                .lease_namespace = "openshift-kube-scheduler-operator",
+                .lease_namespace = OPERATOR_NAMESPACE,
                 .lease_name = "scheduler-operator-lock",
                 .resync_usec = 10 * 60 * 1000000ULL,
         };
         reconcile_config_init(&o->scheduler);
 }
 
-static double now_seconds(clockid_t clock) {
-        struct timespec ts;
-        clock_gettime(clock, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+/* The policy ConfigMap name the cached Scheduler asks for (borrowed), NULL for none. */
+static const char *wanted_policy_name(const Manager *m) {
+        const json_t *s = m->informers[INF_SCHEDULERS]
+                                  ? kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME)
+                                  : NULL;
+        const char *name = s ? json_string_value(kube_obj_path(s, "spec.policy.name")) : NULL;
+        return name && name[0] ? name : NULL;
 }
 
+/* Every cache has synced, the policy informer included, and that informer selects the
+ * name the Scheduler asks for now: a pass never runs on a policy cache for another name. */
 static bool all_synced(const Manager *m) {
-        return m->n_synced == _INF_MAX;
+        for (unsigned i = 0; i < _INF_MAX; i++)
+                if (!m->synced[i])
+                        return false;
+        const char *want = wanted_policy_name(m);
+        if (!want || !m->policy_name)
+                return !want && !m->policy_name;
+        return strcmp(want, m->policy_name) == 0;
+}
+
+/* Whether this replica may write now: leading, and (with leader election) still holding
+ * the lease by the local clock. */
+static bool may_write(void *userdata) {
+        Manager *m = userdata;
+        if (m->elector && !kube_leader_check(m->elector))
+                return false;
+        return m->leading;
 }
 
 static void trigger(Manager *m) {
@@ -103,136 +155,57 @@ static json_t *informer_array(const KubeInformer *inf) {
         return a;
 }
 
-/* The operator binds its scheduler's pods only when none is ready (reconcilers/bootstrap.c);
- * only then are nodes needed, so they are listed on demand rather than cached: a node cache
- * would cost more memory than everything else the operator holds in a large cluster. */
-static bool bootstrap_may_bind(const json_t *pods) {
-        size_t i;
-        json_t *pod;
-        bool pending = false;
+/* ---- the policy ConfigMap: one object, selected by name ---------------------------- */
 
-        json_array_foreach(pods, i, pod) {
-                if (json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp"))
-                        continue;
-                const char *node = json_string_value(kube_obj_path(pod, "spec.nodeName"));
-                if (!node || !*node) {
-                        pending = true;
-                        continue;
-                }
-                json_t *conds = kube_obj_path(pod, "status.conditions");
-                size_t j;
-                json_t *c;
-                json_array_foreach(conds, j, c) {
-                        const char *t = json_string_value(json_object_get(c, "type"));
-                        const char *s = json_string_value(json_object_get(c, "status"));
-                        if (t && s && strcmp(t, "Ready") == 0 && strcmp(s, "True") == 0)
-                                return false;
-                }
-        }
-        return pending;
+static void on_add(KubeInformer *inf, json_t *obj, void *userdata);
+static void on_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata);
+static void on_delete(KubeInformer *inf, json_t *obj, void *userdata);
+static void on_synced(KubeInformer *inf, void *userdata);
+static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata);
+
+static int new_informer(Manager *m, unsigned idx, const KubeResource *res, const char *ns, const char *labels,
+                        const char *fields) {
+        static const KubeInformerHandlers handlers = { on_add, on_update, on_delete };
+        int r = kube_informer_new(m->client, res, ns, labels, fields, &m->informers[idx]);
+        if (r < 0)
+                return r;
+        kube_informer_on_synced(m->informers[idx], on_synced, m);
+        kube_informer_on_error(m->informers[idx], on_informer_error, m);
+        return kube_informer_add_handlers(m->informers[idx], &handlers, m);
 }
 
-/* ---- failures to apply, on status ---------------------------------------------------- */
+/* Only the ConfigMap spec.policy.name names is cached from openshift-config: the informer
+ * is replaced (field selector metadata.name=NAME) whenever that name changes, and there
+ * is none while no name is set. Until the new one has synced, no pass runs. */
+static int follow_policy_name(Manager *m) {
+        const char *name = wanted_policy_name(m);
+        if ((!name && !m->policy_name) || (name && m->policy_name && strcmp(name, m->policy_name) == 0))
+                return 0;
 
-/* An unreachable API server shows only after this many failed passes in a row (a restart
- * takes a few); an answer from the API (403, 422, quota, a webhook) shows at once. */
-#define APPLY_FAILURES_SHOWN 3
-
-static const char *shown_apply_error(const Manager *m) {
-        if (!m->apply_error || (!m->apply_error_answered && m->apply_failures < APPLY_FAILURES_SHOWN))
-                return NULL;
-        return m->apply_error;
-}
-
-static void remember_apply_error(Manager *m, const ReconcileAction *a, int r, const KubeError *err) {
-        char *text = NULL;
-        if (asprintf(&text, "%s failed: %s", a->description, err->message[0] ? err->message : strerror(-r)) < 0)
-                text = NULL;
-        free(m->apply_error);
-        m->apply_error = text;
-        m->apply_failures++;
-        m->apply_error_answered = err->http_status != 0;
-}
-
-/* Whether a pass that applied everything cleared an error the status showed; the caller
- * then reconciles once more so the status stops saying so. */
-static bool forget_apply_error(Manager *m) {
-        bool shown = shown_apply_error(m) != NULL;
-        free(m->apply_error);
-        m->apply_error = NULL;
-        m->apply_failures = 0;
-        m->apply_error_answered = false;
-        return shown;
-}
-
-static int reconcile_once(Manager *m, ReconcileOutput **ret);
-
-/* The status is written even when an action fails: reconcile again with the failure as
- * input and apply only the status patch and the ApplyFailed event, nothing else (the other
- * events of that pass describe writes that did not happen). */
-static void report_apply_error(Manager *m) {
-        _cleanup_(reconcile_output_freep) ReconcileOutput *out = NULL;
-
-        if (!shown_apply_error(m) || reconcile_once(m, &out) < 0)
-                return;
-        for (size_t i = 0; i < out->n_actions; i++) {
-                const ReconcileAction *a = &out->actions[i];
-                KubeError err = {};
-                const char *reason = json_string_value(json_object_get(a->body, "reason"));
-                if (a->verb != RECONCILE_PATCH_STATUS &&
-                    (a->verb != RECONCILE_EVENT || !reason || strcmp(reason, "ApplyFailed") != 0))
-                        continue;
-                if (apply_action(m->client, a, NULL, &err) < 0) {
-                        klog_error("%s failed: %s", a->description, err.message);
-                        return;
-                }
-                klog_info("%s", a->description);
-        }
-}
-
-static int reconcile_once(Manager *m, ReconcileOutput **ret) {
-        KubeError err = {};
-        const json_t *scheduler = kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME);
-        const char *policy_name = scheduler ? json_string_value(kube_obj_path(scheduler, "spec.policy.name")) : NULL;
-        const json_t *policy_cm = policy_name && *policy_name
-                                          ? kube_informer_get(m->informers[INF_POLICY_MAPS],
-                                                              RECONCILE_CONFIG_NAMESPACE, policy_name)
-                                          : NULL;
-        json_auto_t *configmaps = informer_array(m->informers[INF_OPERAND_MAPS]);
-        json_auto_t *pods = informer_array(m->informers[INF_PODS]);
-        if (!configmaps || !pods)
+        m->informers[INF_POLICY_MAPS] = kube_informer_unref(m->informers[INF_POLICY_MAPS]);
+        m->policy_name = mfree(m->policy_name);
+        m->synced[INF_POLICY_MAPS] = !name;
+        if (!name)
+                return 0;
+        _cleanup_free_ char *field = NULL;
+        if (asprintf(&field, "metadata.name=%s", name) < 0 || !(m->policy_name = strdup(name)))
                 return -ENOMEM;
-
-        json_auto_t *nodes = NULL;
-        if (bootstrap_may_bind(pods)) {
-                json_auto_t *list = NULL;
-                int r = kube_list_all(m->client, &KUBE_NODES, NULL, NULL, MAX_NODES_FOR_BOOTSTRAP, &list, &err);
-                if (r < 0)
-                        return klog_error_errno(r, "Listing nodes to place the scheduler's own pods failed: %s",
-                                                err.message);
-                nodes = json_incref(json_object_get(list, "items"));
+        int r = new_informer(m, INF_POLICY_MAPS, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, NULL, field);
+        if (r >= 0)
+                r = kube_informer_start(m->informers[INF_POLICY_MAPS]);
+        if (r < 0) {
+                /* Without it the pass cannot see the policy: retry on the next event. */
+                m->informers[INF_POLICY_MAPS] = kube_informer_unref(m->informers[INF_POLICY_MAPS]);
+                m->policy_name = mfree(m->policy_name);
+                m->synced[INF_POLICY_MAPS] = false;
+                return klog_error_errno(r, "Cannot watch the policy ConfigMap %s/%s: %s", RECONCILE_CONFIG_NAMESPACE,
+                                        LOG_TEXT(name), strerror(-r));
         }
-
-        ReconcileInput in = {
-                .scheduler = scheduler,
-                .policy_configmap = policy_cm,
-                .configmaps = configmaps,
-                .deployment = kube_informer_get(m->informers[INF_DEPLOYMENTS], RECONCILE_OPERAND_NAMESPACE,
-                                                RECONCILE_DEPLOYMENT_NAME),
-                .pods = pods,
-                .nodes = nodes,
-                .now = (int64_t) time(NULL),
-                .config = &m->opts.scheduler,
-                .apply_error = shown_apply_error(m),
-        };
-        return reconcile_scheduler(&in, ret);
+        klog_v(2, "Watching ConfigMap %s/%s for the policy", RECONCILE_CONFIG_NAMESPACE, LOG_TEXT(name));
+        return 0;
 }
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
+/* ---- one pass ---------------------------------------------------------------------- */
 
 /* The informer that caches what an action writes; -1 when none does (events, bindings). */
 static int action_cache(const ReconcileAction *a) {
@@ -248,10 +221,14 @@ static int action_cache(const ReconcileAction *a) {
 
 static const char *cached_resource_version(int cache, const char *ns, const char *name, void *userdata) {
         Manager *m = userdata;
-        return kube_obj_resource_version(kube_informer_get(m->informers[cache], ns, name));
+        return m->informers[cache] ? kube_obj_resource_version(kube_informer_get(m->informers[cache], ns, name))
+                                   : NULL;
 }
 
-static void expect(Manager *m, const ReconcileAction *a, const json_t *response) {
+static void on_action_applied(const ReconcileAction *a, json_t *response, void *userdata) {
+        Manager *m = userdata;
+        m->metrics.actions_applied++;
+        klog_info("%s", LOG_TEXT(a->description));
         int cache = action_cache(a);
         if (cache < 0)
                 return;
@@ -259,110 +236,273 @@ static void expect(Manager *m, const ReconcileAction *a, const json_t *response)
         const char *rv = a->verb == RECONCILE_DELETE ? NULL : kube_obj_resource_version(response);
         if (a->verb != RECONCILE_DELETE && !rv)
                 return;
-        (void) expectations_add(&m->expectations, cache, a->namespace, name, rv, now_usec(),
+        (void) expectations_add(&m->expectations, cache, a->namespace, name, rv, now_monotonic_usec(),
                                 EXPECTATION_TIMEOUT_USEC);
 }
 
-/* One pass: returns false when it must be retried with backoff. */
-static bool sync_scheduler(Manager *m) {
-        double start = now_seconds(CLOCK_MONOTONIC);
-        _cleanup_(reconcile_output_freep) ReconcileOutput *out = NULL;
-        bool ok = true;
+/* Events the reconciler decided (core/v1 shape: involvedObject, type, reason, message) go
+ * out through the recorder: in the operator's namespace, regarding the Scheduler, repeats
+ * aggregated into one Event's series, sent asynchronously after the pass's writes. */
+static void on_event(const ReconcileAction *a, void *userdata) {
+        Manager *m = userdata;
+        klog_info("%s", LOG_TEXT(a->description));
+        if (m->recorder && event_action_record(m->recorder, a) < 0)
+                klog_v(2, "Event %s not recorded", LOG_TEXT(a->description));
+}
 
-        int r = reconcile_once(m, &out);
+/* Ends the pass for its key. again: a pass that applied everything cleared a refused write
+ * the status showed, so the key is processed once more at once (the status then stops
+ * saying so). */
+static void finish_pass(Manager *m, bool ok, bool again, int64_t requeue_after_s) {
+        const char *key = m->pass_key;
+        metrics_observe_reconcile(&m->metrics, (double) (now_monotonic_usec() - m->pass_start_usec) / 1e6, ok);
+        json_decref(m->pass_nodes);
+        m->pass_nodes = NULL;
+        m->reporting = false;
+        if (ok && again)
+                (void) kube_queue_add(m->queue, key);
+        else if (ok && requeue_after_s > 0)
+                (void) kube_queue_add_after(m->queue, key, (uint64_t) requeue_after_s * 1000000ULL);
+        else if (ok && m->opts.resync_usec)
+                (void) kube_queue_add_after(m->queue, key, m->opts.resync_usec);
+        if (ok)
+                kube_queue_forget(m->queue, key);
+        else if (m->leading)
+                (void) kube_queue_add_rate_limited(m->queue, key);
+        kube_queue_done(m->queue, key);
+        m->pass_key = mfree(m->pass_key);
+        /* A pass builds and drops whole object trees; hand the freed pages back so the idle
+         * footprint stays flat over resyncs. */
+        (void) malloc_trim(0);
+}
+
+/* What the cached objects and nodes ask for now, with the refused write to show if any. */
+static int reconcile_now(Manager *m, ReconcileOutput **ret) {
+        const json_t *scheduler = kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME);
+        const json_t *policy_cm = m->policy_name && m->informers[INF_POLICY_MAPS]
+                                          ? kube_informer_get(m->informers[INF_POLICY_MAPS], RECONCILE_CONFIG_NAMESPACE,
+                                                              m->policy_name)
+                                          : NULL;
+        json_auto_t *configmaps = informer_array(m->informers[INF_OPERAND_MAPS]);
+        json_auto_t *pods = informer_array(m->informers[INF_PODS]);
+        if (!configmaps || !pods)
+                return -ENOMEM;
+        ReconcileInput in = {
+                .scheduler = scheduler,
+                .policy_configmap = policy_cm,
+                .configmaps = configmaps,
+                .deployment = kube_informer_get(m->informers[INF_DEPLOYMENTS], RECONCILE_OPERAND_NAMESPACE,
+                                                RECONCILE_DEPLOYMENT_NAME),
+                .pods = pods,
+                .nodes = m->pass_nodes,
+                .now = (int64_t) (now_realtime_usec() / 1000000ULL),
+                .config = &m->opts.scheduler,
+                .apply_error = apply_error_shown(&m->apply_error),
+        };
+        return reconcile_scheduler(&in, ret);
+}
+
+static void on_pass_done(const PassOutcome *o, void *userdata);
+
+static int send_pass(Manager *m, ReconcileOutput *out) {
+        static const PassHooks hooks = {
+                .may_write = may_write,
+                .applied = on_action_applied,
+                .event = on_event,
+                .done = on_pass_done,
+        };
+        int r = pass_start(m->writer, out, &hooks, m, &m->pass);
+        if (r < 0)
+                klog_error("Cannot start a pass: %s", strerror(-r));
+        return r;
+}
+
+/* The status is written even when a write is refused: reconcile again with the refusal as
+ * input and send only the status patch and the ApplyFailed Event (apply-error.h). Returns
+ * whether that report is on its way; the pass ends when it is done. */
+static bool report_apply_error(Manager *m) {
+        ReconcileOutput *out = NULL;
+        if (!apply_error_shown(&m->apply_error))
+                return false;
+        int r = reconcile_now(m, &out);
+        if (r < 0) {
+                klog_error("Cannot report the refused write on status: %s", strerror(-r));
+                return false;
+        }
+        if (apply_error_report_only(out) == 0) {
+                /* The status says so already (it was written after an earlier refusal). */
+                reconcile_output_free(out);
+                return false;
+        }
+        m->reporting = true;
+        if (send_pass(m, out) < 0) {
+                m->reporting = false;
+                return false;
+        }
+        return true;
+}
+
+static void on_pass_done(const PassOutcome *o, void *userdata) {
+        Manager *m = userdata;
+        bool reported = m->reporting;
+        m->pass = NULL;
+        m->reporting = false;
+        if (o->output && !reported) {
+                m->metrics.policy_valid = o->output->policy_valid;
+                m->metrics.active_revision = o->output->active_revision;
+        }
+        if (o->fenced)
+                klog_warning("Stopped before \"%s\": this replica no longer holds the leader lease",
+                             LOG_TEXT(o->failed ? o->failed->description : ""));
+        else if (o->r < 0) {
+                m->metrics.actions_failed++;
+                /* A conflict or an object already there means our caches are behind: the
+                 * next pass reads them again after the watch catches up. */
+                if (o->r == -ESTALE || o->r == -EEXIST)
+                        klog_v(2, "%s: %s (will retry from fresh state)", LOG_TEXT(o->failed->description),
+                               LOG_TEXT(o->err.message));
+                else {
+                        klog_error("%s failed: %s", LOG_TEXT(o->failed ? o->failed->description : "a write"),
+                                   LOG_TEXT(o->err.message));
+                        /* A failed report keeps the refusal it was reporting. */
+                        if (!reported) {
+                                (void) apply_error_remember(&m->apply_error, o->failed, o->r, &o->err);
+                                if (report_apply_error(m))
+                                        return;
+                        }
+                }
+        }
+        if (reported)
+                /* The pass this reported on failed: retried with backoff. */
+                return finish_pass(m, false, false, 0);
+        bool cleared = o->r >= 0 && apply_error_forget(&m->apply_error);
+        finish_pass(m, o->r >= 0, cleared, o->r >= 0 && o->output ? o->output->requeue_after_s : 0);
+}
+
+static void run_reconcile(Manager *m) {
+        ReconcileOutput *out = NULL;
+        int r = reconcile_now(m, &out);
         if (r < 0) {
                 klog_error("Reconcile failed before any write: %s", strerror(-r));
-                ok = false;
+                return finish_pass(m, false, false, 0);
         }
-        for (size_t i = 0; ok && i < out->n_actions; i++) {
-                const ReconcileAction *a = &out->actions[i];
-                KubeError err = {};
-                json_auto_t *response = NULL;
-                r = apply_action(m->client, a, &response, &err);
-                if (r < 0) {
-                        m->metrics.actions_failed++;
-                        ok = false;
-                        /* A conflict or an object already there means our caches are behind:
-                         * the next pass reads them again after the watch catches up. */
-                        if (r == -ESTALE || r == -EEXIST)
-                                klog_v(2, "%s: %s (will retry from fresh state)", a->description, err.message);
-                        else {
-                                klog_error("%s failed: %s", a->description, err.message);
-                                remember_apply_error(m, a, r, &err);
-                                report_apply_error(m);
-                        }
-                        break;
-                }
-                m->metrics.actions_applied++;
-                expect(m, a, response);
-                klog_info("%s", a->description);
-        }
-        if (out) {
-                m->metrics.policy_valid = out->policy_valid;
-                m->metrics.active_revision = out->active_revision;
-        }
-        metrics_observe_reconcile(&m->metrics, now_seconds(CLOCK_MONOTONIC) - start, ok);
+        if (send_pass(m, out) < 0)
+                finish_pass(m, false, false, 0);
+}
 
-        if (ok && forget_apply_error(m))
-                (void) kube_queue_add(m->queue, RECONCILE_SCHEDULER_NAME);
-        else if (ok && out->requeue_after_s > 0)
-                (void) kube_queue_add_after(m->queue, RECONCILE_SCHEDULER_NAME,
-                                            (uint64_t) out->requeue_after_s * 1000000ULL);
-        else if (ok && m->opts.resync_usec)
-                (void) kube_queue_add_after(m->queue, RECONCILE_SCHEDULER_NAME, m->opts.resync_usec);
-        return ok;
+static void on_nodes(NodeList *l, int r, json_t *nodes, const KubeError *err, void *userdata) {
+        Manager *m = userdata;
+        m->nodes = NULL;
+        if (r < 0) {
+                klog_error("Listing nodes to place the scheduler's own pods failed: %s",
+                           LOG_TEXT(err ? err->message : strerror(-r)));
+                return finish_pass(m, false, false, 0);
+        }
+        /* Kept until the pass ends: a report after a refused write reconciles again. */
+        m->pass_nodes = json_incref(nodes);
+        run_reconcile(m);
+}
+
+/* Starts a pass for key. The key stays "processing" until finish_pass. */
+static void start_pass(Manager *m, const char *key) {
+        m->pass_key = strdup(key);
+        if (!m->pass_key) {
+                (void) kube_queue_add_rate_limited(m->queue, key);
+                kube_queue_done(m->queue, key);
+                return;
+        }
+        m->pass_start_usec = now_monotonic_usec();
+        json_auto_t *pods = informer_array(m->informers[INF_PODS]);
+        /* Nodes are needed only when the operator binds its scheduler's own pods itself
+         * (the reconciler's decision); then they are listed, not cached: a node cache would
+         * cost more memory than everything else the operator holds in a large cluster. */
+        if (pods && reconcile_bootstrap_needs_nodes(pods, &m->opts.scheduler)) {
+                int r = node_list_start(m->client, on_nodes, m, &m->nodes);
+                if (r < 0) {
+                        klog_error("Cannot list nodes: %s", strerror(-r));
+                        finish_pass(m, false, false, 0);
+                }
+                return;
+        }
+        run_reconcile(m);
 }
 
 static void on_queue_ready(KubeQueue *q, void *userdata) {
         Manager *m = userdata;
         const char *key;
 
-        while (kube_queue_get(q, &key) >= 0) {
+        while (!m->pass_key && kube_queue_get(q, &key) >= 0) {
                 /* A key handed out while this replica is not leading is dropped: the new
                  * leader's own informers will add it again. */
-                uint64_t now = now_usec();
-                if (m->leading && all_synced(m) &&
-                    !expectations_met(&m->expectations, cached_resource_version, m, now)) {
+                uint64_t now = now_monotonic_usec();
+                if (!m->leading || !all_synced(m) || !may_write(m))
+                        kube_queue_done(q, key);
+                else if (!expectations_met(&m->expectations, cached_resource_version, m, now)) {
                         /* The watch events of our own writes will add the key again; the
                          * delayed add covers a lost event. */
                         (void) kube_queue_add_after(q, key, m->expectations.deadline_usec - now);
-                } else if (m->leading && all_synced(m)) {
-                        if (sync_scheduler(m))
-                                kube_queue_forget(q, key);
-                        else
-                                (void) kube_queue_add_rate_limited(q, key);
-                }
-                kube_queue_done(q, key);
+                        kube_queue_done(q, key);
+                } else
+                        start_pass(m, key);
         }
 }
 
+/* ---- informers, leadership, health ------------------------------------------------- */
+
+/* Informer handlers run inside libcurl's callbacks, where an informer cannot be stopped:
+ * the policy informer is replaced from the loop instead. */
+static int on_policy_defer(sd_event_source *s, void *userdata) {
+        Manager *m = userdata;
+        (void) follow_policy_name(m);
+        trigger(m);
+        return 0;
+}
+
+static void schedule_follow_policy_name(Manager *m) {
+        if (m->policy_defer)
+                (void) sd_event_source_set_enabled(m->policy_defer, SD_EVENT_ONESHOT);
+}
+
 static void on_add(KubeInformer *inf, json_t *obj, void *userdata) {
-        trigger(userdata);
+        Manager *m = userdata;
+        if (inf == m->informers[INF_SCHEDULERS])
+                schedule_follow_policy_name(m);
+        trigger(m);
 }
 static void on_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
-        trigger(userdata);
+        on_add(inf, new_obj, userdata);
 }
 static void on_delete(KubeInformer *inf, json_t *obj, void *userdata) {
-        trigger(userdata);
+        on_add(inf, obj, userdata);
 }
 
 static void on_synced(KubeInformer *inf, void *userdata) {
         Manager *m = userdata;
-        if (++m->n_synced == _INF_MAX) {
-                klog_info("Caches are synced");
-                sd_notify(0, "READY=1\nSTATUS=Caches synced");
+        bool was = all_synced(m);
+        for (unsigned i = 0; i < _INF_MAX; i++)
+                if (inf == m->informers[i])
+                        m->synced[i] = true;
+        if (inf == m->informers[INF_SCHEDULERS])
+                schedule_follow_policy_name(m);
+        if (!was && all_synced(m)) {
+                if (!m->caches_synced_once) {
+                        m->caches_synced_once = true;
+                        klog_info("Caches are synced");
+                        sd_notify(0, "STATUS=Caches synced");
+                }
                 trigger(m);
         }
 }
 
 static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
-        klog_warning("Watch failed (retrying): %s", err && err->message[0] ? err->message : strerror(-r));
+        klog_warning("Watch failed (retrying): %s", LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)));
 }
 
 static void on_started_leading(KubeLeaderElector *le, void *userdata) {
         Manager *m = userdata;
         klog_info("Became the leader (%s)", m->identity);
         m->leading = m->metrics.leader = true;
+        m->lease_error[0] = '\0';
         trigger(m);
 }
 
@@ -372,18 +512,54 @@ static void on_stopped_leading(KubeLeaderElector *le, void *userdata) {
         m->leading = m->metrics.leader = false;
 }
 
+/* What to do about a lease failure, for the log and /readyz. */
+static const char *lease_hint(int r) {
+        switch (r) {
+        case -ENOENT:
+                return "create the namespace (kubectl create namespace NS) or pass --lease-namespace";
+        case -EPERM:
+        case -EACCES:
+                return "grant this service account get, create and update on leases.coordination.k8s.io "
+                       "in that namespace";
+        default:
+                return "check that the API server is reachable";
+        }
+}
+
+static void on_lease_error(KubeLeaderElector *le, int r, const KubeError *err, void *userdata) {
+        Manager *m = userdata;
+        char msg[sizeof m->lease_error];
+        snprintf(msg, sizeof msg, "cannot acquire Lease %s/%s: %s; %s", m->opts.lease_namespace, m->opts.lease_name,
+                 LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)), lease_hint(r));
+        uint64_t now = now_monotonic_usec();
+        if (strcmp(msg, m->lease_error) != 0 || now - m->lease_error_logged_usec >= LEASE_ERROR_LOG_USEC) {
+                klog_error("Not leading: %s", msg);
+                m->lease_error_logged_usec = now;
+        }
+        memcpy(m->lease_error, msg, sizeof msg);
+}
+
 static int on_healthz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         return buf_puts(&reply->body, "ok");
 }
 
-/* Ready once the caches are synced; a standby replica is ready too (it serves as a spare). */
+/* Ready once the caches are synced and the lease can be read: a standby replica is ready
+ * too (it serves as a spare); one that cannot even reach its lease says why. */
 static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         Manager *m = userdata;
         if (!all_synced(m)) {
                 reply->status = 503;
                 return buf_puts(&reply->body, "caches not synced");
         }
-        return buf_puts(&reply->body, m->leading ? "ok (leader)" : "ok (standby)");
+        if (m->elector && !m->leading && kube_leader_last_error(m->elector) < 0 && m->lease_error[0]) {
+                reply->status = 503;
+                return buf_printf(&reply->body, "not leading: %s", m->lease_error);
+        }
+        if (m->leading)
+                return buf_puts(&reply->body, "ok (leader)");
+        const char *holder = m->elector ? kube_leader_holder(m->elector) : "";
+        return buf_printf(&reply->body, "ok (standby; the lease is held by %s)",
+                          holder && holder[0] ? LOG_TEXT(holder) : "nobody yet");
 }
 
 static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
@@ -392,15 +568,17 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
         return metrics_render(&m->metrics, &reply->body);
 }
 
-static int add_informer(Manager *m, unsigned idx, const KubeResource *res, const char *ns, const char *labels,
-                        const char *fields) {
-        static const KubeInformerHandlers handlers = { on_add, on_update, on_delete };
-        int r = kube_informer_new(m->client, res, ns, labels, fields, &m->informers[idx]);
+static int new_client(Manager *m, KubeClient **ret) {
+        KubeError err = {};
+        KubeConfig *config = NULL;
+        int r = kube_config_auto(m->opts.kubeconfig, &config, &err);
         if (r < 0)
-                return r;
-        kube_informer_on_synced(m->informers[idx], on_synced, m);
-        kube_informer_on_error(m->informers[idx], on_informer_error, m);
-        return kube_informer_add_handlers(m->informers[idx], &handlers, m);
+                return klog_error_errno(r, "Cannot load the API server configuration: %s", LOG_TEXT(err.message));
+        r = kube_client_new(config, m->event, ret, &err);
+        if (r < 0)
+                return klog_error_errno(r, "Cannot create the API client: %s", LOG_TEXT(err.message));
+        /* Writes are recorded in managedFields under the operator's own name. */
+        return kube_client_set_user_agent(*ret, OPERATOR_USER_AGENT);
 }
 
 int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
@@ -409,27 +587,33 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
                 return -ENOMEM;
         m->event = sd_event_ref(e);
         m->opts = *opts;
-        m->metrics.start_time_s = now_seconds(CLOCK_REALTIME);
+        m->metrics.start_time_s = (double) now_realtime_usec() / 1e6;
 
-        KubeError err = {};
-        KubeConfig *config = NULL;
-        int r = kube_config_auto(opts->kubeconfig, &config, &err);
+        int r = new_client(m, &m->client);
+        if (r >= 0)
+                r = new_client(m, &m->writer);
         if (r < 0)
-                return klog_error_errno(r, "Cannot load the API server configuration: %s", err.message);
-        r = kube_client_new(config, e, &m->client, &err);
-        if (r < 0)
-                return klog_error_errno(r, "Cannot create the API client: %s", err.message);
+                return r;
+        /* Each write is one attempt, bounded in time; a failed pass is retried as a whole
+         * (with backoff) and re-checks the lease first. */
+        kube_client_set_max_retries(m->writer, 0);
+        kube_client_set_timeouts(m->writer, WRITE_TIMEOUT_MS, WRITE_TIMEOUT_MS);
 
         char label[128];
         snprintf(label, sizeof(label), "%s=%s", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME);
-        if ((r = add_informer(m, INF_SCHEDULERS, &SCHEDULERS, NULL, NULL, "metadata.name=" RECONCILE_SCHEDULER_NAME)) < 0 ||
-            (r = add_informer(m, INF_POLICY_MAPS, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, NULL, NULL)) < 0 ||
-            (r = add_informer(m, INF_OPERAND_MAPS, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
-            (r = add_informer(m, INF_DEPLOYMENTS, &KUBE_DEPLOYMENTS, RECONCILE_OPERAND_NAMESPACE, NULL,
+        m->synced[INF_POLICY_MAPS] = true;      /* no informer until a policy name is set */
+        if ((r = new_informer(m, INF_SCHEDULERS, &SCHEDULERS, NULL, NULL, "metadata.name=" RECONCILE_SCHEDULER_NAME)) < 0 ||
+            (r = new_informer(m, INF_OPERAND_MAPS, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
+            (r = new_informer(m, INF_DEPLOYMENTS, &KUBE_DEPLOYMENTS, RECONCILE_OPERAND_NAMESPACE, NULL,
                               "metadata.name=" RECONCILE_DEPLOYMENT_NAME)) < 0 ||
-            (r = add_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0)
+            (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0)
                 return klog_error_errno(r, "Cannot set up the informers: %s", strerror(-r));
 
+        r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_enabled(m->policy_defer, SD_EVENT_OFF);
+        (void) sd_event_source_set_description(m->policy_defer, "operator-policy-informer");
         r = kube_queue_new(e, &m->queue);
         if (r < 0)
                 return r;
@@ -446,13 +630,22 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         if (!m->identity)
                 return -ENOMEM;
 
+        r = kube_event_recorder_new(m->writer, "scheduler-operator", m->identity, &m->recorder);
+        if (r >= 0)
+                r = kube_event_recorder_set_namespace(m->recorder, OPERATOR_NAMESPACE);
+        if (r < 0)
+                return klog_error_errno(r, "Cannot set up the event recorder: %s", strerror(-r));
+
         if (opts->leader_elect) {
                 KubeLeaderConfig lo = {
                         .lease_namespace = opts->lease_namespace,
                         .lease_name = opts->lease_name,
                         .identity = m->identity,
+                        .lease_duration_usec = LEASE_DURATION_USEC,
+                        .renew_deadline_usec = RENEW_DEADLINE_USEC,
                         .on_started_leading = on_started_leading,
                         .on_stopped_leading = on_stopped_leading,
+                        .on_error = on_lease_error,
                         .userdata = m,
                 };
                 r = kube_leader_new(m->client, &lo, &m->elector);
@@ -476,6 +669,8 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
 
 int manager_start(Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++) {
+                if (!m->informers[i])
+                        continue;
                 int r = kube_informer_start(m->informers[i]);
                 if (r < 0)
                         return klog_error_errno(r, "Cannot start an informer: %s", strerror(-r));
@@ -497,17 +692,26 @@ uint16_t manager_listen_port(const Manager *m) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        /* Release the lease first so a standby takes over at once on a clean stop. */
+        /* Release the lease first so a standby takes over at once on a clean stop; what is
+         * in flight is forgotten (the clients complete it with -ECANCELED). */
         kube_leader_free(m->elector);
+        pass_cancel(m->pass);
+        node_list_cancel(m->nodes);
         http_server_free(m->http);
+        sd_event_source_disable_unref(m->policy_defer);
         kube_queue_free(m->queue);
         expectations_clear(&m->expectations);
         for (unsigned i = 0; i < _INF_MAX; i++)
                 kube_informer_unref(m->informers[i]);
+        kube_event_recorder_free(m->recorder);
+        kube_client_unref(m->writer);
         kube_client_unref(m->client);
         sd_event_unref(m->event);
+        free(m->policy_name);
+        free(m->pass_key);
+        json_decref(m->pass_nodes);
+        (void) apply_error_forget(&m->apply_error);
         free(m->identity);
-        free(m->apply_error);
         free(m);
         return NULL;
 }

@@ -111,6 +111,33 @@ static int sorted_named(const json_t *arr, bool (*keep)(const json_t *), const j
         return 0;
 }
 
+bool reconcile_bootstrap_needs_nodes(const json_t *pods, const ReconcileConfig *config) {
+        ReconcileConfig defaults;
+        if (!config) {
+                reconcile_config_init(&defaults);
+                config = &defaults;
+        }
+        size_t i;
+        json_t *pod;
+        bool pending = false;
+
+        if (!json_is_array(pods))
+                return false;
+        json_array_foreach(pods, i, pod) {
+                if (!is_scheduler_pod(pod))
+                        continue;
+                if (pod_is_ready(pod))
+                        return false;
+                const char *on = jstr(pod, "spec", "nodeName");
+                const char *sched = jstr(pod, "spec", "schedulerName");
+                if ((on && on[0]) || pod_is_terminal_or_deleting(pod))
+                        continue;
+                if (strcmp(sched && sched[0] ? sched : "default-scheduler", config->scheduler_name) == 0)
+                        pending = true;
+        }
+        return pending;
+}
+
 int bootstrap_bindings(const json_t *pods, const json_t *nodes, const char *scheduler_name,
                        Binding **ret, size_t *ret_n) {
         _cleanup_free_ const json_t **p = NULL, **nd = NULL;

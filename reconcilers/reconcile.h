@@ -134,6 +134,11 @@ typedef struct ReconcileOutput {
  * (a revision with a bad name, a pod without metadata) are skipped, not errors. */
 int reconcile_scheduler(const ReconcileInput *in, ReconcileOutput **ret);
 
+/* Whether reconcile_scheduler() would bind some of these pods itself (no scheduler pod is
+ * ready and one is pending for config's schedulerName; config NULL = defaults): the only
+ * case in which ReconcileInput.nodes is read, so the caller lists nodes only then. */
+bool reconcile_bootstrap_needs_nodes(const json_t *pods, const ReconcileConfig *config);
+
 /* Frees the output; accepts NULL. Returns NULL. */
 ReconcileOutput *reconcile_output_free(ReconcileOutput *o);
 static inline void reconcile_output_freep(ReconcileOutput **o) {

@@ -24,6 +24,7 @@
 #include <curl/curl.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/informer.h"
 #include "kube/kube.h"
 
@@ -33,9 +34,7 @@
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
 
 static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+        return now_monotonic_usec();
 }
 
 static int cmp_u64(const void *a, const void *b) {

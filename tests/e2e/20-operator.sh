@@ -72,7 +72,7 @@ check_eq "status.predicates is the effective ordered list, mandatory ones includ
 check_match "status.priorities carries the weights" '"name":"LeastRequestedPriority","weight":1\}' \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.priorities}')"
 check_match "Events say PolicyAccepted and RevisionCreated" 'PolicyAccepted.*RevisionCreated|RevisionCreated.*PolicyAccepted' \
-  "$(kubectl get events -n default -o jsonpath='{.items[*].reason}')"
+  "$(kubectl get events -n openshift-kube-scheduler-operator -o jsonpath='{.items[*].reason}')"
 
 # --- an invalid policy changes nothing that runs ----------------------------------------
 before_revs=$(revisions) before_rv=$(deployment_rv)
@@ -88,7 +88,7 @@ check_match "Degraded says which revision keeps running" 'revision 2' \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type=="Degraded")].message}')"
 check_match "status.rejected carries the diagnostics with line and column" '"line":7' \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.rejected}')"
-check_match "a PolicyRejected Event is recorded" 'PolicyRejected' "$(kubectl get events -n default -o jsonpath='{.items[*].reason}')"
+check_match "a PolicyRejected Event is recorded" 'PolicyRejected' "$(kubectl get events -n openshift-kube-scheduler-operator -o jsonpath='{.items[*].reason}')"
 sleep 2
 check_eq "no revision was written" "$before_revs" "$(revisions)"
 check_eq "the Deployment was not touched" "$before_rv" "$(deployment_rv)"

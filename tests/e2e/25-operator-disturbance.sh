@@ -40,9 +40,11 @@ newest_revision() {
   kubectl -n $OPNS get configmaps -l app=policy-scheduler -o jsonpath='{range .items[*]}{.metadata.labels.revision}{"\n"}{end}' |
     sort -n | tail -1
 }
-# Events about the Scheduler, wherever the operator writes them: "REASON: MESSAGE" lines.
+# Events about the Scheduler, where the operator writes them (its own namespace):
+# "REASON: MESSAGE" lines.
+EVNS=openshift-kube-scheduler-operator
 events() {
-  kubectl get events -A --field-selector involvedObject.kind=Scheduler \
+  kubectl -n $EVNS get events --field-selector involvedObject.kind=Scheduler \
     -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}'
 }
 event_matches() { events | grep -qE "$1" || { echo "no event matches $1; events:"; events; return 1; }; }

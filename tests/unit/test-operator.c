@@ -1,12 +1,27 @@
-/* The operator shell's pure parts: request paths per verb, metrics exposition. */
+/* The operator shell's pure parts: request paths per verb, metrics exposition,
+ * expectations, log escaping of user text, node trimming, and the bootstrap decision the
+ * shell takes from the reconciler. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <string.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "kube/kube.h"
 #include "operator/apply.h"
+#include "operator/apply-error.h"
+#include "operator/event-action.h"
+#include "operator/pass.h"
+#include "operator/logtext.h"
+#include "operator/nodes.h"
 #include "operator/expectations.h"
 #include "operator/metrics.h"
 
@@ -125,6 +140,256 @@ static void test_rv_compare(void **state) {
         assert_false(expectations_rv_reached("99999999999999999999", "1"));
 }
 
+/* A predicate name with a newline must not be able to start a forged klog line. */
+static void test_log_text(void **state) {
+        char buf[64];
+        assert_string_equal(log_text("Pod\nE1121 07:08:09.000000 1 manager.c:1] forged", buf, sizeof buf),
+                            "Pod\\nE1121 07:08:09.000000 1 manager.c:1] forged");
+        assert_string_equal(log_text("a\rb\tc\x1b[31md\x7f\\", buf, sizeof buf), "a\\rb\\tc\\x1b[31md\\x7f\\\\");
+        assert_string_equal(log_text(NULL, buf, sizeof buf), "");
+        assert_string_equal(log_text("héllo", buf, sizeof buf), "héllo");
+        char small[8];
+        assert_string_equal(log_text("abcdefghijkl", small, sizeof small), "abcd...");
+        assert_string_equal(log_text("\n\n\n\n", small, sizeof small), "\\n\\n...");
+        assert_null(strchr(LOG_TEXT("x\ny"), '\n'));
+}
+
+/* Only what the bootstrap binding reads survives: name, labels, taints, the Ready condition. */
+static void test_node_trim(void **state) {
+        json_auto_t *node = json_loads(
+                "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"},"
+                "\"annotations\":{\"big\":\"xxxxxxxx\"},\"managedFields\":[{}]},\"spec\":{\"taints\":[{\"key\":\"k\","
+                "\"effect\":\"NoSchedule\"}],\"podCIDR\":\"10.0.0.0/24\"},\"status\":{\"images\":[{\"names\":[\"x\"]}],"
+                "\"conditions\":[{\"type\":\"MemoryPressure\",\"status\":\"False\"},{\"type\":\"Ready\","
+                "\"status\":\"True\",\"message\":\"kubelet is posting ready status\"}]}}",
+                0, NULL);
+        assert_non_null(node);
+        json_auto_t *t = node_trim(node);
+        assert_non_null(t);
+        json_auto_t *want = json_loads("{\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"}},\"spec\":{\"taints\":"
+                                       "[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]},\"status\":{\"conditions\":"
+                                       "[{\"type\":\"Ready\",\"status\":\"True\"}]}}",
+                                       0, NULL);
+        assert_true(json_equal(t, want));
+        json_auto_t *nameless = json_loads("{\"metadata\":{}}", 0, NULL);
+        assert_null(node_trim(nameless));
+}
+
+static json_t *pod(const char *node, const char *phase, bool ready, const char *scheduler) {
+        json_t *p = json_pack("{s:{s:s, s:{s:s}}, s:{}, s:{s:s, s:[{s:s, s:s}]}}", "metadata", "name", "policy-scheduler-x",
+                              "labels", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME, "spec", "status", "phase",
+                              phase, "conditions", "type", "Ready", "status", ready ? "True" : "False");
+        if (node)
+                json_object_set_new(json_object_get(p, "spec"), "nodeName", json_string(node));
+        if (scheduler)
+                json_object_set_new(json_object_get(p, "spec"), "schedulerName", json_string(scheduler));
+        return p;
+}
+
+/* The shell lists nodes exactly when the reconciler would bind: no scheduler pod ready (by
+ * the reconciler's own definition, phase included) and one pending for our schedulerName. */
+static void test_bootstrap_needs_nodes(void **state) {
+        json_auto_t *pods = json_array();
+        assert_false(reconcile_bootstrap_needs_nodes(pods, NULL));
+        json_array_append_new(pods, pod(NULL, "Pending", false, NULL));
+        assert_true(reconcile_bootstrap_needs_nodes(pods, NULL));
+        /* A pod that says Ready but has finished is not a ready scheduler. */
+        json_array_append_new(pods, pod("n1", "Succeeded", true, NULL));
+        assert_true(reconcile_bootstrap_needs_nodes(pods, NULL));
+        json_array_append_new(pods, pod("n2", "Running", true, NULL));
+        assert_false(reconcile_bootstrap_needs_nodes(pods, NULL));
+
+        json_auto_t *other = json_array();
+        json_array_append_new(other, pod(NULL, "Pending", false, "someone-else"));
+        assert_false(reconcile_bootstrap_needs_nodes(other, NULL));
+        ReconcileConfig c;
+        reconcile_config_init(&c);
+        c.scheduler_name = "someone-else";
+        assert_true(reconcile_bootstrap_needs_nodes(other, &c));
+}
+
+/* ---- a refused write, kept from pass to pass for the status ---- */
+
+static void test_apply_error_shown(void **state) {
+        ReconcileAction a = { .verb = RECONCILE_CREATE, .description = (char *) "create ConfigMap x" };
+        ApplyError e = {};
+        KubeError quota = {}, unreachable = {};
+        kube_error_set(&quota, -EPERM, 403, "Forbidden", "exceeded quota: revisions");
+        kube_error_set(&unreachable, -ECONNREFUSED, 0, "Transport", "Connection refused");
+
+        assert_null(apply_error_shown(&e));
+        assert_false(apply_error_forget(&e));
+
+        /* An answer from the API shows at once, with the action and the API's message. */
+        assert_int_equal(apply_error_remember(&e, &a, -EPERM, &quota), 0);
+        assert_string_equal(apply_error_shown(&e), "create ConfigMap x failed: exceeded quota: revisions");
+        assert_true(apply_error_forget(&e));
+        assert_null(apply_error_shown(&e));
+        assert_int_equal(e.failures, 0);
+
+        /* No answer: only from the third failed pass in a row on. */
+        for (unsigned i = 1; i < APPLY_ERROR_SHOWN_AFTER; i++) {
+                assert_int_equal(apply_error_remember(&e, &a, -ECONNREFUSED, &unreachable), 0);
+                assert_null(apply_error_shown(&e));
+        }
+        assert_int_equal(apply_error_remember(&e, &a, -ECONNREFUSED, &unreachable), 0);
+        assert_string_equal(apply_error_shown(&e), "create ConfigMap x failed: Connection refused");
+        /* An error that was never shown needs no pass to clear it; one shown does. */
+        assert_true(apply_error_forget(&e));
+        assert_int_equal(apply_error_remember(&e, &a, -ECONNREFUSED, &unreachable), 0);
+        assert_false(apply_error_forget(&e));
+
+        /* Without a message, the errno's text. */
+        KubeError bare = {};
+        assert_int_equal(apply_error_remember(&e, &a, -ETIMEDOUT, &bare), 0);
+        assert_int_equal(apply_error_remember(&e, &a, -ETIMEDOUT, &bare), 0);
+        assert_int_equal(apply_error_remember(&e, &a, -ETIMEDOUT, &bare), 0);
+        assert_non_null(strstr(apply_error_shown(&e), strerror(ETIMEDOUT)));
+        (void) apply_error_forget(&e);
+}
+
+static void add_action(ReconcileOutput *o, ReconcileVerb verb, const char *name, json_t *body) {
+        o->actions[o->n_actions++] = (ReconcileAction) {
+                .verb = verb,
+                .api_version = "v1",
+                .resource = verb == RECONCILE_EVENT ? "events" : "configmaps",
+                .name = strdup(name),
+                .body = body,
+                .description = strdup(name),
+        };
+}
+
+/* After a refused write only the status patch and the ApplyFailed Event go out, in order. */
+static void test_apply_error_report_only(void **state) {
+        ReconcileOutput *o = calloc(1, sizeof(*o));
+        o->actions = calloc(6, sizeof(ReconcileAction));
+        add_action(o, RECONCILE_CREATE, "revision", json_object());
+        add_action(o, RECONCILE_UPDATE, "deployment", json_object());
+        add_action(o, RECONCILE_PATCH_STATUS, "status", json_object());
+        add_action(o, RECONCILE_EVENT, "accepted", json_pack("{s:s}", "reason", "PolicyAccepted"));
+        add_action(o, RECONCILE_EVENT, "applyfailed", json_pack("{s:s}", "reason", "ApplyFailed"));
+        add_action(o, RECONCILE_EVENT, "noreason", json_object());
+        assert_int_equal(apply_error_report_only(o), 2);
+        assert_int_equal(o->n_actions, 2);
+        assert_string_equal(o->actions[0].name, "status");
+        assert_string_equal(o->actions[1].name, "applyfailed");
+        reconcile_output_free(o);
+
+        ReconcileOutput *none = calloc(1, sizeof(*none));
+        none->actions = calloc(1, sizeof(ReconcileAction));
+        add_action(none, RECONCILE_EVENT, "accepted", json_pack("{s:s}", "reason", "PolicyAccepted"));
+        assert_int_equal(apply_error_report_only(none), 0);
+        reconcile_output_free(none);
+}
+
+/* An Event action the recorder cannot reference is refused before anything is recorded. */
+static void test_event_action_incomplete(void **state) {
+        ReconcileAction a = { .verb = RECONCILE_EVENT, .api_version = "v1", .resource = "events",
+                              .body = json_pack("{s:s, s:{s:s}}", "reason", "X", "involvedObject", "kind", "Scheduler") };
+        assert_int_equal(event_action_record(NULL, &a), -EINVAL);
+        json_decref(a.body);
+}
+
+/* ---- pass: fencing and event order, with no request ever sent ---- */
+
+typedef struct PassProbe {
+        bool may_write;
+        char events[64];
+        int done_r;
+        bool done, fenced;
+        char failed[8];         /* name of the action the pass stopped at (copied: the output is freed) */
+        sd_event *e;
+} PassProbe;
+
+static bool probe_may_write(void *userdata) {
+        return ((PassProbe *) userdata)->may_write;
+}
+static void probe_event(const ReconcileAction *a, void *userdata) {
+        PassProbe *p = userdata;
+        strncat(p->events, a->name, sizeof(p->events) - strlen(p->events) - 1);
+}
+static void probe_done(const PassOutcome *o, void *userdata) {
+        PassProbe *p = userdata;
+        p->done = true;
+        p->done_r = o->r;
+        p->fenced = o->fenced;
+        snprintf(p->failed, sizeof p->failed, "%s", o->failed ? o->failed->name : "");
+        sd_event_exit(p->e, 0);
+}
+
+static ReconcileOutput *output_of(const char *spec) {
+        /* spec: one letter per action, upper case = a create, lower case = an event */
+        ReconcileOutput *o = calloc(1, sizeof(*o));
+        size_t n = strlen(spec);
+        o->actions = calloc(n, sizeof(ReconcileAction));
+        o->n_actions = n;
+        for (size_t i = 0; i < n; i++) {
+                char name[2] = { (char) (spec[i] | 0x20), 0 };
+                bool ev = spec[i] >= 'a';
+                o->actions[i] = (ReconcileAction) {
+                        .verb = ev ? RECONCILE_EVENT : RECONCILE_CREATE,
+                        .api_version = "v1",
+                        .resource = ev ? "events" : "configmaps",
+                        .namespace = strdup("ns"),
+                        .name = strdup(name),
+                        .body = json_object(),
+                        .description = strdup(name),
+                };
+        }
+        return o;
+}
+
+static void run_pass(const char *spec, PassProbe *p) {
+        char path[] = "/tmp/test-operator-kubeconfig-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        /* Port 1 on loopback: nothing listens, and nothing may be sent anyway. */
+        dprintf(fd, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\n"
+                    "users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+                    "current-context: x\n");
+        close(fd);
+        KubeConfig *cfg = NULL;
+        KubeClient *c = NULL;
+        KubeError err = {};
+        assert_int_equal(sd_event_new(&p->e), 0);
+        assert_int_equal(kube_config_load(path, NULL, &cfg, &err), 0);
+        unlink(path);
+        assert_int_equal(kube_client_new(cfg, p->e, &c, &err), 0);
+        static const PassHooks hooks = { .may_write = probe_may_write, .event = probe_event, .done = probe_done };
+        Pass *pass = NULL;
+        assert_int_equal(pass_start(c, output_of(spec), &hooks, p, &pass), 0);
+        assert_false(p->done);  /* never from inside pass_start */
+        assert_true(sd_event_loop(p->e) >= 0);
+        assert_true(p->done);
+        KubeClientStats st;
+        kube_client_get_stats(c, &st);
+        assert_int_equal(st.requests, 0);
+        kube_client_unref(c);
+        p->e = sd_event_unref(p->e);
+}
+
+/* Events are recorded only once every other action is written, in order; a replica that
+ * no longer holds the lease sends nothing, events included. */
+static void test_pass_events_and_fencing(void **state) {
+        PassProbe p = { .may_write = true };
+        run_pass("ab", &p);
+        assert_int_equal(p.done_r, 0);
+        assert_string_equal(p.events, "ab");
+
+        PassProbe q = { .may_write = false };
+        run_pass("ab", &q);
+        assert_int_equal(q.done_r, -ENOLCK);
+        assert_true(q.fenced);
+        assert_string_equal(q.failed, "a");
+        assert_string_equal(q.events, "");
+
+        PassProbe r = { .may_write = false };
+        run_pass("aXb", &r);
+        assert_true(r.fenced);
+        assert_string_equal(r.failed, "x");
+        assert_string_equal(r.events, "");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_paths),
@@ -132,6 +397,13 @@ int main(void) {
                 cmocka_unit_test(test_metrics),
                 cmocka_unit_test(test_expectations),
                 cmocka_unit_test(test_rv_compare),
+                cmocka_unit_test(test_log_text),
+                cmocka_unit_test(test_node_trim),
+                cmocka_unit_test(test_bootstrap_needs_nodes),
+                cmocka_unit_test(test_pass_events_and_fencing),
+                cmocka_unit_test(test_apply_error_shown),
+                cmocka_unit_test(test_apply_error_report_only),
+                cmocka_unit_test(test_event_action_incomplete),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
