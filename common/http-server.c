@@ -8,10 +8,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <systemd/sd-event.h>
+#include <time.h>
 
 typedef struct Route {
         char *path;
@@ -226,6 +230,12 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
                 if (!s->cert_pem || !s->key_pem)
                         return -ENOMEM;
                 flags |= MHD_USE_TLS;
+        } else if (opts->tls_self_signed) {
+                int r = http_tls_self_signed("localhost", opts->address ? opts->address : "127.0.0.1",
+                                             &s->cert_pem, &s->key_pem);
+                if (r < 0)
+                        return r;
+                flags |= MHD_USE_TLS;
         }
         s->daemon = MHD_start_daemon(
                 flags, 0, NULL, NULL, on_request, s,
@@ -270,6 +280,8 @@ HttpServer *http_server_free(HttpServer *s) {
                 free(s->routes[i].path);
         free(s->parked);
         free(s->cert_pem);
+        if (s->key_pem)
+                explicit_bzero(s->key_pem, strlen(s->key_pem));
         free(s->key_pem);
         free(s);
         return NULL;
@@ -293,4 +305,89 @@ uint16_t http_server_port(const HttpServer *s) {
 
 const char *http_request_query(const HttpRequest *req, const char *key) {
         return MHD_lookup_connection_value(req->connection, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *http_server_certificate_pem(const HttpServer *s) {
+        return s->cert_pem;
+}
+
+const char *http_request_header(const HttpRequest *req, const char *name) {
+        return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
+}
+
+/* ---- self-signed serving certificates (GnuTLS, which libmicrohttpd serves TLS with) ---- */
+
+static char *datum_to_string(gnutls_datum_t *d) {
+        char *p = malloc(d->size + 1);
+        if (p) {
+                memcpy(p, d->data, d->size);
+                p[d->size] = '\0';
+        }
+        explicit_bzero(d->data, d->size);
+        gnutls_free(d->data);
+        d->data = NULL;
+        return p;
+}
+
+int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert_pem, char **ret_key_pem) {
+        gnutls_x509_privkey_t key = NULL;
+        gnutls_x509_crt_t crt = NULL;
+        gnutls_datum_t cert_d = {}, key_d = {};
+        char *cert = NULL, *pkey = NULL;
+        unsigned char serial[16], ip[4];
+        int r = -EIO;
+
+        if (ipv4 && inet_pton(AF_INET, ipv4, ip) != 1)
+                return -EINVAL;
+        if (gnutls_x509_privkey_init(&key) < 0 || gnutls_x509_crt_init(&crt) < 0) {
+                r = -ENOMEM;
+                goto out;
+        }
+        if (gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA, GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0) < 0 ||
+            gnutls_rnd(GNUTLS_RND_NONCE, serial, sizeof(serial)) < 0)
+                goto out;
+        serial[0] &= 0x7f; /* a positive INTEGER */
+        time_t now = time(NULL);
+        const char *cn = dns_name ? dns_name : "localhost";
+        if (gnutls_x509_crt_set_version(crt, 3) < 0 || gnutls_x509_crt_set_serial(crt, serial, sizeof(serial)) < 0 ||
+            gnutls_x509_crt_set_activation_time(crt, now - 60) < 0 ||
+            gnutls_x509_crt_set_expiration_time(crt, now + 365 * 24 * 3600) < 0 ||
+            gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, cn, (unsigned) strlen(cn)) < 0 ||
+            gnutls_x509_crt_set_key(crt, key) < 0 || gnutls_x509_crt_set_basic_constraints(crt, 0, -1) < 0 ||
+            gnutls_x509_crt_set_key_usage(crt, GNUTLS_KEY_DIGITAL_SIGNATURE) < 0 ||
+            gnutls_x509_crt_set_key_purpose_oid(crt, GNUTLS_KP_TLS_WWW_SERVER, 0) < 0 ||
+            gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_DNSNAME, cn, (unsigned) strlen(cn),
+                                                 GNUTLS_FSAN_APPEND) < 0 ||
+            gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, "\x7f\0\0\x01", 4, GNUTLS_FSAN_APPEND) < 0)
+                goto out;
+        if (ipv4 && memcmp(ip, "\x7f\0\0\x01", 4) != 0 && memcmp(ip, "\0\0\0\0", 4) != 0 &&
+            gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, ip, 4, GNUTLS_FSAN_APPEND) < 0)
+                goto out;
+        if (gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0) < 0 ||
+            gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &cert_d) < 0 ||
+            gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &key_d) < 0)
+                goto out;
+        cert = datum_to_string(&cert_d);
+        pkey = datum_to_string(&key_d);
+        if (!cert || !pkey) {
+                r = -ENOMEM;
+                goto out;
+        }
+        *ret_cert_pem = TAKE_PTR(cert);
+        *ret_key_pem = TAKE_PTR(pkey);
+        r = 0;
+out:
+        if (cert_d.data)
+                gnutls_free(cert_d.data);
+        if (key_d.data) {
+                explicit_bzero(key_d.data, key_d.size);
+                gnutls_free(key_d.data);
+        }
+        free(cert);
+        if (pkey)
+                explicit_bzero(pkey, strlen(pkey));
+        free(pkey);
+        gnutls_x509_crt_deinit(crt);
+        gnutls_x509_privkey_deinit(key);
+        return r;
 }

@@ -22,6 +22,11 @@ typedef struct HttpServerOptions {
         uint16_t port;          /* 0 = any free port (see http_server_port) */
         const char *cert_pem;   /* with key_pem: serve HTTPS (borrowed, copied) */
         const char *key_pem;
+        /* Serve HTTPS even without cert_pem/key_pem: a self-signed certificate (ECDSA P-256,
+         * SHA-256, valid a year, subjectAltName localhost, 127.0.0.1 and the bound address)
+         * is generated at start, as kube-scheduler and kube-rbac-proxy do when no serving
+         * certificate is mounted. Ignored when cert_pem and key_pem are given. */
+        bool tls_self_signed;
         unsigned max_connections; /* 0 = 64 */
 } HttpServerOptions;
 
@@ -60,6 +65,16 @@ int http_server_add_route(HttpServer *s, const char *path, HttpHandler handler, 
 
 /* The bound port (useful with port 0). */
 uint16_t http_server_port(const HttpServer *s);
+
+/* The certificate served (PEM, borrowed), or NULL for plain HTTP; a client may pin it. */
+const char *http_server_certificate_pem(const HttpServer *s);
+
+/* Generates a self-signed serving certificate and its key (PEM, new strings) for the
+ * given DNS name and IPv4 address (either may be NULL). Returns 0, -EINVAL, -ENOMEM, -EIO. */
+int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert_pem, char **ret_key_pem);
+
+/* A request header (case-insensitive name), or NULL (borrowed, valid during the handler). */
+const char *http_request_header(const HttpRequest *req, const char *name);
 
 /* A query argument of the request, or NULL (borrowed, valid during the handler). */
 const char *http_request_query(const HttpRequest *req, const char *key);

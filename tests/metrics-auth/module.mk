@@ -1,0 +1,3 @@
+# metrics-auth-server: /metrics behind kube/auth-delegate over HTTPS, the endpoint the
+# delegated-authorization tests scrape (tests/integration/61-*, tests/e2e/61-*).
+$(eval $(call program,metrics-auth-server,tests/metrics-auth/metrics-auth-server.c,kube common))
