@@ -18,7 +18,9 @@ typedef struct sd_event sd_event;
 typedef struct HttpServer HttpServer;
 
 typedef struct HttpServerOptions {
-        const char *address;    /* IPv4 address to bind; NULL = 127.0.0.1 */
+        const char *address;    /* IPv4 or IPv6 address to bind; NULL = 127.0.0.1; 0.0.0.0 and
+                                 * :: = every address of both families (IPv4 alone when
+                                 * the host has no IPv6) */
         uint16_t port;          /* 0 = any free port (see http_server_port) */
         const char *cert_pem;   /* with key_pem: serve HTTPS (borrowed, copied) */
         const char *key_pem;
