@@ -108,6 +108,7 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                 const PolicyTLSConfig *t = &pe->tls_config;
                 int r = 0;
                 if (t->insecure) {
+                        klog_warning("extender %s: tlsConfig.insecure is set: its certificate is not verified", x->url);
                         (void) curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
                         (void) curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
                 }
@@ -134,9 +135,12 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                         extender_free(x);
                         return -EINVAL;
                 }
-                if (t->server_name)
-                        klog_warning("extender %s: tlsConfig.serverName is not applied; the URL's host name is "
-                                     "verified instead", x->url);
+                if (t->server_name) {
+                        (void) buf_printf(err, "extender %s: tlsConfig.serverName is not supported: put that name "
+                                          "in urlPrefix (the name verified is the URL's host)", x->url);
+                        extender_free(x);
+                        return -EINVAL;
+                }
         }
         *ret = x;
         return 0;
