@@ -239,7 +239,7 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
                 addr6.sin6_addr = in6addr_any;
         else if (!v6 && inet_pton(AF_INET, address, &addr4.sin_addr) != 1)
                 return -EINVAL;
-        const char *cert_ip = v6 ? NULL : address;
+        const char *cert_ip = any ? NULL : address;
 
         unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
         if (opts->cert_pem || opts->key_pem) {
@@ -352,11 +352,15 @@ int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert
         gnutls_x509_crt_t crt = NULL;
         gnutls_datum_t cert_d = {}, key_d = {};
         char *cert = NULL, *pkey = NULL;
-        unsigned char serial[16], ip[4];
+        unsigned char serial[16], ip[16];
+        size_t ip_len = 4;
         int r = -EIO;
 
-        if (ipv4 && inet_pton(AF_INET, ipv4, ip) != 1)
-                return -EINVAL;
+        if (ipv4 && inet_pton(AF_INET, ipv4, ip) != 1) {
+                if (inet_pton(AF_INET6, ipv4, ip) != 1)
+                        return -EINVAL;
+                ip_len = 16;
+        }
         if (gnutls_x509_privkey_init(&key) < 0 || gnutls_x509_crt_init(&crt) < 0) {
                 r = -ENOMEM;
                 goto out;
@@ -378,8 +382,9 @@ int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert
                                                  GNUTLS_FSAN_APPEND) < 0 ||
             gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, "\x7f\0\0\x01", 4, GNUTLS_FSAN_APPEND) < 0)
                 goto out;
-        if (ipv4 && memcmp(ip, "\x7f\0\0\x01", 4) != 0 && memcmp(ip, "\0\0\0\0", 4) != 0 &&
-            gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, ip, 4, GNUTLS_FSAN_APPEND) < 0)
+        static const unsigned char zero[16];
+        if (ipv4 && (ip_len == 16 || memcmp(ip, "\x7f\0\0\x01", 4) != 0) && memcmp(ip, zero, ip_len) != 0 &&
+            gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, ip, (unsigned) ip_len, GNUTLS_FSAN_APPEND) < 0)
                 goto out;
         if (gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0) < 0 ||
             gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &cert_d) < 0 ||

@@ -72,7 +72,8 @@ uint16_t http_server_port(const HttpServer *s);
 const char *http_server_certificate_pem(const HttpServer *s);
 
 /* Generates a self-signed serving certificate and its key (PEM, new strings) for the
- * given DNS name and IPv4 address (either may be NULL). Returns 0, -EINVAL, -ENOMEM, -EIO. */
+ * given DNS name and IPv4 or IPv6 address (either may be NULL; 127.0.0.1 is always in).
+ * Returns 0, -EINVAL, -ENOMEM, -EIO. */
 int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert_pem, char **ret_key_pem);
 
 /* A request header (case-insensitive name), or NULL (borrowed, valid during the handler). */
