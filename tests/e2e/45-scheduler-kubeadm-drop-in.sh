@@ -25,12 +25,14 @@ NODES=(kd-0 kd-1)
 NS_PID=
 SCHED_PID=
 LOG="$CLUSTER_DIR/logs/policy-scheduler-kubeadm.log"
+LOG_CM="$CLUSTER_DIR/logs/policy-scheduler-kubeadm-configmap.log"
 
 cleanup_api() {
   kubectl delete namespace "$NS" --ignore-not-found --wait=false
   kubectl delete clusterrolebinding kubeadm-drop-in-metrics --ignore-not-found
   kubectl delete clusterrole kubeadm-drop-in-metrics --ignore-not-found
   kubectl -n kube-system delete lease kube-scheduler --ignore-not-found
+  kubectl -n kube-system delete configmap kubeadm-drop-in-policy kubeadm-drop-in-nokey --ignore-not-found
   kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
   kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
 } >/dev/null 2>&1
@@ -120,5 +122,21 @@ check "the scheduler is still running" kill -0 "$SCHED_PID"
 check_match "system:kube-scheduler may not list namespaces: said once, and scheduling goes on" \
   "namespaces cannot be listed: openshift.io/node-selector annotations are not applied" "$(cat "$LOG")"
 check "no error was logged" bash -c "! grep -E '^E[0-9]{4} ' '$LOG'"
+
+# The usual addition to kubeadm's command: --policy-configmap, read as kube-scheduler v1.20
+# reads it (the Policy under the policy.cfg key, at start). v1.20's system:kube-scheduler
+# role may not read ConfigMaps in kube-system, so the client is the plane's admin here.
+stop_pid "$SCHED_PID"; SCHED_PID=
+kubectl -n kube-system create configmap kubeadm-drop-in-policy --from-literal=policy.cfg='{"kind":"Policy","apiVersion":"v1","predicates":[{"name":"PodFitsResources"},{"name":"PodToleratesNodeTaints"}],"priorities":[{"name":"MostRequestedPriority","weight":1}]}' >/dev/null
+kubectl -n kube-system create configmap kubeadm-drop-in-nokey --from-literal=policy.json='{}' >/dev/null
+"${CMD[@]/--kubeconfig=*/--kubeconfig=$KUBECONFIG}" --policy-configmap=kubeadm-drop-in-policy --policy-configmap-namespace=kube-system \
+  >> "$LOG_CM" 2>&1 &
+SCHED_PID=$!
+wait_for "--policy-configmap: the Policy of its policy.cfg key is the one run" 30 \
+  grep -q "fit predicates 'map\[CheckNodeUnschedulable:{} PodFitsResources:{} PodToleratesNodeTaints:{}\]' and priority functions 'map\[MostRequestedPriority:{}\]'" "$LOG_CM"
+stop_pid "$SCHED_PID"; SCHED_PID=
+out=$(timeout 20 "${CMD[@]/--kubeconfig=*/--kubeconfig=$KUBECONFIG}" --policy-configmap=kubeadm-drop-in-nokey 2>&1); rc=$?
+check_eq "a ConfigMap without policy.cfg: exit 1" "1" "$rc"
+check_match "... saying so" "configmap kube-system/kubeadm-drop-in-nokey has no key policy.cfg" "$out"
 
 finish
