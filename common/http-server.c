@@ -211,15 +211,35 @@ static int on_timer(sd_event_source *es, uint64_t usec, void *userdata) {
         return 0;
 }
 
+static struct MHD_Daemon *start_daemon(HttpServer *s, unsigned flags, struct sockaddr *addr,
+                                       const HttpServerOptions *opts) {
+        return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+                                MHD_OPTION_SOCK_ADDR, addr,
+                                MHD_OPTION_CONNECTION_LIMIT, (unsigned) (opts->max_connections ? opts->max_connections : 64),
+                                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 120,
+                                s->cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->cert_pem,
+                                MHD_OPTION_HTTPS_MEM_KEY, s->key_pem,
+                                MHD_OPTION_END);
+}
+
 int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret) {
         _cleanup_(http_server_freep) HttpServer *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
         s->event = sd_event_ref(e);
 
-        struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(opts->port) };
-        if (inet_pton(AF_INET, opts->address ? opts->address : "127.0.0.1", &addr.sin_addr) != 1)
+        /* IPv4, IPv6, or every address of both families for 0.0.0.0 and :: (as Go's
+         * listeners, which kube-scheduler's --bind-address=0.0.0.0 goes through) */
+        const char *address = opts->address ? opts->address : "127.0.0.1";
+        struct sockaddr_in addr4 = { .sin_family = AF_INET, .sin_port = htons(opts->port) };
+        struct sockaddr_in6 addr6 = { .sin6_family = AF_INET6, .sin6_port = htons(opts->port) };
+        bool any = strcmp(address, "0.0.0.0") == 0 || strcmp(address, "::") == 0;
+        bool v6 = any || inet_pton(AF_INET6, address, &addr6.sin6_addr) == 1;
+        if (any)
+                addr6.sin6_addr = in6addr_any;
+        else if (!v6 && inet_pton(AF_INET, address, &addr4.sin_addr) != 1)
                 return -EINVAL;
+        const char *cert_ip = any ? NULL : address;
 
         unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
         if (opts->cert_pem || opts->key_pem) {
@@ -231,20 +251,18 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
                         return -ENOMEM;
                 flags |= MHD_USE_TLS;
         } else if (opts->tls_self_signed) {
-                int r = http_tls_self_signed("localhost", opts->address ? opts->address : "127.0.0.1",
-                                             &s->cert_pem, &s->key_pem);
+                int r = http_tls_self_signed("localhost", cert_ip, &s->cert_pem, &s->key_pem);
                 if (r < 0)
                         return r;
                 flags |= MHD_USE_TLS;
         }
-        s->daemon = MHD_start_daemon(
-                flags, 0, NULL, NULL, on_request, s,
-                MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &addr,
-                MHD_OPTION_CONNECTION_LIMIT, (unsigned) (opts->max_connections ? opts->max_connections : 64),
-                MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 120,
-                s->cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, s->cert_pem,
-                MHD_OPTION_HTTPS_MEM_KEY, s->key_pem,
-                MHD_OPTION_END);
+        s->daemon = start_daemon(s, flags | (any ? MHD_USE_DUAL_STACK : v6 ? MHD_USE_IPv6 : 0),
+                                 v6 ? (struct sockaddr *) &addr6 : (struct sockaddr *) &addr4, opts);
+        if (!s->daemon && any) {
+                /* no IPv6 on this host: IPv4 alone */
+                addr4.sin_addr.s_addr = htonl(INADDR_ANY);
+                s->daemon = start_daemon(s, flags, (struct sockaddr *) &addr4, opts);
+        }
         if (!s->daemon)
                 return opts->port ? -EADDRINUSE : -EINVAL;
 
@@ -334,11 +352,15 @@ int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert
         gnutls_x509_crt_t crt = NULL;
         gnutls_datum_t cert_d = {}, key_d = {};
         char *cert = NULL, *pkey = NULL;
-        unsigned char serial[16], ip[4];
+        unsigned char serial[16], ip[16];
+        size_t ip_len = 4;
         int r = -EIO;
 
-        if (ipv4 && inet_pton(AF_INET, ipv4, ip) != 1)
-                return -EINVAL;
+        if (ipv4 && inet_pton(AF_INET, ipv4, ip) != 1) {
+                if (inet_pton(AF_INET6, ipv4, ip) != 1)
+                        return -EINVAL;
+                ip_len = 16;
+        }
         if (gnutls_x509_privkey_init(&key) < 0 || gnutls_x509_crt_init(&crt) < 0) {
                 r = -ENOMEM;
                 goto out;
@@ -360,8 +382,9 @@ int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert
                                                  GNUTLS_FSAN_APPEND) < 0 ||
             gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, "\x7f\0\0\x01", 4, GNUTLS_FSAN_APPEND) < 0)
                 goto out;
-        if (ipv4 && memcmp(ip, "\x7f\0\0\x01", 4) != 0 && memcmp(ip, "\0\0\0\0", 4) != 0 &&
-            gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, ip, 4, GNUTLS_FSAN_APPEND) < 0)
+        static const unsigned char zero[16];
+        if (ipv4 && (ip_len == 16 || memcmp(ip, "\x7f\0\0\x01", 4) != 0) && memcmp(ip, zero, ip_len) != 0 &&
+            gnutls_x509_crt_set_subject_alt_name(crt, GNUTLS_SAN_IPADDRESS, ip, (unsigned) ip_len, GNUTLS_FSAN_APPEND) < 0)
                 goto out;
         if (gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0) < 0 ||
             gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &cert_d) < 0 ||

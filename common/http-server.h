@@ -18,7 +18,9 @@ typedef struct sd_event sd_event;
 typedef struct HttpServer HttpServer;
 
 typedef struct HttpServerOptions {
-        const char *address;    /* IPv4 address to bind; NULL = 127.0.0.1 */
+        const char *address;    /* IPv4 or IPv6 address to bind; NULL = 127.0.0.1; 0.0.0.0 and
+                                 * :: = every address of both families (IPv4 alone when
+                                 * the host has no IPv6) */
         uint16_t port;          /* 0 = any free port (see http_server_port) */
         const char *cert_pem;   /* with key_pem: serve HTTPS (borrowed, copied) */
         const char *key_pem;
@@ -70,7 +72,8 @@ uint16_t http_server_port(const HttpServer *s);
 const char *http_server_certificate_pem(const HttpServer *s);
 
 /* Generates a self-signed serving certificate and its key (PEM, new strings) for the
- * given DNS name and IPv4 address (either may be NULL). Returns 0, -EINVAL, -ENOMEM, -EIO. */
+ * given DNS name and IPv4 or IPv6 address (either may be NULL; 127.0.0.1 is always in).
+ * Returns 0, -EINVAL, -ENOMEM, -EIO. */
 int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert_pem, char **ret_key_pem);
 
 /* A request header (case-insensitive name), or NULL (borrowed, valid during the handler). */

@@ -60,6 +60,37 @@ const char *kube_config_server(const KubeConfig *c) {
         return c->server;
 }
 
+bool kube_config_insecure(const KubeConfig *c) {
+        return c->insecure;
+}
+
+int kube_config_set_server(KubeConfig *c, const char *server) {
+        if (!server || !*server)
+                return -EINVAL;
+        bool tls = c->ca_file || c->ca.data || c->cert_file || c->cert.data || c->insecure;
+        const char *scheme = strstr(server, "://") ? "" : tls ? "https://" : "http://";
+        size_t len = strlen(server);
+        while (len > 0 && server[len - 1] == '/')
+                len--;
+        char *s;
+        if (asprintf(&s, "%s%.*s", scheme, (int) len, server) < 0)
+                return -ENOMEM;
+        free(c->server);
+        c->server = s;
+        return 0;
+}
+
+int kube_config_new_server(const char *server, KubeConfig **ret) {
+        _cleanup_kube_config_ KubeConfig *c = calloc(1, sizeof(KubeConfig));
+        if (!c)
+                return -ENOMEM;
+        int r = kube_config_set_server(c, server);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
 const char *kube_config_namespace(const KubeConfig *c) {
         return c->namespace && c->namespace[0] ? c->namespace : "default";
 }

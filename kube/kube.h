@@ -74,6 +74,16 @@ int kube_config_auto(const char *path, KubeConfig **ret, KubeError *err);
 const char *kube_config_server(const KubeConfig *c);
 const char *kube_config_namespace(const KubeConfig *c);
 
+/* --master: overrides the server URL. A URL without a scheme gets https:// when the config
+ * has TLS material (CA, client certificate, or insecure-skip-tls-verify), http:// otherwise,
+ * as client-go's DefaultServerURL. Returns 0, -EINVAL (empty), -ENOMEM. */
+int kube_config_set_server(KubeConfig *c, const char *server);
+/* A config for a server URL alone, no credentials (kube-scheduler's --master without a
+ * kubeconfig). Returns 0, -EINVAL, -ENOMEM. */
+int kube_config_new_server(const char *server, KubeConfig **ret);
+/* Whether the cluster entry says insecure-skip-tls-verify: true (callers warn at start). */
+bool kube_config_insecure(const KubeConfig *c);
+
 /* Frees the config, wiping credentials; accepts NULL; returns NULL. */
 KubeConfig *kube_config_free(KubeConfig *c);
 

@@ -2,6 +2,8 @@
  * write(2) so concurrent processes sharing stderr do not interleave inside a line. */
 #include "kube/log.h"
 
+#include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +28,69 @@ void klog_set_verbosity(int v) {
 
 int klog_verbosity(void) {
         return verbosity;
+}
+
+#define VMODULE_MAX 32
+#define VMODULE_PATTERN_MAX 128
+
+static struct {
+        char pattern[VMODULE_PATTERN_MAX];
+        int level;
+} vmodule[VMODULE_MAX];
+static size_t n_vmodule;
+int klog_vmodule_max_;
+
+int klog_set_vmodule(const char *spec) {
+        typeof(vmodule) parsed;
+        size_t n = 0;
+        int max = 0;
+        for (const char *p = spec ? spec : ""; *p;) {
+                const char *end = strchrnul(p, ',');
+                const char *eq = memchr(p, '=', (size_t) (end - p));
+                if (!eq || eq == p || (size_t) (eq - p) >= VMODULE_PATTERN_MAX)
+                        return -EINVAL;
+                if (n == VMODULE_MAX)
+                        return -E2BIG;
+                char num[16];
+                size_t nl = (size_t) (end - eq - 1);
+                if (nl == 0 || nl >= sizeof num)
+                        return -EINVAL;
+                memcpy(num, eq + 1, nl);
+                num[nl] = '\0';
+                char *e;
+                errno = 0;
+                long v = strtol(num, &e, 10);
+                if (errno != 0 || *e != '\0' || v < 0 || v > 100)
+                        return -EINVAL;
+                memcpy(parsed[n].pattern, p, (size_t) (eq - p));
+                parsed[n].pattern[eq - p] = '\0';
+                parsed[n].level = (int) v;
+                if (v > max)
+                        max = (int) v;
+                n++;
+                p = *end ? end + 1 : end;
+        }
+        memcpy(vmodule, parsed, n * sizeof parsed[0]);
+        n_vmodule = n;
+        klog_vmodule_max_ = max;
+        return 0;
+}
+
+bool klog_vmodule_enabled(int level, const char *file) {
+        const char *base = strrchr(file, '/');
+        base = base ? base + 1 : file;
+        char name[256];
+        size_t len = strcspn(base, ".");
+        if (len >= sizeof name)
+                len = sizeof name - 1;
+        memcpy(name, base, len);
+        name[len] = '\0';
+        for (size_t i = 0; i < n_vmodule; i++) {
+                bool path = strchr(vmodule[i].pattern, '/') != NULL;
+                if (fnmatch(vmodule[i].pattern, path ? file : name, 0) == 0)
+                        return vmodule[i].level >= level;
+        }
+        return false;
 }
 
 static bool stderr_is_journal(void) {

@@ -8,6 +8,7 @@
  * Not for secrets: callers must never pass credentials. */
 
 #include <errno.h>
+#include <stdbool.h>
 
 #include "common/macro.h"
 
@@ -21,6 +22,15 @@ typedef enum KlogSeverity {
 void klog_set_verbosity(int v);
 int klog_verbosity(void);
 
+/* klog's --vmodule: "pattern=N,..." sets verbosity N for the source files whose base name
+ * without its extension matches the glob pattern (the whole path when the pattern holds a
+ * '/'); the first matching pattern wins, files no pattern matches use the verbosity.
+ * "" clears. Returns 0, -EINVAL (malformed; nothing changed), -E2BIG (over 32 patterns). */
+int klog_set_vmodule(const char *spec);
+/* Whether klog_v(level) logs in file (for the macro). */
+bool klog_vmodule_enabled(int level, const char *file);
+extern int klog_vmodule_max_;   /* highest level any --vmodule pattern sets; 0 when none */
+
 /* Re-checks whether stderr is the journal (done lazily on first use otherwise). */
 void klog_reopen(void);
 
@@ -33,7 +43,8 @@ void klog_write(KlogSeverity sev, const char *file, int line, const char *func, 
 #define klog_error(...) klog_write(KLOG_ERROR, __FILE__, __LINE__, __func__, __VA_ARGS__)
 #define klog_v(level, ...)                                                                     \
         do {                                                                                   \
-                if (_unlikely_(klog_verbosity() >= (level)))                                   \
+                if (_unlikely_(klog_verbosity() >= (level) ||                                   \
+                               (klog_vmodule_max_ >= (level) && klog_vmodule_enabled(level, __FILE__)))) \
                         klog_write(KLOG_INFO, __FILE__, __LINE__, __func__, __VA_ARGS__);      \
         } while (0)
 /* Log at that level with errno set to -r (r is a negative errno, or a positive one), so the

@@ -5,3 +5,4 @@ $(eval $(call static_lib,operator,$(OPERATOR_SRCS)))
 $(eval $(call program,scheduler-operator,operator/main.c,operator reconcilers policy kube common))
 $(eval $(call unit_test,test-operator,tests/unit/test-operator.c,operator reconcilers policy kube common))
 $(eval $(call bench,bench-operator,tests/bench/bench-operator.c,operator reconcilers policy kube common))
+MANPAGES += operator/scheduler-operator.1

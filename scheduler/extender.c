@@ -159,6 +159,8 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                 const PolicyTLSConfig *t = &pe->tls_config;
                 int r = 0;
                 x->insecure = t->insecure;
+                if (t->insecure)
+                        klog_warning("extender %s: tlsConfig.insecure is set: its certificate is not verified", x->url);
                 if ((t->ca_file && !(x->ca_file = strdup(t->ca_file))) ||
                     (t->cert_file && !(x->cert_file = strdup(t->cert_file))) ||
                     (t->key_file && !(x->key_file = strdup(t->key_file)))) {
@@ -176,9 +178,12 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                         extender_free(x);
                         return -EINVAL;
                 }
-                if (t->server_name)
-                        klog_warning("extender %s: tlsConfig.serverName is not applied; the URL's host name is "
-                                     "verified instead", x->url);
+                if (t->server_name) {
+                        (void) buf_printf(err, "extender %s: tlsConfig.serverName is not supported: put that name "
+                                          "in urlPrefix (the name verified is the URL's host)", x->url);
+                        extender_free(x);
+                        return -EINVAL;
+                }
         }
         configure_easy(x, x->curl);
         *ret = x;

@@ -326,7 +326,15 @@ void informers_on_synced(KubeInformer *inf, void *userdata) {
 }
 
 static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
+        Manager *m = userdata;
         klog_warning("watch failed (retrying): %s", err && err->message[0] ? err->message : strerror(-r));
+        /* kube-scheduler v1.20's role (system:kube-scheduler, kubeadm's scheduler.conf) may
+         * not list namespaces: schedule without their node selector annotations meanwhile */
+        if (inf == m->namespaces && r == -EPERM && !m->synced_namespaces) {
+                klog_warning("namespaces cannot be listed: openshift.io/node-selector annotations are not applied "
+                             "until they can (grant list and watch on namespaces)");
+                informers_on_synced(inf, m);
+        }
 }
 
 json_t *informers_lookup_pod(void *userdata, const SchedPod *pod) {

@@ -10,6 +10,7 @@
 #include <systemd/sd-event.h>
 
 #include "common/http-server.h"
+#include "kube/auth-delegate.h"
 #include "kube/events.h"
 #include "kube/informer.h"
 #include "kube/kube.h"
@@ -73,7 +74,11 @@ struct Manager {
         sd_event_source *defer, *tick;
         KubeClient *client;
         KubeInformer *pods, *nodes, *namespaces;
-        HttpServer *http;
+        HttpServer *http;               /* insecure: --address:--port */
+        HttpServer *https;              /* secure: --bind-address:--secure-port */
+        HttpServer *http_metrics;       /* metricsBindAddress, when it differs from healthz's */
+        KubeClient *auth_client;        /* TokenReview / SubjectAccessReview, short timeouts */
+        KubeAuthDelegate *auth;
         KubeLeaderElector *leader;
         KubeEventRecorder *recorder;
 
@@ -178,3 +183,5 @@ void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *messa
 
 /* metrics.c: serves /healthz, /readyz and /metrics on the configured port. */
 int metrics_serve(Manager *m);
+/* The client configuration of --kubeconfig (or path) and --master. */
+int manager_load_kubeconfig(const SchedOptions *opts, const char *path, KubeConfig **ret, KubeError *err);

@@ -266,8 +266,24 @@ static int load_policy(Manager *m, Policy **ret) {
         PolicyDiags diags = {};
         if (text)
                 r = policy_load(text, len, NULL, ret, &diags);
-        else
+        else {
                 r = policy_builtin(NULL, ret);
+                /* ClusterAutoscalerProvider: the default set with MostRequested for
+                 * LeastRequested (v1.20's algorithmprovider registry) */
+                if (r >= 0 && o->algorithm_provider && strcmp(o->algorithm_provider, "ClusterAutoscalerProvider") == 0)
+                        for (size_t i = 0; i < (*ret)->n_priorities; i++) {
+                                PolicyPriority *p = &(*ret)->priorities[i];
+                                if (p->id != POLICY_PRIO_LEAST_REQUESTED)
+                                        continue;
+                                char *name = strdup("MostRequestedPriority");
+                                if (!name)
+                                        return -ENOMEM;
+                                free(p->name);
+                                p->name = name;
+                                p->id = POLICY_PRIO_MOST_REQUESTED;
+                        }
+                source = o->algorithm_provider;
+        }
         _cleanup_free_ char *msg = NULL;
         if (policy_diags_format_text(&diags, source, &msg) >= 0 && msg && *msg) {
                 if (r < 0)
@@ -278,6 +294,28 @@ static int load_policy(Manager *m, Policy **ret) {
         policy_diags_clear(&diags);
         if (r < 0)
                 return klog_error_errno(r, "the policy in %s is not valid; not starting", source ? source : "(built-in)");
+        return 0;
+}
+
+/* --kubeconfig and --master as client-go's BuildConfigFromFlags: --master alone is that URL
+ * without credentials; with a kubeconfig it overrides the server; neither: in-cluster (or
+ * $KUBECONFIG, ~/.kube/config). An insecure cluster entry is warned about at start. */
+int manager_load_kubeconfig(const SchedOptions *opts, const char *path, KubeConfig **ret, KubeError *err) {
+        _cleanup_kube_config_ KubeConfig *kc = NULL;
+        int r;
+        if (opts->master && !path)
+                r = kube_config_new_server(opts->master, &kc);
+        else {
+                r = kube_config_auto(path, &kc, err);
+                if (r >= 0 && opts->master)
+                        r = kube_config_set_server(kc, opts->master);
+        }
+        if (r < 0)
+                return r;
+        if (kube_config_insecure(kc))
+                klog_warning("%s: insecure-skip-tls-verify is set: the API server's certificate is not verified",
+                             path ? path : "kubeconfig");
+        *ret = TAKE_PTR(kc);
         return 0;
 }
 
@@ -303,7 +341,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
 
         _cleanup_kube_config_ KubeConfig *kc = NULL;
         KubeError kerr = {};
-        r = kube_config_auto(opts->kubeconfig, &kc, &kerr);
+        r = manager_load_kubeconfig(opts, opts->kubeconfig, &kc, &kerr);
         if (r < 0)
                 return klog_error_errno(r, "cannot load the API server configuration: %s", kerr.message);
         r = kube_client_new(TAKE_PTR(kc), m->event, &m->client, &kerr);
@@ -331,7 +369,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         m->queue = sched_queue_new(queue_clock, m);
         if (!m->strtab || !m->cache || !m->queue)
                 return -ENOMEM;
-        sched_queue_set_backoff(m->queue, opts->initial_backoff_usec, opts->max_backoff_usec);
+        sched_queue_set_backoff(m->queue, opts->pod_initial_backoff_usec, opts->pod_max_backoff_usec);
         r = sched_strtab_intern_str(m->strtab, opts->scheduler_name, &m->scheduler_name);
         if (r < 0)
                 return r;
@@ -445,6 +483,10 @@ Manager *manager_free(Manager *m) {
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
         kube_event_recorder_free(m->recorder);
         http_server_free(m->http);
+        http_server_free(m->https);
+        http_server_free(m->http_metrics);
+        kube_auth_delegate_free(m->auth);
+        kube_client_unref(m->auth_client);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);

@@ -1,6 +1,13 @@
-/* The daemon's HTTP endpoints: /healthz, /readyz (caches synced) and /metrics (attempts,
- * queue, binds, Events, cache, and the latency histograms). */
+/* The daemon's HTTP endpoints: /healthz, /livez, /readyz (caches synced) and /metrics
+ * (attempts, queue, binds, Events, cache, and the latency histograms), served as
+ * kube-scheduler v1.20 serves them: HTTPS on --bind-address:--secure-port with /metrics
+ * behind delegated authentication and authorization (TokenReview + SubjectAccessReview) and
+ * the health paths open (kubeadm's probes are anonymous); plain HTTP on --address:--port
+ * (healthzBindAddress) and, when it differs, metricsBindAddress, all open. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -10,6 +17,31 @@
 
 static int on_healthz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         return buf_puts(&reply->body, "ok");
+}
+
+/* /metrics behind the auth delegate, unless --authorization-always-allow-paths names it */
+static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata);
+
+static bool always_allowed(const Manager *m, const char *path) {
+        const char *list = m->opts->always_allow_paths;
+        size_t len = strlen(path);
+        for (const char *p = list; p && *p;) {
+                const char *end = strchrnul(p, ',');
+                if ((size_t) (end - p) == len && strncmp(p, path, len) == 0)
+                        return true;
+                p = *end ? end + 1 : end;
+        }
+        return false;
+}
+
+static int on_metrics_secure(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        Manager *m = userdata;
+        if (!always_allowed(m, req->path)) {
+                int r = kube_auth_delegate_http(m->auth, req, reply);
+                if (r <= 0)
+                        return r;
+        }
+        return on_metrics(req, reply, userdata);
 }
 
 static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
@@ -69,17 +101,105 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
         return r;
 }
 
-int metrics_serve(Manager *m) {
-        if (m->opts->port <= 0)
-                return 0;
-        HttpServerOptions ho = { .address = m->opts->bind_address, .port = (uint16_t) m->opts->port };
-        int r = http_server_new(m->event, &ho, &m->http);
-        if (r < 0)
-                return klog_error_errno(r, "cannot serve HTTP on %s:%d: %s", m->opts->bind_address, m->opts->port,
-                                        strerror(-r));
-        if ((r = http_server_add_route(m->http, "/healthz", on_healthz, m)) < 0 ||
-            (r = http_server_add_route(m->http, "/readyz", on_readyz, m)) < 0 ||
-            (r = http_server_add_route(m->http, "/metrics", on_metrics, m)) < 0)
+static int read_pem(const char *path, char **ret) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        _cleanup_free_ char *data = malloc(256 * 1024 + 1);
+        if (!data)
+                return -ENOMEM;
+        size_t n = fread(data, 1, 256 * 1024 + 1, f);
+        if (ferror(f))
+                return -EIO;
+        if (n > 256 * 1024)
+                return -E2BIG;
+        data[n] = '\0';
+        *ret = TAKE_PTR(data);
+        return 0;
+}
+
+static int add_health_routes(Manager *m, HttpServer *s) {
+        int r;
+        if ((r = http_server_add_route(s, "/healthz", on_healthz, m)) < 0 ||
+            (r = http_server_add_route(s, "/livez", on_healthz, m)) < 0 ||
+            (r = http_server_add_route(s, "/readyz", on_readyz, m)) < 0)
                 return r;
+        return 0;
+}
+
+static int serve_secure(Manager *m) {
+        const SchedOptions *o = m->opts;
+        int r;
+        if (o->authn_kubeconfig && o->authz_kubeconfig && strcmp(o->authn_kubeconfig, o->authz_kubeconfig) != 0)
+                return klog_error_errno(-EINVAL, "--authentication-kubeconfig and --authorization-kubeconfig name "
+                                                 "different files: one client makes both reviews here");
+        const char *akc = o->authn_kubeconfig ? o->authn_kubeconfig : o->authz_kubeconfig;
+        _cleanup_kube_config_ KubeConfig *kc = NULL;
+        KubeError kerr = {};
+        r = manager_load_kubeconfig(o, akc ? akc : o->kubeconfig, &kc, &kerr);
+        if (r < 0)
+                return klog_error_errno(r, "cannot load the delegated authentication configuration: %s", kerr.message);
+        r = kube_client_new(TAKE_PTR(kc), m->event, &m->auth_client, &kerr);
+        if (r < 0)
+                return klog_error_errno(r, "cannot create the delegated authentication client: %s", kerr.message);
+        kube_client_set_timeouts(m->auth_client, 2000, 5000);
+        KubeAuthDelegateOptions ao = {
+                .allowed_ttl_usec = (uint64_t) (o->authn_cache_ttl_usec < o->authz_allowed_ttl_usec ?
+                                                o->authn_cache_ttl_usec : o->authz_allowed_ttl_usec),
+                .denied_ttl_usec = (uint64_t) o->authz_denied_ttl_usec,
+        };
+        /* 0 means "the library's default" there: a zero TTL here is "do not cache" */
+        if (ao.allowed_ttl_usec == 0)
+                ao.allowed_ttl_usec = 1;
+        if (ao.denied_ttl_usec == 0)
+                ao.denied_ttl_usec = 1;
+        if ((r = kube_auth_delegate_new(m->auth_client, &ao, &m->auth)) < 0)
+                return r;
+
+        _cleanup_free_ char *cert = NULL, *key = NULL;
+        if (o->tls_cert_file) {
+                if ((r = read_pem(o->tls_cert_file, &cert)) < 0)
+                        return klog_error_errno(r, "--tls-cert-file %s: %s", o->tls_cert_file, strerror(-r));
+                if ((r = read_pem(o->tls_key_file, &key)) < 0)
+                        return klog_error_errno(r, "--tls-private-key-file %s: %s", o->tls_key_file, strerror(-r));
+        }
+        HttpServerOptions ho = { .address = o->bind_address, .port = (uint16_t) o->secure_port,
+                                 .cert_pem = cert, .key_pem = key, .tls_self_signed = !cert };
+        r = http_server_new(m->event, &ho, &m->https);
+        if (r < 0)
+                return klog_error_errno(r, "cannot serve HTTPS on %s:%d: %s", o->bind_address, o->secure_port,
+                                        r == -EINVAL && cert ? "invalid certificate or key" : strerror(-r));
+        if ((r = add_health_routes(m, m->https)) < 0 ||
+            (r = http_server_add_route(m->https, "/metrics", on_metrics_secure, m)) < 0)
+                return r;
+        klog_info("serving HTTPS on %s:%d (%s certificate)", o->bind_address, o->secure_port,
+                  cert ? "the given" : "a self-signed");
+        return 0;
+}
+
+int metrics_serve(Manager *m) {
+        const SchedOptions *o = m->opts;
+        int r;
+        if (o->secure_port > 0 && (r = serve_secure(m)) < 0)
+                return r;
+        if (o->port > 0) {
+                HttpServerOptions ho = { .address = o->address, .port = (uint16_t) o->port };
+                r = http_server_new(m->event, &ho, &m->http);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot serve HTTP on %s:%d: %s", o->address, o->port, strerror(-r));
+                if ((r = add_health_routes(m, m->http)) < 0)
+                        return r;
+                if (o->metrics_port <= 0 && (r = http_server_add_route(m->http, "/metrics", on_metrics, m)) < 0)
+                        return r;
+        }
+        if (o->metrics_port > 0) {
+                HttpServerOptions ho = { .address = o->metrics_address, .port = (uint16_t) o->metrics_port };
+                r = http_server_new(m->event, &ho, &m->http_metrics);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot serve /metrics on %s:%d: %s", o->metrics_address,
+                                                o->metrics_port, strerror(-r));
+                if ((r = http_server_add_route(m->http_metrics, "/metrics", on_metrics, m)) < 0)
+                        return r;
+        }
         return 0;
 }

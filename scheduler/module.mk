@@ -20,3 +20,4 @@ $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube 
 $(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,schedcore policy kube common))
 $(eval $(call bench,bench-sched-preempt,tests/bench/bench-sched-preempt.c,schedcore policy kube common))
 $(eval $(call bench,bench-sched-bind,tests/bench/bench-sched-bind.c,kube common))
+MANPAGES += scheduler/policy-scheduler.1

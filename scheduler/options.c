@@ -1,57 +1,58 @@
-/* SchedOptions: see options.h. Configuration files go through one YAML -> JSON step so
- * the field checks below read plain jansson values, whatever the file's syntax. */
+/* SchedOptions, the command line: kube-scheduler v1.20's flags (see options.h and
+ * policy-scheduler.1). Every upstream flag is either accepted with its meaning or refused
+ * by name with the reason; none is taken and ignored. */
 #include "scheduler/options.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
-#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <yaml.h>
 
 #include "common/macro.h"
+#include "kube/log.h"
+#include "scheduler/options-internal.h"
 
-#define MAX_FILE ((size_t) 1024 * 1024)
-#define MAX_DEPTH 32
+#define USEC_PER_SEC INT64_C(1000000)
 
 void sched_options_init(SchedOptions *o) {
         *o = (SchedOptions) {
                 .percentage = 0,
                 .masters_schedulable = true,
-                .initial_backoff_usec = 1000000,
-                .max_backoff_usec = 10000000,
+                .leader_elect = true,
+                .secure_port = 10259,
                 .port = 10251,
                 /* A scheduler issues a bind (and an Event) per pod: a client-side limit below
                  * the API server's own capacity would be what limits the cluster. */
                 .qps = 5000,
                 .burst = 10000,
-                .lease_duration_usec = 15000000,
-                .renew_deadline_usec = 10000000,
-                .retry_period_usec = 2000000,
+                .lease_duration_usec = 15 * USEC_PER_SEC,
+                .renew_deadline_usec = 10 * USEC_PER_SEC,
+                .retry_period_usec = 2 * USEC_PER_SEC,
+                .pod_initial_backoff_usec = 1 * USEC_PER_SEC,
+                .pod_max_backoff_usec = 10 * USEC_PER_SEC,
+                .authn_cache_ttl_usec = 10 * USEC_PER_SEC,
+                .authz_allowed_ttl_usec = 10 * USEC_PER_SEC,
+                .authz_denied_ttl_usec = 10 * USEC_PER_SEC,
         };
 }
 
 void sched_options_done(SchedOptions *o) {
-        free(o->config_path);
-        free(o->settings_path);
-        free(o->policy_path);
-        free(o->policy_cm_namespace);
-        free(o->policy_cm_name);
-        free(o->kubeconfig);
-        free(o->scheduler_name);
-        free(o->lease_namespace);
-        free(o->lease_name);
-        free(o->default_node_selector);
-        free(o->bind_address);
+        char **strs[] = {
+                &o->config_path, &o->settings_path, &o->policy_path, &o->policy_cm_namespace, &o->policy_cm_name,
+                &o->algorithm_provider, &o->kubeconfig, &o->master, &o->scheduler_name, &o->lease_namespace,
+                &o->lease_name, &o->vmodule, &o->default_node_selector, &o->bind_address, &o->tls_cert_file,
+                &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
+                &o->metrics_address,
+        };
+        for (size_t i = 0; i < ELEMENTSOF(strs); i++)
+                free(*strs[i]);
         sched_options_init(o);
 }
 
-/* Appends a message to err and returns r, so errors are reported in one line. */
-_printf_(3, 4) static int errf(Buf *err, int r, const char *fmt, ...) {
+int sched_opt_errf(Buf *err, int r, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         (void) buf_vprintf(err, fmt, ap);
@@ -59,7 +60,7 @@ _printf_(3, 4) static int errf(Buf *err, int r, const char *fmt, ...) {
         return r;
 }
 
-static int set_str(char **dst, const char *v) {
+int sched_opt_set_str(char **dst, const char *v) {
         char *s = strdup(v);
         if (!s)
                 return -ENOMEM;
@@ -68,15 +69,24 @@ static int set_str(char **dst, const char *v) {
         return 0;
 }
 
+/* pflag's booleans: a bare flag is true; =true/false/1/0/t/f/TRUE/FALSE/True/False. */
 static int parse_bool(const char *s, bool *ret) {
-        if (!s || strcmp(s, "true") == 0 || strcmp(s, "1") == 0) {
+        static const char *const yes[] = { "true", "1", "t", "T", "TRUE", "True" };
+        static const char *const no[] = { "false", "0", "f", "F", "FALSE", "False" };
+        if (!s) {
                 *ret = true;
                 return 0;
         }
-        if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0) {
-                *ret = false;
-                return 0;
-        }
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcmp(s, yes[i]) == 0) {
+                        *ret = true;
+                        return 0;
+                }
+        for (size_t i = 0; i < ELEMENTSOF(no); i++)
+                if (strcmp(s, no[i]) == 0) {
+                        *ret = false;
+                        return 0;
+                }
         return -EINVAL;
 }
 
@@ -90,496 +100,504 @@ static int parse_int(const char *s, long min, long max, long *ret) {
         return 0;
 }
 
+int sched_parse_duration(const char *s, int64_t *ret_usec) {
+        static const struct {
+                const char *unit;
+                double usec;
+        } units[] = { { "ns", 1e-3 }, { "us", 1 }, { "µs", 1 }, { "ms", 1e3 }, { "s", 1e6 }, { "m", 60e6 }, { "h", 3600e6 } };
+        if (!s || !*s)
+                return -EINVAL;
+        if (strcmp(s, "0") == 0) {
+                *ret_usec = 0;
+                return 0;
+        }
+        double total = 0;
+        const char *p = s;
+        while (*p) {
+                char *end;
+                errno = 0;
+                if (!((*p >= '0' && *p <= '9') || *p == '.'))
+                        return -EINVAL;
+                double v = strtod(p, &end);
+                if (errno != 0 || end == p)
+                        return -EINVAL;
+                p = end;
+                size_t best = 0, best_len = 0;
+                for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                        size_t l = strlen(units[i].unit);
+                        if (strncmp(p, units[i].unit, l) == 0 && l > best_len) {
+                                best = i;
+                                best_len = l;
+                        }
+                }
+                if (best_len == 0)
+                        return -EINVAL;
+                total += v * units[best].usec;
+                p += best_len;
+        }
+        if (!isfinite(total) || total > 1e15)
+                return -EINVAL;
+        *ret_usec = (int64_t) llround(total);
+        return 0;
+}
+
+int sched_parse_host_port(const char *s, char **ret_host, int *ret_port) {
+        const char *colon;
+        _cleanup_free_ char *host = NULL;
+        if (s[0] == '[') {
+                const char *close = strchr(s, ']');
+                if (!close || close[1] != ':')
+                        return -EINVAL;
+                host = strndup(s + 1, (size_t) (close - s - 1));
+                colon = close + 1;
+        } else {
+                colon = strrchr(s, ':');
+                if (!colon || memchr(s, ':', (size_t) (colon - s)))
+                        return -EINVAL;
+                host = colon == s ? strdup("0.0.0.0") : strndup(s, (size_t) (colon - s));
+        }
+        if (!host)
+                return -ENOMEM;
+        long port;
+        if (parse_int(colon + 1, 0, 65535, &port) < 0)
+                return -EINVAL;
+        *ret_host = TAKE_PTR(host);
+        *ret_port = (int) port;
+        return 0;
+}
+
+/* ---- --feature-gates ---- */
+
+/* kube-scheduler v1.20.2's gates (pkg/features/kube_features.go, with the generic API
+ * server's); an unknown name is refused, as upstream does. */
+static const char *const known_gates[] = {
+        "AllAlpha", "AllBeta", "AppArmor", "DynamicKubeletConfig", "ExperimentalHostUserNamespaceDefaultingGate",
+        "DevicePlugins", "RotateKubeletServerCertificate", "RotateKubeletClientCertificate",
+        "LocalStorageCapacityIsolation", "Sysctls", "EphemeralContainers", "QOSReserved", "ExpandPersistentVolumes",
+        "ExpandInUsePersistentVolumes", "ExpandCSIVolumes", "AttachVolumeLimit", "CPUManager", "CPUCFSQuotaPeriod",
+        "TopologyManager", "ServiceNodeExclusion", "NodeDisruptionExclusion", "CSIDriverRegistry", "CSINodeInfo",
+        "BlockVolume", "StorageObjectInUseProtection", "SupportPodPidsLimit", "SupportNodePidsLimit",
+        "HyperVContainer", "TokenRequest", "TokenRequestProjection", "BoundServiceAccountTokenVolume",
+        "ServiceAccountIssuerDiscovery", "CRIContainerLogRotation", "CSIMigration", "CSIMigrationGCE",
+        "CSIMigrationGCEComplete", "CSIMigrationAWS", "CSIMigrationAWSComplete", "CSIMigrationAzureDisk",
+        "CSIMigrationAzureDiskComplete", "CSIMigrationAzureFile", "CSIMigrationAzureFileComplete",
+        "CSIMigrationvSphere", "CSIMigrationvSphereComplete", "RunAsGroup", "CSIMigrationOpenStack",
+        "CSIMigrationOpenStackComplete", "VolumeSubpath", "ConfigurableFSGroupPolicy", "BalanceAttachedNodeVolumes",
+        "CSIBlockVolume", "CSIInlineVolume", "CSIStorageCapacity", "CSIServiceAccountToken", "GenericEphemeralVolume",
+        "CSIVolumeFSGroupPolicy", "RuntimeClass", "NodeLease", "SCTPSupport", "VolumeSnapshotDataSource",
+        "ProcMountType", "TTLAfterFinished", "KubeletPodResources", "WindowsGMSA", "WindowsRunAsUserName",
+        "LocalStorageCapacityIsolationFSQuotaMonitoring", "NonPreemptingPriority", "VolumePVCDataSource",
+        "PodOverhead", "IPv6DualStack", "EndpointSlice", "EndpointSliceProxying", "EndpointSliceTerminatingCondition",
+        "EndpointSliceNodeName", "WindowsEndpointSliceProxying", "EvenPodsSpread", "StartupProbe",
+        "AllowInsecureBackendProxy", "PodDisruptionBudget", "CronJobControllerV2", "ServiceTopology",
+        "ServiceAppProtocol", "ImmutableEphemeralVolumes", "HugePageStorageMediumSize", "DownwardAPIHugePages",
+        "ExternalPolicyForExternalIP", "AnyVolumeDataSource", "DefaultPodTopologySpread", "SetHostnameAsFQDN",
+        "WinOverlay", "WinDSR", "DisableAcceleratorUsageMetrics", "HPAContainerMetrics", "RootCAConfigMap",
+        "SizeMemoryBackedVolumes", "ExecProbeTimeout", "KubeletCredentialProviders", "GracefulNodeShutdown",
+        "ServiceLBNodePortControl", "MixedProtocolLBService", "HPAScaleToZero", "LegacyNodeRoleBehavior",
+        "StreamingProxyRedirects", "ValidateProxyRedirects", "AdvancedAuditing", "APIResponseCompression",
+        "APIListChunking", "DryRun", "ServerSideApply", "APIPriorityAndFairness", "WarningHeaders",
+};
+
+/* Gates kube-scheduler v1.20 reads (pkg/scheduler), and locked ones: only the value this
+ * scheduler implements is accepted. Every other gate changes nothing a scheduler does. */
+static const struct {
+        const char *name;
+        bool value;
+        const char *why;
+} fixed_gates[] = {
+        { "DefaultPodTopologySpread", false, "SelectorSpreadPriority is the classic selector spreading here" },
+        { "BalanceAttachedNodeVolumes", false, "BalancedResourceAllocation does not count volumes here" },
+        { "CSIStorageCapacity", false, "storage capacity is not checked here" },
+        { "GenericEphemeralVolume", false, "generic ephemeral volumes are not bound here" },
+        { "CSIMigrationGCE", false, "in-tree volume limits are not translated to CSI here" },
+        { "CSIMigrationAWS", false, "in-tree volume limits are not translated to CSI here" },
+        { "CSIMigrationAzureDisk", false, "in-tree volume limits are not translated to CSI here" },
+        { "CSIMigrationOpenStack", false, "in-tree volume limits are not translated to CSI here" },
+        { "LocalStorageCapacityIsolation", true, "ephemeral-storage requests are always counted here" },
+        { "PodOverhead", true, "pod overhead is always counted here" },
+        { "AllAlpha", false, "it would turn on alpha gates this scheduler does not implement" },
+        { "AllBeta", false, "name the beta gates one by one" },
+        { "EvenPodsSpread", true, "feature is locked to true" },
+        { "CSINodeInfo", true, "feature is locked to true" },
+        { "AttachVolumeLimit", true, "feature is locked to true" },
+};
+
+int sched_feature_gates_check(const char *spec, Buf *err) {
+        for (const char *p = spec; *p;) {
+                const char *end = strchrnul(p, ',');
+                char item[128];
+                size_t len = (size_t) (end - p);
+                if (len >= sizeof item)
+                        return sched_opt_errf(err, -EINVAL, "--feature-gates: %.*s...: too long", 64, p);
+                memcpy(item, p, len);
+                item[len] = '\0';
+                p = *end ? end + 1 : end;
+                if (len == 0)
+                        continue;
+                char *eq = strchr(item, '=');
+                if (!eq)
+                        return sched_opt_errf(err, -EINVAL, "--feature-gates: missing bool value for %s", item);
+                *eq = '\0';
+                bool v;
+                if (parse_bool(eq + 1, &v) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--feature-gates: invalid value of %s=%s", item, eq + 1);
+                size_t i;
+                for (i = 0; i < ELEMENTSOF(known_gates); i++)
+                        if (strcmp(known_gates[i], item) == 0)
+                                break;
+                if (i == ELEMENTSOF(known_gates))
+                        return sched_opt_errf(err, -EINVAL, "--feature-gates: unrecognized feature gate: %s", item);
+                for (i = 0; i < ELEMENTSOF(fixed_gates); i++)
+                        if (strcmp(fixed_gates[i].name, item) == 0 && fixed_gates[i].value != v)
+                                return sched_opt_errf(err, -EINVAL, "--feature-gates: cannot set %s to %s: %s",
+                                                      item, v ? "true" : "false", fixed_gates[i].why);
+        }
+        return 0;
+}
+
+/* ---- flags ---- */
+
+enum {
+        OPT_CONFIG = 1000, OPT_POLICY, OPT_POLICY_CM, OPT_POLICY_CM_NS, OPT_LEGACY, OPT_PROVIDER, OPT_SETTINGS,
+        OPT_KUBECONFIG, OPT_MASTER, OPT_NAME, OPT_AUTHN_KC, OPT_AUTHZ_KC, OPT_ALLOW_PATHS, OPT_AUTHN_TTL,
+        OPT_AUTHZ_ALLOWED_TTL, OPT_AUTHZ_DENIED_TTL, OPT_BIND, OPT_SECURE_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
+        OPT_ADDRESS, OPT_PORT, OPT_LEADER, OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
+        OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
+        OPT_CONTENTION, OPT_GATES, OPT_VMODULE, OPT_LOGTOSTDERR, OPT_ALSOLOGTOSTDERR, OPT_LOG_FLUSH, OPT_LOG_FORMAT,
+        OPT_VERSION, OPT_REFUSED,
+};
+
+/* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
+static const struct {
+        const char *name;
+        bool has_arg;
+        const char *why;
+} refused[] = {
+        { "write-config-to", true, "this scheduler has no component configuration of its own to write" },
+        { "cert-dir", true, "give --tls-cert-file and --tls-private-key-file, or none for a self-signed certificate" },
+        { "http2-max-streams-per-connection", true, "the secure port speaks HTTP/1.1" },
+        { "permit-port-sharing", false, "SO_REUSEPORT is not offered: two schedulers on one port would split the probes" },
+        { "tls-cipher-suites", true, "the TLS library's (GnuTLS) defaults are used" },
+        { "tls-min-version", true, "the TLS library's (GnuTLS) defaults are used" },
+        { "tls-sni-cert-key", true, "one serving certificate only (--tls-cert-file)" },
+        { "authentication-skip-lookup", false, "client certificates are not authenticated: bearer tokens only" },
+        { "authentication-tolerate-lookup-failure", false, "client certificates are not authenticated: bearer tokens only" },
+        { "client-ca-file", true, "client certificates are not authenticated: bearer tokens only (TokenReview)" },
+        { "requestheader-allowed-names", true, "front-proxy (request header) authentication is not supported" },
+        { "requestheader-client-ca-file", true, "front-proxy (request header) authentication is not supported" },
+        { "requestheader-extra-headers-prefix", true, "front-proxy (request header) authentication is not supported" },
+        { "requestheader-group-headers", true, "front-proxy (request header) authentication is not supported" },
+        { "requestheader-username-headers", true, "front-proxy (request header) authentication is not supported" },
+        { "hard-pod-affinity-symmetric-weight", true, "set hardPodAffinitySymmetricWeight in the Policy" },
+        { "show-hidden-metrics-for-version", true, "this scheduler has no hidden metrics" },
+        { "experimental-logging-sanitization", false, "no log field is tagged sensitive here; none is logged" },
+        { "add-dir-header", false, "log lines carry the file name only" },
+        { "log-backtrace-at", true, "a C program has no Go stack traces to print" },
+        { "log-dir", true, "logs go to stderr (or the journal) only" },
+        { "log-file", true, "logs go to stderr (or the journal) only" },
+        { "log-file-max-size", true, "logs go to stderr (or the journal) only" },
+        { "one-output", false, "logs go to stderr (or the journal) only" },
+        { "skip-headers", false, "log lines always carry klog's header" },
+        { "skip-log-headers", false, "logs go to stderr (or the journal) only" },
+        { "stderrthreshold", true, "every line goes to stderr" },
+};
+
 static void usage(void) {
-        printf("Usage: policy-scheduler [OPTIONS]\n"
-               "  --config FILE              KubeSchedulerConfiguration (v1beta1 or v1alpha1)\n"
-               "  --policy-config-file FILE  scheduler Policy (JSON or YAML)\n"
-               "  --settings FILE            PolicySchedulerSettings (default: policy-scheduler.yaml\n"
-               "                             beside --config)\n"
-               "  --kubeconfig FILE          API server credentials (default: in-cluster or $KUBECONFIG)\n"
-               "  --scheduler-name NAME      pods with this spec.schedulerName are ours\n"
-               "  --leader-elect[=BOOL]      elect a leader on a Lease before scheduling\n"
-               "  --bind-address ADDR        address of /healthz, /readyz, /metrics ($POD_IP, else\n"
-               "                             0.0.0.0); --address is an alias\n"
-               "  --port PORT                their port (10251; 0 disables)\n"
-               "  -v, --v N                  log verbosity\n"
-               "  -h, --help                 this text\n");
+        printf("Usage: policy-scheduler [FLAGS]\n"
+               "kube-scheduler v1.20's command line for a scheduler that runs the legacy Policy;\n"
+               "see policy-scheduler(1) for every flag, and the upstream flags it refuses.\n"
+               "  --config FILE                  KubeSchedulerConfiguration (v1beta1 or v1alpha1)\n"
+               "  --policy-config-file FILE      scheduler Policy (JSON or YAML)\n"
+               "  --policy-configmap NAME        ConfigMap whose policy.cfg key holds the Policy\n"
+               "  --policy-configmap-namespace NS  its namespace (kube-system)\n"
+               "  --use-legacy-policy-config     read --policy-config-file even with --policy-configmap\n"
+               "  --algorithm-provider NAME      DefaultProvider or ClusterAutoscalerProvider\n"
+               "  --settings FILE                PolicySchedulerSettings\n"
+               "  --kubeconfig FILE, --master URL  API server and credentials\n"
+               "  --scheduler-name NAME          pods with this spec.schedulerName are ours\n"
+               "  --authentication-kubeconfig FILE, --authorization-kubeconfig FILE\n"
+               "                                 TokenReview / SubjectAccessReview for /metrics\n"
+               "  --bind-address ADDR            secure serving address (0.0.0.0: IPv4 and IPv6)\n"
+               "  --secure-port PORT             HTTPS /healthz /readyz /livez /metrics (10259; 0 off)\n"
+               "  --tls-cert-file F, --tls-private-key-file F  serving certificate (else self-signed)\n"
+               "  --address ADDR, --port PORT    insecure HTTP serving (10251; 0 disables)\n"
+               "  --leader-elect[=BOOL]          elect a leader on a Lease before scheduling (true)\n"
+               "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
+               "  --leader-elect-retry-period D, --leader-elect-resource-lock leases,\n"
+               "  --leader-elect-resource-name N, --leader-elect-resource-namespace NS\n"
+               "  --kube-api-qps Q, --kube-api-burst B, --kube-api-content-type T\n"
+               "  --feature-gates K=V,...        kube-scheduler v1.20 gates (see the manual)\n"
+               "  -v, --v N, --vmodule PAT=N,... log verbosity\n"
+               "  --version                      print the version\n"
+               "  -h, --help                     this text\n");
+}
+
+static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
+        long v;
+        int64_t d;
+        switch (c) {
+        case OPT_CONFIG:
+                return sched_opt_set_str(&o->config_path, arg);
+        case OPT_POLICY:
+                o->set_policy_path = o->set_policy_source = true;
+                return sched_opt_set_str(&o->policy_path, arg);
+        case OPT_POLICY_CM:
+                o->set_policy_source = true;
+                return sched_opt_set_str(&o->policy_cm_name, arg);
+        case OPT_POLICY_CM_NS:
+                return sched_opt_set_str(&o->policy_cm_namespace, arg);
+        case OPT_LEGACY:
+                if (parse_bool(arg, &o->use_legacy_policy) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--use-legacy-policy-config: not a boolean: %s", arg);
+                return 0;
+        case OPT_PROVIDER:
+                if (strcmp(arg, "DefaultProvider") != 0 && strcmp(arg, "ClusterAutoscalerProvider") != 0)
+                        return sched_opt_errf(err, -EINVAL, "--algorithm-provider: %s is not DefaultProvider or "
+                                              "ClusterAutoscalerProvider", arg);
+                o->set_policy_source = true;
+                return sched_opt_set_str(&o->algorithm_provider, arg);
+        case OPT_SETTINGS:
+                return sched_opt_set_str(&o->settings_path, arg);
+        case OPT_KUBECONFIG:
+                o->set_kubeconfig = true;
+                o->component_flag = "--kubeconfig";
+                return sched_opt_set_str(&o->kubeconfig, arg);
+        case OPT_MASTER:
+                return sched_opt_set_str(&o->master, arg);
+        case OPT_NAME:
+                o->set_scheduler_name = true;
+                o->component_flag = "--scheduler-name";
+                return sched_opt_set_str(&o->scheduler_name, arg);
+        case OPT_AUTHN_KC:
+                return sched_opt_set_str(&o->authn_kubeconfig, arg);
+        case OPT_AUTHZ_KC:
+                return sched_opt_set_str(&o->authz_kubeconfig, arg);
+        case OPT_ALLOW_PATHS:
+                return sched_opt_set_str(&o->always_allow_paths, arg);
+        case OPT_AUTHN_TTL:
+        case OPT_AUTHZ_ALLOWED_TTL:
+        case OPT_AUTHZ_DENIED_TTL:
+                if (sched_parse_duration(arg, &d) < 0)
+                        return sched_opt_errf(err, -EINVAL, "%s: not a duration: %s",
+                                              c == OPT_AUTHN_TTL ? "--authentication-token-webhook-cache-ttl" :
+                                              c == OPT_AUTHZ_ALLOWED_TTL ? "--authorization-webhook-cache-authorized-ttl" :
+                                                                           "--authorization-webhook-cache-unauthorized-ttl",
+                                              arg);
+                *(c == OPT_AUTHN_TTL ? &o->authn_cache_ttl_usec :
+                  c == OPT_AUTHZ_ALLOWED_TTL ? &o->authz_allowed_ttl_usec : &o->authz_denied_ttl_usec) = d;
+                return 0;
+        case OPT_BIND:
+                return sched_opt_set_str(&o->bind_address, arg);
+        case OPT_ADDRESS:
+                o->set_address = true;
+                return sched_opt_set_str(&o->address, arg);
+        case OPT_SECURE_PORT:
+        case OPT_PORT:
+                if (parse_int(arg, 0, 65535, &v) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--%s: not a port number: %s",
+                                              c == OPT_PORT ? "port" : "secure-port", arg);
+                if (c == OPT_PORT) {
+                        o->port = (int) v;
+                        o->set_port = true;
+                } else
+                        o->secure_port = (int) v;
+                return 0;
+        case OPT_TLS_CERT:
+                return sched_opt_set_str(&o->tls_cert_file, arg);
+        case OPT_TLS_KEY:
+                return sched_opt_set_str(&o->tls_key_file, arg);
+        case OPT_LEADER:
+                if (parse_bool(arg, &o->leader_elect) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--leader-elect: not a boolean: %s", arg);
+                o->set_leader_elect = true;
+                o->component_flag = "--leader-elect";
+                return 0;
+        case OPT_LEASE_DURATION:
+        case OPT_RENEW_DEADLINE:
+        case OPT_RETRY_PERIOD: {
+                const char *name = c == OPT_LEASE_DURATION ? "--leader-elect-lease-duration" :
+                                   c == OPT_RENEW_DEADLINE ? "--leader-elect-renew-deadline" :
+                                                             "--leader-elect-retry-period";
+                if (sched_parse_duration(arg, &d) < 0 || d <= 0)
+                        return sched_opt_errf(err, -EINVAL, "%s: not a positive duration: %s", name, arg);
+                *(c == OPT_LEASE_DURATION ? &o->lease_duration_usec :
+                  c == OPT_RENEW_DEADLINE ? &o->renew_deadline_usec : &o->retry_period_usec) = d;
+                o->component_flag = name;
+                return 0;
+        }
+        case OPT_LOCK:
+                if (strcmp(arg, "leases") != 0 && strcmp(arg, "endpointsleases") != 0 &&
+                    strcmp(arg, "configmapsleases") != 0)
+                        return sched_opt_errf(err, -EINVAL, "--leader-elect-resource-lock: %s is not supported: "
+                                              "leases (the v1.20 default; endpointsleases and configmapsleases "
+                                              "hold the same Lease)", arg);
+                o->component_flag = "--leader-elect-resource-lock";
+                return 0;
+        case OPT_LEASE_NAME:
+        case OPT_LOCK_NAME:
+                o->component_flag = c == OPT_LOCK_NAME ? "--lock-object-name" : "--leader-elect-resource-name";
+                return sched_opt_set_str(&o->lease_name, arg);
+        case OPT_LEASE_NS:
+        case OPT_LOCK_NS:
+                o->component_flag = c == OPT_LOCK_NS ? "--lock-object-namespace" : "--leader-elect-resource-namespace";
+                return sched_opt_set_str(&o->lease_namespace, arg);
+        case OPT_QPS: {
+                char *end;
+                errno = 0;
+                double q = strtod(arg, &end);
+                if (errno != 0 || end == arg || *end != '\0' || !(q > 0) || q > 1e9)
+                        return sched_opt_errf(err, -EINVAL, "--kube-api-qps: not a positive number: %s", arg);
+                o->qps = q;
+                o->component_flag = "--kube-api-qps";
+                return 0;
+        }
+        case OPT_BURST:
+                if (parse_int(arg, 1, INT32_MAX, &v) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--kube-api-burst: not a positive integer: %s", arg);
+                o->burst = (int) v;
+                o->component_flag = "--kube-api-burst";
+                return 0;
+        case OPT_CONTENT_TYPE:
+                /* the wire format only: the same objects either way */
+                if (strcmp(arg, "application/json") != 0 && strcmp(arg, "application/vnd.kubernetes.protobuf") != 0)
+                        return sched_opt_errf(err, -EINVAL, "--kube-api-content-type: %s is not application/json "
+                                              "or application/vnd.kubernetes.protobuf", arg);
+                o->component_flag = "--kube-api-content-type";
+                return 0;
+        case OPT_PROFILING:
+        case OPT_CONTENTION: {
+                bool b;
+                const char *name = c == OPT_PROFILING ? "--profiling" : "--contention-profiling";
+                if (parse_bool(arg, &b) < 0)
+                        return sched_opt_errf(err, -EINVAL, "%s: not a boolean: %s", name, arg);
+                if (b)
+                        return sched_opt_errf(err, -EINVAL, "%s=true is refused: /debug/pprof is Go's profiler, "
+                                              "which a C program does not have (use perf); =false is accepted", name);
+                o->component_flag = name;
+                return 0;
+        }
+        case OPT_GATES:
+                return sched_feature_gates_check(arg, err);
+        case OPT_VMODULE:
+                return sched_opt_set_str(&o->vmodule, arg);
+        case OPT_LOGTOSTDERR:
+        case OPT_ALSOLOGTOSTDERR: {
+                bool b;
+                const char *name = c == OPT_LOGTOSTDERR ? "--logtostderr" : "--alsologtostderr";
+                if (parse_bool(arg, &b) < 0)
+                        return sched_opt_errf(err, -EINVAL, "%s: not a boolean: %s", name, arg);
+                if (c == OPT_LOGTOSTDERR && !b)
+                        return sched_opt_errf(err, -EINVAL, "--logtostderr=false is refused: logs go to stderr "
+                                              "(or the journal) only");
+                return 0;
+        }
+        case OPT_LOG_FLUSH:
+                /* every line is written at once */
+                if (sched_parse_duration(arg, &d) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--log-flush-frequency: not a duration: %s", arg);
+                return 0;
+        case OPT_LOG_FORMAT:
+                if (strcmp(arg, "text") != 0)
+                        return sched_opt_errf(err, -EINVAL, "--logging-format: %s is refused: klog's text lines only", arg);
+                return 0;
+        case 'v':
+                if (parse_int(arg, 0, 100, &v) < 0)
+                        return sched_opt_errf(err, -EINVAL, "-v: not a verbosity: %s", arg);
+                o->verbosity = (int) v;
+                return 0;
+        }
+        return -EINVAL;
 }
 
 int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
-        enum { OPT_CONFIG = 1000, OPT_POLICY, OPT_SETTINGS, OPT_KUBECONFIG, OPT_NAME, OPT_LEADER, OPT_BIND, OPT_PORT };
-        static const struct option longopts[] = {
+        static const struct option accepted[] = {
                 { "config", required_argument, NULL, OPT_CONFIG },
                 { "policy-config-file", required_argument, NULL, OPT_POLICY },
+                { "policy-configmap", required_argument, NULL, OPT_POLICY_CM },
+                { "policy-configmap-namespace", required_argument, NULL, OPT_POLICY_CM_NS },
+                { "use-legacy-policy-config", optional_argument, NULL, OPT_LEGACY },
+                { "algorithm-provider", required_argument, NULL, OPT_PROVIDER },
                 { "settings", required_argument, NULL, OPT_SETTINGS },
                 { "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
+                { "master", required_argument, NULL, OPT_MASTER },
                 { "scheduler-name", required_argument, NULL, OPT_NAME },
-                { "leader-elect", optional_argument, NULL, OPT_LEADER },
+                { "authentication-kubeconfig", required_argument, NULL, OPT_AUTHN_KC },
+                { "authorization-kubeconfig", required_argument, NULL, OPT_AUTHZ_KC },
+                { "authorization-always-allow-paths", required_argument, NULL, OPT_ALLOW_PATHS },
+                { "authentication-token-webhook-cache-ttl", required_argument, NULL, OPT_AUTHN_TTL },
+                { "authorization-webhook-cache-authorized-ttl", required_argument, NULL, OPT_AUTHZ_ALLOWED_TTL },
+                { "authorization-webhook-cache-unauthorized-ttl", required_argument, NULL, OPT_AUTHZ_DENIED_TTL },
                 { "bind-address", required_argument, NULL, OPT_BIND },
-                { "address", required_argument, NULL, OPT_BIND },
+                { "secure-port", required_argument, NULL, OPT_SECURE_PORT },
+                { "tls-cert-file", required_argument, NULL, OPT_TLS_CERT },
+                { "tls-private-key-file", required_argument, NULL, OPT_TLS_KEY },
+                { "address", required_argument, NULL, OPT_ADDRESS },
                 { "port", required_argument, NULL, OPT_PORT },
+                { "leader-elect", optional_argument, NULL, OPT_LEADER },
+                { "leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DURATION },
+                { "leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW_DEADLINE },
+                { "leader-elect-retry-period", required_argument, NULL, OPT_RETRY_PERIOD },
+                { "leader-elect-resource-lock", required_argument, NULL, OPT_LOCK },
+                { "leader-elect-resource-name", required_argument, NULL, OPT_LEASE_NAME },
+                { "leader-elect-resource-namespace", required_argument, NULL, OPT_LEASE_NS },
+                { "lock-object-name", required_argument, NULL, OPT_LOCK_NAME },
+                { "lock-object-namespace", required_argument, NULL, OPT_LOCK_NS },
+                { "kube-api-qps", required_argument, NULL, OPT_QPS },
+                { "kube-api-burst", required_argument, NULL, OPT_BURST },
+                { "kube-api-content-type", required_argument, NULL, OPT_CONTENT_TYPE },
+                { "profiling", optional_argument, NULL, OPT_PROFILING },
+                { "contention-profiling", optional_argument, NULL, OPT_CONTENTION },
+                { "feature-gates", required_argument, NULL, OPT_GATES },
                 { "v", required_argument, NULL, 'v' },
+                { "vmodule", required_argument, NULL, OPT_VMODULE },
+                { "logtostderr", optional_argument, NULL, OPT_LOGTOSTDERR },
+                { "alsologtostderr", optional_argument, NULL, OPT_ALSOLOGTOSTDERR },
+                { "log-flush-frequency", required_argument, NULL, OPT_LOG_FLUSH },
+                { "logging-format", required_argument, NULL, OPT_LOG_FORMAT },
+                { "version", optional_argument, NULL, OPT_VERSION },
                 { "help", no_argument, NULL, 'h' },
-                {},
         };
-        int c, r = 0;
-        long v;
+        struct option longopts[ELEMENTSOF(accepted) + ELEMENTSOF(refused) + 1];
+        size_t n = 0;
+        for (size_t i = 0; i < ELEMENTSOF(accepted); i++)
+                longopts[n++] = accepted[i];
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++)
+                longopts[n++] = (struct option) { refused[i].name, refused[i].has_arg ? required_argument :
+                                                  optional_argument, NULL, OPT_REFUSED };
+        longopts[n] = (struct option) {};
+
+        int c, idx, r;
         optind = 1;
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "hv:", longopts, NULL)) >= 0) {
-                switch (c) {
-                case OPT_CONFIG:
-                        r = set_str(&o->config_path, optarg);
-                        break;
-                case OPT_POLICY:
-                        r = set_str(&o->policy_path, optarg);
-                        o->set_policy_path = true;
-                        break;
-                case OPT_SETTINGS:
-                        r = set_str(&o->settings_path, optarg);
-                        break;
-                case OPT_KUBECONFIG:
-                        r = set_str(&o->kubeconfig, optarg);
-                        o->set_kubeconfig = true;
-                        break;
-                case OPT_NAME:
-                        r = set_str(&o->scheduler_name, optarg);
-                        o->set_scheduler_name = true;
-                        break;
-                case OPT_LEADER:
-                        if (parse_bool(optarg, &o->leader_elect) < 0)
-                                return errf(err, -EINVAL, "--leader-elect: not a boolean: %s", optarg);
-                        o->set_leader_elect = true;
-                        break;
-                case OPT_BIND:
-                        r = set_str(&o->bind_address, optarg);
-                        break;
-                case OPT_PORT:
-                        if (parse_int(optarg, 0, 65535, &v) < 0)
-                                return errf(err, -EINVAL, "--port: not a port number: %s", optarg);
-                        o->port = (int) v;
-                        break;
-                case 'v':
-                        if (parse_int(optarg, 0, 10, &v) < 0)
-                                return errf(err, -EINVAL, "-v: not a verbosity 0..10: %s", optarg);
-                        o->verbosity = (int) v;
-                        break;
-                case 'h':
+        while ((c = getopt_long(argc, argv, "hv:", longopts, &idx)) >= 0) {
+                if (c == 'h') {
                         usage();
                         return 1;
-                default:
-                        return errf(err, -EINVAL, "unknown or incomplete option %s", argv[optind - 1]);
                 }
+                if (c == OPT_VERSION) {
+                        printf("policy-scheduler (kube-scheduler v1.20.2 command line and decisions)\n");
+                        return 1;
+                }
+                if (c == OPT_REFUSED)
+                        return sched_opt_errf(err, -EINVAL, "--%s is not supported: %s", longopts[idx].name,
+                                              refused[idx - ELEMENTSOF(accepted)].why);
+                if (c == '?' || c == ':')
+                        return sched_opt_errf(err, -EINVAL, "unknown flag or missing value: %s", argv[optind - 1]);
+                r = handle(o, c, optarg, err);
                 if (r < 0)
                         return r;
         }
         if (optind < argc)
-                return errf(err, -EINVAL, "unexpected argument %s", argv[optind]);
-        return 0;
-}
-
-/* ---- YAML -> JSON ---- */
-
-static json_t *scalar_to_json(const yaml_node_t *n) {
-        const char *s = (const char *) n->data.scalar.value;
-        size_t len = n->data.scalar.length;
-        if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-                return json_stringn(s, len);
-        if (len == 0 || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 || strcmp(s, "Null") == 0)
-                return json_null();
-        if (strcmp(s, "true") == 0 || strcmp(s, "True") == 0)
-                return json_true();
-        if (strcmp(s, "false") == 0 || strcmp(s, "False") == 0)
-                return json_false();
-        char *end;
-        errno = 0;
-        long long i = strtoll(s, &end, 10);
-        if (errno == 0 && end != s && *end == '\0')
-                return json_integer(i);
-        errno = 0;
-        double d = strtod(s, &end);
-        if (errno == 0 && end != s && *end == '\0' && (s[0] == '-' || s[0] == '+' || s[0] == '.' || (s[0] >= '0' && s[0] <= '9')))
-                return json_real(d);
-        return json_stringn(s, len);
-}
-
-static int node_to_json(yaml_document_t *d, yaml_node_t *n, unsigned depth, json_t **ret, Buf *err) {
-        if (!n)
-                return -EINVAL;
-        if (depth > MAX_DEPTH)
-                return errf(err, -E2BIG, "line %zu: nested deeper than %d levels", n->start_mark.line + 1, MAX_DEPTH);
-        json_t *j = NULL;
-        switch (n->type) {
-        case YAML_SCALAR_NODE:
-                j = scalar_to_json(n);
-                break;
-        case YAML_SEQUENCE_NODE:
-                j = json_array();
-                for (yaml_node_item_t *i = n->data.sequence.items.start; j && i < n->data.sequence.items.top; i++) {
-                        json_t *v;
-                        int r = node_to_json(d, yaml_document_get_node(d, *i), depth + 1, &v, err);
-                        if (r < 0) {
-                                json_decref(j);
-                                return r;
-                        }
-                        if (json_array_append_new(j, v) < 0) {
-                                json_decref(j);
-                                return -ENOMEM;
-                        }
-                }
-                break;
-        case YAML_MAPPING_NODE:
-                j = json_object();
-                for (yaml_node_pair_t *p = n->data.mapping.pairs.start; j && p < n->data.mapping.pairs.top; p++) {
-                        yaml_node_t *k = yaml_document_get_node(d, p->key);
-                        if (!k || k->type != YAML_SCALAR_NODE) {
-                                json_decref(j);
-                                return errf(err, -EINVAL, "line %zu: mapping keys must be scalars", n->start_mark.line + 1);
-                        }
-                        json_t *v;
-                        int r = node_to_json(d, yaml_document_get_node(d, p->value), depth + 1, &v, err);
-                        if (r < 0) {
-                                json_decref(j);
-                                return r;
-                        }
-                        const char *key = (const char *) k->data.scalar.value;
-                        if (json_object_get(j, key)) {
-                                json_decref(v);
-                                json_decref(j);
-                                return errf(err, -EINVAL, "line %zu: duplicate key %s", k->start_mark.line + 1, key);
-                        }
-                        if (json_object_set_new(j, key, v) < 0) {
-                                json_decref(j);
-                                return -ENOMEM;
-                        }
-                }
-                break;
-        default:
-                return -EINVAL;
-        }
-        if (!j)
-                return -ENOMEM;
-        *ret = j;
-        return 0;
-}
-
-int sched_yaml_to_json(const char *text, size_t len, json_t **ret, Buf *err) {
-        if (len > MAX_FILE)
-                return errf(err, -E2BIG, "larger than %zu bytes", MAX_FILE);
-        yaml_parser_t parser;
-        yaml_document_t doc;
-        if (!yaml_parser_initialize(&parser))
-                return -ENOMEM;
-        yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
-        if (!yaml_parser_load(&parser, &doc)) {
-                (void) buf_printf(err, "line %zu column %zu: %s", parser.problem_mark.line + 1,
-                                  parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error");
-                yaml_parser_delete(&parser);
-                return -EINVAL;
-        }
-        yaml_node_t *root = yaml_document_get_root_node(&doc);
-        int r;
-        json_t *j = NULL;
-        if (!root)
-                r = errf(err, -EINVAL, "empty document");
-        else
-                r = node_to_json(&doc, root, 0, &j, err);
-        yaml_document_delete(&doc);
-        yaml_parser_delete(&parser);
-        if (r < 0)
-                return r;
-        *ret = j;
-        return 0;
-}
-
-/* ---- field checks ---- */
-
-typedef struct Field {
-        const char *name;
-        json_type type;         /* JSON_STRING, JSON_INTEGER, JSON_TRUE (boolean), JSON_OBJECT, JSON_ARRAY */
-} Field;
-
-static bool type_ok(const json_t *v, json_type t) {
-        if (json_is_null(v))
-                return true;
-        if (t == JSON_TRUE)
-                return json_is_boolean(v);
-        if (t == JSON_INTEGER)
-                return json_is_integer(v);
-        if (t == JSON_REAL)
-                return json_is_number(v);
-        return json_typeof(v) == t;
-}
-
-/* Every member of obj must be listed, with the listed type. */
-static int check_fields(const json_t *obj, const char *where, const Field *fields, size_t n, Buf *err) {
-        if (!json_is_object(obj))
-                return errf(err, -EINVAL, "%s: must be an object", where);
-        const char *k;
-        json_t *v;
-        json_object_foreach((json_t *) obj, k, v) {
-                size_t i;
-                for (i = 0; i < n; i++)
-                        if (strcmp(fields[i].name, k) == 0)
-                                break;
-                if (i == n)
-                        return errf(err, -EINVAL, "%s%s%s: unknown field", where, *where ? "." : "", k);
-                if (!type_ok(v, fields[i].type))
-                        return errf(err, -EINVAL, "%s%s%s: wrong type", where, *where ? "." : "", k);
-        }
-        return 0;
-}
-
-static int get_str(const json_t *obj, const char *key, char **dst) {
-        const char *s = json_string_value(json_object_get(obj, key));
-        return s ? set_str(dst, s) : 0;
-}
-
-static int apply_leader(SchedOptions *o, const json_t *le, Buf *err) {
-        static const Field f[] = {
-                { "leaderElect", JSON_TRUE }, { "leaseDuration", JSON_STRING }, { "renewDeadline", JSON_STRING },
-                { "retryPeriod", JSON_STRING }, { "resourceLock", JSON_STRING }, { "resourceName", JSON_STRING },
-                { "resourceNamespace", JSON_STRING }, { "lockObjectName", JSON_STRING },
-                { "lockObjectNamespace", JSON_STRING },
-        };
-        if (!le || json_is_null(le))
-                return 0;
-        int r = check_fields(le, "leaderElection", f, ELEMENTSOF(f), err);
-        if (r < 0)
-                return r;
-        json_t *b = json_object_get(le, "leaderElect");
-        if (json_is_boolean(b) && !o->set_leader_elect)
-                o->leader_elect = json_is_true(b);
-        const char *lock = json_string_value(json_object_get(le, "resourceLock"));
-        if (lock && strcmp(lock, "leases") != 0 && strcmp(lock, "endpointsleases") != 0 &&
-            strcmp(lock, "configmapsleases") != 0)
-                return errf(err, -EINVAL, "leaderElection.resourceLock: %s is not supported (leases only)", lock);
-        if ((r = get_str(le, "resourceNamespace", &o->lease_namespace)) < 0 ||
-            (r = get_str(le, "lockObjectNamespace", &o->lease_namespace)) < 0 ||
-            (r = get_str(le, "resourceName", &o->lease_name)) < 0 ||
-            (r = get_str(le, "lockObjectName", &o->lease_name)) < 0)
-                return r;
-        return 0;
-}
-
-static int apply_policy_source(SchedOptions *o, const json_t *src, Buf *err) {
-        static const Field fs[] = { { "policy", JSON_OBJECT }, { "provider", JSON_STRING } };
-        static const Field fp[] = { { "file", JSON_OBJECT }, { "configMap", JSON_OBJECT } };
-        if (!src || json_is_null(src))
-                return 0;
-        int r = check_fields(src, "algorithmSource", fs, ELEMENTSOF(fs), err);
-        if (r < 0)
-                return r;
-        const char *provider = json_string_value(json_object_get(src, "provider"));
-        if (provider && strcmp(provider, "DefaultProvider") != 0)
-                return errf(err, -EINVAL, "algorithmSource.provider: %s is not supported (use a policy)", provider);
-        json_t *pol = json_object_get(src, "policy");
-        if (!pol || json_is_null(pol))
-                return 0;
-        if ((r = check_fields(pol, "algorithmSource.policy", fp, ELEMENTSOF(fp), err)) < 0)
-                return r;
-        json_t *file = json_object_get(pol, "file"), *cm = json_object_get(pol, "configMap");
-        if (json_is_object(file) && !o->set_policy_path) {
-                const char *path = json_string_value(json_object_get(file, "path"));
-                if (!path || !*path)
-                        return errf(err, -EINVAL, "%s", "algorithmSource.policy.file.path: required");
-                if ((r = set_str(&o->policy_path, path)) < 0)
-                        return r;
-        }
-        if (json_is_object(cm)) {
-                if ((r = get_str(cm, "namespace", &o->policy_cm_namespace)) < 0 ||
-                    (r = get_str(cm, "name", &o->policy_cm_name)) < 0)
-                        return r;
-                if (!o->policy_cm_name || !*o->policy_cm_name)
-                        return errf(err, -EINVAL, "%s", "algorithmSource.policy.configMap.name: required");
-        }
-        return 0;
-}
-
-int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Buf *err) {
-        static const Field f[] = {
-                { "apiVersion", JSON_STRING }, { "kind", JSON_STRING }, { "schedulerName", JSON_STRING },
-                { "profiles", JSON_ARRAY }, { "algorithmSource", JSON_OBJECT }, { "leaderElection", JSON_OBJECT },
-                { "clientConnection", JSON_OBJECT }, { "percentageOfNodesToScore", JSON_INTEGER },
-                { "hardPodAffinitySymmetricWeight", JSON_INTEGER }, { "disablePreemption", JSON_TRUE },
-                { "healthzBindAddress", JSON_STRING }, { "metricsBindAddress", JSON_STRING },
-                { "bindTimeoutSeconds", JSON_INTEGER }, { "podInitialBackoffSeconds", JSON_INTEGER },
-                { "podMaxBackoffSeconds", JSON_INTEGER }, { "enableProfiling", JSON_TRUE },
-                { "enableContentionProfiling", JSON_TRUE }, { "extenders", JSON_ARRAY },
-        };
-        static const Field fc[] = {
-                { "kubeconfig", JSON_STRING }, { "qps", JSON_REAL }, { "burst", JSON_INTEGER },
-                { "contentType", JSON_STRING }, { "acceptContentTypes", JSON_STRING },
-        };
-        static const Field fprof[] = { { "schedulerName", JSON_STRING }, { "plugins", JSON_OBJECT },
-                                       { "pluginConfig", JSON_ARRAY } };
-        json_auto_t *j = NULL;
-        int r = sched_yaml_to_json(text, len, &j, err);
-        if (r < 0)
-                return r;
-        if ((r = check_fields(j, "", f, ELEMENTSOF(f), err)) < 0)
-                return r;
-        const char *api = json_string_value(json_object_get(j, "apiVersion"));
-        const char *kind = json_string_value(json_object_get(j, "kind"));
-        if (!kind || strcmp(kind, "KubeSchedulerConfiguration") != 0)
-                return errf(err, -EINVAL, "kind: want KubeSchedulerConfiguration, got %s", kind ? kind : "nothing");
-        bool beta = api && strcmp(api, "kubescheduler.config.k8s.io/v1beta1") == 0;
-        bool alpha = api && strcmp(api, "kubescheduler.config.k8s.io/v1alpha1") == 0;
-        if (!beta && !alpha)
-                return errf(err, -EINVAL, "apiVersion: %s is not supported (kubescheduler.config.k8s.io/v1beta1 or "
-                                       "v1alpha1)", api ? api : "missing");
-
-        json_t *profiles = json_object_get(j, "profiles");
-        if (json_array_size(profiles) > 1)
-                return errf(err, -EINVAL, "%s", "profiles: only one profile is supported");
-        json_t *prof = json_array_get(profiles, 0);
-        if (prof) {
-                if ((r = check_fields(prof, "profiles[0]", fprof, ELEMENTSOF(fprof), err)) < 0)
-                        return r;
-                if (json_object_get(prof, "plugins") || json_object_get(prof, "pluginConfig"))
-                        return errf(err, -EINVAL, "%s", "profiles[0]: plugins are not supported; configure a Policy");
-        }
-        const char *name = json_string_value(json_object_get(prof ? prof : j, "schedulerName"));
-        if (name && !o->set_scheduler_name && (r = set_str(&o->scheduler_name, name)) < 0)
-                return r;
-
-        json_t *pct = json_object_get(j, "percentageOfNodesToScore");
-        if (json_is_integer(pct)) {
-                json_int_t v = json_integer_value(pct);
-                if (v < 0 || v > 100)
-                        return errf(err, -EINVAL, "percentageOfNodesToScore: %lld is outside 0..100", (long long) v);
-                o->percentage = (int32_t) v;
-        }
-        o->disable_preemption = json_is_true(json_object_get(j, "disablePreemption"));
-        json_t *ib = json_object_get(j, "podInitialBackoffSeconds"), *mb = json_object_get(j, "podMaxBackoffSeconds");
-        if (json_is_integer(ib)) {
-                if (json_integer_value(ib) <= 0 || json_integer_value(ib) > 86400)
-                        return errf(err, -EINVAL, "podInitialBackoffSeconds: %lld must be within 1..86400",
-                                    (long long) json_integer_value(ib));
-                o->initial_backoff_usec = json_integer_value(ib) * 1000000;
-        }
-        if (json_is_integer(mb)) {
-                if (json_integer_value(mb) <= 0 || json_integer_value(mb) > 86400)
-                        return errf(err, -EINVAL, "podMaxBackoffSeconds: %lld must be within 1..86400",
-                                    (long long) json_integer_value(mb));
-                o->max_backoff_usec = json_integer_value(mb) * 1000000;
-        }
-        if (o->max_backoff_usec < o->initial_backoff_usec)
-                return errf(err, -EINVAL, "%s", "podMaxBackoffSeconds must not be less than podInitialBackoffSeconds");
-        json_t *cc = json_object_get(j, "clientConnection");
-        if (json_is_object(cc)) {
-                if ((r = check_fields(cc, "clientConnection", fc, ELEMENTSOF(fc), err)) < 0)
-                        return r;
-                const char *kc = json_string_value(json_object_get(cc, "kubeconfig"));
-                if (kc && *kc && !o->set_kubeconfig && (r = set_str(&o->kubeconfig, kc)) < 0)
-                        return r;
-                json_t *q = json_object_get(cc, "qps"), *b = json_object_get(cc, "burst");
-                if (json_is_number(q) && json_number_value(q) > 0)
-                        o->qps = json_number_value(q);
-                if (json_is_integer(b) && json_integer_value(b) > 0 && json_integer_value(b) < INT_MAX)
-                        o->burst = (int) json_integer_value(b);
-        }
-        if ((r = apply_leader(o, json_object_get(j, "leaderElection"), err)) < 0)
-                return r;
-        if (json_array_size(json_object_get(j, "extenders")) > 0)
-                return errf(err, -EINVAL, "%s", "extenders: configure extenders in the Policy");
-        return apply_policy_source(o, json_object_get(j, "algorithmSource"), err);
-}
-
-int sched_options_apply_settings(SchedOptions *o, const char *text, size_t len, Buf *err) {
-        static const Field f[] = {
-                { "apiVersion", JSON_STRING }, { "kind", JSON_STRING }, { "policyFile", JSON_STRING },
-                { "defaultNodeSelector", JSON_STRING }, { "mastersSchedulable", JSON_TRUE },
-        };
-        json_auto_t *j = NULL;
-        int r = sched_yaml_to_json(text, len, &j, err);
-        if (r < 0)
-                return r;
-        if ((r = check_fields(j, "", f, ELEMENTSOF(f), err)) < 0)
-                return r;
-        const char *kind = json_string_value(json_object_get(j, "kind"));
-        if (!kind || strcmp(kind, "PolicySchedulerSettings") != 0)
-                return errf(err, -EINVAL, "kind: want PolicySchedulerSettings, got %s", kind ? kind : "nothing");
-        const char *pf = json_string_value(json_object_get(j, "policyFile"));
-        if (pf && *pf && !o->set_policy_path && !o->policy_path && (r = set_str(&o->policy_path, pf)) < 0)
-                return r;
-        if ((r = get_str(j, "defaultNodeSelector", &o->default_node_selector)) < 0)
-                return r;
-        json_t *ms = json_object_get(j, "mastersSchedulable");
-        if (json_is_boolean(ms))
-                o->masters_schedulable = json_is_true(ms);
-        return 0;
-}
-
-static int read_file(const char *path, char **ret, size_t *ret_len, Buf *err) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        if (!f) {
-                int r = negative_errno();
-                return errf(err, r, "%s: %s", path, strerror(-r));
-        }
-        _cleanup_free_ char *data = malloc(MAX_FILE + 1);
-        if (!data)
-                return -ENOMEM;
-        size_t n = fread(data, 1, MAX_FILE + 1, f);
-        if (ferror(f))
-                return errf(err, -EIO, "%s: read error", path);
-        if (n > MAX_FILE)
-                return errf(err, -E2BIG, "%s: larger than %zu bytes", path, MAX_FILE);
-        data[n] = '\0';
-        *ret = TAKE_PTR(data);
-        *ret_len = n;
-        return 0;
-}
-
-int sched_options_load(SchedOptions *o, Buf *err) {
-        int r;
-        if (o->config_path) {
-                _cleanup_free_ char *text = NULL;
-                size_t len;
-                if ((r = read_file(o->config_path, &text, &len, err)) < 0)
-                        return r;
-                if ((r = buf_printf(err, "%s: ", o->config_path)) < 0)
-                        return r;
-                size_t mark = err->len;
-                if ((r = sched_options_apply_config(o, text, len, err)) < 0)
-                        return r;
-                if (err->len == mark)
-                        buf_reset(err);
-        }
-        bool explicit = o->settings_path != NULL;
-        if (!explicit && o->config_path) {
-                const char *slash = strrchr(o->config_path, '/');
-                size_t dir = slash ? (size_t) (slash - o->config_path) + 1 : 0;
-                _cleanup_free_ char *p = malloc(dir + sizeof("policy-scheduler.yaml"));
-                if (!p)
-                        return -ENOMEM;
-                memcpy(p, o->config_path, dir);
-                memcpy(p + dir, "policy-scheduler.yaml", sizeof("policy-scheduler.yaml"));
-                if (access(p, F_OK) == 0)
-                        o->settings_path = TAKE_PTR(p);
-        }
-        if (o->settings_path) {
-                _cleanup_free_ char *text = NULL;
-                size_t len;
-                if ((r = read_file(o->settings_path, &text, &len, err)) < 0)
-                        return r;
-                buf_reset(err);
-                if ((r = buf_printf(err, "%s: ", o->settings_path)) < 0)
-                        return r;
-                if ((r = sched_options_apply_settings(o, text, len, err)) < 0)
-                        return r;
-                buf_reset(err);
-        }
-        if (!o->scheduler_name && (r = set_str(&o->scheduler_name, "default-scheduler")) < 0)
-                return r;
-        if (!o->lease_namespace && (r = set_str(&o->lease_namespace, "kube-system")) < 0)
-                return r;
-        if (!o->lease_name && (r = set_str(&o->lease_name, o->scheduler_name)) < 0)
-                return r;
-        /* Replicas the node simulator runs share one network namespace: the pod's own IP
-         * (the Deployment passes it as POD_IP) keeps their health ports apart. */
-        const char *pod_ip = getenv("POD_IP");
-        if (!o->bind_address && (r = set_str(&o->bind_address, pod_ip && *pod_ip ? pod_ip : "0.0.0.0")) < 0)
-                return r;
+                return sched_opt_errf(err, -EINVAL, "unexpected argument %s", argv[optind]);
+        if (o->vmodule && klog_set_vmodule(o->vmodule) < 0)
+                return sched_opt_errf(err, -EINVAL, "--vmodule: not pattern=N,...: %s", o->vmodule);
+        if (o->use_legacy_policy && !o->policy_path)
+                return sched_opt_errf(err, -EINVAL, "%s", "--policy-config-file: required when "
+                                                          "--use-legacy-policy-config is true");
+        if (o->config_path && o->component_flag)
+                return sched_opt_errf(err, -EINVAL, "%s has no effect with --config (kube-scheduler v1.20 reads "
+                                      "that setting from the file then): set it in %s", o->component_flag,
+                                      o->config_path);
         return 0;
 }

@@ -1,21 +1,22 @@
 #pragma once
-/* SchedOptions: policy-scheduler's start-up configuration, from the command line and the
- * files the operator renders (DESIGN.md, reconcilers/render.c):
+/* SchedOptions: policy-scheduler's start-up configuration. The command line is
+ * kube-scheduler v1.20's (policy-scheduler.1 lists every upstream flag, accepted or refused
+ * and why); the files are the ones the operator renders (DESIGN.md, reconcilers/render.c):
  *
  *   --config FILE          KubeSchedulerConfiguration, kubescheduler.config.k8s.io/v1beta1
  *                          (profiles[0].schedulerName) or v1alpha1 (schedulerName,
  *                          algorithmSource.policy.file.path / .configMap), with
- *                          leaderElection, clientConnection, percentageOfNodesToScore
- *   --policy-config-file F the Policy (wins over the config's algorithmSource)
+ *                          leaderElection, clientConnection, percentageOfNodesToScore,
+ *                          healthzBindAddress, metricsBindAddress, pod backoff
  *   --settings FILE        PolicySchedulerSettings (defaultNodeSelector, mastersSchedulable,
  *                          policyFile); default: policy-scheduler.yaml beside --config, if
- *                          it exists
- *   --kubeconfig, --scheduler-name, --leader-elect[=BOOL], -v/--v N, --bind-address
- *   (alias --address; default $POD_IP, else 0.0.0.0),
- *   --port (plain HTTP /healthz /readyz /metrics; default 10251, 0 = off)
+ *                          it exists (this project's own)
  *
- * Flags win over files. Parsing the file texts is pure (tests feed strings); only
- * sched_options_load() reads files. Errors name the file, the field and the problem. */
+ * As upstream: without --config the flags set the component configuration; with --config
+ * the file does, except for the policy source flags and the insecure serving flags
+ * (--address, --port), and a flag that upstream would then ignore is refused here instead.
+ * Parsing the file texts is pure (tests feed strings); only sched_options_load() reads
+ * files. Errors name the flag or the file and field, and the problem. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,24 +27,40 @@ typedef struct json_t json_t;
 
 typedef struct SchedOptions {
         char *config_path, *settings_path, *policy_path;
-        char *policy_cm_namespace, *policy_cm_name;     /* algorithmSource.policy.configMap */
-        char *kubeconfig;
+        char *policy_cm_namespace, *policy_cm_name;     /* policy.cfg of that ConfigMap */
+        bool use_legacy_policy;                         /* --use-legacy-policy-config */
+        char *algorithm_provider;                       /* DefaultProvider or ClusterAutoscalerProvider */
+        char *kubeconfig, *master;
         char *scheduler_name;                           /* default "default-scheduler" */
-        bool leader_elect;
-        char *lease_namespace, *lease_name;             /* default kube-system / scheduler name */
+        bool leader_elect;                              /* default true, as upstream */
+        char *lease_namespace, *lease_name;             /* default kube-system / kube-scheduler */
         int64_t lease_duration_usec, renew_deadline_usec, retry_period_usec;
         int32_t percentage;                             /* 0 = adaptive */
+        int64_t pod_initial_backoff_usec, pod_max_backoff_usec; /* 1 s, 10 s */
         int verbosity;
+        char *vmodule;
         char *default_node_selector;
         bool masters_schedulable;                       /* default true (upstream behaviour) */
+        /* Secure serving: /healthz /readyz /livez open, /metrics behind delegated authn/authz. */
         char *bind_address;                             /* default $POD_IP, else 0.0.0.0 */
-        int port;                                       /* default 10251; 0 = no HTTP server */
+        int secure_port;                                /* default 10259; 0 = off */
+        char *tls_cert_file, *tls_key_file;             /* none: a self-signed certificate */
+        char *authn_kubeconfig, *authz_kubeconfig;      /* none: the scheduler's own client */
+        char *always_allow_paths;                       /* comma-separated, served without auth */
+        int64_t authn_cache_ttl_usec;                   /* allowed decisions (10 s as upstream) */
+        int64_t authz_allowed_ttl_usec, authz_denied_ttl_usec; /* 10 s, 10 s */
+        /* Insecure serving (deprecated upstream): /healthz /readyz /livez /metrics, plain HTTP. */
+        char *address;                                  /* default: --bind-address */
+        int port;                                       /* default 10251; 0 = off */
+        char *metrics_address;                          /* metricsBindAddress when it differs */
+        int metrics_port;                               /* 0 = /metrics on the healthz server */
+        bool disable_preemption;                        /* disablePreemption */
         double qps;                                     /* clientConnection.qps; default 5000 */
         int burst;                                      /* default 10000 */
-        bool disable_preemption;                        /* disablePreemption */
-        int64_t initial_backoff_usec, max_backoff_usec; /* podInitialBackoffSeconds (1), podMaxBackoffSeconds (10) */
-        /* set when given on the command line (they win over the files) */
-        bool set_scheduler_name, set_leader_elect, set_policy_path, set_kubeconfig;
+        /* set when given on the command line */
+        bool set_scheduler_name, set_leader_elect, set_policy_path, set_policy_source, set_kubeconfig, set_address, set_port;
+        /* a flag that feeds the component configuration (refused together with --config) */
+        const char *component_flag;
 } SchedOptions;
 
 /* Defaults. */
@@ -51,9 +68,20 @@ void sched_options_init(SchedOptions *o);
 /* Frees the strings; the struct is re-initialised. */
 void sched_options_done(SchedOptions *o);
 
-/* Parses argv (getopt_long). Returns 0, 1 when --help was printed (exit 0), -EINVAL with
- * the problem in err. */
+/* Parses argv (getopt_long). Returns 0, 1 when --help or --version was printed (exit 0),
+ * -EINVAL with the problem in err. */
 int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err);
+
+/* --feature-gates: "Name=bool,...". Returns 0 when every gate is a kube-scheduler v1.20 gate
+ * set to a value this scheduler implements, -EINVAL with the gate and the reason in err. */
+int sched_feature_gates_check(const char *spec, Buf *err);
+
+/* A Go duration ("1m30s", "500ms", "2h"), at least 0. Returns 0 or -EINVAL. */
+int sched_parse_duration(const char *s, int64_t *ret_usec);
+
+/* "host:port" (host may be empty, an IPv6 address in brackets, port 0..65535) into a new
+ * host string ("0.0.0.0" for an empty host) and the port. Returns 0, -EINVAL, -ENOMEM. */
+int sched_parse_host_port(const char *s, char **ret_host, int *ret_port);
 
 /* YAML (or JSON) text of a configuration file into JSON: mappings, sequences, plain scalars
  * typed as YAML 1.1 core (true/false, null/~, integers, floats), quoted ones as strings.
@@ -62,11 +90,12 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err);
 int sched_yaml_to_json(const char *text, size_t len, json_t **ret, Buf *err);
 
 /* Applies a KubeSchedulerConfiguration / PolicySchedulerSettings document (text). Returns 0,
- * -EINVAL (wrong apiVersion/kind, unknown field, wrong type, out-of-range value) with the
- * field in err, -ENOMEM. */
+ * -EINVAL (wrong apiVersion/kind, unknown field, wrong type, out-of-range value, a field
+ * this scheduler cannot honour) with the field in err, -ENOMEM. */
 int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Buf *err);
 int sched_options_apply_settings(SchedOptions *o, const char *text, size_t len, Buf *err);
 
-/* Reads --config and the settings file (explicit, or the sibling when it exists). Returns 0
- * or a negative errno with the problem in err. */
+/* Reads --config and the settings file (explicit, or the sibling when it exists), then
+ * fills the remaining defaults and checks the combination. Returns 0 or a negative errno
+ * with the problem in err. */
 int sched_options_load(SchedOptions *o, Buf *err);

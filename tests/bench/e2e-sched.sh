@@ -129,7 +129,7 @@ for run in $RUNS; do
     policy)
       name=e2e-policy
       cmd=("${POLICY_WRAP[@]}" "$O/bin/policy-scheduler" --config "$(scheduler_config "$name" "$port")"
-           --policy-config-file "$WORK/policy.json" --bind-address 127.0.0.1 --port "$port")
+           --policy-config-file "$WORK/policy.json" --bind-address 127.0.0.1 --port "$port" --secure-port 0)
       label=policy-scheduler kill=--kill ;;
     upstream)
       name=e2e-upstream

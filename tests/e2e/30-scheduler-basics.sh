@@ -120,7 +120,7 @@ JSON
 PORT=$(free_port)
 start_scheduler() {
   "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
-    --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" \
+    --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 \
     >> "$LOG" 2>&1 &
   SCHED_PID=$!
 }

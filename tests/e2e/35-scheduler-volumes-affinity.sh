@@ -48,7 +48,7 @@ wait_for "nodesim registers four nodes in two zones" 30 nodes_ready "${NODES[@]}
 
 PORT=$(free_port)
 "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file deploy/policy.cfg \
-  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" \
+  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 \
   >> "$LOG" 2>&1 &
 SCHED_PID=$!
 wait_for "policy-scheduler with the documented default policy becomes ready" 30 \

@@ -104,7 +104,7 @@ PORT_A=$(free_port)
 PORT_B=$(free_port)
 start_replica() { # PORT LOG
   "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
-    --scheduler-name "$SCHED" --leader-elect=true --bind-address 127.0.0.1 --port "$1" >> "$2" 2>&1 &
+    --scheduler-name "$SCHED" --leader-elect=true --leader-elect-resource-name "$SCHED" --bind-address 127.0.0.1 --port "$1" --secure-port 0 >> "$2" 2>&1 &
 }
 holder() { kubectl -n kube-system get lease "$SCHED" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 identity_of() { sed -n 's/.*waiting for the lease .* as \([^ ]*\)$/\1/p' "$1" | tail -1; }

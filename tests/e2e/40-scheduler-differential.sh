@@ -76,7 +76,7 @@ start_scheduler() {
       --feature-gates DefaultPodTopologySpread=false -v 10 > "$log" 2>&1 &
   else
     "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
-      --scheduler-name diff-ours --leader-elect=false --bind-address 127.0.0.1 --port "$port" \
+      --scheduler-name diff-ours --leader-elect=false --bind-address 127.0.0.1 --port "$port" --secure-port 0 \
       -v 10 > "$log" 2>&1 &
   fi
   SCHED_PID=$!

@@ -65,7 +65,7 @@ cat > "$T/policy.json" <<JSON
 JSON
 PORT=$(free_port)
 "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
-  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" -v 2 \
+  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 -v 2 \
   >> "$LOG" 2>&1 &
 SCHED_PID=$!
 wait_for "policy-scheduler becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
@@ -230,7 +230,7 @@ cat > "$T/policy-ext.json" <<JSON
 }
 JSON
 "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy-ext.json" \
-  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" -v 2 \
+  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 -v 2 \
   >> "$LOG" 2>&1 &
 SCHED_PID=$!
 wait_for "policy-scheduler with the preempting extender becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"

@@ -81,7 +81,7 @@ start_scheduler() { # WHO LOG
       --secure-port 0 --kube-api-qps 1000 --kube-api-burst 1000 -v 5 > "$log" 2>&1 &
   else
     "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$DATA/policy.json" \
-      --scheduler-name pd-ours --leader-elect=false --bind-address 127.0.0.1 --port "$port" \
+      --scheduler-name pd-ours --leader-elect=false --bind-address 127.0.0.1 --port "$port" --secure-port 0 \
       -v 5 > "$log" 2>&1 &
   fi
   SCHED_PID=$!

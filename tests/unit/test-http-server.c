@@ -127,6 +127,29 @@ static void test_routes(void **state) {
         sd_event_unref(e);
 }
 
+/* An IPv6 address is served on IPv6 (the loopback ::1 here; 0.0.0.0 and :: take both
+ * families, not bound in a unit test on a shared machine). */
+static void test_ipv6(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        int r = http_server_new(e, &(HttpServerOptions) { .address = "::1", .tls_self_signed = true }, &s);
+        if (r == -EADDRINUSE || r == -EINVAL) {
+                sd_event_unref(e);
+                skip(); /* no IPv6 loopback on this host */
+        }
+        assert_int_equal(r, 0);
+        assert_true(http_server_port(s) > 0);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        Fetch f;
+        fetch_as(e, "https", "[::1]", http_server_port(s), "/hello/v6", http_server_certificate_pem(s), NULL, &f);
+        assert_int_equal(f.curl_result, CURLE_OK);
+        assert_int_equal(f.status, 200);
+        buf_free(&f.out);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
 static int echo_authorization(const HttpRequest *req, HttpReply *reply, void *userdata) {
         const char *a = http_request_header(req, "authorization");
         return buf_printf(&reply->body, "%s", a ? a : "(none)");
@@ -203,6 +226,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_routes),
                 cmocka_unit_test(test_tls_self_signed),
+                cmocka_unit_test(test_ipv6),
                 cmocka_unit_test(test_bad_options),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/log.h"
 #include "scheduler/options.h"
 
 static const char rendered[] =
@@ -136,16 +137,20 @@ static void test_load_defaults(void **state) {
         assert_string_equal(o.bind_address, "127.9.0.4");
         assert_string_equal(o.scheduler_name, "default-scheduler");
         assert_string_equal(o.lease_namespace, "kube-system");
-        assert_string_equal(o.lease_name, "default-scheduler");
+        assert_string_equal(o.lease_name, "kube-scheduler");
+        assert_true(o.leader_elect);
         assert_true(o.masters_schedulable);
         assert_int_equal(o.port, 10251);
+        assert_int_equal(o.secure_port, 10259);
+        assert_string_equal(o.address, "127.9.0.4");
         sched_options_done(&o);
         unsetenv("POD_IP");
         sched_options_init(&o);
         char *argv[] = { (char *) "policy-scheduler", (char *) "--address=10.0.0.1", NULL };
         assert_int_equal(sched_options_parse_argv(&o, 2, argv, &err), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
-        assert_string_equal(o.bind_address, "10.0.0.1");
+        assert_string_equal(o.address, "10.0.0.1");
+        assert_string_equal(o.bind_address, "0.0.0.0");
         sched_options_done(&o);
         /* a missing --config file is a clear error */
         sched_options_init(&o);
@@ -173,32 +178,234 @@ static void test_yaml_types(void **state) {
         assert_int_equal(sched_yaml_to_json(dup, strlen(dup), &j, &err), -EINVAL);
 }
 
-/* disablePreemption and the queue's backoff, as v1.20's KubeSchedulerConfiguration has them. */
-static void test_preemption_and_backoff(void **state) {
+
+static int parse(SchedOptions *o, Buf *err, const char *const *args) {
+        char *argv[64];
+        int argc = 0;
+        while (args[argc] && argc < 63) {
+                argv[argc] = (char *) args[argc];
+                argc++;
+        }
+        argv[argc] = NULL;
+        sched_options_init(o);
+        buf_reset(err);
+        return sched_options_parse_argv(o, argc, argv, err);
+}
+
+#define ARGV(...) ((const char *const[]) { "policy-scheduler", __VA_ARGS__, NULL })
+
+static void expect_flag_error(const char *const *argv, const char *want) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        int r = parse(&o, &err, argv);
+        if (r >= 0)
+                r = sched_options_load(&o, &err);
+        assert_int_equal(r, -EINVAL);
+        if (!strstr(buf_str(&err), want))
+                fail_msg("error \"%s\" does not mention \"%s\"", buf_str(&err), want);
+        sched_options_done(&o);
+}
+
+/* the command kubeadm v1.20 writes into kube-scheduler.yaml */
+static void test_kubeadm_command(void **state) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        unsetenv("POD_IP");
+        assert_int_equal(parse(&o, &err, ARGV("--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+                                              "--authorization-kubeconfig=/etc/kubernetes/scheduler.conf",
+                                              "--bind-address=127.0.0.1", "--kubeconfig=/etc/kubernetes/scheduler.conf",
+                                              "--leader-elect=true", "--port=0")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_string_equal(o.authn_kubeconfig, "/etc/kubernetes/scheduler.conf");
+        assert_string_equal(o.authz_kubeconfig, "/etc/kubernetes/scheduler.conf");
+        assert_string_equal(o.kubeconfig, "/etc/kubernetes/scheduler.conf");
+        assert_string_equal(o.bind_address, "127.0.0.1");
+        assert_true(o.leader_elect);
+        assert_int_equal(o.port, 0);
+        assert_int_equal(o.secure_port, 10259);
+        assert_string_equal(o.lease_namespace, "kube-system");
+        assert_string_equal(o.lease_name, "kube-scheduler");
+        assert_string_equal(o.scheduler_name, "default-scheduler");
+        assert_null(o.policy_path);
+        assert_null(o.policy_cm_name);
+        sched_options_done(&o);
+}
+
+static void test_accepted_flags(void **state) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(parse(&o, &err, ARGV("--policy-config-file", "/p.cfg", "--policy-configmap=pol",
+                                              "--policy-configmap-namespace=ns", "--master=https://10.0.0.1:6443",
+                                              "--kubeconfig=/kc", "--secure-port=0", "--address=127.0.0.2",
+                                              "--port=10999", "--tls-cert-file=/c", "--tls-private-key-file=/k",
+                                              "--leader-elect-lease-duration=1m30s", "--leader-elect-renew-deadline=500ms",
+                                              "--leader-elect-retry-period=2s", "--leader-elect-resource-lock=leases",
+                                              "--leader-elect-resource-name=sched", "--leader-elect-resource-namespace=lns",
+                                              "--kube-api-qps=50.5", "--kube-api-burst=100",
+                                              "--kube-api-content-type=application/vnd.kubernetes.protobuf",
+                                              "--profiling=false", "--contention-profiling=false",
+                                              "--feature-gates=IPv6DualStack=true,DefaultPodTopologySpread=false",
+                                              "--v=3", "--vmodule=options=6", "--logtostderr", "--alsologtostderr=true",
+                                              "--log-flush-frequency=5s", "--logging-format=text",
+                                              "--authorization-always-allow-paths=/healthz,/metrics",
+                                              "--authentication-token-webhook-cache-ttl=30s",
+                                              "--authorization-webhook-cache-authorized-ttl=1m",
+                                              "--authorization-webhook-cache-unauthorized-ttl=0",
+                                              "--scheduler-name=s")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        /* both sources given: the ConfigMap wins, as v1.20's ApplyAlgorithmSourceTo */
+        assert_null(o.policy_path);
+        assert_string_equal(o.policy_cm_name, "pol");
+        assert_string_equal(o.policy_cm_namespace, "ns");
+        assert_string_equal(o.master, "https://10.0.0.1:6443");
+        assert_int_equal(o.secure_port, 0);
+        assert_string_equal(o.address, "127.0.0.2");
+        assert_int_equal(o.port, 10999);
+        assert_int_equal(o.lease_duration_usec, 90000000);
+        assert_int_equal(o.renew_deadline_usec, 500000);
+        assert_int_equal(o.retry_period_usec, 2000000);
+        assert_string_equal(o.lease_name, "sched");
+        assert_string_equal(o.lease_namespace, "lns");
+        assert_true(o.qps > 50.4 && o.qps < 50.6);
+        assert_int_equal(o.burst, 100);
+        assert_int_equal(o.verbosity, 3);
+        assert_true(klog_vmodule_enabled(6, "scheduler/options.c"));
+        assert_false(klog_vmodule_enabled(7, "scheduler/options.c"));
+        assert_false(klog_vmodule_enabled(1, "scheduler/manager.c"));
+        assert_int_equal(klog_set_vmodule(""), 0);
+        assert_int_equal(o.authn_cache_ttl_usec, 30000000);
+        assert_int_equal(o.authz_allowed_ttl_usec, 60000000);
+        assert_int_equal(o.authz_denied_ttl_usec, 0);
+        sched_options_done(&o);
+
+        /* --use-legacy-policy-config: the file, even with a ConfigMap named */
+        assert_int_equal(parse(&o, &err, ARGV("--policy-config-file=/p.cfg", "--policy-configmap=pol",
+                                              "--use-legacy-policy-config", "--lock-object-name=old",
+                                              "--lock-object-namespace=oldns", "--algorithm-provider=ClusterAutoscalerProvider")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_string_equal(o.policy_path, "/p.cfg");
+        assert_null(o.policy_cm_name);
+        assert_string_equal(o.lease_name, "old");
+        assert_string_equal(o.lease_namespace, "oldns");
+        assert_string_equal(o.algorithm_provider, "ClusterAutoscalerProvider");
+        sched_options_done(&o);
+
+        assert_int_equal(parse(&o, &err, ARGV("--version")), 1);
+        sched_options_done(&o);
+}
+
+static void test_refused_flags(void **state) {
+        expect_flag_error(ARGV("--write-config-to=/x"), "--write-config-to is not supported");
+        expect_flag_error(ARGV("--client-ca-file=/ca"), "--client-ca-file is not supported: client certificates");
+        expect_flag_error(ARGV("--requestheader-client-ca-file=/ca"), "front-proxy");
+        expect_flag_error(ARGV("--permit-port-sharing"), "--permit-port-sharing is not supported");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=5"), "in the Policy");
+        expect_flag_error(ARGV("--log-dir=/tmp"), "--log-dir is not supported");
+        expect_flag_error(ARGV("--profiling"), "--profiling=true is refused");
+        expect_flag_error(ARGV("--logtostderr=false"), "--logtostderr=false is refused");
+        expect_flag_error(ARGV("--logging-format=json"), "klog's text lines only");
+        expect_flag_error(ARGV("--algorithm-provider=Custom"), "is not DefaultProvider or ClusterAutoscalerProvider");
+        expect_flag_error(ARGV("--leader-elect-resource-lock=endpoints"), "endpoints is not supported");
+        expect_flag_error(ARGV("--leader-elect-lease-duration=15"), "not a positive duration: 15");
+        expect_flag_error(ARGV("--kube-api-content-type=text/plain"), "text/plain is not application/json");
+        expect_flag_error(ARGV("--use-legacy-policy-config"), "required when --use-legacy-policy-config");
+        expect_flag_error(ARGV("--vmodule=options"), "--vmodule: not pattern=N");
+        expect_flag_error(ARGV("--tls-cert-file=/c"), "go together");
+        expect_flag_error(ARGV("--feature-gates=NoSuchGate=true"), "unrecognized feature gate: NoSuchGate");
+        expect_flag_error(ARGV("--feature-gates=DefaultPodTopologySpread=true"),
+                          "cannot set DefaultPodTopologySpread to true");
+        expect_flag_error(ARGV("--feature-gates=EvenPodsSpread=false"), "locked to true");
+        expect_flag_error(ARGV("--feature-gates=PodOverhead"), "missing bool value for PodOverhead");
+        expect_flag_error(ARGV("--leader-elect", "false"), "unexpected argument false");
+        /* with --config, v1.20 ignores the component flags: refused here */
+        expect_flag_error(ARGV("--config=/c.yaml", "--kube-api-qps=10"), "--kube-api-qps has no effect with --config");
+        expect_flag_error(ARGV("--kubeconfig=/k", "--config=/c.yaml"), "--kubeconfig has no effect with --config");
+}
+
+static void test_parsers(void **state) {
+        int64_t d;
+        assert_int_equal(sched_parse_duration("1h2m3.5s", &d), 0);
+        assert_int_equal(d, INT64_C(3723500000));
+        assert_int_equal(sched_parse_duration("250us", &d), 0);
+        assert_int_equal(d, 250);
+        assert_int_equal(sched_parse_duration("0", &d), 0);
+        assert_int_equal(d, 0);
+        assert_int_equal(sched_parse_duration("10", &d), -EINVAL);
+        assert_int_equal(sched_parse_duration("-1s", &d), -EINVAL);
+        assert_int_equal(sched_parse_duration("1x", &d), -EINVAL);
+        assert_int_equal(sched_parse_duration("", &d), -EINVAL);
+        char *host = NULL;
+        int port;
+        assert_int_equal(sched_parse_host_port("[::1]:10251", &host, &port), 0);
+        assert_string_equal(host, "::1");
+        assert_int_equal(port, 10251);
+        free(host);
+        assert_int_equal(sched_parse_host_port(":10252", &host, &port), 0);
+        assert_string_equal(host, "0.0.0.0");
+        assert_int_equal(port, 10252);
+        free(host);
+        assert_int_equal(sched_parse_host_port("127.0.0.1", &host, &port), -EINVAL);
+        assert_int_equal(sched_parse_host_port("::1:80", &host, &port), -EINVAL);
+        assert_int_equal(sched_parse_host_port("a:70000", &host, &port), -EINVAL);
+}
+
+static void test_config_settings_honoured(void **state) {
+        static const char cfg[] =
+                "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+                "leaderElection: {leaderElect: true, leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}\n"
+                "healthzBindAddress: 127.0.0.5:11251\nmetricsBindAddress: 127.0.0.5:11252\n"
+                "podInitialBackoffSeconds: 2\npodMaxBackoffSeconds: 20\ndisablePreemption: true\n"
+                "bindTimeoutSeconds: 600\nenableProfiling: false\n"
+                "algorithmSource: {provider: ClusterAutoscalerProvider}\n";
         SchedOptions o;
         sched_options_init(&o);
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_false(o.disable_preemption);
-        assert_int_equal(o.initial_backoff_usec, 1000000);
-        assert_int_equal(o.max_backoff_usec, 10000000);
-        static const char cfg[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
-                                  "kind: KubeSchedulerConfiguration\n"
-                                  "disablePreemption: true\n"
-                                  "podInitialBackoffSeconds: 2\n"
-                                  "podMaxBackoffSeconds: 30\n";
         assert_int_equal(sched_options_apply_config(&o, cfg, strlen(cfg), &err), 0);
+        assert_int_equal(o.lease_duration_usec, 30000000);
+        assert_int_equal(o.renew_deadline_usec, 20000000);
+        assert_int_equal(o.retry_period_usec, 4000000);
+        assert_string_equal(o.address, "127.0.0.5");
+        assert_int_equal(o.port, 11251);
+        assert_string_equal(o.metrics_address, "127.0.0.5");
+        assert_int_equal(o.metrics_port, 11252);
+        assert_int_equal(o.pod_initial_backoff_usec, 2000000);
+        assert_int_equal(o.pod_max_backoff_usec, 20000000);
         assert_true(o.disable_preemption);
-        assert_int_equal(o.initial_backoff_usec, 2000000);
-        assert_int_equal(o.max_backoff_usec, 30000000);
+        assert_string_equal(o.algorithm_provider, "ClusterAutoscalerProvider");
         sched_options_done(&o);
+
+        /* the same address for both: one server; "" turns the healthz server off */
+        static const char same[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+                                   "healthzBindAddress: 0.0.0.0:10251\nmetricsBindAddress: 0.0.0.0:10251\n";
         sched_options_init(&o);
-        static const char bad[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
-                                  "kind: KubeSchedulerConfiguration\n"
-                                  "podInitialBackoffSeconds: 20\n"
-                                  "podMaxBackoffSeconds: 10\n";
-        assert_int_equal(sched_options_apply_config(&o, bad, strlen(bad), &err), -EINVAL);
+        assert_int_equal(sched_options_apply_config(&o, same, strlen(same), &err), 0);
+        assert_int_equal(o.port, 10251);
+        assert_int_equal(o.metrics_port, 0);
         sched_options_done(&o);
+        static const char off[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+                                  "healthzBindAddress: \"\"\nmetricsBindAddress: \"\"\n";
+        sched_options_init(&o);
+        assert_int_equal(sched_options_apply_config(&o, off, strlen(off), &err), 0);
+        assert_int_equal(o.port, 0);
+        assert_int_equal(o.metrics_port, 0);
+        sched_options_done(&o);
+
+#define KSC "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+        expect_error(KSC "leaderElection: {leaseDuration: 15}\n", "leaderElection.leaseDuration: wrong type");
+        expect_error(KSC "leaderElection: {leaseDuration: \"15\"}\n", "leaderElection.leaseDuration: not a positive duration");
+        expect_error(KSC "healthzBindAddress: 10251\n", "healthzBindAddress: wrong type");
+        expect_error(KSC "healthzBindAddress: \"localhost\"\n", "healthzBindAddress: not host:port");
+        expect_error(KSC "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n", "at least podInitialBackoffSeconds");
+        expect_error(KSC "podInitialBackoffSeconds: 0\n", "podInitialBackoffSeconds: must be 1..86400");
+        expect_error(KSC "enableProfiling: true\n", "enableProfiling: true is refused");
+        expect_error(KSC "bindTimeoutSeconds: 5\n", "bindTimeoutSeconds: only 600");
+        expect_error(KSC "hardPodAffinitySymmetricWeight: 5\n", "in the Policy");
+        expect_error(KSC "clientConnection: {contentType: text/plain}\n", "clientConnection.contentType");
+        expect_error(KSC "algorithmSource: {provider: Custom}\n", "not DefaultProvider or ClusterAutoscalerProvider");
 }
 
 int main(void) {
@@ -208,7 +415,11 @@ int main(void) {
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_yaml_types),
                 cmocka_unit_test(test_load_defaults),
-                cmocka_unit_test(test_preemption_and_backoff),
+                cmocka_unit_test(test_kubeadm_command),
+                cmocka_unit_test(test_accepted_flags),
+                cmocka_unit_test(test_refused_flags),
+                cmocka_unit_test(test_parsers),
+                cmocka_unit_test(test_config_settings_honoured),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
