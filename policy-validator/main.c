@@ -269,7 +269,8 @@ static int run(int argc, char **argv) {
                 size_t max = (a.opts.max_size ? a.opts.max_size : POLICY_MAX_SIZE_DEFAULT) + (a.configmap ? 65536 : 0);
                 r = read_input(a.file, max, &in);
                 if (r < 0) {
-                        fprintf(stderr, "policy-validator: %s: %s\n", name, strerror(-r));
+                        errno = -r;
+                        fprintf(stderr, "policy-validator: %s: %m\n", name);
                         return EXIT_USAGE;
                 }
                 r = a.configmap ? policy_load_configmap(buf_str(&in), in.len, &a.opts, &p, &diags)

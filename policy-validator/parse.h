@@ -58,10 +58,7 @@ typedef struct PDoc {
 int pdoc_parse(const char *text, size_t len, const PolicyOptions *opts, PDoc **ret_doc,
                PolicyDiags *diags);
 PDoc *pdoc_free(PDoc *doc);
-static inline void pdoc_freep(PDoc **d) {
-        if (*d)
-                pdoc_free(*d);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(PDoc *, pdoc_free);
 
 /* The member named key of an object node, or NULL. */
 PNode *pnode_get(const PNode *obj, const char *key);

@@ -12,7 +12,7 @@ typedef struct json_t json_t;
  * clean) or -ENOMEM. */
 int policy_decode(const PNode *root, Policy **ret_policy, PolicyDiags *diags);
 
-/* validate.c: the semantic rules of DESIGN.md over a decoded policy. */
+/* validate.c: the semantic rules of docs/policy-reference.md over a decoded policy. */
 void policy_check(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags);
 
 /* conflicts.c: rules across entries: a label both present and absent (labelsPresence,

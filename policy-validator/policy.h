@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/macro.h"
 #include "policy-validator/registry.h"
 
 typedef struct json_t json_t;
@@ -242,10 +243,7 @@ typedef struct Policy {
 
 /* Frees a policy; accepts NULL. */
 Policy *policy_free(Policy *p);
-static inline void policy_freep(Policy **p) {
-        if (*p)
-                policy_free(*p);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(Policy *, policy_free);
 
 /* The weight a requestedToCapacityRatio resource really gets (0 → 1). */
 static inline int64_t policy_resource_weight(const PolicyResourceSpec *r) {
@@ -334,10 +332,7 @@ typedef struct PolicyEffective {
  * reasons), -ENOMEM. */
 int policy_effective(const Policy *p, const PolicyOptions *opts, PolicyEffective **ret_effective);
 PolicyEffective *policy_effective_free(PolicyEffective *e);
-static inline void policy_effective_freep(PolicyEffective **e) {
-        if (*e)
-                policy_effective_free(*e);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(PolicyEffective *, policy_effective_free);
 
 /* ["CheckNodeUnschedulable", "GeneralPredicates", ...] in execution order: the Scheduler
  * status `predicates`. New reference, NULL on ENOMEM. */

@@ -1,4 +1,4 @@
-/* The semantic rules of DESIGN.md "Policy semantics", over a decoded Policy.
+/* The semantic rules of docs/policy-reference.md, over a decoded Policy.
  *
  * Every rule runs on every entry, so one pass reports all problems. Rules that compare
  * entries (duplicates, GeneralPredicates with a member, shared weights, one binder) name
