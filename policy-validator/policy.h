@@ -362,7 +362,7 @@ typedef enum PolicyTranslateTarget {
 
 /* Translates a valid policy into a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)
  * with one profile named scheduler_name (NULL: "default-scheduler"), following the mapping in
- * POLICY-REFERENCE.md. Everything without a modern equivalent, or whose meaning changes, is
+ * docs/policy-reference.md. Everything without a modern equivalent, or whose meaning changes, is
  * reported in diags (warnings for lost behaviour, notes for changed scales). Returns 0 and a
  * new reference, -EINVAL when p has validation errors, -ENOMEM. */
 int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOptions *opts,
