@@ -376,6 +376,21 @@ def cmd_table(out):
             r["cpu"], r["hwm_kb"] / 1024, r["maxrss_exit_kb"] / 1024, r["load_start"], r["load_end"]))
 
 
+def cmd_csv(out, case, path):
+    """Appends the runs of out as rows of case to the CSV path (tools/bench-plots draws it)."""
+    rows = [json.loads(line) for line in open(out) if line.strip()]
+    new = not os.path.exists(path)
+    with open(path, "a") as f:
+        if new:
+            f.write("case,label,pods,bound,start_to_all_s,rate,cpu_s,hwm_mb,load_start,load_end\n")
+        for r in rows:
+            f.write("%s,%s,%d,%d,%s,%s,%.2f,%.1f,%s,%s\n" % (
+                case, r["label"], r["pods"], r["bound"],
+                "" if r["start_to_all"] is None else r["start_to_all"],
+                "" if r["rate"] is None else r["rate"], r["cpu"], r["hwm_kb"] / 1024,
+                str(r["load_start"]).replace(",", " "), str(r["load_end"]).replace(",", " ")))
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "create":
         cmd_create(argv[2], int(argv[3]), argv[4])
@@ -401,6 +416,8 @@ def main(argv):
         return cmd_run(argv[2], int(argv[3]), argv[4], argv[5], cmd, **kw)
     elif len(argv) == 3 and argv[1] == "table":
         cmd_table(argv[2])
+    elif len(argv) == 5 and argv[1] == "csv":
+        cmd_csv(argv[2], argv[3], argv[4])
     else:
         sys.exit(__doc__)
     return 0

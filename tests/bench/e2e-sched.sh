@@ -24,7 +24,8 @@
 # within groups of E2E_ANTI_GROUP_SIZE pods, default 500),
 # E2E_TIMEOUT (seconds per run, 600), O (object dir, build/default), E2E_POLICY_WRAP (a
 # command prefix for policy-scheduler, e.g. "valgrind --tool=massif --massif-out-file=F"),
-# E2E_KEEP=1 keeps the nodes and namespaces, E2E_OUT (results file, JSON lines).
+# E2E_KEEP=1 keeps the nodes and namespaces, E2E_OUT (results file, JSON lines), BENCH_DIR
+# (set by make bench: the runs are appended to BENCH_DIR/e2e-sched.csv for the charts).
 # Processes are stopped by their PIDs only.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -150,4 +151,8 @@ done
 echo
 echo "e2e-sched: $NODES nodes, $PODS pods per run ($(nproc) CPUs; load average before and after each run)"
 python3 "$HELPER" table "$OUT"
+# make bench sets BENCH_DIR: the runs become rows of this case for tools/bench-plots
+if [ -n "${BENCH_DIR:-}" ]; then
+  python3 "$HELPER" csv "$OUT" "${E2E_POLICY:-node} ${E2E_POD_KIND:-plain} ${NODES}n ${PODS}p" "$BENCH_DIR/e2e-sched.csv"
+fi
 exit $rc
