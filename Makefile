@@ -162,11 +162,15 @@ BENCH_SCRIPTS := $(sort $(wildcard tests/bench/*.sh))
 # built by `make bench`, not run by it directly.
 BENCH_HELPERS := bench-sched-bind
 BENCH_CLUSTER_DIR ?= $(CURDIR)/build/cluster-bench
+# Results as CSV and charts (tools/bench-plots, gnuplot) go to BENCH_DIR.
+BENCH_DIR ?= $(CURDIR)/build/bench
 bench: deps all benches-build
 	@tests/cluster/build.sh
-	@CLUSTER_DIR=$(BENCH_CLUSTER_DIR) O=$(O) tools/with-cluster bash -c \
+	@mkdir -p $(BENCH_DIR) && rm -f $(BENCH_DIR)/*.csv
+	@BENCH_DIR=$(BENCH_DIR) CLUSTER_DIR=$(BENCH_CLUSTER_DIR) O=$(O) tools/with-cluster bash -c \
 		'for b in $(filter-out $(addprefix %/,$(BENCH_HELPERS)),$(BENCHES)) $(BENCH_SCRIPTS); do \
 			echo "== $$b"; $$b || exit 1; done'
+	@tools/bench-plots $(BENCH_DIR) && ls $(BENCH_DIR)/*.svg
 
 FUZZ_SECONDS ?= 60
 fuzz: deps $(FUZZERS)

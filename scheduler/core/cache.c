@@ -11,6 +11,7 @@
 
 #include "common/macro.h"
 #include "kube/hashmap.h"
+#include "scheduler/core/label-index.h"
 #include "scheduler/core/pod-relations.h"
 
 typedef struct CachedPod {
@@ -21,6 +22,8 @@ typedef struct CachedPod {
         int64_t deadline_usec;
         uint32_t assumed_index;         /* position in c->assumed while assumed */
         uint32_t affinity_index;        /* position in c->affinity + 1; 0 = not there */
+        SchedLabelHandle *handles;      /* its entries in c->by_label, then in c->terms */
+        uint32_t n_label_handles, n_handles;
 } CachedPod;
 
 struct SchedCache {
@@ -42,6 +45,8 @@ struct SchedCache {
         SchedAffinityPod *affinity;
         CachedPod **affinity_cp;
         uint32_t n_affinity, affinity_cap, affinity_cp_cap;
+        SchedLabelIndex *by_label;      /* (ns, key, value) -> pods so labelled */
+        SchedLabelIndex *terms;         /* (ns, key, value) -> pod (anti-)affinity terms requiring it */
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
@@ -69,7 +74,12 @@ SchedCache *sched_cache_new(SchedStrtab *strtab) {
         c->strtab = strtab;
         c->ttl_usec = SCHED_CACHE_DEFAULT_ASSUMED_TTL_USEC;
         c->pods = kube_map_new();
-        if (!c->pods) {
+        c->by_label = sched_label_index_new();
+        c->terms = sched_label_index_new();
+        if (!c->pods || !c->by_label || !c->terms) {
+                kube_map_free(c->pods);
+                sched_label_index_free(c->by_label);
+                sched_label_index_free(c->terms);
                 free(c);
                 return NULL;
         }
@@ -95,6 +105,7 @@ void sched_cache_free(SchedCache *c) {
         while (kube_map_next(c->pods, &cursor, NULL, &v)) {
                 CachedPod *cp = v;
                 sched_pod_unref(cp->pod);
+                free(cp->handles);
                 free(cp);
         }
         kube_map_free(c->pods);
@@ -113,6 +124,8 @@ void sched_cache_free(SchedCache *c) {
         free(c->assumed);
         free(c->affinity);
         free(c->affinity_cp);
+        sched_label_index_free(c->by_label);
+        sched_label_index_free(c->terms);
         free(c);
 }
 
@@ -130,6 +143,16 @@ uint64_t sched_cache_generation(const SchedCache *c) {
 
 uint32_t sched_cache_n_avoid_nodes(const SchedCache *c) {
         return c->n_avoid_nodes;
+}
+
+const SchedIndexEntry *sched_cache_pods_labelled(const SchedCache *c, SchedStr ns, SchedStr key, SchedStr value,
+                                                 uint32_t *ret_n) {
+        return sched_label_index_get(c->by_label, ns, key, value, ret_n);
+}
+
+const SchedIndexEntry *sched_cache_terms_requiring(const SchedCache *c, SchedStr ns, SchedStr key, SchedStr value,
+                                                   uint32_t *ret_n) {
+        return sched_label_index_get(c->terms, ns, key, value, ret_n);
 }
 
 const SchedAffinityPod *sched_cache_affinity_pods(const SchedCache *c, uint32_t *ret_n) {
@@ -416,9 +439,90 @@ static void affinity_remove(SchedCache *c, CachedPod *cp) {
         cp->affinity_index = 0;
 }
 
+static void unindex_pod(SchedCache *c, CachedPod *cp) {
+        for (uint32_t i = 0; i < cp->n_handles; i++)
+                sched_label_index_remove(i < cp->n_label_handles ? c->by_label : c->terms, &cp->handles[i]);
+        free(cp->handles);
+        cp->handles = NULL;
+        cp->n_handles = cp->n_label_handles = 0;
+}
+
+/* Whether ids[i] occurs before i: a term listing a namespace or value twice is filed once. */
+static bool seen_before(const SchedStr *ids, uint32_t i) {
+        for (uint32_t j = 0; j < i; j++)
+                if (ids[j] == ids[i])
+                        return true;
+        return false;
+}
+
+/* Files the pod under each of its labels and its pod (anti-)affinity terms under the label
+ * values they require (sched_term_anchor), per namespace of the term. */
+static int index_pod(SchedCache *c, CachedPod *cp, const SchedNodeInfo *ni) {
+        const SchedPod *pod = cp->pod;
+        const SchedPodRelations *rel = pod->rel && pod->rel->has_pod_affinity ? pod->rel : NULL;
+        const struct {
+                const SchedAffinityTerm *t;
+                uint32_t n, kind;
+        } sets[] = {
+                { rel ? rel->affinity : NULL, rel ? rel->n_affinity : 0, SCHED_TERM_AFFINITY },
+                { rel ? rel->anti_affinity : NULL, rel ? rel->n_anti_affinity : 0, SCHED_TERM_ANTI },
+                { rel ? rel->pref_affinity : NULL, rel ? rel->n_pref_affinity : 0, SCHED_TERM_PREF_AFFINITY },
+                { rel ? rel->pref_anti_affinity : NULL, rel ? rel->n_pref_anti_affinity : 0, SCHED_TERM_PREF_ANTI },
+        };
+        uint64_t n = pod->n_labels;
+        for (size_t s = 0; s < ELEMENTSOF(sets); s++)
+                for (uint32_t i = 0; i < sets[s].n; i++) {
+                        const SchedAffinityTerm *t = &sets[s].t[i];
+                        const SchedSelReq *a = sched_term_anchor(t);
+                        if (!t->selector.nothing)
+                                n += (uint64_t) t->n_namespaces * (a ? a->n_values : 1);
+                }
+        if (n == 0)
+                return 0;
+        if (n > UINT32_MAX)
+                return -E2BIG;
+        cp->handles = calloc(n, sizeof(SchedLabelHandle));
+        if (!cp->handles)
+                return -ENOMEM;
+        cp->n_label_handles = pod->n_labels;
+        SchedIndexEntry e = { .pod = pod, .info = ni };
+        int r = 0;
+        for (uint32_t i = 0; i < pod->n_labels; i++) {
+                e.handle = &cp->handles[cp->n_handles];
+                if ((r = sched_label_index_add(c->by_label, pod->ns, pod->labels[i].key, pod->labels[i].value, &e)) < 0)
+                        goto fail;
+                cp->n_handles++;
+        }
+        for (size_t s = 0; s < ELEMENTSOF(sets); s++)
+                for (uint32_t i = 0; i < sets[s].n; i++) {
+                        const SchedAffinityTerm *t = &sets[s].t[i];
+                        const SchedSelReq *a = sched_term_anchor(t);
+                        if (t->selector.nothing)
+                                continue;
+                        e.term = t;
+                        e.kind = sets[s].kind;
+                        for (uint32_t k = 0; k < t->n_namespaces; k++)
+                                for (uint32_t v = 0; v < (a ? a->n_values : 1); v++) {
+                                        if (seen_before(t->namespaces, k) || (a && seen_before(a->values, v)))
+                                                continue;
+                                        e.handle = &cp->handles[cp->n_handles];
+                                        r = sched_label_index_add(c->terms, t->namespaces[k], a ? a->key : 0,
+                                                                  a ? a->values[v] : 0, &e);
+                                        if (r < 0)
+                                                goto fail;
+                                        cp->n_handles++;
+                                }
+                }
+        return 0;
+fail:
+        unindex_pod(c, cp);
+        return r;
+}
+
 static void cached_pod_drop(SchedCache *c, CachedPod *cp) {
         SchedNodeInfo *ni = c->slots[cp->slot];
         affinity_remove(c, cp);
+        unindex_pod(c, cp);
         info_remove_pod(ni, cp->pod);
         if (!ni->node && ni->n_pods == 0)
                 info_release(c, ni, ni->name);
@@ -446,6 +550,12 @@ static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, Cache
                 return r;
         r = info_add_pod(ni, pod);
         if (r < 0) {
+                kube_map_remove(c->pods, pod->uid);
+                return r;
+        }
+        r = index_pod(c, cp, ni);
+        if (r < 0) {
+                info_remove_pod(ni, pod);
                 kube_map_remove(c->pods, pod->uid);
                 return r;
         }

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/macro.h"
+#include "scheduler/core/label-index.h"
 #include "scheduler/core/model.h"
 
 typedef struct SchedPortUse {
@@ -104,6 +105,17 @@ uint32_t sched_cache_n_avoid_nodes(const SchedCache *c);
 /* The pods with pod (anti-)affinity, in no particular order; borrowed until the next pod
  * change. Inter-pod affinity reads only these when the incoming pod has no terms of its own. */
 const SchedAffinityPod *sched_cache_affinity_pods(const SchedCache *c, uint32_t *ret_n);
+/* The pods (assumed included) of namespace ns labelled key=value; borrowed until the next pod
+ * change, NULL when none. */
+const SchedIndexEntry *sched_cache_pods_labelled(const SchedCache *c, SchedStr ns, SchedStr key, SchedStr value,
+                                                 uint32_t *ret_n);
+/* The pod (anti-)affinity terms of the cached pods that can select only pods of namespace ns
+ * labelled key=value (sched_term_anchor), each entry with its term, kind, pod and node; with
+ * key = value = 0 the terms of namespace ns that require no particular label. A pod can be
+ * selected only by the terms under one of its labels or under (its namespace, 0, 0), and each
+ * term is under at most one of a pod's labels. Borrowed until the next pod change. */
+const SchedIndexEntry *sched_cache_terms_requiring(const SchedCache *c, SchedStr ns, SchedStr key, SchedStr value,
+                                                   uint32_t *ret_n);
 /* Number of pods tracked (assumed included). */
 uint32_t sched_cache_n_pods(const SchedCache *c);
 /* A counter bumped on every node add/update/remove and pod removal: the queue uses it to

@@ -64,6 +64,7 @@ void sched_cycle_state_free(SchedCycleState *x) {
         topo_free(&x->anti);
         topo_free(&x->spread);
         topo_free(&x->score);
+        topo_free(&x->node_count);
         free(x->spread_min);
         free(x->tmp);
         free(x);

@@ -57,6 +57,7 @@ struct SchedCycleState {
         uint32_t spread_min_cap;
         /* scoring scratch */
         TopoMap score;
+        TopoMap node_count;             /* node slot + 1 -> pods counted there */
         int64_t *tmp;
         uint32_t tmp_cap;
         SchedNodeInfo *const *all;

@@ -16,6 +16,10 @@ bool sched_pod_matches_term(const SchedPod *pod, const SchedAffinityTerm *term) 
         return ns && sched_selector_matches(&term->selector, pod->labels, pod->n_labels);
 }
 
+const SchedSelReq *sched_term_anchor(const SchedAffinityTerm *term) {
+        return sched_selector_anchor(&term->selector);
+}
+
 /* ---- pod conversion ---- */
 
 static int parse_terms(SchedStrtab *t, SchedPod *p, const json_t *list, bool weighted, SchedAffinityTerm **ret,

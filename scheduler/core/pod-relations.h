@@ -88,3 +88,8 @@ static inline bool sched_pod_counts_for(const SchedPod *e, const SchedPod *pod, 
 /* Whether pod matches an affinity term: its namespace is one of the term's and its labels
  * satisfy the selector (PodMatchesTermsNamespaceAndSelector). */
 bool sched_pod_matches_term(const SchedPod *pod, const SchedAffinityTerm *term);
+
+/* The requirement of the term's selector that names the label values a selected pod must
+ * have (its first `In`), or NULL when it requires none. A pod has one value per key, so it can
+ * be selected under at most one of them. */
+const SchedSelReq *sched_term_anchor(const SchedAffinityTerm *term);

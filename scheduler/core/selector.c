@@ -37,6 +37,13 @@ bool sched_selector_matches(const SchedSelector *sel, const SchedLabel *labels, 
         return true;
 }
 
+const SchedSelReq *sched_selector_anchor(const SchedSelector *sel) {
+        for (uint32_t i = 0; i < sel->n_reqs; i++)
+                if (sel->reqs[i].op == SCHED_SEL_IN && sel->reqs[i].n_values > 0)
+                        return &sel->reqs[i];
+        return NULL;
+}
+
 int sched_selector_from_map(SchedStrtab *t, SchedArena *a, const json_t *map, SchedSelector *ret) {
         SchedSelector s = { 0 };
         int r;

@@ -40,6 +40,10 @@ bool sched_selector_matches(const SchedSelector *sel, const SchedLabel *labels, 
 static inline bool sched_selector_empty(const SchedSelector *sel) {
         return !sel->nothing && sel->n_reqs == 0;
 }
+/* The requirement naming the label values every selected object carries (the first `In` with
+ * values), or NULL when the selector requires none. An object has one value per key, so it
+ * is selected under at most one of them. */
+const SchedSelReq *sched_selector_anchor(const SchedSelector *sel);
 /* Builds a selector from a metav1.LabelSelector object (NULL/JSON null gives "nothing"),
  * values in arena. Returns 0, -E2BIG, -ENOMEM; a selector upstream would refuse becomes
  * "nothing". */

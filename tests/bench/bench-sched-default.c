@@ -28,7 +28,9 @@
  *
  *   bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]
  *                       [--existing E1,E2,...] [--budget SECONDS] [--percentage P]
- *                       [--cases plain,anti,pref,existing] [--placements FILE]
+ *                       [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]
+ * --csv writes the table as CSV (default $BENCH_DIR/sched-default.csv when BENCH_DIR is set,
+ * as `make bench` sets it; tools/bench-plots draws it).
  * --placements writes every decision ("case existing-pods pod node score"): two builds that
  * must decide alike (an optimization) can be compared with cmp.
  * (defaults deploy/policy.cfg, 5000 nodes, 10000 pods, 1000 series pods,
@@ -385,6 +387,19 @@ static void print_table(const Bench *b) {
         }
 }
 
+static int write_csv(const Bench *b, const char *path, const double load[3]) {
+        _cleanup_fclose_ FILE *f = fopen(path, "we");
+        if (!f)
+                return -errno;
+        fprintf(f, "section,case,existing_pods,pods,scheduled,unschedulable,pods_per_s,us_per_pod,load1\n");
+        for (uint32_t i = 0; i < b->n_rows; i++) {
+                const Row *r = &b->rows[i];
+                fprintf(f, "%s,%s,%u,%u,%u,%u,%.0f,%.1f,%.2f\n", r->section, r->kind, r->existing, r->pods, r->scheduled,
+                        r->unschedulable, r->pods / r->cpu, r->cpu * 1e6 / r->pods, load[0]);
+        }
+        return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
+}
+
 static int parse_list(const char *s, uint32_t *out, uint32_t max, uint32_t *ret_n) {
         uint32_t n = 0;
         while (*s) {
@@ -404,7 +419,7 @@ static int parse_list(const char *s, uint32_t *out, uint32_t max, uint32_t *ret_
 static void usage(void) {
         fprintf(stderr, "usage: bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]\n"
                         "                           [--existing E1,E2,...] [--budget SECONDS] [--percentage P]\n"
-                        "                           [--cases plain,anti,pref,existing] [--placements FILE]\n");
+                        "                           [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]\n");
 }
 
 int main(int argc, char **argv) {
@@ -413,11 +428,12 @@ int main(int argc, char **argv) {
                 { "pods", required_argument, NULL, 'P' },     { "existing", required_argument, NULL, 'e' },
                 { "budget", required_argument, NULL, 'b' },   { "cases", required_argument, NULL, 'c' },
                 { "percentage", required_argument, NULL, 'x' }, { "series-pods", required_argument, NULL, 's' },
-                { "placements", required_argument, NULL, 'o' },
+                { "placements", required_argument, NULL, 'o' },   { "csv", required_argument, NULL, 'C' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        const char *policy_path = "deploy/policy.cfg", *cases = "plain,anti,pref,existing", *placements_path = NULL;
+        const char *policy_path = "deploy/policy.cfg", *cases = "plain,anti,pref,existing", *placements_path = NULL,
+                   *csv_path = NULL;
         uint32_t n_pods = 10000, n_series_pods = 1000, series[8] = { 0, 10000, 50000, 100000 }, n_series = 4;
         double budget = 6.0;
         int32_t pct = 0;
@@ -436,6 +452,9 @@ int main(int argc, char **argv) {
                         break;
                 case 'o':
                         placements_path = optarg;
+                        break;
+                case 'C':
+                        csv_path = optarg;
                         break;
                 case 's':
                         n_series_pods = (uint32_t) strtoul(optarg, NULL, 10);
@@ -554,6 +573,13 @@ int main(int argc, char **argv) {
         double load[3] = {};
         (void) getloadavg(load, 3);
         print_table(&b);
+        _cleanup_free_ char *csv_default = NULL;
+        if (!csv_path && getenv("BENCH_DIR") && asprintf(&csv_default, "%s/sched-default.csv", getenv("BENCH_DIR")) >= 0)
+                csv_path = csv_default;
+        if (csv_path && (r = write_csv(&b, csv_path, load)) < 0) {
+                fprintf(stderr, "%s: %s\n", csv_path, strerror(-r));
+                return 1;
+        }
         printf("load average %.2f %.2f %.2f at the start, %.2f %.2f %.2f at the end\n", load0[0], load0[1], load0[2],
                load[0], load[1], load[2]);
         for (uint32_t k = 0; k < _POD_KIND_MAX; k++) {

@@ -110,7 +110,31 @@ def pod_manifest(ns, name, scheduler, index=0):
     return m
 
 
-def cmd_create(ns, count, scheduler, threads=8):
+def existing_manifest(ns, i, node):
+    """Existing pod i, already bound to node: 200 groups; every 10th pod has required
+    anti-affinity on the hostname against its own group (as bench-sched-default's)."""
+    group = "old-%03d" % (i % 200)
+    m = {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "old-%06d" % i, "namespace": ns, "labels": {"app": group}},
+        "spec": {
+            "nodeName": node,
+            "terminationGracePeriodSeconds": 0,
+            "containers": [{
+                "name": "app", "image": "e2e-sched/pause:1",
+                "resources": {"requests": {"cpu": "1m", "memory": "1Mi"}},
+            }],
+        },
+    }
+    if i % 10 == 0:
+        m["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": group}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    return m
+
+
+def cmd_create(ns, count, scheduler, threads=8, existing_nodes=None):
+    """Creates count pending pods for scheduler, or with existing_nodes (prefix, n) count pods
+    already bound round-robin to nodes prefix-0 .. prefix-(n-1)."""
     api = Api()
     # A namespace of the same name from an earlier invocation may still be terminating.
     deadline = time.monotonic() + 300
@@ -141,7 +165,10 @@ def cmd_create(ns, count, scheduler, threads=8):
     def worker(k):
         c = api.conn()
         for i in range(k, count, threads):
-            m = pod_manifest(ns, "p-%05d" % i, scheduler, i)
+            if existing_nodes:
+                m = existing_manifest(ns, i, "%s-%d" % (existing_nodes[0], (i * 7919) % existing_nodes[1]))
+            else:
+                m = pod_manifest(ns, "p-%05d" % i, scheduler, i)
             for attempt in range(20):
                 try:
                     st, body = api.call(c, "POST", "/api/v1/namespaces/%s/pods" % ns, m)
@@ -376,9 +403,26 @@ def cmd_table(out):
             r["cpu"], r["hwm_kb"] / 1024, r["maxrss_exit_kb"] / 1024, r["load_start"], r["load_end"]))
 
 
+def cmd_csv(out, case, path):
+    """Appends the runs of out as rows of case to the CSV path (tools/bench-plots draws it)."""
+    rows = [json.loads(line) for line in open(out) if line.strip()]
+    new = not os.path.exists(path)
+    with open(path, "a") as f:
+        if new:
+            f.write("case,label,pods,bound,start_to_all_s,rate,cpu_s,hwm_mb,load_start,load_end\n")
+        for r in rows:
+            f.write("%s,%s,%d,%d,%s,%s,%.2f,%.1f,%s,%s\n" % (
+                case, r["label"], r["pods"], r["bound"],
+                "" if r["start_to_all"] is None else r["start_to_all"],
+                "" if r["rate"] is None else r["rate"], r["cpu"], r["hwm_kb"] / 1024,
+                str(r["load_start"]).replace(",", " "), str(r["load_end"]).replace(",", " ")))
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "create":
         cmd_create(argv[2], int(argv[3]), argv[4])
+    elif len(argv) == 6 and argv[1] == "existing":
+        cmd_create(argv[2], int(argv[3]), None, existing_nodes=(argv[4], int(argv[5])))
     elif len(argv) == 3 and argv[1] == "delete":
         cmd_delete(argv[2])
     elif len(argv) >= 7 and argv[1] == "run" and "--" in argv:
@@ -401,6 +445,8 @@ def main(argv):
         return cmd_run(argv[2], int(argv[3]), argv[4], argv[5], cmd, **kw)
     elif len(argv) == 3 and argv[1] == "table":
         cmd_table(argv[2])
+    elif len(argv) == 5 and argv[1] == "csv":
+        cmd_csv(argv[2], argv[3], argv[4])
     else:
         sys.exit(__doc__)
     return 0

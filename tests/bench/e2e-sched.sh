@@ -22,9 +22,12 @@
 # Environment: E2E_NODES, E2E_PODS, E2E_RUNS (default "policy upstream bind"), E2E_POLICY
 # (node or default), E2E_POD_KIND (plain or anti: required anti-affinity on the hostname
 # within groups of E2E_ANTI_GROUP_SIZE pods, default 500),
-# E2E_TIMEOUT (seconds per run, 600), O (object dir, build/default), E2E_POLICY_WRAP (a
+# E2E_EXISTING (pods already bound before the runs, in namespace e2e-sched-existing, spread
+# over the nodes, 200 groups, every 10th with required anti-affinity on the hostname against
+# its group; default 0), E2E_TIMEOUT (seconds per run, 600), O (object dir, build/default), E2E_POLICY_WRAP (a
 # command prefix for policy-scheduler, e.g. "valgrind --tool=massif --massif-out-file=F"),
-# E2E_KEEP=1 keeps the nodes and namespaces, E2E_OUT (results file, JSON lines).
+# E2E_KEEP=1 keeps the nodes and namespaces, E2E_OUT (results file, JSON lines), BENCH_DIR
+# (set by make bench: the runs are appended to BENCH_DIR/e2e-sched.csv for the charts).
 # Processes are stopped by their PIDs only.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +38,7 @@ O=${O:-build/default}
 case "$O" in /*) ;; *) O=$ROOT/$O ;; esac
 NODES=${E2E_NODES:-500}
 PODS=${E2E_PODS:-2000}
+EXISTING=${E2E_EXISTING:-0}
 RUNS=${E2E_RUNS:-policy upstream bind}
 TIMEOUT=${E2E_TIMEOUT:-600}
 HELPER=$ROOT/tests/bench/e2e-sched.py
@@ -62,7 +66,7 @@ cleanup() {
   rm -f "$CLUSTER_DIR/pids/e2e-sched-nodesim.pid"
   if [ "${E2E_KEEP:-0}" != 1 ]; then
     kubectl delete nodes -l e2e-sched=1 --wait=false >/dev/null 2>&1 || true
-    for r in $RUNS; do kubectl delete namespace "e2e-sched-$r" --wait=false >/dev/null 2>&1 || true; done
+    for r in $RUNS existing; do kubectl delete namespace "e2e-sched-$r" --wait=false >/dev/null 2>&1 || true; done
   fi
 }
 trap cleanup EXIT
@@ -105,7 +109,7 @@ YAML
   echo "$f"
 }
 
-echo "e2e-sched: $NODES nodes, $PODS ${E2E_POD_KIND:-plain} pods per run, ${E2E_POLICY:-node} policy, runs: $RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "e2e-sched: $NODES nodes, $EXISTING existing pods, $PODS ${E2E_POD_KIND:-plain} pods per run, ${E2E_POLICY:-node} policy, runs: $RUNS (load $(cut -d' ' -f1-3 /proc/loadavg))"
 "$O/bin/nodesim" --nodes "$NODES" --name-prefix e2e-node --label e2e-sched=1 \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$WORK/nodesim" --pid-file "$CLUSTER_DIR/pids/e2e-sched-nodesim.pid" \
@@ -119,6 +123,10 @@ for _ in $(seq 1 600); do
   sleep 0.2
 done
 [ "$ready" -ge "$NODES" ] || { echo "e2e-sched: only $ready of $NODES nodes Ready" >&2; exit 1; }
+
+if [ "$EXISTING" -gt 0 ]; then
+  python3 "$HELPER" existing e2e-sched-existing "$EXISTING" e2e-node "$NODES"
+fi
 
 read -ra POLICY_WRAP <<< "${E2E_POLICY_WRAP:-}"
 rc=0
@@ -150,4 +158,8 @@ done
 echo
 echo "e2e-sched: $NODES nodes, $PODS pods per run ($(nproc) CPUs; load average before and after each run)"
 python3 "$HELPER" table "$OUT"
+# make bench sets BENCH_DIR: the runs become rows of this case for tools/bench-plots
+if [ -n "${BENCH_DIR:-}" ]; then
+  python3 "$HELPER" csv "$OUT" "${E2E_POLICY:-node} ${E2E_POD_KIND:-plain} ${NODES}n ${EXISTING}e ${PODS}p" "$BENCH_DIR/e2e-sched.csv"
+fi
 exit $rc

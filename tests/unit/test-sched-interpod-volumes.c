@@ -268,6 +268,16 @@ static void test_inter_pod_priority(void **state) {
         const char *names[] = { "n1", "n2", "n3" };
         /* raw n1 10-5=5, n2 10, n3 0; min 0 max 10 */
         scores(f, p, names, (const int64_t[]) { 5, 10, 0 }, 3);
+        /* a term listing its value and namespace twice counts each matching pod once (the
+         * pods are looked up per required value and namespace) */
+        _cleanup_(sched_pod_unrefp) SchedPod *pd = pod(f, "wd", "'app':'web'",
+                "'affinity':{'podAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':10,"
+                "'podAffinityTerm':{'labelSelector':{'matchExpressions':[{'key':'app','operator':'In',"
+                "'values':['db','db']}]},'namespaces':['default','default'],"
+                "'topologyKey':'topology.kubernetes.io/zone'}}]},"
+                "'podAntiAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':5,"
+                "'podAffinityTerm':{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'kubernetes.io/hostname'}}]}}");
+        scores(f, pd, names, (const int64_t[]) { 5, 10, 0 }, 3);
         /* existing pod's required affinity to web pods, symmetric weight 1 (hard weight) */
         place(f, pod(f, "e1", "'app':'api'", "'affinity':{'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':["
                                                "{'labelSelector':{'matchLabels':{'app':'web'}},'topologyKey':"

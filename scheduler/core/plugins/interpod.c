@@ -33,61 +33,115 @@ static const SchedLabel *node_label(const SchedNode *n, SchedStr key) {
         return sched_labels_find(n->labels, n->n_labels, key);
 }
 
-/* An existing pod's required anti-affinity terms that match the incoming pod. */
-static int existing_anti(SchedCycleState *x, const SchedPod *pod, const SchedPod *e, const SchedNode *node) {
-        const SchedPodRelations *xe = e->rel;
-        for (uint32_t t = 0; xe && t < xe->n_anti_affinity; t++) {
-                const SchedAffinityTerm *term = &xe->anti_affinity[t];
-                const SchedLabel *l = node_label(node, term->topology_key);
+/* The existing pods' terms that can select pod: those filed under one of its labels in its
+ * namespace, then those requiring no particular label (sched_cache_terms_requiring). b runs
+ * from 0 to pod->n_labels inclusive. */
+static const SchedIndexEntry *terms_for(const SchedCycle *cy, const SchedPod *pod, uint32_t b, uint32_t *ret_n) {
+        if (b < pod->n_labels)
+                return sched_cache_terms_requiring(cy->cache, pod->ns, pod->labels[b].key, pod->labels[b].value, ret_n);
+        return sched_cache_terms_requiring(cy->cache, pod->ns, 0, 0, ret_n);
+}
+
+/* Existing pods' required anti-affinity terms that match the incoming pod. */
+static int existing_anti(const SchedCycle *cy) {
+        SchedCycleState *x = cy->state;
+        const SchedPod *pod = cy->pod;
+        for (uint32_t b = 0; b <= pod->n_labels; b++) {
+                uint32_t n;
+                const SchedIndexEntry *e = terms_for(cy, pod, b, &n);
+                for (uint32_t i = 0; i < n; i++) {
+                        if (e[i].kind != SCHED_TERM_ANTI || !e[i].info->node)
+                                continue;
+                        const SchedLabel *l = node_label(e[i].info->node, e[i].term->topology_key);
+                        int r;
+                        if (l && sched_pod_matches_term(pod, e[i].term) &&
+                            (r = topo_add(&x->existing_anti, topo_pair(l->key, l->value), 1)) < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+/* Calls fn(cy, e, node, arg) for each existing pod on a current node that term can select:
+ * the pods under the label value its selector requires, in each of its namespaces, or every
+ * pod when it requires none. fn still checks the term. */
+typedef int (*PodFn)(const SchedCycle *cy, const SchedPod *e, const SchedNode *node, const void *arg);
+static int pods_for_term(const SchedCycle *cy, const SchedAffinityTerm *term, PodFn fn, const void *arg) {
+        const SchedSelReq *a = sched_term_anchor(term);
+        int r;
+        if (term->selector.nothing)
+                return 0;
+        if (!a) {
+                const SchedCycleState *x = cy->state;
+                for (uint32_t i = 0; i < x->n_all; i++)
+                        for (uint32_t p = 0; p < x->all[i]->n_pods; p++)
+                                if ((r = fn(cy, x->all[i]->pods[p], x->all[i]->node, arg)) < 0)
+                                        return r;
+                return 0;
+        }
+        for (uint32_t k = 0; k < term->n_namespaces; k++) {
+                bool dup = false;
+                for (uint32_t j = 0; j < k && !dup; j++)
+                        dup = term->namespaces[j] == term->namespaces[k];
+                for (uint32_t v = 0; v < a->n_values && !dup; v++) {
+                        bool vdup = false;
+                        for (uint32_t j = 0; j < v && !vdup; j++)
+                                vdup = a->values[j] == a->values[v];
+                        uint32_t n;
+                        const SchedIndexEntry *e =
+                                vdup ? NULL : sched_cache_pods_labelled(cy->cache, term->namespaces[k], a->key, a->values[v], &n);
+                        for (uint32_t i = 0; e && i < n; i++)
+                                if (e[i].info->node && (r = fn(cy, e[i].pod, e[i].info->node, arg)) < 0)
+                                        return r;
+                }
+        }
+        return 0;
+}
+
+/* An existing pod matching all of the incoming pod's required affinity terms counts at its
+ * node's pair of each term's topology key. */
+static int count_affinity(const SchedCycle *cy, const SchedPod *e, const SchedNode *node, const void *arg) {
+        const SchedPodRelations *pe = cy->pod->rel;
+        if (!pod_matches_all(e, pe->affinity, pe->n_affinity))
+                return 0;
+        for (uint32_t t = 0; t < pe->n_affinity; t++) {
+                const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
                 int r;
-                if (l && sched_pod_matches_term(pod, term) &&
-                    (r = topo_add(&x->existing_anti, topo_pair(l->key, l->value), 1)) < 0)
+                if (l && (r = topo_add(&cy->state->affinity, topo_pair(l->key, l->value), 1)) < 0)
                         return r;
         }
         return 0;
 }
 
+/* An existing pod matching one of the incoming pod's required anti-affinity terms. */
+static int count_anti(const SchedCycle *cy, const SchedPod *e, const SchedNode *node, const void *arg) {
+        const SchedAffinityTerm *term = arg;
+        const SchedLabel *l = node_label(node, term->topology_key);
+        if (l && sched_pod_matches_term(e, term))
+                return topo_add(&cy->state->anti, topo_pair(l->key, l->value), 1);
+        return 0;
+}
+
 static int interpod_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
         SchedCycleState *x = cy->state;
-        const SchedPod *pod = cy->pod;
-        const SchedPodRelations *pe = pod->rel;
+        const SchedPodRelations *pe = cy->pod->rel;
         int r;
         topo_clear(&x->existing_anti);
         topo_clear(&x->affinity);
         topo_clear(&x->anti);
+        if ((r = existing_anti(cy)) < 0)
+                return r;
         bool own = pe && (pe->n_affinity || pe->n_anti_affinity);
         if (!own) {
                 /* only existing pods with (anti-)affinity can reject this pod */
-                uint32_t n;
-                const SchedAffinityPod *ap = sched_cache_affinity_pods(cy->cache, &n);
-                for (uint32_t i = 0; i < n; i++)
-                        if (ap[i].info->node && (r = existing_anti(x, pod, ap[i].pod, ap[i].info->node)) < 0)
-                                return r;
                 x->ipa_active = x->existing_anti.count > 0;
                 return 0;
         }
-        for (uint32_t i = 0; i < n_all; i++) {
-                const SchedNodeInfo *ni = all[i];
-                const SchedNode *node = ni->node;
-                for (uint32_t p = 0; p < ni->n_pods; p++) {
-                        const SchedPod *e = ni->pods[p];
-                        if ((r = existing_anti(x, pod, e, node)) < 0)
-                                return r;
-                        if (pod_matches_all(e, pe->affinity, pe->n_affinity))
-                                for (uint32_t t = 0; t < pe->n_affinity; t++) {
-                                        const SchedLabel *l = node_label(node, pe->affinity[t].topology_key);
-                                        if (l && (r = topo_add(&x->affinity, topo_pair(l->key, l->value), 1)) < 0)
-                                                return r;
-                                }
-                        for (uint32_t t = 0; t < pe->n_anti_affinity; t++) {
-                                const SchedAffinityTerm *term = &pe->anti_affinity[t];
-                                const SchedLabel *l = node_label(node, term->topology_key);
-                                if (l && sched_pod_matches_term(e, term) &&
-                                    (r = topo_add(&x->anti, topo_pair(l->key, l->value), 1)) < 0)
-                                        return r;
-                        }
-                }
-        }
+        if (pe->n_affinity > 0 && (r = pods_for_term(cy, &pe->affinity[0], count_affinity, NULL)) < 0)
+                return r;
+        for (uint32_t t = 0; t < pe->n_anti_affinity; t++)
+                if ((r = pods_for_term(cy, &pe->anti_affinity[t], count_anti, &pe->anti_affinity[t])) < 0)
+                        return r;
         x->ipa_active = true;
         return 0;
 }
@@ -193,69 +247,62 @@ static bool interpod_filter(const SchedCycle *cy, const SchedPredicate *p, const
         return true;
 }
 
-/* processTerm(): adds weight x multiplier at the existing pod's node's pair when podToCheck
- * matches the term. */
-static int process_terms(TopoMap *m, const SchedAffinityTerm *terms, uint32_t n, const SchedPod *check,
-                         const SchedNode *node, int64_t mult, int64_t fixed_weight) {
-        if (node->n_labels == 0)
-                return 0;
-        for (uint32_t i = 0; i < n; i++) {
-                const SchedAffinityTerm *t = &terms[i];
-                const SchedLabel *l = node_label(node, t->topology_key);
-                int64_t w = fixed_weight ? fixed_weight : t->weight;
-                if (l && sched_pod_matches_term(check, t)) {
-                        int r = topo_add(m, topo_pair(l->key, l->value), w * mult);
-                        if (r < 0)
-                                return r;
-                }
-        }
+/* processTerm() for the incoming pod's preferred terms: weight x multiplier at the pair of
+ * an existing pod's node when the term selects that pod. */
+typedef struct PrefTerm {
+        const SchedAffinityTerm *term;
+        int64_t mult;
+} PrefTerm;
+
+static int count_preferred(const SchedCycle *cy, const SchedPod *e, const SchedNode *node, const void *arg) {
+        const PrefTerm *pt = arg;
+        const SchedLabel *l = node_label(node, pt->term->topology_key);
+        if (l && sched_pod_matches_term(e, pt->term))
+                return topo_add(&cy->state->score, topo_pair(l->key, l->value), pt->term->weight * pt->mult);
         return 0;
 }
 
-/* An existing pod's required affinity (hardPodAffinitySymmetricWeight) and preferred terms
- * matched by the incoming pod. */
-static void existing_terms(SchedCycleState *x, const SchedPod *e, const SchedPod *pod, const SchedNode *node,
-                           int64_t hard) {
-        const SchedPodRelations *xe = e->rel;
-        if (!xe || !xe->has_pod_affinity)
-                return;
-        if (hard > 0)
-                (void) process_terms(&x->score, xe->affinity, xe->n_affinity, pod, node, 1, hard);
-        (void) process_terms(&x->score, xe->pref_affinity, xe->n_pref_affinity, pod, node, 1, 0);
-        (void) process_terms(&x->score, xe->pref_anti_affinity, xe->n_pref_anti_affinity, pod, node, -1, 0);
+/* Existing pods' required affinity (hardPodAffinitySymmetricWeight) and preferred terms
+ * matched by the incoming pod, at their nodes' pairs. */
+static void existing_terms(const SchedCycle *cy, int64_t hard) {
+        const SchedPod *pod = cy->pod;
+        for (uint32_t b = 0; b <= pod->n_labels; b++) {
+                uint32_t n;
+                const SchedIndexEntry *e = terms_for(cy, pod, b, &n);
+                for (uint32_t i = 0; i < n; i++) {
+                        const SchedAffinityTerm *t = e[i].term;
+                        int64_t w;
+                        if (e[i].kind == SCHED_TERM_AFFINITY && hard > 0)
+                                w = hard;
+                        else if (e[i].kind == SCHED_TERM_PREF_AFFINITY)
+                                w = t->weight;
+                        else if (e[i].kind == SCHED_TERM_PREF_ANTI)
+                                w = -(int64_t) t->weight;
+                        else
+                                continue;
+                        if (!e[i].info->node)
+                                continue;
+                        const SchedLabel *l = node_label(e[i].info->node, t->topology_key);
+                        /* allocation failure here only loses score precision; scores stay
+                         * valid numbers, so it is not worth failing the decision */
+                        if (l && sched_pod_matches_term(pod, t))
+                                (void) topo_add(&cy->state->score, topo_pair(l->key, l->value), w);
+                }
+        }
 }
 
 static bool interpod_score(const SchedCycle *cy, const SchedPriority *prio, SchedNodeInfo *const *nodes, uint32_t n,
                            int64_t *scores, int64_t *ret_constant) {
         SchedCycleState *x = cy->state;
-        const SchedPod *pod = cy->pod;
-        const SchedPodRelations *pe = pod->rel;
-        int64_t hard = cy->cfg->hard_pod_affinity_weight;
-        bool preferred = pe && (pe->n_pref_affinity || pe->n_pref_anti_affinity);
+        const SchedPodRelations *pe = cy->pod->rel;
         topo_clear(&x->score);
-        if (!preferred) {
-                /* only existing pods with (anti-)affinity contribute */
-                uint32_t na;
-                const SchedAffinityPod *ap = sched_cache_affinity_pods(cy->cache, &na);
-                for (uint32_t i = 0; i < na; i++)
-                        if (ap[i].info->node)
-                                existing_terms(x, ap[i].pod, pod, ap[i].info->node, hard);
-        } else
-                for (uint32_t i = 0; i < x->n_all; i++) {
-                        const SchedNodeInfo *ni = x->all[i];
-                        const SchedNode *node = ni->node;
-                        if (!node)
-                                continue;
-                        for (uint32_t p = 0; p < ni->n_pods; p++) {
-                                const SchedPod *e = ni->pods[p];
-                                /* allocation failure here only loses score precision; scores
-                                 * stay valid numbers, so it is not worth failing the decision */
-                                (void) process_terms(&x->score, pe->pref_affinity, pe->n_pref_affinity, e, node, 1, 0);
-                                (void) process_terms(&x->score, pe->pref_anti_affinity, pe->n_pref_anti_affinity, e,
-                                                     node, -1, 0);
-                                existing_terms(x, e, pod, node, hard);
-                        }
-                }
+        existing_terms(cy, cy->cfg->hard_pod_affinity_weight);
+        for (uint32_t t = 0; pe && t < pe->n_pref_affinity; t++)
+                (void) pods_for_term(cy, &pe->pref_affinity[t], count_preferred,
+                                     &(PrefTerm) { .term = &pe->pref_affinity[t], .mult = 1 });
+        for (uint32_t t = 0; pe && t < pe->n_pref_anti_affinity; t++)
+                (void) pods_for_term(cy, &pe->pref_anti_affinity[t], count_preferred,
+                                     &(PrefTerm) { .term = &pe->pref_anti_affinity[t], .mult = -1 });
         if (x->score.count == 0) {
                 *ret_constant = 0;
                 return true;

@@ -34,6 +34,31 @@ static bool matches_all(const Selectors *sels, const SchedPod *e, const SchedPod
         return true;
 }
 
+/* Counts in m, per node slot + 1, the pods that match all of sels, reading only the pods of
+ * the pod's namespace under the label value one selector requires (the cache's label index).
+ * Returns false, counting nothing, when no selector requires a label value or the count did
+ * not fit in memory; the caller then reads every pod of the nodes it scores. */
+static bool count_by_label(const SchedCycle *cy, const Selectors *sels, TopoMap *m) {
+        const SchedSelReq *a = NULL;
+        for (uint32_t i = 0; i < sels->n && !a; i++)
+                a = sched_selector_anchor(sels->s[i]);
+        if (!a)
+                return false;
+        topo_clear(m);
+        for (uint32_t v = 0; v < a->n_values; v++) {
+                bool dup = false;
+                for (uint32_t j = 0; j < v && !dup; j++)
+                        dup = a->values[j] == a->values[v];
+                uint32_t n;
+                const SchedIndexEntry *e =
+                        dup ? NULL : sched_cache_pods_labelled(cy->cache, cy->pod->ns, a->key, a->values[v], &n);
+                for (uint32_t i = 0; e && i < n; i++)
+                        if (matches_all(sels, e[i].pod, cy->pod) && topo_add(m, (uint64_t) e[i].info->index + 1, 1) < 0)
+                                return false;
+        }
+        return true;
+}
+
 /* GetPodServices: services of the pod's namespace whose selector matches its labels. */
 static void pod_services(const SchedCycle *cy, Selectors *out, const SchedWorkload **ret_first) {
         uint32_t n;
@@ -113,17 +138,23 @@ static bool selector_spread(const SchedCycle *cy, bool services_only, SchedNodeI
         int64_t *zk = sched_cycle_state_tmp(x, n) >= 0 ? x->tmp : NULL;
         int64_t max_node = 0, max_zone = 0;
         bool any_zone = false;
+        bool indexed = count_by_label(cy, &sels, &x->node_count);
         for (uint32_t i = 0; i < n; i++) {
                 int64_t c = 0;
-                /* the count reads every pod of every node once, each a cache miss: ask for
-                 * the pods array eight nodes ahead and the pods themselves four ahead */
-                if (i + 8 < n)
-                        __builtin_prefetch(nodes[i + 8]->pods);
-                if (i + 4 < n)
-                        for (uint32_t p = 0; p < nodes[i + 4]->n_pods; p++)
-                                __builtin_prefetch(nodes[i + 4]->pods[p]);
-                for (uint32_t p = 0; p < nodes[i]->n_pods; p++)
-                        c += matches_all(&sels, nodes[i]->pods[p], cy->pod);
+                if (indexed)
+                        c = topo_get(&x->node_count, (uint64_t) nodes[i]->index + 1);
+                else {
+                        /* the count reads every pod of every node once, each a cache miss:
+                         * ask for the pods array eight nodes ahead and the pods themselves
+                         * four ahead */
+                        if (i + 8 < n)
+                                __builtin_prefetch(nodes[i + 8]->pods);
+                        if (i + 4 < n)
+                                for (uint32_t p = 0; p < nodes[i + 4]->n_pods; p++)
+                                        __builtin_prefetch(nodes[i + 4]->pods[p]);
+                        for (uint32_t p = 0; p < nodes[i]->n_pods; p++)
+                                c += matches_all(&sels, nodes[i]->pods[p], cy->pod);
+                }
                 scores[i] = c;
                 if (c > max_node)
                         max_node = c;
