@@ -131,12 +131,13 @@ int policy_effective(const Policy *p, const PolicyOptions *opts, PolicyEffective
                 e->priorities = calloc(_POLICY_PRIO_MAX + 1, sizeof(PolicyEffectivePriority));
                 if (!e->priorities)
                         return -ENOMEM;
-                for (size_t id = 0; id < _POLICY_PRIO_MAX; id++) {
-                        const PolicyRegistryEntry *re = policy_registry_priority((PolicyPriorityId) id);
-                        if (re->flags & POLICY_FLAG_DEFAULT)
-                                e->priorities[e->n_priorities++] = (PolicyEffectivePriority) {
-                                        .id = (PolicyPriorityId) id, .name = re->name, .weight = re->default_weight,
-                                };
+                const PolicyPriorityId *ids;
+                size_t n_ids = policy_registry_default_priorities(&ids);
+                for (size_t k = 0; k < n_ids && k < _POLICY_PRIO_MAX; k++) {
+                        const PolicyRegistryEntry *re = policy_registry_priority(ids[k]);
+                        e->priorities[e->n_priorities++] = (PolicyEffectivePriority) {
+                                .id = ids[k], .name = re->name, .weight = re->default_weight,
+                        };
                 }
         }
         e->extenders = o->extenders;

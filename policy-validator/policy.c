@@ -511,11 +511,11 @@ int policy_builtin(const char *profile, Policy **ret_policy) {
         if (!p->priorities)
                 return -ENOMEM;
         p->priorities_state = POLICY_LIST_SET;
+        const PolicyPriorityId *ids;
+        size_t n_ids = policy_registry_default_priorities(&ids);
         if (which != NONE)
-                for (size_t i = 0; i < n; i++) {
-                        const PolicyRegistryEntry *e = policy_registry_at(POLICY_REGISTRY_PRIORITY, i);
-                        if (!(e->flags & POLICY_FLAG_DEFAULT))
-                                continue;
+                for (size_t i = 0; i < n_ids; i++) {
+                        const PolicyRegistryEntry *e = policy_registry_priority(ids[i]);
                         if (which == HIGH && (e->id == POLICY_PRIO_LEAST_REQUESTED ||
                                               e->id == POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION))
                                 continue;

@@ -35,6 +35,14 @@ typedef struct json_t json_t;
 #define POLICY_MAX_PRIORITY 10                              /* per-node score of a priority */
 #define POLICY_MAX_WEIGHT (INT64_MAX / POLICY_MAX_PRIORITY)  /* weights must stay below */
 
+/* An extender's httpTimeout (nanoseconds, as the Policy writes it). 0 means the default.
+ * Upstream sets no upper bound; both the validator and the bundled scheduler cap it at the
+ * bound Kubernetes documents for the other synchronous HTTP call-out on the control path,
+ * an admission webhook's timeoutSeconds ("must be between 1 and 30 seconds"): an extender
+ * slower than that stalls every pod it is asked about. */
+#define POLICY_EXTENDER_HTTP_TIMEOUT_DEFAULT_NS ((int64_t) 5 * 1000 * 1000 * 1000)
+#define POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS ((int64_t) 30 * 1000 * 1000 * 1000)
+
 /* ---- Options ------------------------------------------------------------------------ */
 
 typedef enum PolicyFormat {
@@ -188,7 +196,8 @@ typedef struct PolicyExtender {
         bool enable_https;
         bool has_tls_config;
         PolicyTLSConfig tls_config;
-        int64_t http_timeout_ns;        /* as written; 0 means 5 s */
+        int64_t http_timeout_ns;        /* as written; 0 means POLICY_EXTENDER_HTTP_TIMEOUT_DEFAULT_NS;
+                                         * valid: 0..POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS */
         bool node_cache_capable;
         PolicyManagedResource *managed_resources;
         size_t n_managed_resources;

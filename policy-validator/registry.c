@@ -84,7 +84,7 @@ static const PolicyRegistryEntry predicates[_POLICY_PRED_MAX] = {
              "PIDPressure condition (superseded by condition taints)"),
         PRED(POLICY_PRED_CHECK_NODE_DISK_PRESSURE, "CheckNodeDiskPressure", 21, POLICY_FLAG_NODE_CONDITION,
              NULL, "DiskPressure condition (superseded by condition taints)"),
-        PRED(POLICY_PRED_EVEN_PODS_SPREAD, "EvenPodsSpread", 22, 0, "PodTopologySpread",
+        PRED(POLICY_PRED_EVEN_PODS_SPREAD, "EvenPodsSpread", 22, POLICY_FLAG_DEFAULT, "PodTopologySpread",
              "topologySpreadConstraints with whenUnsatisfiable: DoNotSchedule"),
         PRED(POLICY_PRED_MATCH_INTER_POD_AFFINITY, "MatchInterPodAffinity", 23, POLICY_FLAG_DEFAULT,
              "InterPodAffinity", "required pod affinity and anti-affinity"),
@@ -119,7 +119,7 @@ static const PolicyRegistryEntry priorities[_POLICY_PRIO_MAX] = {
         PRIO(POLICY_PRIO_NODE_PREFER_AVOID_PODS, "NodePreferAvoidPodsPriority", 10000, POLICY_FLAG_DEFAULT, NULL,
              "honours the scheduler.alpha.kubernetes.io/preferAvoidPods node annotation"),
         PRIO(POLICY_PRIO_EQUAL, "EqualPriority", 0, 0, NULL, "every node scores the same"),
-        PRIO(POLICY_PRIO_EVEN_PODS_SPREAD, "EvenPodsSpreadPriority", 0, 0, "PodTopologySpread",
+        PRIO(POLICY_PRIO_EVEN_PODS_SPREAD, "EvenPodsSpreadPriority", 2, POLICY_FLAG_DEFAULT, "PodTopologySpread",
              "soft topology spread constraints"),
         PRIO_ARG(POLICY_PRIO_SERVICE_ANTI_AFFINITY, "ServiceAntiAffinityPriority", POLICY_ARG_SERVICE_ANTI_AFFINITY,
                  NULL, "spreads a service's pods across the values of a label (serviceAntiAffinity)"),
@@ -129,6 +129,25 @@ static const PolicyRegistryEntry priorities[_POLICY_PRIO_MAX] = {
                  POLICY_ARG_REQUESTED_TO_CAPACITY_RATIO, "NodeResourcesFit",
                  "piecewise-linear score over utilization (requestedToCapacityRatioArguments)"),
 };
+
+/* The default priorities in the order v1.20.2's legacy_registry.go lists them
+ * (DefaultPriorities); their weights are the entries' default_weight. */
+static const PolicyPriorityId default_priorities[] = {
+        POLICY_PRIO_SELECTOR_SPREAD,
+        POLICY_PRIO_INTER_POD_AFFINITY,
+        POLICY_PRIO_LEAST_REQUESTED,
+        POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION,
+        POLICY_PRIO_NODE_PREFER_AVOID_PODS,
+        POLICY_PRIO_NODE_AFFINITY,
+        POLICY_PRIO_TAINT_TOLERATION,
+        POLICY_PRIO_IMAGE_LOCALITY,
+        POLICY_PRIO_EVEN_PODS_SPREAD,
+};
+
+size_t policy_registry_default_priorities(const PolicyPriorityId **ret) {
+        *ret = default_priorities;
+        return ELEMENTSOF(default_priorities);
+}
 
 const PolicyRegistryEntry *policy_registry_predicate(PolicyPredicateId id) {
         if ((int) id < 0 || id >= _POLICY_PRED_MAX)

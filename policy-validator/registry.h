@@ -143,6 +143,10 @@ const PolicyRegistryEntry *policy_registry_at(PolicyRegistryType type, size_t i)
  * count (_POLICY_PRED_MAX). */
 size_t policy_registry_execution_order(PolicyPredicateId *out, size_t n);
 
+/* The default priority set (POLICY_FLAG_DEFAULT priorities) in upstream's order: sets
+ * *ret to a borrowed array and returns its length. */
+size_t policy_registry_default_priorities(const PolicyPriorityId **ret);
+
 /* Whether GeneralPredicates bundles predicate id. */
 bool policy_registry_is_general_member(PolicyPredicateId id);
 

@@ -532,6 +532,12 @@ static void check_extenders(Checker *c, const Policy *p, int64_t *total) {
                         perr(c->diags, "http-timeout-range", pick(e->http_timeout_pos, e->pos),
                              path_of(c, "extenders", i, "httpTimeout"),
                              "httpTimeout %" PRId64 " is negative (nanoseconds; 0 means 5 s)", e->http_timeout_ns);
+                else if (e->http_timeout_ns > POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS)
+                        perr(c->diags, "http-timeout-range", pick(e->http_timeout_pos, e->pos),
+                             path_of(c, "extenders", i, "httpTimeout"),
+                             "httpTimeout %" PRId64 " ns is longer than the %" PRId64 " s allowed (the value is in "
+                             "nanoseconds: 30 s is 30000000000)", e->http_timeout_ns,
+                             POLICY_EXTENDER_HTTP_TIMEOUT_MAX_NS / 1000000000);
                 if (e->has_tls_config) {
                         const struct {
                                 const char *name, *value;
