@@ -262,8 +262,10 @@ static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
                 memset(scores, 0, n * sizeof(*scores));
                 if (x->prioritize(x->userdata, cy->pod, a->feasible, n, scores) < 0)
                         continue;
+                /* upstream: score x weight summed over the extenders, then x (MaxNodeScore /
+                 * MaxExtenderPriority) */
                 for (uint32_t i = 0; i < n; i++)
-                        totals[i] += scores[i] * x->weight;
+                        totals[i] += scores[i] * x->weight * SCHED_POLICY_SCORE_SCALE;
         }
         return offset;
 }

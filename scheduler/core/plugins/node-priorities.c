@@ -1,8 +1,7 @@
 /* The node priorities: NodeAffinity, TaintToleration, ImageLocality, NodePreferAvoidPods,
- * NodeLabel (labelPreference) and EqualPriority. Each scores every feasible node 0..10
- * (OpenShift 4.x semantics); the formulas are upstream kube-scheduler v1.20's with
- * MaxNodeScore 10, integer arithmetic where upstream uses it, so the ranking of nodes is the
- * same as upstream's. NodeAffinity and TaintToleration normalize over the feasible nodes,
+ * NodeLabel (labelPreference) and EqualPriority. Each scores every feasible node 0..100
+ * (framework.MaxNodeScore); the formulas are upstream kube-scheduler v1.20's, with its
+ * integer arithmetic, so every node scores what it scores upstream. NodeAffinity and TaintToleration normalize over the feasible nodes,
  * as upstream, with DefaultNormalizeScore's rounding. */
 #include <string.h>
 

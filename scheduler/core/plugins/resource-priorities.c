@@ -1,6 +1,7 @@
 /* The resource priorities: LeastRequested, MostRequested, BalancedResourceAllocation and
- * RequestedToCapacityRatio, upstream v1.20's NodeResources* plugins with MaxNodeScore 10 and
- * integer arithmetic where upstream uses it, so the ranking of nodes is the same. */
+ * RequestedToCapacityRatio, upstream v1.20's NodeResources* plugins on its 0..100 scale, with
+ * the same integer (and, for BalancedResourceAllocation, float) arithmetic, so every node
+ * scores what it scores upstream. */
 #include <errno.h>
 #include <math.h>
 
@@ -56,7 +57,7 @@ static int64_t broken_linear(const SchedPriority *p, int64_t u) {
 
 /* RequestedToCapacityRatio (v1.20): per resource, utilization rounded up to a percent,
  * the shape's score; resources scoring 0 drop out of the weighted mean, which is rounded.
- * Upstream's result is on 0..100; it is brought to 0..10 with rounding. */
+ * The shape's scores are on 0..100 already (compiled x10). */
 static int64_t requested_to_capacity(const SchedCycle *cy, const SchedPriority *p, const SchedNodeInfo *ni) {
         int64_t node_score = 0, weight_sum = 0;
         for (uint32_t i = 0; i < p->n_resources; i++) {
@@ -93,8 +94,7 @@ static int64_t requested_to_capacity(const SchedCycle *cy, const SchedPriority *
         }
         if (weight_sum == 0)
                 return 0;
-        int64_t score100 = (int64_t) llround((double) node_score / (double) weight_sum);
-        return (score100 + 5) / 10;
+        return (int64_t) llround((double) node_score / (double) weight_sum);
 }
 
 static bool least_requested_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
@@ -172,7 +172,8 @@ static int rtcr_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *p, con
                         return -EINVAL;
                 }
                 /* upstream scales the policy's 0..10 scores to its 0..100 node score */
-                p->shape[i] = (SchedShapePoint) { arg->shape[i].utilization, arg->shape[i].score * 10 };
+                p->shape[i] = (SchedShapePoint) { arg->shape[i].utilization,
+                                                  arg->shape[i].score * SCHED_POLICY_SCORE_SCALE };
         }
         static const char *const defaults[] = { "cpu", "memory" };
         p->n_resources = arg->n_resources ? (uint32_t) arg->n_resources : 2;

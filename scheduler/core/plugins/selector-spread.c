@@ -1,5 +1,5 @@
 /* Selector spreading and service affinity, upstream kube-scheduler v1.20's SelectorSpread
- * and ServiceAffinity plugins with scores on the legacy 0..10 scale:
+ * and ServiceAffinity plugins with scores on v1.20's 0..100 scale:
  *
  *   SelectorSpreadPriority / ServiceSpreadingPriority: the pod's services (and for the former
  *     its controlling RC/ReplicaSet/StatefulSet) give a selector; fewer matching pods on the
