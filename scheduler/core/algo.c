@@ -11,6 +11,7 @@
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/satmath.h"
 
 #define MAX_EXTENDERS 64
 #define MAX_HISTOGRAM 4096
@@ -249,11 +250,11 @@ static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
                 const SchedPriority *prio = &cfg->priorities[p];
                 int64_t constant;
                 if (sched_priority_run(cy, prio, a->feasible, n, scores, &constant)) {
-                        offset += constant * prio->weight;
+                        offset = sat_add(offset, sat_mul(constant, prio->weight));
                         continue;
                 }
                 for (uint32_t i = 0; i < n; i++)
-                        totals[i] += scores[i] * prio->weight;
+                        totals[i] = sat_add(totals[i], sat_mul(scores[i], prio->weight));
         }
         for (uint32_t e = 0; e < a->n_extenders; e++) {
                 const SchedExtender *x = &a->extenders[e];
@@ -265,7 +266,7 @@ static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
                 /* upstream: score x weight summed over the extenders, then x (MaxNodeScore /
                  * MaxExtenderPriority) */
                 for (uint32_t i = 0; i < n; i++)
-                        totals[i] += scores[i] * x->weight * SCHED_POLICY_SCORE_SCALE;
+                        totals[i] = sat_add(totals[i], sat_mul(sat_mul(scores[i], x->weight), SCHED_POLICY_SCORE_SCALE));
         }
         return offset;
 }
@@ -369,7 +370,7 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
                 }
         }
         res.node = a->feasible[best]->node->name;
-        res.score = a->totals[best] + offset;
+        res.score = sat_add(a->totals[best], offset);
         res.n_best = ties;
         *ret = res;
         return 0;
@@ -379,7 +380,7 @@ int sched_algo_format_scores(const SchedAlgo *a, Buf *out) {
         for (uint32_t i = 0; i < a->n_scored; i++) {
                 int r = buf_printf(out, "%s%s=%" PRId64, i ? " " : "",
                                    sched_strtab_get(a->strtab, a->feasible[i]->node->name),
-                                   a->totals[i] + a->score_offset);
+                                   sat_add(a->totals[i], a->score_offset));
                 if (r < 0)
                         return r;
         }

@@ -13,6 +13,7 @@
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/satmath.h"
 
 typedef struct ConfigBox {
         SchedConfig cfg;
@@ -252,9 +253,23 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
                 if (!cfg->priorities)
                         return -ENOMEM;
         }
-        for (size_t i = 0; i < eff->n_priorities; i++)
+        /* v1.20's NewFramework: the weights x MaxNodeScore must add up to at most
+         * MaxTotalScore (INT64_MAX), or it refuses with "total score of Score plugins could
+         * overflow"; then no priority total can overflow. */
+        int64_t total = 0;
+        for (size_t i = 0; i < eff->n_priorities; i++) {
                 if ((r = add_priority(box, &eff->priorities[i], err)) < 0)
                         return r;
+                int64_t w = cfg->priorities[cfg->n_priorities - 1].weight;
+                if (sat_mul(w, SCHED_MAX_NODE_SCORE) > INT64_MAX - total) {
+                        if (err)
+                                (void) buf_printf(err, "the priority weights add up to more than %lld "
+                                                  "(INT64_MAX / %d): total score of Score plugins could overflow",
+                                                  (long long) (INT64_MAX / SCHED_MAX_NODE_SCORE), SCHED_MAX_NODE_SCORE);
+                        return -EINVAL;
+                }
+                total += w * SCHED_MAX_NODE_SCORE;
+        }
         *ret = TAKE_PTR(cfg);
         return 0;
 }

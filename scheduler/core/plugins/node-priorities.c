@@ -7,6 +7,7 @@
 
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/satmath.h"
 
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
 
@@ -24,7 +25,7 @@ static int64_t node_affinity(const SchedCycle *cy, const SchedNode *n) {
         for (uint32_t i = 0; i < cy->pod->n_preferred; i++) {
                 const SchedPreferredTerm *p = &cy->pod->preferred[i];
                 if (p->weight != 0 && preferred_matches(cy->strtab, &p->term, n))
-                        count += p->weight;
+                        count = sat_add(count, p->weight);
         }
         return count;
 }
@@ -80,14 +81,14 @@ static int64_t image_locality(const SchedCycle *cy, const SchedNode *n) {
                 double spread = cy->n_all_nodes
                         ? (double) sched_cache_image_nodes(cy->cache, im->name) / (double) cy->n_all_nodes
                         : 0;
-                sum += (int64_t) ((double) im->size * spread);
+                sum = sat_add(sum, sat_from_double((double) im->size * spread));
         }
-        int64_t max = IMAGE_MAX_CONTAINER_THRESHOLD * (int64_t) pod->n_images;
+        int64_t max = sat_mul(IMAGE_MAX_CONTAINER_THRESHOLD, (int64_t) pod->n_images);
         if (sum < IMAGE_MIN_THRESHOLD)
                 sum = IMAGE_MIN_THRESHOLD;
         else if (sum > max)
                 sum = max;
-        return MAX_SCORE * (sum - IMAGE_MIN_THRESHOLD) / (max - IMAGE_MIN_THRESHOLD);
+        return mul_div(sum - IMAGE_MIN_THRESHOLD, MAX_SCORE, max - IMAGE_MIN_THRESHOLD);
 }
 
 static int64_t prefer_avoid(const SchedCycle *cy, const SchedNode *n) {
