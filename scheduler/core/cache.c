@@ -104,7 +104,9 @@ void sched_cache_free(SchedCache *c) {
                 if (ni) {
                         for (uint32_t j = 0; j < ni->n_pods; j++)
                                 ni->pods[j] = NULL; /* references dropped above */
+                        SchedStr name = ni->name;
                         info_free(ni);
+                        sched_strtab_unref(c->strtab, name);
                 }
         }
         free(c->slots);
@@ -243,6 +245,9 @@ static int info_get(SchedCache *c, SchedStr name, SchedNodeInfo **ret) {
                 return -ENOMEM;
         ni->index = slot;
         ni->name = name;
+        /* the slot keys on the name: it must not be reused while the slot lives (a removed
+         * node's assumed pods, a bound pod whose node is not seen yet) */
+        sched_strtab_ref(c->strtab, name);
         c->slots[slot] = ni;
         c->by_name[name] = slot + 1;
         *ret = ni;
@@ -256,6 +261,7 @@ static void info_release(SchedCache *c, SchedNodeInfo *ni, SchedStr name) {
         c->by_name[name] = 0;
         c->slots[ni->index] = NULL;
         info_free(ni);
+        sched_strtab_unref(c->strtab, name);
 }
 
 int sched_cache_add_node(SchedCache *c, SchedNode *node) {

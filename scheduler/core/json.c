@@ -140,7 +140,27 @@ static int parse_avoid(SchedStrtab *t, SchedNode *n, const char *text) {
         return 0;
 }
 
+static int node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret);
+
+/* The converters record what they intern in the object (strtab.h), so that the strings
+ * go when the object goes. */
 int sched_node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret) {
+        SchedNode *n = NULL;
+        SchedStrRefs refs = {};
+        SchedStrRefs *prev = sched_strtab_record(t, &refs);
+        int r = node_from_json(t, obj, &n);
+        (void) sched_strtab_record(t, prev);
+        if (r < 0) {
+                sched_strtab_release(t, &refs);
+                return r;
+        }
+        n->strtab = t;
+        n->refs = refs;
+        *ret = n;
+        return 0;
+}
+
+static int node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret) {
         if (!json_is_object(obj))
                 return -EINVAL;
         json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec"),
@@ -538,7 +558,25 @@ static int parse_ports_images(SchedStrtab *t, SchedPod *p, const json_t *contain
         return 0;
 }
 
+static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret);
+
 int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
+        SchedPod *p = NULL;
+        SchedStrRefs refs = {};
+        SchedStrRefs *prev = sched_strtab_record(t, &refs);
+        int r = pod_from_json(t, obj, &p);
+        (void) sched_strtab_record(t, prev);
+        if (r < 0) {
+                sched_strtab_release(t, &refs);
+                return r;
+        }
+        p->strtab = t;
+        p->refs = refs;
+        *ret = p;
+        return 0;
+}
+
+static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
         if (!json_is_object(obj))
                 return -EINVAL;
         json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
