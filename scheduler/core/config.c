@@ -118,6 +118,28 @@ static int collect_prepares(ConfigBox *box) {
         return 0;
 }
 
+/* The entries of one kind become one group scored by the first (SchedPriority.group). */
+static int group_priorities(ConfigBox *box, PolicyPriorityId id) {
+        SchedConfig *cfg = &box->cfg;
+        uint32_t n = 0, first = UINT32_MAX;
+        for (uint32_t i = 0; i < cfg->n_priorities; i++)
+                if (cfg->priorities[i].id == id && n++ == 0)
+                        first = i;
+        if (n == 0)
+                return 0;
+        const SchedPriority **g = sched_arena_alloc(&box->arena, n * sizeof(*g));
+        if (!g)
+                return -ENOMEM;
+        for (uint32_t i = first, k = 0; i < cfg->n_priorities; i++)
+                if (cfg->priorities[i].id == id) {
+                        g[k++] = &cfg->priorities[i];
+                        cfg->priorities[i].group = g;
+                }
+        cfg->priorities[first].group = g;
+        cfg->priorities[first].n_group = n;
+        return 0;
+}
+
 static int add_priority(ConfigBox *box, const PolicyEffectivePriority *ep, Buf *err) {
         SchedConfig *cfg = &box->cfg;
         SchedPriority *p = &cfg->priorities[cfg->n_priorities];
@@ -270,6 +292,9 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
                 }
                 total += w * SCHED_MAX_NODE_SCORE;
         }
+        if ((r = group_priorities(box, POLICY_PRIO_NODE_LABEL)) < 0 ||
+            (r = group_priorities(box, POLICY_PRIO_SERVICE_ANTI_AFFINITY)) < 0)
+                return r;
         *ret = TAKE_PTR(cfg);
         return 0;
 }

@@ -84,6 +84,13 @@ typedef struct SchedPriority {
         uint32_t n_shape;
         SchedResourceWeight *resources;
         uint32_t n_resources;
+        /* labelPreference, serviceAntiAffinity: v1.20 runs all of a policy's entries of the
+         * kind as one plugin, weighted (weight x n), that averages its labels' scores with
+         * its own rounding. The first entry scores the group (group[0..n_group), itself
+         * included, in policy order); the others point at the same group with n_group 0
+         * and score a constant 0. NULL group: the entry scores alone. */
+        const struct SchedPriority **group;
+        uint32_t n_group;
 } SchedPriority;
 
 typedef struct SchedConfig SchedConfig;

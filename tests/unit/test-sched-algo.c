@@ -301,6 +301,32 @@ static void test_high_utilization_near_tie(void **state) {
         }
 }
 
+/* v1.20 runs a policy's labelPreference entries as one NodeLabel plugin of weight
+ * weight x n whose score is MaxNodeScore per satisfied preference divided by n (integer):
+ * with three preferences, one satisfied gives 33 x 3 = 99 and two give 66 x 3 = 198, not
+ * 100 and 200 as three separate priorities would. */
+static void test_label_preferences_as_one_plugin(void **state) {
+        Fx *f = *state;
+        static char *labels[] = { (char *) "a", (char *) "b", (char *) "c" };
+        PolicyArgument pref[3];
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        for (int i = 0; i < 3; i++) {
+                pref[i] = (PolicyArgument) { .kind = POLICY_ARG_LABEL_PREFERENCE, .label = labels[i], .presence = true };
+                tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, labels[i], &pref[i]);
+        }
+        configure(f, &p, 0);
+        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "'labels':{'a':''}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "4", "8Gi", 110, "'labels':{'a':'','b':''}", "", ""));
+        add_node(f, tl_node(f->t, "n3", "4", "8Gi", 110, "'labels':{'a':'','b':'','c':''}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedResult res;
+        assert_string_equal(schedule(f, pod, &res), "n3");
+        _cleanup_free_ char *scores = scores_of(f);
+        assert_string_equal(scores, "n1=198 n2=396 n3=600");
+}
+
 static void test_weights_and_single(void **state) {
         Fx *f = *state;
         static char *label = (char *) "ssd";
@@ -574,6 +600,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_policy_file, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_masters_and_default_selector, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_high_utilization_near_tie, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_label_preferences_as_one_plugin, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

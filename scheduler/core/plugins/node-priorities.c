@@ -192,12 +192,29 @@ static int node_label_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *
         return 0;
 }
 
+/* v1.20's NodeLabel: MaxNodeScore per satisfied preference, divided by the number of
+ * preferences (integer), weight x that number; so three preferences of which one holds
+ * give 33 x 3 = 99, not 100. The group's first entry scores for all. */
+static bool node_label_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+        if (!p->group || p->n_group > 0)
+                return false;
+        *ret = 0;
+        return true;
+}
+
 static bool node_label_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
                              int64_t *scores, int64_t *ret_constant) {
+        const SchedPriority *const solo[] = { p };
+        const SchedPriority *const *g = p->n_group ? p->group : solo;
+        uint32_t n_g = p->n_group ? p->n_group : 1;
         for (uint32_t i = 0; i < n; i++) {
                 const SchedNode *node = nodes[i]->node;
-                bool exists = sched_labels_find(node->labels, node->n_labels, p->label) != NULL;
-                scores[i] = exists == p->presence ? MAX_SCORE : 0;
+                int64_t s = 0;
+                for (uint32_t k = 0; k < n_g; k++) {
+                        bool exists = sched_labels_find(node->labels, node->n_labels, g[k]->label) != NULL;
+                        s += exists == g[k]->presence ? MAX_SCORE : 0;
+                }
+                scores[i] = s / n_g * n_g;
         }
         return false;
 }
@@ -205,6 +222,7 @@ static bool node_label_score(const SchedCycle *cy, const SchedPriority *p, Sched
 const SchedPriorityPlugin sched_prio_node_label = {
         .id = POLICY_PRIO_NODE_LABEL,
         .compile = node_label_compile,
+        .constant = node_label_constant,
         .score = node_label_score,
 };
 
