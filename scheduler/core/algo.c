@@ -13,6 +13,7 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/preemption.h"
 #include "scheduler/core/simulate.h"
+#include "scheduler/core/satmath.h"
 
 #define MAX_EXTENDERS 64
 #define MAX_HISTOGRAM 4096
@@ -307,11 +308,11 @@ static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
                 const SchedPriority *prio = &cfg->priorities[p];
                 int64_t constant;
                 if (sched_priority_run(cy, prio, a->feasible, n, scores, &constant)) {
-                        offset += constant * prio->weight;
+                        offset = sat_add(offset, sat_mul(constant, prio->weight));
                         continue;
                 }
                 for (uint32_t i = 0; i < n; i++)
-                        totals[i] += scores[i] * prio->weight;
+                        totals[i] = sat_add(totals[i], sat_mul(scores[i], prio->weight));
         }
         return offset;
 }
@@ -345,7 +346,7 @@ static int finish(SchedAlgo *a, const SchedCache *cache, SchedResult *ret) {
         }
         int64_t offset = score_nodes(a, &cy, n);
         for (uint32_t i = 0; i < n; i++)
-                a->totals[i] += a->ext_totals[i];
+                a->totals[i] = sat_add(a->totals[i], a->ext_totals[i]);
         a->n_scored = n;
         a->score_offset = offset;
 
@@ -362,7 +363,7 @@ static int finish(SchedAlgo *a, const SchedCache *cache, SchedResult *ret) {
                 }
         }
         res.node = a->names[best];
-        res.score = a->totals[best] + offset;
+        res.score = sat_add(a->totals[best], offset);
         res.n_best = ties;
         *ret = res;
         return 0;
@@ -514,11 +515,13 @@ int sched_algo_resume(SchedAlgo *a, const SchedCache *cache, int call_result, Sc
                         continue;
                 }
                 int64_t add = 0;
+                /* upstream: the extender's score x its weight, then x (MaxNodeScore /
+                 * MaxExtenderPriority) */
                 if (a->phase == PHASE_PRIORITIZE && call_result >= 0)
-                        add = a->scores[i] * x->weight;
+                        add = sat_mul(sat_mul(a->scores[i], x->weight), SCHED_POLICY_SCORE_SCALE);
                 a->feasible[out] = ni;
                 a->names[out] = a->names[i];
-                a->ext_totals[out] = (a->phase == PHASE_PRIORITIZE ? a->ext_totals[i] : 0) + add;
+                a->ext_totals[out] = sat_add(a->phase == PHASE_PRIORITIZE ? a->ext_totals[i] : 0, add);
                 out++;
         }
         a->n_feasible = out;
@@ -550,7 +553,7 @@ int sched_algo_format_scores(const SchedAlgo *a, Buf *out) {
         for (uint32_t i = 0; i < a->n_scored; i++) {
                 int r = buf_printf(out, "%s%s=%" PRId64, i ? " " : "",
                                    sched_strtab_get(a->strtab, a->feasible[i]->node->name),
-                                   a->totals[i] + a->score_offset);
+                                   sat_add(a->totals[i], a->score_offset));
                 if (r < 0)
                         return r;
         }

@@ -10,8 +10,8 @@
  *   2. Extenders filter the feasible nodes (callbacks: the daemon does the HTTP).
  *   3. No feasible node: a failure summary in upstream's words ("0/5 nodes are available:
  *      3 Insufficient cpu, 2 node(s) didn't match Pod's node affinity."). One: taken unscored.
- *   4. Score: each priority gives 0..10 per node, times its weight, summed; extender scores
- *      times the extender weight are added; no priorities and no extenders: every node 1.
+ *   4. Score: each priority gives 0..100 per node, times its weight, summed; extender scores
+ *      (0..10) times the extender weight times 10 are added, as v1.20's prioritizeNodes; no priorities and no extenders: every node 1.
  *   5. The highest total wins; ties are broken uniformly at random (reservoir sampling, as
  *      upstream's selectHost) with an injectable random source.
  *
@@ -37,7 +37,7 @@ typedef uint32_t (*SchedRandFn)(void *userdata, uint32_t n);
  * calls to the caller instead. */
 typedef struct SchedExtender {
         const char *name;               /* for messages; borrowed */
-        int64_t weight;                 /* prioritize weight (score 0..10 x weight) */
+        int64_t weight;                 /* prioritize weight (score 0..10 x weight x 10) */
         bool ignorable;                 /* a failing filter call is skipped, not fatal */
         void *userdata;
         /* Optional. Sets keep[i] = false for nodes[i] it rejects and may set reasons[i] (a

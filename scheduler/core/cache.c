@@ -13,6 +13,7 @@
 #include "kube/hashmap.h"
 #include "scheduler/core/label-index.h"
 #include "scheduler/core/pod-relations.h"
+#include "scheduler/core/satmath.h"
 
 typedef struct CachedPod {
         SchedPod *pod;                  /* referenced */
@@ -114,7 +115,9 @@ void sched_cache_free(SchedCache *c) {
                 if (ni) {
                         for (uint32_t j = 0; j < ni->n_pods; j++)
                                 ni->pods[j] = NULL; /* references dropped above */
+                        SchedStr name = ni->name;
                         info_free(ni);
+                        sched_strtab_unref(c->strtab, name);
                 }
         }
         free(c->slots);
@@ -265,6 +268,9 @@ static int info_get(SchedCache *c, SchedStr name, SchedNodeInfo **ret) {
                 return -ENOMEM;
         ni->index = slot;
         ni->name = name;
+        /* the slot keys on the name: it must not be reused while the slot lives (a removed
+         * node's assumed pods, a bound pod whose node is not seen yet) */
+        sched_strtab_ref(c->strtab, name);
         c->slots[slot] = ni;
         c->by_name[name] = slot + 1;
         *ret = ni;
@@ -278,6 +284,7 @@ static void info_release(SchedCache *c, SchedNodeInfo *ni, SchedStr name) {
         c->by_name[name] = 0;
         c->slots[ni->index] = NULL;
         info_free(ni);
+        sched_strtab_unref(c->strtab, name);
 }
 
 int sched_cache_add_node(SchedCache *c, SchedNode *node) {
@@ -349,7 +356,8 @@ static int scalar_add(SchedNodeInfo *ni, const SchedRequest *req, int sign) {
                         ni->req_scalar[j] = (SchedScalar) { .name = s->name };
                         ni->n_req_scalar++;
                 }
-                ni->req_scalar[j].value += sign * s->value;
+                ni->req_scalar[j].value = sign > 0 ? sat_add(ni->req_scalar[j].value, s->value)
+                                                   : sat_sub(ni->req_scalar[j].value, s->value);
         }
         return 0;
 }
@@ -392,14 +400,47 @@ static int info_add_pod(SchedNodeInfo *ni, SchedPod *p) {
                 return r;
         (void) scalar_add(ni, &p->req, +1);
         (void) ports_add(ni, p, +1);
-        ni->req_milli_cpu += p->req.milli_cpu;
-        ni->req_memory += p->req.memory;
-        ni->req_ephemeral += p->req.ephemeral;
-        ni->nonzero_milli_cpu += p->nonzero_milli_cpu;
-        ni->nonzero_memory += p->nonzero_memory;
+        ni->req_milli_cpu = sat_add(ni->req_milli_cpu, p->req.milli_cpu);
+        ni->req_memory = sat_add(ni->req_memory, p->req.memory);
+        ni->req_ephemeral = sat_add(ni->req_ephemeral, p->req.ephemeral);
+        ni->nonzero_milli_cpu = sat_add(ni->nonzero_milli_cpu, p->nonzero_milli_cpu);
+        ni->nonzero_memory = sat_add(ni->nonzero_memory, p->nonzero_memory);
         ni->pods[ni->n_pods++] = p;
         ni->generation++;
         return 0;
+}
+
+static bool info_clamped(const SchedNodeInfo *ni) {
+        if (sat_is_clamped(ni->req_milli_cpu) || sat_is_clamped(ni->req_memory) ||
+            sat_is_clamped(ni->req_ephemeral) || sat_is_clamped(ni->nonzero_milli_cpu) ||
+            sat_is_clamped(ni->nonzero_memory))
+                return true;
+        for (uint32_t i = 0; i < ni->n_req_scalar; i++)
+                if (sat_is_clamped(ni->req_scalar[i].value))
+                        return true;
+        return false;
+}
+
+/* The request sums again from the node's pods: a clamped sum cannot be undone by
+ * subtracting one pod. Scalars keep their slots (no allocation): every one is re-added. */
+static void info_recompute(SchedNodeInfo *ni) {
+        ni->req_milli_cpu = ni->req_memory = ni->req_ephemeral = 0;
+        ni->nonzero_milli_cpu = ni->nonzero_memory = 0;
+        for (uint32_t i = 0; i < ni->n_req_scalar; i++)
+                ni->req_scalar[i].value = 0;
+        for (uint32_t k = 0; k < ni->n_pods; k++) {
+                const SchedPod *q = ni->pods[k];
+                ni->req_milli_cpu = sat_add(ni->req_milli_cpu, q->req.milli_cpu);
+                ni->req_memory = sat_add(ni->req_memory, q->req.memory);
+                ni->req_ephemeral = sat_add(ni->req_ephemeral, q->req.ephemeral);
+                ni->nonzero_milli_cpu = sat_add(ni->nonzero_milli_cpu, q->nonzero_milli_cpu);
+                ni->nonzero_memory = sat_add(ni->nonzero_memory, q->nonzero_memory);
+                for (uint32_t i = 0; i < q->req.n_scalar; i++)
+                        for (uint32_t j = 0; j < ni->n_req_scalar; j++)
+                                if (ni->req_scalar[j].name == q->req.scalar[i].name)
+                                        ni->req_scalar[j].value = sat_add(ni->req_scalar[j].value,
+                                                                          q->req.scalar[i].value);
+        }
 }
 
 static void info_remove_pod(SchedNodeInfo *ni, SchedPod *p) {
@@ -408,13 +449,17 @@ static void info_remove_pod(SchedNodeInfo *ni, SchedPod *p) {
                         ni->pods[i] = ni->pods[--ni->n_pods];
                         break;
                 }
-        (void) scalar_add(ni, &p->req, -1);
         (void) ports_add(ni, p, -1);
-        ni->req_milli_cpu -= p->req.milli_cpu;
-        ni->req_memory -= p->req.memory;
-        ni->req_ephemeral -= p->req.ephemeral;
-        ni->nonzero_milli_cpu -= p->nonzero_milli_cpu;
-        ni->nonzero_memory -= p->nonzero_memory;
+        if (info_clamped(ni))
+                info_recompute(ni);
+        else {
+                (void) scalar_add(ni, &p->req, -1);
+                ni->req_milli_cpu = sat_sub(ni->req_milli_cpu, p->req.milli_cpu);
+                ni->req_memory = sat_sub(ni->req_memory, p->req.memory);
+                ni->req_ephemeral = sat_sub(ni->req_ephemeral, p->req.ephemeral);
+                ni->nonzero_milli_cpu = sat_sub(ni->nonzero_milli_cpu, p->nonzero_milli_cpu);
+                ni->nonzero_memory = sat_sub(ni->nonzero_memory, p->nonzero_memory);
+        }
         ni->generation++;
 }
 

@@ -13,6 +13,7 @@
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/satmath.h"
 
 typedef struct ConfigBox {
         SchedConfig cfg;
@@ -119,6 +120,28 @@ static int collect_prepares(ConfigBox *box) {
                 if (!seen)
                         cfg->prepares[cfg->n_prepares++] = prepare;
         }
+        return 0;
+}
+
+/* The entries of one kind become one group scored by the first (SchedPriority.group). */
+static int group_priorities(ConfigBox *box, PolicyPriorityId id) {
+        SchedConfig *cfg = &box->cfg;
+        uint32_t n = 0, first = UINT32_MAX;
+        for (uint32_t i = 0; i < cfg->n_priorities; i++)
+                if (cfg->priorities[i].id == id && n++ == 0)
+                        first = i;
+        if (n == 0)
+                return 0;
+        const SchedPriority **g = sched_arena_alloc(&box->arena, n * sizeof(*g));
+        if (!g)
+                return -ENOMEM;
+        for (uint32_t i = first, k = 0; i < cfg->n_priorities; i++)
+                if (cfg->priorities[i].id == id) {
+                        g[k++] = &cfg->priorities[i];
+                        cfg->priorities[i].group = g;
+                }
+        cfg->priorities[first].group = g;
+        cfg->priorities[first].n_group = n;
         return 0;
 }
 
@@ -258,9 +281,26 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
                 if (!cfg->priorities)
                         return -ENOMEM;
         }
-        for (size_t i = 0; i < eff->n_priorities; i++)
+        /* v1.20's NewFramework: the weights x MaxNodeScore must add up to at most
+         * MaxTotalScore (INT64_MAX), or it refuses with "total score of Score plugins could
+         * overflow"; then no priority total can overflow. */
+        int64_t total = 0;
+        for (size_t i = 0; i < eff->n_priorities; i++) {
                 if ((r = add_priority(box, &eff->priorities[i], err)) < 0)
                         return r;
+                int64_t w = cfg->priorities[cfg->n_priorities - 1].weight;
+                if (sat_mul(w, SCHED_MAX_NODE_SCORE) > INT64_MAX - total) {
+                        if (err)
+                                (void) buf_printf(err, "the priority weights add up to more than %lld "
+                                                  "(INT64_MAX / %d): total score of Score plugins could overflow",
+                                                  (long long) (INT64_MAX / SCHED_MAX_NODE_SCORE), SCHED_MAX_NODE_SCORE);
+                        return -EINVAL;
+                }
+                total += w * SCHED_MAX_NODE_SCORE;
+        }
+        if ((r = group_priorities(box, POLICY_PRIO_NODE_LABEL)) < 0 ||
+            (r = group_priorities(box, POLICY_PRIO_SERVICE_ANTI_AFFINITY)) < 0)
+                return r;
         *ret = TAKE_PTR(cfg);
         return 0;
 }

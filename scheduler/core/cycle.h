@@ -41,8 +41,12 @@ typedef struct SchedReasons {
         SchedReason r[SCHED_MAX_NODE_REASONS];
 } SchedReasons;
 
-/* Scores are 0..10 per priority (OpenShift 4.x), times its weight. */
-#define SCHED_MAX_NODE_SCORE 10
+/* Scores are 0..100 per priority (framework.MaxNodeScore, kube-scheduler v1.17+), times its
+ * weight. The Policy's own 0..10 numbers (requestedToCapacityRatio shape scores, extender
+ * prioritize results) are scaled by SCHED_POLICY_SCORE_SCALE, as upstream does. */
+#define SCHED_MAX_NODE_SCORE 100
+/* framework.MaxNodeScore / MaxCustomPriorityScore (= extenderv1.MaxExtenderPriority) */
+#define SCHED_POLICY_SCORE_SCALE 10
 
 struct SchedPredicatePlugin;
 struct SchedPriorityPlugin;
@@ -80,6 +84,13 @@ typedef struct SchedPriority {
         uint32_t n_shape;
         SchedResourceWeight *resources;
         uint32_t n_resources;
+        /* labelPreference, serviceAntiAffinity: v1.20 runs all of a policy's entries of the
+         * kind as one plugin, weighted (weight x n), that averages its labels' scores with
+         * its own rounding. The first entry scores the group (group[0..n_group), itself
+         * included, in policy order); the others point at the same group with n_group 0
+         * and score a constant 0. NULL group: the entry scores alone. */
+        const struct SchedPriority **group;
+        uint32_t n_group;
 } SchedPriority;
 
 typedef struct SchedConfig SchedConfig;
@@ -135,7 +146,7 @@ bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const Sc
  * the algorithm drops it from the pod's plan instead of calling it on every node. */
 bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p);
 
-/* Scores n feasible nodes 0..10 for one priority (normalization included) into scores.
+/* Scores n feasible nodes 0..100 for one priority (normalization included) into scores.
  * Returns true instead, with the score in *ret_constant and scores untouched, when every node
  * scores the same for this pod (e.g. NodeAffinity without preferred terms), so the caller can
  * skip the per-node work: a constant never changes the ranking. */

@@ -17,6 +17,7 @@
 #include "kube/selector.h"
 #include "scheduler/core/json-util.h"
 #include "scheduler/core/pod-relations.h"
+#include "scheduler/core/satmath.h"
 
 static int intern(SchedStrtab *t, const char *s, SchedStr *ret) {
         return sched_strtab_intern_str(t, s, ret);
@@ -139,7 +140,27 @@ static int parse_avoid(SchedStrtab *t, SchedNode *n, const char *text) {
         return 0;
 }
 
+static int node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret);
+
+/* The converters record what they intern in the object (strtab.h), so that the strings
+ * go when the object goes. */
 int sched_node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret) {
+        SchedNode *n = NULL;
+        SchedStrRefs refs = {};
+        SchedStrRefs *prev = sched_strtab_record(t, &refs);
+        int r = node_from_json(t, obj, &n);
+        (void) sched_strtab_record(t, prev);
+        if (r < 0) {
+                sched_strtab_release(t, &refs);
+                return r;
+        }
+        n->strtab = t;
+        n->refs = refs;
+        *ret = n;
+        return 0;
+}
+
+static int node_from_json(SchedStrtab *t, const json_t *obj, SchedNode **ret) {
         if (!json_is_object(obj))
                 return -EINVAL;
         json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec"),
@@ -442,7 +463,7 @@ static void scalars_merge(SchedScalar *dst, uint32_t *n_dst, const SchedScalar *
                 if (max)
                         dst[j].value = MAX(dst[j].value, src[i].value);
                 else
-                        dst[j].value += src[i].value;
+                        dst[j].value = sat_add(dst[j].value, src[i].value);
         }
         *n_dst = sched_scalars_sort(dst, *n_dst);
 }
@@ -466,11 +487,11 @@ static int parse_resources(SchedStrtab *t, SchedPod *p, const json_t *spec) {
         json_array_foreach(json_object_get(spec, "containers"), i, c) {
                 if ((r = container_resources(t, c, &acc, scratch, cap)) < 0)
                         return r;
-                rq->milli_cpu += acc.milli_cpu;
-                rq->memory += acc.memory;
-                rq->ephemeral += acc.ephemeral;
-                nz_cpu += acc.has_cpu ? acc.milli_cpu : SCHED_DEFAULT_MILLI_CPU_REQUEST;
-                nz_mem += acc.has_memory ? acc.memory : SCHED_DEFAULT_MEMORY_REQUEST;
+                rq->milli_cpu = sat_add(rq->milli_cpu, acc.milli_cpu);
+                rq->memory = sat_add(rq->memory, acc.memory);
+                rq->ephemeral = sat_add(rq->ephemeral, acc.ephemeral);
+                nz_cpu = sat_add(nz_cpu, acc.has_cpu ? acc.milli_cpu : SCHED_DEFAULT_MILLI_CPU_REQUEST);
+                nz_mem = sat_add(nz_mem, acc.has_memory ? acc.memory : SCHED_DEFAULT_MEMORY_REQUEST);
                 scalars_merge(sum, &n_sum, acc.scalar, acc.n_scalar, false);
         }
         json_array_foreach(json_object_get(spec, "initContainers"), i, c) {
@@ -488,11 +509,11 @@ static int parse_resources(SchedStrtab *t, SchedPod *p, const json_t *spec) {
                 acc = (ResAcc) { .scalar = scratch, .cap_scalar = cap };
                 if ((r = res_from(t, overhead, &acc)) < 0)
                         return r;
-                rq->milli_cpu += acc.milli_cpu;
-                rq->memory += acc.memory;
-                rq->ephemeral += acc.ephemeral;
-                nz_cpu += acc.milli_cpu;
-                nz_mem += acc.memory;
+                rq->milli_cpu = sat_add(rq->milli_cpu, acc.milli_cpu);
+                rq->memory = sat_add(rq->memory, acc.memory);
+                rq->ephemeral = sat_add(rq->ephemeral, acc.ephemeral);
+                nz_cpu = sat_add(nz_cpu, acc.milli_cpu);
+                nz_mem = sat_add(nz_mem, acc.memory);
                 scalars_merge(sum, &n_sum, acc.scalar, acc.n_scalar, false);
         }
         rq->scalar = n_sum ? sum : NULL;
@@ -537,7 +558,25 @@ static int parse_ports_images(SchedStrtab *t, SchedPod *p, const json_t *contain
         return 0;
 }
 
+static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret);
+
 int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
+        SchedPod *p = NULL;
+        SchedStrRefs refs = {};
+        SchedStrRefs *prev = sched_strtab_record(t, &refs);
+        int r = pod_from_json(t, obj, &p);
+        (void) sched_strtab_record(t, prev);
+        if (r < 0) {
+                sched_strtab_release(t, &refs);
+                return r;
+        }
+        p->strtab = t;
+        p->refs = refs;
+        *ret = p;
+        return 0;
+}
+
+static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
         if (!json_is_object(obj))
                 return -EINVAL;
         json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");

@@ -22,6 +22,8 @@ SchedPod *sched_pod_new(void) {
 void sched_node_free(SchedNode *n) {
         if (!n)
                 return;
+        if (n->strtab)
+                sched_strtab_release(n->strtab, &n->refs);
         sched_arena_free(&n->arena);
         free(n);
 }
@@ -35,6 +37,8 @@ SchedPod *sched_pod_ref(SchedPod *p) {
 SchedPod *sched_pod_unref(SchedPod *p) {
         if (!p || --p->n_ref > 0)
                 return NULL;
+        if (p->strtab)
+                sched_strtab_release(p->strtab, &p->refs);
         sched_arena_free(&p->arena);
         free(p);
         return NULL;

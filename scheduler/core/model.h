@@ -89,6 +89,9 @@ typedef struct SchedNode {
         uint32_t n_labels, n_taints, n_alloc_scalar, n_images, n_avoid;
         const char *resource_version;   /* informational, in the arena */
         SchedArena arena;
+        /* the table strings the conversion interned, given back when the node is freed */
+        SchedStrtab *strtab;
+        SchedStrRefs refs;
 } SchedNode;
 
 typedef enum SchedProtocol {
@@ -197,6 +200,10 @@ typedef struct SchedPod {
 
         SchedArena arena;
         uint32_t n_ref;
+        /* the table strings the conversion (and later additions such as the default node
+         * selector) interned, given back when the last reference goes */
+        SchedStrtab *strtab;
+        SchedStrRefs refs;
 } SchedPod;
 
 /* New empty objects (all zero; a pod starts with one reference) for the converters and for

@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/satmath.h"
 
 int sched_compile_label_list(SchedStrtab *t, SchedArena *arena, SchedPredicate *p, const PolicyArgument *arg,
                              PolicyArgKind want, Buf *err) {
@@ -44,7 +45,7 @@ void sched_normalize_default(int64_t *scores, uint32_t n) {
         if (max == 0)
                 return;
         for (uint32_t i = 0; i < n; i++)
-                scores[i] = SCHED_MAX_NODE_SCORE * scores[i] / max;
+                scores[i] = mul_div(scores[i], SCHED_MAX_NODE_SCORE, max);
 }
 
 void sched_normalize_reverse(int64_t *scores, uint32_t n) {
@@ -53,5 +54,6 @@ void sched_normalize_reverse(int64_t *scores, uint32_t n) {
                 if (scores[i] > max)
                         max = scores[i];
         for (uint32_t i = 0; i < n; i++)
-                scores[i] = max == 0 ? SCHED_MAX_NODE_SCORE : SCHED_MAX_NODE_SCORE - SCHED_MAX_NODE_SCORE * scores[i] / max;
+                scores[i] = max == 0 ? SCHED_MAX_NODE_SCORE
+                                     : SCHED_MAX_NODE_SCORE - mul_div(scores[i], SCHED_MAX_NODE_SCORE, max);
 }

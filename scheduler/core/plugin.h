@@ -69,7 +69,7 @@ typedef struct SchedPriorityPlugin {
          * finds that every node scores the same. NULL only when constant always answers. */
         bool (*score)(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
                       int64_t *scores, int64_t *ret_constant);
-        /* Optional: brings score's raw values to 0..10 over the feasible nodes. */
+        /* Optional: brings score's raw values to 0..100 over the feasible nodes. */
         void (*normalize)(int64_t *scores, uint32_t n);
 } SchedPriorityPlugin;
 
@@ -90,8 +90,8 @@ SCHED_PRIORITY_PLUGINS(SCHED_DECLARE_PRIORITY)
 
 /* Shared by plugins (scheduler/core/plugin-util.c). */
 
-/* DefaultNormalizeScore(MaxNodeScore 10, reverse, scores): scaled so the maximum becomes 10
- * (reverse: 10 minus that; all zero: 0, reverse 10). */
+/* DefaultNormalizeScore(MaxNodeScore 100, reverse, scores): scaled so the maximum becomes
+ * 100, truncated (reverse: 100 minus that; all zero: 0, reverse 100). */
 void sched_normalize_default(int64_t *scores, uint32_t n);
 void sched_normalize_reverse(int64_t *scores, uint32_t n);
 

@@ -4,10 +4,22 @@
  * integer ids, so the hot path compares integers instead of strings and each pod or node
  * stores 4 bytes per string.
  *
- * Ids are stable for the table's lifetime and 0 always means "" (absent). The table only
- * grows: per-object unique strings (pod names, uids) must not be interned but copied into
- * the object's arena, otherwise churn would grow it forever. It is bounded by max_strings and
- * max_bytes; past either, interning fails with -E2BIG. */
+ * 0 always means "" (absent). Strings are reference counted so that churn (pods with
+ * unique label values, images that come and go) does not grow the table forever:
+ *
+ *   - while a recorder is set (sched_strtab_record()), every id interned is counted once
+ *     more and appended to the recorder; the object that owns the recorder gives the
+ *     references back with sched_strtab_release() when it is freed (pods and nodes do, for
+ *     everything their conversion from JSON interned);
+ *   - holders outside objects take single references (sched_strtab_ref/unref);
+ *   - an id interned with no recorder set is pinned: it lives as long as the table (the
+ *     configuration's vocabulary, reason texts, lookups' keys).
+ *
+ * When the last reference goes, the id is freed and reused by a later string; the bytes
+ * are reclaimed when the pool would otherwise grow. An id is therefore stable only while
+ * its holder holds a reference. Per-object unique strings (pod names, uids) are still
+ * copied into the object's arena, not interned. The live strings are bounded by
+ * max_strings and max_bytes; past either, interning fails with -E2BIG. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,10 +45,27 @@ int sched_strtab_intern(SchedStrtab *t, const char *s, size_t n, SchedStr *ret);
 int sched_strtab_intern_str(SchedStrtab *t, const char *s, SchedStr *ret);
 /* Looks s up without inserting. Returns the id, 0 for "" and for strings never interned. */
 SchedStr sched_strtab_lookup(const SchedStrtab *t, const char *s, size_t n);
-/* Returns the (borrowed, NUL-terminated) string of an id; "" for 0 and for unknown ids. */
+/* The references an object holds on the table's strings. Zero-initialized is empty. */
+typedef struct SchedStrRefs {
+        SchedStr *ids;
+        uint32_t n, cap;
+} SchedStrRefs;
+
+/* Sets the recorder (NULL: none) and returns the previous one, to be restored. */
+SchedStrRefs *sched_strtab_record(SchedStrtab *t, SchedStrRefs *r);
+/* Drops every reference in r and empties it. Accepts an empty r. */
+void sched_strtab_release(SchedStrtab *t, SchedStrRefs *r);
+/* One reference more / less on id (0 and pinned ids: nothing). */
+void sched_strtab_ref(SchedStrtab *t, SchedStr id);
+void sched_strtab_unref(SchedStrtab *t, SchedStr id);
+
+/* Returns the (borrowed, NUL-terminated) string of an id; "" for 0 and for unknown ids. The
+ * pointer is valid until the next intern (the pool may move). */
 const char *sched_strtab_get(const SchedStrtab *t, SchedStr id);
-/* Number of distinct interned strings (not counting ""). */
+/* Number of distinct live interned strings (not counting ""). */
 uint32_t sched_strtab_count(const SchedStrtab *t);
+/* Bytes of the string pool in use by live strings (NULs included). */
+size_t sched_strtab_bytes(const SchedStrtab *t);
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(SchedStrtab *, sched_strtab_free);
 

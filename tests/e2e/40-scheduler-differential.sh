@@ -22,6 +22,7 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
+. "$(dirname "$0")/../lib/sched-diff.sh"
 cd "$ROOT" || exit 1
 BIN_DIR=${BIN_DIR:-build/default/bin}
 BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
@@ -61,133 +62,6 @@ wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[
   >> "$CLUSTER_DIR/logs/nodesim-diff.log" 2>&1 &
 NS_PID=$!
 wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
-
-# start_scheduler WHO POLICY LOG: one scheduler of the comparison, verbose, under its own name.
-start_scheduler() {
-  local who=$1 policy=$2 log=$3 port
-  port=$(free_port)
-  if [ "$who" = upstream ]; then
-    # DefaultPodTopologySpread (beta, on in v1.20) turns the policy's SelectorSpreadPriority
-    # into PodTopologySpread with system default constraints; OpenShift 4.x documents the
-    # classic SelectorSpread, which is what the bundled scheduler runs, so compare with that.
-    "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
-      --scheduler-name diff-upstream --leader-elect=false --address 127.0.0.1 --port "$port" \
-      --secure-port 0 --kube-api-qps 1000 --kube-api-burst 1000 \
-      --feature-gates DefaultPodTopologySpread=false -v 10 > "$log" 2>&1 &
-  else
-    "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
-      --scheduler-name diff-ours --leader-elect=false --bind-address 127.0.0.1 --port "$port" --secure-port 0 \
-      -v 10 > "$log" 2>&1 &
-  fi
-  SCHED_PID=$!
-  local i
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0
-    kill -0 "$SCHED_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  echo "$who scheduler did not come up; its log:" >&2
-  tail -20 "$log" >&2
-  return 1
-}
-
-# outcome NS POD: "POD NODE" once bound, "POD unschedulable: MESSAGE" once reported
-# unschedulable; fails while neither.
-outcome() {
-  local got node status msg
-  got=$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}{"|"}{.status.conditions[?(@.type=="PodScheduled")].status}{"|"}{.status.conditions[?(@.type=="PodScheduled")].message}') || return 1
-  IFS='|' read -r node status msg <<< "$got"
-  if [ -n "$node" ]; then echo "$2 $node"; return 0; fi
-  if [ "$status" = False ] && [ -n "$msg" ]; then echo "$2 unschedulable: $msg"; return 0; fi
-  return 1
-}
-
-# run_round PHASE WHO: WHO places PHASE's workload; outcomes in $T/PHASE-WHO.out.
-run_round() {
-  local phase=$1 who=$2 ns="diff-$1-$2" log="$CLUSTER_DIR/logs/sched-diff-$1-$2.log"
-  local policy out="$T/$1-$2.out" docs="$T/$1-$2.docs" doc kind name got i ref uid
-  policy=$(jq -r '.policy' "$DATA/$phase/phase.json")
-  ROUND_NS=$ns
-  : > "$out"
-  kubectl create namespace "$ns" >/dev/null || return 1
-  start_scheduler "$who" "$policy" "$log" || return 1
-  mkdir -p "$docs"
-  # one file per YAML document, in order
-  sed -e "s/@NS@/$ns/g" -e "s/@SCHED@/diff-$who/g" "$DATA/$phase/workload.yaml" |
-    awk -v d="$docs" 'BEGIN { n = 0; f = sprintf("%s/%03d.yaml", d, n) }
-      /^---$/ { n++; f = sprintf("%s/%03d.yaml", d, n); next } { print > f }'
-  for doc in "$docs"/*.yaml; do
-    grep -q '^kind:' "$doc" || continue
-    kind=$(awk '/^kind:/ { print $2; exit }' "$doc")
-    # @UID:KIND/NAME@: the uid of an object created earlier in the round
-    for ref in $(grep -o '@UID:[^@]*@' "$doc" | sort -u); do
-      uid=$(kubectl -n "$ns" get "${ref:5:-1}" -o jsonpath='{.metadata.uid}')
-      sed -i "s|$ref|$uid|g" "$doc"
-    done
-    if ! kubectl create -f "$doc" >/dev/null; then
-      echo "$(basename "$doc"): kubectl create failed" >> "$out"
-      continue
-    fi
-    name=$(kubectl create --dry-run=client -o jsonpath='{.metadata.name}' -f "$doc")
-    if [ "$kind" = PersistentVolumeClaim ] && grep -q 'volumeName:' "$doc"; then
-      # pre-bound: the PV controller completes it before any pod needs it
-      for i in $(seq 1 150); do
-        [ "$(kubectl -n "$ns" get pvc "$name" -o jsonpath='{.status.phase}')" = Bound ] && break
-        sleep 0.2
-      done
-    fi
-    [ "$kind" = Pod ] || continue
-    got=
-    for i in $(seq 1 150); do
-      got=$(outcome "$ns" "$name") && break
-      got=
-      sleep 0.2
-    done
-    echo "${got:-$name no outcome in 30s}" >> "$out"
-    # an unschedulable pod leaves, so that nothing later depends on when it is retried
-    [[ $got == *unschedulable:* ]] && kubectl -n "$ns" delete pod "$name" --grace-period=0 --force >/dev/null 2>&1
-  done
-  stop_pid "$SCHED_PID"
-  SCHED_PID=
-  # the next round starts from empty nodes
-  kubectl -n "$ns" delete pods --all --grace-period=0 --force >/dev/null 2>&1
-  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
-  for i in $(seq 1 150); do
-    [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ] && break
-    sleep 0.2
-  done
-  # cluster-scoped objects of the round (PVs) go too
-  kubectl get pv -o name | grep "^persistentvolume/$ns-" | xargs -r kubectl delete --wait=false >/dev/null 2>&1
-  return 0
-}
-
-# ties WHO LOG: pods for which the scheduler's -v=10 log shows more than one best node.
-ties() {
-  if [ "$1" = upstream ]; then
-    # v1.20 logs each score plugin's weighted scores per attempt:
-    #   Plugin NodeAffinity scores on NS/POD => [{node-a 30} {node-b 0}]
-    awk 'function flush(  n, max, k) {
-           max = -1; n = 0
-           for (k in sum) { if (sum[k] > max) { max = sum[k]; n = 1 } else if (sum[k] == max) n++ }
-           if (n > 1) print pod " (" n " nodes at " max ")"
-           if (n > 0) scored++
-           delete sum
-         }
-         /Attempting to schedule pod: / { flush(); pod = $NF; next }
-         / scores on .* => \[/ {
-           line = substr($0, index($0, "=> [") + 4)
-           while (match(line, /\{[^ }]+ -?[0-9]+\}/)) {
-             split(substr(line, RSTART + 1, RLENGTH - 2), w, " "); sum[w[1]] += w[2]
-             line = substr(line, RSTART + RLENGTH)
-           }
-         }
-         END { flush(); if (!scored) print "no scores in the log" }' "$2"
-  else
-    grep -o 'scores for [^:]*: .*; chose [^ ]* ([0-9]* node' "$2" |
-      awk '{ n = $(NF - 1); sub(/^\(/, "", n); if (n + 0 > 1) print $3 " (" n " nodes)" }
-           END { if (!NR) print "no scores in the log" }'
-  fi
-}
 
 for phase in node-fit default-policy topology-spread; do
   desc=$(jq -r '.description' "$DATA/$phase/phase.json")

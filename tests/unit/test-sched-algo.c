@@ -264,6 +264,69 @@ static void test_ties(void **state) {
                 assert_int_equal(schedule(f, p, NULL)[8], seq[i]);
 }
 
+/* HighNodeUtilization (MostRequested weight 5 in place of LeastRequested and
+ * BalancedResourceAllocation): a 100m pod between two nodes that v1.20 tells apart by a few
+ * points of MostRequested's 0..100 score. node-1 (1 cpu, 4Gi, 90m and 180Mi in use): cpu
+ * 190/1000 -> 19, memory 380Mi/4Gi -> 9, (19 + 9) / 2 = 14; node-2 (1 cpu, 64Gi, empty):
+ * cpu 10, memory 0, 5. On a 0..10 scale both score 0 and the choice is a coin toss. */
+static void test_high_utilization_near_tie(void **state) {
+        Fx *f = *state;
+        _cleanup_(policy_freep) Policy *high = NULL;
+        assert_int_equal(policy_builtin("HighNodeUtilization", &high), 0);
+        _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
+        assert_int_equal(policy_effective(high, NULL, &eff), 0);
+        assert_int_equal(sched_config_new(f->t, eff, NULL, &f->cfg, NULL), 0);
+        add_node(f, tl_node(f->t, "node-1", "1", "4Gi", 110, "", "", ""));
+        add_node(f, tl_node(f->t, "node-2", "1", "64Gi", 110, "", "", ""));
+        SchedPod *busy = tl_pod(f->t, "busy", "90m", "180Mi", "", "");
+        assert_non_null(busy);
+        SchedStr n1;
+        assert_int_equal(sched_strtab_intern_str(f->t, "node-1", &n1), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, busy, n1), 0);
+        sched_pod_unref(busy);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedRandFn rngs[] = { rand_last, NULL };
+        for (size_t i = 0; i < ELEMENTSOF(rngs); i++) {
+                f->a = sched_algo_new(f->cfg, rngs[i], NULL);
+                assert_non_null(f->a);
+                SchedResult res;
+                assert_string_equal(schedule(f, p, &res), "node-1");
+                assert_int_equal(res.n_best, 1);
+                /* + SelectorSpread 100, TaintToleration 100, NodePreferAvoidPods 100 x 10000,
+                 * EvenPodsSpread 100 x 2 on both */
+                _cleanup_free_ char *s = scores_of(f);
+                assert_string_equal(s, "node-1=1000470 node-2=1000425");
+                sched_algo_free(f->a);
+                f->a = NULL;
+        }
+}
+
+/* v1.20 runs a policy's labelPreference entries as one NodeLabel plugin of weight
+ * weight x n whose score is MaxNodeScore per satisfied preference divided by n (integer):
+ * with three preferences, one satisfied gives 33 x 3 = 99 and two give 66 x 3 = 198, not
+ * 100 and 200 as three separate priorities would. */
+static void test_label_preferences_as_one_plugin(void **state) {
+        Fx *f = *state;
+        static char *labels[] = { (char *) "a", (char *) "b", (char *) "c" };
+        PolicyArgument pref[3];
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        for (int i = 0; i < 3; i++) {
+                pref[i] = (PolicyArgument) { .kind = POLICY_ARG_LABEL_PREFERENCE, .label = labels[i], .presence = true };
+                tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, labels[i], &pref[i]);
+        }
+        configure(f, &p, 0);
+        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "'labels':{'a':''}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "4", "8Gi", 110, "'labels':{'a':'','b':''}", "", ""));
+        add_node(f, tl_node(f->t, "n3", "4", "8Gi", 110, "'labels':{'a':'','b':'','c':''}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedResult res;
+        assert_string_equal(schedule(f, pod, &res), "n3");
+        _cleanup_free_ char *scores = scores_of(f);
+        assert_string_equal(scores, "n1=198 n2=396 n3=600");
+}
+
 static void test_weights_and_single(void **state) {
         Fx *f = *state;
         static char *label = (char *) "ssd";
@@ -274,25 +337,25 @@ static void test_weights_and_single(void **state) {
         tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
         tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
         configure(f, &p, 0);
-        /* big: least requested 9 (cpu 63/64 and memory both floor to 9); ssd: 5 + 2 x 10 = 25 */
+        /* big: least requested cpu 63/64 -> 98, memory 255.5/256 -> 99, (98 + 99) / 2 = 98;
+         * ssd: cpu 50, memory 50 -> 50, + 2 x 100 = 250 */
         add_node(f, tl_node(f->t, "big", "64", "256Gi", 110, "", "", ""));
         add_node(f, tl_node(f->t, "ssd", "2", "1Gi", 110, "'labels':{'ssd':'yes'}", "", ""));
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "512Mi", "", "");
         SchedResult res;
         assert_string_equal(schedule(f, pod, &res), "ssd");
-        assert_int_equal(res.score, 25);
+        assert_int_equal(res.score, 250);
         assert_int_equal(res.n_best, 1);
         _cleanup_free_ char *scores = scores_of(f);
-        assert_string_equal(scores, "big=9 ssd=25");
-        /* weight 6 on LeastRequested: big 9 x 6 = 54 (cpu 63/64 and memory both floor to 9)
-         * vs ssd 5 x 6 + 20 = 50 */
+        assert_string_equal(scores, "big=98 ssd=250");
+        /* weight 6 on LeastRequested: big 98 x 6 = 588 vs ssd 50 x 6 + 200 = 500 */
         tl_policy_init(&p, false);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
         tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 6, NULL, NULL);
         tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
         configure(f, &p, 0);
         assert_string_equal(schedule(f, pod, &res), "big");
-        assert_int_equal(res.score, 54);
+        assert_int_equal(res.score, 588);
         /* one feasible node: taken without scoring */
         _cleanup_(sched_pod_unrefp) SchedPod *huge = tl_pod(f->t, "h", "8", "", "", "");
         assert_string_equal(schedule(f, huge, &res), "big");
@@ -350,8 +413,9 @@ static void test_extenders(void **state) {
         SchedResult res;
         assert_string_equal(schedule(f, p, &res), "node-0002");
         assert_int_equal(res.n_feasible, 2);
-        /* least requested: cpu (4000-100)*10/4000 = 9, mem (8Gi - 200Mi) -> 9; + 10 x 3 */
-        assert_int_equal(res.score, 9 + 30);
+        /* least requested: cpu (4000-100)*100/4000 = 97, mem (8Gi - 200Mi) -> 97; + the
+         * extender's 10 x weight 3 x 10 (MaxNodeScore / MaxExtenderPriority) */
+        assert_int_equal(res.score, 97 + 300);
         assert_int_equal(st.filter_calls, 1);
         assert_int_equal(st.prio_calls, 1);
 
@@ -415,7 +479,9 @@ static void test_staged_extenders(void **state) {
         assert_false(sched_algo_waiting(f->a));
         assert_string_equal(sched_strtab_get(f->t, res.node), "node-0001");
         assert_int_equal(res.n_feasible, 2);
-        assert_int_equal(res.score, 9 + 30);
+        /* the policy's priorities give node-0001 97 (0..100 each); the extender's 10 x weight 3
+         * x 10 (MaxNodeScore / MaxExtenderPriority), as v1.20 */
+        assert_int_equal(res.score, 97 + 300);
         assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), -ESTALE);
 
         /* a failed non-ignorable filter call ends the decision with its error */
@@ -663,6 +729,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_staged_extenders, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_project_node_selector, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_masters_schedulable, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_high_utilization_near_tie, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_label_preferences_as_one_plugin, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

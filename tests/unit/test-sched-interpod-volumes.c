@@ -1,6 +1,6 @@
 /* The relation plugins through the algorithm: inter-pod (anti-)affinity,
  * volumes (disk conflicts, attach limits, WaitForFirstConsumer binding), selector spreading
- * and inter-pod affinity scores with exact 0..10 values, and the registry completeness
+ * and inter-pod affinity scores with exact 0..100 values, and the registry completeness
  * check (every name libpolicy accepts has an implementation). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -221,11 +221,11 @@ static void test_selector_spread(void **state) {
         place(f, pod(f, "o1", "'app':'other'", ""), "n2");
         _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "w4", "'app':'web'", "");
         const char *names[] = { "n1", "n2", "n3" };
-        /* node counts 2/0/1 (max 2), zones a=2 b=1: n1 0; n2 10/3; n3 5/3 + 2/3*5 */
-        scores(f, p, names, (const int64_t[]) { 0, 3, 5 }, 3);
+        /* node counts 2/0/1 (max 2), zones a=2 b=1: n1 0; n2 100/3; n3 50/3 + 2/3 x 50 */
+        scores(f, p, names, (const int64_t[]) { 0, 33, 50 }, 3);
         /* a pod no service selects: every node the maximum */
         _cleanup_(sched_pod_unrefp) SchedPod *q = pod(f, "x", "'app':'none'", "");
-        scores(f, q, names, (const int64_t[]) { 10, 10, 10 }, 3);
+        scores(f, q, names, (const int64_t[]) { 100, 100, 100 }, 3);
         /* controllers count by selector, as v1.20's listers find them, owner or not: a
          * ReplicaSet selecting app=cache spreads pods no Service selects (counts 1/0/1) */
         put(f, put_rs, "{'metadata':{'name':'cache','namespace':'default'},'spec':{'selector':{'matchLabels':{'app':'cache'}}}}");
@@ -233,11 +233,11 @@ static void test_selector_spread(void **state) {
         place(f, pod(f, "c1", "'app':'cache'", ""), "n1");
         place(f, pod(f, "c2", "'app':'cache'", ""), "n3");
         _cleanup_(sched_pod_unrefp) SchedPod *c = pod(f, "c3", "'app':'cache'", "");
-        /* n1 0; n2 10/3 + 2/3 x 0 (zone a has 1 of max 1) = 3; n3 0 + 0 */
-        scores(f, c, names, (const int64_t[]) { 0, 3, 0 }, 3);
+        /* n1 0; n2 100/3 + 2/3 x 0 (zone a has 1 of max 1) = 33; n3 0 + 0 */
+        scores(f, c, names, (const int64_t[]) { 0, 33, 0 }, 3);
         /* an empty controller selector matches nothing */
         put(f, put_rs, "{'metadata':{'name':'all','namespace':'default'},'spec':{'selector':{}}}");
-        scores(f, q, names, (const int64_t[]) { 10, 10, 10 }, 3);
+        scores(f, q, names, (const int64_t[]) { 100, 100, 100 }, 3);
 }
 
 static void test_service_spreading(void **state) {
@@ -249,7 +249,7 @@ static void test_service_spreading(void **state) {
         place(f, pod(f, "w1", "'app':'web'", ""), "n1");
         _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "w2", "'app':'web'", "");
         const char *names[] = { "n1", "n2" };
-        scores(f, p, names, (const int64_t[]) { 0, 10 }, 2);
+        scores(f, p, names, (const int64_t[]) { 0, 100 }, 2);
 }
 
 static void test_inter_pod_priority(void **state) {
@@ -267,7 +267,7 @@ static void test_inter_pod_priority(void **state) {
                 "'podAffinityTerm':{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'kubernetes.io/hostname'}}]}}");
         const char *names[] = { "n1", "n2", "n3" };
         /* raw n1 10-5=5, n2 10, n3 0; min 0 max 10 */
-        scores(f, p, names, (const int64_t[]) { 5, 10, 0 }, 3);
+        scores(f, p, names, (const int64_t[]) { 50, 100, 0 }, 3);
         /* a term listing its value and namespace twice counts each matching pod once (the
          * pods are looked up per required value and namespace) */
         _cleanup_(sched_pod_unrefp) SchedPod *pd = pod(f, "wd", "'app':'web'",
@@ -277,14 +277,14 @@ static void test_inter_pod_priority(void **state) {
                 "'topologyKey':'topology.kubernetes.io/zone'}}]},"
                 "'podAntiAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':5,"
                 "'podAffinityTerm':{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'kubernetes.io/hostname'}}]}}");
-        scores(f, pd, names, (const int64_t[]) { 5, 10, 0 }, 3);
+        scores(f, pd, names, (const int64_t[]) { 50, 100, 0 }, 3);
         /* existing pod's required affinity to web pods, symmetric weight 1 (hard weight) */
         place(f, pod(f, "e1", "'app':'api'", "'affinity':{'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':["
                                                "{'labelSelector':{'matchLabels':{'app':'web'}},'topologyKey':"
                                                "'topology.kubernetes.io/zone'}]}}"),
               "n3");
         _cleanup_(sched_pod_unrefp) SchedPod *q = pod(f, "w2", "'app':'web'", "");
-        scores(f, q, names, (const int64_t[]) { 0, 0, 10 }, 3);
+        scores(f, q, names, (const int64_t[]) { 0, 0, 100 }, 3);
 }
 
 static void test_disk_conflict_and_limits(void **state) {

@@ -1,5 +1,5 @@
-/* The node and resource priorities: exact 0..10 scores from the formulas (POLICY-REFERENCE.md, upstream v1.20
- * with MaxNodeScore 10) on hand-built nodes and pods. */
+/* The node and resource priorities: exact 0..100 scores from upstream v1.20's formulas
+ * (framework.MaxNodeScore 100, its integer arithmetic) on hand-built nodes and pods. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,30 +94,32 @@ static void test_least_most_balanced(void **state) {
         resources_fixture(f);
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
         const char *names[] = { "n1", "n2", NULL };
-        /* n1: cpu 2/4 -> 5, mem 4/8 -> 5. n2: cpu 1/2 -> 5, mem 2/8 free 6/8 -> 7 (7.5 floored) */
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, p, names, (int64_t[]) { 5, 6 });
-        /* n2: cpu 5, mem 2/8 -> 2 (2.5 floored); (5+2)/2 = 3 */
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_MOST_REQUESTED }, p, names, (int64_t[]) { 5, 3 });
-        /* n1: |0.5-0.5| -> 10; n2: |0.5-0.25| -> 7.5 -> 7 */
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION }, p, names, (int64_t[]) { 10, 7 });
+        /* n1: cpu 2/4 -> 50, mem 4/8 -> 50. n2: cpu 1/2 -> 50, mem 2/8, free 6/8 -> 75; (50+75)/2 =
+         * 62 (62.5 floored) */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, p, names, (int64_t[]) { 50, 62 });
+        /* n2: cpu 50, mem 2/8 -> 25; (50+25)/2 = 37 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_MOST_REQUESTED }, p, names, (int64_t[]) { 50, 37 });
+        /* n1: |0.5-0.5| -> 100; n2: |0.5-0.25| -> 75 */
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION }, p, names, (int64_t[]) { 100, 75 });
 
-        /* A pod without requests counts 100m / 200Mi: n2 cpu 1900/2000 -> 9, mem 7992/8192 -> 9 */
+        /* A pod without requests counts 100m / 200Mi: n2 cpu 1900/2000 -> 95, mem 7992/8192 -> 97;
+         * (95+97)/2 = 96 */
         _cleanup_(sched_pod_unrefp) SchedPod *z = tl_pod(f->t, "z", "", "", "", "");
         assert_int_equal(z->nonzero_milli_cpu, 100);
         assert_int_equal(z->nonzero_memory, 200 * 1024 * 1024);
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, z, (const char *[]) { "n2", NULL },
-              (int64_t[]) { 9 });
-        /* explicit zero requests stay zero: mem 8/8 free -> 10, cpu 10 */
+              (int64_t[]) { 96 });
+        /* explicit zero requests stay zero: mem 8/8 free -> 100, cpu 100 */
         _cleanup_(sched_pod_unrefp) SchedPod *e = tl_pod(f->t, "e", "0", "0", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, e, (const char *[]) { "n2", NULL },
-              (int64_t[]) { 10 });
+              (int64_t[]) { 100 });
 
         /* over capacity: least/most 0 for that resource, balanced 0 */
         _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "3", "1Gi", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, big, (const char *[]) { "n2", NULL },
-              (int64_t[]) { 4 }); /* cpu 0, mem 7/8 -> 8; (0+8)/2 */
+              (int64_t[]) { 43 }); /* cpu 0, mem 7/8 -> 87; (0+87)/2 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_MOST_REQUESTED }, big, (const char *[]) { "n2", NULL },
-              (int64_t[]) { 0 }); /* cpu 0, mem 1 -> 1; 1/2 = 0 */
+              (int64_t[]) { 6 }); /* cpu 0, mem 1/8 -> 12; 12/2 = 6 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_BALANCED_RESOURCE_ALLOCATION }, big,
               (const char *[]) { "n2", NULL }, (int64_t[]) { 0 });
 }
@@ -134,9 +136,9 @@ static void test_node_affinity(void **state) {
                 "{'weight':0,'preference':{'matchExpressions':[{'key':'zone','operator':'Exists'}]}},"
                 "{'weight':7,'preference':{}}]}}", "");
         assert_non_null(p);
-        /* raw 5, 2, 0 -> normalized 10, 10*2/5 = 4, 0 */
+        /* raw 5, 2, 0 -> normalized 100, 100*2/5 = 40, 0 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, p, (const char *[]) { "n1", "n2", "n3", NULL },
-              (int64_t[]) { 10, 4, 0 });
+              (int64_t[]) { 100, 40, 0 });
         _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, q, (const char *[]) { "n1", "n2", NULL },
               (int64_t[]) { 0, 0 });
@@ -153,12 +155,12 @@ static void test_taint_toleration(void **state) {
         /* tolerates c (empty effect counts); the NoSchedule toleration of b does not count */
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "",
                 "'tolerations':[{'key':'c','operator':'Exists'},{'key':'b','operator':'Exists','effect':'NoSchedule'}]", "");
-        /* intolerable: n1 2, n2 1, n3 0 -> 10 - 10*c/2 */
+        /* intolerable: n1 2, n2 1, n3 0 -> 100 - 100*c/2 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, p, (const char *[]) { "n1", "n2", "n3", NULL },
-              (int64_t[]) { 0, 5, 10 });
+              (int64_t[]) { 0, 50, 100 });
         _cleanup_(sched_pod_unrefp) SchedPod *all = tl_pod(f->t, "all", "", "", "'tolerations':[{'operator':'Exists'}]", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, all, (const char *[]) { "n1", "n2", NULL },
-              (int64_t[]) { 10, 10 });
+              (int64_t[]) { 100, 100 });
 }
 
 static void test_image_locality(void **state) {
@@ -174,21 +176,21 @@ static void test_image_locality(void **state) {
         assert_int_equal(sched_cache_image_nodes(f->c, id(f, "reg/big:v1")), 2);
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
                 "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','image':'reg/big:v1'}]}}");
-        /* 500 MiB x 2/3 nodes = 349525333; 10 x (349525333 - 23 MiB) / (1000 MiB - 23 MiB) = 3 */
+        /* 500 MiB x 2/3 nodes = 349525333; 100 x (349525333 - 23 MiB) / (1000 MiB - 23 MiB) = 31 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, p, (const char *[]) { "n1", "n2", "n3", NULL },
-              (int64_t[]) { 3, 3, 0 });
-        /* untagged names get ":latest"; a 2000 MiB image on every node saturates at 10 */
+              (int64_t[]) { 31, 31, 0 });
+        /* untagged names get ":latest"; a 2000 MiB image on every node saturates at 100 */
         _cleanup_(sched_pod_unrefp) SchedPod *h = tl_pod_json(f->t,
                 "{'metadata':{'name':'h','uid':'h'},'spec':{'containers':[{'name':'c','image':'huge'}]}}");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, h, (const char *[]) { "n1", "n3", NULL },
-              (int64_t[]) { 10, 10 });
+              (int64_t[]) { 100, 100 });
         /* two containers double the ceiling to 2000 MiB; reg/small is nowhere */
         _cleanup_(sched_pod_unrefp) SchedPod *two = tl_pod_json(f->t,
                 "{'metadata':{'name':'t','uid':'t'},'spec':{'containers':[{'name':'a','image':'reg/big:v1'},"
                 "{'name':'b','image':'reg/small:v2'}]}}");
-        /* n1: 349525333 of a 2000 MiB ceiling: 10 x (349525333 - 24117248) / (2097152000 - 24117248) = 1 */
+        /* n1: 349525333 of a 2000 MiB ceiling: 100 x (349525333 - 24117248) / (2097152000 - 24117248) = 15 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, two, (const char *[]) { "n1", "n3", NULL },
-              (int64_t[]) { 1, 0 });
+              (int64_t[]) { 15, 0 });
 }
 
 static void test_prefer_avoid_pods(void **state) {
@@ -203,16 +205,16 @@ static void test_prefer_avoid_pods(void **state) {
         _cleanup_(sched_pod_unrefp) SchedPod *rs = tl_pod(f->t, "rs", "", "", "",
                 "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1','controller':true}]");
         assert_non_null(rs);
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, rs, names, (int64_t[]) { 0, 10 });
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, rs, names, (int64_t[]) { 0, 100 });
         _cleanup_(sched_pod_unrefp) SchedPod *other = tl_pod(f->t, "o", "", "", "",
                 "'ownerReferences':[{'kind':'ReplicaSet','name':'web2','uid':'rs-2','controller':true}]");
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, other, names, (int64_t[]) { 10, 10 });
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, other, names, (int64_t[]) { 100, 100 });
         _cleanup_(sched_pod_unrefp) SchedPod *ss = tl_pod(f->t, "s", "", "", "",
                 "'ownerReferences':[{'kind':'StatefulSet','name':'web','uid':'rs-1','controller':true}]");
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, ss, names, (int64_t[]) { 10, 10 });
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, ss, names, (int64_t[]) { 100, 100 });
         _cleanup_(sched_pod_unrefp) SchedPod *nc = tl_pod(f->t, "nc", "", "", "",
                 "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1'}]");
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, nc, names, (int64_t[]) { 10, 10 });
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, nc, names, (int64_t[]) { 100, 100 });
 }
 
 static void test_equal_and_label_preference(void **state) {
@@ -223,9 +225,9 @@ static void test_equal_and_label_preference(void **state) {
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_EQUAL }, p, names, (int64_t[]) { 1, 1 });
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = id(f, "zone"), .presence = true }, p, names,
-              (int64_t[]) { 10, 0 });
+              (int64_t[]) { 100, 0 });
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = id(f, "zone"), .presence = false }, p, names,
-              (int64_t[]) { 0, 10 });
+              (int64_t[]) { 0, 100 });
 }
 
 static SchedConfig *rtcr_config(Fx *f, PolicyShapePoint *shape, size_t n_shape, PolicyResourceSpec *res, size_t n_res) {
@@ -247,18 +249,18 @@ static void test_requested_to_capacity_ratio(void **state) {
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
         PolicyShapePoint up[] = { { .utilization = 0, .score = 0 }, { .utilization = 100, .score = 10 } };
         _cleanup_(sched_config_freep) SchedConfig *c1 = rtcr_config(f, up, 2, NULL, 0);
-        /* n1: cpu 50%, mem 50% -> 50 each -> 50 -> 5. n2: cpu 50 -> 50, mem 25 -> 25; mean 37.5
-         * rounds to 38 -> 4 */
-        check(f, &c1->priorities[0], p, (const char *[]) { "n1", "n2", NULL }, (int64_t[]) { 5, 4 });
+        /* n1: cpu 50%, mem 50% -> 50 each -> 50. n2: cpu 50 -> 50, mem 25 -> 25; mean 37.5
+         * rounds to 38 */
+        check(f, &c1->priorities[0], p, (const char *[]) { "n1", "n2", NULL }, (int64_t[]) { 50, 38 });
         PolicyShapePoint down[] = { { .utilization = 0, .score = 10 }, { .utilization = 100, .score = 0 } };
         _cleanup_(sched_config_freep) SchedConfig *c2 = rtcr_config(f, down, 2, NULL, 0);
-        /* n2: cpu 50 -> 50, mem 25% used -> 75; mean 62.5 -> 63 -> 6 */
-        check(f, &c2->priorities[0], p, (const char *[]) { "n1", "n2", NULL }, (int64_t[]) { 5, 6 });
+        /* n2: cpu 50 -> 50, mem 25% used -> 75; mean 62.5 -> 63 */
+        check(f, &c2->priorities[0], p, (const char *[]) { "n1", "n2", NULL }, (int64_t[]) { 50, 63 });
         /* resources scoring 0 leave the mean: gpu unused scores 0 on g, so only cpu (50) counts;
-         * on n2 (no gpu capacity) gpu counts as fully used: (100 x 3 + 50 x 1) / 4 = 87.5 -> 88 -> 9 */
+         * on n2 (no gpu capacity) gpu counts as fully used: (100 x 3 + 50 x 1) / 4 = 87.5 -> 88 */
         PolicyResourceSpec res[] = { { .name = (char *) "example.com/gpu", .weight = 3 }, { .name = (char *) "cpu" } };
         _cleanup_(sched_config_freep) SchedConfig *c3 = rtcr_config(f, up, 2, res, 2);
-        check(f, &c3->priorities[0], p, (const char *[]) { "g", "n2", NULL }, (int64_t[]) { 5, 9 });
+        check(f, &c3->priorities[0], p, (const char *[]) { "g", "n2", NULL }, (int64_t[]) { 50, 88 });
 }
 
 int main(void) {

@@ -1,6 +1,6 @@
 /* The spreading, service and volume-topology plugins that test-sched-interpod-volumes.c leaves out, with the exact
- * verdicts and 0..10 scores upstream kube-scheduler v1.20 gives (its plugins with
- * MaxNodeScore 10, see POLICY-REFERENCE.md):
+ * verdicts and 0..100 scores upstream kube-scheduler v1.20 gives (its plugins,
+ * framework.MaxNodeScore 100):
  *
  *   EvenPodsSpread / EvenPodsSpreadPriority   podtopologyspread/{filtering,scoring}.go
  *   serviceAffinity / serviceAntiAffinity     serviceaffinity/service_affinity.go
@@ -227,7 +227,7 @@ static void check_schedule(Fx *f, const SchedPod *p, const char *want) {
         assert_string_equal(got, want);
 }
 
-/* The configured priority's 0..10 scores over the named nodes (the feasible nodes as
+/* The configured priority's 0..100 scores over the named nodes (the feasible nodes as
  * upstream's PreScore receives them); names is NULL-terminated. */
 static void check_scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want) {
         SchedCycleState *x = sched_cycle_state_new();
@@ -401,59 +401,59 @@ static void test_spread_priority(void **state) {
         /* Upstream: PreScore gives each constraint the weight ln(number of its topology
          * values among the scored nodes + 2) (for hostname: scored nodes not ignored + 2);
          * a node scores sum(count x weight + maxSkew - 1), truncated to int64; nodes missing a
-         * key are ignored (0); then 10 x (max + min - s) / max in integers. Counts are taken
+         * key are ignored (0); then 100 x (max + min - s) / max in integers. Counts are taken
          * over all nodes that pass the pod's node selector and carry the keys. */
         const char *const *four = NAMES("n1", "n2", "n3", "n4");
         const char *const *five = NAMES("n1", "n2", "n3", "n4", "n5");
 
         /* zone, maxSkew 1: 2 zones -> w = ln 4 = 1.3863; a=3, b=1 (n5 has no zone);
-         * raw a 4.159 -> 4, b 1.386 -> 1; min 1 max 4: a 10x1/4 = 2, b 10x4/4 = 10. With n5
+         * raw a 4.159 -> 4, b 1.386 -> 1; min 1 max 4: a 100x1/4 = 25, b 100x4/4 = 100. With n5
          * scored too it is ignored (0) and the zone weight does not change. */
         _cleanup_(sched_pod_unrefp) SchedPod *z1 = pod(f, "z1", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "]");
-        check_scores(f, z1, four, SCORES(2, 2, 10, 10));
-        check_scores(f, z1, five, SCORES(2, 2, 10, 10, 0));
+        check_scores(f, z1, four, SCORES(25, 25, 100, 100));
+        check_scores(f, z1, five, SCORES(25, 25, 100, 100, 0));
 
         /* maxSkew 2 adds 1 to every raw score: a 5.159 -> 5, b 2.386 -> 2; min 2 max 5:
-         * a 10x2/5 = 4, b 10x5/5 = 10 */
+         * a 100x2/5 = 40, b 100x5/5 = 100 */
         _cleanup_(sched_pod_unrefp) SchedPod *z2 = pod(f, "z2", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(2, ZONE, SOFT, "web") "]");
-        check_scores(f, z2, four, SCORES(4, 4, 10, 10));
+        check_scores(f, z2, four, SCORES(40, 40, 100, 100));
 
         /* only zone a scored: 1 value -> w = ln 3 = 1.0986; both 3 x 1.0986 = 3.296 -> 3;
-         * min = max = 3: 10 x 3/3 = 10 */
-        check_scores(f, z1, NAMES("n1", "n2"), SCORES(10, 10));
+         * min = max = 3: 100 x 3/3 = 100 */
+        check_scores(f, z1, NAMES("n1", "n2"), SCORES(100, 100));
 
         /* hostname, 5 scored nodes, none ignored: w = ln 7 = 1.9459; per-node counts
          * 2/1/1/0/1 (n4's noise pods do not count): raw 3.892 -> 3, 1.946 -> 1, 1, 0, 1;
-         * min 0 max 3: 10x0/3 = 0, 10x2/3 = 6, 6, 10x3/3 = 10, 6 */
+         * min 0 max 3: 100x0/3 = 0, 100x2/3 = 66, 66, 100x3/3 = 100, 66 */
         _cleanup_(sched_pod_unrefp) SchedPod *h = pod(f, "h", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, HOST, SOFT, "web") "]");
-        check_scores(f, h, five, SCORES(0, 6, 6, 10, 6));
+        check_scores(f, h, five, SCORES(0, 66, 66, 100, 66));
 
         /* zone + hostname: n5 lacks the zone key, so it is ignored and the hostname weight
          * uses 5 - 1 = 4 nodes: ln 6 = 1.7918; zone ln 4 = 1.3863.
          * n1 3x1.3863 + 2x1.7918 = 7.742 -> 7; n2 4.159 + 1.792 = 5.951 -> 5;
          * n3 1.386 + 1.792 = 3.178 -> 3; n4 1.386 + 0 -> 1; min 1 max 7:
-         * 10x1/7 = 1, 10x3/7 = 4, 10x5/7 = 7, 10x7/7 = 10; n5 0 */
+         * 100x1/7 = 14, 100x3/7 = 42, 100x5/7 = 71, 100x7/7 = 100; n5 0 */
         _cleanup_(sched_pod_unrefp) SchedPod *zh = pod(f, "zh", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "," TSC(1, HOST, SOFT, "web") "]");
-        check_scores(f, zh, five, SCORES(1, 4, 7, 10, 0));
+        check_scores(f, zh, five, SCORES(14, 42, 71, 100, 0));
 
         /* nodeSelector disk=ssd: n2 is neither scored nor counted (PreScore checks the node
          * selector, unlike v1.20's Filter): a=2 (n1), b=1; w = ln 4: raw n1 2.773 -> 2,
-         * n3 and n4 1.386 -> 1; min 1 max 2: n1 10x1/2 = 5, n3 and n4 10x2/2 = 10 */
+         * n3 and n4 1.386 -> 1; min 1 max 2: n1 100x1/2 = 50, n3 and n4 100x2/2 = 100 */
         _cleanup_(sched_pod_unrefp) SchedPod *s = pod(f, "s", "'app':'web'",
                 "'nodeSelector':{'disk':'ssd'},'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "]");
-        check_scores(f, s, NAMES("n1", "n3", "n4"), SCORES(5, 10, 10));
+        check_scores(f, s, NAMES("n1", "n3", "n4"), SCORES(50, 100, 100));
 
         /* no soft constraint (only hard ones, or none): every raw score 0, so max 0 gives
          * every node MaxNodeScore */
         _cleanup_(sched_pod_unrefp) SchedPod *hard = pod(f, "hard", "'app':'web'",
                 "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
-        check_scores(f, hard, four, SCORES(10, 10, 10, 10));
+        check_scores(f, hard, four, SCORES(100, 100, 100, 100));
         _cleanup_(sched_pod_unrefp) SchedPod *none = pod(f, "none", "'app':'web'", "");
-        check_scores(f, none, four, SCORES(10, 10, 10, 10));
+        check_scores(f, none, four, SCORES(100, 100, 100, 100));
 }
 
 /* ---- serviceAffinity / serviceAntiAffinity ---- */
@@ -532,17 +532,17 @@ static void test_service_anti_affinity(void **state) {
         place_noise(f, "n3");
         /* Upstream: Score counts the pods of the pod's first service on each node (same
          * namespace, not terminating); NormalizeScore sums them over every scored node
-         * (unlabelled ones too) and gives a labelled node 10 x (total - count of its label
+         * (unlabelled ones too) and gives a labelled node 100 x (total - count of its label
          * value) / total as a float, truncated; unlabelled nodes 0.
-         * Counts 3/1/2/1, total 7, a=4, b=2: a 10x3/7 = 4.29 -> 4, b 10x5/7 = 7.14 -> 7. */
+         * Counts 3/1/2/1, total 7, a=4, b=2: a 100x3/7 = 42.9 -> 42, b 100x5/7 = 71.4 -> 71. */
         _cleanup_(sched_pod_unrefp) SchedPod *w = pod(f, "w", "'app':'web'", "");
-        check_scores(f, w, NAMES("n1", "n2", "n3", "n4"), SCORES(4, 4, 7, 0));
+        check_scores(f, w, NAMES("n1", "n2", "n3", "n4"), SCORES(42, 42, 71, 0));
         /* only n2 and n3 scored: total 1+2 = 3 (n1's pods are not among them): a=1, b=2:
-         * n2 10x2/3 = 6.67 -> 6, n3 10x1/3 = 3.33 -> 3 */
-        check_scores(f, w, NAMES("n2", "n3"), SCORES(6, 3));
+         * n2 100x2/3 = 66.7 -> 66, n3 100x1/3 = 33.3 -> 33 */
+        check_scores(f, w, NAMES("n2", "n3"), SCORES(66, 33));
         /* a pod no service selects: total 0, every labelled node the maximum */
         _cleanup_(sched_pod_unrefp) SchedPod *batch = pod(f, "batch", "'app':'batch'", "");
-        check_scores(f, batch, NAMES("n1", "n2", "n3", "n4"), SCORES(10, 10, 10, 0));
+        check_scores(f, batch, NAMES("n1", "n2", "n3", "n4"), SCORES(100, 100, 100, 0));
         /* a label no node carries: every node 0 */
         configure(f, NULL, 0, NULL, POLICY_PRIO_SERVICE_ANTI_AFFINITY, &by_rack);
         check_scores(f, w, NAMES("n1", "n2", "n3", "n4"), SCORES(0, 0, 0, 0));

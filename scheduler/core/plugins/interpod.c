@@ -13,7 +13,7 @@
  * the incoming pod's preferred affinity (+weight) and anti-affinity (-weight) terms matched
  * by existing pods, existing pods' required affinity terms matched by the incoming pod
  * (+hardPodAffinitySymmetricWeight), and existing pods' preferred terms matched by it; a node
- * scores the sum over its labels, normalized to 0..10 by (s - min) / (max - min) with min and
+ * scores the sum over its labels, normalized to 0..100 by (s - min) / (max - min) with min and
  * max starting at 0. */
 #include <errno.h>
 
@@ -317,7 +317,7 @@ static bool interpod_score(const SchedCycle *cy, const SchedPriority *prio, Sche
         return false;
 }
 
-/* NormalizeScore: min..max (min at most 0, max at least 0) onto 0..10, truncated. */
+/* NormalizeScore: min..max (min at most 0, max at least 0) onto 0..100, truncated. */
 static void interpod_normalize(int64_t *scores, uint32_t n) {
         int64_t max = 0, min = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -327,7 +327,7 @@ static void interpod_normalize(int64_t *scores, uint32_t n) {
                         min = scores[i];
         }
         for (uint32_t i = 0; i < n; i++)
-                scores[i] = max - min > 0 ? (int64_t) (10.0 * ((double) (scores[i] - min) / (double) (max - min))) : 0;
+                scores[i] = max - min > 0 ? (int64_t) ((double) SCHED_MAX_NODE_SCORE * ((double) (scores[i] - min) / (double) (max - min))) : 0;
 }
 
 const SchedPredicatePlugin sched_pred_match_inter_pod_affinity = {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/satmath.h"
 #include "scheduler/core/plugin.h"
 
 static void add_reason(SchedReasons *out, uint32_t code, SchedStr a, SchedStr b) {
@@ -33,11 +34,11 @@ static bool fits_resources(const SchedCycle *cy, const SchedNodeInfo *ni, SchedR
                 add_reason(out, SCHED_REASON_TOO_MANY_PODS, 0, 0);
         if (!cy->pod_has_requests)
                 return out->n == before;
-        if (n->alloc_milli_cpu < rq->milli_cpu + ni->req_milli_cpu)
+        if (n->alloc_milli_cpu < sat_add(rq->milli_cpu, ni->req_milli_cpu))
                 add_reason(out, SCHED_REASON_INSUFFICIENT, cy->cfg->res_cpu, 0);
-        if (n->alloc_memory < rq->memory + ni->req_memory)
+        if (n->alloc_memory < sat_add(rq->memory, ni->req_memory))
                 add_reason(out, SCHED_REASON_INSUFFICIENT, cy->cfg->res_memory, 0);
-        if (n->alloc_ephemeral < rq->ephemeral + ni->req_ephemeral)
+        if (n->alloc_ephemeral < sat_add(rq->ephemeral, ni->req_ephemeral))
                 add_reason(out, SCHED_REASON_INSUFFICIENT, cy->cfg->res_ephemeral, 0);
         for (uint32_t i = 0; i < rq->n_scalar; i++) {
                 SchedStr name = rq->scalar[i].name;
@@ -45,7 +46,7 @@ static bool fits_resources(const SchedCycle *cy, const SchedNodeInfo *ni, SchedR
                         continue;
                 int64_t alloc = sched_scalars_get(n->alloc_scalar, n->n_alloc_scalar, name);
                 int64_t used = sched_scalars_get(ni->req_scalar, ni->n_req_scalar, name);
-                if (alloc < rq->scalar[i].value + used)
+                if (alloc < sat_add(rq->scalar[i].value, used))
                         add_reason(out, SCHED_REASON_INSUFFICIENT, name, 0);
         }
         return out->n == before;

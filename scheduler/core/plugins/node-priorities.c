@@ -1,13 +1,13 @@
 /* The node priorities: NodeAffinity, TaintToleration, ImageLocality, NodePreferAvoidPods,
- * NodeLabel (labelPreference) and EqualPriority. Each scores every feasible node 0..10
- * (OpenShift 4.x semantics); the formulas are upstream kube-scheduler v1.20's with
- * MaxNodeScore 10, integer arithmetic where upstream uses it, so the ranking of nodes is the
- * same as upstream's. NodeAffinity and TaintToleration normalize over the feasible nodes,
+ * NodeLabel (labelPreference) and EqualPriority. Each scores every feasible node 0..100
+ * (framework.MaxNodeScore); the formulas are upstream kube-scheduler v1.20's, with its
+ * integer arithmetic, so every node scores what it scores upstream. NodeAffinity and TaintToleration normalize over the feasible nodes,
  * as upstream, with DefaultNormalizeScore's rounding. */
 #include <string.h>
 
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/satmath.h"
 
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
 
@@ -25,7 +25,7 @@ static int64_t node_affinity(const SchedCycle *cy, const SchedNode *n) {
         for (uint32_t i = 0; i < cy->pod->n_preferred; i++) {
                 const SchedPreferredTerm *p = &cy->pod->preferred[i];
                 if (p->weight != 0 && preferred_matches(cy->strtab, &p->term, n))
-                        count += p->weight;
+                        count = sat_add(count, p->weight);
         }
         return count;
 }
@@ -81,14 +81,14 @@ static int64_t image_locality(const SchedCycle *cy, const SchedNode *n) {
                 double spread = cy->n_all_nodes
                         ? (double) sched_cache_image_nodes(cy->cache, im->name) / (double) cy->n_all_nodes
                         : 0;
-                sum += (int64_t) ((double) im->size * spread);
+                sum = sat_add(sum, sat_from_double((double) im->size * spread));
         }
-        int64_t max = IMAGE_MAX_CONTAINER_THRESHOLD * (int64_t) pod->n_images;
+        int64_t max = sat_mul(IMAGE_MAX_CONTAINER_THRESHOLD, (int64_t) pod->n_images);
         if (sum < IMAGE_MIN_THRESHOLD)
                 sum = IMAGE_MIN_THRESHOLD;
         else if (sum > max)
                 sum = max;
-        return MAX_SCORE * (sum - IMAGE_MIN_THRESHOLD) / (max - IMAGE_MIN_THRESHOLD);
+        return mul_div(sum - IMAGE_MIN_THRESHOLD, MAX_SCORE, max - IMAGE_MIN_THRESHOLD);
 }
 
 static int64_t prefer_avoid(const SchedCycle *cy, const SchedNode *n) {
@@ -192,12 +192,29 @@ static int node_label_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *
         return 0;
 }
 
+/* v1.20's NodeLabel: MaxNodeScore per satisfied preference, divided by the number of
+ * preferences (integer), weight x that number; so three preferences of which one holds
+ * give 33 x 3 = 99, not 100. The group's first entry scores for all. */
+static bool node_label_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+        if (!p->group || p->n_group > 0)
+                return false;
+        *ret = 0;
+        return true;
+}
+
 static bool node_label_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
                              int64_t *scores, int64_t *ret_constant) {
+        const SchedPriority *const solo[] = { p };
+        const SchedPriority *const *g = p->n_group ? p->group : solo;
+        uint32_t n_g = p->n_group ? p->n_group : 1;
         for (uint32_t i = 0; i < n; i++) {
                 const SchedNode *node = nodes[i]->node;
-                bool exists = sched_labels_find(node->labels, node->n_labels, p->label) != NULL;
-                scores[i] = exists == p->presence ? MAX_SCORE : 0;
+                int64_t s = 0;
+                for (uint32_t k = 0; k < n_g; k++) {
+                        bool exists = sched_labels_find(node->labels, node->n_labels, g[k]->label) != NULL;
+                        s += exists == g[k]->presence ? MAX_SCORE : 0;
+                }
+                scores[i] = s / n_g * n_g;
         }
         return false;
 }
@@ -205,6 +222,7 @@ static bool node_label_score(const SchedCycle *cy, const SchedPriority *p, Sched
 const SchedPriorityPlugin sched_prio_node_label = {
         .id = POLICY_PRIO_NODE_LABEL,
         .compile = node_label_compile,
+        .constant = node_label_constant,
         .score = node_label_score,
 };
 

@@ -1,33 +1,39 @@
 /* The resource priorities: LeastRequested, MostRequested, BalancedResourceAllocation and
- * RequestedToCapacityRatio, upstream v1.20's NodeResources* plugins with MaxNodeScore 10 and
- * integer arithmetic where upstream uses it, so the ranking of nodes is the same. */
+ * RequestedToCapacityRatio, upstream v1.20's NodeResources* plugins on its 0..100 scale, with
+ * the same integer (and, for BalancedResourceAllocation, float) arithmetic, so every node
+ * scores what it scores upstream. */
 #include <errno.h>
 #include <math.h>
 
+#include "common/macro.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/satmath.h"
 
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
 
 /* The non-zero-defaulted cpu/memory requested on the node with the pod added, as
  * calculateResourceAllocatableRequest() does for cpu and memory. */
 static inline int64_t req_cpu(const SchedCycle *cy, const SchedNodeInfo *ni) {
-        return ni->nonzero_milli_cpu + cy->pod->nonzero_milli_cpu;
+        return sat_add(ni->nonzero_milli_cpu, cy->pod->nonzero_milli_cpu);
 }
 static inline int64_t req_mem(const SchedCycle *cy, const SchedNodeInfo *ni) {
-        return ni->nonzero_memory + cy->pod->nonzero_memory;
+        return sat_add(ni->nonzero_memory, cy->pod->nonzero_memory);
 }
 
+/* The products below are exact (mul_div): upstream's int64 product wraps once a capacity
+ * exceeds INT64_MAX / 100 (80 PiB of memory), where its scores are meaningless anyway. A
+ * negative requested (an object the API server would refuse) counts as 0. */
 static int64_t least_requested(int64_t requested, int64_t capacity) {
-        if (capacity == 0 || requested > capacity)
+        if (capacity <= 0 || requested > capacity)
                 return 0;
-        return (capacity - requested) * MAX_SCORE / capacity;
+        return mul_div(capacity - MAX(requested, 0), MAX_SCORE, capacity);
 }
 
 static int64_t most_requested(int64_t requested, int64_t capacity) {
-        if (capacity == 0 || requested > capacity)
+        if (capacity <= 0 || requested > capacity)
                 return 0;
-        return requested * MAX_SCORE / capacity;
+        return mul_div(MAX(requested, 0), MAX_SCORE, capacity);
 }
 
 static double fraction(int64_t requested, int64_t capacity) {
@@ -56,7 +62,7 @@ static int64_t broken_linear(const SchedPriority *p, int64_t u) {
 
 /* RequestedToCapacityRatio (v1.20): per resource, utilization rounded up to a percent,
  * the shape's score; resources scoring 0 drop out of the weighted mean, which is rounded.
- * Upstream's result is on 0..100; it is brought to 0..10 with rounding. */
+ * The shape's scores are on 0..100 already (compiled x10). */
 static int64_t requested_to_capacity(const SchedCycle *cy, const SchedPriority *p, const SchedNodeInfo *ni) {
         int64_t node_score = 0, weight_sum = 0;
         for (uint32_t i = 0; i < p->n_resources; i++) {
@@ -72,29 +78,28 @@ static int64_t requested_to_capacity(const SchedCycle *cy, const SchedPriority *
                         capacity = ni->node->alloc_memory;
                         break;
                 case SCHED_RES_EPHEMERAL:
-                        requested = ni->req_ephemeral + cy->pod->req.ephemeral;
+                        requested = sat_add(ni->req_ephemeral, cy->pod->req.ephemeral);
                         capacity = ni->node->alloc_ephemeral;
                         break;
                 default:
-                        requested = sched_scalars_get(ni->req_scalar, ni->n_req_scalar, r->name) +
-                                    sched_scalars_get(cy->pod->req.scalar, cy->pod->req.n_scalar, r->name);
+                        requested = sat_add(sched_scalars_get(ni->req_scalar, ni->n_req_scalar, r->name),
+                                            sched_scalars_get(cy->pod->req.scalar, cy->pod->req.n_scalar, r->name));
                         capacity = sched_scalars_get(ni->node->alloc_scalar, ni->node->n_alloc_scalar, r->name);
                         break;
                 }
                 int64_t s;
-                if (capacity == 0 || requested > capacity)
+                if (capacity <= 0 || requested > capacity)
                         s = broken_linear(p, 100);
                 else
-                        s = broken_linear(p, 100 - (capacity - requested) * 100 / capacity);
+                        s = broken_linear(p, 100 - mul_div(capacity - MAX(requested, 0), 100, capacity));
                 if (s > 0) {
-                        node_score += s * r->weight;
-                        weight_sum += r->weight;
+                        node_score = sat_add(node_score, sat_mul(s, r->weight));
+                        weight_sum = sat_add(weight_sum, r->weight);
                 }
         }
         if (weight_sum == 0)
                 return 0;
-        int64_t score100 = (int64_t) llround((double) node_score / (double) weight_sum);
-        return (score100 + 5) / 10;
+        return (int64_t) llround((double) node_score / (double) weight_sum);
 }
 
 static bool least_requested_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
@@ -172,7 +177,8 @@ static int rtcr_compile(SchedStrtab *t, SchedArena *arena, SchedPriority *p, con
                         return -EINVAL;
                 }
                 /* upstream scales the policy's 0..10 scores to its 0..100 node score */
-                p->shape[i] = (SchedShapePoint) { arg->shape[i].utilization, arg->shape[i].score * 10 };
+                p->shape[i] = (SchedShapePoint) { arg->shape[i].utilization,
+                                                  arg->shape[i].score * SCHED_POLICY_SCORE_SCALE };
         }
         static const char *const defaults[] = { "cpu", "memory" };
         p->n_resources = arg->n_resources ? (uint32_t) arg->n_resources : 2;

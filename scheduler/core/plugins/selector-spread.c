@@ -1,5 +1,5 @@
 /* Selector spreading and service affinity, upstream kube-scheduler v1.20's SelectorSpread
- * and ServiceAffinity plugins with scores on the legacy 0..10 scale:
+ * and ServiceAffinity plugins with scores on v1.20's 0..100 scale:
  *
  *   SelectorSpreadPriority / ServiceSpreadingPriority: the pod's services (and for the former
  *     its controlling RC/ReplicaSet/StatefulSet) give a selector; fewer matching pods on the
@@ -15,6 +15,7 @@
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/satmath.h"
 
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
 
@@ -273,15 +274,14 @@ static int service_anti_affinity_compile(SchedStrtab *t, SchedArena *arena, Sche
         return sched_compile_label(t, p, arg, POLICY_ARG_SERVICE_ANTI_AFFINITY, err);
 }
 
-static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
-                                        uint32_t n, int64_t *scores, int64_t *ret_constant) {
-        const SchedWorkload *svc;
-        Selectors all = { .n = 0 };
-        pod_services(cy, &all, &svc);
+/* One label of v1.20's ServiceAffinity NormalizeScore (updateNodeScoresForLabel): a
+ * labelled node gets MaxNodeScore x (total - pods under its value) / total as a float, an
+ * unlabelled one nothing; each label's share is added as fScore / n_labels. */
+static void service_anti_affinity_label(const SchedCycle *cy, SchedStr label, const SchedWorkload *svc,
+                                        SchedNodeInfo *const *nodes, uint32_t n, uint32_t n_labels, double *acc) {
         SchedCycleState *x = cy->state;
         topo_clear(&x->score);
         int64_t total = 0;
-        bool any_label = false;
         for (uint32_t i = 0; i < n; i++) {
                 int64_t c = 0;
                 if (svc && !sched_selector_empty(&svc->selector))
@@ -289,29 +289,52 @@ static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriorit
                                 c += sched_pod_counts_for(nodes[i]->pods[k], cy->pod, &svc->selector);
                 total += c;
                 const SchedNode *node = nodes[i]->node;
-                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, p->label);
-                if (l) {
-                        any_label = true;
+                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, label);
+                if (l)
                         (void) topo_add(&x->score, topo_pair(l->key, l->value), c);
-                }
-        }
-        if (!any_label) {
-                *ret_constant = 0;
-                return true;
         }
         for (uint32_t i = 0; i < n; i++) {
                 const SchedNode *node = nodes[i]->node;
-                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, p->label);
-                if (!l) {
-                        scores[i] = 0;
+                const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, label);
+                if (!l)
                         continue;
-                }
                 double f = MAX_SCORE;
                 if (total > 0)
                         f = MAX_SCORE * ((double) (total - topo_get(&x->score, topo_pair(l->key, l->value))) /
                                          (double) total);
-                scores[i] = (int64_t) f;
+                acc[i] += f / (double) n_labels;
         }
+}
+
+static bool service_anti_affinity_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
+        if (!p->group || p->n_group > 0)
+                return false;
+        *ret = 0;
+        return true;
+}
+
+/* The group's first entry scores for all (weight x n_labels, as v1.20 weighs the plugin):
+ * the labels' shares summed in policy order, truncated, times n_labels. */
+static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                                        uint32_t n, int64_t *scores, int64_t *ret_constant) {
+        const SchedWorkload *svc;
+        Selectors all = { .n = 0 };
+        pod_services(cy, &all, &svc);
+        const SchedPriority *const solo[] = { p };
+        const SchedPriority *const *g = p->n_group ? p->group : solo;
+        uint32_t n_g = p->n_group ? p->n_group : 1;
+        SchedCycleState *x = cy->state;
+        if (sched_cycle_state_tmp(x, n) < 0) {
+                *ret_constant = 0;      /* out of memory: no preference, as for a failed score */
+                return true;
+        }
+        double *acc = (double *) x->tmp;
+        for (uint32_t i = 0; i < n; i++)
+                acc[i] = 0;
+        for (uint32_t k = 0; k < n_g; k++)
+                service_anti_affinity_label(cy, g[k]->label, svc, nodes, n, n_g, acc);
+        for (uint32_t i = 0; i < n; i++)
+                scores[i] = sat_from_double(acc[i]) * n_g;
         return false;
 }
 
@@ -319,5 +342,6 @@ const SchedPriorityPlugin sched_prio_service_anti_affinity = {
         .id = POLICY_PRIO_SERVICE_ANTI_AFFINITY,
         .objects = SCHED_OBJS(SCHED_OBJ_SERVICE),
         .compile = service_anti_affinity_compile,
+        .constant = service_anti_affinity_constant,
         .score = service_anti_affinity_score,
 };

@@ -1,5 +1,5 @@
 /* Topology spreading, upstream kube-scheduler v1.20's PodTopologySpread plugin with scores
- * on the legacy 0..10 scale:
+ * on v1.20's 0..100 scale:
  *
  *   EvenPodsSpread: for each DoNotSchedule constraint, matching pods (same namespace, not
  *     being deleted) are counted per topology pair; the pairs are those of the nodes that
