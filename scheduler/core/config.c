@@ -159,6 +159,12 @@ static int add_priority(ConfigBox *box, const PolicyEffectivePriority *ep, Buf *
                                           (long long) p->weight, (long long) POLICY_MAX_WEIGHT - 1);
                 return -EINVAL;
         }
+        /* v1.20 keeps a Score plugin's weight as an int32 (legacy_registry.go: int32(weight),
+         * wrapping) and runs a weight of 0 as 1 (NewFramework): the same weight here, so a
+         * weight the validator accepts never makes the weight sum refuse to start. */
+        p->weight = (int32_t) (uint32_t) (uint64_t) p->weight;
+        if (p->weight == 0)
+                p->weight = 1;
         if (p->plugin->compile) {
                 int r = p->plugin->compile(cfg->strtab, &box->arena, p, ep->argument, err);
                 if (r < 0)
@@ -289,14 +295,17 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
                 if ((r = add_priority(box, &eff->priorities[i], err)) < 0)
                         return r;
                 int64_t w = cfg->priorities[cfg->n_priorities - 1].weight;
-                if (sat_mul(w, SCHED_MAX_NODE_SCORE) > INT64_MAX - total) {
+                /* (with int32 weights only a wrapped, negative one can get near the bound: v1.20's
+                 * own check then wraps too and refuses; here the sum saturates instead, so what
+                 * the validator accepts always starts) */
+                if (total >= 0 && sat_mul(w, SCHED_MAX_NODE_SCORE) > INT64_MAX - total) {
                         if (err)
                                 (void) buf_printf(err, "the priority weights add up to more than %lld "
                                                   "(INT64_MAX / %d): total score of Score plugins could overflow",
                                                   (long long) (INT64_MAX / SCHED_MAX_NODE_SCORE), SCHED_MAX_NODE_SCORE);
                         return -EINVAL;
                 }
-                total += w * SCHED_MAX_NODE_SCORE;
+                total = sat_add(total, sat_mul(w, SCHED_MAX_NODE_SCORE));
         }
         if ((r = group_priorities(box, POLICY_PRIO_NODE_LABEL)) < 0 ||
             (r = group_priorities(box, POLICY_PRIO_SERVICE_ANTI_AFFINITY)) < 0)

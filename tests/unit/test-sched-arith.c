@@ -176,25 +176,30 @@ static void test_huge_capacity_scores(void **state) {
 
 /* v1.20's NewFramework refuses weights whose sum x 100 exceeds INT64_MAX; the largest sum
  * it takes is accepted, and the totals then stay in range. */
+/* v1.20 turns each priority weight into an int32 (legacy_registry.go: int32(weight), which
+ * wraps) and a 0 into 1, so its "total score of Score plugins could overflow" check never
+ * trips for a weight its validation accepts (below MaxInt64 / 10). The same here: every
+ * weight the validator accepts starts, with upstream's weight. */
 static void test_weight_bound(void **state) {
         Fx *f = *state;
-        TlPolicy pol;
-        tl_policy_init(&pol, false);
-        tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, INT64_MAX / 100 - 1, NULL, NULL);
-        tl_policy_prio(&pol, POLICY_PRIO_MOST_REQUESTED, 1, NULL, NULL);
-        SchedConfig *cfg = NULL;
-        assert_int_equal(sched_config_new(f->t, &pol.eff, NULL, &cfg, NULL), 0);
-        sched_config_free(cfg);
-
-        tl_policy_init(&pol, false);
-        tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, INT64_MAX / 100, NULL, NULL);
-        tl_policy_prio(&pol, POLICY_PRIO_MOST_REQUESTED, 1, NULL, NULL);
-        _cleanup_buf_ Buf err;
-        buf_init(&err, 0);
-        assert_int_equal(sched_config_new(f->t, &pol.eff, NULL, &cfg, &err), -EINVAL);
-        assert_non_null(strstr(buf_str(&err), "total score of Score plugins could overflow"));
+        static const int64_t weights[] = { INT64_MAX / 100 - 1, INT64_MAX / 100, INT64_MAX / 10 - 1,
+                                           (int64_t) 1 << 32, ((int64_t) 1 << 32) + 5, 7 };
+        static const int64_t want[] = { (int32_t) (uint32_t) (uint64_t) (INT64_MAX / 100 - 1),
+                                        (int32_t) (uint32_t) (uint64_t) (INT64_MAX / 100),
+                                        (int32_t) (uint32_t) (uint64_t) (INT64_MAX / 10 - 1), 1, 5, 7 };
+        for (size_t i = 0; i < ELEMENTSOF(weights); i++) {
+                TlPolicy pol;
+                tl_policy_init(&pol, false);
+                tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+                tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, weights[i], NULL, NULL);
+                tl_policy_prio(&pol, POLICY_PRIO_MOST_REQUESTED, 1, NULL, NULL);
+                SchedConfig *cfg = NULL;
+                assert_int_equal(sched_config_new(f->t, &pol.eff, NULL, &cfg, NULL), 0);
+                int64_t w = 0;
+                assert_non_null(sched_config_priority_name(cfg, 0, &w));
+                assert_int_equal(w, want[i]);
+                sched_config_free(cfg);
+        }
 }
 
 static int ext_prioritize(void *userdata, const SchedPod *pod, SchedNodeInfo *const *nodes, uint32_t n,
