@@ -2,7 +2,7 @@
  * scheduler and the operator use.
  *
  * A case directory holds the input (input.json, input.yaml, or `source` naming a file
- * relative to the repository root, e.g. ../shared/policies/openshift-default.json), an
+ * relative to the repository root, e.g. tests/data/policy-examples/openshift-default.json), an
  * optional `options` file (configmap, tnbc-off, format=json|yaml, max-size=N, max-depth=N,
  * profile=NAME), and the expectations:
  *   diagnostics            one line per diagnostic: LINE:COL SEVERITY CODE PATH (required)
