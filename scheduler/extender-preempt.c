@@ -64,13 +64,13 @@ static int process(void *userdata, const SchedPod *pod, SchedCandidate *cands, u
         int r = extender_call(x, verb, args, &res);
         if (r < 0)
                 return r;
-        json_t *out = json_object_get(res, "nodeNameToMetaVictims");
+        json_t *out = extender_reply_get(res, "nodeNameToMetaVictims");
         /* count the victims first: the new lists live in ep->pool */
         size_t total = 0;
         const char *k;
         json_t *v;
         json_object_foreach(out, k, v)
-                total += json_array_size(json_object_get(v, "pods"));
+                total += json_array_size(extender_reply_get(v, "pods"));
         if (total > ep->pool_cap) {
                 SchedPod **np = reallocarray(ep->pool, total, sizeof(*np));
                 if (!np)
@@ -87,11 +87,11 @@ static int process(void *userdata, const SchedPod *pod, SchedCandidate *cands, u
                 SchedCandidate c = cands[i];
                 c.victims = ep->pool + used;
                 c.n_victims = 0;
-                c.n_pdb_violations = (uint32_t) json_integer_value(json_object_get(nv, "numPDBViolations"));
+                c.n_pdb_violations = (uint32_t) json_integer_value(extender_reply_get(nv, "numPDBViolations"));
                 size_t j;
                 json_t *mp;
-                json_array_foreach(json_object_get(nv, "pods"), j, mp) {
-                        const char *uid = json_string_value(json_object_get(mp, "uid"));
+                json_array_foreach(extender_reply_get(nv, "pods"), j, mp) {
+                        const char *uid = json_string_value(extender_reply_get(mp, "uid"));
                         SchedPod *vp = uid ? pod_on_node(ep->cache, c.node, uid) : NULL;
                         if (!vp) {
                                 char msg[512];

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/base64.h"
 #include "common/buf.h"
@@ -380,16 +381,30 @@ static uint32_t find_node(const Extender *x, const SchedStr *names, uint32_t n, 
         return UINT32_MAX;
 }
 
+/* A member of an extender's reply. v1.20's extender types carry no json tags, so a Go
+ * extender answers "NodeNames", "FailedNodes", "Host", "Score", ... and kube-scheduler
+ * decodes them as encoding/json does: the exact name first, else any case. */
+json_t *extender_reply_get(const json_t *obj, const char *key) {
+        json_t *v = json_object_get(obj, key);
+        if (v || !json_is_object(obj))
+                return v;
+        const char *k;
+        json_object_foreach((json_t *) obj, k, v)
+                if (strcasecmp(k, key) == 0)
+                        return v;
+        return NULL;
+}
+
 /* ExtenderFilterResult -> keep[] and reasons[] (keep starts all true). */
 static int parse_filter(Extender *x, json_t *res, const SchedStr *names, uint32_t n, bool *keep,
                         const char **reasons) {
-        const char *error = json_string_value(json_object_get(res, "error"));
+        const char *error = json_string_value(extender_reply_get(res, "error"));
         if (error && *error) {
                 set_error(x, "extender %s: %s", x->url, error);
                 return -EIO;
         }
-        json_t *nodenames = json_object_get(res, "nodenames");
-        json_t *items = json_object_get(json_object_get(res, "nodes"), "items");
+        json_t *nodenames = extender_reply_get(res, "nodenames");
+        json_t *items = json_object_get(extender_reply_get(res, "nodes"), "items");
         for (uint32_t i = 0; i < n; i++)
                 keep[i] = false;
         size_t i;
@@ -409,7 +424,7 @@ static int parse_filter(Extender *x, json_t *res, const SchedStr *names, uint32_
                 }
         /* failedNodes' messages name the reasons; they stay valid in the strtab */
         const char *name;
-        json_object_foreach(json_object_get(res, "failedNodes"), name, e) {
+        json_object_foreach(extender_reply_get(res, "failedNodes"), name, e) {
                 uint32_t k = find_node(x, names, n, name);
                 const char *msg = json_string_value(e);
                 SchedStr id;
@@ -424,10 +439,10 @@ static void parse_prioritize(Extender *x, json_t *res, const SchedStr *names, ui
         size_t i;
         json_t *e;
         json_array_foreach(res, i, e) {
-                const char *host = json_string_value(json_object_get(e, "host"));
+                const char *host = json_string_value(extender_reply_get(e, "host"));
                 uint32_t k = host ? find_node(x, names, n, host) : UINT32_MAX;
                 if (k != UINT32_MAX) {
-                        int64_t s = json_integer_value(json_object_get(e, "score"));
+                        int64_t s = json_integer_value(extender_reply_get(e, "score"));
                         scores[k] = s < 0 ? 0 : s > 10 ? 10 : s;
                 }
         }
@@ -481,7 +496,7 @@ static json_t *bind_args(const SchedPod *pod, const char *node) {
 }
 
 static int parse_bind(Extender *x, json_t *res) {
-        const char *error = json_string_value(json_object_get(res, "error"));
+        const char *error = json_string_value(extender_reply_get(res, "error"));
         if (error && *error) {
                 set_error(x, "extender %s: %s", x->url, error);
                 return -EIO;

@@ -80,3 +80,6 @@ int extender_bind_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const c
 void extender_on_action(CurlEvent *ce, void *userdata);
 /* Drops the calls in flight without running their callbacks (extender_free does too). */
 void extender_cancel_all(Extender *x);
+/* A member of an extender's reply (borrowed): the exact key, else one that differs only in
+ * case, as kube-scheduler v1.20 decodes its untagged extender types. */
+json_t *extender_reply_get(const json_t *obj, const char *key);

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <systemd/sd-event.h>
 
 #include "policy-validator/policy.h"
@@ -349,8 +350,26 @@ static void test_timeout_cap(void **state) {
         assert_int_equal(extender_new(&pe, &lk, &x, &err), -EINVAL);
 }
 
+/* A Go extender built on v1.20's untagged types answers "NodeNames", "Host", "Score": read
+ * as kube-scheduler reads them (the exact key first, else any case). */
+static void test_reply_keys_any_case(void **state) {
+        json_t *r = json_loads("{\"NodeNames\":[\"a\"],\"FailedNodes\":{\"b\":\"no\"},\"error\":\"\","
+                               "\"Error\":\"shadowed\"}", 0, NULL);
+        assert_non_null(r);
+        assert_true(json_is_array(extender_reply_get(r, "nodenames")));
+        assert_true(json_is_object(extender_reply_get(r, "failedNodes")));
+        assert_string_equal(json_string_value(extender_reply_get(r, "error")), "");
+        assert_null(extender_reply_get(r, "score"));
+        json_decref(r);
+        json_t *hp = json_loads("{\"Host\":\"n1\",\"Score\":7}", 0, NULL);
+        assert_string_equal(json_string_value(extender_reply_get(hp, "host")), "n1");
+        assert_int_equal(json_integer_value(extender_reply_get(hp, "score")), 7);
+        json_decref(hp);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_reply_keys_any_case),
                 cmocka_unit_test_setup_teardown(test_wire_format, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_managed_resources, setup, teardown),
