@@ -6,6 +6,8 @@ POLICY_LIB_SRCS := \
 	policy-validator/registry.c \
 	policy-validator/diag.c \
 	policy-validator/parse.c \
+	policy-validator/parse-json.c \
+	policy-validator/parse-yaml.c \
 	policy-validator/decode.c \
 	policy-validator/validate.c \
 	policy-validator/conflicts.c \
