@@ -280,8 +280,8 @@ static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
                         continue;
                 int q = sched_objects_assume_pv_claim(m->objects, b->vol->assumed_pvs[k++], w[i].claim);
                 if (q < 0)
-                        klog_warning("cannot assume volume %s for %s/%s: %s", b->vol->assumed_pvs[k - 1],
-                                     w[i].claim->namespace_, w[i].claim->name, strerror(-q));
+                        klog_warning_errno(q, "cannot assume volume %s for %s/%s: %m", b->vol->assumed_pvs[k - 1],
+                                     w[i].claim->namespace_, w[i].claim->name);
         }
         b->vol->writes = sent;
         if (r < 0 && sent == 0) {

@@ -61,21 +61,20 @@ static void pod_event(Manager *m, json_t *obj) {
         SchedPod *pod = NULL;
         int r = sched_pod_from_json(m->strtab, obj, &pod);
         if (r < 0) {
-                klog_warning("ignoring pod %s/%s: %s", kube_obj_namespace(obj) ?: "", kube_obj_name(obj) ?: "",
-                             strerror(-r));
+                klog_warning_errno(r, "ignoring pod %s/%s: %m", kube_obj_namespace(obj) ?: "", kube_obj_name(obj) ?: "");
                 return;
         }
         if (pod->node_name) {
                 preemptor_pod_gone(m, pod->uid);
                 r = sched_cache_add_pod(m->cache, pod);
                 if (r < 0)
-                        klog_warning("cache: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
+                        klog_warning_errno(r, "cache: pod %s/%s: %m", pod->namespace_, pod->name);
                 (void) sched_queue_delete(m->queue, pod->uid);
         } else if (pod->scheduler_name == m->scheduler_name && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
                 apply_project_node_selector(m, pod);
                 r = sched_queue_add(m->queue, pod);
                 if (r < 0)
-                        klog_warning("queue: pod %s/%s: %s", pod->namespace_, pod->name, strerror(-r));
+                        klog_warning_errno(r, "queue: pod %s/%s: %m", pod->namespace_, pod->name);
                 preemptor_pod_pending(m, pod);
                 manager_kick(m);
         } else {
@@ -185,7 +184,7 @@ static void node_event(Manager *m, json_t *obj) {
         SchedNode *node = NULL;
         int r = sched_node_from_json(m->strtab, obj, &node);
         if (r < 0) {
-                klog_warning("ignoring node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
+                klog_warning_errno(r, "ignoring node %s: %m", kube_obj_name(obj) ?: "");
                 return;
         }
         /* the settings' mastersSchedulable: true: what the machine-config operator does,
@@ -195,7 +194,7 @@ static void node_event(Manager *m, json_t *obj) {
                 (void) sched_node_remove_taints(node, m->master_taint, SCHED_EFFECT_NO_SCHEDULE);
         r = sched_cache_add_node(m->cache, node);
         if (r < 0) {
-                klog_warning("cache: node %s: %s", kube_obj_name(obj) ?: "", strerror(-r));
+                klog_warning_errno(r, "cache: node %s: %m", kube_obj_name(obj) ?: "");
                 return;
         }
         sched_queue_move_all(m->queue);
@@ -316,8 +315,8 @@ static void on_obj_add(KubeInformer *inf, json_t *obj, void *userdata) {
         ObjInformer *oi = userdata;
         int r = obj_put(oi->m->objects, oi->kind, obj);
         if (r < 0) {
-                klog_warning("ignoring %s %s%s%s: %s", obj_kinds[oi->kind].what, kube_obj_namespace(obj) ?: "",
-                             kube_obj_namespace(obj) ? "/" : "", kube_obj_name(obj) ?: "", strerror(-r));
+                klog_warning_errno(r, "ignoring %s %s%s%s: %m", obj_kinds[oi->kind].what, kube_obj_namespace(obj) ?: "",
+                             kube_obj_namespace(obj) ? "/" : "", kube_obj_name(obj) ?: "");
                 return;
         }
         obj_changed(oi);
@@ -445,7 +444,7 @@ int informers_start(Manager *m) {
             (r = start_informer(m, &KUBE_NAMESPACES, NULL, NULL, trim_namespace, NULL, &m->namespaces)) < 0 ||
             (r = start_informer(m, &KUBE_PODS, "status.phase!=Succeeded,status.phase!=Failed", &pod_h,
                                 whole ? NULL : trim_pod, whole ? NULL : keep_pod, &m->pods)) < 0)
-                return klog_error_errno(r, "cannot start informers: %s", strerror(-r));
+                return klog_error_errno(r, "cannot start informers: %m");
         /* the other kinds the policy reads; a pod is decided only once they are listed too,
          * or a claim would be "not found" and a spread counted without its services */
         static const KubeInformerHandlers obj_h = { on_obj_add, on_obj_update, on_obj_delete };
@@ -477,8 +476,7 @@ int informers_start(Manager *m) {
                 if (r >= 0)
                         r = kube_informer_start(oi->inf);
                 if (r < 0)
-                        return klog_error_errno(r, "cannot start the %s informer: %s", obj_kinds[k].what,
-                                                strerror(-r));
+                        return klog_error_errno(r, "cannot start the %s informer: %m", obj_kinds[k].what);
         }
 
         return 0;

@@ -39,7 +39,7 @@ static int run(int argc, char **argv) {
         sd_event *e = manager_get_event(m);
         r = sd_event_set_signal_exit(e, true);
         if (r < 0)
-                return klog_error_errno(r, "cannot watch signals: %s", strerror(-r));
+                return klog_error_errno(r, "cannot watch signals: %m");
         r = manager_start(m);
         if (r < 0)
                 return r;
@@ -49,7 +49,7 @@ static int run(int argc, char **argv) {
         r = sd_event_loop(e);
         (void) kube_notify_stopping();
         if (r < 0)
-                return klog_error_errno(r, "event loop failed: %s", strerror(-r));
+                return klog_error_errno(r, "event loop failed: %m");
         klog_info("policy-scheduler stopping");
         return r > 0 ? -ECANCELED : 0;
 }

@@ -78,8 +78,8 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
         }
         r = sched_cache_assume_pod(m->cache, pod, res.node);
         if (r < 0) {
-                klog_error("%s/%s: cannot assume on %s: %s", pod->namespace_, pod->name,
-                           sched_strtab_get(m->strtab, res.node), strerror(-r));
+                klog_error_errno(r, "%s/%s: cannot assume on %s: %m", pod->namespace_, pod->name,
+                           sched_strtab_get(m->strtab, res.node));
                 (void) sched_queue_failed(m->queue, pod->uid, false);
                 return;
         }
@@ -243,7 +243,7 @@ static int load_policy(Manager *m, Policy **ret) {
                 source = o->policy_path;
                 r = read_policy_file(o->policy_path, &text, &len);
                 if (r < 0)
-                        return klog_error_errno(r, "cannot read policy %s: %s", o->policy_path, strerror(-r));
+                        return klog_error_errno(r, "cannot read policy %s: %m", o->policy_path);
         } else if (o->policy_cm_name) {
                 const char *ns = o->policy_cm_namespace ? o->policy_cm_namespace : "kube-system";
                 snprintf(cm_source, sizeof cm_source, "configmap %s/%s", ns, o->policy_cm_name);
@@ -327,7 +327,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         m->leading = !opts->leader_elect;
         int r = sd_event_default(&m->event);
         if (r < 0)
-                return klog_error_errno(r, "cannot create the event loop: %s", strerror(-r));
+                return klog_error_errno(r, "cannot create the event loop: %m");
 
         /* hostname plus a random part, as upstream: replicas run as processes on one host
          * (nodesim) must still be different candidates */
@@ -351,7 +351,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         kube_client_set_max_in_flight(m->client, MAX_IN_FLIGHT);
         r = kube_event_recorder_new(m->client, opts->scheduler_name, m->identity, &m->recorder);
         if (r < 0)
-                return klog_error_errno(r, "cannot create the event recorder: %s", strerror(-r));
+                return klog_error_errno(r, "cannot create the event recorder: %m");
 
         _cleanup_(policy_freep) Policy *policy = NULL;
         r = load_policy(m, &policy);
@@ -359,7 +359,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 return r;
         r = policy_effective(policy, NULL, &m->eff);
         if (r < 0)
-                return klog_error_errno(r, "cannot compute the effective policy: %s", strerror(-r));
+                return klog_error_errno(r, "cannot compute the effective policy: %m");
         _cleanup_free_ char *line = policy_effective_log_line(m->eff);
         if (line)
                 klog_info("%s", line);
@@ -409,7 +409,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                         return -ENOMEM;
                 r = curl_event_new(m->event, extender_on_action, NULL, &m->ext_curl);
                 if (r < 0)
-                        return klog_error_errno(r, "cannot set up extender calls: %s", strerror(-r));
+                        return klog_error_errno(r, "cannot set up extender calls: %m");
                 ExtenderLookup lk = { .pod = informers_lookup_pod, .node = informers_lookup_node, .strtab = m->strtab, .userdata = m };
                 for (size_t i = 0; i < m->eff->n_extenders; i++) {
                         buf_reset(&err);
@@ -463,7 +463,7 @@ int manager_start(Manager *m) {
                 if (r >= 0)
                         r = kube_leader_start(m->leader);
                 if (r < 0)
-                        return klog_error_errno(r, "cannot start leader election: %s", strerror(-r));
+                        return klog_error_errno(r, "cannot start leader election: %m");
                 klog_info("waiting for the lease %s/%s as %s", lc.lease_namespace, lc.lease_name, lc.identity);
         }
         return 0;

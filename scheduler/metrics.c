@@ -159,9 +159,9 @@ static int serve_secure(Manager *m) {
         _cleanup_free_ char *cert = NULL, *key = NULL;
         if (o->tls_cert_file) {
                 if ((r = read_pem(o->tls_cert_file, &cert)) < 0)
-                        return klog_error_errno(r, "--tls-cert-file %s: %s", o->tls_cert_file, strerror(-r));
+                        return klog_error_errno(r, "--tls-cert-file %s: %m", o->tls_cert_file);
                 if ((r = read_pem(o->tls_key_file, &key)) < 0)
-                        return klog_error_errno(r, "--tls-private-key-file %s: %s", o->tls_key_file, strerror(-r));
+                        return klog_error_errno(r, "--tls-private-key-file %s: %m", o->tls_key_file);
         }
         HttpServerOptions ho = { .address = o->bind_address, .port = (uint16_t) o->secure_port,
                                  .cert_pem = cert, .key_pem = key, .tls_self_signed = !cert };
@@ -186,7 +186,7 @@ int metrics_serve(Manager *m) {
                 HttpServerOptions ho = { .address = o->address, .port = (uint16_t) o->port };
                 r = http_server_new(m->event, &ho, &m->http);
                 if (r < 0)
-                        return klog_error_errno(r, "cannot serve HTTP on %s:%d: %s", o->address, o->port, strerror(-r));
+                        return klog_error_errno(r, "cannot serve HTTP on %s:%d: %m", o->address, o->port);
                 if ((r = add_health_routes(m, m->http)) < 0)
                         return r;
                 if (o->metrics_port <= 0 && (r = http_server_add_route(m->http, "/metrics", on_metrics, m)) < 0)
@@ -196,8 +196,8 @@ int metrics_serve(Manager *m) {
                 HttpServerOptions ho = { .address = o->metrics_address, .port = (uint16_t) o->metrics_port };
                 r = http_server_new(m->event, &ho, &m->http_metrics);
                 if (r < 0)
-                        return klog_error_errno(r, "cannot serve /metrics on %s:%d: %s", o->metrics_address,
-                                                o->metrics_port, strerror(-r));
+                        return klog_error_errno(r, "cannot serve /metrics on %s:%d: %m", o->metrics_address,
+                                                o->metrics_port);
                 if ((r = http_server_add_route(m->http_metrics, "/metrics", on_metrics, m)) < 0)
                         return r;
         }

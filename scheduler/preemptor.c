@@ -29,8 +29,8 @@ static void on_pdb_add(KubeInformer *inf, json_t *obj, void *userdata) {
         Manager *m = userdata;
         int r = sched_pdbs_put(m->pdbs, obj);
         if (r < 0)
-                klog_warning("ignoring poddisruptionbudget %s/%s: %s", kube_obj_namespace(obj) ?: "",
-                             kube_obj_name(obj) ?: "", strerror(-r));
+                klog_warning_errno(r, "ignoring poddisruptionbudget %s/%s: %m", kube_obj_namespace(obj) ?: "",
+                             kube_obj_name(obj) ?: "");
 }
 
 static void on_pdb_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
@@ -84,7 +84,7 @@ int preemptor_start(Manager *m) {
         if (r >= 0)
                 r = kube_informer_start(m->pdb_informer);
         if (r < 0)
-                return klog_error_errno(r, "cannot start the poddisruptionbudget informer: %s", strerror(-r));
+                return klog_error_errno(r, "cannot start the poddisruptionbudget informer: %m");
         return 0;
 }
 
