@@ -1,7 +1,7 @@
 #pragma once
 /* SchedOptions: policy-scheduler's start-up configuration. The command line is
  * kube-scheduler v1.20's (policy-scheduler.1 lists every upstream flag, accepted or refused
- * and why); the files are the ones the operator renders (DESIGN.md, reconcilers/render.c):
+ * and why); the files are the ones the operator renders (docs/design.md, reconcilers/render.c):
  *
  *   --config FILE          KubeSchedulerConfiguration, kubescheduler.config.k8s.io/v1beta1
  *                          (profiles[0].schedulerName) or v1alpha1 (schedulerName,

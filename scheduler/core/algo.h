@@ -1,6 +1,6 @@
 #pragma once
 /* SchedAlgo: one scheduling decision for one pod, as upstream kube-scheduler v1.20's
- * genericScheduler does it, with OpenShift 4.x scoring (DESIGN.md):
+ * genericScheduler does it, with OpenShift 4.x scoring (docs/design.md):
  *
  *   1. Filter: nodes are visited from a rotating start index; on each, the predicates run in
  *      the registry's execution order and stop at the first failure (all run with

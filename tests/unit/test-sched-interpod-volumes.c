@@ -353,7 +353,7 @@ static void test_wait_for_first_consumer(void **state) {
         assert_string_equal(s5, "0/2 nodes are available: 2 Insufficient cpu.");
 }
 
-/* DESIGN.md: a test fails if any accepted name has no implementation (the node-condition
+/* docs/design.md: a test fails if any accepted name has no implementation (the node-condition
  * names too: libpolicy accepts them with TaintNodesByCondition off). */
 static void test_every_registry_name(void **state) {
         (void) state;
