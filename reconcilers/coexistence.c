@@ -13,9 +13,18 @@
 
 /* Whether text names one of the bundled scheduler's pods: the identity is the hostname
  * followed by "_", the instance the schedulerName, "-" and the hostname. */
-static bool names_own_pod(const char *text, const json_t *pods) {
+static bool names_own_pod(const char *text, const json_t *pods, const char *scheduler_name) {
         size_t i;
         json_t *pod;
+
+        /* Any pod of the Deployment, current or replaced by a rollout: "<pod>_<hex>" (the
+         * bundled scheduler) or "<schedulerName>-<pod>" (kube-scheduler run as its command). */
+        static const char prefix[] = RECONCILE_DEPLOYMENT_NAME "-";
+        size_t sn = strlen(scheduler_name);
+        if (strncmp(text, prefix, sizeof prefix - 1) == 0 ||
+            (strncmp(text, scheduler_name, sn) == 0 && text[sn] == '-' &&
+             strncmp(text + sn + 1, prefix, sizeof prefix - 1) == 0))
+                return true;
 
         json_array_foreach(pods, i, pod) {
                 const char *app = jstr(pod, "metadata", "labels", RECONCILE_APP_LABEL);
@@ -42,7 +51,7 @@ static int lease_conflict(const json_t *lease, const json_t *pods, int64_t now, 
 
         if (!holder || !holder[0] || parse_time(renew, &renewed) < 0 || duration <= 0)
                 return 0;
-        if (renewed + (int64_t) duration < now || names_own_pod(holder, pods))
+        if (renewed + (int64_t) duration < now || names_own_pod(holder, pods, ""))
                 return 0;
         if (asprintf(ret, "Lease " RECONCILE_UPSTREAM_LEASE_NAMESPACE "/" RECONCILE_UPSTREAM_LEASE_NAME
                      " is held by \"%.128s\" (renewed %" PRId64 "s ago), which is none of the "
@@ -73,7 +82,7 @@ static int events_conflict(const json_t *events, const json_t *pods, const char 
                     strcmp(controller, scheduler_name) != 0 || !inst || !inst[0])
                         continue;
                 int64_t t = event_time(ev);
-                if (t <= 0 || t + COEXISTENCE_EVENT_WINDOW_S < now || names_own_pod(inst, pods))
+                if (t <= 0 || t + COEXISTENCE_EVENT_WINDOW_S < now || names_own_pod(inst, pods, scheduler_name))
                         continue;
                 /* The smallest name, so the description does not depend on the order. */
                 if (!instance || strcmp(inst, instance) < 0)

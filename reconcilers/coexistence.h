@@ -8,7 +8,9 @@
  *    scheduler's pods (pod hostname = pod name);
  *  - recent events.k8s.io/v1 Events with reason Scheduled, reportingController = the
  *    schedulerName, from a reportingInstance ("<schedulerName>-<hostname>" upstream) that
- *    names none of those pods. */
+ *    names none of those pods.
+ * A name that starts with the Deployment's pod prefix ("policy-scheduler-") is one of its
+ * pods, current or replaced by a rollout. */
 
 #include <stdint.h>
 

@@ -320,6 +320,15 @@ static void test_coexistence(void **state) {
         assert_non_null(strstr(found, "; 1 Scheduled Event"));
         free(found);
         assert_int_equal(coexistence_find_conflict(NULL, events, pods, "", now, &found), -EINVAL);
+        /* A pod the Deployment replaced in a rollout is still one of its own. */
+        json_auto_t *replaced = json_loads(
+                "[{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
+                "\"reportingInstance\":\"policy-scheduler-77f-zzzzz_00aa\",\"eventTime\":\"2026-09-21T14:13:00Z\"},"
+                "{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
+                "\"reportingInstance\":\"default-scheduler-policy-scheduler-77f-zzzzz\",\"eventTime\":\"2026-09-21T14:13:00Z\"}]",
+                0, NULL);
+        assert_int_equal(coexistence_find_conflict(NULL, replaced, pods, "default-scheduler", now, &found), 0);
+        assert_null(found);
 }
 
 int main(void) {
