@@ -108,4 +108,18 @@ make_pod ours-1
 wait_for "a pod is bound after the hand-over" 30 bound ours-1
 check_match "... by the bundled scheduler, the Lease holder" '^policy-scheduler-.*_[0-9a-f]{16}$' "$(scheduled_by ours-1)"
 check "the shared Lease keeps Degraded False" not_degraded
+
+# --- the other sign: Scheduled events from another instance --------------------------------
+# The Lease is now held by a bundled scheduler pod; kube-scheduler's Scheduled event for
+# up-1 is less than two minutes old. Without the shared Lease the operator sees it.
+stack_operator_stop_all() { for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done; }
+stack_operator_stop_all
+dep_rev() { kubectl -n openshift-kube-scheduler get deployment policy-scheduler -o jsonpath='{.spec.template.metadata.annotations.scheduler\.openshift\.io/revision}'; }
+dep_before=$(dep_rev)
+stack_operator_start d --progress-deadline 120 > "$T/port-d"
+wait_for "without the shared Lease, kube-scheduler's recent Scheduled event trips the guard" 60 degraded_by_conflict
+check_match "... and the message names the reporting instance" 'Scheduled Event.* reported by "default-scheduler-' \
+  "$(cond Degraded message)"
+sleep 3
+check_match "... and the Deployment keeps the shared-Lease revision meanwhile" "^${dep_before:-none}\$" "$(dep_rev)"
 finish
