@@ -32,6 +32,10 @@ static void help(void) {
                "  --scheduler-image IMAGE      image of the scheduler pods (default policy-scheduler:latest)\n"
                "  --scheduler-command WORD     the scheduler's argv, one word per option (repeatable)\n"
                "  --scheduler-name NAME        schedulerName it serves (default default-scheduler)\n"
+               "  --scheduler-shared-lease BOOL the scheduler elects on Lease kube-system/kube-scheduler, the\n"
+               "                               one upstream kube-scheduler uses, so the two exclude each other\n"
+               "                               (default false: a guard holds the rollout while another\n"
+               "                               default-scheduler is active)\n"
                "  --scheduler-kubeconfig FILE  kubeconfig path inside the scheduler pod (default: in-cluster)\n"
                "  --scheduler-verbosity N      the scheduler's -v (default 2)\n"
                "  --scheduler-replicas N       (default 2)\n"
@@ -90,7 +94,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 ARG_KUBECONFIG = 0x100, ARG_LISTEN, ARG_LEADER_ELECT, ARG_LEASE_NS, ARG_LEASE_NAME,
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
-                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT,
+                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE,
         };
         static const struct option options[] = {
                 { "kubeconfig", required_argument, NULL, ARG_KUBECONFIG },
@@ -103,6 +107,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "scheduler-command", required_argument, NULL, ARG_COMMAND },
                 { "scheduler-name", required_argument, NULL, ARG_SCHED_NAME },
                 { "scheduler-kubeconfig", required_argument, NULL, ARG_SCHED_KUBECONFIG },
+                { "scheduler-shared-lease", required_argument, NULL, ARG_SHARED_LEASE },
                 { "scheduler-verbosity", required_argument, NULL, ARG_SCHED_V },
                 { "scheduler-replicas", required_argument, NULL, ARG_REPLICAS },
                 { "revisions-to-keep", required_argument, NULL, ARG_KEEP },
@@ -153,6 +158,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                         break;
                 case ARG_SCHED_NAME: o->scheduler.scheduler_name = optarg; break;
                 case ARG_SCHED_KUBECONFIG: o->scheduler.kubeconfig = optarg; break;
+                case ARG_SHARED_LEASE: r = parse_bool(optarg, &o->scheduler.shared_lease); break;
                 case ARG_SCHED_V:
                         r = parse_int(optarg, 0, 10, &v);
                         o->scheduler.verbosity = (int) v;

@@ -36,6 +36,7 @@
 #include "kube/log.h"
 #include "kube/workqueue.h"
 #include "operator/apply-error.h"
+#include "operator/coexistence.h"
 #include "operator/event-action.h"
 #include "operator/expectations.h"
 #include "operator/logtext.h"
@@ -79,6 +80,7 @@ struct Manager {
         uint64_t lease_error_logged_usec;
         HttpServer *http;
         KubeEventRecorder *recorder;
+        Coexistence *coexist;           /* another default scheduler? NULL: not guarded */
 
         KubeQueue *queue;
         Expectations expectations;
@@ -122,6 +124,8 @@ static bool all_synced(const Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (!m->synced[i])
                         return false;
+        if (!coexistence_synced(m->coexist))
+                return false;
         const char *want = wanted_policy_name(m);
         if (!want || !m->policy_name)
                 return !want && !m->policy_name;
@@ -287,6 +291,13 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
         json_auto_t *pods = informer_array(m->informers[INF_PODS]);
         if (!configmaps || !pods)
                 return -ENOMEM;
+        int64_t now = (int64_t) (now_realtime_usec() / 1000000ULL);
+        _cleanup_free_ char *conflict = NULL;
+        if (m->coexist) {
+                int r = coexistence_check(m->coexist, pods, m->opts.scheduler.scheduler_name, now, &conflict);
+                if (r < 0)
+                        return r;
+        }
         ReconcileInput in = {
                 .scheduler = scheduler,
                 .policy_configmap = policy_cm,
@@ -295,9 +306,10 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
                                                 RECONCILE_DEPLOYMENT_NAME),
                 .pods = pods,
                 .nodes = m->pass_nodes,
-                .now = (int64_t) (now_realtime_usec() / 1000000ULL),
+                .now = now,
                 .config = &m->opts.scheduler,
                 .apply_error = apply_error_shown(&m->apply_error),
+                .conflicting_scheduler = conflict,
         };
         return reconcile_scheduler(&in, ret);
 }
@@ -498,6 +510,10 @@ static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, vo
         klog_warning("Watch failed (retrying): %s", LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)));
 }
 
+static void on_coexistence_changed(void *userdata) {
+        trigger(userdata);
+}
+
 static void on_started_leading(KubeLeaderElector *le, void *userdata) {
         Manager *m = userdata;
         klog_info("Became the leader (%s)", m->identity);
@@ -609,6 +625,11 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
             (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0)
                 return klog_error_errno(r, "Cannot set up the informers: %s", strerror(-r));
 
+        /* Guarded only where a conflict could hold the rollout back (the pure decision). */
+        if (reconcile_conflict_blocks("?", &opts->scheduler) &&
+            (r = coexistence_new(m->client, on_coexistence_changed, m, &m->coexist)) < 0)
+                return klog_error_errno(r, "Cannot watch for another scheduler: %s", strerror(-r));
+
         r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
         if (r < 0)
                 return r;
@@ -675,6 +696,11 @@ int manager_start(Manager *m) {
                 if (r < 0)
                         return klog_error_errno(r, "Cannot start an informer: %s", strerror(-r));
         }
+        if (m->coexist) {
+                int r = coexistence_start(m->coexist);
+                if (r < 0)
+                        return klog_error_errno(r, "Cannot watch for another scheduler: %s", strerror(-r));
+        }
         if (m->elector) {
                 int r = kube_leader_start(m->elector);
                 if (r < 0)
@@ -703,6 +729,7 @@ Manager *manager_free(Manager *m) {
         expectations_clear(&m->expectations);
         for (unsigned i = 0; i < _INF_MAX; i++)
                 kube_informer_unref(m->informers[i]);
+        coexistence_free(m->coexist);
         kube_event_recorder_free(m->recorder);
         kube_client_unref(m->writer);
         kube_client_unref(m->client);

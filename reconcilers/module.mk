@@ -3,7 +3,8 @@
 # Link order for users: reconcilers policy kube common.
 RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/revisions.c reconcilers/rollout.c \
                     reconcilers/status.c reconcilers/events.c reconcilers/source.c reconcilers/render.c \
-                    reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c
+                    reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c \
+                    reconcilers/coexistence.c
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
 RECONCILE_WORLD := tests/unit/reconcile-world.c

@@ -344,6 +344,16 @@ static int run(Pass *p) {
         return 0;
 }
 
+bool reconcile_conflict_blocks(const char *conflicting_scheduler, const ReconcileConfig *config) {
+        ReconcileConfig defaults;
+        if (!config) {
+                reconcile_config_init(&defaults);
+                config = &defaults;
+        }
+        return conflicting_scheduler && conflicting_scheduler[0] && !config->shared_lease &&
+               strcmp(config->scheduler_name, "default-scheduler") == 0;
+}
+
 int reconcile_scheduler(const ReconcileInput *in, ReconcileOutput **ret) {
         ReconcileConfig defaults;
         int r;

@@ -51,6 +51,10 @@ typedef struct json_t json_t;
 #define RECONCILE_ANN_ROLLOUT_FAILED RECONCILE_ANNOTATION_PREFIX "rollout-failed"
 #define RECONCILE_ANN_ROLLOUT_STARTED RECONCILE_ANNOTATION_PREFIX "rollout-started"
 #define RECONCILE_ANN_SPEC_HASH RECONCILE_ANNOTATION_PREFIX "spec-hash"
+/* The Lease upstream kube-scheduler elects its leader on. */
+#define RECONCILE_UPSTREAM_LEASE_NAMESPACE "kube-system"
+#define RECONCILE_UPSTREAM_LEASE_NAME "kube-scheduler"
+
 
 /* Operator settings that shape the rendered objects. reconcile_config_init() fills the
  * defaults; strings and the node selector are borrowed for the duration of the call. */
@@ -72,6 +76,10 @@ typedef struct ReconcileConfig {
                                          * ({"node-role.kubernetes.io/master": ""}), {} = any */
         const char *service_account;    /* "policy-scheduler" */
         const char *operator_name;      /* Event source component: "scheduler-operator" */
+        bool shared_lease;              /* the scheduler elects its leader on the Lease
+                                         * kube-system/kube-scheduler, the one upstream
+                                         * kube-scheduler uses, so the two exclude each other
+                                         * (false: openshift-kube-scheduler/policy-scheduler) */
 } ReconcileConfig;
 
 /* Fills the defaults listed above. */
@@ -92,6 +100,13 @@ typedef struct ReconcileInput {
                                          * action and the API's message), while that lasts;
                                          * NULL = the last pass applied everything. Shown as
                                          * Degraded=True reason ApplyFailed. */
+        const char *conflicting_scheduler; /* what shows another active scheduler of
+                                         * config's schedulerName (a Lease holder, Events from
+                                         * another instance), NULL/"" = none seen. While set,
+                                         * and the scheduler does not share upstream's Lease,
+                                         * the Deployment is neither created nor changed and
+                                         * no pod is bound: Degraded=True reason
+                                         * ConflictingScheduler. */
 } ReconcileInput;
 
 typedef enum ReconcileVerb {
@@ -127,6 +142,11 @@ typedef struct ReconcileOutput {
         bool policy_valid;              /* for metrics */
         int64_t active_revision;        /* the revision serving now, 0 = none (metrics) */
 } ReconcileOutput;
+
+/* Whether a conflict (ReconcileInput.conflicting_scheduler) holds the rollout back: one is
+ * named, config's schedulerName is "default-scheduler" and the scheduler does not share
+ * upstream's Lease. config NULL = defaults. */
+bool reconcile_conflict_blocks(const char *conflicting_scheduler, const ReconcileConfig *config);
 
 /* Decides everything for one pass. Returns 0 and a new *ret; -EINVAL when the input is not
  * usable at all (no config image, a Scheduler that is not an object, arrays that are not

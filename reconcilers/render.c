@@ -54,12 +54,20 @@ static int render_config_yaml(const ReconcileConfig *c, char **ret) {
                 r |= yaml_quote(&b, c->kubeconfig);
                 r |= buf_putc(&b, '\n');
         }
-        r |= buf_puts(&b,
-                      "leaderElection:\n"
-                      "  leaderElect: true\n"
-                      "  resourceLock: leases\n"
-                      "  resourceNamespace: " RECONCILE_OPERAND_NAMESPACE "\n"
-                      "  resourceName: " RECONCILE_DEPLOYMENT_NAME "\n");
+        if (c->shared_lease)
+                r |= buf_puts(&b,
+                              "leaderElection:\n"
+                              "  leaderElect: true\n"
+                              "  resourceLock: leases\n"
+                              "  resourceNamespace: " RECONCILE_UPSTREAM_LEASE_NAMESPACE "\n"
+                              "  resourceName: " RECONCILE_UPSTREAM_LEASE_NAME "\n");
+        else
+                r |= buf_puts(&b,
+                              "leaderElection:\n"
+                              "  leaderElect: true\n"
+                              "  resourceLock: leases\n"
+                              "  resourceNamespace: " RECONCILE_OPERAND_NAMESPACE "\n"
+                              "  resourceName: " RECONCILE_DEPLOYMENT_NAME "\n");
         r |= buf_printf(&b, "percentageOfNodesToScore: %d\n", c->percentage_of_nodes_to_score);
         r |= buf_puts(&b, "profiles:\n- schedulerName: ");
         r |= yaml_quote(&b, c->scheduler_name);

@@ -264,7 +264,8 @@ static int repair_deployment(Pass *p, const char *hash) {
 int step_deployment(Pass *p) {
         int r;
 
-        if (p->target <= 0)
+        /* Another default scheduler is active: ours is not rolled out beside it. */
+        if (p->target <= 0 || reconcile_conflict_blocks(p->in->conflicting_scheduler, p->cfg))
                 return 0;
         const char *hash = target_hash(p);
         if (!hash)
@@ -295,6 +296,10 @@ int step_bind_pods(Pass *p) {
         size_t n = 0;
         int r;
 
+        /* The other active scheduler places pods itself; binding beside it is what the
+         * guard prevents. */
+        if (reconcile_conflict_blocks(p->in->conflicting_scheduler, p->cfg))
+                return 0;
         r = bootstrap_bindings(p->in->pods, p->in->nodes, p->cfg->scheduler_name, &b, &n);
         if (r < 0)
                 return r;

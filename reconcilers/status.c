@@ -105,7 +105,14 @@ static int cond_degraded(Pass *p, ConditionSpec *c, char **msg) {
         const char *reason;
         int r;
 
-        if (apply_error) {
+        if (reconcile_conflict_blocks(p->in->conflicting_scheduler, p->cfg)) {
+                reason = "ConflictingScheduler";
+                r = asprintf(msg, "another scheduler named %s is active: %s; the " RECONCILE_DEPLOYMENT_NAME
+                             " Deployment is not rolled out beside it (%s). Stop the other scheduler, or set "
+                             "--scheduler-shared-lease so both take part in the Lease "
+                             RECONCILE_UPSTREAM_LEASE_NAMESPACE "/" RECONCILE_UPSTREAM_LEASE_NAME,
+                             p->cfg->scheduler_name, p->in->conflicting_scheduler, p->keeps);
+        } else if (apply_error) {
                 reason = "ApplyFailed";
                 r = asprintf(msg, "%s; %s", apply_error, p->keeps);
         } else if (!w->valid) {

@@ -330,10 +330,16 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 return klog_error_errno(r, "cannot create the event loop: %m");
 
         /* hostname plus a random part, as upstream: replicas run as processes on one host
-         * (nodesim) must still be different candidates */
+         * (nodesim) must still be different candidates. $HOSTNAME, when the environment
+         * sets it as container runtimes (and nodesim) do, is the pod's name, which the
+         * operator's coexistence check recognizes. */
         char host[256] = "unknown";
         uint64_t rnd = 0;
-        (void) gethostname(host, sizeof host - 1);
+        const char *env_host = getenv("HOSTNAME");
+        if (env_host && env_host[0] && strlen(env_host) < sizeof host)
+                snprintf(host, sizeof host, "%s", env_host);
+        else
+                (void) gethostname(host, sizeof host - 1);
         if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t) sizeof rnd)
                 rnd = now_monotonic_usec() ^ ((uint64_t) getpid() << 32);
         if (asprintf(&m->identity, "%s_%016" PRIx64, host, rnd) < 0)

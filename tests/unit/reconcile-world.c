@@ -152,6 +152,7 @@ ReconcileOutput *pass(World *w) {
                 .now = w->now,
                 .config = &w->config,
                 .apply_error = w->apply_error,
+                .conflicting_scheduler = w->conflicting_scheduler,
         };
         ReconcileOutput *out = NULL;
         assert_int_equal(reconcile_scheduler(&in, &out), 0);

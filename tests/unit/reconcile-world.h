@@ -23,6 +23,7 @@ typedef struct World {
         int64_t rv;             /* resourceVersion counter */
         ReconcileConfig config;
         const char *apply_error; /* ReconcileInput.apply_error of the next passes */
+        const char *conflicting_scheduler; /* ReconcileInput.conflicting_scheduler likewise */
 } World;
 
 const char *data_dir(void);

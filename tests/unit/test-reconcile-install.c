@@ -288,6 +288,56 @@ static void add_pending_pod(World *w, const char *name, const char *scheduler_na
         json_array_append_new(w->pods, pod);
 }
 
+/* Another default scheduler is active: nothing is rolled out beside it, Degraded says what
+ * was found, and the rollout goes ahead once it is gone. */
+static void test_conflicting_scheduler_holds_rollout(void **state) {
+        World *w = world_new();
+        set_scheduler(w, "{}");
+        w->conflicting_scheduler = "Lease kube-system/kube-scheduler is held by \"master_1234\"";
+        ReconcileOutput *o = pass(w);
+        assert_int_equal(count_actions(o, RECONCILE_CREATE, "deployments"), 0);
+        assert_int_equal(count_actions(o, RECONCILE_UPDATE, "deployments"), 0);
+        assert_condition(o->status, "Degraded", "True", "ConflictingScheduler");
+        assert_contains(condition_message(o->status, "Degraded"), "master_1234");
+        assert_contains(condition_message(o->status, "Degraded"), "--scheduler-shared-lease");
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_null(w->deployment);
+        assert_settled(w);
+
+        /* Under another schedulerName there is no conflict with the default one. */
+        w->config.scheduler_name = "policy-scheduler";
+        assert_false(reconcile_conflict_blocks(w->conflicting_scheduler, &w->config));
+        w->config.scheduler_name = "default-scheduler";
+        assert_true(reconcile_conflict_blocks(w->conflicting_scheduler, &w->config));
+
+        w->conflicting_scheduler = NULL;
+        o = pass(w);
+        assert_int_equal(count_actions(o, RECONCILE_CREATE, "deployments"), 1);
+        assert_condition(o->status, "Degraded", "False", "AsExpected");
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_non_null(w->deployment);
+        world_free(w);
+}
+
+/* With the shared Lease the scheduler elects on upstream's Lease, and a conflict seen
+ * there holds nothing back: the two exclude each other. */
+static void test_shared_lease_renders_upstream_lease(void **state) {
+        World *w = world_new();
+        set_scheduler(w, "{}");
+        w->config.shared_lease = true;
+        w->conflicting_scheduler = "Lease kube-system/kube-scheduler is held by \"master_1234\"";
+        ReconcileOutput *o = pass(w);
+        assert_int_equal(count_actions(o, RECONCILE_CREATE, "deployments"), 1);
+        assert_condition(o->status, "Degraded", "False", "AsExpected");
+        const char *config = json_string_value(json_object_get(json_object_get(o->actions[0].body, "data"),
+                                                               "config.yaml"));
+        assert_contains(config, "resourceNamespace: kube-system\n  resourceName: kube-scheduler\n");
+        reconcile_output_free(o);
+        world_free(w);
+}
+
 static void test_bootstrap_binding(void **state) {
         World *w = world_new();
         set_scheduler(w, "{}");
@@ -350,6 +400,8 @@ int main(void) {
                 cmocka_unit_test(test_scheduler_deleted_warns_what_is_lost),
                 cmocka_unit_test(test_conditions_transition_times),
                 cmocka_unit_test(test_bootstrap_binding),
+                cmocka_unit_test(test_conflicting_scheduler_holds_rollout),
+                cmocka_unit_test(test_shared_lease_renders_upstream_lease),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

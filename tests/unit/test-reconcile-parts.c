@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "reconcilers/coexistence.h"
 #include "reconcilers/internal.h"
 
 static json_t *J(const char *text) {
@@ -270,9 +271,70 @@ static void test_pod_is_ready(void **state) {
         assert_false(pod_is_ready(NULL));
 }
 
+
+/* Another default scheduler: the upstream Lease held by a stranger, and recent Scheduled
+ * Events from another instance; the bundled scheduler's own pods and stale signs are not. */
+static void test_coexistence(void **state) {
+        const int64_t now = 1790000000; /* 2026-09-21T14:13:20Z */
+        json_auto_t *pods = json_loads("[{\"metadata\":{\"name\":\"policy-scheduler-5d8-abcde\","
+                                       "\"labels\":{\"app\":\"policy-scheduler\"}}}]", 0, NULL);
+        json_auto_t *lease = json_loads("{\"spec\":{\"holderIdentity\":\"master_3f2a\","
+                                        "\"renewTime\":\"2026-09-21T14:13:15.123456Z\",\"leaseDurationSeconds\":15}}",
+                                        0, NULL);
+        json_auto_t *own_lease = json_loads("{\"spec\":{\"holderIdentity\":\"policy-scheduler-5d8-abcde_00ff\","
+                                            "\"renewTime\":\"2026-09-21T14:13:15Z\",\"leaseDurationSeconds\":15}}",
+                                            0, NULL);
+        json_auto_t *stale = json_loads("{\"spec\":{\"holderIdentity\":\"master_3f2a\","
+                                        "\"renewTime\":\"2026-09-21T14:12:00Z\",\"leaseDurationSeconds\":15}}",
+                                        0, NULL);
+        json_auto_t *events = json_loads(
+                "[{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
+                "\"reportingInstance\":\"default-scheduler-master\",\"eventTime\":\"2026-09-21T14:13:00.000000Z\"},"
+                "{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
+                "\"reportingInstance\":\"policy-scheduler-5d8-abcde_00ff\",\"eventTime\":\"2026-09-21T14:13:00Z\"},"
+                "{\"reason\":\"Scheduled\",\"reportingController\":\"other-scheduler\","
+                "\"reportingInstance\":\"x\",\"eventTime\":\"2026-09-21T14:13:00Z\"}]", 0, NULL);
+        json_auto_t *old_events = json_loads(
+                "[{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
+                "\"reportingInstance\":\"default-scheduler-master\",\"eventTime\":\"2026-09-21T14:00:00Z\"}]",
+                0, NULL);
+        char *found = NULL;
+
+        assert_non_null(pods);
+        assert_non_null(lease);
+        assert_non_null(events);
+        assert_int_equal(coexistence_find_conflict(lease, NULL, pods, "default-scheduler", now, &found), 0);
+        assert_non_null(found);
+        assert_non_null(strstr(found, "\"master_3f2a\""));
+        free(found);
+        assert_int_equal(coexistence_find_conflict(own_lease, NULL, pods, "default-scheduler", now, &found), 0);
+        assert_null(found);
+        assert_int_equal(coexistence_find_conflict(stale, old_events, pods, "default-scheduler", now, &found), 0);
+        assert_null(found);
+        assert_int_equal(coexistence_find_conflict(NULL, events, pods, "default-scheduler", now, &found), 0);
+        assert_non_null(found);
+        assert_non_null(strstr(found, "1 Scheduled Event of"));
+        assert_non_null(strstr(found, "\"default-scheduler-master\""));
+        free(found);
+        assert_int_equal(coexistence_find_conflict(lease, events, pods, "default-scheduler", now, &found), 0);
+        assert_non_null(strstr(found, "; 1 Scheduled Event"));
+        free(found);
+        assert_int_equal(coexistence_find_conflict(NULL, events, pods, "", now, &found), -EINVAL);
+        /* A pod the Deployment replaced in a rollout is still one of its own. */
+        json_auto_t *replaced = json_loads(
+                "[{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
+                "\"reportingInstance\":\"policy-scheduler-77f-zzzzz_00aa\",\"eventTime\":\"2026-09-21T14:13:00Z\"},"
+                "{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
+                "\"reportingInstance\":\"default-scheduler-policy-scheduler-77f-zzzzz\",\"eventTime\":\"2026-09-21T14:13:00Z\"}]",
+                0, NULL);
+        assert_int_equal(coexistence_find_conflict(NULL, replaced, pods, "default-scheduler", now, &found), 0);
+        assert_null(found);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_time),
+                cmocka_unit_test(test_coexistence),
                 cmocka_unit_test(test_parse_int64),
                 cmocka_unit_test(test_truncate_message),
                 cmocka_unit_test(test_conditions_build),

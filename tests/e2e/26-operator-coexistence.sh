@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Never two default schedulers: upstream kube-scheduler v1.20 runs as default-scheduler and
+# holds the Lease kube-system/kube-scheduler, as on a kubeadm control plane. The operator
+# (with the shipped RBAC) sees it, reports Degraded=True reason ConflictingScheduler naming
+# the holder, and creates no scheduler Deployment; once kube-scheduler stops and its Lease
+# expires, the guard clears and the bundled scheduler rolls out. With
+# --scheduler-shared-lease the bundled scheduler elects on that same Lease: the operator
+# rolls it out beside a running kube-scheduler, and only the Lease holder schedules.
+# Runs under tools/with-cluster.
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
+cd "$ROOT" || exit 1
+. tests/lib/stack.sh
+. tests/cluster/lib.sh
+K8S_BIN=$(k8s_bin_dir)
+T=$(mktemp -d)
+UP_PID=
+LOG_UP="$CLUSTER_DIR/logs/kube-scheduler-coexistence.log"
+NS=coexist
+# kube-scheduler v1.20's own Lease (its defaults), with short timings for the test
+LE=(--leader-elect=true --leader-elect-resource-name=kube-scheduler --leader-elect-resource-namespace=kube-system
+    --leader-elect-resource-lock=leases --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s
+    --leader-elect-retry-period=1s)
+
+reset_operand() {
+  kubectl -n openshift-kube-scheduler delete deployment policy-scheduler --ignore-not-found --wait=true
+  kubectl -n openshift-kube-scheduler delete configmaps -l app=policy-scheduler --ignore-not-found
+  kubectl delete scheduler cluster --ignore-not-found
+  kubectl -n kube-system delete lease kube-scheduler --ignore-not-found
+} >/dev/null 2>&1
+cleanup() {
+  stop_pid "$UP_PID"
+  for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done
+  stack_nodesim_stop
+  kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
+  reset_operand
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+start_upstream() {
+  "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" "${LE[@]}" --secure-port=0 --port=0 --v=2 \
+    >> "$LOG_UP" 2>&1 &
+  UP_PID=$!
+}
+holder() { kubectl -n kube-system get lease kube-scheduler -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
+# kube-scheduler's identity is HOST_UUID; the bundled scheduler's POD_16HEX
+held_by_upstream() { [[ $(holder) =~ _[0-9a-f]{8}-[0-9a-f]{4}- ]] || { echo "holder: $(holder)"; return 1; }; }
+held_by_ours() { [[ $(holder) =~ ^policy-scheduler-.*_[0-9a-f]{16}$ ]] || { echo "holder: $(holder)"; return 1; }; }
+cond() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].$2}" 2>/dev/null; }
+degraded_by_conflict() { [ "$(cond Degraded status) $(cond Degraded reason)" = "True ConflictingScheduler" ] || { cond Degraded message; return 1; }; }
+not_degraded() { [ "$(cond Degraded status)" = False ] || { cond Degraded message; return 1; }; }
+no_deployment() { ! kubectl -n openshift-kube-scheduler get deployment policy-scheduler >/dev/null 2>&1; }
+settled() { [ "$(cond Progressing status)" = False ] && [ "$(cond Available status)" = True ]; }
+bound() { [ -n "$(kubectl -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]; }
+scheduled_by() { kubectl get events.events.k8s.io -n "$NS" --field-selector reason=Scheduled \
+  -o jsonpath="{range .items[?(@.regarding.name==\"$1\")]}{.reportingInstance}{end}"; }
+make_pod() {
+  kubectl -n "$NS" run "$1" --image=registry.k8s.io/pause:3.2 --restart=Never \
+    --overrides='{"spec":{"tolerations":[{"operator":"Exists"}]}}' >/dev/null
+}
+
+reset_operand
+check "CRD, namespaces and RBAC install" stack_install
+check "nodesim brings up three Ready nodes" stack_nodesim_start
+kubectl create namespace "$NS" >/dev/null 2>&1
+
+# --- the guard trips, and nothing rolls out beside kube-scheduler ------------------------
+start_upstream
+wait_for "kube-scheduler v1.20 takes the Lease kube-system/kube-scheduler" 30 held_by_upstream
+stack_operator_start a --progress-deadline 120 > "$T/port-a"
+wait_for "the operator reports Degraded=True reason ConflictingScheduler" 60 degraded_by_conflict
+check_match "... naming the Lease holder and the way out" \
+  "Lease kube-system/kube-scheduler is held by \"$(holder)\".*--scheduler-shared-lease" "$(cond Degraded message)"
+sleep 5
+check "... and creates no scheduler Deployment while it lasts" no_deployment
+check_match "the operator's log says what it found" 'Another default-scheduler is active' \
+  "$(cat "$CLUSTER_DIR/logs/operator-a.log")"
+
+# --- the guard clears when kube-scheduler stops -----------------------------------------
+stop_pid "$UP_PID"; UP_PID=
+wait_for "once kube-scheduler's Lease expires, Degraded goes back to False" 40 not_degraded
+wait_for "... and the bundled scheduler rolls out and becomes Available" 120 settled
+stack_stop_pid operator-a
+
+# --- while it runs: kube-scheduler starts beside the bundled scheduler -----------------
+start_upstream
+wait_for "a kube-scheduler started later takes its (free) Lease" 30 held_by_upstream
+stack_operator_start b --progress-deadline 120 > "$T/port-b"
+wait_for "the operator running the bundled scheduler reports the conflict too" 60 degraded_by_conflict
+
+# --- the way out: the shared Lease --------------------------------------------------------
+stack_stop_pid operator-b
+stack_operator_start c --progress-deadline 120 --scheduler-shared-lease true > "$T/port-c"
+wait_for "with --scheduler-shared-lease the conflict no longer holds the rollout" 60 not_degraded
+wait_for "the revision electing on kube-system/kube-scheduler rolls out" 150 settled
+check_match "the rendered configuration names upstream's Lease" \
+  'resourceNamespace: kube-system.*resourceName: kube-scheduler' \
+  "$(kubectl -n openshift-kube-scheduler get cm -l app=policy-scheduler -o jsonpath='{.items[-1:].data.config\.yaml}' | tr '\n' ' ')"
+check "kube-scheduler still holds the Lease: the bundled scheduler waits" held_by_upstream
+make_pod up-1
+wait_for "a pod is bound while kube-scheduler leads" 30 bound up-1
+check_match "... by kube-scheduler" '^default-scheduler-' "$(scheduled_by up-1)"
+stop_pid "$UP_PID"; UP_PID=
+wait_for "when kube-scheduler stops, a bundled scheduler pod takes the Lease" 30 held_by_ours
+make_pod ours-1
+wait_for "a pod is bound after the hand-over" 30 bound ours-1
+check_match "... by the bundled scheduler, the Lease holder" '^policy-scheduler-.*_[0-9a-f]{16}$' "$(scheduled_by ours-1)"
+check "the shared Lease keeps Degraded False" not_degraded
+
+# --- the other sign: Scheduled events from another instance --------------------------------
+# The Lease is now held by a bundled scheduler pod; kube-scheduler's Scheduled event for
+# up-1 is less than two minutes old. Without the shared Lease the operator sees it.
+stack_operator_stop_all() { for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done; }
+stack_operator_stop_all
+dep_rev() { kubectl -n openshift-kube-scheduler get deployment policy-scheduler -o jsonpath='{.spec.template.metadata.annotations.scheduler\.openshift\.io/revision}'; }
+dep_before=$(dep_rev)
+stack_operator_start d --progress-deadline 120 > "$T/port-d"
+wait_for "without the shared Lease, kube-scheduler's recent Scheduled event trips the guard" 60 degraded_by_conflict
+check_match "... and the message names the reporting instance" 'Scheduled Event.* reported by "default-scheduler-' \
+  "$(cond Degraded message)"
+sleep 3
+check_match "... and the Deployment keeps the shared-Lease revision meanwhile" "^${dep_before:-none}\$" "$(dep_rev)"
+finish
