@@ -66,7 +66,7 @@ YAML
 PORT=$(free_port)
 "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
   --settings "$T/settings.yaml" --scheduler-name "$SCHED" --leader-elect=false \
-  --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 >> "$LOG" 2>  --bind-address 127.0.0.1 --port "$PORT" >> "$LOG" 2>&1 &1 &
+  --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 >> "$LOG" 2>&1 &
 SCHED_PID=$!
 wait_for "policy-scheduler with defaultNodeSelector role=app becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
 
