@@ -51,6 +51,7 @@ typedef struct json_t json_t;
 #define RECONCILE_ANN_ROLLOUT_FAILED RECONCILE_ANNOTATION_PREFIX "rollout-failed"
 #define RECONCILE_ANN_ROLLOUT_STARTED RECONCILE_ANNOTATION_PREFIX "rollout-started"
 #define RECONCILE_ANN_SPEC_HASH RECONCILE_ANNOTATION_PREFIX "spec-hash"
+#define RECONCILE_ANN_FORCE_REDEPLOYMENT RECONCILE_ANNOTATION_PREFIX "force-redeployment-reason"
 
 /* Operator settings that shape the rendered objects. reconcile_config_init() fills the
  * defaults; strings and the node selector are borrowed for the duration of the call. */
@@ -71,6 +72,12 @@ typedef struct ReconcileConfig {
         const json_t *node_selector;    /* pod nodeSelector object; NULL = control-plane nodes
                                          * ({"node-role.kubernetes.io/master": ""}), {} = any */
         const char *service_account;    /* "policy-scheduler" */
+        const json_t *resources;        /* the container's resources object; NULL = the
+                                         * built-in requests and memory limit */
+        const json_t *tolerations;      /* array appended to the built-in tolerations; NULL = none */
+        const char *force_redeployment_reason; /* written to the pod template as annotation
+                                         * RECONCILE_ANN_FORCE_REDEPLOYMENT when not NULL/"",
+                                         * so a change rolls the pods; NULL = none */
         const char *operator_name;      /* Event source component: "scheduler-operator" */
 } ReconcileConfig;
 
