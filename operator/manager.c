@@ -31,6 +31,7 @@
 #include "common/time-util.h"
 #include "kube/events.h"
 #include "kube/informer.h"
+#include "reconcilers/operator-config.h"
 #include "kube/kube.h"
 #include "kube/leader.h"
 #include "kube/log.h"
@@ -61,8 +62,9 @@ static char *mfree(char *p) {
 }
 
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
+static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPERATOR_CONFIG_RESOURCE, false };
 
-enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, _INF_MAX };
+enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, INF_OPERATOR_CONFIGS, _INF_MAX };
 
 struct Manager {
         sd_event *event;
@@ -91,6 +93,7 @@ struct Manager {
         ApplyError apply_error;         /* the last refused write, until a pass applies all */
 
         ManagerOptions opts;
+        int flag_verbosity;             /* the operator's -v from its flags, until the CR sets one */
         OperatorMetrics metrics;
         char *identity;
 };
@@ -213,6 +216,8 @@ static int action_cache(const ReconcileAction *a) {
                 return INF_SCHEDULERS;
         if (strcmp(a->resource, "deployments") == 0)
                 return INF_DEPLOYMENTS;
+        if (strcmp(a->resource, OPERATOR_CONFIG_RESOURCE) == 0)
+                return INF_OPERATOR_CONFIGS;
         if (strcmp(a->resource, "configmaps") == 0 && a->namespace &&
             strcmp(a->namespace, RECONCILE_OPERAND_NAMESPACE) == 0)
                 return INF_OPERAND_MAPS;
@@ -299,7 +304,15 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
                 .config = &m->opts.scheduler,
                 .apply_error = apply_error_shown(&m->apply_error),
         };
-        return reconcile_scheduler(&in, ret);
+        const json_t *operator_config = kube_informer_get(m->informers[INF_OPERATOR_CONFIGS], NULL,
+                                                          OPERATOR_CONFIG_NAME);
+        int v = m->flag_verbosity;
+        int r = reconcile_with_operator_config(&in, operator_config, m->flag_verbosity, ret, &v);
+        if (r >= 0 && v != klog_verbosity()) {
+                klog_info("Operator log verbosity %d (SchedulerPolicyOperator " OPERATOR_CONFIG_NAME ")", v);
+                klog_set_verbosity(v);
+        }
+        return r;
 }
 
 static void on_pass_done(const PassOutcome *o, void *userdata);
@@ -587,6 +600,7 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
                 return -ENOMEM;
         m->event = sd_event_ref(e);
         m->opts = *opts;
+        m->flag_verbosity = klog_verbosity();
         m->metrics.start_time_s = (double) now_realtime_usec() / 1e6;
 
         int r = new_client(m, &m->client);
@@ -606,7 +620,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
             (r = new_informer(m, INF_OPERAND_MAPS, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
             (r = new_informer(m, INF_DEPLOYMENTS, &KUBE_DEPLOYMENTS, RECONCILE_OPERAND_NAMESPACE, NULL,
                               "metadata.name=" RECONCILE_DEPLOYMENT_NAME)) < 0 ||
-            (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0)
+            (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
+            (r = new_informer(m, INF_OPERATOR_CONFIGS, &OPERATOR_CONFIGS, NULL, NULL,
+                              "metadata.name=" OPERATOR_CONFIG_NAME)) < 0)
                 return klog_error_errno(r, "Cannot set up the informers: %s", strerror(-r));
 
         r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
