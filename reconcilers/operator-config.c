@@ -89,6 +89,10 @@ static int parse_spec(const json_t *spec, OperatorSettings *s, char **ret_proble
         if ((r = int_field(spec, "succeededRevisionLimit", 1, 100, &v, ret_problem)) < 0)
                 return r;
         c->revisions_to_keep = (unsigned) v;
+        v = c->failed_revisions_to_keep;
+        if ((r = int_field(spec, "failedRevisionLimit", 0, 100, &v, ret_problem)) < 0)
+                return r;
+        c->failed_revisions_to_keep = (int) v;
         v = c->progress_deadline_s;
         if ((r = int_field(spec, "progressDeadlineSeconds", 10, 86400, &v, ret_problem)) < 0)
                 return r;

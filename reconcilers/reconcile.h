@@ -65,6 +65,9 @@ typedef struct ReconcileConfig {
         int percentage_of_nodes_to_score; /* 0..100, 0 = the scheduler's adaptive default */
         int64_t progress_deadline_s;    /* rollback after this long without a complete rollout */
         unsigned revisions_to_keep;     /* 1..100, 5 */
+        int failed_revisions_to_keep;   /* -1 (default): failed revisions count among
+                                         * revisions_to_keep; 0..100: the newest this many
+                                         * failed ones are kept apart from the others */
         const char *kubeconfig;         /* clientConnection.kubeconfig; NULL/"" = in-cluster */
         int health_port;                /* plain HTTP port of /healthz and /readyz */
         const char *readiness_path;     /* "/readyz" (upstream 1.20 kube-scheduler: "/healthz") */

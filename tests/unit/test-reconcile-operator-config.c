@@ -245,6 +245,43 @@ static void test_invalid_spec(void **state) {
         world_free(w);
 }
 
+/* failedRevisionLimit 0: a revision whose rollout failed is pruned once nothing uses it,
+ * while the good ones stay within succeededRevisionLimit. */
+static void test_failed_revision_limit(void **state) {
+        (void) state;
+        World *w = installed();
+        _cleanup_free_ char *path = policy_path("openshift-default.json");
+        set_policy_file(w, "scheduler-policy", path);
+        use_policy(w, "scheduler-policy");
+        json_t *c = cr("{\"failedRevisionLimit\": 0, \"succeededRevisionLimit\": 5}", 2);
+        ReconcileOutput *o = op_pass(w, c, NULL);
+        apply_n(w, o, operand_writes(o));
+        reconcile_output_free(o);
+        assert_string_equal(deployment_revision(w), "2");
+        rollout(w, false);
+        w->now += 601;
+        bool pruned = false;
+        for (int i = 0; i < 6 && !pruned; i++) {
+                o = op_pass(w, c, NULL);
+                const ReconcileAction *d = find_action(o, RECONCILE_DELETE, "configmaps");
+                if (d) {
+                        assert_string_equal(d->name, "policy-scheduler-config-2");
+                        assert_contains(d->description, "failed");
+                        pruned = true;
+                }
+                apply_n(w, o, operand_writes(o));
+                reconcile_output_free(o);
+                if (json_object_get(json_object_get(w->deployment, "status"), "updatedReplicas") == NULL)
+                        rollout(w, true);
+                w->now += 10;
+        }
+        assert_true(pruned);
+        assert_non_null(revision_cm(w, 1));
+        assert_null(revision_cm(w, 2));
+        json_decref(c);
+        world_free(w);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_log_levels),
@@ -254,6 +291,7 @@ int main(void) {
                 cmocka_unit_test(test_fields_rendered),
                 cmocka_unit_test(test_force_redeployment),
                 cmocka_unit_test(test_invalid_spec),
+                cmocka_unit_test(test_failed_revision_limit),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
