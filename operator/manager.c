@@ -508,6 +508,14 @@ static void on_synced(KubeInformer *inf, void *userdata) {
 }
 
 static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
+        Manager *m = userdata;
+        /* No SchedulerPolicyOperator CRD (yet): the flags apply, as when no object exists. */
+        if (inf == m->informers[INF_OPERATOR_CONFIGS] && err && err->http_status == 404 &&
+            !m->synced[INF_OPERATOR_CONFIGS]) {
+                klog_warning("The SchedulerPolicyOperator CRD is not installed; the flags apply until it is");
+                on_synced(inf, m);
+                return;
+        }
         klog_warning("Watch failed (retrying): %s", LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)));
 }
 

@@ -175,4 +175,14 @@ check_eq "... with the CR's settings (3 replicas, --v=4)" "3 --v=4" \
   "$(deploy '{.spec.replicas} {.spec.template.spec.containers[0].command[-1]}')"
 check "the operator ran throughout (no restart)" kill -0 "$(cat "$CLUSTER_DIR/pids/operator-a.pid")"
 
+# --- no CRD at all: the flags apply ----------------------------------------------------------
+stack_stop_pid operator-a
+kubectl delete crd schedulerpolicyoperators.operator.scheduler-policy.io --wait=true >/dev/null
+stack_operator_start b --scheduler-replicas 2 > /dev/null
+wait_for "without the SchedulerPolicyOperator CRD the operator still reconciles, with its flags (2 replicas)" 30 \
+  bash -c "[ \"\$(kubectl -n $OPNS get deploy policy-scheduler -o jsonpath='{.spec.replicas}')\" = 2 ]"
+check "... and says why" grep -q 'SchedulerPolicyOperator CRD is not installed' "$CLUSTER_DIR/logs/operator-b.log"
+stack_stop_pid operator-b
+check "the CRD installs again" stack_install
+
 finish
