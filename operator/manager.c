@@ -31,6 +31,7 @@
 #include "common/time-util.h"
 #include "kube/events.h"
 #include "kube/informer.h"
+#include "reconcilers/operator-config.h"
 #include "kube/kube.h"
 #include "kube/leader.h"
 #include "kube/log.h"
@@ -62,8 +63,9 @@ static char *mfree(char *p) {
 }
 
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
+static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPERATOR_CONFIG_RESOURCE, false };
 
-enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, _INF_MAX };
+enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, INF_OPERATOR_CONFIGS, _INF_MAX };
 
 struct Manager {
         sd_event *event;
@@ -93,6 +95,7 @@ struct Manager {
         ApplyError apply_error;         /* the last refused write, until a pass applies all */
 
         ManagerOptions opts;
+        int flag_verbosity;             /* the operator's -v from its flags, until the CR sets one */
         OperatorMetrics metrics;
         char *identity;
 };
@@ -217,6 +220,8 @@ static int action_cache(const ReconcileAction *a) {
                 return INF_SCHEDULERS;
         if (strcmp(a->resource, "deployments") == 0)
                 return INF_DEPLOYMENTS;
+        if (strcmp(a->resource, OPERATOR_CONFIG_RESOURCE) == 0)
+                return INF_OPERATOR_CONFIGS;
         if (strcmp(a->resource, "configmaps") == 0 && a->namespace &&
             strcmp(a->namespace, RECONCILE_OPERAND_NAMESPACE) == 0)
                 return INF_OPERAND_MAPS;
@@ -311,7 +316,15 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
                 .apply_error = apply_error_shown(&m->apply_error),
                 .conflicting_scheduler = conflict,
         };
-        return reconcile_scheduler(&in, ret);
+        const json_t *operator_config = kube_informer_get(m->informers[INF_OPERATOR_CONFIGS], NULL,
+                                                          OPERATOR_CONFIG_NAME);
+        int v = m->flag_verbosity;
+        int r = reconcile_with_operator_config(&in, operator_config, m->flag_verbosity, ret, &v);
+        if (r >= 0 && v != klog_verbosity()) {
+                klog_info("Operator log verbosity %d (SchedulerPolicyOperator " OPERATOR_CONFIG_NAME ")", v);
+                klog_set_verbosity(v);
+        }
+        return r;
 }
 
 static void on_pass_done(const PassOutcome *o, void *userdata);
@@ -507,6 +520,14 @@ static void on_synced(KubeInformer *inf, void *userdata) {
 }
 
 static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
+        Manager *m = userdata;
+        /* No SchedulerPolicyOperator CRD (yet): the flags apply, as when no object exists. */
+        if (inf == m->informers[INF_OPERATOR_CONFIGS] && err && err->http_status == 404 &&
+            !m->synced[INF_OPERATOR_CONFIGS]) {
+                klog_warning("The SchedulerPolicyOperator CRD is not installed; the flags apply until it is");
+                on_synced(inf, m);
+                return;
+        }
         klog_warning("Watch failed (retrying): %s", LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)));
 }
 
@@ -603,6 +624,7 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
                 return -ENOMEM;
         m->event = sd_event_ref(e);
         m->opts = *opts;
+        m->flag_verbosity = klog_verbosity();
         m->metrics.start_time_s = (double) now_realtime_usec() / 1e6;
 
         int r = new_client(m, &m->client);
@@ -622,7 +644,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
             (r = new_informer(m, INF_OPERAND_MAPS, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
             (r = new_informer(m, INF_DEPLOYMENTS, &KUBE_DEPLOYMENTS, RECONCILE_OPERAND_NAMESPACE, NULL,
                               "metadata.name=" RECONCILE_DEPLOYMENT_NAME)) < 0 ||
-            (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0)
+            (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
+            (r = new_informer(m, INF_OPERATOR_CONFIGS, &OPERATOR_CONFIGS, NULL, NULL,
+                              "metadata.name=" OPERATOR_CONFIG_NAME)) < 0)
                 return klog_error_errno(r, "Cannot set up the informers: %s", strerror(-r));
 
         /* Guarded only where a conflict could hold the rollout back (the pure decision). */

@@ -53,6 +53,7 @@ void reconcile_config_init(ReconcileConfig *c) {
                 .percentage_of_nodes_to_score = 0,
                 .progress_deadline_s = 600,
                 .revisions_to_keep = 5,
+                .failed_revisions_to_keep = -1,
                 .health_port = 10251,
                 .readiness_path = "/readyz",
                 .liveness_path = "/healthz",
@@ -134,6 +135,7 @@ static int check_config(const ReconcileConfig *c) {
         if (c->replicas < 1 || c->replicas > 100 || c->percentage_of_nodes_to_score < 0 ||
             c->percentage_of_nodes_to_score > 100 || c->progress_deadline_s < 1 ||
             c->progress_deadline_s > INT32_MAX || c->revisions_to_keep < 1 || c->revisions_to_keep > 100 ||
+            c->failed_revisions_to_keep < -1 || c->failed_revisions_to_keep > 100 ||
             c->health_port < 1 || c->health_port > 65535 || c->verbosity < 0 || c->verbosity > 10)
                 return -EINVAL;
         if (c->node_selector && !json_is_object(c->node_selector))

@@ -55,6 +55,7 @@ typedef struct json_t json_t;
 #define RECONCILE_UPSTREAM_LEASE_NAMESPACE "kube-system"
 #define RECONCILE_UPSTREAM_LEASE_NAME "kube-scheduler"
 
+#define RECONCILE_ANN_FORCE_REDEPLOYMENT RECONCILE_ANNOTATION_PREFIX "force-redeployment-reason"
 
 /* Operator settings that shape the rendered objects. reconcile_config_init() fills the
  * defaults; strings and the node selector are borrowed for the duration of the call. */
@@ -68,6 +69,9 @@ typedef struct ReconcileConfig {
         int percentage_of_nodes_to_score; /* 0..100, 0 = the scheduler's adaptive default */
         int64_t progress_deadline_s;    /* rollback after this long without a complete rollout */
         unsigned revisions_to_keep;     /* 1..100, 5 */
+        int failed_revisions_to_keep;   /* -1 (default): failed revisions count among
+                                         * revisions_to_keep; 0..100: the newest this many
+                                         * failed ones are kept apart from the others */
         const char *kubeconfig;         /* clientConnection.kubeconfig; NULL/"" = in-cluster */
         int health_port;                /* plain HTTP port of /healthz and /readyz */
         const char *readiness_path;     /* "/readyz" (upstream 1.20 kube-scheduler: "/healthz") */
@@ -75,6 +79,12 @@ typedef struct ReconcileConfig {
         const json_t *node_selector;    /* pod nodeSelector object; NULL = control-plane nodes
                                          * ({"node-role.kubernetes.io/master": ""}), {} = any */
         const char *service_account;    /* "policy-scheduler" */
+        const json_t *resources;        /* the container's resources object; NULL = the
+                                         * built-in requests and memory limit */
+        const json_t *tolerations;      /* array appended to the built-in tolerations; NULL = none */
+        const char *force_redeployment_reason; /* written to the pod template as annotation
+                                         * RECONCILE_ANN_FORCE_REDEPLOYMENT when not NULL/"",
+                                         * so a change rolls the pods; NULL = none */
         const char *operator_name;      /* Event source component: "scheduler-operator" */
         bool shared_lease;              /* the scheduler elects its leader on the Lease
                                          * kube-system/kube-scheduler, the one upstream

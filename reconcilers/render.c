@@ -243,6 +243,13 @@ static json_t *render_node_selector(const ReconcileConfig *c) {
         return json_pack("{s:s}", "node-role.kubernetes.io/master", "");
 }
 
+static json_t *render_resources(const ReconcileConfig *c) {
+        if (c->resources)
+                return json_deep_copy(c->resources);
+        return json_pack("{s:{s:s, s:s}, s:{s:s}}", "requests", "cpu", RECONCILE_CPU_REQUEST, "memory",
+                         RECONCILE_MEMORY_REQUEST, "limits", "memory", RECONCILE_MEMORY_LIMIT);
+}
+
 static json_t *render_probe(const ReconcileConfig *c, const char *path, int initial_delay, int period) {
         return json_pack("{s:{s:s, s:i, s:s}, s:i, s:i, s:i, s:i}",
                          "httpGet", "path", path, "port", c->health_port, "scheme", "HTTP",
@@ -262,7 +269,7 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
 
         _cleanup_json_ json_t *container = json_pack(
                 "{s:s, s:s, s:s, s:o, s:[{s:s, s:i, s:s}], s:o, s:o,"
-                " s:{s:{s:s, s:s}, s:{s:s}}, s:{s:b, s:b, s:{s:[s]}},"
+                " s:o, s:{s:b, s:b, s:{s:[s]}},"
                 " s:[{s:s, s:s, s:b}], s:s,"
                 " s:[{s:s, s:{s:{s:s}}}]}",
                 "name", "scheduler",
@@ -272,8 +279,7 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
                 "ports", "name", "healthz", "containerPort", c->health_port, "protocol", "TCP",
                 "readinessProbe", render_probe(c, c->readiness_path, 0, 5),
                 "livenessProbe", render_probe(c, c->liveness_path, 15, 10),
-                "resources", "requests", "cpu", RECONCILE_CPU_REQUEST, "memory", RECONCILE_MEMORY_REQUEST,
-                "limits", "memory", RECONCILE_MEMORY_LIMIT,
+                "resources", render_resources(c),
                 "securityContext", "allowPrivilegeEscalation", 0, "readOnlyRootFilesystem", 1,
                 "capabilities", "drop", "ALL",
                 "volumeMounts", "name", "config", "mountPath", RECONCILE_MOUNT_DIR, "readOnly", 1,
@@ -294,6 +300,8 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
                 "key", "node.kubernetes.io/unreachable", "operator", "Exists", "effect", "NoExecute",
                 "tolerationSeconds", 120);
         if (!tolerations)
+                return -ENOMEM;
+        if (c->tolerations && json_array_extend(tolerations, (json_t *) c->tolerations) < 0)
                 return -ENOMEM;
 
         _cleanup_json_ json_t *spec = json_pack(
@@ -319,6 +327,11 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
                 "containers", container,
                 "volumes", "name", "config", "configMap", "name", cm_name);
         if (!spec)
+                return -ENOMEM;
+        if (c->force_redeployment_reason && c->force_redeployment_reason[0] &&
+            json_object_set_new(json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"),
+                                                "annotations"),
+                                RECONCILE_ANN_FORCE_REDEPLOYMENT, json_string(c->force_redeployment_reason)) < 0)
                 return -ENOMEM;
 
         _cleanup_free_ char *canonical = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);

@@ -219,19 +219,29 @@ static bool protected_revision(const int64_t *keep, size_t n, int64_t number) {
  * rollback candidate). A revision created by this pass counts as the newest. */
 int step_prune(Pass *p) {
         const int64_t in_use[] = { p->deployed, p->target, p->serving, p->old_serving, p->rolled_back_to };
-        size_t kept = p->created > 0 && !revision_find(p, p->created) ? 1 : 0;
+        size_t kept = p->created > 0 && !revision_find(p, p->created) ? 1 : 0, kept_failed = 0;
+        bool apart = p->cfg->failed_revisions_to_keep >= 0;
 
         for (size_t k = p->n_revs; k > 0; k--) {
                 const Revision *rev = &p->revs[k - 1];
-                if (kept < p->cfg->revisions_to_keep) {
+                if (apart && rev->failed) {
+                        if (kept_failed < (size_t) p->cfg->failed_revisions_to_keep) {
+                                kept_failed++;
+                                continue;
+                        }
+                } else if (kept < p->cfg->revisions_to_keep) {
                         kept++;
                         continue;
                 }
                 if (protected_revision(in_use, ELEMENTSOF(in_use), rev->number))
                         continue;
                 char what[128];
-                snprintf(what, sizeof(what), "prune revision %" PRId64 " (keeping the newest %u)", rev->number,
-                         p->cfg->revisions_to_keep);
+                if (apart && rev->failed)
+                        snprintf(what, sizeof(what), "prune failed revision %" PRId64 " (keeping the newest %d failed)",
+                                 rev->number, p->cfg->failed_revisions_to_keep);
+                else
+                        snprintf(what, sizeof(what), "prune revision %" PRId64 " (keeping the newest %u)", rev->number,
+                                 p->cfg->revisions_to_keep);
                 int r = revision_delete(p, rev, what);
                 if (r < 0)
                         return r;

@@ -38,7 +38,8 @@ fi
 # the Prometheus operator's CRDs (copies, tests/data/monitoring/crds) and deploy/monitoring/.
 stack_install() {
   kubectl apply -k "$ROOT/tests/data/plane-install" >/dev/null &&
-  kubectl wait --for condition=Established --timeout=30s crd/schedulers.config.openshift.io >/dev/null &&
+  kubectl wait --for condition=Established --timeout=30s crd/schedulers.config.openshift.io \
+    crd/schedulerpolicyoperators.operator.scheduler-policy.io >/dev/null &&
   kubectl apply -f "$ROOT/tests/data/monitoring/crds/" >/dev/null &&
   kubectl wait --for condition=Established --timeout=30s crd/servicemonitors.monitoring.coreos.com \
     crd/prometheusrules.monitoring.coreos.com >/dev/null &&
