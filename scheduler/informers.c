@@ -169,7 +169,7 @@ static void on_pod_delete(KubeInformer *inf, json_t *obj, void *userdata) {
         if (!uid)
                 return;
         (void) sched_queue_delete(m->queue, uid);
-        preemptor_pod_gone(m, uid);
+        preemptor_pod_deleted(m, uid);
         if (sched_cache_remove_pod(m->cache, uid) >= 0) {
                 /* freed resources may make waiting pods fit */
                 sched_queue_move_all(m->queue);

@@ -163,6 +163,8 @@ void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node);
 /* A pending pod was added or changed / a pod was bound, assumed or deleted. */
 void preemptor_pod_pending(Manager *m, SchedPod *pod);
 void preemptor_pod_gone(Manager *m, const char *uid);
+/* A pod left the API: also no longer a victim whose deletion is awaited. */
+void preemptor_pod_deleted(Manager *m, const char *uid);
 
 /* binder.c: the binding cycle of a pod assumed on node: its WaitForFirstConsumer claims
  * first (as upstream's VolumeBinding PreBind), then the pod, through a binding extender or

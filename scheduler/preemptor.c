@@ -122,9 +122,44 @@ void preemptor_pod_gone(Manager *m, const char *uid) {
         (void) sched_nominator_remove(m->nominator, uid);
 }
 
+void preemptor_pod_deleted(Manager *m, const char *uid) {
+        preemptor_pod_gone(m, uid);
+        if (m->preemptor)
+                sched_preemptor_victim_gone(m->preemptor, uid);
+}
+
+typedef struct VictimDelete {
+        Manager *m;
+        char uid[];
+} VictimDelete;
+
 static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError *err, void *userdata) {
-        if (r < 0 && r != -ENOENT)
-                klog_warning("could not delete a preemption victim: %s", err && err->message[0] ? err->message : strerror(-r));
+        _cleanup_free_ VictimDelete *d = userdata;
+        if (r >= 0 || r == -ENOENT || r == -ECANCELED)
+                return;         /* cancelled: the manager is going away */
+        klog_warning("could not delete a preemption victim: %s", err && err->message[0] ? err->message : strerror(-r));
+        /* it stays: no longer terminating for the eligibility rule */
+        sched_preemptor_victim_gone(d->m->preemptor, d->uid);
+}
+
+/* Deletes a victim; until it leaves the cache it counts as terminating (upstream deletes
+ * synchronously, so its retried preemptor sees it terminating or gone). */
+static void delete_victim(Manager *m, const SchedPod *v) {
+        size_t n = strlen(v->uid) + 1;
+        VictimDelete *d = malloc(sizeof(*d) + n);
+        if (!d || sched_preemptor_victim_deleting(m->preemptor, v->uid) < 0) {
+                free(d);
+                d = NULL;
+                klog_warning("%s/%s: cannot record its deletion", v->namespace_, v->name);
+        } else {
+                d->m = m;
+                memcpy(d->uid, v->uid, n);
+        }
+        if (kube_delete_async(m->client, &KUBE_PODS, v->namespace_, v->name, NULL, on_victim_deleted, d) < 0) {
+                klog_warning("could not delete %s/%s", v->namespace_, v->name);
+                sched_preemptor_victim_gone(m->preemptor, v->uid);
+                free(d);
+        }
 }
 
 SchedStr preemptor_run(Manager *m, SchedPod *pod) {
@@ -165,8 +200,7 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod) {
                 const SchedPod *v = res.victims[i];
                 klog_v(2, "preempting %s/%s on %s for %s/%s", v->namespace_, v->name, node, pod->namespace_,
                        pod->name);
-                if (kube_delete_async(m->client, &KUBE_PODS, v->namespace_, v->name, NULL, on_victim_deleted, NULL) < 0)
-                        klog_warning("could not delete %s/%s", v->namespace_, v->name);
+                delete_victim(m, v);
                 events_post(m, v, "Normal", "Preempted", "Preempting", note);
         }
         m->preemptions++;
