@@ -151,15 +151,37 @@ static bool pod_unchanged(const json_t *old_obj, const json_t *new_obj) {
         return true;
 }
 
-/* Upstream's isPodUpdated(): a change of status or resourceVersion only (e.g. our own
- * PodScheduled condition) must not move an unschedulable pod back, or every failed attempt
- * would schedule its own retry. old_obj is the kept form (keep_pod) unless extenders need
- * the cache whole. */
+/* A pending pod of ours changed in status only (e.g. the nomination or PodScheduled
+ * condition we wrote): upstream's PriorityQueue.Update still replaces the queued pod, so its
+ * status.nominatedNodeName is current, and moves it from backoff to active; an unschedulable
+ * pod stays (isPodUpdated() is false: every failed attempt would otherwise schedule its own
+ * retry). */
+static void pod_status_event(Manager *m, json_t *obj) {
+        if (kube_obj_path(obj, "spec.nodeName") || kube_obj_path(obj, "metadata.deletionTimestamp"))
+                return;
+        SchedPod *pod = NULL;
+        if (sched_pod_from_json(m->strtab, obj, &pod) < 0)
+                return;         /* its add or last change was reported already */
+        if (pod->scheduler_name == m->scheduler_name) {
+                apply_project_node_selector(m, pod);
+                if (sched_queue_update_status(m->queue, pod) >= 0) {
+                        preemptor_pod_pending(m, pod);
+                        manager_kick(m);
+                }
+        }
+        sched_pod_unref(pod);
+}
+
+/* Upstream's isPodUpdated(): a change of status or resourceVersion only goes to the queue as
+ * such (pod_status_event). old_obj is the kept form (keep_pod) unless extenders need the
+ * cache whole. */
 static void on_pod_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
         if (json_object_get(new_obj, POD_DIGEST))
                 return;         /* a kept form (a resync): no pod to build from it */
-        if (old_obj != new_obj && pod_unchanged(old_obj, new_obj))
+        if (old_obj != new_obj && pod_unchanged(old_obj, new_obj)) {
+                pod_status_event(userdata, new_obj);
                 return;
+        }
         pod_event(userdata, new_obj);
 }
 
