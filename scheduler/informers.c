@@ -91,9 +91,11 @@ static void on_pod_add(KubeInformer *inf, json_t *obj, void *userdata) {
 
 /* What on_pod_update compares: upstream's isPodUpdated() ignores status, resourceVersion and
  * managedFields only, and of a pod's spec only images, tolerations and
- * activeDeadlineSeconds can change. */
+ * activeDeadlineSeconds can change. status.startTime too: the kubelet sets it on a bound pod
+ * (upstream's cache takes every update of one) and preemption's node choice reads it. */
 static const char *const POD_COMPARED[] = { "spec", "metadata.labels", "metadata.annotations",
-                                            "metadata.deletionTimestamp", "metadata.ownerReferences" };
+                                            "metadata.deletionTimestamp", "metadata.ownerReferences",
+                                            "status.startTime" };
 
 static bool same_at(const json_t *a, const json_t *b, const char *path) {
         return json_equal(kube_obj_path(a, path), kube_obj_path(b, path)) ||
