@@ -5,9 +5,10 @@
  *     "Preempted" Event "Preempted by <ns>/<name> on node <node>";
  *   - pods of lower priority nominated to that node lose their nomination
  *     (status.nominatedNodeName cleared);
- *   - the preemptor is nominated there (status.nominatedNodeName, and the nominator the
- *     filters read) and goes back to the queue as unschedulable: the victims' deletion
- *     moves it on;
+ *   - the preemptor is nominated there (the nominator the filters read at once; its
+ *     status.nominatedNodeName and PodScheduled condition once the victims' deletions are
+ *     answered) and goes back to the queue as unschedulable: the victims' deletion moves
+ *     it on, and until then they count as terminating for the eligibility rule;
  *   - where preemption can help on no node, the preemptor's own nomination is cleared.
  * PodDisruptionBudgets (policy/v1beta1, as v1.20 lists them) are watched here.
  * disablePreemption turns all of it off; nominations are then still honoured. */
