@@ -7,6 +7,7 @@
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "kube/log.h"
+#include "scheduler/core/json.h"
 #include "scheduler/manager-internal.h"
 
 /* Events go through libkube's recorder, which folds repeats into a series as client-go
@@ -70,12 +71,27 @@ void events_flush(Manager *m, uint32_t max) {
         }
 }
 
-void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message) {
+/* As upstream's updatePod(): one status patch with the condition and the nomination, none
+ * when the pod already shows both (the queued pod carries its status: informers.c), the
+ * condition's lastTransitionTime kept while its status stays False. */
+void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message, SchedStr nominated) {
+        bool same_condition = pod->scheduled_digest ==
+                              sched_pod_condition_digest("False", "Unschedulable", message, NULL);
+        if (same_condition && (!nominated || nominated == pod->nominated_node))
+                return;
         char when[RFC3339_MAX];
-        rfc3339_format(now_realtime_usec(), false, when, sizeof when);
+        rfc3339_format(pod->scheduled_false && pod->scheduled_since_usec > 0 ? (uint64_t) pod->scheduled_since_usec
+                                                                             : now_realtime_usec(),
+                       false, when, sizeof when);
         json_auto_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:n, s:s}]}}", "status", "conditions",
                                        "type", "PodScheduled", "status", "False", "reason", "Unschedulable",
                                        "message", message, "lastProbeTime", "lastTransitionTime", when);
+        if (patch && nominated &&
+            json_object_set_new(json_object_get(patch, "status"), "nominatedNodeName",
+                                json_string(sched_strtab_get(m->strtab, nominated))) < 0) {
+                json_decref(patch);
+                patch = NULL;
+        }
         if (!patch || kube_patch_async(m->client, &KUBE_PODS, pod->namespace_, pod->name, "status",
                                        KUBE_STRATEGIC_MERGE_PATCH, patch, NULL, NULL) < 0)
                 klog_v(2, "could not update the PodScheduled condition of %s/%s", pod->namespace_, pod->name);

@@ -90,9 +90,11 @@ static void on_pod_add(KubeInformer *inf, json_t *obj, void *userdata) {
 
 /* What on_pod_update compares: upstream's isPodUpdated() ignores status, resourceVersion and
  * managedFields only, and of a pod's spec only images, tolerations and
- * activeDeadlineSeconds can change. */
+ * activeDeadlineSeconds can change. status.startTime too: the kubelet sets it on a bound pod
+ * (upstream's cache takes every update of one) and preemption's node choice reads it. */
 static const char *const POD_COMPARED[] = { "spec", "metadata.labels", "metadata.annotations",
-                                            "metadata.deletionTimestamp", "metadata.ownerReferences" };
+                                            "metadata.deletionTimestamp", "metadata.ownerReferences",
+                                            "status.startTime" };
 
 static bool same_at(const json_t *a, const json_t *b, const char *path) {
         return json_equal(kube_obj_path(a, path), kube_obj_path(b, path)) ||
@@ -154,15 +156,37 @@ static bool pod_unchanged(const json_t *old_obj, const json_t *new_obj) {
         return true;
 }
 
-/* Upstream's isPodUpdated(): a change of status or resourceVersion only (e.g. our own
- * PodScheduled condition) must not move an unschedulable pod back, or every failed attempt
- * would schedule its own retry. old_obj is the kept form (keep_pod) unless extenders need
- * the cache whole. */
+/* A pending pod of ours changed in status only (e.g. the nomination or PodScheduled
+ * condition we wrote): upstream's PriorityQueue.Update still replaces the queued pod, so its
+ * status.nominatedNodeName is current, and moves it from backoff to active; an unschedulable
+ * pod stays (isPodUpdated() is false: every failed attempt would otherwise schedule its own
+ * retry). */
+static void pod_status_event(Manager *m, json_t *obj) {
+        if (kube_obj_path(obj, "spec.nodeName") || kube_obj_path(obj, "metadata.deletionTimestamp"))
+                return;
+        SchedPod *pod = NULL;
+        if (sched_pod_from_json(m->strtab, obj, &pod) < 0)
+                return;         /* its add or last change was reported already */
+        if (pod->scheduler_name == m->scheduler_name) {
+                apply_project_node_selector(m, pod);
+                if (sched_queue_update_status(m->queue, pod) >= 0) {
+                        preemptor_pod_pending(m, pod);
+                        manager_kick(m);
+                }
+        }
+        sched_pod_unref(pod);
+}
+
+/* Upstream's isPodUpdated(): a change of status or resourceVersion only goes to the queue as
+ * such (pod_status_event). old_obj is the kept form (keep_pod) unless extenders need the
+ * cache whole. */
 static void on_pod_update(KubeInformer *inf, json_t *old_obj, json_t *new_obj, void *userdata) {
         if (json_object_get(new_obj, POD_DIGEST))
                 return;         /* a kept form (a resync): no pod to build from it */
-        if (old_obj != new_obj && pod_unchanged(old_obj, new_obj))
+        if (old_obj != new_obj && pod_unchanged(old_obj, new_obj)) {
+                pod_status_event(userdata, new_obj);
                 return;
+        }
         pod_event(userdata, new_obj);
 }
 
@@ -172,7 +196,7 @@ static void on_pod_delete(KubeInformer *inf, json_t *obj, void *userdata) {
         if (!uid)
                 return;
         (void) sched_queue_delete(m->queue, uid);
-        preemptor_pod_gone(m, uid);
+        preemptor_pod_deleted(m, uid);
         if (sched_cache_remove_pod(m->cache, uid) >= 0) {
                 /* freed resources may make waiting pods fit */
                 sched_queue_move_all(m->queue);

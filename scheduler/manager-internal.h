@@ -161,13 +161,18 @@ int preemptor_init(Manager *m);
 int preemptor_start(Manager *m);
 void preemptor_free(Manager *m);
 /* Runs the preemption for pod; returns the node to nominate it to (0: none) after deleting
- * the victims and clearing lower-priority nominations there. */
-SchedStr preemptor_run(Manager *m, SchedPod *pod);
-/* Nominates pod to node (status.nominatedNodeName and the nominator). */
+ * the victims and clearing lower-priority nominations there. When it nominates, it writes
+ * the pod's PodScheduled condition (message) and nomination once the victims' deletions are
+ * answered; otherwise the caller writes the condition. */
+SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message);
+/* Records pod's nomination to node in the nominator (events_set_unschedulable() writes
+ * status.nominatedNodeName). */
 void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node);
 /* A pending pod was added or changed / a pod was bound, assumed or deleted. */
 void preemptor_pod_pending(Manager *m, SchedPod *pod);
 void preemptor_pod_gone(Manager *m, const char *uid);
+/* A pod left the API: also no longer a victim whose deletion is awaited. */
+void preemptor_pod_deleted(Manager *m, const char *uid);
 
 /* binder.c: the binding cycle of a pod assumed on node: its WaitForFirstConsumer claims
  * first (as upstream's VolumeBinding PreBind), then the pod, through a binding extender or
@@ -178,8 +183,10 @@ void binder_bind(Manager *m, SchedPod *pod, SchedStr node);
 void events_post(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
                  const char *note);
 void events_flush(Manager *m, uint32_t max);
-/* Sets the pod's PodScheduled condition to False/Unschedulable with message. */
-void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message);
+/* Sets the pod's PodScheduled condition to False/Unschedulable with message and, when
+ * nominated is not 0, its status.nominatedNodeName, in one patch; none when the pod shows
+ * both already. */
+void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message, SchedStr nominated);
 
 /* metrics.c: serves /healthz, /readyz and /metrics on the configured port. */
 int metrics_serve(Manager *m);

@@ -59,11 +59,12 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                 buf_init(&msg, 64 * 1024);
                 (void) sched_algo_format_failure(m->algo, &msg);
                 klog_v(2, "unable to schedule %s/%s: %s", pod->namespace_, pod->name, buf_str(&msg));
-                SchedStr nominated = preemptor_run(m, pod);
+                SchedStr nominated = preemptor_run(m, pod, buf_str(&msg));
                 events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", buf_str(&msg));
-                events_set_unschedulable(m, pod, buf_str(&msg));
                 if (nominated)
                         preemptor_nominate(m, pod, nominated);
+                else
+                        events_set_unschedulable(m, pod, buf_str(&msg), 0);
                 (void) sched_queue_failed(m->queue, pod->uid, true);
                 return;
         }

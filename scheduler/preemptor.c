@@ -5,9 +5,10 @@
  *     "Preempted" Event "Preempted by <ns>/<name> on node <node>";
  *   - pods of lower priority nominated to that node lose their nomination
  *     (status.nominatedNodeName cleared);
- *   - the preemptor is nominated there (status.nominatedNodeName, and the nominator the
- *     filters read) and goes back to the queue as unschedulable: the victims' deletion
- *     moves it on;
+ *   - the preemptor is nominated there (the nominator the filters read at once; its
+ *     status.nominatedNodeName and PodScheduled condition once the victims' deletions are
+ *     answered) and goes back to the queue as unschedulable: the victims' deletion moves
+ *     it on, and until then they count as terminating for the eligibility rule;
  *   - where preemption can help on no node, the preemptor's own nomination is cleared.
  * PodDisruptionBudgets (policy/v1beta1, as v1.20 lists them) are watched here.
  * disablePreemption turns all of it off; nominations are then still honoured. */
@@ -122,12 +123,90 @@ void preemptor_pod_gone(Manager *m, const char *uid) {
         (void) sched_nominator_remove(m->nominator, uid);
 }
 
-static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError *err, void *userdata) {
-        if (r < 0 && r != -ENOENT)
-                klog_warning("could not delete a preemption victim: %s", err && err->message[0] ? err->message : strerror(-r));
+void preemptor_pod_deleted(Manager *m, const char *uid) {
+        preemptor_pod_gone(m, uid);
+        if (m->preemptor)
+                sched_preemptor_victim_gone(m->preemptor, uid);
 }
 
-SchedStr preemptor_run(Manager *m, SchedPod *pod) {
+/* The preemptor's status (its PodScheduled condition and nomination) is written once its
+ * victims' deletions are answered, as upstream's synchronous DELETEs come before its
+ * updatePod(): the status update, which moves a preemptor out of backoff, then reaches the
+ * pods watch after the victims' deletions, so the retry finds the room free. */
+typedef struct StatusAfter {
+        Manager *m;
+        SchedPod *pod;                  /* referenced */
+        SchedStr node;
+        unsigned pending;               /* victims' deletions not answered yet */
+        char message[];
+} StatusAfter;
+
+static StatusAfter *status_after_new(Manager *m, SchedPod *pod, SchedStr node, const char *message) {
+        size_t n = strlen(message) + 1;
+        StatusAfter *s = malloc(sizeof(*s) + n);
+        if (!s)
+                return NULL;
+        *s = (StatusAfter) { .m = m, .pod = sched_pod_ref(pod), .node = node };
+        memcpy(s->message, message, n);
+        return s;
+}
+
+/* One deletion answered (or given up on); the last one writes the status. */
+static void status_after_done(StatusAfter *s, bool write) {
+        if (!s || --s->pending > 0)
+                return;
+        if (write)
+                events_set_unschedulable(s->m, s->pod, s->message, s->node);
+        sched_pod_unref(s->pod);
+        free(s);
+}
+
+typedef struct VictimDelete {
+        Manager *m;
+        StatusAfter *after;
+        char uid[];
+} VictimDelete;
+
+static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError *err, void *userdata) {
+        _cleanup_free_ VictimDelete *d = userdata;
+        if (r == -ECANCELED) {
+                status_after_done(d->after, false);     /* the manager is going away */
+                return;
+        }
+        if (r < 0 && r != -ENOENT) {
+                klog_warning("could not delete a preemption victim: %s",
+                             err && err->message[0] ? err->message : strerror(-r));
+                /* it stays: no longer terminating for the eligibility rule */
+                sched_preemptor_victim_gone(d->m->preemptor, d->uid);
+        }
+        status_after_done(d->after, true);
+}
+
+/* Deletes a victim; until it leaves the cache it counts as terminating (upstream deletes
+ * synchronously, so its retried preemptor sees it terminating or gone). */
+static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
+        size_t n = strlen(v->uid) + 1;
+        VictimDelete *d = malloc(sizeof(*d) + n);
+        if (!d) {
+                klog_warning("could not delete %s/%s: %s", v->namespace_, v->name, strerror(ENOMEM));
+                return;
+        }
+        *d = (VictimDelete) { .m = m, .after = after };
+        memcpy(d->uid, v->uid, n);
+        if (sched_preemptor_victim_deleting(m->preemptor, v->uid) < 0)
+                klog_warning("%s/%s: cannot record its deletion", v->namespace_, v->name);
+        if (after)
+                after->pending++;
+        if (kube_delete_async(m->client, &KUBE_PODS, v->namespace_, v->name, NULL, on_victim_deleted, d) < 0) {
+                klog_warning("could not delete %s/%s", v->namespace_, v->name);
+                sched_preemptor_victim_gone(m->preemptor, v->uid);
+                if (after)
+                        after->pending--;
+                free(d);
+        }
+}
+
+SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
         if (!m->preemptor)
                 return 0;
         uint32_t offset = 0;
@@ -161,14 +240,19 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod) {
         const char *node = sched_strtab_get(m->strtab, res.node);
         char note[1024];
         snprintf(note, sizeof note, "Preempted by %s/%s on node %s", pod->namespace_, pod->name, node);
+        StatusAfter *after = status_after_new(m, pod, res.node, message);
+        if (after)
+                after->pending = 1;     /* held until every deletion is sent */
+        else
+                events_set_unschedulable(m, pod, message, res.node);
         for (uint32_t i = 0; i < res.n_victims; i++) {
                 const SchedPod *v = res.victims[i];
                 klog_v(2, "preempting %s/%s on %s for %s/%s", v->namespace_, v->name, node, pod->namespace_,
                        pod->name);
-                if (kube_delete_async(m->client, &KUBE_PODS, v->namespace_, v->name, NULL, on_victim_deleted, NULL) < 0)
-                        klog_warning("could not delete %s/%s", v->namespace_, v->name);
+                delete_victim(m, v, after);
                 events_post(m, v, "Normal", "Preempted", "Preempting", note);
         }
+        status_after_done(after, true);
         m->preemptions++;
         m->preemption_victims += res.n_victims;
         /* lower-priority pods nominated to the node may no longer fit there */
@@ -185,8 +269,6 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod) {
 }
 
 void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node) {
-        if (node != pod->nominated_node)
-                set_nominated_node(m, pod, sched_strtab_get(m->strtab, node));
         if (sched_nominator_set(m->nominator, pod, node) < 0)
                 klog_warning("could not record the nomination of %s/%s", pod->namespace_, pod->name);
 }

@@ -1,5 +1,6 @@
 /* Trimming of pods and nodes for the daemon's informer caches (json.h). */
 #include <jansson.h>
+#include <string.h>
 
 #include "scheduler/core/json.h"
 
@@ -38,7 +39,8 @@ void sched_pod_json_trim(json_t *pod) {
         if (!json_is_object(pod))
                 return;
         del_keys(pod, top);
-        /* preemption reads status.startTime and status.nominatedNodeName only */
+        /* preemption reads status.startTime and status.nominatedNodeName only; a failed
+         * decision, the PodScheduled condition (whether to write it again) */
         json_t *st = json_object_get(pod, "status");
         if (json_is_object(st)) {
                 json_t *keep = json_object();
@@ -48,6 +50,16 @@ void sched_pod_json_trim(json_t *pod) {
                                 json_object_set(keep, "startTime", x);
                         if ((x = json_object_get(st, "nominatedNodeName")))
                                 json_object_set(keep, "nominatedNodeName", x);
+                        size_t i;
+                        json_array_foreach(json_object_get(st, "conditions"), i, x) {
+                                const char *type = json_string_value(json_object_get(x, "type"));
+                                if (type && strcmp(type, "PodScheduled") == 0) {
+                                        json_t *one = json_pack("[O]", x);
+                                        if (one)
+                                                json_object_set_new(keep, "conditions", one);
+                                        break;
+                                }
+                        }
                         json_object_set_new(pod, "status", keep);
                 } else
                         json_object_del(pod, "status");

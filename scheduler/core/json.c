@@ -560,6 +560,18 @@ static int parse_ports_images(SchedStrtab *t, SchedPod *p, const json_t *contain
 
 static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret);
 
+uint64_t sched_pod_condition_digest(const char *status, const char *reason, const char *message,
+                                    const char *last_probe) {
+        const char *parts[] = { status, reason, message, last_probe };
+        uint64_t h = 14695981039346656037ULL;   /* 64-bit FNV-1a, each part ended by a 0 byte */
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                for (const char *c = parts[i] ? parts[i] : ""; *c; c++)
+                        h = (h ^ (uint8_t) *c) * 1099511628211ULL;
+                h *= 1099511628211ULL;
+        }
+        return h ? h : 1;
+}
+
 int sched_pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
         SchedPod *p = NULL;
         SchedStrRefs refs = {};
@@ -613,6 +625,18 @@ static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
 
         size_t i;
         json_t *e;
+        json_array_foreach(json_object_get(status, "conditions"), i, e) {
+                const char *type = str_at(e, "type"), *cs = str_at(e, "status");
+                if (!type || strcmp(type, "PodScheduled") != 0)
+                        continue;
+                p->scheduled_digest = sched_pod_condition_digest(cs, str_at(e, "reason"), str_at(e, "message"),
+                                                                 str_at(e, "lastProbeTime"));
+                p->scheduled_false = cs && strcmp(cs, "False") == 0;
+                uint64_t since;
+                if (rfc3339_parse(str_at(e, "lastTransitionTime"), &since) >= 0)
+                        p->scheduled_since_usec = (int64_t) since;
+                break;
+        }
         json_array_foreach(json_object_get(meta, "ownerReferences"), i, e)
                 if (json_is_true(json_object_get(e, "controller"))) {
                         if ((r = intern(t, str_at(e, "kind"), &p->owner_kind)) < 0 ||

@@ -22,6 +22,10 @@ int sched_node_from_json(SchedStrtab *strtab, const json_t *node, SchedNode **re
  * metadata.name/uid, bad quantity), -E2BIG, -ENOMEM. An empty spec.schedulerName becomes
  * "default-scheduler", as the API server defaults it. */
 int sched_pod_from_json(SchedStrtab *strtab, const json_t *pod, SchedPod **ret);
+/* A digest of a pod condition's status, reason, message and lastProbeTime (NULL as ""):
+ * equal exactly when all four are, but for a 2^-64 chance; never 0. */
+uint64_t sched_pod_condition_digest(const char *status, const char *reason, const char *message,
+                                    const char *last_probe);
 
 /* Trimming for the daemon's informer caches (in place, before an object is cached): deletes
  * what neither the converters above nor the daemon's update checks read, so a cached pod
@@ -30,7 +34,8 @@ int sched_pod_from_json(SchedStrtab *strtab, const json_t *pod, SchedPod **ret);
  * in spec, labels, annotations, ownerReferences or deletionTimestamp (pods), or in spec,
  * labels, annotations, allocatable or images (nodes) exactly when the full ones do.
  *
- * Pods lose kind, apiVersion, status, metadata's generateName, selfLink, generation,
+ * Pods lose kind, apiVersion, status but for startTime, nominatedNodeName and the
+ * PodScheduled condition, metadata's generateName, selfLink, generation,
  * deletionGracePeriodSeconds, finalizers, clusterName and managedFields, the spec fields
  * no predicate or priority reads (all immutable: DNS, restart policy, grace period, service
  * account, security context, pull secrets, hostname, readiness gates, priority class and

@@ -159,6 +159,12 @@ typedef struct SchedPod {
         int64_t start_usec;
         SchedStr nominated_node;
         bool preempt_never;
+        /* status.conditions' PodScheduled: sched_pod_condition_digest() of it (0: none) and
+         * its lastTransitionTime, so an unchanged failure writes no status (upstream's
+         * updatePod) and a changed one keeps the transition time while status stays False */
+        uint64_t scheduled_digest;
+        int64_t scheduled_since_usec;
+        bool scheduled_false;
         const char *resource_version;
 
         /* requests: sum over containers, max with each init container, plus overhead */

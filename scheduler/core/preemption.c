@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "kube/hashmap.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/json-util.h"
 #include "scheduler/core/plugin.h"
@@ -201,6 +202,7 @@ struct SchedPreemptor {
         uint32_t pool_cap;
         SchedPod **result;
         uint32_t result_cap;
+        KubeMap *deleting;              /* uid -> its copy (the key): victims asked to go */
 };
 
 SchedPreemptor *sched_preemptor_new(const SchedConfig *cfg) {
@@ -211,8 +213,9 @@ SchedPreemptor *sched_preemptor_new(const SchedConfig *cfg) {
         p->min_percentage = 10;
         p->min_absolute = 100;
         p->state = sched_cycle_state_new();
-        if (!p->state) {
-                free(p);
+        p->deleting = kube_map_new();
+        if (!p->state || !p->deleting) {
+                sched_preemptor_free(p);
                 return NULL;
         }
         return p;
@@ -221,6 +224,13 @@ SchedPreemptor *sched_preemptor_new(const SchedConfig *cfg) {
 void sched_preemptor_free(SchedPreemptor *p) {
         if (!p)
                 return;
+        if (p->deleting) {
+                const char *k;
+                void *v;
+                for (size_t cur = 0; kube_map_next(p->deleting, &cur, &k, &v);)
+                        free(v);
+                kube_map_free(p->deleting);
+        }
         sched_cycle_state_free(p->state);
         sched_sim_done(&p->sim);
         sched_sim_done(&p->nom_sim);
@@ -235,6 +245,26 @@ void sched_preemptor_free(SchedPreemptor *p) {
         free(p->pool);
         free(p->result);
         free(p);
+}
+
+int sched_preemptor_victim_deleting(SchedPreemptor *p, const char *uid) {
+        if (kube_map_get(p->deleting, uid))
+                return 0;
+        char *k = strdup(uid);
+        if (!k)
+                return -ENOMEM;
+        int r = kube_map_put(p->deleting, k, k, NULL);
+        if (r < 0)
+                free(k);
+        return r;
+}
+
+void sched_preemptor_victim_gone(SchedPreemptor *p, const char *uid) {
+        free(kube_map_remove(p->deleting, uid));
+}
+
+uint32_t sched_preemptor_n_victims_deleting(const SchedPreemptor *p) {
+        return (uint32_t) kube_map_size(p->deleting);
 }
 
 void sched_preemptor_set_objects(SchedPreemptor *p, const struct SchedObjects *objects) {
@@ -489,11 +519,15 @@ static int find_node_index(SchedNodeInfo *const *nodes, uint32_t n, SchedStr nam
         return -1;
 }
 
-static bool eligible(const SchedPod *pod, const SchedNominator *nom, const SchedCache *cache,
-                     SchedNodeInfo *const *nodes, uint32_t n_all, const uint8_t *status) {
+static bool eligible(const SchedPreemptor *p, const SchedPod *pod, const SchedNominator *nom,
+                     const SchedCache *cache, SchedNodeInfo *const *nodes, uint32_t n_all, const uint8_t *status) {
         if (pod->preempt_never)
                 return false;
-        SchedStr nn = pod->nominated_node ? pod->nominated_node : nom ? sched_nominator_node_of(nom, pod->uid) : 0;
+        /* the nominator first: it holds the nomination just written, before the pod's own
+         * status update (which upstream's queued pod carries when it is retried) comes back */
+        SchedStr nn = nom ? sched_nominator_node_of(nom, pod->uid) : 0;
+        if (!nn)
+                nn = pod->nominated_node;
         if (!nn)
                 return true;
         int i = find_node_index(nodes, n_all, nn);
@@ -504,7 +538,8 @@ static bool eligible(const SchedPod *pod, const SchedNominator *nom, const Sched
                 return true;
         for (uint32_t k = 0; k < ni->n_pods; k++) {
                 const SchedPod *x = ni->pods[k];
-                if (x->rel && x->rel->deleting && x->priority < pod->priority)
+                bool terminating = (x->rel && x->rel->deleting) || kube_map_get(p->deleting, x->uid);
+                if (terminating && x->priority < pod->priority)
                         return false;
         }
         return true;
@@ -516,7 +551,7 @@ int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominat
         *ret = (SchedPreemption) {};
         uint32_t n_all;
         SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
-        if (!eligible(pod, nom, cache, nodes, n_all, status)) {
+        if (!eligible(p, pod, nom, cache, nodes, n_all, status)) {
                 ret->not_eligible = true;
                 return 0;
         }

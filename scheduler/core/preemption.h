@@ -4,8 +4,9 @@
  *
  * When no node fits a pod (sched_algo_schedule() found none), sched_preempt():
  *   1. eligibility: not with preemptionPolicy Never; not while a pod of lower priority is
- *      terminating on the node the pod is already nominated to (unless the filters found that
- *      node UnschedulableAndUnresolvable);
+ *      terminating (or its deletion was asked for: sched_preemptor_victim_deleting()) on the
+ *      node the pod is already nominated to (unless the filters found that node
+ *      UnschedulableAndUnresolvable);
  *   2. candidates: the nodes whose failure removing pods may resolve (no
  *      UnschedulableAndUnresolvable reason: node selector and affinity, taints, host name,
  *      unschedulable, labels presence, pod affinity rules, volume zone or binding conflicts,
@@ -110,6 +111,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(SchedPreemptor *, sched_preemptor_free);
 void sched_preemptor_set_objects(SchedPreemptor *p, const struct SchedObjects *objects);
 /* Borrowed until replaced; at most 64. Returns 0, -E2BIG. */
 int sched_preemptor_set_extenders(SchedPreemptor *p, const SchedPreemptExtender *x, uint32_t n);
+/* Victims whose deletion the daemon has asked for (asynchronously) count as terminating, as a
+ * deletionTimestamp does, for the eligibility rule until sched_preemptor_victim_gone(): when
+ * upstream retries a preemptor, its synchronous DELETE has already made its victims terminating
+ * or gone on the server, so a retry before our cache shows it must not preempt again.
+ * Returns 0, -ENOMEM. */
+int sched_preemptor_victim_deleting(SchedPreemptor *p, const char *uid);
+/* The victim left the cache, or its deletion request failed. */
+void sched_preemptor_victim_gone(SchedPreemptor *p, const char *uid);
+uint32_t sched_preemptor_n_victims_deleting(const SchedPreemptor *p);
 /* minCandidateNodesPercentage (default 10) and minCandidateNodesAbsolute (default 100). */
 void sched_preemptor_set_limits(SchedPreemptor *p, int32_t percentage, int32_t absolute);
 

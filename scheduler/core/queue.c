@@ -233,30 +233,42 @@ static void drop(SchedQueue *q, QPod *p) {
         free(p);
 }
 
+/* Upstream's PriorityQueue.Update on a known pod: the object replaced; active: re-sorted;
+ * backoff: to active at once; unschedulable: to active when changed (isPodUpdated: more than
+ * status and resourceVersion), else it stays; in flight: the attempt's end decides. */
+static int update(SchedQueue *q, QPod *p, SchedPod *pod, bool changed) {
+        /* keep the key valid: it points into the pod object being replaced */
+        SchedPod *old = p->pod;
+        p->pod = sched_pod_ref(pod);
+        (void) kube_map_put(q->by_uid, pod->uid, p, NULL);
+        sched_pod_unref(old);
+        p->deleted = false;
+        switch (p->where) {
+        case IN_ACTIVE:
+                heap_up(&q->active, p->pos, active_less);
+                heap_down(&q->active, p->pos, active_less);
+                return 0;
+        case IN_BACKOFF:
+                detach(q, p);
+                return to_active(q, p);
+        case IN_UNSCHEDULABLE:
+                if (!changed)
+                        return 0;
+                detach(q, p);
+                return to_active(q, p);
+        case IN_FLIGHT:
+                return 0;
+        }
+        return 0;
+}
+
 int sched_queue_add(SchedQueue *q, SchedPod *pod) {
         if (!pod->uid || !*pod->uid)
                 return -EINVAL;
         int64_t t = now(q);
         QPod *p = kube_map_get(q->by_uid, pod->uid);
-        if (p) {
-                /* keep the key valid: it points into the pod object being replaced */
-                SchedPod *old = p->pod;
-                p->pod = sched_pod_ref(pod);
-                (void) kube_map_put(q->by_uid, pod->uid, p, NULL);
-                sched_pod_unref(old);
-                p->deleted = false;
-                switch (p->where) {
-                case IN_ACTIVE:
-                        heap_up(&q->active, p->pos, active_less);
-                        heap_down(&q->active, p->pos, active_less);
-                        return 0;
-                case IN_UNSCHEDULABLE:
-                        detach(q, p);
-                        return move_on(q, p, t);
-                default:
-                        return 0;
-                }
-        }
+        if (p)
+                return update(q, p, pod, true);
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -276,6 +288,11 @@ int sched_queue_add(SchedQueue *q, SchedPod *pod) {
         }
         sched_pod_ref(pod);
         return 0;
+}
+
+int sched_queue_update_status(SchedQueue *q, SchedPod *pod) {
+        QPod *p = pod->uid ? kube_map_get(q->by_uid, pod->uid) : NULL;
+        return p ? update(q, p, pod, false) : -ENOENT;
 }
 
 int sched_queue_delete(SchedQueue *q, const char *uid) {

@@ -40,9 +40,15 @@ void sched_queue_free(SchedQueue *q);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SchedQueue *, sched_queue_free);
 
 /* A pending pod appeared or changed (informer add/update). New pods go to active. A known
- * pod has its object replaced; if it was unschedulable it is moved on (a change to the pod
- * may make it fit). Takes a reference. Returns 0, -E2BIG (bound), -EINVAL (no uid), -ENOMEM. */
+ * pod has its object replaced and, as upstream's PriorityQueue.Update, goes to active when it
+ * was backing off or unschedulable (a change to the pod may make it fit). Takes a reference.
+ * Returns 0, -E2BIG (bound), -EINVAL (no uid), -ENOMEM. */
 int sched_queue_add(SchedQueue *q, SchedPod *pod);
+/* A known pod changed only where upstream's isPodUpdated() does not look (status,
+ * resourceVersion: e.g. the nomination or PodScheduled condition the scheduler wrote): its
+ * object is replaced; from backoff it still goes to active, as upstream's Update, but an
+ * unschedulable pod stays. Takes a reference. Returns 0, -ENOENT (not queued), -ENOMEM. */
+int sched_queue_update_status(SchedQueue *q, SchedPod *pod);
 /* The pod is gone or no longer pending (deleted, bound by someone else). Returns 0, -ENOENT. */
 int sched_queue_delete(SchedQueue *q, const char *uid);
 

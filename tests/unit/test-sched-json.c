@@ -322,6 +322,41 @@ static void test_trim_pod(void **state) {
         assert_non_null(json_object_get(odd, "spec"));
 }
 
+/* A pending pod's PodScheduled condition survives trimming (the other conditions do not) and
+ * reaches the model as a digest and a transition time: an unchanged failure writes nothing. */
+static void test_pod_scheduled_condition(void **state) {
+        _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
+        json_auto_t *obj = tl_json(
+                "{'metadata':{'name':'p','uid':'u'},'spec':{'containers':[{'name':'a'}]},"
+                "'status':{'phase':'Pending','nominatedNodeName':'n1','conditions':[{'type':'Ready','status':'False'},"
+                "{'type':'PodScheduled','status':'False','reason':'Unschedulable','lastProbeTime':null,"
+                "'message':'0/3 nodes are available: 3 Insufficient cpu.',"
+                "'lastTransitionTime':'1970-01-01T00:00:07Z'}]}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *full = NULL;
+        assert_int_equal(sched_pod_from_json(t, obj, &full), 0);
+        sched_pod_json_trim(obj);
+        json_t *conds = kube_obj_path(obj, "status.conditions");
+        assert_int_equal(json_array_size(conds), 1);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(conds, 0), "type")), "PodScheduled");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = NULL;
+        assert_int_equal(sched_pod_from_json(t, obj, &p), 0);
+        assert_true(p->scheduled_digest == full->scheduled_digest);
+        assert_true(p->scheduled_digest ==
+                    sched_pod_condition_digest("False", "Unschedulable", "0/3 nodes are available: 3 Insufficient cpu.",
+                                               NULL));
+        assert_true(p->scheduled_digest !=
+                    sched_pod_condition_digest("False", "Unschedulable", "0/3 nodes are available: 2 Insufficient cpu.",
+                                               NULL));
+        assert_true(p->scheduled_false);
+        assert_int_equal(p->scheduled_since_usec, 7000000);
+        assert_string_equal(sched_strtab_get(t, p->nominated_node), "n1");
+        /* none: digest 0, which no condition has */
+        _cleanup_(sched_pod_unrefp) SchedPod *none = tl_pod_json(t, "{'metadata':{'name':'q','uid':'v'}}");
+        assert_non_null(none);
+        assert_true(none->scheduled_digest == 0);
+        assert_true(sched_pod_condition_digest(NULL, NULL, NULL, NULL) != 0);
+}
+
 static void test_trim_node(void **state) {
         _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
         json_auto_t *full = tl_json(
@@ -381,6 +416,7 @@ int main(void) {
                 cmocka_unit_test(test_pod),
                 cmocka_unit_test(test_bounds),
                 cmocka_unit_test(test_trim_pod),
+                cmocka_unit_test(test_pod_scheduled_condition),
                 cmocka_unit_test(test_trim_node),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -171,6 +171,43 @@ static void test_never_and_terminating(void **state) {
         assert_true(f->res.not_eligible);
 }
 
+/* The daemon deletes victims asynchronously; until a victim leaves the cache (or shows a
+ * deletionTimestamp) its deletion request is what upstream's synchronous DELETE has already
+ * done when the preemptor is retried: a terminating pod of lower priority on the nominated
+ * node. Two full 2-cpu nodes, each with two 1-cpu low pods; the preemptor asks 1 cpu. */
+static void test_deletion_requested_is_terminating(void **state) {
+        Fx *f = *state;
+        node(f, "n1", "2", "", "");
+        node(f, "n2", "2", "", "");
+        bound(f, "a1", "n1", "1", 1, 10, "");
+        bound(f, "a2", "n1", "1", 1, 20, "");
+        bound(f, "b1", "n2", "1", 1, 10, "");
+        bound(f, "b2", "n2", "1", 1, 20, "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "1", 10, "");
+        const char *on = preempt(f, pod);
+        assert_non_null(on);
+        assert_int_equal(f->res.n_victims, 1);
+        char victim[64];
+        snprintf(victim, sizeof victim, "uid-%s", f->res.victims[0]->name);
+        SchedStr nn = sched_strtab_lookup(f->t, on, strlen(on));
+        assert_int_equal(sched_nominator_set(f->nom, pod, nn), 0);
+        assert_int_equal(sched_preemptor_victim_deleting(f->p, victim), 0);
+        /* retried before the victim's deletion shows: no second victim elsewhere */
+        assert_null(preempt(f, pod));
+        assert_true(f->res.not_eligible);
+        /* a request that failed (the victim stays) makes it eligible again */
+        sched_preemptor_victim_gone(f->p, victim);
+        assert_non_null(preempt(f, pod));
+        assert_false(f->res.not_eligible);
+        /* the victim gone: the pod fits its nominated node */
+        assert_int_equal(sched_preemptor_victim_deleting(f->p, victim), 0);
+        assert_int_equal(sched_cache_remove_pod(f->c, victim), 0);
+        sched_preemptor_victim_gone(f->p, victim);
+        SchedResult r;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
+        assert_string_equal(sched_strtab_get(f->t, r.node), on);
+}
+
 /* Node choice, each criterion deciding in turn between two nodes of 2 cpu; the preemptor
  * asks 2 cpu with priority 100. */
 static void test_pick_fewest_pdb_violations(void **state) {
@@ -354,6 +391,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_single_node_reprieve, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unresolvable_and_equal_priority, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_never_and_terminating, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_deletion_requested_is_terminating, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pick_fewest_pdb_violations, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pick_criteria, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pick_fewest_victims, setup, teardown),

@@ -187,11 +187,13 @@ static void test_delete_and_update(void **state) {
         assert_int_equal(sched_queue_attempts(f->q, uid("a")), 0);
         assert_string_equal(pop(f), "c");
         assert_int_equal(sched_queue_failed(f->q, uid("c"), true), 0);
-        /* an update to an unschedulable pod moves it on (here: still backing off) */
+        /* an update to an unschedulable pod moves it to active, backoff or not (upstream's
+         * PriorityQueue.Update adds it to activeQ) */
         add(f, "c", 0, "1970-01-01T00:00:03Z");
         SchedQueueStats st;
         sched_queue_stats(f->q, &st);
-        assert_int_equal(st.backoff, 1);
+        assert_int_equal(st.active, 1);
+        assert_int_equal(st.backoff, 0);
         assert_int_equal(st.unschedulable, 0);
         assert_int_equal(sched_queue_delete(f->q, uid("c")), 0);
         sched_queue_stats(f->q, &st);
@@ -200,6 +202,52 @@ static void test_delete_and_update(void **state) {
         SchedPod *p = sched_pod_new();
         assert_int_equal(sched_queue_add(f->q, p), -EINVAL);
         sched_pod_unref(p);
+}
+
+/* A status-only update (the nomination the scheduler wrote, its PodScheduled condition):
+ * the queued object is replaced; a pod backing off goes to active at once, as upstream's
+ * PriorityQueue.Update; an unschedulable pod stays (isPodUpdated() is false). */
+static void test_status_update(void **state) {
+        Fx *f = *state;
+        add(f, "p", 0, "1970-01-01T00:00:01Z");
+        add(f, "q", 0, "1970-01-01T00:00:02Z");
+        assert_string_equal(pop(f), "p");
+        assert_string_equal(pop(f), "q");
+        sched_queue_move_all(f->q);     /* during both attempts: p goes to backoff */
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        sched_queue_move_all(f->q);
+        assert_string_equal(pop(f) ?: "none", "none");
+        SchedQueueStats st;
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.backoff, 1);
+        SchedPod *np = tl_pod(f->t, "p", "", "", "'priority':0",
+                              "'creationTimestamp':'1970-01-01T00:00:01Z'");
+        assert_non_null(np);
+        assert_int_equal(sched_strtab_intern_str(f->t, "n1", &np->nominated_node), 0);
+        assert_int_equal(sched_queue_update_status(f->q, np), 0);
+        sched_pod_unref(np);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.backoff, 0);
+        assert_int_equal(st.active, 1);
+        SchedPod *got = sched_queue_pop(f->q);
+        assert_non_null(got);
+        assert_string_equal(got->name, "p");
+        assert_string_equal(sched_strtab_get(f->t, got->nominated_node), "n1");
+        sched_pod_unref(got);
+        /* no move request during this attempt: unschedulable, and a status update keeps it there */
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        np = tl_pod(f->t, "p", "", "", "'priority':0", "'creationTimestamp':'1970-01-01T00:00:01Z'");
+        assert_non_null(np);
+        assert_int_equal(sched_queue_update_status(f->q, np), 0);
+        sched_pod_unref(np);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.unschedulable, 1);
+        assert_int_equal(st.active, 0);
+        /* an unknown pod is no business of the queue */
+        np = tl_pod(f->t, "x", "", "", "'priority':0", "");
+        assert_non_null(np);
+        assert_int_equal(sched_queue_update_status(f->q, np), -ENOENT);
+        sched_pod_unref(np);
 }
 
 static void test_many(void **state) {
@@ -230,6 +278,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_unschedulable_moves, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_move_during_attempt_and_timeout, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delete_and_update, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_status_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_many, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
