@@ -205,8 +205,8 @@ static int follow_policy_name(Manager *m) {
                 m->informers[INF_POLICY_MAPS] = kube_informer_unref(m->informers[INF_POLICY_MAPS]);
                 m->policy_name = mfree(m->policy_name);
                 m->synced[INF_POLICY_MAPS] = false;
-                return klog_error_errno(r, "Cannot watch the policy ConfigMap %s/%s: %s", RECONCILE_CONFIG_NAMESPACE,
-                                        LOG_TEXT(name), strerror(-r));
+                return klog_error_errno(r, "Cannot watch the policy ConfigMap %s/%s: %m", RECONCILE_CONFIG_NAMESPACE,
+                                        LOG_TEXT(name));
         }
         klog_v(2, "Watching ConfigMap %s/%s for the policy", RECONCILE_CONFIG_NAMESPACE, LOG_TEXT(name));
         return 0;
@@ -338,7 +338,7 @@ static int send_pass(Manager *m, ReconcileOutput *out) {
         };
         int r = pass_start(m->writer, out, &hooks, m, &m->pass);
         if (r < 0)
-                klog_error("Cannot start a pass: %s", strerror(-r));
+                klog_error_errno(r, "Cannot start a pass: %m");
         return r;
 }
 
@@ -351,7 +351,7 @@ static bool report_apply_error(Manager *m) {
                 return false;
         int r = reconcile_now(m, &out);
         if (r < 0) {
-                klog_error("Cannot report the refused write on status: %s", strerror(-r));
+                klog_error_errno(r, "Cannot report the refused write on status: %m");
                 return false;
         }
         if (apply_error_report_only(out) == 0) {
@@ -408,7 +408,7 @@ static void run_reconcile(Manager *m) {
         ReconcileOutput *out = NULL;
         int r = reconcile_now(m, &out);
         if (r < 0) {
-                klog_error("Reconcile failed before any write: %s", strerror(-r));
+                klog_error_errno(r, "Reconcile failed before any write: %m");
                 return finish_pass(m, false, false, 0);
         }
         if (send_pass(m, out) < 0)
@@ -444,7 +444,7 @@ static void start_pass(Manager *m, const char *key) {
         if (pods && reconcile_bootstrap_needs_nodes(pods, &m->opts.scheduler)) {
                 int r = node_list_start(m->client, on_nodes, m, &m->nodes);
                 if (r < 0) {
-                        klog_error("Cannot list nodes: %s", strerror(-r));
+                        klog_error_errno(r, "Cannot list nodes: %m");
                         finish_pass(m, false, false, 0);
                 }
                 return;
@@ -647,12 +647,12 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
             (r = new_informer(m, INF_PODS, &KUBE_PODS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
             (r = new_informer(m, INF_OPERATOR_CONFIGS, &OPERATOR_CONFIGS, NULL, NULL,
                               "metadata.name=" OPERATOR_CONFIG_NAME)) < 0)
-                return klog_error_errno(r, "Cannot set up the informers: %s", strerror(-r));
+                return klog_error_errno(r, "Cannot set up the informers: %m");
 
         /* Guarded only where a conflict could hold the rollout back (the pure decision). */
         if (reconcile_conflict_blocks("?", &opts->scheduler) &&
             (r = coexistence_new(m->client, on_coexistence_changed, m, &m->coexist)) < 0)
-                return klog_error_errno(r, "Cannot watch for another scheduler: %s", strerror(-r));
+                return klog_error_errno(r, "Cannot watch for another scheduler: %m");
 
         r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
         if (r < 0)
@@ -679,7 +679,7 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         if (r >= 0)
                 r = kube_event_recorder_set_namespace(m->recorder, OPERATOR_NAMESPACE);
         if (r < 0)
-                return klog_error_errno(r, "Cannot set up the event recorder: %s", strerror(-r));
+                return klog_error_errno(r, "Cannot set up the event recorder: %m");
 
         if (opts->leader_elect) {
                 KubeLeaderConfig lo = {
@@ -695,14 +695,14 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
                 };
                 r = kube_leader_new(m->client, &lo, &m->elector);
                 if (r < 0)
-                        return klog_error_errno(r, "Cannot set up leader election: %s", strerror(-r));
+                        return klog_error_errno(r, "Cannot set up leader election: %m");
         } else
                 m->leading = m->metrics.leader = true;
 
         HttpServerOptions ho = { .address = opts->listen_address, .port = opts->listen_port };
         r = http_server_new(e, &ho, &m->http);
         if (r < 0)
-                return klog_error_errno(r, "Cannot listen on %s:%u: %s", ho.address, ho.port, strerror(-r));
+                return klog_error_errno(r, "Cannot listen on %s:%u: %m", ho.address, ho.port);
         if ((r = http_server_add_route(m->http, "/healthz", on_healthz, m)) < 0 ||
             (r = http_server_add_route(m->http, "/readyz", on_readyz, m)) < 0 ||
             (r = http_server_add_route(m->http, "/metrics", on_metrics, m)) < 0)
@@ -718,17 +718,17 @@ int manager_start(Manager *m) {
                         continue;
                 int r = kube_informer_start(m->informers[i]);
                 if (r < 0)
-                        return klog_error_errno(r, "Cannot start an informer: %s", strerror(-r));
+                        return klog_error_errno(r, "Cannot start an informer: %m");
         }
         if (m->coexist) {
                 int r = coexistence_start(m->coexist);
                 if (r < 0)
-                        return klog_error_errno(r, "Cannot watch for another scheduler: %s", strerror(-r));
+                        return klog_error_errno(r, "Cannot watch for another scheduler: %m");
         }
         if (m->elector) {
                 int r = kube_leader_start(m->elector);
                 if (r < 0)
-                        return klog_error_errno(r, "Cannot start leader election: %s", strerror(-r));
+                        return klog_error_errno(r, "Cannot start leader election: %m");
         }
         klog_info("Serving /healthz, /readyz and /metrics on %s:%u", m->opts.listen_address,
                   http_server_port(m->http));

@@ -1,4 +1,4 @@
-/* Who places the scheduler's own pods (DESIGN.md): when policy-scheduler is the cluster's
+/* Who places the scheduler's own pods (docs/design.md): when policy-scheduler is the cluster's
  * scheduler and none of its pods is ready, nobody else will bind its pending pods, so the
  * operator does, with the smallest rule set that keeps a control plane safe: the node is
  * Ready, the pod's nodeSelector matches the node's labels, and every NoSchedule/NoExecute

@@ -4,7 +4,7 @@
  * input always gives byte-identical output, so the daemon can apply the actions, re-read,
  * call it again and get nothing to do (the idempotence the unit tests check).
  *
- * What it decides (DESIGN.md, "The API contract"):
+ * What it decides (docs/design.md, "The API contract"):
  *  - the desired policy: the ConfigMap named by spec.policy.name (key policy.cfg) or the
  *    built-in policy of spec.profile, validated and normalized by libpolicy;
  *  - when it is valid and differs from the running revision: revision ConfigMap
