@@ -11,6 +11,7 @@
 
 #include "common/macro.h"
 #include "kube/hashmap.h"
+#include "scheduler/core/grow.h"
 #include "scheduler/core/label-index.h"
 #include "scheduler/core/pod-relations.h"
 #include "scheduler/core/satmath.h"
@@ -49,24 +50,6 @@ struct SchedCache {
         SchedLabelIndex *by_label;      /* (ns, key, value) -> pods so labelled */
         SchedLabelIndex *terms;         /* (ns, key, value) -> pod (anti-)affinity terms requiring it */
 };
-
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
-        if (need <= *cap)
-                return 0;
-        uint32_t n = *cap ? *cap : 16;
-        while (n < need) {
-                if (n > UINT32_MAX / 2)
-                        return -E2BIG;
-                n *= 2;
-        }
-        void *q = realloc(*p, (size_t) n * elem);
-        if (!q)
-                return -ENOMEM;
-        memset((char *) q + (size_t) *cap * elem, 0, (size_t) (n - *cap) * elem);
-        *p = q;
-        *cap = n;
-        return 0;
-}
 
 SchedCache *sched_cache_new(SchedStrtab *strtab) {
         SchedCache *c = calloc(1, sizeof(*c));
@@ -211,7 +194,7 @@ static void node_normalize(SchedNode *n) {
 
 static int images_count(SchedCache *c, const SchedNode *n, int delta) {
         if (n->n_images > 0) {
-                int r = grow((void **) &c->image_count, &c->image_count_cap, n->images[n->n_images - 1].name + 1,
+                int r = sched_grow((void **) &c->image_count, &c->image_count_cap, n->images[n->n_images - 1].name + 1,
                              sizeof(uint32_t));
                 if (r < 0)
                         return r;
@@ -222,7 +205,7 @@ static int images_count(SchedCache *c, const SchedNode *n, int delta) {
 }
 
 static int order_insert(SchedCache *c, SchedNodeInfo *ni) {
-        int r = grow((void **) &c->order, &c->order_cap, c->n_order + 1, sizeof(SchedNodeInfo *));
+        int r = sched_grow((void **) &c->order, &c->order_cap, c->n_order + 1, sizeof(SchedNodeInfo *));
         if (r < 0)
                 return r;
         c->order[c->n_order++] = ni;
@@ -248,7 +231,7 @@ static int info_get(SchedCache *c, SchedStr name, SchedNodeInfo **ret) {
         }
         if (c->n_slots >= SCHED_CACHE_MAX_NODES)
                 return -E2BIG;
-        int r = grow((void **) &c->by_name, &c->by_name_cap, name + 1, sizeof(uint32_t));
+        int r = sched_grow((void **) &c->by_name, &c->by_name_cap, name + 1, sizeof(uint32_t));
         if (r < 0)
                 return r;
         uint32_t slot = UINT32_MAX;
@@ -258,7 +241,7 @@ static int info_get(SchedCache *c, SchedStr name, SchedNodeInfo **ret) {
                         break;
                 }
         if (slot == UINT32_MAX) {
-                r = grow((void **) &c->slots, &c->slots_cap, c->n_slots + 1, sizeof(SchedNodeInfo *));
+                r = sched_grow((void **) &c->slots, &c->slots_cap, c->n_slots + 1, sizeof(SchedNodeInfo *));
                 if (r < 0)
                         return r;
                 slot = c->n_slots++;
@@ -344,7 +327,7 @@ static int scalar_add(SchedNodeInfo *ni, const SchedRequest *req, int sign) {
                 if (j == ni->n_req_scalar) {
                         if (sign < 0)
                                 continue;
-                        int r = grow((void **) &ni->req_scalar, &ni->req_scalar_cap, ni->n_req_scalar + 1,
+                        int r = sched_grow((void **) &ni->req_scalar, &ni->req_scalar_cap, ni->n_req_scalar + 1,
                                      sizeof(SchedScalar));
                         if (r < 0)
                                 return r;
@@ -372,7 +355,7 @@ static int ports_add(SchedNodeInfo *ni, const SchedPod *p, int sign) {
                                 break;
                 if (sign > 0) {
                         if (j == ni->n_ports) {
-                                int r = grow((void **) &ni->ports, &ni->ports_cap, ni->n_ports + 1,
+                                int r = sched_grow((void **) &ni->ports, &ni->ports_cap, ni->n_ports + 1,
                                              sizeof(SchedPortUse));
                                 if (r < 0)
                                         return r;
@@ -388,14 +371,14 @@ static int ports_add(SchedNodeInfo *ni, const SchedPod *p, int sign) {
 
 /* Counts a pod on a node. Capacity is reserved first so no partial update happens. */
 static int info_add_pod(SchedNodeInfo *ni, SchedPod *p) {
-        int r = grow((void **) &ni->pods, &ni->pods_cap, ni->n_pods + 1, sizeof(SchedPod *));
+        int r = sched_grow((void **) &ni->pods, &ni->pods_cap, ni->n_pods + 1, sizeof(SchedPod *));
         if (r < 0)
                 return r;
-        r = grow((void **) &ni->req_scalar, &ni->req_scalar_cap, ni->n_req_scalar + p->req.n_scalar,
+        r = sched_grow((void **) &ni->req_scalar, &ni->req_scalar_cap, ni->n_req_scalar + p->req.n_scalar,
                  sizeof(SchedScalar));
         if (r < 0)
                 return r;
-        r = grow((void **) &ni->ports, &ni->ports_cap, ni->n_ports + p->n_ports, sizeof(SchedPortUse));
+        r = sched_grow((void **) &ni->ports, &ni->ports_cap, ni->n_ports + p->n_ports, sizeof(SchedPortUse));
         if (r < 0)
                 return r;
         (void) scalar_add(ni, &p->req, +1);
@@ -587,8 +570,8 @@ static int cached_pod_new(SchedCache *c, SchedPod *pod, SchedNodeInfo *ni, Cache
         cp->slot = ni->index;
         bool aff = pod->rel && pod->rel->has_pod_affinity;
         int r;
-        if (aff && ((r = grow((void **) &c->affinity, &c->affinity_cap, c->n_affinity + 1, sizeof(SchedAffinityPod))) < 0 ||
-                    (r = grow((void **) &c->affinity_cp, &c->affinity_cp_cap, c->n_affinity + 1, sizeof(CachedPod *))) < 0))
+        if (aff && ((r = sched_grow((void **) &c->affinity, &c->affinity_cap, c->n_affinity + 1, sizeof(SchedAffinityPod))) < 0 ||
+                    (r = sched_grow((void **) &c->affinity_cp, &c->affinity_cp_cap, c->n_affinity + 1, sizeof(CachedPod *))) < 0))
                 return r;
         r = kube_map_put(c->pods, pod->uid, cp, NULL);
         if (r < 0)
@@ -620,7 +603,7 @@ int sched_cache_assume_pod(SchedCache *c, SchedPod *pod, SchedStr node) {
         SchedNodeInfo *ni = slot_by_name(c, node);
         if (!ni || !ni->node)
                 return -ENOENT;
-        int r = grow((void **) &c->assumed, &c->assumed_cap, c->n_assumed + 1, sizeof(CachedPod *));
+        int r = sched_grow((void **) &c->assumed, &c->assumed_cap, c->n_assumed + 1, sizeof(CachedPod *));
         if (r < 0)
                 return r;
         CachedPod *cp;

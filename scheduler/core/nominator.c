@@ -5,24 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scheduler/core/grow.h"
 #include "scheduler/core/preemption.h"
-
-static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem) {
-        if (need <= *cap)
-                return 0;
-        uint32_t n = *cap ? *cap : 16;
-        while (n < need) {
-                if (n > UINT32_MAX / 2)
-                        return -E2BIG;
-                n *= 2;
-        }
-        void *q = reallocarray(*p, n, elem);
-        if (!q)
-                return -ENOMEM;
-        *p = q;
-        *cap = n;
-        return 0;
-}
 
 struct SchedNominator {
         SchedStr *nodes;
@@ -67,8 +51,8 @@ int sched_nominator_set(SchedNominator *n, SchedPod *pod, SchedStr node) {
         if (node == 0)
                 return 0;
         int r;
-        if ((r = grow_array((void **) &n->nodes, &n->cap_nodes, n->n + 1, sizeof(*n->nodes))) < 0 ||
-            (r = grow_array((void **) &n->pods, &n->cap_pods, n->n + 1, sizeof(*n->pods))) < 0)
+        if ((r = sched_grow((void **) &n->nodes, &n->cap_nodes, n->n + 1, sizeof(*n->nodes))) < 0 ||
+            (r = sched_grow((void **) &n->pods, &n->cap_pods, n->n + 1, sizeof(*n->pods))) < 0)
                 return r;
         /* after the last pod nominated to the same node, else at the end */
         uint32_t at = n->n;

@@ -9,6 +9,7 @@
 
 #include "common/macro.h"
 #include "kube/hashmap.h"
+#include "scheduler/core/grow.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/json-util.h"
 #include "scheduler/core/plugin.h"
@@ -17,23 +18,6 @@
 #include "scheduler/core/simulate.h"
 
 #define MAX_PREEMPT_EXTENDERS 64
-
-static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem) {
-        if (need <= *cap)
-                return 0;
-        uint32_t n = *cap ? *cap : 16;
-        while (n < need) {
-                if (n > UINT32_MAX / 2)
-                        return -E2BIG;
-                n *= 2;
-        }
-        void *q = reallocarray(*p, n, elem);
-        if (!q)
-                return -ENOMEM;
-        *p = q;
-        *cap = n;
-        return 0;
-}
 
 /* ---- PodDisruptionBudgets ---- */
 
@@ -137,7 +121,7 @@ int sched_pdbs_put(SchedPDBs *p, const json_t *obj) {
                 p->items[i] = b;
                 return 0;
         }
-        if ((r = grow_array((void **) &p->items, &p->cap, p->n + 1, sizeof(PDB))) < 0)
+        if ((r = sched_grow((void **) &p->items, &p->cap, p->n + 1, sizeof(PDB))) < 0)
                 goto fail;
         p->items[p->n++] = b;
         return 0;
@@ -322,13 +306,13 @@ static bool more_important(const SchedPod *a, const SchedPod *b, int64_t now) {
 
 /* filterPodsWithPDBViolation over the sorted victims: violating[i]. */
 static int mark_violations(SchedPreemptor *p, const SchedPDBs *pdbs, uint32_t n) {
-        int r = grow_array((void **) &p->violating, &p->violating_cap, n ? n : 1, sizeof(bool));
+        int r = sched_grow((void **) &p->violating, &p->violating_cap, n ? n : 1, sizeof(bool));
         if (r < 0)
                 return r;
         memset(p->violating, 0, n * sizeof(bool));
         if (!pdbs || pdbs->n == 0)
                 return 0;
-        if ((r = grow_array((void **) &p->allowed, &p->allowed_cap, pdbs->n, sizeof(int32_t))) < 0)
+        if ((r = sched_grow((void **) &p->allowed, &p->allowed_cap, pdbs->n, sizeof(int32_t))) < 0)
                 return r;
         for (uint32_t i = 0; i < pdbs->n; i++)
                 p->allowed[i] = pdbs->items[i].allowed;
@@ -352,7 +336,7 @@ static int mark_violations(SchedPreemptor *p, const SchedPDBs *pdbs, uint32_t n)
 static int pool_push(SchedPreemptor *p, size_t *n_pool, SchedPod *x) {
         if (*n_pool >= UINT32_MAX)
                 return -E2BIG;
-        int r = grow_array((void **) &p->pool, &p->pool_cap, (uint32_t) *n_pool + 1, sizeof(SchedPod *));
+        int r = sched_grow((void **) &p->pool, &p->pool_cap, (uint32_t) *n_pool + 1, sizeof(SchedPod *));
         if (r < 0)
                 return r;
         p->pool[(*n_pool)++] = x;
@@ -369,9 +353,9 @@ static int select_victims(SchedPreemptor *p, SchedCycle *cy, const SchedNominato
         SchedNodeInfo *si = &p->sim.info;
         size_t start = *n_pool;
         uint32_t n = 0;
-        if ((r = grow_array((void **) &p->removed, &p->removed_cap, ni->n_pods ? ni->n_pods : 1,
+        if ((r = sched_grow((void **) &p->removed, &p->removed_cap, ni->n_pods ? ni->n_pods : 1,
                             sizeof(SchedPod *))) < 0 ||
-            (r = grow_array((void **) &p->in_state, &p->in_state_cap, ni->n_pods ? ni->n_pods : 1, sizeof(bool))) < 0)
+            (r = sched_grow((void **) &p->in_state, &p->in_state_cap, ni->n_pods ? ni->n_pods : 1, sizeof(bool))) < 0)
                 return r;
         /* every lower-priority pod out: from here on, each pod not back in the state at the
          * end is put back into it (the node copy is thrown away) */
@@ -557,7 +541,7 @@ int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominat
         }
         if (n_all == 0)
                 return 0;
-        int r = grow_array((void **) &p->potential, &p->potential_cap, n_all, sizeof(*p->potential));
+        int r = sched_grow((void **) &p->potential, &p->potential_cap, n_all, sizeof(*p->potential));
         if (r < 0)
                 return r;
         uint32_t n_pot = 0;
@@ -585,8 +569,8 @@ int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominat
                 return r;
 
         uint32_t want = sched_preempt_num_candidates(p->min_percentage, p->min_absolute, n_pot);
-        if ((r = grow_array((void **) &p->cands, &p->cands_cap, 2 * want, sizeof(SchedCandidate))) < 0 ||
-            (r = grow_array((void **) &p->cand_off, &p->cand_off_cap, 2 * want, sizeof(size_t))) < 0)
+        if ((r = sched_grow((void **) &p->cands, &p->cands_cap, 2 * want, sizeof(SchedCandidate))) < 0 ||
+            (r = sched_grow((void **) &p->cand_off, &p->cand_off_cap, 2 * want, sizeof(size_t))) < 0)
                 return r;
         /* non-violating candidates in cands[0..want), violating ones in cands[want..2 want) */
         uint32_t n_nv = 0, n_v = 0;
@@ -646,11 +630,11 @@ int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominat
                 ret->node = p->cands[0].node;
                 return 0;
         }
-        if ((r = grow_array((void **) &p->idx, &p->idx_cap, n_ok, sizeof(uint32_t))) < 0)
+        if ((r = sched_grow((void **) &p->idx, &p->idx_cap, n_ok, sizeof(uint32_t))) < 0)
                 return r;
         uint32_t best = pick(p->cands, n_ok, p->idx, now_usec);
         const SchedCandidate *c = &p->cands[best];
-        if ((r = grow_array((void **) &p->result, &p->result_cap, c->n_victims, sizeof(SchedPod *))) < 0)
+        if ((r = sched_grow((void **) &p->result, &p->result_cap, c->n_victims, sizeof(SchedPod *))) < 0)
                 return r;
         memcpy(p->result, c->victims, c->n_victims * sizeof(SchedPod *));
         ret->node = c->node;
