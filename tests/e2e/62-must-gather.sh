@@ -85,7 +85,7 @@ check "the operator's log" has operator-logs/operator-mg.log
 for ns in openshift-config openshift-kube-scheduler openshift-kube-scheduler-operator; do
   check "events of $ns" test -f "$D/namespaces/$ns/events.yaml"
 done
-check_match "the Scheduler's own events (PolicyRejected)" "PolicyRejected" "$(cat "$D/namespaces/default/events-scheduler.yaml")"
+check_match "the Scheduler's own events (PolicyRejected)" "PolicyRejected" "$(cat "$D/namespaces/openshift-kube-scheduler-operator/events-scheduler.yaml")"
 check_match "the active policy's effective configuration" "predicates \(execution order\):" \
   "$(cat "$D/policy/active.effective.txt" 2>&1)"
 check_match "... with the serving revision's weights" "LeastRequestedPriority +weight $W" \
