@@ -33,6 +33,9 @@ cleanup() {
   stop_pid "$UP_PID"
   for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done
   stack_nodesim_stop
+  # kube-scheduler's Scheduled events would keep the next script's operator guarded for the
+  # guard's 120 s window: they go now, not when the namespace controller gets to them
+  kubectl -n "$NS" delete events --all >/dev/null 2>&1
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
   reset_operand
   rm -rf "$T"
