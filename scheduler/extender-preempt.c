@@ -17,11 +17,11 @@
 
 static json_t *victims_json(Extender *x, const SchedCandidate *c, bool meta) {
         json_t *pods = json_array();
-        json_t *v = pods ? json_pack("{s:o, s:I}", "pods", pods, "numPDBViolations", (json_int_t) c->n_pdb_violations) : NULL;
+        json_t *v = pods ? json_pack("{s:o, s:I}", "Pods", pods, "NumPDBViolations", (json_int_t) c->n_pdb_violations) : NULL;
         if (!v)
                 return NULL;
         for (uint32_t i = 0; i < c->n_victims; i++) {
-                json_t *p = meta ? json_pack("{s:s}", "uid", c->victims[i]->uid)
+                json_t *p = meta ? json_pack("{s:s}", "UID", c->victims[i]->uid)
                                  : json_incref(extender_pod_object(x, c->victims[i]));
                 if (!p)
                         p = json_pack("{s:{s:s, s:s, s:s}}", "metadata", "name", c->victims[i]->name, "namespace",
@@ -50,8 +50,10 @@ static int process(void *userdata, const SchedPod *pod, SchedCandidate *cands, u
                 return 0;
         bool meta = extender_node_cache_capable(x);
         json_t *map = json_object(), *p = extender_pod_object(x, pod);
-        json_auto_t *args = map ? json_pack("{s:O, s:o}", "pod", p ? p : json_null(),
-                                            meta ? "nodeNameToMetaVictims" : "nodeNameToVictims", map)
+        /* ExtenderPreemptionArgs as v1.20 marshals it: Go field names, the unused map null */
+        json_auto_t *args = map ? json_pack("{s:O, s:o, s:n}", "Pod", p ? p : json_null(),
+                                            meta ? "NodeNameToMetaVictims" : "NodeNameToVictims", map,
+                                            meta ? "NodeNameToVictims" : "NodeNameToMetaVictims")
                                 : NULL;
         if (!args)
                 return -ENOMEM;

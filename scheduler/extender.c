@@ -343,14 +343,17 @@ void extender_set_error(Extender *x, const char *text) {
         set_error(x, "%s", text);
 }
 
-/* ExtenderArgs: the pod and the nodes (names only when nodeCacheCapable). */
+/* ExtenderArgs: the pod and the nodes (names only when nodeCacheCapable). v1.20's types
+ * have no json tags, so it sends the Go field names, and the list it does not use as
+ * null: an extender written against those bytes gets the same ones from here. */
 static json_t *args(Extender *x, const SchedPod *pod, const SchedStr *names, uint32_t n) {
         json_t *a = json_object();
         json_t *p = x->lookup.pod(x->lookup.userdata, pod);
-        if (!a || json_object_set(a, "pod", p ? p : json_null()) < 0)
+        if (!a || json_object_set(a, "Pod", p ? p : json_null()) < 0 ||
+            json_object_set_new(a, x->node_cache_capable ? "Nodes" : "NodeNames", json_null()) < 0)
                 goto fail;
         json_t *list = json_array();
-        if (!list || json_object_set_new(a, x->node_cache_capable ? "nodenames" : "nodes",
+        if (!list || json_object_set_new(a, x->node_cache_capable ? "NodeNames" : "Nodes",
                                          x->node_cache_capable ? list : json_pack("{s:o}", "items", list)) < 0)
                 goto fail;
         for (uint32_t i = 0; i < n; i++) {
@@ -491,8 +494,8 @@ static int hook_prioritize(void *userdata, const SchedPod *pod, SchedNodeInfo *c
 }
 
 static json_t *bind_args(const SchedPod *pod, const char *node) {
-        return json_pack("{s:s, s:s, s:s, s:s}", "podName", pod->name, "podNamespace", pod->namespace_, "podUID",
-                         pod->uid, "node", node);
+        return json_pack("{s:s, s:s, s:s, s:s}", "PodName", pod->name, "PodNamespace", pod->namespace_, "PodUID",
+                         pod->uid, "Node", node);
 }
 
 static int parse_bind(Extender *x, json_t *res) {

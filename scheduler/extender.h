@@ -1,10 +1,13 @@
 #pragma once
 /* Extender: one HTTP scheduler extender of the policy (urlPrefix, filterVerb,
  * prioritizeVerb, bindVerb, weight, enableHttps, tlsConfig, httpTimeout, nodeCacheCapable,
- * managedResources, ignorable), speaking upstream's v1 extender wire format:
- *   filter     POST {pod, nodes|nodenames}   -> {nodes|nodenames, failedNodes, error}
- *   prioritize POST {pod, nodes|nodenames}   -> [{host, score}]
- *   bind       POST {podName, podNamespace, podUID, node} -> {error}
+ * managedResources, ignorable), speaking upstream's v1 extender wire format. v1.20's types
+ * have no json tags: requests carry the Go field names (the list not used is null) and
+ * replies are read case-insensitively, as encoding/json does:
+ *   filter     POST {Pod, Nodes|NodeNames}   -> {nodes|nodenames, failedNodes, error}
+ *   prioritize POST {Pod, Nodes|NodeNames}   -> [{host, score}]
+ *   bind       POST {PodName, PodNamespace, PodUID, Node} -> {error}
+ *   preempt    POST {Pod, NodeNameToVictims|NodeNameToMetaVictims} -> {nodeNameToMetaVictims}
  * The daemon makes its calls asynchronously on a CurlEvent of its loop (extender_call_async,
  * extender_bind_async), so leases are renewed and health checks answered while an
  * extender thinks; the synchronous forms (the SchedExtender hook, extender_bind) are for

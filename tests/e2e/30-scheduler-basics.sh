@@ -69,17 +69,18 @@ port, log = int(sys.argv[1]), sys.argv[2]
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        pod = args.get("pod") or {}
-        names = args.get("nodenames")
+        # what v1.20 sends: its untagged types' Go field names, the unused list null
+        pod = args.get("Pod") or {}
+        names = args.get("NodeNames")
         if names is None:
-            names = [n["metadata"]["name"] for n in (args.get("nodes") or {}).get("items", [])]
+            names = [n["metadata"]["name"] for n in (args.get("Nodes") or {}).get("items", [])]
         labels = pod.get("metadata", {}).get("labels") or {}
         picky = labels.get("ext") == "picky"
         if labels.get("burst"):
             time.sleep(0.03)
         with open(log, "a") as f:
             f.write(json.dumps({"verb": self.path, "pod": pod.get("metadata", {}).get("name"),
-                                "nodenames": args.get("nodenames")}) + "\n")
+                                "nodenames": args.get("NodeNames")}) + "\n")
         if self.path == "/filter":
             keep = [n for n in names if not (picky and n == "sb-0")]
             reply = {"nodenames": keep,

@@ -63,7 +63,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def do_POST(self):
         args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        names = args.get("nodenames") or []
+        names = args.get("NodeNames") or []   # v1.20's untagged ExtenderArgs
         time.sleep(delay)
         if self.path == "/filter":
             reply = {"nodenames": names, "failedNodes": {}}

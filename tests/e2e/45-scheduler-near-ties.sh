@@ -72,13 +72,12 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        # v1.20 marshals ExtenderArgs without json tags (Pod, Nodes, NodeNames) and decodes
-        # the reply case-insensitively; policy-scheduler sends and reads lower case keys
-        get = lambda k: args.get(k, args.get(k[0].upper() + k[1:]))
-        pod = (get("pod") or {}).get("metadata", {}).get("name", "")
-        names = get("nodenames") or args.get("NodeNames")
+        # v1.20 marshals ExtenderArgs without json tags (Pod, Nodes, NodeNames), and so does
+        # policy-scheduler; both decode the reply case-insensitively
+        pod = (args.get("Pod") or {}).get("metadata", {}).get("name", "")
+        names = args.get("NodeNames")
         if names is None:
-            names = [n["metadata"]["name"] for n in (get("nodes") or {}).get("items", [])]
+            names = [n["metadata"]["name"] for n in (args.get("Nodes") or {}).get("items", [])]
         if self.path != "/prioritize":
             self.send_response(404); self.end_headers(); return
         reply = [{"host": n, "score": (sum(map(ord, pod)) + 3 * int(n.split("-")[1])) % 11} for n in names]

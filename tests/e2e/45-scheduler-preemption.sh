@@ -201,9 +201,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with open(log, "a") as f:
-            f.write(json.dumps({"path": self.path, "nodes": sorted((args.get("nodeNameToMetaVictims") or {}).keys()),
-                                "whole": "nodeNameToVictims" in args}) + "\n")
-        m = args.get("nodeNameToMetaVictims") or {}
+            # v1.20's untagged ExtenderPreemptionArgs: Go field names, the unused map null
+            f.write(json.dumps({"path": self.path, "nodes": sorted((args.get("NodeNameToMetaVictims") or {}).keys()),
+                                "whole": args.get("NodeNameToVictims") is not None}) + "\n")
+        m = args.get("NodeNameToMetaVictims") or {}
         out = {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
         body = json.dumps(out).encode()
         self.send_response(200)

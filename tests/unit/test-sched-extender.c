@@ -32,7 +32,8 @@ typedef struct Fx {
 } Fx;
 
 /* Answers one request per connection from a fixed table keyed by path; checks that filter
- * and prioritize requests carry nodenames (nodeCacheCapable) and the pod. */
+ * requests carry what v1.20 sends a nodeCacheCapable extender: the Go field names of its
+ * untagged ExtenderArgs, NodeNames and the Pod, Nodes null. */
 static void serve(int fd) {
         for (;;) {
                 int c = accept(fd, NULL, NULL);
@@ -57,7 +58,8 @@ static void serve(int fd) {
                 }
                 const char *status = "200 OK", *reply = "{}";
                 if (strstr(buf, "POST /ext/filter ")) {
-                        if (!body || !strstr(body, "\"nodenames\"") || !strstr(body, "\"pod\""))
+                        if (!body || !strstr(body, "\"NodeNames\":[") || !strstr(body, "\"Pod\":{") ||
+                            !strstr(body, "\"Nodes\":null"))
                                 reply = "{\"error\": \"bad request\"}";
                         else
                                 reply = "{\"nodenames\": [\"n1\", \"n3\"], \"failedNodes\": {\"n2\": \"n2 is busy\"}}";
@@ -65,7 +67,9 @@ static void serve(int fd) {
                         reply = "[{\"host\": \"n2\", \"score\": 7}, {\"host\": \"n1\", \"score\": 20}, "
                                 "{\"host\": \"nope\", \"score\": 5}]";
                 else if (strstr(buf, "POST /ext/bind "))
-                        reply = body && strstr(body, "\"podUID\":\"uid-p\"") ? "{}" : "{\"error\": \"who?\"}";
+                        reply = body && strstr(body, "\"PodUID\":\"uid-p\"") && strstr(body, "\"Node\":")
+                                        ? "{}"
+                                        : "{\"error\": \"who?\"}";
                 else if (strstr(buf, "POST /bad/filter "))
                         status = "500 Internal Server Error";
                 else if (strstr(buf, "POST /slow/filter ")) {
