@@ -303,11 +303,29 @@ class Watcher(threading.Thread):
             self.done.set()
 
 
+PLANE = ("kube-apiserver", "etcd", "kube-controller-manager")
+
+
+def plane_cpu():
+    """CPU seconds used so far by each of the plane's processes (CLUSTER_DIR/pids), so a run
+    can say how much of its time the API server and etcd spent on it."""
+    cpu = {}
+    for name in PLANE:
+        try:
+            with open(os.path.join(os.environ["CLUSTER_DIR"], "pids", name + ".pid")) as f:
+                s = sample(int(f.read().strip()))
+        except (OSError, KeyError, ValueError):
+            s = None
+        cpu[name] = s[0] if s else None
+    return cpu
+
+
 def cmd_run(ns, count, label, out, cmd, kill=False, log=None, timeout=600.0):
     api = Api()
     w = Watcher(api, ns, count)
     w.start()
     load_start = loadavg()
+    plane_start = plane_cpu()
     logf = open(log, "ab") if log else subprocess.DEVNULL
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -330,6 +348,7 @@ def cmd_run(ns, count, label, out, cmd, kill=False, log=None, timeout=600.0):
             break               # exited and the watch saw no more bindings
         w.done.wait(0.1)
     t_end = time.monotonic()
+    plane_end = plane_cpu()
     if exit_usage is None:
         s = sample(pid)
         if s:
@@ -363,6 +382,7 @@ def cmd_run(ns, count, label, out, cmd, kill=False, log=None, timeout=600.0):
     res = {
         "label": label, "pods": count, "bound": len(times),
         "start_to_all": round(times[-1] - t0, 3) if len(times) == count else None,
+        "start_to_first": round(times[0] - t0, 3) if times else None,
         "first_to_last": round(times[-1] - times[0], 3) if len(times) > 1 else None,
         "rate": round((len(times) - 1) / (times[-1] - times[0]), 1) if len(times) > 1 and times[-1] > times[0] else None,
         # at the last binding (a process that exited by itself: at its exit)
@@ -377,6 +397,9 @@ def cmd_run(ns, count, label, out, cmd, kill=False, log=None, timeout=600.0):
         "exit": p.returncode,
         "load_start": load_start, "load_end": load_end,
         "waited": round(t_end - t0, 3),
+        # CPU the plane's processes used from the start to the last binding
+        "plane_cpu": {k: round(plane_end[k] - plane_start[k], 2) for k in PLANE
+                      if plane_start[k] is not None and plane_end[k] is not None},
         "error": w.error,
     }
     with open(out, "a") as f:
@@ -392,15 +415,19 @@ def cmd_run(ns, count, label, out, cmd, kill=False, log=None, timeout=600.0):
 
 def cmd_table(out):
     rows = [json.loads(line) for line in open(out) if line.strip()]
-    print("| run | pods | start -> all bound | first -> last bind | CPU at last bind | VmHWM at last bind | "
-          "max RSS at exit | load (start -> end) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    print("| run | pods | start -> all bound | start -> first bind | first -> last bind | CPU at last bind | "
+          "API server / etcd CPU | VmHWM at last bind | max RSS at exit | load (start -> end) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for r in rows:
-        print("| %s | %d/%d | %s | %s | %.2f s | %.1f MB | %.1f MB | %s -> %s |" % (
+        pc = r.get("plane_cpu") or {}
+        print("| %s | %d/%d | %s | %s | %s | %.2f s | %s | %.1f MB | %.1f MB | %s -> %s |" % (
             r["label"], r["bound"], r["pods"],
             "%.2f s" % r["start_to_all"] if r["start_to_all"] is not None else "incomplete",
+            "%.2f s" % r["start_to_first"] if r.get("start_to_first") is not None else "-",
             "%.0f pods/s" % r["rate"] if r["rate"] else "-",
-            r["cpu"], r["hwm_kb"] / 1024, r["maxrss_exit_kb"] / 1024, r["load_start"], r["load_end"]))
+            r["cpu"],
+            "%s / %s s" % (pc.get("kube-apiserver", "-"), pc.get("etcd", "-")),
+            r["hwm_kb"] / 1024, r["maxrss_exit_kb"] / 1024, r["load_start"], r["load_end"]))
 
 
 def cmd_csv(out, case, path):
