@@ -226,7 +226,11 @@ static const char *target_hash(Pass *p) {
         return NULL;
 }
 
-/* Puts back what someone changed by hand in the Deployment of the running revision. */
+/* Brings the running revision's Deployment back to its rendering. Two causes differ, and
+ * are told apart by the spec hash the Deployment was last written with: the same hash as
+ * now means the rendering did not change and someone edited the Deployment (a Warning: put
+ * back); another hash means the operator's own settings changed (replicas, resources, log
+ * level, ... from its configuration CR): applied, a Normal event. */
 static int repair_deployment(Pass *p, const char *hash) {
         _cleanup_json_ json_t *d = NULL, *paths = json_array();
         _cleanup_buf_ Buf list;
@@ -249,9 +253,19 @@ static int repair_deployment(Pass *p, const char *hash) {
         json_array_foreach(paths, i, v)
                 if (buf_printf(&list, "%s%s", i ? ", " : "", json_string_value(v)) < 0)
                         break;
-        r = deployment_write(p, TAKE_PTR(d), p->target, "put back hand edits");
+        const char *written = json_string_value(jpath(p->in->deployment, "metadata", "annotations",
+                                                      RECONCILE_ANN_SPEC_HASH));
+        const char *rendered = json_string_value(jpath(d, "metadata", "annotations", RECONCILE_ANN_SPEC_HASH));
+        bool settings = written && rendered && strcmp(written, rendered) != 0;
+        r = deployment_write(p, TAKE_PTR(d), p->target,
+                             settings ? "apply the operator's settings" : "put back hand edits");
         if (r < 0)
                 return r;
+        if (settings)
+                return queue_event(p, "Normal", "SettingsApplied",
+                                   "Deployment " RECONCILE_OPERAND_NAMESPACE "/" RECONCILE_DEPLOYMENT_NAME
+                                   " rendered anew for revision %" PRId64 " with the operator's settings: %s",
+                                   p->target, buf_str(&list));
         return queue_event(p, "Warning", "DriftReverted",
                            "Deployment " RECONCILE_OPERAND_NAMESPACE "/" RECONCILE_DEPLOYMENT_NAME
                            " was changed by hand; put back %s as rendered for revision %" PRId64,

@@ -189,6 +189,12 @@ static void test_fields_rendered(void **state) {
         /* The policy did not change: no new revision. */
         assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
         assert_condition(op_status(o), "Applied", "True", "Managed");
+        /* Announced as the settings it applies, not as a hand edit put back. */
+        const ReconcileAction *ev = find_action(o, RECONCILE_EVENT, "events");
+        assert_non_null(ev);
+        assert_string_equal(json_string_value(json_object_get(ev->body, "reason")), "SettingsApplied");
+        assert_string_equal(json_string_value(json_object_get(ev->body, "type")), "Normal");
+        assert_non_null(strstr(json_string_value(json_object_get(ev->body, "message")), "spec.replicas"));
         reconcile_output_free(o);
 
         /* Applied, the same spec asks for nothing more but its status. */
