@@ -126,6 +126,11 @@ field_case "progressDeadlineSeconds 300" '{"spec":{"progressDeadlineSeconds":300
 field_case "succeededRevisionLimit 3 (revisionHistoryLimit)" '{"spec":{"succeededRevisionLimit":3}}' \
   '{.spec.revisionHistoryLimit}' 3 '.revisionHistoryLimit'
 check_eq "no field made a new revision" "1 1" "$(revision) $(revisions)"
+# Each change is announced as applied settings, never as a hand edit put back.
+op_events() { kubectl -n openshift-kube-scheduler-operator get events -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}'; }
+wait_for "the settings changes are announced as SettingsApplied Events naming the fields" 10 bash -c \
+  "$(declare -f op_events); op_events | grep -q 'SettingsApplied: .*spec.replicas' && op_events | grep -q 'SettingsApplied: .*revisionHistoryLimit'"
+check_eq "... and none of them as DriftReverted" "0" "$(op_events | grep -c '^DriftReverted' || true)"
 wait_for "the changed Deployment rolls out with revision 1" 90 serving 1
 
 # --- operatorLogLevel -------------------------------------------------------------------------
