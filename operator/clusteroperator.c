@@ -136,6 +136,17 @@ int cluster_operator_watch_append(ClusterOperatorWatch *w, const ClusterOperator
         return cluster_operator_reconcile(&i, out);
 }
 
+void cluster_operator_watch_lost(ClusterOperatorWatch *w) {
+        if (!w || !w->active)
+                return;
+        w->active = false;
+        (void) sd_event_source_set_enabled(w->restart, SD_EVENT_ONESHOT);
+}
+
+bool cluster_operator_action(const ReconcileAction *a) {
+        return a && a->resource && strcmp(a->resource, CLUSTER_OPERATOR_RESOURCE) == 0;
+}
+
 ClusterOperatorWatch *cluster_operator_watch_free(ClusterOperatorWatch *w) {
         if (!w)
                 return NULL;

@@ -31,4 +31,10 @@ const char *cluster_operator_watch_resource_version(const ClusterOperatorWatch *
  * active). in carries everything but `current`, which the cache supplies. Returns the
  * number of actions added or a negative errno (out unchanged). */
 int cluster_operator_watch_append(ClusterOperatorWatch *w, const ClusterOperatorInput *in, ReconcileOutput *out);
+/* A ClusterOperator write was answered 404 or 405: the CRD is gone or terminating before
+ * the watch said so.
+ * Stops reporting and looks for the CRD afresh (reporting resumes once it lists again). */
+void cluster_operator_watch_lost(ClusterOperatorWatch *w);
+/* Whether a pass's action writes the ClusterOperator. */
+bool cluster_operator_action(const ReconcileAction *a);
 ClusterOperatorWatch *cluster_operator_watch_free(ClusterOperatorWatch *w);

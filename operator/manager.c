@@ -416,7 +416,14 @@ static void on_pass_done(const PassOutcome *o, void *userdata) {
                 if (o->r == -ESTALE || o->r == -EEXIST)
                         klog_v(2, "%s: %s (will retry from fresh state)", LOG_TEXT(o->failed->description),
                                LOG_TEXT(o->err.message));
-                else {
+                else if ((o->r == -ENOENT || o->r == -EOPNOTSUPP) && cluster_operator_action(o->failed)) {
+                        /* Its CRD went away (404) or is going (405: "create not allowed while
+                         * custom resource definition is terminating") before the watch said
+                         * so: not a refusal to report on the Scheduler. */
+                        klog_info("%s: %s; looking for the ClusterOperator CRD again", LOG_TEXT(o->failed->description),
+                                  LOG_TEXT(o->err.message));
+                        cluster_operator_watch_lost(m->co);
+                } else {
                         klog_error("%s failed: %s", LOG_TEXT(o->failed ? o->failed->description : "a write"),
                                    LOG_TEXT(o->err.message));
                         /* A failed report keeps the refusal it was reporting. */

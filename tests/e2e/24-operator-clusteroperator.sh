@@ -9,7 +9,8 @@
 #     --translate=v1beta1; none: Upgradeable=True;
 #   - a rejected policy: Degraded=True with the Scheduler's reason while Available stays
 #     True (the old revision serves, its lastTransitionTime unchanged);
-#   - the ClusterOperator deleted: recreated; its status conditions edited by hand: restored.
+#   - the ClusterOperator deleted: recreated; its status conditions edited by hand: restored;
+#   - the CRD removed while the operator runs: nothing degrades; installed again: reported.
 # Leaves no CRD, ClusterOperator or policy behind. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
@@ -38,7 +39,10 @@ ccondition() { co "{.status.conditions[?(@.type==\"$1\")].$2}"; }
 cis() { [ "$(ccondition "$1" status)" = "$2" ]; }   # TYPE STATUS
 creason() { [ "$(ccondition "$1" reason)" = "$2" ]; }
 related() { co '{range .status.relatedObjects[*]}{.group}/{.resource}/{.namespace}/{.name}{"\n"}{end}'; }
-has_related() { related | grep -qxF "$1" || { echo "no $1 in:"; related; return 1; }; }
+has_related() { # whole output first: grep -q stopping early would fail the pipe (pipefail)
+  local all; all=$(related)
+  grep -qxF "$1" <<< "$all" || { echo "no $1 in:"; echo "$all"; return 1; }
+}
 put_policy() { # FILE
   kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
     --dry-run=client -o yaml | kubectl apply -f - >/dev/null
@@ -138,5 +142,23 @@ check "... Degraded's lastTransitionTime moved from the hand-written one" \
 # --- no policy any more -------------------------------------------------------------------------
 kubectl patch Scheduler cluster --type=merge -p '{"spec":{"policy":null}}' >/dev/null
 wait_for "the policy unset: Upgradeable=True again" 60 cis Upgradeable True
+wait_for "... and the profile's policy is rolled out" 90 settled
+# --- the CRD removed while the operator runs, and installed again ---------------------------
+# Every Degraded the Scheduler goes through meanwhile, from a watch (a flip lasting a few
+# milliseconds counts).
+kubectl get scheduler cluster --watch -o jsonpath='{.status.conditions[?(@.type=="Degraded")].reason}{"\n"}' \
+  > "$T/degraded.txt" 2>&1 &
+watcher=$!
+sleep 1
+check "the ClusterOperator CRD is removed while the operator runs" \
+  kubectl delete crd clusteroperators.config.openshift.io --wait=true
+sleep 8
+kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+check_eq "... the Scheduler stays Degraded=False throughout (a missing CRD is not a refused write)" "AsExpected" \
+  "$(sort -u "$T/degraded.txt" | xargs)"
+check "... the revision serves on" settled
+check "the CRD installed again" kubectl apply -f "$CO_CRD"
+wait_for "... ClusterOperator scheduler-policy is reported again" 60 bash -c \
+  "$(declare -f co ccondition cis); cis Available True && cis Upgradeable True"
 check "the operator is alive" kill -0 "$(cat "$CLUSTER_DIR/pids/operator-co.pid")"
 finish
