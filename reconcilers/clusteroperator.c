@@ -284,6 +284,8 @@ int cluster_operator_reconcile(const ClusterOperatorInput *in, ReconcileOutput *
 
         if (in->current && jpath(in->current, "metadata", "deletionTimestamp"))
                 return 0;       /* being deleted: created again once it is gone */
+        if (in->current && !(in->pass && in->pass->status))
+                return 0;       /* the Scheduler is being recreated: what was reported stands */
         r = cluster_operator_status(in, &status);
         if (r < 0)
                 return r;

@@ -49,7 +49,8 @@ int cluster_operator_status(const ClusterOperatorInput *in, json_t **ret);
 /* Appends to out what keeps the ClusterOperator current: nothing when its status already
  * equals the desired one (or it is being deleted); a merge patch of the status subresource
  * (with the observed resourceVersion) when it differs; a create with an empty spec followed
- * by that status when it is absent. Returns the number of actions appended, or -EINVAL,
+ * by that status when it is absent. While the pass has no Scheduler status (the Scheduler
+ * was deleted and is being recreated) an existing ClusterOperator is left as it is. Returns the number of actions appended, or -EINVAL,
  * -ENOMEM (out is then unchanged). */
 int cluster_operator_reconcile(const ClusterOperatorInput *in, ReconcileOutput *out);
 
