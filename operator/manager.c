@@ -37,6 +37,7 @@
 #include "kube/log.h"
 #include "kube/workqueue.h"
 #include "operator/apply-error.h"
+#include "operator/clusteroperator.h"
 #include "operator/coexistence.h"
 #include "operator/event-action.h"
 #include "operator/expectations.h"
@@ -54,7 +55,8 @@
 #define WRITE_TIMEOUT_MS ((long) ((LEASE_DURATION_USEC - RENEW_DEADLINE_USEC) / 1000))
 /* A lease failure that persists is logged again this often. */
 #define LEASE_ERROR_LOG_USEC (60 * 1000000ULL)
-#define OPERATOR_USER_AGENT "scheduler-operator/1.0"
+#define OPERATOR_VERSION "1.0"
+#define OPERATOR_USER_AGENT "scheduler-operator/" OPERATOR_VERSION
 #define OPERATOR_NAMESPACE "openshift-kube-scheduler-operator"
 
 static char *mfree(char *p) {
@@ -66,6 +68,8 @@ static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "scheduler
 static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPERATOR_CONFIG_RESOURCE, false };
 
 enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, INF_OPERATOR_CONFIGS, _INF_MAX };
+/* The ClusterOperator's cache, for expectations: not one of the informers a pass waits for. */
+#define CACHE_CLUSTER_OPERATOR _INF_MAX
 
 struct Manager {
         sd_event *event;
@@ -83,6 +87,7 @@ struct Manager {
         HttpServer *http;
         KubeEventRecorder *recorder;
         Coexistence *coexist;           /* another default scheduler? NULL: not guarded */
+        ClusterOperatorWatch *co;       /* ClusterOperator scheduler-policy, when its CRD exists */
 
         KubeQueue *queue;
         Expectations expectations;
@@ -222,6 +227,8 @@ static int action_cache(const ReconcileAction *a) {
                 return INF_DEPLOYMENTS;
         if (strcmp(a->resource, OPERATOR_CONFIG_RESOURCE) == 0)
                 return INF_OPERATOR_CONFIGS;
+        if (strcmp(a->resource, CLUSTER_OPERATOR_RESOURCE) == 0)
+                return CACHE_CLUSTER_OPERATOR;
         if (strcmp(a->resource, "configmaps") == 0 && a->namespace &&
             strcmp(a->namespace, RECONCILE_OPERAND_NAMESPACE) == 0)
                 return INF_OPERAND_MAPS;
@@ -230,6 +237,8 @@ static int action_cache(const ReconcileAction *a) {
 
 static const char *cached_resource_version(int cache, const char *ns, const char *name, void *userdata) {
         Manager *m = userdata;
+        if (cache == CACHE_CLUSTER_OPERATOR)
+                return cluster_operator_watch_resource_version(m->co);
         return m->informers[cache] ? kube_obj_resource_version(kube_informer_get(m->informers[cache], ns, name))
                                    : NULL;
 }
@@ -327,6 +336,26 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
         return r;
 }
 
+/* Adds the writes that keep ClusterOperator scheduler-policy current, from what this pass
+ * decided (nothing while its CRD is absent). A failure only leaves the report out. */
+static void add_cluster_operator(Manager *m, ReconcileOutput *out) {
+        if (!cluster_operator_watch_active(m->co))
+                return;
+        json_auto_t *configmaps = informer_array(m->informers[INF_OPERAND_MAPS]);
+        ClusterOperatorInput in = {
+                .scheduler = kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME),
+                .pass = out,
+                .configmaps = configmaps,
+                .operator_namespace = OPERATOR_NAMESPACE,
+                .operator_version = OPERATOR_VERSION,
+                .operand_image = m->opts.scheduler.image,
+                .now = (int64_t) (now_realtime_usec() / 1000000ULL),
+        };
+        int r = configmaps ? cluster_operator_watch_append(m->co, &in, out) : -ENOMEM;
+        if (r < 0)
+                klog_error_errno(r, "Cannot decide ClusterOperator " CLUSTER_OPERATOR_NAME "'s status: %m");
+}
+
 static void on_pass_done(const PassOutcome *o, void *userdata);
 
 static int send_pass(Manager *m, ReconcileOutput *out) {
@@ -359,6 +388,7 @@ static bool report_apply_error(Manager *m) {
                 reconcile_output_free(out);
                 return false;
         }
+        add_cluster_operator(m, out);
         m->reporting = true;
         if (send_pass(m, out) < 0) {
                 m->reporting = false;
@@ -386,7 +416,14 @@ static void on_pass_done(const PassOutcome *o, void *userdata) {
                 if (o->r == -ESTALE || o->r == -EEXIST)
                         klog_v(2, "%s: %s (will retry from fresh state)", LOG_TEXT(o->failed->description),
                                LOG_TEXT(o->err.message));
-                else {
+                else if ((o->r == -ENOENT || o->r == -EOPNOTSUPP) && cluster_operator_action(o->failed)) {
+                        /* Its CRD went away (404) or is going (405: "create not allowed while
+                         * custom resource definition is terminating") before the watch said
+                         * so: not a refusal to report on the Scheduler. */
+                        klog_info("%s: %s; looking for the ClusterOperator CRD again", LOG_TEXT(o->failed->description),
+                                  LOG_TEXT(o->err.message));
+                        cluster_operator_watch_lost(m->co);
+                } else {
                         klog_error("%s failed: %s", LOG_TEXT(o->failed ? o->failed->description : "a write"),
                                    LOG_TEXT(o->err.message));
                         /* A failed report keeps the refusal it was reporting. */
@@ -411,6 +448,7 @@ static void run_reconcile(Manager *m) {
                 klog_error_errno(r, "Reconcile failed before any write: %m");
                 return finish_pass(m, false, false, 0);
         }
+        add_cluster_operator(m, out);
         if (send_pass(m, out) < 0)
                 finish_pass(m, false, false, 0);
 }
@@ -535,6 +573,10 @@ static void on_coexistence_changed(void *userdata) {
         trigger(userdata);
 }
 
+static void on_cluster_operator_changed(void *userdata) {
+        trigger(userdata);
+}
+
 static void on_started_leading(KubeLeaderElector *le, void *userdata) {
         Manager *m = userdata;
         klog_info("Became the leader (%s)", m->identity);
@@ -654,6 +696,10 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
             (r = coexistence_new(m->client, on_coexistence_changed, m, &m->coexist)) < 0)
                 return klog_error_errno(r, "Cannot watch for another scheduler: %m");
 
+        r = cluster_operator_watch_new(m->client, on_cluster_operator_changed, m, &m->co);
+        if (r < 0)
+                return klog_error_errno(r, "Cannot watch the ClusterOperator: %m");
+
         r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
         if (r < 0)
                 return r;
@@ -725,8 +771,11 @@ int manager_start(Manager *m) {
                 if (r < 0)
                         return klog_error_errno(r, "Cannot watch for another scheduler: %m");
         }
+        int r = cluster_operator_watch_start(m->co);
+        if (r < 0)
+                return klog_error_errno(r, "Cannot watch the ClusterOperator: %m");
         if (m->elector) {
-                int r = kube_leader_start(m->elector);
+                r = kube_leader_start(m->elector);
                 if (r < 0)
                         return klog_error_errno(r, "Cannot start leader election: %m");
         }
@@ -754,6 +803,7 @@ Manager *manager_free(Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 kube_informer_unref(m->informers[i]);
         coexistence_free(m->coexist);
+        cluster_operator_watch_free(m->co);
         kube_event_recorder_free(m->recorder);
         kube_client_unref(m->writer);
         kube_client_unref(m->client);

@@ -153,30 +153,7 @@ int operator_settings_from_cr(const json_t *cr, const ReconcileConfig *defaults,
 
 static int add_action(ReconcileOutput *o, ReconcileVerb verb, const char *api_version, const char *resource,
                       const char *namespace, const char *name, json_t *body, const char *description) {
-        _cleanup_json_ json_t *b = body;
-        if (!b)
-                return -ENOMEM;
-        ReconcileAction *a = reallocarray(o->actions, o->n_actions + 1, sizeof(*a));
-        if (!a)
-                return -ENOMEM;
-        o->actions = a;
-        ReconcileAction n = {
-                .verb = verb,
-                .api_version = api_version,
-                .resource = resource,
-                .namespace = namespace ? strdup(namespace) : NULL,
-                .name = name ? strdup(name) : NULL,
-                .description = strdup(description),
-        };
-        if ((namespace && !n.namespace) || (name && !n.name) || !n.description) {
-                free(n.namespace);
-                free(n.name);
-                free(n.description);
-                return -ENOMEM;
-        }
-        n.body = TAKE_PTR(b);
-        o->actions[o->n_actions++] = n;
-        return 0;
+        return reconcile_output_add_action(o, verb, api_version, resource, namespace, name, body, description);
 }
 
 static void drop_action(ReconcileOutput *o, size_t i) {

@@ -176,5 +176,12 @@ static inline void reconcile_output_freep(ReconcileOutput **o) {
                 reconcile_output_free(*o);
 }
 
+/* Appends an action to o (for passes outside reconcile_scheduler, e.g. the operator's own
+ * settings and the ClusterOperator): namespace, name and description are copied; body is
+ * stolen on every path. Returns 0 or -ENOMEM (body NULL counts as -ENOMEM). */
+int reconcile_output_add_action(ReconcileOutput *o, ReconcileVerb verb, const char *api_version,
+                                const char *resource, const char *namespace, const char *name, json_t *body,
+                                const char *description);
+
 /* "create", "update", "patch", "delete", "patch-status", "bind", "event". */
 const char *reconcile_verb_to_string(ReconcileVerb v);

@@ -103,32 +103,23 @@ check_eq "the extender's private key is not in the archive" "" \
   "$(grep -rlE 'cHJpdmF0ZS1rZXktZGF0YQ|private-key-data' "$D")"
 check_match "... it reads REDACTED where it was" "REDACTED" "$(cat "$D/policy/rejected.policy.cfg" "$D/namespaces/openshift-config/configmaps/scheduler-policy.yaml")"
 
-# On OpenShift the ClusterOperator is collected too (a CRD of that name, and the object).
-cat > "$T/co-crd.yaml" <<'YML'
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: clusteroperators.config.openshift.io}
-spec:
-  group: config.openshift.io
-  scope: Cluster
-  names: {kind: ClusterOperator, listKind: ClusterOperatorList, plural: clusteroperators, singular: clusteroperator}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-YML
-kubectl apply -f "$T/co-crd.yaml" >/dev/null &&
+# On OpenShift the ClusterOperator is collected too: OpenShift's CRD (tests/data/crds), and
+# the ClusterOperator the running operator then reports by itself.
+kubectl apply -f tests/data/crds/clusteroperators.config.openshift.io.yaml >/dev/null &&
   kubectl wait --for condition=Established --timeout=30s crd/clusteroperators.config.openshift.io >/dev/null
-kubectl get clusteroperators.config.openshift.io scheduler-policy >/dev/null 2>&1 ||
-  kubectl apply -f - >/dev/null <<'YML'
-apiVersion: config.openshift.io/v1
-kind: ClusterOperator
-metadata: {name: scheduler-policy}
-YML
+co_degraded() {
+  kubectl get clusteroperators.config.openshift.io scheduler-policy \
+    -o jsonpath='{.status.conditions[?(@.type=="Degraded")].status}' 2>/dev/null
+}
+wait_for "the operator reports ClusterOperator scheduler-policy once the CRD exists" 60 \
+  bash -c "$(declare -f co_degraded); [ \"\$(co_degraded)\" = True ]"
 check "with the ClusterOperator CRD: a second archive" \
   bash -c "tools/must-gather --dest '$T/out2' > '$T/path2'"
 mkdir -p "$T/y" && tar -C "$T/y" -xzf "$(cat "$T/path2")"
 check_match "... holds the ClusterOperator" "kind: ClusterOperator" \
+  "$(cat "$T"/y/*/cluster-scoped/clusteroperators/scheduler-policy.yaml 2>&1)"
+check_match "... with the operator's status: Degraded for the rejected policy" "reason: InvalidPolicy" \
+  "$(cat "$T"/y/*/cluster-scoped/clusteroperators/scheduler-policy.yaml 2>&1)"
+check_match "... and Upgradeable=False for the legacy policy" "reason: LegacyPolicyInUse" \
   "$(cat "$T"/y/*/cluster-scoped/clusteroperators/scheduler-policy.yaml 2>&1)"
 finish
