@@ -164,10 +164,12 @@ BENCH_HELPERS := bench-sched-bind
 BENCH_CLUSTER_DIR ?= $(CURDIR)/build/cluster-bench
 # Results as CSV and charts (tools/bench-plots, gnuplot) go to BENCH_DIR.
 BENCH_DIR ?= $(CURDIR)/build/bench
+# The end-to-end cases tests/bench/e2e-sched.sh runs beside kube-scheduler v1.20.
+E2E_CASES ?= small large
 bench: deps all benches-build
 	@tests/cluster/build.sh
 	@mkdir -p $(BENCH_DIR) && rm -f $(BENCH_DIR)/*.csv
-	@BENCH_DIR=$(BENCH_DIR) CLUSTER_DIR=$(BENCH_CLUSTER_DIR) O=$(O) tools/with-cluster bash -c \
+	@BENCH_DIR=$(BENCH_DIR) CLUSTER_DIR=$(BENCH_CLUSTER_DIR) O=$(O) E2E_CASES="$(E2E_CASES)" tools/with-cluster bash -c \
 		'for b in $(filter-out $(addprefix %/,$(BENCH_HELPERS)),$(BENCHES)) $(BENCH_SCRIPTS); do \
 			echo "== $$b"; $$b || exit 1; done'
 	@tools/bench-plots $(BENCH_DIR) && ls $(BENCH_DIR)/*.svg

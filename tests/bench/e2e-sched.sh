@@ -29,8 +29,25 @@
 # E2E_KEEP=1 keeps the nodes and namespaces, E2E_OUT (results file, JSON lines), BENCH_DIR
 # (set by make bench: the runs are appended to BENCH_DIR/e2e-sched.csv for the charts).
 # Processes are stopped by their PIDs only.
+#
+# E2E_CASES runs named cases in turn, each with its own settings (make bench runs both):
+#   small  the documented default policy, plain pods: 500 nodes, 2,000 pods
+#   large  the documented default policy, E2E_POD_KIND=anti: 5,000 nodes, 30,000 existing
+#          pods (10% with required anti-affinity), a burst of 5,000 pods
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -n "${E2E_CASES:-}" ]; then
+  rc=0
+  for c in $E2E_CASES; do
+    case "$c" in
+      small) env -u E2E_CASES E2E_POLICY=default E2E_NODES=500 E2E_PODS=2000 E2E_EXISTING=0 E2E_POD_KIND=plain "$0" || rc=1 ;;
+      large) env -u E2E_CASES E2E_POLICY=default E2E_NODES=5000 E2E_PODS=5000 E2E_EXISTING=30000 E2E_POD_KIND=anti \
+               E2E_TIMEOUT="${E2E_TIMEOUT:-1200}" "$0" || rc=1 ;;
+      *) echo "e2e-sched: unknown case $c (small, large)" >&2; exit 1 ;;
+    esac
+  done
+  exit $rc
+fi
 : "${KUBECONFIG:?run under tools/with-cluster (needs KUBECONFIG)}"
 : "${CLUSTER_DIR:?run under tools/with-cluster (needs CLUSTER_DIR)}"
 . "$CLUSTER_DIR/env"
