@@ -36,8 +36,8 @@ static void on_bound(KubeClient *c, int r, json_t *body, const KubeError *err, v
                 s->first = t;
         s->last = t;
         s->done++;
-        if (r < 0)
-                s->failed++;
+        if (r < 0 && s->failed++ == 0)
+                fprintf(stderr, "bench-sched-bind: first failed bind: %s\n", err ? err->message : "?");
         if (s->done == s->total)
                 (void) sd_event_exit(s->e, 0);
 }
@@ -58,7 +58,9 @@ int main(int argc, char **argv) {
                 return 1;
         }
         kube_client_set_rate_limit(c, 0, 0);
-        kube_client_set_max_in_flight(c, 1024);
+        /* as many as policy-scheduler keeps in flight: more than the API server's
+         * --max-mutating-requests-inflight (500 on the local plane) are refused with 429 */
+        kube_client_set_max_in_flight(c, 200);
         json_auto_t *nodes = NULL, *pods = NULL;
         KubeListOptions po = { .field_selector = "spec.nodeName=" };
         if (kube_list_all(c, &KUBE_NODES, NULL, NULL, 0, &nodes, &err) < 0 ||
