@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include "kube/log.h"
 #include "policy-validator/policy.h"
+#include "scheduler/core/satmath.h"
 
 #define MAX_REPLY ((size_t) 16 * 1024 * 1024)
 
@@ -437,17 +438,17 @@ static int parse_filter(Extender *x, json_t *res, const SchedStr *names, uint32_
         return 0;
 }
 
-/* HostPriorityList -> scores[] (clamped to 0..10). */
+/* HostPriorityList -> scores[] (zeroed by the caller), as v1.20 reads it: each score as it
+ * comes (not clamped to 0..MaxExtenderPriority, negative ones too), a host named twice
+ * summed (combinedScores[host] += score), saturating where v1.20's int64 would wrap. */
 static void parse_prioritize(Extender *x, json_t *res, const SchedStr *names, uint32_t n, int64_t *scores) {
         size_t i;
         json_t *e;
         json_array_foreach(res, i, e) {
                 const char *host = json_string_value(extender_reply_get(e, "host"));
                 uint32_t k = host ? find_node(x, names, n, host) : UINT32_MAX;
-                if (k != UINT32_MAX) {
-                        int64_t s = json_integer_value(extender_reply_get(e, "score"));
-                        scores[k] = s < 0 ? 0 : s > 10 ? 10 : s;
-                }
+                if (k != UINT32_MAX)
+                        scores[k] = sat_add(scores[k], json_integer_value(extender_reply_get(e, "score")));
         }
 }
 

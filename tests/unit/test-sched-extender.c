@@ -1,5 +1,6 @@
 /* HTTP extenders against a tiny HTTP responder in a child process on loopback: the v1 wire
- * format (nodenames / failedNodes / host scores / bind), score clamping, managedResources,
+ * format (nodenames / failedNodes / host scores / bind), scores as v1.20 adds them (not clamped,
+ * a repeated host summed), managedResources,
  * and failures (HTTP 500, an "error" reply, nothing listening). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,7 +66,8 @@ static void serve(int fd) {
                                 reply = "{\"nodenames\": [\"n1\", \"n3\"], \"failedNodes\": {\"n2\": \"n2 is busy\"}}";
                 } else if (strstr(buf, "POST /ext/prioritize "))
                         reply = "[{\"host\": \"n2\", \"score\": 7}, {\"host\": \"n1\", \"score\": 20}, "
-                                "{\"host\": \"nope\", \"score\": 5}]";
+                                "{\"host\": \"nope\", \"score\": 5}, {\"host\": \"n3\", \"score\": -4}, "
+                                "{\"host\": \"n2\", \"score\": 1}]";
                 else if (strstr(buf, "POST /ext/bind "))
                         reply = body && strstr(body, "\"PodUID\":\"uid-p\"") && strstr(body, "\"Node\":")
                                         ? "{}"
@@ -168,9 +170,11 @@ static void test_wire_format(void **state) {
         assert_string_equal(reasons[1], "n2 is busy");
         int64_t scores[3] = {};
         assert_int_equal(h.prioritize(h.userdata, pod, nodes, n, scores), 0);
-        assert_int_equal(scores[0], 10); /* 20 clamped to 10 */
-        assert_int_equal(scores[1], 7);
-        assert_int_equal(scores[2], 0);
+        /* v1.20 takes each score as it comes: 20 is not clamped to MaxExtenderPriority, a
+         * negative one counts, a host named twice gets the sum (combinedScores[host] +=) */
+        assert_int_equal(scores[0], 20);
+        assert_int_equal(scores[1], 8);
+        assert_int_equal(scores[2], -4);
         assert_true(extender_is_binder(x));
         assert_int_equal(extender_bind(x, pod, "n1"), 0);
         extender_free(x);
@@ -291,8 +295,8 @@ static void test_async(void **state) {
         assert_int_equal(extender_call_async(x, ce, pod, &pcall, on_done, &a), 0);
         run_until_done(&a);
         assert_int_equal(a.r, 0);
-        assert_int_equal(scores[0], 10);
-        assert_int_equal(scores[1], 7);
+        assert_int_equal(scores[0], 20);
+        assert_int_equal(scores[1], 8);
         assert_int_equal(extender_bind_async(x, ce, pod, "n1", on_done, &a), 0);
         run_until_done(&a);
         assert_int_equal(a.r, 0);
