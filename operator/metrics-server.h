@@ -30,7 +30,8 @@ typedef struct MetricsServerOptions {
 /* Loads the certificate, binds, and starts the thread. Returns 0, -EADDRINUSE, -EINVAL (bad
  * address, certificate or kubeconfig), -ENOENT (a file), -ENOMEM; logs why. */
 int metrics_server_new(const MetricsServerOptions *o, const OperatorMetrics *initial, MetricsServer **ret);
-/* Stops the thread (a scrape in progress is cut off), then frees. Accepts NULL. */
+/* Stops the thread and frees. A review in progress is waited for (at most its timeout);
+ * connections still open are closed. Accepts NULL. */
 MetricsServer *metrics_server_free(MetricsServer *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(MetricsServer *, metrics_server_free);
 
