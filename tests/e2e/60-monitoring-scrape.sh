@@ -11,6 +11,7 @@ cd "$ROOT" || exit 1
 T=$(mktemp -d)
 cleanup() {
   stack_stop_pid operator-mon
+  kubectl -n default delete serviceaccount no-metrics --ignore-not-found >/dev/null 2>&1
   stack_nodesim_stop
   rm -rf "$T"
 }
@@ -29,6 +30,14 @@ stack_operator_metrics mon > "$T/operator.txt"
 check_eq "the operator's plain-HTTP port serves no /metrics" 404 \
   "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$OP_PORT/metrics")"
 check_eq "... and its probes" 200 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$OP_PORT/healthz")"
+SPORT=$(cat "$CLUSTER_DIR/pids/operator-mon.metrics-port")
+op_status() { curl -sk -o /dev/null -w '%{http_code}' "$@" "https://127.0.0.1:$SPORT/metrics"; }
+check_eq "the operator's HTTPS /metrics refuses a scrape without a token (401)" 401 "$(op_status)"
+check_eq "... and a token the API server does not know (401)" 401 "$(op_status -H 'Authorization: Bearer not-a-token')"
+kubectl -n default get serviceaccount no-metrics >/dev/null 2>&1 || kubectl -n default create serviceaccount no-metrics >/dev/null
+. tests/lib/sa-token.sh
+check_eq "... and forbids a known account without the RBAC (403)" 403 \
+  "$(op_status -H "Authorization: Bearer $(sa_token default no-metrics)")"
 check "promtool check metrics: the operator's /metrics" bash -c "promtool check metrics < '$T/operator.txt'"
 
 pod_ip=$(kubectl -n openshift-kube-scheduler get pods -l app=policy-scheduler --field-selector=status.phase=Running \

@@ -116,9 +116,11 @@ stack_operator_start() {
 }
 
 # stack_scrape_token: prints the token of service account default/metrics-scraper, bound
-# to the shipped ClusterRole scheduler-policy-metrics-reader (both created once per plane).
+# to the shipped ClusterRole scheduler-policy-metrics-reader (both created once per plane;
+# the token is kept per start of the plane: under its API server's process id).
 stack_scrape_token() {
-  local f="$CLUSTER_DIR/scrape-token" secret i
+  local f secret i
+  f="$CLUSTER_DIR/scrape-token.$(cat "$CLUSTER_DIR/pids/kube-apiserver.pid")"
   if [ ! -s "$f" ]; then
     kubectl -n default get serviceaccount metrics-scraper >/dev/null 2>&1 ||
       kubectl -n default create serviceaccount metrics-scraper >/dev/null || return 1
@@ -131,6 +133,7 @@ stack_scrape_token() {
       sleep 0.2
     done
     [ -n "$secret" ] || { echo "stack: no token for default/metrics-scraper" >&2; return 1; }
+    rm -f "$CLUSTER_DIR"/scrape-token.*
     ( umask 077; kubectl -n default get secret "$secret" -o jsonpath='{.data.token}' | base64 -d > "$f" )
   fi
   cat "$f"
