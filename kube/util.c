@@ -9,10 +9,12 @@
 #include <sys/random.h>
 #include <time.h>
 
-/* splitmix64, seeded once from getrandom(): jitter needs spread, not secrecy. */
+/* splitmix64, seeded once per thread from getrandom(): jitter needs spread, not secrecy.
+ * Per thread, as a daemon may run a client on a thread of its own (the operator's /metrics
+ * reviews). */
 uint64_t kube_random_u64(void) {
-        static uint64_t state;
-        static bool seeded;
+        static _Thread_local uint64_t state;
+        static _Thread_local bool seeded;
         if (!seeded) {
                 if (getrandom(&state, sizeof state, GRND_NONBLOCK) != sizeof state)
                         state = now_realtime_usec() ^ ((uint64_t) getpid() << 32);

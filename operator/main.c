@@ -24,7 +24,12 @@ static void help(void) {
                "Reconciles Scheduler/cluster and the policy ConfigMap it names (openshift-config) into\n"
                "a validated revision of the policy-scheduler Deployment (openshift-kube-scheduler).\n\n"
                "  --kubeconfig FILE            API server access (default: $KUBECONFIG, in-cluster)\n"
-               "  --listen ADDR:PORT           /healthz, /readyz, /metrics (default 127.0.0.1:8444)\n"
+               "  --listen ADDR:PORT           plain-HTTP /healthz and /readyz (default 127.0.0.1:8444)\n"
+               "  --secure-listen ADDR:PORT    HTTPS /metrics, TokenReview + SubjectAccessReview on\n"
+               "                               nonResourceURLs /metrics (default 127.0.0.1:8443; port 0: any;\n"
+               "                               \"off\": not served)\n"
+               "  --tls-cert-file FILE, --tls-private-key-file FILE  its serving certificate and key (PEM;\n"
+               "                               default: a self-signed one generated at start)\n"
                "  --leader-elect BOOL          elect a leader on a Lease (default true)\n"
                "  --lease-namespace NS         (default openshift-kube-scheduler-operator)\n"
                "  --lease-name NAME            (default scheduler-operator-lock)\n"
@@ -85,6 +90,7 @@ static int parse_listen(const char *s, char *addr, size_t addr_size, uint16_t *r
 typedef struct Args {
         ManagerOptions o;
         char listen_addr[64];
+        char secure_addr[64];
         const char *command[MAX_COMMAND_WORDS + 1];
 } Args;
 
@@ -94,7 +100,8 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 ARG_KUBECONFIG = 0x100, ARG_LISTEN, ARG_LEADER_ELECT, ARG_LEASE_NS, ARG_LEASE_NAME,
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
-                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE,
+                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN,
+                ARG_TLS_CERT, ARG_TLS_KEY,
         };
         static const struct option options[] = {
                 { "kubeconfig", required_argument, NULL, ARG_KUBECONFIG },
@@ -117,6 +124,9 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "scheduler-readiness-path", required_argument, NULL, ARG_READINESS_PATH },
                 { "scheduler-liveness-path", required_argument, NULL, ARG_LIVENESS_PATH },
                 { "percentage-of-nodes-to-score", required_argument, NULL, ARG_SCORE_PCT },
+                { "secure-listen", required_argument, NULL, ARG_SECURE_LISTEN },
+                { "tls-cert-file", required_argument, NULL, ARG_TLS_CERT },
+                { "tls-private-key-file", required_argument, NULL, ARG_TLS_KEY },
                 { "v", required_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -125,6 +135,9 @@ static int parse_argv(int argc, char *argv[], Args *a) {
         manager_options_init(o);
         o->listen_port = 8444;
         snprintf(a->listen_addr, sizeof a->listen_addr, "127.0.0.1");
+        snprintf(a->secure_addr, sizeof a->secure_addr, "127.0.0.1");
+        o->secure_port = 8443;
+        bool secure = true;
         const char **command = a->command;
         size_t n_command = 0;
         int64_t v;
@@ -145,6 +158,13 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 case ARG_LISTEN:
                         r = parse_listen(optarg, a->listen_addr, sizeof(a->listen_addr), &o->listen_port);
                         break;
+                case ARG_SECURE_LISTEN:
+                        secure = strcmp(optarg, "off") != 0;
+                        if (secure)
+                                r = parse_listen(optarg, a->secure_addr, sizeof(a->secure_addr), &o->secure_port);
+                        break;
+                case ARG_TLS_CERT: o->tls_cert_file = optarg; break;
+                case ARG_TLS_KEY: o->tls_key_file = optarg; break;
                 case ARG_LEADER_ELECT: r = parse_bool(optarg, &o->leader_elect); break;
                 case ARG_LEASE_NS: o->lease_namespace = optarg; break;
                 case ARG_LEASE_NAME: o->lease_name = optarg; break;
@@ -193,8 +213,11 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                         return -EINVAL;
                 }
                 if (r < 0) {
-                        fprintf(stderr, "scheduler-operator: invalid value '%s' for --%s\n", optarg,
-                                c == 'v' ? "v" : options[c - ARG_KUBECONFIG].name);
+                        const char *name = "v";
+                        for (const struct option *opt = options; opt->name; opt++)
+                                if (opt->val == c)
+                                        name = opt->name;
+                        fprintf(stderr, "scheduler-operator: invalid value '%s' for --%s\n", optarg, name);
                         return -EINVAL;
                 }
         }
@@ -202,7 +225,12 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 fprintf(stderr, "scheduler-operator: unexpected argument '%s'\n", argv[optind]);
                 return -EINVAL;
         }
+        if (!o->tls_cert_file != !o->tls_key_file) {
+                fprintf(stderr, "scheduler-operator: --tls-cert-file and --tls-private-key-file go together\n");
+                return -EINVAL;
+        }
         o->listen_address = a->listen_addr;
+        o->secure_address = secure ? a->secure_addr : NULL;
         if (n_command)
                 o->scheduler.command = command;
         return 1;

@@ -43,6 +43,7 @@
 #include "operator/expectations.h"
 #include "operator/logtext.h"
 #include "operator/metrics.h"
+#include "operator/metrics-server.h"
 #include "operator/nodes.h"
 #include "operator/pass.h"
 #include "reconcilers/reconcile.h"
@@ -84,7 +85,9 @@ struct Manager {
         bool leading;
         char lease_error[KUBE_ERROR_TEXT + 256];
         uint64_t lease_error_logged_usec;
-        HttpServer *http;
+        HttpServer *http;               /* /healthz, /readyz */
+        MetricsServer *metrics_server;  /* HTTPS /metrics on a thread of its own; NULL: none */
+        sd_event_source *metrics_post;  /* publishes the metrics to it after every dispatch */
         KubeEventRecorder *recorder;
         Coexistence *coexist;           /* another default scheduler? NULL: not guarded */
         ClusterOperatorWatch *co;       /* ClusterOperator scheduler-policy, when its CRD exists */
@@ -246,6 +249,8 @@ static const char *cached_resource_version(int cache, const char *ns, const char
 static void on_action_applied(const ReconcileAction *a, json_t *response, void *userdata) {
         Manager *m = userdata;
         m->metrics.actions_applied++;
+        if (metrics_action_marks_rollout_failed(a))
+                m->metrics.rollouts_failed++;
         klog_info("%s", LOG_TEXT(a->description));
         int cache = action_cache(a);
         if (cache < 0)
@@ -411,6 +416,8 @@ static void on_pass_done(const PassOutcome *o, void *userdata) {
                              LOG_TEXT(o->failed ? o->failed->description : ""));
         else if (o->r < 0) {
                 m->metrics.actions_failed++;
+                if (o->failed)
+                        metrics_count_api_error(&m->metrics, metrics_action_verb(o->failed->verb), o->err.http_status);
                 /* A conflict or an object already there means our caches are behind: the
                  * next pass reads them again after the watch catches up. */
                 if (o->r == -ESTALE || o->r == -EEXIST)
@@ -457,6 +464,7 @@ static void on_nodes(NodeList *l, int r, json_t *nodes, const KubeError *err, vo
         Manager *m = userdata;
         m->nodes = NULL;
         if (r < 0) {
+                metrics_count_api_error(&m->metrics, METRICS_VERB_LIST, err ? err->http_status : 0);
                 klog_error("Listing nodes to place the scheduler's own pods failed: %s",
                            LOG_TEXT(err ? err->message : strerror(-r)));
                 return finish_pass(m, false, false, 0);
@@ -566,6 +574,7 @@ static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, vo
                 on_synced(inf, m);
                 return;
         }
+        metrics_count_api_error(&m->metrics, METRICS_VERB_WATCH, err ? err->http_status : 0);
         klog_warning("Watch failed (retrying): %s", LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)));
 }
 
@@ -607,6 +616,8 @@ static const char *lease_hint(int r) {
 
 static void on_lease_error(KubeLeaderElector *le, int r, const KubeError *err, void *userdata) {
         Manager *m = userdata;
+        /* The elector's get, create or update of its Lease: counted as the renewal it is. */
+        metrics_count_api_error(&m->metrics, METRICS_VERB_UPDATE, err ? err->http_status : 0);
         char msg[sizeof m->lease_error];
         snprintf(msg, sizeof msg, "cannot acquire Lease %s/%s: %s; %s", m->opts.lease_namespace, m->opts.lease_name,
                  LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)), lease_hint(r));
@@ -641,10 +652,31 @@ static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
                           holder && holder[0] ? LOG_TEXT(holder) : "nobody yet");
 }
 
-static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
+/* After every dispatch of the loop: the replica gauges from the cached Deployment, and the
+ * values the next scrape serves (a struct copy; the /metrics thread renders it). */
+static int on_metrics_post(sd_event_source *s, void *userdata) {
         Manager *m = userdata;
-        reply->content_type = "text/plain; version=0.0.4; charset=utf-8";
-        return metrics_render(&m->metrics, &reply->body);
+        const KubeInformer *inf = m->informers[INF_DEPLOYMENTS];
+        metrics_set_scheduler_replicas(&m->metrics, inf ? kube_informer_get(inf, RECONCILE_OPERAND_NAMESPACE,
+                                                                           RECONCILE_DEPLOYMENT_NAME)
+                                                        : NULL);
+        metrics_server_publish(m->metrics_server, &m->metrics);
+        return 0;
+}
+
+static int serve_metrics(Manager *m) {
+        const ManagerOptions *o = &m->opts;
+        MetricsServerOptions mo = { .address = o->secure_address, .port = o->secure_port,
+                                    .cert_file = o->tls_cert_file, .key_file = o->tls_key_file,
+                                    .kubeconfig = o->kubeconfig };
+        int r = metrics_server_new(&mo, &m->metrics, &m->metrics_server);
+        if (r < 0)
+                return r;
+        r = sd_event_add_post(m->event, &m->metrics_post, on_metrics_post, m);
+        if (r < 0)
+                return r;
+        (void) sd_event_source_set_description(m->metrics_post, "operator-metrics-publish");
+        return 0;
 }
 
 static int new_client(Manager *m, KubeClient **ret) {
@@ -750,8 +782,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         if (r < 0)
                 return klog_error_errno(r, "Cannot listen on %s:%u: %m", ho.address, ho.port);
         if ((r = http_server_add_route(m->http, "/healthz", on_healthz, m)) < 0 ||
-            (r = http_server_add_route(m->http, "/readyz", on_readyz, m)) < 0 ||
-            (r = http_server_add_route(m->http, "/metrics", on_metrics, m)) < 0)
+            (r = http_server_add_route(m->http, "/readyz", on_readyz, m)) < 0)
+                return r;
+        if (opts->secure_address && (r = serve_metrics(m)) < 0)
                 return r;
 
         *ret = TAKE_PTR(m);
@@ -779,13 +812,19 @@ int manager_start(Manager *m) {
                 if (r < 0)
                         return klog_error_errno(r, "Cannot start leader election: %m");
         }
-        klog_info("Serving /healthz, /readyz and /metrics on %s:%u", m->opts.listen_address,
-                  http_server_port(m->http));
+        klog_info("Serving /healthz and /readyz on %s:%u", m->opts.listen_address, http_server_port(m->http));
+        if (m->metrics_server)
+                klog_info("Serving /metrics over HTTPS on %s:%u (delegated authentication and authorization)",
+                          m->opts.secure_address, metrics_server_port(m->metrics_server));
         return 0;
 }
 
 uint16_t manager_listen_port(const Manager *m) {
         return http_server_port(m->http);
+}
+
+uint16_t manager_secure_port(const Manager *m) {
+        return m->metrics_server ? metrics_server_port(m->metrics_server) : 0;
 }
 
 Manager *manager_free(Manager *m) {
@@ -797,6 +836,8 @@ Manager *manager_free(Manager *m) {
         pass_cancel(m->pass);
         node_list_cancel(m->nodes);
         http_server_free(m->http);
+        sd_event_source_disable_unref(m->metrics_post);
+        metrics_server_free(m->metrics_server);
         sd_event_source_disable_unref(m->policy_defer);
         kube_queue_free(m->queue);
         expectations_clear(&m->expectations);

@@ -1,6 +1,7 @@
 #pragma once
 /* Manager: the operator daemon's state. It owns the event loop, the API client, one informer
- * per kind the reconciler reads, the reconcile trigger and the health/metrics server. Every
+ * per kind the reconciler reads, the reconcile trigger, the health server and the /metrics
+ * server's snapshot. Every
  * informer event marks the single key "cluster" dirty; one pass then reads the caches, asks
  * the pure reconciler (reconcilers/) what to do, and applies its actions in order. */
 
@@ -14,8 +15,13 @@ typedef struct Manager Manager;
 
 typedef struct ManagerOptions {
         const char *kubeconfig;         /* NULL: $KUBECONFIG, in-cluster, ~/.kube/config */
-        const char *listen_address;     /* health + metrics, "127.0.0.1" */
+        const char *listen_address;     /* plain HTTP /healthz and /readyz, "127.0.0.1" */
         uint16_t listen_port;           /* 0 = any; see manager_listen_port() */
+        /* HTTPS /metrics behind TokenReview + SubjectAccessReview (operator/metrics-server.h);
+         * NULL address: not served. Certificate and key files NULL: self-signed. */
+        const char *secure_address;
+        uint16_t secure_port;           /* 0 = any */
+        const char *tls_cert_file, *tls_key_file;
         bool leader_elect;
         const char *lease_namespace;
         const char *lease_name;
@@ -41,3 +47,5 @@ static inline void manager_freep(Manager **m) {
 int manager_start(Manager *m);
 
 uint16_t manager_listen_port(const Manager *m);
+/* The HTTPS /metrics port, 0 when not served. */
+uint16_t manager_secure_port(const Manager *m);

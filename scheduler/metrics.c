@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/log.h"
 #include "scheduler/histogram.h"
 #include "scheduler/manager-internal.h"
@@ -53,6 +54,12 @@ static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         return buf_puts(&reply->body, "ok");
 }
 
+static double oldest_unschedulable_seconds(const Manager *m) {
+        int64_t since = sched_queue_oldest_unschedulable(m->queue);
+        int64_t now = (int64_t) now_realtime_usec(); /* the queue's clock (manager.c) */
+        return since > 0 && now > since ? (double) (now - since) / 1e6 : 0;
+}
+
 static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
         Manager *m = userdata;
         SchedQueueStats st;
@@ -86,10 +93,14 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                            "scheduler_events_dropped_total %" PRIu64 "\n"
                            "# HELP scheduler_cache_pods Pods in the scheduler cache (assumed included).\n"
                            "# TYPE scheduler_cache_pods gauge\n"
-                           "scheduler_cache_pods %u\n",
+                           "scheduler_cache_pods %u\n"
+                           "# HELP scheduler_pending_pod_oldest_unschedulable_seconds Age of the longest-waiting pending pod "
+                           "since its first unschedulable attempt (FailedScheduling); 0 when none waits.\n"
+                           "# TYPE scheduler_pending_pod_oldest_unschedulable_seconds gauge\n"
+                           "scheduler_pending_pod_oldest_unschedulable_seconds %.3f\n",
                            m->attempts_scheduled, m->attempts_unschedulable, m->attempts_error, st.active, st.backoff,
                            st.unschedulable, st.in_flight, m->binds_ok, m->binds_failed, m->binds_fenced, m->n_events, m->events_dropped,
-                           sched_cache_n_pods(m->cache));
+                           sched_cache_n_pods(m->cache), oldest_unschedulable_seconds(m));
         if (r >= 0)
                 r = histogram_format(b, "scheduler_scheduling_algorithm_duration_seconds",
                                   "Time of one scheduling decision.", &m->algorithm);

@@ -24,6 +24,7 @@ typedef struct QPod {
         uint32_t attempts;
         int64_t timestamp;              /* when it (re)entered the queue */
         int64_t backoff_expiry;
+        int64_t unschedulable_since;    /* first unschedulable attempt; 0: none yet */
         uint64_t seq;                   /* FIFO among equal timestamps */
         uint64_t cycle;                 /* scheduling cycle of its last pop */
         bool deleted;                   /* deleted while in flight */
@@ -365,6 +366,8 @@ int sched_queue_failed(SchedQueue *q, const char *uid, bool unschedulable) {
         p->timestamp = t;
         p->seq = q->seq++;
         p->backoff_expiry = t + backoff_duration(q, p->attempts);
+        if (unschedulable && !p->unschedulable_since)
+                p->unschedulable_since = t;
         int r;
         if (unschedulable && q->move_request_cycle < p->cycle)
                 r = to_unschedulable(q, p);
@@ -405,6 +408,19 @@ void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret) {
                 .unschedulable = q->n_unsched,
                 .in_flight = q->in_flight,
         };
+}
+
+int64_t sched_queue_oldest_unschedulable(const SchedQueue *q) {
+        int64_t oldest = 0;
+        size_t cursor = 0;
+        const char *key;
+        void *value;
+        while (kube_map_next(q->by_uid, &cursor, &key, &value)) {
+                const QPod *p = value;
+                if (p->unschedulable_since && !p->deleted && (!oldest || p->unschedulable_since < oldest))
+                        oldest = p->unschedulable_since;
+        }
+        return oldest;
 }
 
 uint32_t sched_queue_attempts(const SchedQueue *q, const char *uid) {

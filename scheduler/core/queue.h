@@ -76,5 +76,10 @@ typedef struct SchedQueueStats {
         uint32_t active, backoff, unschedulable, in_flight;
 } SchedQueueStats;
 void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret);
+/* When the longest-waiting pod had its first unschedulable attempt (no node fitted), on the
+ * queue's clock, among the pods still queued (in flight included: it is not placed yet); 0
+ * when none. A pod keeps its time while it cycles through backoff and active and loses it
+ * when scheduled or deleted. O(pods). */
+int64_t sched_queue_oldest_unschedulable(const SchedQueue *q);
 /* Attempts so far of a known pod (0 when unknown). */
 uint32_t sched_queue_attempts(const SchedQueue *q, const char *uid);

@@ -73,7 +73,7 @@ static pid_t start_operator(const char *binary, int port, const char *resync) {
                 int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
                 if (null >= 0)
                         dup2(null, STDERR_FILENO);
-                execl(binary, binary, "--listen", listen, "--leader-elect", "false", "--resync", resync,
+                execl(binary, binary, "--listen", listen, "--secure-listen", "127.0.0.1:0", "--leader-elect", "false", "--resync", resync,
                       "--progress-deadline", "3600", (char *) NULL);
                 _exit(127);
         }

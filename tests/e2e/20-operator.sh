@@ -138,14 +138,15 @@ check_match "... the newest revision ConfigMap is 7" 'config-7$' "$(revisions)"
 
 # --- two replicas never both write -----------------------------------------------------
 stack_operator_start c --progress-deadline 120 > "$T/port-c"
-metric() { curl -s "http://127.0.0.1:$(cat "$T/port-$1")/metrics" | sed -n "s/^scheduler_operator_$2 //p"; }
+metric() { stack_operator_metrics "$1" | sed -n "s/^scheduler_operator_$2 //p"; }
+leader_is() { [ "$(metric "$1" leader)" = "$2" ]; }
 wait_for "the second replica is ready as a standby" 30 bash -c "curl -sf http://127.0.0.1:$(cat "$T/port-c")/readyz | grep -q standby"
 check_eq "exactly one replica leads" "1 0" "$(metric b leader) $(metric c leader)"
 put_policy "$(weight_policy 4)"
 wait_for "the leader applies a change (revision 8)" 30 written 8
 check_eq "the standby wrote nothing" "0" "$(grep -c 'manager.c.*\] \(create\|update\|patch\|delete\|bind\|event\) ' "$CLUSTER_DIR/logs/operator-c.log")"
 stack_stop_pid operator-b
-wait_for "a clean stop hands the lease over at once" 10 bash -c "[ \"\$(curl -s http://127.0.0.1:$(cat "$T/port-c")/metrics | sed -n 's/^scheduler_operator_leader //p')\" = 1 ]"
+wait_for "a clean stop hands the lease over at once" 10 leader_is c 1
 wait_for "the new leader sees revision 8 through" 150 serving 8
 
 # --- kube-apiserver restarted while the policy changes -------------------------------

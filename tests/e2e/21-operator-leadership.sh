@@ -39,7 +39,8 @@ put_policy() { # WEIGHT: the documented policy with LeastRequestedPriority at th
   kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$T/w$1.cfg" \
     --dry-run=client -o yaml | kubectl apply --request-timeout=10s -f - >/dev/null
 }
-metric() { curl -s "http://127.0.0.1:$(cat "$T/port-$1")/metrics" | sed -n "s/^scheduler_operator_$2 //p"; }
+metric() { stack_operator_metrics "$1" | sed -n "s/^scheduler_operator_$2 //p"; }
+leader_is() { [ "$(metric "$1" leader)" = "$2" ]; }
 leads() { [ "$(metric "$1" leader)" = 1 ]; }
 holder() { kubectl -n $OPNS get lease scheduler-operator-lock -o jsonpath='{.spec.holderIdentity}'; }
 # Info lines of the manager: every action applied is one ("create ...", "mark revision 2
@@ -105,7 +106,7 @@ a_actions=$(actions a)
 
 # --- continued: the old leader must write nothing more ------------------------------------
 kill -CONT "$(cat "$CLUSTER_DIR/pids/operator-a.pid")"
-wait_for "a notices it no longer leads" 20 bash -c "[ \"\$(curl -s http://127.0.0.1:$(cat "$T/port-a")/metrics | sed -n 's/^scheduler_operator_leader //p')\" = 0 ]"
+wait_for "a notices it no longer leads" 20 leader_is a 0
 sleep $((LEASE_SECONDS + 5))
 check_eq "a applied no action after it was continued" "$a_actions" "$(actions a)"
 owned_state > "$T/after"

@@ -24,7 +24,7 @@ check "CRD, namespaces and RBAC install" stack_install
 
 # --- the lease namespace does not exist (admin credentials: nothing but the namespace is missing)
 port=$(free_port)
-"$BIN_DIR/scheduler-operator" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$port" --identity nons \
+"$BIN_DIR/scheduler-operator" --kubeconfig "$KUBECONFIG" --listen "127.0.0.1:$port" --secure-listen 127.0.0.1:0 --identity nons \
   --lease-namespace lease-later --scheduler-image "$SCHEDULER_IMAGE" >> "$CLUSTER_DIR/logs/operator-nons.log" 2>&1 &
 echo $! > "$CLUSTER_DIR/pids/operator-nons.pid"
 wait_for "a missing lease namespace is logged at error level by default" 20 \

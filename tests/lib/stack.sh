@@ -10,6 +10,9 @@
 #                                 follow count every node on the plane)
 #   stack_operator_start NAME ... a scheduler-operator process with the operator service
 #                                 account's own credentials (so the shipped RBAC applies)
+#   stack_operator_metrics NAME   that operator's /metrics, scraped over HTTPS with the token
+#                                 of a service account bound to the shipped
+#                                 scheduler-policy-metrics-reader (stack_scrape_token)
 #   stack_stop_pid NAME           SIGTERM (then SIGKILL) a process started here, by PID file
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)
@@ -97,16 +100,51 @@ KC
   echo "$out"
 }
 
-# stack_operator_start NAME [extra operator args]: prints the health/metrics port.
+# stack_operator_start NAME [extra operator args]: prints the health port (plain HTTP); the
+# HTTPS /metrics port goes to $CLUSTER_DIR/pids/operator-NAME.metrics-port.
 stack_operator_start() {
-  local name=$1 kc port; shift
+  local name=$1 kc port sport; shift
   kc=$(stack_operator_kubeconfig) || return 1
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  "$BIN_DIR/scheduler-operator" --kubeconfig "$kc" --listen "127.0.0.1:$port" \
+  sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  echo "$sport" > "$CLUSTER_DIR/pids/operator-$name.metrics-port"
+  "$BIN_DIR/scheduler-operator" --kubeconfig "$kc" --listen "127.0.0.1:$port" --secure-listen "127.0.0.1:$sport" \
     --identity "$name" --scheduler-image "$SCHEDULER_IMAGE" "${SCHEDULER_ARGS[@]}" "$@" \
     >> "$CLUSTER_DIR/logs/operator-$name.log" 2>&1 &
   echo $! > "$CLUSTER_DIR/pids/operator-$name.pid"
   echo "$port"
+}
+
+# stack_scrape_token: prints the token of service account default/metrics-scraper, bound
+# to the shipped ClusterRole scheduler-policy-metrics-reader (both created once per plane;
+# the token is kept per start of the plane: under its API server's process id).
+stack_scrape_token() {
+  local f secret i
+  f="$CLUSTER_DIR/scrape-token.$(cat "$CLUSTER_DIR/pids/kube-apiserver.pid")"
+  if [ ! -s "$f" ]; then
+    kubectl -n default get serviceaccount metrics-scraper >/dev/null 2>&1 ||
+      kubectl -n default create serviceaccount metrics-scraper >/dev/null || return 1
+    kubectl get clusterrolebinding metrics-scraper >/dev/null 2>&1 ||
+      kubectl create clusterrolebinding metrics-scraper --clusterrole=scheduler-policy-metrics-reader \
+        --serviceaccount=default:metrics-scraper >/dev/null || return 1
+    for i in $(seq 1 100); do
+      secret=$(kubectl -n default get serviceaccount metrics-scraper -o jsonpath='{.secrets[0].name}' 2>/dev/null)
+      [ -n "$secret" ] && break
+      sleep 0.2
+    done
+    [ -n "$secret" ] || { echo "stack: no token for default/metrics-scraper" >&2; return 1; }
+    rm -f "$CLUSTER_DIR"/scrape-token.*
+    ( umask 077; kubectl -n default get secret "$secret" -o jsonpath='{.data.token}' | base64 -d > "$f" )
+  fi
+  cat "$f"
+}
+
+# stack_operator_metrics NAME: the operator NAME's /metrics (HTTPS, bearer token).
+stack_operator_metrics() {
+  local token
+  token=$(stack_scrape_token) || return 1
+  curl -sk --max-time 10 -H "Authorization: Bearer $token" \
+    "https://127.0.0.1:$(cat "$CLUSTER_DIR/pids/operator-$1.metrics-port")/metrics"
 }
 
 stack_stop_pid() {

@@ -89,6 +89,59 @@ static void test_metrics(void **state) {
         assert_non_null(strstr(t, "scheduler_operator_active_revision 7\n"));
         assert_non_null(strstr(t, "scheduler_operator_policy_valid 1\n"));
         assert_non_null(strstr(t, "scheduler_operator_leader 1\n"));
+        /* Every verb and class is exported from 0, so increase() sees the first error. */
+        assert_non_null(strstr(t, "scheduler_operator_api_errors_total{verb=\"delete\",code=\"transport\"} 0\n"));
+        assert_non_null(strstr(t, "scheduler_operator_rollouts_failed_total 0\n"));
+}
+
+static void test_metrics_rollouts_and_api_errors(void **state) {
+        OperatorMetrics m = { .scheduler_desired_replicas = 2, .scheduler_ready_replicas = 1, .rollouts_failed = 3 };
+        assert_int_equal(metrics_code_class(0), METRICS_CODE_TRANSPORT);
+        assert_int_equal(metrics_code_class(403), METRICS_CODE_4XX);
+        assert_int_equal(metrics_code_class(409), METRICS_CODE_4XX);
+        assert_int_equal(metrics_code_class(503), METRICS_CODE_5XX);
+        metrics_count_api_error(&m, METRICS_VERB_PATCH, 403);
+        metrics_count_api_error(&m, METRICS_VERB_PATCH, 403);
+        metrics_count_api_error(&m, METRICS_VERB_WATCH, 0);
+        metrics_count_api_error(&m, METRICS_VERB_CREATE, 500);
+        metrics_count_api_error(&m, _METRICS_VERB_MAX, 500); /* ignored, not out of bounds */
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(metrics_render(&m, &b), 0);
+        const char *t = buf_str(&b);
+        assert_non_null(strstr(t, "scheduler_operator_api_errors_total{verb=\"patch\",code=\"4xx\"} 2\n"));
+        assert_non_null(strstr(t, "scheduler_operator_api_errors_total{verb=\"watch\",code=\"transport\"} 1\n"));
+        assert_non_null(strstr(t, "scheduler_operator_api_errors_total{verb=\"create\",code=\"5xx\"} 1\n"));
+        assert_non_null(strstr(t, "scheduler_operator_api_errors_total{verb=\"get\",code=\"5xx\"} 0\n"));
+        assert_non_null(strstr(t, "scheduler_operator_rollouts_failed_total 3\n"));
+        assert_non_null(strstr(t, "scheduler_operator_scheduler_desired_replicas 2\n"));
+        assert_non_null(strstr(t, "scheduler_operator_scheduler_ready_replicas 1\n"));
+        json_auto_t *d = json_pack("{s:{s:i},s:{s:i}}", "spec", "replicas", 3, "status", "readyReplicas", 2);
+        metrics_set_scheduler_replicas(&m, d);
+        assert_int_equal(m.scheduler_desired_replicas, 3);
+        assert_int_equal(m.scheduler_ready_replicas, 2);
+        json_auto_t *fresh = json_pack("{s:{}}", "spec"); /* nothing ready yet, replicas defaulted */
+        metrics_set_scheduler_replicas(&m, fresh);
+        assert_int_equal(m.scheduler_desired_replicas, 1);
+        assert_int_equal(m.scheduler_ready_replicas, 0);
+        metrics_set_scheduler_replicas(&m, NULL);
+        assert_int_equal(m.scheduler_desired_replicas, 0);
+        /* The revision's rollout-failed mark, not its clearing nor another annotation. */
+        json_auto_t *mark = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", RECONCILE_ANN_ROLLOUT_FAILED, "late");
+        json_auto_t *clear = json_pack("{s:{s:{s:n}}}", "metadata", "annotations", RECONCILE_ANN_ROLLOUT_FAILED);
+        ReconcileAction a = { .verb = RECONCILE_PATCH, .api_version = "v1", .resource = "configmaps", .body = mark };
+        assert_true(metrics_action_marks_rollout_failed(&a));
+        a.body = clear;
+        assert_false(metrics_action_marks_rollout_failed(&a));
+        a.body = mark;
+        a.resource = "deployments";
+        assert_false(metrics_action_marks_rollout_failed(&a));
+        assert_int_equal(metrics_action_verb(RECONCILE_PATCH_STATUS), METRICS_VERB_PATCH);
+        assert_int_equal(metrics_action_verb(RECONCILE_BIND), METRICS_VERB_CREATE);
+        assert_int_equal(metrics_action_verb(RECONCILE_DELETE), METRICS_VERB_DELETE);
+        /* One HELP and one TYPE per family. */
+        assert_null(strstr(strstr(t, "# TYPE scheduler_operator_api_errors_total") + 1,
+                           "# TYPE scheduler_operator_api_errors_total"));
 }
 
 /* A fake cache: one object per cache id, NULL resourceVersion when absent. */
@@ -395,6 +448,7 @@ int main(void) {
                 cmocka_unit_test(test_paths),
                 cmocka_unit_test(test_bad_actions),
                 cmocka_unit_test(test_metrics),
+                cmocka_unit_test(test_metrics_rollouts_and_api_errors),
                 cmocka_unit_test(test_expectations),
                 cmocka_unit_test(test_rv_compare),
                 cmocka_unit_test(test_log_text),

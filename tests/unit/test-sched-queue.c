@@ -173,6 +173,45 @@ static void test_move_during_attempt_and_timeout(void **state) {
         assert_string_equal(pop(f), "p");
 }
 
+/* The age of the oldest pod still waiting since its first unschedulable attempt: it keeps
+ * counting while the pod cycles through backoff and active (moves, the 60 s timeout) and
+ * ends when the pod is scheduled or deleted; an error attempt does not start it. */
+static void test_oldest_unschedulable(void **state) {
+        Fx *f = *state;
+        assert_int_equal(sched_queue_oldest_unschedulable(f->q), 0);
+        add(f, "p", 0, "1970-01-01T00:00:01Z");
+        add(f, "q", 0, "1970-01-01T00:00:02Z");
+        add(f, "e", 0, "1970-01-01T00:00:03Z");
+        assert_string_equal(pop(f), "p");
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        int64_t p_failed = f->now;
+        assert_int_equal(sched_queue_oldest_unschedulable(f->q), p_failed);
+        f->now += 3 * SEC;
+        assert_string_equal(pop(f), "q");
+        assert_int_equal(sched_queue_failed(f->q, uid("q"), true), 0);
+        assert_string_equal(pop(f), "e");
+        assert_int_equal(sched_queue_failed(f->q, uid("e"), false), 0);
+        assert_int_equal(sched_queue_oldest_unschedulable(f->q), p_failed);
+        assert_int_equal(sched_queue_delete(f->q, uid("e")), 0);
+        /* p moves on and fails again: still waiting since its first failure */
+        sched_queue_move_all(f->q);
+        f->now += 10 * SEC;
+        assert_string_equal(pop(f), "p");
+        assert_int_equal(sched_queue_oldest_unschedulable(f->q), p_failed); /* in flight counts */
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        assert_int_equal(sched_queue_oldest_unschedulable(f->q), p_failed);
+        /* p scheduled at last (q, back first, fails once more): q is the oldest; q deleted: none */
+        sched_queue_move_all(f->q);
+        f->now += 10 * SEC;
+        assert_string_equal(pop(f), "q");
+        assert_int_equal(sched_queue_failed(f->q, uid("q"), true), 0);
+        assert_string_equal(pop(f), "p");
+        assert_int_equal(sched_queue_done(f->q, uid("p")), 0);
+        assert_int_equal(sched_queue_oldest_unschedulable(f->q), p_failed + 3 * SEC);
+        assert_int_equal(sched_queue_delete(f->q, uid("q")), 0);
+        assert_int_equal(sched_queue_oldest_unschedulable(f->q), 0);
+}
+
 static void test_delete_and_update(void **state) {
         Fx *f = *state;
         add(f, "a", 0, "1970-01-01T00:00:01Z");
@@ -277,6 +316,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_backoff_configured, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unschedulable_moves, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_move_during_attempt_and_timeout, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_oldest_unschedulable, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delete_and_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_status_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_many, setup, teardown),
