@@ -14,7 +14,7 @@
  * duration, and each one is sent only while this replica holds the lease by the local
  * monotonic clock (kube_leader_check): a replica that was stopped (SIGSTOP, a long GC-like
  * stall, a frozen VM) and continues after another took over writes nothing more. */
-#include "operator/manager.h"
+#include "operator/manager-internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -48,18 +48,6 @@
 #include "operator/pass.h"
 #include "reconcilers/reconcile.h"
 
-/* How long a pass waits for the caches to show its own writes before going ahead anyway. */
-#define EXPECTATION_TIMEOUT_USEC (5 * 1000000ULL)
-#define LEASE_DURATION_USEC (15 * 1000000ULL)
-#define RENEW_DEADLINE_USEC (10 * 1000000ULL)
-/* A write must be answered (or abandoned) before another replica may take over. */
-#define WRITE_TIMEOUT_MS ((long) ((LEASE_DURATION_USEC - RENEW_DEADLINE_USEC) / 1000))
-/* A lease failure that persists is logged again this often. */
-#define LEASE_ERROR_LOG_USEC (60 * 1000000ULL)
-#define OPERATOR_VERSION "1.0"
-#define OPERATOR_USER_AGENT "scheduler-operator/" OPERATOR_VERSION
-#define OPERATOR_NAMESPACE "openshift-kube-scheduler-operator"
-
 static char *mfree(char *p) {
         free(p);
         return NULL;
@@ -67,46 +55,6 @@ static char *mfree(char *p) {
 
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
 static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPERATOR_CONFIG_RESOURCE, false };
-
-enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, INF_OPERATOR_CONFIGS, _INF_MAX };
-/* The ClusterOperator's cache, for expectations: not one of the informers a pass waits for. */
-#define CACHE_CLUSTER_OPERATOR _INF_MAX
-
-struct Manager {
-        sd_event *event;
-        KubeClient *client;             /* reads: informers, node lists, the lease */
-        KubeClient *writer;             /* the pass's writes and Events */
-        KubeInformer *informers[_INF_MAX];
-        bool synced[_INF_MAX];
-        bool caches_synced_once;
-        char *policy_name;              /* what INF_POLICY_MAPS selects; NULL: no informer */
-        sd_event_source *policy_defer;  /* follow_policy_name() from the loop, not a callback */
-        KubeLeaderElector *elector;
-        bool leading;
-        char lease_error[KUBE_ERROR_TEXT + 256];
-        uint64_t lease_error_logged_usec;
-        HttpServer *http;               /* /healthz, /readyz */
-        MetricsServer *metrics_server;  /* HTTPS /metrics on a thread of its own; NULL: none */
-        sd_event_source *metrics_post;  /* publishes the metrics to it after every dispatch */
-        KubeEventRecorder *recorder;
-        Coexistence *coexist;           /* another default scheduler? NULL: not guarded */
-        ClusterOperatorWatch *co;       /* ClusterOperator scheduler-policy, when its CRD exists */
-
-        KubeQueue *queue;
-        Expectations expectations;
-        char *pass_key;                 /* the key being processed while a pass runs */
-        NodeList *nodes;
-        json_t *pass_nodes;             /* the nodes the pass's reconcile read; NULL: none */
-        Pass *pass;
-        bool reporting;                 /* pass carries out only the report of a refused write */
-        uint64_t pass_start_usec;
-        ApplyError apply_error;         /* the last refused write, until a pass applies all */
-
-        ManagerOptions opts;
-        int flag_verbosity;             /* the operator's -v from its flags, until the CR sets one */
-        OperatorMetrics metrics;
-        char *identity;
-};
 
 void manager_options_init(ManagerOptions *o) {
         *o = (ManagerOptions) {
@@ -131,7 +79,7 @@ static const char *wanted_policy_name(const Manager *m) {
 
 /* Every cache has synced, the policy informer included, and that informer selects the
  * name the Scheduler asks for now: a pass never runs on a policy cache for another name. */
-static bool all_synced(const Manager *m) {
+bool manager_all_synced(const Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (!m->synced[i])
                         return false;
@@ -145,7 +93,7 @@ static bool all_synced(const Manager *m) {
 
 /* Whether this replica may write now: leading, and (with leader election) still holding
  * the lease by the local clock. */
-static bool may_write(void *userdata) {
+bool manager_may_write(void *userdata) {
         Manager *m = userdata;
         if (m->elector && !kube_leader_check(m->elector))
                 return false;
@@ -153,7 +101,7 @@ static bool may_write(void *userdata) {
 }
 
 static void trigger(Manager *m) {
-        if (all_synced(m) && m->leading)
+        if (manager_all_synced(m) && m->leading)
                 (void) kube_queue_add(m->queue, RECONCILE_SCHEDULER_NAME);
 }
 
@@ -161,7 +109,7 @@ static int append_object(json_t *obj, void *userdata) {
         return json_array_append(userdata, obj) < 0 ? -ENOMEM : 0;
 }
 
-static json_t *informer_array(const KubeInformer *inf) {
+json_t *manager_informer_array(const KubeInformer *inf) {
         json_t *a = json_array();
         if (a && kube_informer_foreach(inf, append_object, a) < 0) {
                 json_decref(a);
@@ -220,304 +168,6 @@ static int follow_policy_name(Manager *m) {
         return 0;
 }
 
-/* ---- one pass ---------------------------------------------------------------------- */
-
-/* The informer that caches what an action writes; -1 when none does (events, bindings). */
-static int action_cache(const ReconcileAction *a) {
-        if (strcmp(a->resource, "schedulers") == 0)
-                return INF_SCHEDULERS;
-        if (strcmp(a->resource, "deployments") == 0)
-                return INF_DEPLOYMENTS;
-        if (strcmp(a->resource, OPERATOR_CONFIG_RESOURCE) == 0)
-                return INF_OPERATOR_CONFIGS;
-        if (strcmp(a->resource, CLUSTER_OPERATOR_RESOURCE) == 0)
-                return CACHE_CLUSTER_OPERATOR;
-        if (strcmp(a->resource, "configmaps") == 0 && a->namespace &&
-            strcmp(a->namespace, RECONCILE_OPERAND_NAMESPACE) == 0)
-                return INF_OPERAND_MAPS;
-        return -1;
-}
-
-static const char *cached_resource_version(int cache, const char *ns, const char *name, void *userdata) {
-        Manager *m = userdata;
-        if (cache == CACHE_CLUSTER_OPERATOR)
-                return cluster_operator_watch_resource_version(m->co);
-        return m->informers[cache] ? kube_obj_resource_version(kube_informer_get(m->informers[cache], ns, name))
-                                   : NULL;
-}
-
-static void on_action_applied(const ReconcileAction *a, json_t *response, void *userdata) {
-        Manager *m = userdata;
-        m->metrics.actions_applied++;
-        if (metrics_action_marks_rollout_failed(a))
-                m->metrics.rollouts_failed++;
-        klog_info("%s", LOG_TEXT(a->description));
-        int cache = action_cache(a);
-        if (cache < 0)
-                return;
-        const char *name = a->name ? a->name : kube_obj_name(response);
-        const char *rv = a->verb == RECONCILE_DELETE ? NULL : kube_obj_resource_version(response);
-        if (a->verb != RECONCILE_DELETE && !rv)
-                return;
-        (void) expectations_add(&m->expectations, cache, a->namespace, name, rv, now_monotonic_usec(),
-                                EXPECTATION_TIMEOUT_USEC);
-}
-
-/* Events the reconciler decided (core/v1 shape: involvedObject, type, reason, message) go
- * out through the recorder: in the operator's namespace, regarding the Scheduler, repeats
- * aggregated into one Event's series, sent asynchronously after the pass's writes. */
-static void on_event(const ReconcileAction *a, void *userdata) {
-        Manager *m = userdata;
-        klog_info("%s", LOG_TEXT(a->description));
-        if (m->recorder && event_action_record(m->recorder, a) < 0)
-                klog_v(2, "Event %s not recorded", LOG_TEXT(a->description));
-}
-
-/* Ends the pass for its key. again: a pass that applied everything cleared a refused write
- * the status showed, so the key is processed once more at once (the status then stops
- * saying so). */
-static void finish_pass(Manager *m, bool ok, bool again, int64_t requeue_after_s) {
-        const char *key = m->pass_key;
-        metrics_observe_reconcile(&m->metrics, (double) (now_monotonic_usec() - m->pass_start_usec) / 1e6, ok);
-        json_decref(m->pass_nodes);
-        m->pass_nodes = NULL;
-        m->reporting = false;
-        if (ok && again)
-                (void) kube_queue_add(m->queue, key);
-        else if (ok && requeue_after_s > 0)
-                (void) kube_queue_add_after(m->queue, key, (uint64_t) requeue_after_s * 1000000ULL);
-        else if (ok && m->opts.resync_usec)
-                (void) kube_queue_add_after(m->queue, key, m->opts.resync_usec);
-        if (ok)
-                kube_queue_forget(m->queue, key);
-        else if (m->leading)
-                (void) kube_queue_add_rate_limited(m->queue, key);
-        kube_queue_done(m->queue, key);
-        m->pass_key = mfree(m->pass_key);
-        /* A pass builds and drops whole object trees; hand the freed pages back so the idle
-         * footprint stays flat over resyncs. */
-        (void) malloc_trim(0);
-}
-
-/* What the cached objects and nodes ask for now, with the refused write to show if any. */
-static int reconcile_now(Manager *m, ReconcileOutput **ret) {
-        const json_t *scheduler = kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME);
-        const json_t *policy_cm = m->policy_name && m->informers[INF_POLICY_MAPS]
-                                          ? kube_informer_get(m->informers[INF_POLICY_MAPS], RECONCILE_CONFIG_NAMESPACE,
-                                                              m->policy_name)
-                                          : NULL;
-        json_auto_t *configmaps = informer_array(m->informers[INF_OPERAND_MAPS]);
-        json_auto_t *pods = informer_array(m->informers[INF_PODS]);
-        if (!configmaps || !pods)
-                return -ENOMEM;
-        int64_t now = (int64_t) (now_realtime_usec() / 1000000ULL);
-        _cleanup_free_ char *conflict = NULL;
-        if (m->coexist) {
-                int r = coexistence_check(m->coexist, pods, m->opts.scheduler.scheduler_name, now, &conflict);
-                if (r < 0)
-                        return r;
-        }
-        ReconcileInput in = {
-                .scheduler = scheduler,
-                .policy_configmap = policy_cm,
-                .configmaps = configmaps,
-                .deployment = kube_informer_get(m->informers[INF_DEPLOYMENTS], RECONCILE_OPERAND_NAMESPACE,
-                                                RECONCILE_DEPLOYMENT_NAME),
-                .pods = pods,
-                .nodes = m->pass_nodes,
-                .now = now,
-                .config = &m->opts.scheduler,
-                .apply_error = apply_error_shown(&m->apply_error),
-                .conflicting_scheduler = conflict,
-        };
-        const json_t *operator_config = kube_informer_get(m->informers[INF_OPERATOR_CONFIGS], NULL,
-                                                          OPERATOR_CONFIG_NAME);
-        int v = m->flag_verbosity;
-        int r = reconcile_with_operator_config(&in, operator_config, m->flag_verbosity, ret, &v);
-        if (r >= 0 && v != klog_verbosity()) {
-                klog_info("Operator log verbosity %d (SchedulerPolicyOperator " OPERATOR_CONFIG_NAME ")", v);
-                klog_set_verbosity(v);
-        }
-        return r;
-}
-
-/* Adds the writes that keep ClusterOperator scheduler-policy current, from what this pass
- * decided (nothing while its CRD is absent). A failure only leaves the report out. */
-static void add_cluster_operator(Manager *m, ReconcileOutput *out) {
-        if (!cluster_operator_watch_active(m->co))
-                return;
-        json_auto_t *configmaps = informer_array(m->informers[INF_OPERAND_MAPS]);
-        ClusterOperatorInput in = {
-                .scheduler = kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME),
-                .pass = out,
-                .configmaps = configmaps,
-                .operator_namespace = OPERATOR_NAMESPACE,
-                .operator_version = OPERATOR_VERSION,
-                .operand_image = m->opts.scheduler.image,
-                .now = (int64_t) (now_realtime_usec() / 1000000ULL),
-        };
-        int r = configmaps ? cluster_operator_watch_append(m->co, &in, out) : -ENOMEM;
-        if (r < 0)
-                klog_error_errno(r, "Cannot decide ClusterOperator " CLUSTER_OPERATOR_NAME "'s status: %m");
-}
-
-static void on_pass_done(const PassOutcome *o, void *userdata);
-
-static int send_pass(Manager *m, ReconcileOutput *out) {
-        static const PassHooks hooks = {
-                .may_write = may_write,
-                .applied = on_action_applied,
-                .event = on_event,
-                .done = on_pass_done,
-        };
-        int r = pass_start(m->writer, out, &hooks, m, &m->pass);
-        if (r < 0)
-                klog_error_errno(r, "Cannot start a pass: %m");
-        return r;
-}
-
-/* The status is written even when a write is refused: reconcile again with the refusal as
- * input and send only the status patch and the ApplyFailed Event (apply-error.h). Returns
- * whether that report is on its way; the pass ends when it is done. */
-static bool report_apply_error(Manager *m) {
-        ReconcileOutput *out = NULL;
-        if (!apply_error_shown(&m->apply_error))
-                return false;
-        int r = reconcile_now(m, &out);
-        if (r < 0) {
-                klog_error_errno(r, "Cannot report the refused write on status: %m");
-                return false;
-        }
-        if (apply_error_report_only(out) == 0) {
-                /* The status says so already (it was written after an earlier refusal). */
-                reconcile_output_free(out);
-                return false;
-        }
-        add_cluster_operator(m, out);
-        m->reporting = true;
-        if (send_pass(m, out) < 0) {
-                m->reporting = false;
-                return false;
-        }
-        return true;
-}
-
-static void on_pass_done(const PassOutcome *o, void *userdata) {
-        Manager *m = userdata;
-        bool reported = m->reporting;
-        m->pass = NULL;
-        m->reporting = false;
-        if (o->output && !reported) {
-                m->metrics.policy_valid = o->output->policy_valid;
-                m->metrics.active_revision = o->output->active_revision;
-        }
-        if (o->fenced)
-                klog_warning("Stopped before \"%s\": this replica no longer holds the leader lease",
-                             LOG_TEXT(o->failed ? o->failed->description : ""));
-        else if (o->r < 0) {
-                m->metrics.actions_failed++;
-                if (o->failed)
-                        metrics_count_api_error(&m->metrics, metrics_action_verb(o->failed->verb), o->err.http_status);
-                /* A conflict or an object already there means our caches are behind: the
-                 * next pass reads them again after the watch catches up. */
-                if (o->r == -ESTALE || o->r == -EEXIST)
-                        klog_v(2, "%s: %s (will retry from fresh state)", LOG_TEXT(o->failed->description),
-                               LOG_TEXT(o->err.message));
-                else if ((o->r == -ENOENT || o->r == -EOPNOTSUPP) && cluster_operator_action(o->failed)) {
-                        /* Its CRD went away (404) or is going (405: "create not allowed while
-                         * custom resource definition is terminating") before the watch said
-                         * so: not a refusal to report on the Scheduler. */
-                        klog_info("%s: %s; looking for the ClusterOperator CRD again", LOG_TEXT(o->failed->description),
-                                  LOG_TEXT(o->err.message));
-                        cluster_operator_watch_lost(m->co);
-                } else {
-                        klog_error("%s failed: %s", LOG_TEXT(o->failed ? o->failed->description : "a write"),
-                                   LOG_TEXT(o->err.message));
-                        /* A failed report keeps the refusal it was reporting. */
-                        if (!reported) {
-                                (void) apply_error_remember(&m->apply_error, o->failed, o->r, &o->err);
-                                if (report_apply_error(m))
-                                        return;
-                        }
-                }
-        }
-        if (reported)
-                /* The pass this reported on failed: retried with backoff. */
-                return finish_pass(m, false, false, 0);
-        bool cleared = o->r >= 0 && apply_error_forget(&m->apply_error);
-        finish_pass(m, o->r >= 0, cleared, o->r >= 0 && o->output ? o->output->requeue_after_s : 0);
-}
-
-static void run_reconcile(Manager *m) {
-        ReconcileOutput *out = NULL;
-        int r = reconcile_now(m, &out);
-        if (r < 0) {
-                klog_error_errno(r, "Reconcile failed before any write: %m");
-                return finish_pass(m, false, false, 0);
-        }
-        add_cluster_operator(m, out);
-        if (send_pass(m, out) < 0)
-                finish_pass(m, false, false, 0);
-}
-
-static void on_nodes(NodeList *l, int r, json_t *nodes, const KubeError *err, void *userdata) {
-        Manager *m = userdata;
-        m->nodes = NULL;
-        if (r < 0) {
-                metrics_count_api_error(&m->metrics, METRICS_VERB_LIST, err ? err->http_status : 0);
-                klog_error("Listing nodes to place the scheduler's own pods failed: %s",
-                           LOG_TEXT(err ? err->message : strerror(-r)));
-                return finish_pass(m, false, false, 0);
-        }
-        /* Kept until the pass ends: a report after a refused write reconciles again. */
-        m->pass_nodes = json_incref(nodes);
-        run_reconcile(m);
-}
-
-/* Starts a pass for key. The key stays "processing" until finish_pass. */
-static void start_pass(Manager *m, const char *key) {
-        m->pass_key = strdup(key);
-        if (!m->pass_key) {
-                (void) kube_queue_add_rate_limited(m->queue, key);
-                kube_queue_done(m->queue, key);
-                return;
-        }
-        m->pass_start_usec = now_monotonic_usec();
-        json_auto_t *pods = informer_array(m->informers[INF_PODS]);
-        /* Nodes are needed only when the operator binds its scheduler's own pods itself
-         * (the reconciler's decision); then they are listed, not cached: a node cache would
-         * cost more memory than everything else the operator holds in a large cluster. */
-        if (pods && reconcile_bootstrap_needs_nodes(pods, &m->opts.scheduler)) {
-                int r = node_list_start(m->client, on_nodes, m, &m->nodes);
-                if (r < 0) {
-                        klog_error_errno(r, "Cannot list nodes: %m");
-                        finish_pass(m, false, false, 0);
-                }
-                return;
-        }
-        run_reconcile(m);
-}
-
-static void on_queue_ready(KubeQueue *q, void *userdata) {
-        Manager *m = userdata;
-        const char *key;
-
-        while (!m->pass_key && kube_queue_get(q, &key) >= 0) {
-                /* A key handed out while this replica is not leading is dropped: the new
-                 * leader's own informers will add it again. */
-                uint64_t now = now_monotonic_usec();
-                if (!m->leading || !all_synced(m) || !may_write(m))
-                        kube_queue_done(q, key);
-                else if (!expectations_met(&m->expectations, cached_resource_version, m, now)) {
-                        /* The watch events of our own writes will add the key again; the
-                         * delayed add covers a lost event. */
-                        (void) kube_queue_add_after(q, key, m->expectations.deadline_usec - now);
-                        kube_queue_done(q, key);
-                } else
-                        start_pass(m, key);
-        }
-}
-
 /* ---- informers, leadership, health ------------------------------------------------- */
 
 /* Informer handlers run inside libcurl's callbacks, where an informer cannot be stopped:
@@ -549,13 +199,13 @@ static void on_delete(KubeInformer *inf, json_t *obj, void *userdata) {
 
 static void on_synced(KubeInformer *inf, void *userdata) {
         Manager *m = userdata;
-        bool was = all_synced(m);
+        bool was = manager_all_synced(m);
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (inf == m->informers[i])
                         m->synced[i] = true;
         if (inf == m->informers[INF_SCHEDULERS])
                 schedule_follow_policy_name(m);
-        if (!was && all_synced(m)) {
+        if (!was && manager_all_synced(m)) {
                 if (!m->caches_synced_once) {
                         m->caches_synced_once = true;
                         klog_info("Caches are synced");
@@ -637,7 +287,7 @@ static int on_healthz(const HttpRequest *req, HttpReply *reply, void *userdata) 
  * too (it serves as a spare); one that cannot even reach its lease says why. */
 static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         Manager *m = userdata;
-        if (!all_synced(m)) {
+        if (!manager_all_synced(m)) {
                 reply->status = 503;
                 return buf_puts(&reply->body, "caches not synced");
         }
@@ -740,7 +390,7 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         r = kube_queue_new(e, &m->queue);
         if (r < 0)
                 return r;
-        kube_queue_set_ready_callback(m->queue, on_queue_ready, m);
+        kube_queue_set_ready_callback(m->queue, manager_on_queue_ready, m);
 
         if (opts->identity)
                 m->identity = strdup(opts->identity);
