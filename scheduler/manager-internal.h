@@ -65,6 +65,7 @@ typedef struct PendingEvent {
 #define MAX_BINDS_PENDING (4 * MAX_IN_FLIGHT)
 
 #define MAX_PENDING_EVENTS 100000
+#define PREEMPTION_VICTIM_BUCKETS 7     /* 1, 2, 4, 8, 16, 32, 64 (+Inf after them) */
 #define EVENTS_PER_TICK 200
 #define BINDS_LOW_WATER 8
 
@@ -125,7 +126,10 @@ struct Manager {
         ExtenderPreempt *ext_preempt;   /* extenders with a preemptVerb, in policy order */
         SchedPreemptExtender *preempt_hooks;
         uint32_t n_preempt_hooks;
-        uint64_t preemptions, preemption_victims;
+        /* upstream's preemption metrics: attempts (every run of the preemption, as its
+         * PostFilter counts them) and the victims of each preemption, bucketed 1, 2, 4, .., 64 */
+        uint64_t preemption_attempts;
+        uint64_t victims_buckets[PREEMPTION_VICTIM_BUCKETS + 1], victims_sum, victims_n;
         SchedHistogram e2e, algorithm, bind;
 };
 

@@ -60,6 +60,32 @@ static double oldest_unschedulable_seconds(const Manager *m) {
         return since > 0 && now > since ? (double) (now - since) / 1e6 : 0;
 }
 
+/* Upstream's names and help texts (pkg/scheduler/metrics): a counter of attempts and a
+ * histogram of the victims of each preemption, buckets 1, 2, 4, .., 64. */
+static int format_preemption(Buf *b, const Manager *m) {
+        int r = buf_printf(b,
+                           "# HELP scheduler_preemption_attempts_total "
+                           "Total preemption attempts in the cluster till now\n"
+                           "# TYPE scheduler_preemption_attempts_total counter\n"
+                           "scheduler_preemption_attempts_total %" PRIu64 "\n"
+                           "# HELP scheduler_preemption_victims Number of selected preemption victims\n"
+                           "# TYPE scheduler_preemption_victims histogram\n",
+                           m->preemption_attempts);
+        uint64_t cumulative = 0;
+        for (uint32_t i = 0; r >= 0 && i < PREEMPTION_VICTIM_BUCKETS; i++) {
+                cumulative += m->victims_buckets[i];
+                r = buf_printf(b, "scheduler_preemption_victims_bucket{le=\"%u\"} %" PRIu64 "\n", 1U << i,
+                               cumulative);
+        }
+        if (r >= 0)
+                r = buf_printf(b,
+                               "scheduler_preemption_victims_bucket{le=\"+Inf\"} %" PRIu64 "\n"
+                               "scheduler_preemption_victims_sum %" PRIu64 "\n"
+                               "scheduler_preemption_victims_count %" PRIu64 "\n",
+                               m->victims_n, m->victims_sum, m->victims_n);
+        return r;
+}
+
 static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
         Manager *m = userdata;
         SchedQueueStats st;
@@ -109,6 +135,8 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                                   "Decision plus assume and bind dispatch.", &m->e2e);
         if (r >= 0)
                 r = histogram_format(b, "scheduler_binding_duration_seconds", "Bind call latency.", &m->bind);
+        if (r >= 0)
+                r = format_preemption(b, m);
         return r;
 }
 

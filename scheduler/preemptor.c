@@ -209,6 +209,7 @@ static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
 SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
         if (!m->preemptor)
                 return 0;
+        m->preemption_attempts++;
         uint32_t offset = 0;
         if (getrandom(&offset, sizeof offset, 0) != (ssize_t) sizeof offset)
                 offset = (uint32_t) now_monotonic_usec();
@@ -253,8 +254,12 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
                 events_post(m, v, "Normal", "Preempted", "Preempting", note);
         }
         status_after_done(after, true);
-        m->preemptions++;
-        m->preemption_victims += res.n_victims;
+        uint32_t b = 0;
+        while (b < PREEMPTION_VICTIM_BUCKETS && res.n_victims > (1U << b))
+                b++;
+        m->victims_buckets[b]++;
+        m->victims_sum += res.n_victims;
+        m->victims_n++;
         /* lower-priority pods nominated to the node may no longer fit there */
         uint32_t n;
         SchedPod *const *nominated = sched_nominator_for_node(m->nominator, res.node, &n);

@@ -186,6 +186,13 @@ check_match "FailedScheduling events say the same" "0/3 nodes are available: 3 I
   "$(kubectl -n "$NS" get events --field-selector reason=FailedScheduling -o jsonpath='{range .items[*]}{.note}{.message}{"\n"}{end}')"
 check_eq "the critical pod is alone on $NODE" "critical" \
   "$(kubectl -n "$NS" get pods --field-selector spec.nodeName="$NODE" -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}')"
+# upstream's preemption metrics: every attempt counted, the victims of each preemption observed
+metric() { curl -sf "http://127.0.0.1:$PORT/metrics" | awk -v k="$1" '$1 == k {print $2}'; }
+attempts=$(metric scheduler_preemption_attempts_total)
+check "scheduler_preemption_attempts_total counts the critical pod's and the replacements' attempts ($attempts)" \
+  test "${attempts:-0}" -ge 2
+check_eq "scheduler_preemption_victims observed one preemption of two victims" "1 2 0 1" \
+  "$(metric scheduler_preemption_victims_count) $(metric scheduler_preemption_victims_sum) $(metric 'scheduler_preemption_victims_bucket{le="1"}') $(metric 'scheduler_preemption_victims_bucket{le="2"}')"
 
 # ---- (f) an extender narrows the candidates
 stop_pid "$SCHED_PID"
