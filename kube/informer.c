@@ -431,6 +431,14 @@ static void on_list_page(KubeClient *c, int r, json_t *body, const KubeError *er
                 const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
                 snprintf(inf->rv, sizeof inf->rv, "%s", rv ? rv : "");
         }
+        /* The next page is asked for before this one's items are stored, so the API server
+         * reads it from etcd while the handlers run: on a large cluster the two took about
+         * as long, and one after the other the first list of 35,000 pods took 20 s. */
+        const char *cont = json_string_value(json_object_get(meta, "continue"));
+        free(inf->continue_token);
+        inf->continue_token = cont && cont[0] ? strdup(cont) : NULL;
+        if (inf->continue_token)
+                list_page(inf);
         size_t i;
         json_t *obj;
         json_array_foreach(items, i, obj) {
@@ -442,13 +450,8 @@ static void on_list_page(KubeClient *c, int r, json_t *body, const KubeError *er
                         break;
                 }
         }
-        const char *cont = json_string_value(json_object_get(meta, "continue"));
-        free(inf->continue_token);
-        inf->continue_token = cont && cont[0] ? strdup(cont) : NULL;
-        if (inf->continue_token) {
-                list_page(inf);
+        if (inf->continue_token)
                 goto out;
-        }
         sweep(inf);
         inf->need_list = false;
         inf->stats.lists++;
