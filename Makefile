@@ -53,6 +53,8 @@ say = printf '  %-7s %s\n' '$(1)' '$(2)';
 endif
 
 PROGRAMS :=
+# test harness programs (nodesim, ...): built by `all`, never installed
+HARNESS_PROGRAMS :=
 UNIT_TESTS :=
 INTEGRATION_TESTS :=
 BENCHES :=
@@ -188,7 +190,7 @@ lint:
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 0755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(filter-out $(HARNESS_PROGRAMS),$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
 
 clean:

@@ -2,3 +2,4 @@
 # delegated-authorization integration test scrapes (tests/integration/61-*; tests/e2e/61-*
 # scrapes the real operator and scheduler).
 $(eval $(call program,metrics-auth-server,tests/metrics-auth/metrics-auth-server.c,kube common))
+HARNESS_PROGRAMS += $(O)/bin/metrics-auth-server

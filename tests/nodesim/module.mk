@@ -9,5 +9,6 @@ $(eval $(call program,nodesim,tests/nodesim/nodesim.c tests/nodesim/nodes.c test
         tests/nodesim/containers.c tests/nodesim/pod-deps.c tests/nodesim/pod-status.c tests/nodesim/pod-probes.c \
         tests/nodesim/kubelet.c,nodesim kube common))
 $(eval $(call program,testapp,tests/nodesim/testapp.c,nodesim common))
+HARNESS_PROGRAMS += $(O)/bin/nodesim $(O)/bin/testapp
 $(eval $(call unit_test,test-nodesim,tests/unit/test-nodesim.c,nodesim kube common))
 $(eval $(call unit_test,test-nodesim-runtime,tests/unit/test-nodesim-runtime.c,nodesim kube common))
