@@ -137,6 +137,16 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                 r = histogram_format(b, "scheduler_binding_duration_seconds", "Bind call latency.", &m->bind);
         if (r >= 0)
                 r = format_preemption(b, m);
+        /* client-go's leader election gauge, as kube-scheduler exports it: which replica
+         * schedules, with its counters, and which ones stand by */
+        if (r >= 0 && m->opts->leader_elect)
+                r = buf_printf(b,
+                               "# HELP leader_election_master_status Gauge of if the reporting system is master of "
+                               "the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used "
+                               "to identify the lease. Please make sure to group by name.\n"
+                               "# TYPE leader_election_master_status gauge\n"
+                               "leader_election_master_status{name=\"%s\"} %d\n",
+                               m->opts->lease_name, m->leading ? 1 : 0);
         return r;
 }
 

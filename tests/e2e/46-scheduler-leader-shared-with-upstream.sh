@@ -52,10 +52,15 @@ start_upstream() {
     --secure-port=0 --port=0 --v=2 >> "$LOG_UP" 2>&1 &
   UP_PID=$!
 }
+OURS_PORT=$(free_port)
 start_ours() {
   "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --scheduler-name "$SCHED" "${LE[@]}" \
-    --bind-address=127.0.0.1 --secure-port=0 --port=0 >> "$LOG_OURS" 2>&1 &
+    --bind-address=127.0.0.1 --secure-port=0 --port="$OURS_PORT" >> "$LOG_OURS" 2>&1 &
   OURS_PID=$!
+}
+# client-go's leader gauge, as kube-scheduler exports it
+master_status() {
+  curl -sf "http://127.0.0.1:$OURS_PORT/metrics" | sed -n "s/^leader_election_master_status{name=\"$LOCK\"} //p"
 }
 holder() { kubectl -n kube-system get lease "$LOCK" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 # kube-scheduler's identity is HOST_UUID (dashes), this scheduler's HOST_16HEX
@@ -117,6 +122,7 @@ for b in 1 2 3; do
   wait_for "batch $b: every Scheduled event from kube-scheduler, none from the standby" 30 only_from up$b 4 upstream
 done
 check "policy-scheduler, standing by, did not become leader" bash -c "! grep -q 'became leader' '$LOG_OURS'"
+check_eq "its leader_election_master_status is 0" "0" "$(master_status)"
 check_eq "the Lease never changed hands" "0" "$(kubectl -n kube-system get lease "$LOCK" -o jsonpath='{.spec.leaseTransitions}')"
 
 # Phase 2: kill kube-scheduler; policy-scheduler takes over within the lease duration.
@@ -125,6 +131,7 @@ t0=$(date +%s%N)
 wait_for "policy-scheduler takes the Lease after kube-scheduler is killed" 20 held_by_ours
 echo "# takeover after $(( ($(date +%s%N) - t0) / 1000000 )) ms (lease duration 4 s)"
 check_match "and says so" "became leader" "$(cat "$LOG_OURS")"
+wait_for "... and leader_election_master_status says 1" 10 bash -c "[ \"\$(curl -sf http://127.0.0.1:$OURS_PORT/metrics | sed -n 's/^leader_election_master_status{name=\"$LOCK\"} //p')\" = 1 ]"
 create_pods ours 6
 wait_for "six new pods bound" 60 all_bound ours 6
 wait_for "every Scheduled event of them from policy-scheduler" 30 only_from ours 6 ours
