@@ -62,6 +62,7 @@ start_ours() {
 master_status() {
   curl -sf "http://127.0.0.1:$OURS_PORT/metrics" | sed -n "s/^leader_election_master_status{name=\"$LOCK\"} //p"
 }
+master_status_is() { [ "$(master_status)" = "$1" ]; }
 holder() { kubectl -n kube-system get lease "$LOCK" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 # kube-scheduler's identity is HOST_UUID (dashes), this scheduler's HOST_16HEX
 held_by_upstream() { [[ $(holder) =~ _[0-9a-f]{8}-[0-9a-f]{4}- ]] || { echo "holder: $(holder)"; return 1; }; }
@@ -131,7 +132,7 @@ t0=$(date +%s%N)
 wait_for "policy-scheduler takes the Lease after kube-scheduler is killed" 20 held_by_ours
 echo "# takeover after $(( ($(date +%s%N) - t0) / 1000000 )) ms (lease duration 4 s)"
 check_match "and says so" "became leader" "$(cat "$LOG_OURS")"
-wait_for "... and leader_election_master_status says 1" 10 bash -c "[ \"\$(curl -sf http://127.0.0.1:$OURS_PORT/metrics | sed -n 's/^leader_election_master_status{name=\"$LOCK\"} //p')\" = 1 ]"
+wait_for "... and leader_election_master_status says 1" 10 master_status_is 1
 create_pods ours 6
 wait_for "six new pods bound" 60 all_bound ours 6
 wait_for "every Scheduled event of them from policy-scheduler" 30 only_from ours 6 ours

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -22,6 +23,30 @@
 const char *data_dir(void) {
         const char *d = getenv("RECONCILE_TEST_DATA");
         return d ? d : "tests/data/reconcile";
+}
+
+static int name_cmp(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+void for_each_case(const char *subdir, size_t min_cases, void (*run)(const char *dir, const char *name)) {
+        _cleanup_free_ char *dir = NULL;
+        assert_true(asprintf(&dir, "%s/%s", data_dir(), subdir) > 0);
+        DIR *d = opendir(dir);
+        assert_non_null(d);
+        char *names[256];
+        size_t n = 0;
+        struct dirent *de;
+        while ((de = readdir(d)) && n < ELEMENTSOF(names))
+                if (de->d_name[0] != '.')
+                        names[n++] = strdup(de->d_name);
+        closedir(d);
+        qsort(names, n, sizeof(names[0]), name_cmp);
+        assert_true(n >= min_cases);
+        for (size_t i = 0; i < n; i++) {
+                run(dir, names[i]);
+                free(names[i]);
+        }
 }
 
 char *read_file(const char *path) {

@@ -27,6 +27,9 @@ typedef struct World {
 } World;
 
 const char *data_dir(void);
+/* Runs run(dir, name) for each case directory under data_dir()/subdir, in name order, and
+ * checks there are at least min_cases of them. */
+void for_each_case(const char *subdir, size_t min_cases, void (*run)(const char *dir, const char *name));
 char *read_file(const char *path);
 char *next_rv(World *w);
 void stamp(World *w, json_t *obj);

@@ -425,28 +425,8 @@ static void run_case(const char *dir, const char *name) {
         world_free(w);
 }
 
-static int name_cmp(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 static void test_policy_cases(void **state) {
-        _cleanup_free_ char *dir = NULL;
-        assert_true(asprintf(&dir, "%s/cases", data_dir()) > 0);
-        DIR *d = opendir(dir);
-        assert_non_null(d);
-        char *names[256];
-        size_t n = 0;
-        struct dirent *de;
-        while ((de = readdir(d)) && n < ELEMENTSOF(names))
-                if (de->d_name[0] != '.')
-                        names[n++] = strdup(de->d_name);
-        closedir(d);
-        qsort(names, n, sizeof(names[0]), name_cmp);
-        assert_true(n >= 5);
-        for (size_t i = 0; i < n; i++) {
-                run_case(dir, names[i]);
-                free(names[i]);
-        }
+        for_each_case("cases", 5, run_case);
 }
 
 int main(void) {
