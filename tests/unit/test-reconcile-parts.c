@@ -200,6 +200,37 @@ static void test_render_deployment(void **state) {
         json_decref(sel);
 }
 
+/* A serving certificate Secret: mounted read-only and named by the scheduler's TLS flags,
+ * so scrapers verify it (the service CA's on OpenShift); none without one. */
+static void test_render_deployment_serving_cert(void **state) {
+        ReconcileConfig cfg;
+        reconcile_config_init(&cfg);
+        json_t *d = NULL;
+        char h1[65], h2[65];
+        const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        assert_int_equal(render_deployment(&cfg, 1, hash, 1790000000, &d, h1), 0);
+        assert_int_equal(json_array_size(jpath(d, "spec", "template", "spec", "volumes")), 1);
+        json_decref(d);
+
+        cfg.serving_cert_secret = "policy-scheduler-metrics-tls";
+        assert_int_equal(render_deployment(&cfg, 1, hash, 1790000000, &d, h2), 0);
+        assert_string_not_equal(h1, h2);        /* a change of it rolls the pods */
+        const json_t *pod = jpath(d, "spec", "template", "spec");
+        const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
+        assert_json(json_object_get(c, "command"),
+                    "[\"policy-scheduler\","
+                    " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
+                    " \"--tls-cert-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.crt\","
+                    " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\"]");
+        assert_json(json_array_get(json_object_get(c, "volumeMounts"), 1),
+                    "{\"name\": \"serving-cert\", \"mountPath\": \"/etc/kubernetes/policy-scheduler-serving-cert\","
+                    " \"readOnly\": true}");
+        assert_json(json_array_get(json_object_get(pod, "volumes"), 1),
+                    "{\"name\": \"serving-cert\", \"secret\": {\"secretName\": \"policy-scheduler-metrics-tls\"}}");
+        json_decref(d);
+}
+
 static void test_render_revision_configmap(void **state) {
         json_t *data = J("{\"policy.cfg\": \"x\"}");
         json_t *source = J("{\"profile\": \"NoScoring\"}");
@@ -340,6 +371,7 @@ int main(void) {
                 cmocka_unit_test(test_conditions_build),
                 cmocka_unit_test(test_render_revision_data_quotes_and_hashes),
                 cmocka_unit_test(test_render_deployment),
+                cmocka_unit_test(test_render_deployment_serving_cert),
                 cmocka_unit_test(test_render_revision_configmap),
                 cmocka_unit_test(test_bootstrap_tolerations),
                 cmocka_unit_test(test_pod_is_ready),
