@@ -42,9 +42,11 @@ typedef struct Route {
 #define DEFAULT_MAX_PER_CLIENT 16
 #define DEFAULT_REQUEST_TIMEOUT_MS (10 * 1000)
 #define DEFAULT_IDLE_TIMEOUT_SEC 60
-#define ACCEPT_BATCH 64                         /* then the loop serves others */
+#define ACCEPT_BATCH 256                        /* then the loop serves others */
 #define ACCEPT_RETRY_USEC (100 * 1000)          /* out of descriptors: try again after */
-#define LISTEN_BACKLOG 128
+/* a flood of connects must not fill the queue before the loop drains it, or the kernel
+ * drops a probe's SYN (retried after a second): the kernel caps it at net.core.somaxconn */
+#define LISTEN_BACKLOG 4096
 /* TLS 1.2 and 1.3 only (1.0 and 1.1 are deprecated, RFC 8996) */
 #define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 

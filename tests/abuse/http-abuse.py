@@ -13,7 +13,7 @@ from 127.0.0.1, is another client as the kubelet is another client than a hostil
           N clients sending one request header byte every I s; reports how many the server
           closed and the longest any stayed open
   tokens  --target H:P --count N --connections C  N GET /metrics with random bearer tokens
-          over C kept-alive TLS connections; reports the statuses seen
+          over C kept-alive TLS connections (a thread each); reports the statuses seen
   oversized --target H:P [--tls]                  one request with 64 KiB of headers, one
           with a 1 MiB body; reports each status (0: the connection was closed)
   pods    --target API_HOST:PORT --pki DIR --namespace NS --scheduler NAME --rate R --seconds S
@@ -28,6 +28,7 @@ import selectors
 import socket
 import ssl
 import sys
+import threading
 import time
 
 
@@ -183,33 +184,48 @@ def slowloris(args):
 
 
 def tokens(args):
+    """One thread per connection, each from its own source address, so that the clients
+    are as fast as the server answers (a review in progress holds only its connection)."""
     host, port, tls = parse_target(args.target)
     srcs = sources(args.sources)
     statuses = {}
-    conns = [None] * args.connections
-    done = 0
+    lock = threading.Lock()
+    sent = [0]
     t0 = time.monotonic()
-    while done < args.count and time.monotonic() - t0 < args.seconds:
-        for i in range(args.connections):
-            if done >= args.count:
-                break
+    end = t0 + args.seconds
+
+    def worker(i):
+        conn = None
+        while True:
+            left = end - time.monotonic()
+            with lock:
+                if sent[0] >= args.count or left <= 0:
+                    break
+                sent[0] += 1
             try:
-                if conns[i] is None:
-                    conns[i] = connect(host, port, srcs[i % len(srcs)], timeout=10.0, tls=True)
+                if conn is None:
+                    conn = connect(host, port, srcs[i % len(srcs)], timeout=min(5.0, left), tls=True)
+                conn.settimeout(min(5.0, left))
                 token = secrets.token_urlsafe(32)
-                conns[i].sendall(("GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer %s\r\n\r\n"
-                                  % token).encode())
-                status, _ = read_status(conns[i])
+                conn.sendall(("GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer %s\r\n\r\n"
+                              % token).encode())
+                status, _ = read_status(conn)
             except (OSError, ValueError, IndexError):
                 status = 0
-            if status == 0 and conns[i] is not None:
-                conns[i].close()
-                conns[i] = None
-            statuses[status] = statuses.get(status, 0) + 1
-            done += 1
-    for c in conns:
-        if c is not None:
-            c.close()
+            if status == 0 and conn is not None:
+                conn.close()
+                conn = None
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+        if conn is not None:
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(args.connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done = sum(statuses.values())
     print("requests=%d seconds=%.1f %s" % (done, time.monotonic() - t0,
                                            " ".join("status_%d=%d" % kv for kv in sorted(statuses.items()))))
 

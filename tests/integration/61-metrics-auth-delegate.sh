@@ -4,8 +4,9 @@
 # service account token that RBAC allows to get /metrics is served, no token is 401, an
 # unknown token is 401, a token without the RBAC is 403; decisions are cached (allowed for
 # the allowed TTL even after the binding is gone, then 403); a checker whose own account
-# may not create TokenReviews fails closed (500), and plain HTTP gets nothing. The tokens
-# never appear in the server's output.
+# may not create TokenReviews fails closed (500), and plain HTTP gets nothing. A bound
+# token's uid and extra reach the SubjectAccessReview; unknown tokens past a burst are
+# refused (429) without a review. The tokens never appear in the server's output.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$ROOT" || exit 1
@@ -71,8 +72,43 @@ wait_for "... and refused (403) once the cached decision expires" 15 bash -c "[ 
 kubectl create clusterrolebinding "$NS-reader" --clusterrole="$NS-metrics-reader" --serviceaccount="$NS:reader" >/dev/null
 wait_for "the binding restored: allowed again" 15 bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --cacert '$T/cert.pem' -H 'Authorization: Bearer $READER' https://127.0.0.1:$PORT/metrics)\" = 200 ]"
 
+# A bound token (TokenRequest for a pod) authenticates with uid and extra (the pod's name
+# and uid); the SubjectAccessReview must carry them, as scoped OpenShift tokens narrow a
+# user's rights through extra. The plane's audit log keeps the SubjectAccessReviews' bodies.
+kubectl -n "$NS" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: token-holder}
+spec:
+  serviceAccountName: reader
+  schedulerName: nobody-schedules-this
+  containers: [{name: app, image: token-holder}]
+YAML
+POD_UID=$(kubectl -n "$NS" get pod token-holder -o jsonpath='{.metadata.uid}')
+READER_UID=$(kubectl -n "$NS" get serviceaccount reader -o jsonpath='{.metadata.uid}')
+BOUND=$(kubectl create --raw "/api/v1/namespaces/$NS/serviceaccounts/reader/token" -f - <<JSON | jq -r .status.token
+{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+ "spec": {"audiences": ["https://kubernetes.default.svc"], "expirationSeconds": 600,
+          "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "token-holder", "uid": "$POD_UID"}}}
+JSON
+)
+check "a token bound to a pod (TokenRequest)" test -n "$BOUND"
+check_eq "the bound token is allowed: 200" 200 "$(scrape "$BOUND")"
+sar_with_extra() {
+  jq -c --arg user "system:serviceaccount:$NS:reader" --arg pod token-holder \
+    'select(.objectRef.resource == "subjectaccessreviews" and .requestObject.spec.user == $user and
+            (.requestObject.spec.extra["authentication.kubernetes.io/pod-name"] // []) == [$pod]) |
+     .requestObject.spec.uid' "$CLUSTER_DIR/logs/audit.log" | grep -qx "\"$READER_UID\""
+}
+wait_for "its SubjectAccessReview carried the TokenReview's uid and extra (pod name)" 10 sar_with_extra
+
+# Failed reviews are rate-limited per client address: after a burst of unknown tokens the
+# next one is refused (429) without a TokenReview.
+for i in $(seq 1 12); do scrape "random.token.$i" > /dev/null; done
+check_eq "unknown tokens past the burst: 429 without a review" 429 "$(scrape "random.token.13")"
+
 check_eq "no token appears in the server's output" "0" \
-  "$(grep -cF -e "$READER" -e "$STRANGER" "$T/server.log")"
+  "$(grep -cF -e "$READER" -e "$STRANGER" -e "$BOUND" "$T/server.log")"
 
 # A daemon whose own account may not create TokenReviews cannot decide: 500, never 200.
 if start_server "$T/stranger.kubeconfig" "$T/server2.log"; then ok "a server checking with an account without auth-delegator rights starts"
