@@ -48,6 +48,28 @@ static void check_socket_addr(KscContext *c, const json_t *eff, const char *key)
                 ksc_err(c, "bind-address-invalid", key, "%s \"%s\": the host must be an IP address", key, addr);
 }
 
+static bool wildcard(const char *host) {
+        return streq(host, "0.0.0.0") || streq(host, "::") || streq(host, "");
+}
+
+/* Upstream opens one listener per distinct address string, healthz first: a metrics address
+ * on the same port that overlaps healthz's (the same host, or either a wildcard, which Go
+ * listens on dual-stack) fails to bind ("address already in use") and kube-scheduler exits. */
+static void check_bind_conflict(KscContext *c, const json_t *eff) {
+        const char *h = str(eff, "healthzBindAddress"), *m = str(eff, "metricsBindAddress");
+        if (streq(h, m))
+                return;
+        _cleanup_free_ char *hh = NULL, *hp = NULL, *mh = NULL, *mp = NULL;
+        if (ksc_split_host_port(h, &hh, &hp) < 0 || ksc_split_host_port(m, &mh, &mp) < 0)
+                return;
+        if (streq(hp, mp) && (streq(hh, mh) || wildcard(hh) || wildcard(mh)))
+                ksc_err(c, "bind-address-conflict",
+                        pnode_get(c->root, "metricsBindAddress") ? "metricsBindAddress" : "healthzBindAddress",
+                        "metricsBindAddress %s and healthzBindAddress %s share port %s, so kube-scheduler cannot open "
+                        "both (address already in use): use the same address for both, or different ports",
+                        m, h, mp);
+}
+
 static int64_t duration_ns(const json_t *o, const char *key) {
         int64_t ns = 0;
         (void) ksc_parse_duration(str(o, key), &ns);
@@ -304,6 +326,7 @@ void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
                 ksc_err(c, "parallelism-range", "parallelism", "parallelism must be greater than zero");
         check_socket_addr(c, eff, "healthzBindAddress");
         check_socket_addr(c, eff, "metricsBindAddress");
+        check_bind_conflict(c, eff);
         json_int_t pct = json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
         if (pct < 0 || pct > 100)
                 ksc_err(c, "percentage-of-nodes-to-score-range", "percentageOfNodesToScore",
