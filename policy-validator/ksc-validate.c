@@ -194,17 +194,18 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                         "a profile needs at least one bind plugin (DefaultBinder)");
 }
 
-static void check_args_type(KscContext *c, const json_t *args, const char *plugin, const char *path) {
-        char want_kind[128];
+static void check_args_type(KscContext *c, const json_t *args, const char *plugin, const char *where) {
+        char path[PPATH_MAX], want_kind[128];
+        snprintf(path, sizeof path, "%s", where); /* where may be kp()'s buffer */
         snprintf(want_kind, sizeof want_kind, "%sArgs", plugin);
         const char *want_version = c->v1beta2 ? KSC_API_VERSION_V1BETA2 : KSC_API_VERSION_V1BETA1;
         const json_t *k = json_object_get(args, "kind"), *v = json_object_get(args, "apiVersion");
         if (k && !streq(json_string_value(k), want_kind))
-                ksc_err(c, "args-kind-mismatch", kp(c, "%s.kind", path), "the args of %s are of kind %s, not %s", plugin,
-                        want_kind, json_string_value(k));
+                ksc_err(c, "args-kind-mismatch", kp(c, "%s.kind", path), "the args of %s are of kind %s, not %s",
+                        plugin, json_string_value(k), want_kind);
         if (v && !streq(json_string_value(v), want_version))
-                ksc_err(c, "args-kind-mismatch", kp(c, "%s.apiVersion", path), "the args of %s are %s, not %s", plugin,
-                        want_version, json_string_value(v));
+                ksc_err(c, "args-kind-mismatch", kp(c, "%s.apiVersion", path), "the args of %s are %s, not %s",
+                        plugin, json_string_value(v), want_version);
 }
 
 static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, const json_t *eprof, bool extender_fit) {
