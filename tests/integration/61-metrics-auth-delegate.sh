@@ -37,7 +37,7 @@ READER=$(sa_token "$NS" reader) STRANGER=$(sa_token "$NS" stranger)
 
 start_server() { # KUBECONFIG LOG -> sets PORT
   "$BIN_DIR/metrics-auth-server" --kubeconfig "$1" --listen 127.0.0.1:0 --write-cert "$T/cert.pem" \
-    --allowed-ttl 3 --denied-ttl 1 > "$2" 2>&1 &
+    --allowed-ttl 8 --denied-ttl 1 > "$2" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 100); do PORT=$(sed -n 's/^port=//p' "$2"); [ -n "$PORT" ] && return 0; sleep 0.1; done
   return 1
@@ -65,10 +65,11 @@ check_eq "the certificate is verified: another CA's view fails" 000 \
 check_eq "plain HTTP gets no answer" 000 \
   "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")"
 
-# Revoking the binding: allowed while the cached decision lasts (3 s), then 403.
+# Revoking the binding: allowed while the cached decision lasts (8 s: the checks since the
+# review take a few seconds on a loaded machine), then 403.
 kubectl delete clusterrolebinding "$NS-reader" >/dev/null
 check_eq "binding removed: still allowed from the cache" 200 "$(scrape "$READER")"
-wait_for "... and refused (403) once the cached decision expires" 15 bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --cacert '$T/cert.pem' -H 'Authorization: Bearer $READER' https://127.0.0.1:$PORT/metrics)\" = 403 ]"
+wait_for "... and refused (403) once the cached decision expires" 20 bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --cacert '$T/cert.pem' -H 'Authorization: Bearer $READER' https://127.0.0.1:$PORT/metrics)\" = 403 ]"
 kubectl create clusterrolebinding "$NS-reader" --clusterrole="$NS-metrics-reader" --serviceaccount="$NS:reader" >/dev/null
 wait_for "the binding restored: allowed again" 15 bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' --cacert '$T/cert.pem' -H 'Authorization: Bearer $READER' https://127.0.0.1:$PORT/metrics)\" = 200 ]"
 
@@ -105,10 +106,12 @@ wait_for "its SubjectAccessReview carried the TokenReview's uid and extra (pod n
 # Reviews are bounded per client address: 20 unknown tokens at once from one address get
 # 429 past its reviews in flight and its failure burst, without a review; none is served.
 RANDOM_PIDS=()
-for i in $(seq 1 20); do scrape "random.token.$i" > "$T/random.$i" & RANDOM_PIDS+=($!); done
+for i in $(seq 1 20); do { scrape "random.token.$i"; echo; } > "$T/random.$i" & RANDOM_PIDS+=($!); done
 wait "${RANDOM_PIDS[@]}"
 statuses=$(cat "$T"/random.* | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }')
-check_match "20 unknown tokens at once: refused, some with 429 without a review ($statuses)" '^(401=[0-9]+ )?429=[0-9]+ $' "$statuses"
+# (000: connections past the per-client connection limit, closed at once)
+check_match "20 unknown tokens at once: refused, some with 429 without a review ($statuses)" \
+  '^(000=[0-9]+ )?(401=[0-9]+ )?429=[0-9]+ $' "$statuses"
 
 check_eq "no token appears in the server's output" "0" \
   "$(grep -cF -e "$READER" -e "$STRANGER" -e "$BOUND" "$T/server.log")"

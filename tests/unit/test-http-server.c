@@ -569,6 +569,15 @@ static void tls_handshake(Client *c) {
         close(fd);
 }
 
+/* Plain HTTP on the TLS port: closed at once, not left to the request deadline. */
+static void plain_on_tls(Client *c) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        c->status = get_status("127.0.0.1", c->port, GET_HELLO);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        c->n = (int) ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+}
+
 static void test_tls_versions(void **state) {
         sd_event *e = NULL;
         assert_int_equal(sd_event_new(&e), 0);
@@ -582,6 +591,11 @@ static void test_tls_versions(void **state) {
                 else
                         assert_int_equal(c.result, 0);
         }
+        Client plain = { .fn = plain_on_tls, .port = http_server_port(s) };
+        run_client(e, &plain);
+        assert_int_equal(plain.status, -1);
+        print_message("plain HTTP on the TLS port: closed after %d ms\n", plain.n);
+        assert_true(plain.n < 1000);
         s = http_server_free(s);
         sd_event_unref(e);
 }
