@@ -237,9 +237,12 @@ json_t *ksc_effective_build(KscContext *c, const json_t *d) {
                 if (json_array_append_new(profiles, profile_effective(c, empty, d, true)) < 0)
                         return NULL;
         }
-        json_array_foreach(written, i, p)
+        json_array_foreach(written, i, p) {
+                if (i == KSC_MAX_PROFILES + 1)
+                        break; /* refused by ksc_validate(); one more shows it */
                 if (json_array_append_new(profiles, profile_effective(c, p, d, n == 1)) < 0)
                         return NULL;
+        }
         json_array_foreach(json_object_get(d, "extenders"), i, p)
                 if (json_array_append_new(extenders, extender_effective(p)) < 0)
                         return NULL;

@@ -147,6 +147,12 @@ static bool enabled_anywhere(const json_t *eprof, const char *name) {
 static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const json_t *dset, const json_t *eset) {
         const char *pn = ksc_extension_point_to_string(p);
         const json_t *enabled = json_object_get(eset, "enabled"), *denabled = json_object_get(dset, "enabled");
+        if (json_array_size(denabled) > KSC_MAX_PLUGIN_ENTRIES || json_array_size(json_object_get(dset, "disabled")) > KSC_MAX_PLUGIN_ENTRIES) {
+                ksc_err(c, "too-many-plugins", kp(c, "profiles[%zu].plugins.%s", pi, pn),
+                        "%s lists more than %u plugins; kube-scheduler v1.20 has 28, so some are repeated or unknown",
+                        pn, KSC_MAX_PLUGIN_ENTRIES);
+                return;
+        }
         size_t start = json_array_size(enabled) - json_array_size(denabled), i, j;
         json_t *e;
         json_array_foreach(enabled, i, e) {
@@ -212,6 +218,13 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
         const json_t *list = json_object_get(dprof, "pluginConfig");
         size_t i, j;
         json_t *pc;
+        if (json_array_size(list) > KSC_MAX_PLUGIN_ENTRIES) {
+                ksc_err(c, "too-many-plugins", kp(c, "profiles[%zu].pluginConfig", pi),
+                        "pluginConfig has more than %u entries; kube-scheduler v1.20's plugins take 11 kinds of "
+                        "arguments, so some are repeated or unknown",
+                        KSC_MAX_PLUGIN_ENTRIES);
+                return;
+        }
         json_array_foreach(list, i, pc) {
                 const char *name = str(pc, "name");
                 const KscPlugin *pl = ksc_plugin_find(name);
@@ -350,6 +363,12 @@ void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
 
         const json_t *dprofiles = json_object_get(d, "profiles"), *eprofiles = json_object_get(eff, "profiles");
         json_t *ep;
+        if (json_array_size(dprofiles) > KSC_MAX_PROFILES) {
+                ksc_err(c, "too-many-profiles", "profiles",
+                        "%zu profiles; this scheduler runs at most %u (each is a framework of its own)",
+                        json_array_size(dprofiles), KSC_MAX_PROFILES);
+                return;
+        }
         json_array_foreach(eprofiles, i, ep) {
                 const json_t *dp = json_array_get(dprofiles, i); /* NULL for the implicit profile */
                 const char *name = str(ep, "schedulerName");
