@@ -108,7 +108,7 @@ check "... nor patch its status" bash -c \
   "$(declare -f can); SA=$SA; ! can patch clusteroperators.config.openshift.io/kube-scheduler --subresource=status"
 check "... nor delete one" bash -c "$(declare -f can); SA=$SA; ! can delete clusteroperators.config.openshift.io/kube-scheduler"
 check "another operator's ClusterOperator is created (by the admin)" bash -c \
-  "printf '%s\n' 'apiVersion: config.openshift.io/v1' 'kind: ClusterOperator' 'metadata: {name: kube-scheduler}' |
+  "printf '%s\n' 'apiVersion: config.openshift.io/v1' 'kind: ClusterOperator' 'metadata: {name: kube-scheduler}' 'spec: {}' |
    kubectl apply -f - >/dev/null"
 out=$(kubectl --kubeconfig "$OPKC" patch clusteroperators.config.openshift.io kube-scheduler --type=merge \
   -p '{"metadata":{"labels":{"hijacked":"yes"}}}' 2>&1)
