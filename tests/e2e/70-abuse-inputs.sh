@@ -7,11 +7,17 @@
 # within 1 s (probed every 0.5 s); pods are bound at no less than half the rate of the same
 # scheduler with a quiet extender (measured first); the lease stays with the one replica;
 # RSS stays bounded (below ABUSE_MAX_RSS_MIB, 400 MiB by default). Afterwards nodes and pods
-# still load: a new node registers and a pod is bound to it. Runs under tools/with-cluster.
+# still load: a new node registers and a pod is bound to it.
+# Then the operator, with 200 forged Scheduled Events in the cluster (reportingController
+# default-scheduler, last observed in 2099 about a real node, or timed now about a node the
+# cluster does not have, one carrying 120 KB of annotations): its coexistence guard finds
+# no other scheduler, its /healthz answers within 1 s, its RSS stays bounded.
+# Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
 cd "$ROOT" || exit 1
+. tests/lib/stack.sh
 BIN_DIR=${BIN_DIR:-build/default/bin}
 BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
@@ -27,8 +33,16 @@ for i in $(seq 0 $((N_NODES - 1))); do NODES+=("ab-$i"); done
 NS_PID= NS2_PID= EXT_PID= SCHED_PID= PROBE_PID=
 LOG="$CLUSTER_DIR/logs/policy-scheduler-abuse.log"
 
+reset_operand() {
+  kubectl -n openshift-kube-scheduler delete deployment policy-scheduler --ignore-not-found --wait=true
+  kubectl -n openshift-kube-scheduler delete configmaps -l app=policy-scheduler --ignore-not-found
+  kubectl delete scheduler cluster --ignore-not-found
+} >/dev/null 2>&1
 cleanup() {
   stop_pid "$PROBE_PID"
+  stack_stop_pid operator-abuse
+  kubectl -n default delete events.events.k8s.io -l abuse=forged --ignore-not-found >/dev/null 2>&1
+  reset_operand
   stop_pid "$SCHED_PID"
   stop_pid "$EXT_PID"
   stop_pid "$NS_PID"
@@ -206,4 +220,53 @@ spec:
 YAML
 late_bound() { [ "$(kubectl -n "$NS" get pod late -o jsonpath='{.spec.nodeName}')" = late-0 ]; }
 wait_for "... and a pod that only fits it is bound there" 30 late_bound
+stop_pid "$SCHED_PID"; SCHED_PID=
+
+# ---- the operator and forged Scheduled Events
+check "the operator's CRDs, namespaces and RBAC install" stack_install
+reset_operand
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)
+bulk=$(head -c 120000 /dev/zero | tr '\0' 'x')
+jq -n --arg now "$now" --argjson n "$N_NODES" '{apiVersion: "v1", kind: "List", items: [range(1; 201) as $i |
+  (if $i % 2 == 0 then {node: ("ab-" + ($i % $n | tostring)), last: "2099-01-01T00:00:00.000000Z"}
+   else {node: ("no-such-node-" + ($i | tostring)), last: $now} end) as $f |
+  {apiVersion: "events.k8s.io/v1", kind: "Event",
+   metadata: {name: ("forged-" + ($i | tostring)), namespace: "default", labels: {abuse: "forged"}},
+   eventTime: $now, series: {count: 2, lastObservedTime: $f.last}, reason: "Scheduled", action: "Binding",
+   type: "Normal", reportingController: "default-scheduler",
+   reportingInstance: ("default-scheduler-forger-" + ($i | tostring)),
+   regarding: {kind: "Pod", namespace: "default", name: ("forged-" + ($i | tostring))},
+   note: ("Successfully assigned default/forged-" + ($i | tostring) + " to " + $f.node)}]}' > "$T/forged.json"
+check "200 forged Scheduled Events are created" kubectl apply -f "$T/forged.json"
+check "... one of them with 120 KB of annotations" kubectl -n default annotate events.events.k8s.io forged-1 \
+  bulk="$bulk" --overwrite
+OPORT=$(stack_operator_start abuse --progress-deadline 120)
+OPID=$(cat "$CLUSTER_DIR/pids/operator-abuse.pid")
+: > "$T/oprobe"
+oprobe() {
+  local t i
+  for i in $(seq 1 60); do
+    if t=$(curl -sf --max-time 1 -o /dev/null -w '%{time_total}' "http://127.0.0.1:$OPORT/healthz"); then
+      echo "ok $t" >> "$T/oprobe"
+    else
+      echo "fail $(date +%T.%N)" >> "$T/oprobe"
+    fi
+    awk '/^VmRSS:/ {print int($2 / 1024)}' "/proc/$OPID/status" >> "$T/orss"
+    sleep 0.5
+  done
+}
+oprobe
+sched_cond() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].$2}" 2>/dev/null; }
+has_status() { [ -n "$(sched_cond Degraded status)" ]; }
+wait_for "the operator reports on the Scheduler" 60 has_status
+check "the operator is running" kill -0 "$OPID"
+check_eq "its /healthz answered every probe within 1 s ($(wc -l < "$T/oprobe") probes)" "" \
+  "$(grep -v '^ok' "$T/oprobe" | head -1) $(grep -c . "$T/oprobe" | awk '$1 < 30 {print "too few probes"}')"
+check_eq "... its guard found no other scheduler: Degraded is not ConflictingScheduler" "" \
+  "$(sched_cond Degraded reason | grep ConflictingScheduler)"
+check_eq "... and its log never says another scheduler is active" "0" \
+  "$(grep -c 'Another default-scheduler is active' "$CLUSTER_DIR/logs/operator-abuse.log")"
+max_orss=$(sort -n "$T/orss" | tail -1)
+check "... its RSS stayed below 200 MiB (at most $max_orss MiB)" test "$max_orss" -lt 200
+stack_stop_pid operator-abuse
 finish
