@@ -70,6 +70,7 @@ static void serve(int fd) {
                 if (c < 0)
                         continue;
                 char buf[65536];
+                buf[0] = '\0';         /* a client that sends nothing matches no path */
                 size_t n = 0;
                 ssize_t k;
                 char *body = NULL;
