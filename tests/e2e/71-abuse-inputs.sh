@@ -208,7 +208,7 @@ echo quiet > "$T/mode"
   --state-dir "$T/nodesim-late" --pid-file "$CLUSTER_DIR/pids/nodesim-abuse-late.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-abuse.log" 2>&1 &
 NS2_PID=$!
-wait_for "afterwards a new node registers" 120 nodes_ready late-0
+wait_for "afterwards a new node registers" 60 kubectl get node late-0
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
@@ -260,8 +260,9 @@ sched_cond() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(
 has_status() { [ -n "$(sched_cond Degraded status)" ]; }
 wait_for "the operator reports on the Scheduler" 60 has_status
 check "the operator is running" kill -0 "$OPID"
-check_eq "its /healthz answered every probe within 1 s ($(wc -l < "$T/oprobe") probes)" "" \
-  "$(grep -v '^ok' "$T/oprobe" | head -1) $(grep -c . "$T/oprobe" | awk '$1 < 30 {print "too few probes"}')"
+check_eq "its /healthz answered every probe within 1 s" "" "$(grep -v '^ok' "$T/oprobe")"
+check "... probed throughout ($(wc -l < "$T/oprobe") probes, slowest $(sort -k2 -n "$T/oprobe" | tail -1 | cut -d' ' -f2) s)" \
+  test "$(wc -l < "$T/oprobe")" -ge 30
 check_eq "... its guard found no other scheduler: Degraded is not ConflictingScheduler" "" \
   "$(sched_cond Degraded reason | grep ConflictingScheduler)"
 check_eq "... and its log never says another scheduler is active" "0" \
