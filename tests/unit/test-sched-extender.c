@@ -184,7 +184,7 @@ static Extender *make(Fx *f, const char *prefix, PolicyManagedResource *managed,
         snprintf(url, sizeof url, "http://127.0.0.1:%d/%s/", f->port, prefix);
         PolicyExtender pe = { .url_prefix = url, .filter_verb = (char *) "filter",
                               .prioritize_verb = (char *) "prioritize", .bind_verb = (char *) "bind", .weight = 3,
-                              .node_cache_capable = true, .http_timeout_ns = 2000000000LL,
+                              .node_cache_capable = true, .http_timeout_ns = 10000000000LL,
                               .managed_resources = managed, .n_managed_resources = n_managed };
         ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = f->t, .userdata = f };
         Extender *x = NULL;
@@ -411,7 +411,7 @@ static void test_chatty_extender_messages_are_reclaimed(void **state) {
         char url[128];
         snprintf(url, sizeof url, "http://127.0.0.1:%d/chatty/", f->port);
         PolicyExtender pe = { .url_prefix = url, .filter_verb = (char *) "filter", .node_cache_capable = true,
-                              .http_timeout_ns = 2000000000LL };
+                              .http_timeout_ns = 10000000000LL };
         ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = t, .userdata = f };
         Extender *x = NULL;
         assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
