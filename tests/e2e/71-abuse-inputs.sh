@@ -6,8 +6,9 @@
 # keeps one node per call, so every pod can still be bound. Throughout, /healthz answers
 # within 1 s (probed every 0.5 s); pods are bound at no less than half the rate of the same
 # scheduler with a quiet extender (measured first); the lease stays with the one replica;
-# RSS stays bounded (below ABUSE_MAX_RSS_MIB, 400 MiB by default, 1 GiB for an ASan build). Afterwards nodes and pods
-# still load: a new node registers and a pod is bound to it.
+# RSS stays bounded (below ABUSE_MAX_RSS_MIB, 400 MiB by default, 1 GiB for an ASan
+# build). Afterwards nodes and pods still load: a new node registers and a pod is bound to
+# it.
 # Then the operator, with 200 forged Scheduled Events in the cluster (reportingController
 # default-scheduler, last observed in 2099 about a real node, or timed now about a node the
 # cluster does not have, one carrying 120 KB of annotations): its coexistence guard finds
