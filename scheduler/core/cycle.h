@@ -114,6 +114,9 @@ struct SchedConfig {
         SchedStr kind_rc, kind_rs;      /* ReplicationController, ReplicaSet */
         SchedStr role_master, role_control_plane; /* node-role.kubernetes.io/... */
         struct SchedKnownStrings *known; /* label keys and reason texts the plugins use (cycle-state.h) */
+        /* PodTopologySpread's default constraints for pods without their own
+         * (spread-args.h); NULL: none */
+        const struct SchedSpreadArgs *spread_args;
 };
 
 /* Everything a predicate or priority may read while one pod is scheduled. */
