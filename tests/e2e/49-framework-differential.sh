@@ -18,7 +18,10 @@
 # per pod: the outcome (node, "unschedulable: MESSAGE", or "left alone" for a scheduler name
 # no profile takes) and every feasible node's total score from the -v=10 logs (upstream's
 # "Host N => Score S", ours "scores for ..."). The data has no ties in upstream's scores
-# (checked per case): a tie would be settled at random and prove nothing.
+# (checked per case): a tie would be settled at random and prove nothing. Each image is on
+# one node only: v1.20's ImageLocality keeps with each node the number of nodes holding an
+# image as it was when that node last changed, so an image on two nodes scores by the order
+# of their status updates.
 # FDIFF_CASES="a b" runs a subset. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
@@ -289,8 +292,8 @@ for case in "${CASES[@]}"; do
   else
     mapfile -t lines <<< "$diffs"
     not_ok "$case ($desc): policy-scheduler decides differently" "${lines[@]}"
-    cp "$out/ours.log" "$CLUSTER_DIR/logs/fdiff-$case-ours.log" 2>/dev/null
-    cp "$out/upstream.log" "$CLUSTER_DIR/logs/fdiff-$case-upstream.log" 2>/dev/null
+    cp "$out/ours.log" "$CLUSTER_DIR/logs/fdiff-$case-$TAP_N-ours.log" 2>/dev/null
+    cp "$out/upstream.log" "$CLUSTER_DIR/logs/fdiff-$case-$TAP_N-upstream.log" 2>/dev/null
   fi
 done
 echo "# $same of $placed pod decisions identical across ${#CASES[@]} configurations"
