@@ -9,6 +9,7 @@
  *     exceeds maxSkew.
  *   EvenPodsSpreadPriority: ScheduleAnyway constraints; count x log(domains + 2) + maxSkew - 1
  *     per constraint, normalized reversed as 10 x (max + min - s) / max. */
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -279,4 +280,37 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
 const SchedPriorityPlugin sched_prio_even_pods_spread = {
         .id = POLICY_PRIO_EVEN_PODS_SPREAD,
         .score = spread_score,
+};
+
+/* ---- framework row ---- */
+
+/* PodTopologySpreadArgs: the pods' own constraints are honoured; cluster-level default
+ * constraints (defaultConstraints, defaultingType "System") are refused by name. */
+static int spread_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        static const char *const known[] = { "defaultConstraints", "defaultingType", NULL };
+        int r = sched_args_known(args, "PodTopologySpread", known, err);
+        if (r < 0)
+                return r;
+        const json_t *dc = args ? json_object_get(args, "defaultConstraints") : NULL;
+        const char *type = args ? json_string_value(json_object_get(args, "defaultingType")) : NULL;
+        if ((dc && !json_is_null(dc) && (!json_is_array(dc) || json_array_size(dc) > 0)) ||
+            (type && strcmp(type, "List") != 0)) {
+                if (err)
+                        (void) buf_printf(err, "PodTopologySpread: args.defaultConstraints and defaultingType \"%s\" "
+                                          "are not honoured by this scheduler (run with "
+                                          "--feature-gates=DefaultPodTopologySpread=false, or defaultingType \"List\" "
+                                          "without defaultConstraints)",
+                                          type ? type : "List");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+const SchedFrameworkPlugin sched_fw_pod_topology_spread = {
+        .name = SCHED_PLUGIN_POD_TOPOLOGY_SPREAD,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_even_pods_spread,
+        .score = &sched_prio_even_pods_spread,
+        .compile_args = spread_args,
 };
