@@ -396,14 +396,24 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                                   .n_ignored_resources = n_ignored };
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
-        r = sched_config_new(m->strtab, m->eff, &co, &m->cfg, &err);
+        /* the Policy runs as the profile v1.20 builds from it (libpolicy's translation) */
+        SchedFeatureGates gates = { .default_pod_topology_spread_off = opts->default_pod_topology_spread_off };
+        r = sched_config_new_policy(m->strtab, policy, opts->scheduler_name, &gates, &co, &m->cfg, &err);
         if (r < 0)
                 return klog_error_errno(r, "cannot run this policy: %s; not starting",
                                         err.len ? buf_str(&err) : strerror(-r));
+        _cleanup_free_ char *audit = NULL;
+        if (sched_config_format_profile(m->cfg, &audit) >= 0)
+                for (char *l = audit, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+                        nl = strchr(l, '\n');
+                        if (nl)
+                                *nl = '\0';
+                        klog_info("%s", l);
+                }
         m->algo = sched_algo_new(m->cfg, NULL, NULL);
         if (!m->algo)
                 return -ENOMEM;
-        uint32_t need = sched_config_objects_needed(m->eff, &m->volume_binding);
+        uint32_t need = sched_config_objects(m->cfg, &m->volume_binding);
         if (need && !(m->objects = sched_objects_new(m->strtab)))
                 return -ENOMEM;
         sched_algo_set_objects(m->algo, m->objects);

@@ -52,6 +52,11 @@ int preemptor_init(Manager *m) {
                 klog_info("preemption is disabled (disablePreemption)");
                 return 0;
         }
+        if (!sched_config_preemption(m->cfg)) {
+                klog_info("preemption is disabled (profile %s: DefaultPreemption is not enabled at postFilter)",
+                          sched_config_scheduler_name(m->cfg));
+                return 0;
+        }
         m->preemptor = sched_preemptor_new(m->cfg);
         m->pdbs = sched_pdbs_new(m->strtab);
         if (!m->preemptor || !m->pdbs)

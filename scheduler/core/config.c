@@ -686,3 +686,29 @@ const char *sched_config_point_plugin(const SchedConfig *cfg, SchedPoint pt, uin
                 *ret_weight = cfg->points[pt].weights[i];
         return cfg->points[pt].names[i];
 }
+
+int sched_config_format_profile(const SchedConfig *cfg, char **ret_text) {
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 64 * 1024);
+        int r = buf_printf(&b, "profile %s:\n", cfg->scheduler_name ? cfg->scheduler_name : "(policy)");
+        for (SchedPoint pt = 0; r >= 0 && pt < _SCHED_POINT_MAX; pt++) {
+                const struct SchedConfigPoint *p = &cfg->points[pt];
+                if (p->n == 0)
+                        continue;
+                r = buf_printf(&b, "  %s: ", sched_point_to_string(pt));
+                for (uint32_t i = 0; r >= 0 && i < p->n; i++) {
+                        r = buf_printf(&b, "%s%s", i ? ", " : "", p->names[i]);
+                        if (r >= 0 && pt == SCHED_POINT_SCORE)
+                                r = buf_printf(&b, " (%lld)", (long long) p->weights[i]);
+                }
+                if (r >= 0)
+                        r = buf_printf(&b, "\n");
+        }
+        if (r < 0)
+                return r;
+        char *s = strdup(buf_str(&b));
+        if (!s)
+                return -ENOMEM;
+        *ret_text = s;
+        return 0;
+}

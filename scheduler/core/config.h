@@ -103,6 +103,11 @@ bool sched_config_preemption(const SchedConfig *cfg);
 uint32_t sched_config_point_n(const SchedConfig *cfg, SchedPoint pt);
 const char *sched_config_point_plugin(const SchedConfig *cfg, SchedPoint pt, uint32_t i, int64_t *ret_weight);
 
+/* The audit view of the profile, the same text as libpolicy's ksc_effective_format_text():
+ *   "profile NAME:\n  queueSort: PrioritySort\n  filter: A, B\n  score: C (1), D (2)\n"
+ * (points with no plugin left out). Returns 0 and a new string, -ENOMEM, -E2BIG. */
+int sched_config_format_profile(const SchedConfig *cfg, char **ret_text);
+
 /* The predicates that run, in order, after expanding GeneralPredicates: names for logs and
  * tests ("PodFitsResources", or the custom name of a labelsPresence predicate). */
 uint32_t sched_config_n_predicates(const SchedConfig *cfg);

@@ -315,8 +315,23 @@ static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--vmodule=options"), "--vmodule: not pattern=N");
         expect_flag_error(ARGV("--tls-cert-file=/c"), "go together");
         expect_flag_error(ARGV("--feature-gates=NoSuchGate=true"), "unrecognized feature gate: NoSuchGate");
-        expect_flag_error(ARGV("--feature-gates=DefaultPodTopologySpread=true"),
-                          "cannot set DefaultPodTopologySpread to true");
+        /* DefaultPodTopologySpread is honoured both ways (v1.20's default: on) */
+        {
+                SchedOptions g;
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 4096);
+                sched_options_init(&g);
+                assert_false(g.default_pod_topology_spread_off);
+                sched_options_done(&g);
+                assert_int_equal(parse(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=false")), 0);
+                assert_true(g.default_pod_topology_spread_off);
+                sched_options_done(&g);
+                assert_int_equal(parse(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=true")), 0);
+                assert_false(g.default_pod_topology_spread_off);
+                sched_options_done(&g);
+        }
+        expect_flag_error(ARGV("--feature-gates=DefaultPodTopologySpread=maybe"),
+                          "invalid value of DefaultPodTopologySpread=maybe");
         expect_flag_error(ARGV("--feature-gates=EvenPodsSpread=false"), "locked to true");
         expect_flag_error(ARGV("--feature-gates=PodOverhead"), "missing bool value for PodOverhead");
         expect_flag_error(ARGV("--leader-elect", "false"), "unexpected argument false");
