@@ -122,7 +122,9 @@ struct Manager {
         SchedNominator *nominator;
         SchedPreemptor *preemptor;
         SchedPDBs *pdbs;
-        KubeInformer *pdb_informer;
+        KubeInformer *pdb_informer;     /* policy/v1 or v1beta1, by discovery; NULL: neither */
+        sd_event_source *pdb_retry;     /* the discovery again after a failure */
+        uint64_t pdb_retry_usec;
         ExtenderPreempt *ext_preempt;   /* extenders with a preemptVerb, in policy order */
         SchedPreemptExtender *preempt_hooks;
         uint32_t n_preempt_hooks;

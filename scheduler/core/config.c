@@ -344,7 +344,12 @@ const char *sched_config_priority_name(const SchedConfig *cfg, uint32_t i, int64
 struct SchedProfileBuild {
         ConfigBox *box;
         uint32_t cap_predicates, cap_priorities;
+        SchedFeatureGates gates;
 };
+
+const SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b) {
+        return &b->gates;
+}
 
 SchedConfig *sched_profile_config(SchedProfileBuild *b) {
         return &b->box->cfg;
@@ -592,7 +597,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
                         if (done[row->name])
                                 continue;
                         done[row->name] = true;
-                        SchedProfileBuild b = { .box = box };
+                        SchedProfileBuild b = { .box = box, .gates = opts ? opts->gates : (SchedFeatureGates) {} };
                         if (row->compile_args &&
                             (r = row->compile_args(&b, plugin_args(profile, cfg->points[pt].names[i]), err)) < 0)
                                 return r;
@@ -600,7 +605,8 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
 
         /* Filter, in the configured order; mastersSchedulable right after NodeUnschedulable */
         const struct SchedConfigPoint *fp = &cfg->points[SCHED_POINT_FILTER], *sp = &cfg->points[SCHED_POINT_SCORE];
-        SchedProfileBuild b = { .box = box, .cap_predicates = 2 * fp->n + 1, .cap_priorities = sp->n };
+        SchedProfileBuild b = { .box = box, .cap_predicates = 2 * fp->n + 1, .cap_priorities = sp->n,
+                                .gates = opts ? opts->gates : (SchedFeatureGates) {} };
         for (uint32_t i = 0; i < fp->n; i++)
                 b.cap_predicates += (uint32_t) MIN(args_strings(plugin_args(profile, fp->names[i])), (size_t) MAX_PROFILE_INSTANCES);
         for (uint32_t i = 0; i < sp->n; i++)

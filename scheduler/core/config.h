@@ -22,6 +22,13 @@ typedef struct PolicyEffective PolicyEffective;
 typedef struct Policy Policy;
 typedef struct json_t json_t;
 
+/* The feature gates that change what a configuration means (v1.20.2's defaults: all on). */
+typedef struct SchedFeatureGates {
+        /* DefaultPodTopologySpread=false: a Policy's SelectorSpreadPriority runs the classic
+         * SelectorSpread plugin instead of PodTopologySpread with system default constraints. */
+        bool default_pod_topology_spread_off;
+} SchedFeatureGates;
+
 typedef struct SchedConfigOptions {
         /* percentageOfNodesToScore: 0 = adaptive (50% - nodes/125, at least 5%), 100 = all */
         int32_t percentage_of_nodes_to_score;
@@ -37,14 +44,10 @@ typedef struct SchedConfigOptions {
         /* alwaysCheckAllPredicates (a Policy's; v1.20's runAllFilters): every filter runs on
          * every node instead of stopping at the first failure. */
         bool run_all_filters;
+        /* The gates (PodTopologySpreadArgs without defaultingType follow
+         * DefaultPodTopologySpread). */
+        SchedFeatureGates gates;
 } SchedConfigOptions;
-
-/* The feature gates that change what a configuration means (v1.20.2's defaults: all on). */
-typedef struct SchedFeatureGates {
-        /* DefaultPodTopologySpread=false: a Policy's SelectorSpreadPriority runs the classic
-         * SelectorSpread plugin instead of PodTopologySpread with system default constraints. */
-        bool default_pod_topology_spread_off;
-} SchedFeatureGates;
 
 /* Builds the runnable configuration of one profile of an effective
  * KubeSchedulerConfiguration (borrowed; libpolicy's kubescheduler-config.h shape: "plugins"

@@ -120,6 +120,9 @@ struct SchedConfig {
         SchedStr kind_rc, kind_rs;      /* ReplicationController, ReplicaSet */
         SchedStr role_master, role_control_plane; /* node-role.kubernetes.io/... */
         struct SchedKnownStrings *known; /* label keys and reason texts the plugins use (cycle-state.h) */
+        /* PodTopologySpread's default constraints for pods without their own
+         * (spread-args.h); NULL: none */
+        const struct SchedSpreadArgs *spread_args;
         /* The profile: its schedulerName and, per extension point, the enabled plugins in
          * order with their weights (score), as configured (for the audit log and metrics).
          * A config built from a PolicyEffective has no profile (n 0 everywhere). */

@@ -121,9 +121,12 @@ int sched_profile_add_filter(SchedProfileBuild *b, const SchedPredicatePlugin *p
                              const PolicyArgument *arg, Buf *err);
 int sched_profile_add_score(SchedProfileBuild *b, const SchedPriorityPlugin *pl, const char *name, int64_t weight,
                             const PolicyArgument *arg, Buf *err);
-/* The configuration being built, for profile-wide arguments. */
+/* The configuration being built, for profile-wide arguments; the feature gates it is built
+ * under (never NULL). */
 SchedConfig *sched_profile_config(SchedProfileBuild *b);
 SchedArena *sched_profile_arena(SchedProfileBuild *b);
+struct SchedFeatureGates;
+const struct SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b);
 
 /* Reads args[key], an optional array of strings, into items[0..max) (borrowed from args).
  * Returns the count, or -EINVAL with "<plugin>: <key> ..." in err. */
@@ -165,3 +168,17 @@ int sched_compile_label_list(SchedStrtab *t, SchedArena *arena, SchedPredicate *
                              PolicyArgKind want, Buf *err);
 /* one label + presence (labelPreference, serviceAntiAffinity). */
 int sched_compile_label(SchedStrtab *t, SchedPriority *p, const PolicyArgument *arg, PolicyArgKind want, Buf *err);
+
+/* The selectors of helper.DefaultSelector (plugin-util.c), ANDed: a pod is selected when
+ * every one selects it. */
+#define SCHED_MAX_DEFAULT_SELECTORS 64
+typedef struct SchedSelectors {
+        const SchedSelector *s[SCHED_MAX_DEFAULT_SELECTORS];
+        uint32_t n;
+} SchedSelectors;
+/* GetPodServices: appends the non-empty selectors of the Services of the pod's namespace that
+ * select it (borrowed from cy->objects); *ret_first (may be NULL) is the first such Service. */
+void sched_pod_services(const SchedCycle *cy, SchedSelectors *out, const SchedWorkload **ret_first);
+/* DefaultSelector: the Services' selectors and, unless services_only, those of the
+ * ReplicationControllers, ReplicaSets and StatefulSets of the pod's namespace selecting it. */
+void sched_default_selector(const SchedCycle *cy, bool services_only, SchedSelectors *out);

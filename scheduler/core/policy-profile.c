@@ -134,5 +134,6 @@ int sched_config_new_policy(SchedStrtab *strtab, const Policy *pol, const char *
                 return r;
         SchedConfigOptions o = opts ? *opts : (SchedConfigOptions) {};
         o.run_all_filters = pol->always_check_all_predicates;
+        o.gates = gates ? *gates : (SchedFeatureGates) {};
         return sched_config_new_profile(strtab, profile, &o, ret, err);
 }
