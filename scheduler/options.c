@@ -4,6 +4,7 @@
 #include "scheduler/options.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -49,6 +50,7 @@ void sched_options_done(SchedOptions *o) {
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
+        json_decref(o->ksc_effective);
         sched_options_init(o);
 }
 

@@ -56,6 +56,13 @@ typedef struct SchedOptions {
         int metrics_port;                               /* 0 = /metrics on the healthz server */
         bool disable_preemption;                        /* disablePreemption */
         bool default_pod_topology_spread_off;           /* --feature-gates=DefaultPodTopologySpread=false */
+        /* --config as libpolicy's effective KubeSchedulerConfiguration (kubescheduler-config.h:
+         * profiles with their plugins, pluginConfig, extenders) when no Policy is configured;
+         * NULL: a Policy (or the default provider) runs. Owned. */
+        json_t *ksc_effective;
+        /* --config has what only the framework expresses (plugins, pluginConfig, several
+         * profiles, extenders): a Policy source as well is refused */
+        bool ksc_needs_framework;
         double qps;                                     /* clientConnection.qps; default 5000 */
         int burst;                                      /* default 10000 */
         /* set when given on the command line */
