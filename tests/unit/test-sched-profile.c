@@ -5,11 +5,13 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "common/macro.h"
+#include "policy-validator/kubescheduler-config.h"
 #include "policy-validator/policy.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
@@ -278,6 +280,72 @@ static void test_policy_profile_follows_the_gate(void **state) {
         }
 }
 
+/* The translation of every policy example (policy-validator --translate=v1beta1), given to
+ * --config's front door (ksc_load), compiles to the same profile as the Policy itself: the
+ * same plugins per extension point in the same order with the same weights, and the same
+ * scores on a small cluster. Run from the source tree (the data's paths are relative). */
+static void test_translation_runs_as_the_policy(void **state) {
+        Fx *f = *state;
+        static const char *const examples[] = {
+                "openshift-default", "label-presence-preference", "static-and-configurable",
+                "topology-city-building-room", "topology-region-zone-rack", "extender-secondary-scheduler",
+        };
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
+                            "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
+                            "", ""));
+        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
+        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "128Mi", "", "");
+        /* at v1.20's default gates, the ones the translation assumes (with the gate off the
+         * Policy runs SelectorSpread while its translation names PodTopologySpread) */
+        for (int gate_off = 0; gate_off < 1; gate_off++)
+                for (size_t e = 0; e < ELEMENTSOF(examples); e++) {
+                        char path[256];
+                        snprintf(path, sizeof path, "tests/data/policy-examples/%s.json", examples[e]);
+                        json_error_t jerr;
+                        json_auto_t *pj = json_load_file(path, 0, &jerr);
+                        if (!pj)
+                                fail_msg("%s: %s", path, jerr.text);
+                        _cleanup_free_ char *text = json_dumps(pj, 0);
+                        PolicyDiags diags = {};
+                        _cleanup_(policy_freep) Policy *pol = NULL;
+                        assert_int_equal(policy_load(text, strlen(text), NULL, &pol, &diags), 0);
+                        policy_diags_clear(&diags);
+                        SchedFeatureGates g = { .default_pod_topology_spread_off = gate_off };
+                        _cleanup_(sched_config_freep) SchedConfig *direct = NULL;
+                        _cleanup_buf_ Buf err;
+                        buf_init(&err, 4096);
+                        if (sched_config_new_policy(f->t, pol, "s", &g, NULL, &direct, &err) < 0)
+                                fail_msg("%s: %s", path, buf_str(&err));
+
+                        json_auto_t *translated = NULL;
+                        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1BETA1, "s", NULL, &translated, &diags), 0);
+                        policy_diags_clear(&diags);
+                        _cleanup_free_ char *ttext = json_dumps(translated, 0);
+                        KscOptions ko = { .default_pod_topology_spread_off = gate_off };
+                        json_auto_t *eff = NULL;
+                        if (ksc_load(ttext, strlen(ttext), &ko, &eff, &diags) < 0) {
+                                _cleanup_free_ char *msg = NULL;
+                                (void) policy_diags_format_text(&diags, path, &msg);
+                                fail_msg("%s: %s", path, msg);
+                        }
+                        policy_diags_clear(&diags);
+                        _cleanup_(sched_config_freep) SchedConfig *via = NULL;
+                        SchedConfigOptions o = { .gates = g };
+                        if (sched_config_new_profile(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via,
+                                                     &err) < 0)
+                                fail_msg("%s: %s", path, buf_str(&err));
+                        _cleanup_free_ char *a = NULL, *b = NULL;
+                        assert_int_equal(sched_config_format_profile(direct, &a), 0);
+                        assert_int_equal(sched_config_format_profile(via, &b), 0);
+                        if (strcmp(a, b) != 0)
+                                fail_msg("%s (gate %s): the Policy runs\n%sits translation runs\n%s", path,
+                                         gate_off ? "off" : "on", a, b);
+                        _cleanup_free_ char *sa = schedule_scores(f, direct, pod), *sb = schedule_scores(f, via, pod);
+                        assert_string_equal(sa, sb);
+                }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table_has_every_in_tree_plugin),
@@ -286,6 +354,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_refused_by_name, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, setup, teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
+                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
