@@ -50,33 +50,58 @@ static void on_pdb_delete(KubeInformer *inf, json_t *obj, void *userdata) {
         (void) sched_pdbs_remove(m->pdbs, kube_obj_namespace(obj) ?: "default", kube_obj_name(obj) ?: "");
 }
 
+/* Each profile with DefaultPreemption at postFilter preempts through its own preemptor (its
+ * filters decide what a victim's removal frees); the PDBs, the nominated pods and the
+ * extenders' preempt hooks are shared. */
 int preemptor_init(Manager *m) {
         m->nominator = sched_nominator_new();
         if (!m->nominator)
                 return -ENOMEM;
-        sched_algo_set_nominator(m->algo, m->nominator);
+        for (size_t i = 0; i < m->n_profiles; i++)
+                sched_algo_set_nominator(m->profiles[i].algo, m->nominator);
         if (m->opts->disable_preemption) {
                 klog_info("preemption is disabled (disablePreemption)");
                 return 0;
         }
-        m->preemptor = sched_preemptor_new(m->cfg);
-        m->pdbs = sched_pdbs_new(m->strtab);
-        if (!m->preemptor || !m->pdbs)
-                return -ENOMEM;
-        sched_preemptor_set_objects(m->preemptor, m->objects);
-        if (m->n_extenders == 0)
-                return 0;
-        m->ext_preempt = calloc(m->n_extenders, sizeof(*m->ext_preempt));
-        m->preempt_hooks = calloc(m->n_extenders, sizeof(*m->preempt_hooks));
-        if (!m->ext_preempt || !m->preempt_hooks)
-                return -ENOMEM;
-        for (size_t i = 0; i < m->n_extenders; i++)
+        for (size_t i = 0; i < m->n_extenders && !m->ext_preempt; i++)
+                if (extender_preempt_verb(m->extenders[i])) {
+                        m->ext_preempt = calloc(m->n_extenders, sizeof(*m->ext_preempt));
+                        m->preempt_hooks = calloc(m->n_extenders, sizeof(*m->preempt_hooks));
+                        if (!m->ext_preempt || !m->preempt_hooks)
+                                return -ENOMEM;
+                }
+        for (size_t i = 0; m->ext_preempt && i < m->n_extenders; i++)
                 if (extender_preempt_verb(m->extenders[i])) {
                         extender_preempt_hook(&m->ext_preempt[m->n_preempt_hooks], m->extenders[i], m->cache,
                                               &m->preempt_hooks[m->n_preempt_hooks]);
                         m->n_preempt_hooks++;
                 }
-        return sched_preemptor_set_extenders(m->preemptor, m->preempt_hooks, m->n_preempt_hooks);
+        for (size_t i = 0; i < m->n_profiles; i++) {
+                ManagerProfile *p = &m->profiles[i];
+                if (!sched_config_preemption(p->cfg)) {
+                        klog_info("preemption is disabled for profile %s (DefaultPreemption is not enabled at "
+                                  "postFilter)", sched_strtab_get(m->strtab, p->name));
+                        continue;
+                }
+                p->preemptor = sched_preemptor_new(p->cfg);
+                if (!p->preemptor)
+                        return -ENOMEM;
+                sched_preemptor_set_objects(p->preemptor, m->objects);
+                int r = sched_preemptor_set_extenders(p->preemptor, m->preempt_hooks, m->n_preempt_hooks);
+                if (r < 0)
+                        return r;
+                if (!m->pdbs && !(m->pdbs = sched_pdbs_new(m->strtab)))
+                        return -ENOMEM;
+        }
+        m->preemptor = m->n_profiles > 0 ? m->profiles[0].preemptor : NULL;
+        return 0;
+}
+
+/* A victim gone or no longer terminating, for every profile's preemptor. */
+static void victim_gone(Manager *m, const char *uid) {
+        for (size_t i = 0; i < m->n_profiles; i++)
+                if (m->profiles[i].preemptor)
+                        sched_preemptor_victim_gone(m->profiles[i].preemptor, uid);
 }
 
 static void on_pdb_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
@@ -152,8 +177,8 @@ static int pdb_discover(Manager *m) {
 }
 
 int preemptor_start(Manager *m) {
-        if (!m->preemptor)
-                return 0;
+        if (!m->pdbs)
+                return 0;       /* no profile preempts */
         /* the PDBs count as one more kind to list before scheduling starts */
         m->n_obj_informers++;
         int r = pdb_discover(m);
@@ -165,7 +190,12 @@ int preemptor_start(Manager *m) {
 void preemptor_free(Manager *m) {
         m->pdb_retry = sd_event_source_unref(m->pdb_retry);
         m->pdb_informer = kube_informer_unref(m->pdb_informer);
-        sched_preemptor_free(m->preemptor);
+        for (size_t i = 0; i < m->n_profiles; i++)
+        {
+                sched_preemptor_free(m->profiles[i].preemptor);
+                m->profiles[i].preemptor = NULL;
+        }
+        m->preemptor = NULL;
         for (uint32_t i = 0; i < m->n_preempt_hooks; i++)
                 extender_preempt_done(&m->ext_preempt[i]);
         free(m->ext_preempt);
@@ -199,8 +229,7 @@ void preemptor_pod_gone(Manager *m, const char *uid) {
 
 void preemptor_pod_deleted(Manager *m, const char *uid) {
         preemptor_pod_gone(m, uid);
-        if (m->preemptor)
-                sched_preemptor_victim_gone(m->preemptor, uid);
+        victim_gone(m, uid);
 }
 
 /* The preemptor's status (its PodScheduled condition and nomination) is written once its
@@ -251,7 +280,7 @@ static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError
                 klog_warning("could not delete a preemption victim: %s",
                              err && err->message[0] ? err->message : strerror(-r));
                 /* it stays: no longer terminating for the eligibility rule */
-                sched_preemptor_victim_gone(d->m->preemptor, d->uid);
+                victim_gone(d->m, d->uid);
         }
         status_after_done(d->after, true);
 }
@@ -273,7 +302,7 @@ static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
                 after->pending++;
         if (kube_delete_async(m->client, &KUBE_PODS, v->namespace_, v->name, NULL, on_victim_deleted, d) < 0) {
                 klog_warning("could not delete %s/%s", v->namespace_, v->name);
-                sched_preemptor_victim_gone(m->preemptor, v->uid);
+                victim_gone(m, v->uid);
                 if (after)
                         after->pending--;
                 free(d);

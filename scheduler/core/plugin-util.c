@@ -2,6 +2,8 @@
  * form in the config's arena) and score normalization. Plugins call this file, never the
  * table (plugin.c), so the table and its plugins do not call each other. */
 #include <errno.h>
+#include <string.h>
+#include <jansson.h>
 
 #include "common/macro.h"
 
@@ -98,4 +100,50 @@ void sched_default_selector(const SchedCycle *cy, bool services_only, SchedSelec
                         out->s[out->n++] = &w->selector;
                 }
         }
+}
+
+int sched_args_strings(const json_t *args, const char *plugin, const char *key, const char **items, size_t max,
+                       Buf *err) {
+        const json_t *list = args ? json_object_get(args, key) : NULL;
+        if (!list || json_is_null(list))
+                return 0;
+        if (!json_is_array(list) || json_array_size(list) > max) {
+                if (err)
+                        (void) buf_printf(err, "%s: %s must be a list of at most %zu strings", plugin, key, max);
+                return -EINVAL;
+        }
+        size_t i;
+        const json_t *v;
+        json_array_foreach(list, i, v) {
+                if (!json_is_string(v)) {
+                        if (err)
+                                (void) buf_printf(err, "%s: %s[%zu] must be a string", plugin, key, i);
+                        return -EINVAL;
+                }
+                items[i] = json_string_value(v);
+        }
+        return (int) json_array_size(list);
+}
+
+int sched_args_known(const json_t *args, const char *plugin, const char *const *known, Buf *err) {
+        if (!args || json_is_null(args))
+                return 0;
+        if (!json_is_object(args)) {
+                if (err)
+                        (void) buf_printf(err, "%s: args must be an object", plugin);
+                return -EINVAL;
+        }
+        const char *key;
+        const json_t *v;
+        json_object_foreach((json_t *) args, key, v) {
+                bool ok = false;
+                for (const char *const *k = known; *k && !ok; k++)
+                        ok = strcmp(*k, key) == 0;
+                if (!ok) {
+                        if (err)
+                                (void) buf_printf(err, "%s: args.%s is not honoured by this scheduler", plugin, key);
+                        return -EINVAL;
+                }
+        }
+        return 0;
 }

@@ -10,6 +10,7 @@
  *     the first pod of the same service.
  *   serviceAntiAffinity (label): fewer pods of the pod's first service under the node's value
  *     of the label score higher; nodes without the label score 0. */
+#include <jansson.h>
 #include <stdint.h>
 
 #include "common/macro.h"
@@ -287,7 +288,7 @@ static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriorit
         for (uint32_t k = 0; k < n_g; k++)
                 service_anti_affinity_label(cy, g[k]->label, svc, nodes, n, n_g, acc);
         for (uint32_t i = 0; i < n; i++)
-                scores[i] = sat_from_double(acc[i]) * n_g;
+                scores[i] = p->plugin_weight ? sat_from_double(acc[i]) : sat_from_double(acc[i]) * n_g;
         return false;
 }
 
@@ -297,4 +298,55 @@ const SchedPriorityPlugin sched_prio_service_anti_affinity = {
         .compile = service_anti_affinity_compile,
         .constant = service_anti_affinity_constant,
         .score = service_anti_affinity_score,
+};
+
+/* ---- framework rows ---- */
+
+const SchedFrameworkPlugin sched_fw_selector_spread = {
+        .name = SCHED_PLUGIN_SELECTOR_SPREAD,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_selector_spread,
+};
+
+#define MAX_ARG_LABELS 256
+
+static const char *const service_affinity_known[] = { "affinityLabels", "antiAffinityLabelsPreference", NULL };
+
+/* ServiceAffinityArgs.affinityLabels: one serviceAffinity instance over all of them. */
+static int service_affinity_fw_filter(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        int r = sched_args_known(args, "ServiceAffinity", service_affinity_known, err);
+        if (r < 0)
+                return r;
+        const char *items[MAX_ARG_LABELS];
+        int n = sched_args_strings(args, "ServiceAffinity", "affinityLabels", items, MAX_ARG_LABELS, err);
+        if (n < 0)
+                return n;
+        PolicyArgument a = { .kind = POLICY_ARG_SERVICE_AFFINITY, .labels = { .items = (char **) items, .n = (size_t) n } };
+        return sched_profile_add_filter(b, &sched_pred_check_service_affinity, "ServiceAffinity", &a, err);
+}
+
+/* antiAffinityLabelsPreference: one serviceAntiAffinity instance per label, scored together
+ * with the plugin's weight. */
+static int service_affinity_fw_score(SchedProfileBuild *b, int64_t weight, const json_t *args, Buf *err) {
+        int r = sched_args_known(args, "ServiceAffinity", service_affinity_known, err);
+        if (r < 0)
+                return r;
+        const char *items[MAX_ARG_LABELS];
+        int n = sched_args_strings(args, "ServiceAffinity", "antiAffinityLabelsPreference", items, MAX_ARG_LABELS, err);
+        for (int i = 0; i < n; i++) {
+                PolicyArgument a = { .kind = POLICY_ARG_SERVICE_ANTI_AFFINITY, .label = (char *) items[i] };
+                if ((r = sched_profile_add_score(b, &sched_prio_service_anti_affinity, "ServiceAffinity", weight, &a, err)) < 0)
+                        return r;
+        }
+        return n < 0 ? n : 0;
+}
+
+const SchedFrameworkPlugin sched_fw_service_affinity = {
+        .name = SCHED_PLUGIN_SERVICE_AFFINITY,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_check_service_affinity,
+        .score = &sched_prio_service_anti_affinity,
+        .add_filter = service_affinity_fw_filter,
+        .add_score = service_affinity_fw_score,
 };

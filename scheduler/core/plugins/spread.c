@@ -14,6 +14,7 @@
  * (PodTopologySpreadArgs, spread-args.h) with the selector DefaultSelector deduces from the
  * Services, ReplicationControllers, ReplicaSets and StatefulSets selecting it; none when that
  * selector is empty (buildDefaultConstraints). */
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
+#include "scheduler/core/config.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/spread-args.h"
 
@@ -343,4 +345,31 @@ const SchedPriorityPlugin sched_prio_even_pods_spread = {
         .objects = SCHED_OBJS(SCHED_OBJ_SERVICE) | SCHED_OBJS(SCHED_OBJ_RC) | SCHED_OBJS(SCHED_OBJ_RS) |
                    SCHED_OBJS(SCHED_OBJ_STATEFULSET),
         .score = spread_score,
+};
+
+/* ---- framework row ---- */
+
+/* PodTopologySpreadArgs (spread-args.h): the default constraints for pods without their own;
+ * an absent defaultingType follows the DefaultPodTopologySpread gate, as v1beta1's defaults. */
+static int spread_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        SchedConfig *cfg = sched_profile_config(b);
+        SchedArena *arena = sched_profile_arena(b);
+        SchedSpreadArgs *sa = sched_arena_alloc(arena, sizeof(*sa));
+        if (!sa)
+                return -ENOMEM;
+        int r = sched_spread_args_from_json(cfg->strtab, arena, args, !sched_profile_gates(b)->default_pod_topology_spread_off,
+                                            sa, err);
+        if (r < 0)
+                return r;
+        cfg->spread_args = sa;
+        return 0;
+}
+
+const SchedFrameworkPlugin sched_fw_pod_topology_spread = {
+        .name = SCHED_PLUGIN_POD_TOPOLOGY_SPREAD,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_even_pods_spread,
+        .score = &sched_prio_even_pods_spread,
+        .compile_args = spread_args,
 };
