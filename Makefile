@@ -145,7 +145,7 @@ integration: all $(INTEGRATION_TESTS)
 # under ASan+UBSan and under valgrind, the Kubernetes binaries, then the integration and
 # end-to-end suites on a fresh local control plane). A failing stage does not hide the
 # others' results: the summary is printed either way and its last line is
-# "total: N passed, N failed" (what it counts: tools/run-tests, README.md).
+# "total: N passed, N failed, N skipped" (what it counts: tools/run-tests, README.md).
 test: deps
 	@MAKE="$(MAKE)" V=$(V) O=$(O) SAN_O=build/san UNIT_TESTS="$(UNIT_TESTS)" \
 		INTEGRATION_TESTS="$(INTEGRATION_TESTS)" \
