@@ -133,6 +133,12 @@ deps:
 unit: $(UNIT_TESTS)
 	@tools/run-tests $(if $(VALGRIND),--valgrind) --name unit $(UNIT_TESTS)
 
+# Rewrites tests/data/policy's expectation files from the current output (test-policy
+# fails every case while it does so: an update is not a pass); review `git diff` after.
+policy-cases-update: $(O)/tests/test-policy
+	-@POLICY_CASES_UPDATE=1 $(O)/tests/test-policy > /dev/null 2>&1
+	@git status --short tests/data/policy
+
 # Integration tests (cmocka binaries and scripts under tests/integration and tests/e2e) run
 # against a local control plane that is started here and stopped afterwards; the plane's own
 # smoke test comes first.
@@ -196,6 +202,6 @@ install: all
 clean:
 	rm -rf build/default build/san build/fuzz build/summary
 
-.PHONY: all deps unit integration test demo bench fuzz lint install clean tests-build benches-build
+.PHONY: all deps unit policy-cases-update integration test demo bench fuzz lint install clean tests-build benches-build
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

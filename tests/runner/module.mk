@@ -1,3 +1,4 @@
-# tools/run-tests' own test: fake test executables (tests/runner/cases) and what the runner
-# must count for each. A script, run with the unit tests (no build, no server).
-UNIT_TESTS += tests/runner/test-run-tests.sh
+# The test machinery's own tests, run with the unit tests (no server): tools/run-tests on
+# fake test executables (tests/runner/cases), and test-policy's update mode on a copy of a
+# case. Scripts, not binaries.
+UNIT_TESTS += tests/runner/test-run-tests.sh tests/runner/test-policy-cases-update.sh
