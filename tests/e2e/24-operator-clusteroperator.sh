@@ -14,7 +14,7 @@
 # Leaves no CRD, ClusterOperator or policy behind. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 OPNS=openshift-kube-scheduler
@@ -49,17 +49,9 @@ put_policy() { # FILE
 }
 not_reporting_lines() { grep -c 'not reporting a ClusterOperator' "$CLUSTER_DIR/logs/operator-co.log"; }
 
-check "CRDs, namespaces and RBAC install" stack_install
-reset_operator_state() {
-  kubectl delete crd clusteroperators.config.openshift.io --ignore-not-found --wait=true >/dev/null &&
-  kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null &&
-  kubectl -n $OPNS delete pods -l app=policy-scheduler --grace-period=0 --force >/dev/null 2>&1
-  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null
-}
-check "no ClusterOperator CRD, Scheduler, revision or Deployment is left from earlier scripts" reset_operator_state
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRDs, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 
 # --- without the CRD ------------------------------------------------------------------------
 stack_operator_start co > /dev/null
@@ -72,7 +64,7 @@ check_eq "... once, though it keeps looking for the CRD" "1" "$(not_reporting_li
 check "... Degraded=False on the Scheduler" [ "$(scondition Degraded status)" = False ]
 
 # --- the CRD installed while the operator runs ---------------------------------------------
-check "the ClusterOperator CRD (OpenShift's schema) is accepted" kubectl apply -f "$CO_CRD"
+setup "the ClusterOperator CRD (OpenShift's schema) is accepted" kubectl apply -f "$CO_CRD"
 check "... and established" kubectl wait --for condition=Established --timeout=30s crd/clusteroperators.config.openshift.io
 wait_for "the running operator picks the CRD up: ClusterOperator scheduler-policy appears" 60 \
   kubectl get clusteroperators.config.openshift.io scheduler-policy
@@ -157,7 +149,7 @@ kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 check_eq "... the Scheduler stays Degraded=False throughout (a missing CRD is not a refused write)" "AsExpected" \
   "$(sort -u "$T/degraded.txt" | xargs)"
 check "... the revision serves on" settled
-check "the CRD installed again" kubectl apply -f "$CO_CRD"
+setup "the CRD installed again" kubectl apply -f "$CO_CRD"
 wait_for "... ClusterOperator scheduler-policy is reported again" 60 bash -c \
   "$(declare -f co ccondition cis); cis Available True && cis Upgradeable True"
 check "the operator is alive" kill -0 "$(cat "$CLUSTER_DIR/pids/operator-co.pid")"

@@ -17,7 +17,7 @@
 # Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 OPNS=openshift-kube-scheduler
@@ -59,18 +59,9 @@ weight_policy() { # WEIGHT -> a valid variant of the documented policy
 }
 status_writes() { grep -c 'update Scheduler cluster status' "$CLUSTER_DIR/logs/operator-a.log"; }
 
-check "CRD, namespaces and RBAC install" stack_install
-# A first install: nothing left from scripts that ran on this plane before.
-reset_operator_state() {
-  kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null &&
-  kubectl -n $OPNS delete pods -l app=policy-scheduler --grace-period=0 --force >/dev/null 2>&1
-  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null &&
-  kubectl delete events -A --field-selector involvedObject.kind=Scheduler >/dev/null
-}
-check "no Scheduler, revision or Deployment is left from earlier scripts" reset_operator_state
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 
 # --- first install with an invalid policy --------------------------------------------------
 sed 's/{"name" : "GeneralPredicates"},/{"name" : "GeneralPredicates"},\n{"name" : "PodFitsResources"},/' \

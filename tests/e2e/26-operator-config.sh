@@ -11,7 +11,7 @@
 # Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 OPNS=openshift-kube-scheduler
 cleanup() {
@@ -38,17 +38,9 @@ rest_of_spec() {
     jq -S "del(.spec.template.metadata.annotations.\"scheduler.openshift.io/force-redeployment-reason\") | .spec $1"
 }
 
-check "CRDs, namespaces and RBAC install" stack_install
-reset_operator_state() {
-  kubectl delete schedulerpolicyoperator cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null &&
-  kubectl -n $OPNS delete pods -l app=policy-scheduler --grace-period=0 --force >/dev/null 2>&1
-  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null
-}
-check "no Scheduler, revision or Deployment is left from earlier scripts" reset_operator_state
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRDs, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 
 # --- the schema refuses what it must -------------------------------------------------------
 refused() { # SPEC-YAML

@@ -15,7 +15,7 @@
 # Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/sa-token.sh
 T=$(mktemp -d)
@@ -58,11 +58,8 @@ api_errors() { # CODE: the sum over verbs
   stack_operator_metrics dist | awk -v c="code=\"$1\"" '/^scheduler_operator_api_errors_total/ && index($0, c) { s += $2 } END { print s + 0 }'
 }
 
-check "CRD, namespaces and RBAC install" stack_install
-kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null
-kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null
-kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null
-kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
 put_policy deploy/policy.cfg
 kubectl apply -f - >/dev/null <<'YAML'
 apiVersion: config.openshift.io/v1
@@ -70,7 +67,7 @@ kind: Scheduler
 metadata: {name: cluster}
 spec: {policy: {name: scheduler-policy}}
 YAML
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 HEALTH=$(stack_operator_start dist --progress-deadline 20 --scheduler-replicas 1)
 wait_for "the operator serves revision 1" 120 serving 1
 wait_for "its /metrics answers over HTTPS with the scraper's token" 20 metric_is leader 1
