@@ -8,7 +8,7 @@
 # reach Secrets. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 cleanup() {
@@ -38,8 +38,8 @@ weight_policy() { # WEIGHT -> a valid variant of the documented policy
   echo "$T/w$1.cfg"
 }
 
-check "CRD, namespaces and RBAC install" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start a --progress-deadline 120 > "$T/port-a"
 wait_for "the operator creates Scheduler/cluster with an empty spec" 30 kubectl get scheduler cluster
 check_eq "... and its spec is empty" "{}" "$(kubectl get scheduler cluster -o jsonpath='{.spec}')"

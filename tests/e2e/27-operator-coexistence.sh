@@ -10,7 +10,7 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
@@ -65,8 +65,8 @@ make_pod() {
 }
 
 reset_operand
-check "CRD, namespaces and RBAC install" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 kubectl create namespace "$NS" >/dev/null 2>&1
 
 # --- the guard trips, and nothing rolls out beside kube-scheduler ------------------------

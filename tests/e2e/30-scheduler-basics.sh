@@ -13,9 +13,9 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
 NS=sched-basics
@@ -47,14 +47,14 @@ trap cleanup EXIT
 
 # Placements and failure summaries count every node on the plane: earlier scripts' nodes
 # must be gone first.
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 
 "$BIN_DIR/nodesim" --nodes 3 --name-prefix sb --cpu 4 --memory 8Gi \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-basics.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-basics.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
 
 # ---- the extender: filter turns sb-0 away for pods labelled ext=picky, prioritize prefers
 # ---- sb-2; every request is logged as one JSON line. It takes 30 ms over the burst's
@@ -103,7 +103,7 @@ HTTPServer(("127.0.0.1", port), Handler).serve_forever()
 PY
 python3 "$T/extender.py" "$EXT_PORT" "$T/extender.log" 2>> "$CLUSTER_DIR/logs/extender-basics.log" &
 EXT_PID=$!
-wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+setup_wait "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
 
 cat > "$T/policy.json" <<JSON
 {

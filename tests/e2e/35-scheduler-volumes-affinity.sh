@@ -10,9 +10,9 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
 NS=sched-volumes
@@ -44,7 +44,7 @@ trap cleanup EXIT
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-volumes.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-volumes.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers four nodes in two zones" 30 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers four nodes in two zones" 30 nodes_ready "${NODES[@]}"
 
 PORT=$(free_port)
 "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file deploy/policy.cfg \

@@ -12,9 +12,9 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
 NS=sched-one-binder
@@ -43,13 +43,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 "$BIN_DIR/nodesim" --nodes 3 --name-prefix ob --cpu 16 --memory 64Gi --pods 500 \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-one-binder.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-one-binder.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers three nodes" 30 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers three nodes" 30 nodes_ready "${NODES[@]}"
 
 # ---- the slow extender: every call takes EXT_MS; it keeps every node, scores them all 0 ----
 EXT_PORT=$(free_port)
@@ -87,7 +87,7 @@ ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 PY
 python3 "$T/extender.py" "$EXT_PORT" "$EXT_MS" 2>> "$CLUSTER_DIR/logs/extender-one-binder.log" &
 EXT_PID=$!
-wait_for "the test's slow extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+setup_wait "the test's slow extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
 
 cat > "$T/policy.json" <<JSON
 {

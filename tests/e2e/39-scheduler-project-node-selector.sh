@@ -12,9 +12,9 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
 SCHED=selector-scheduler
@@ -36,7 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 cat > "$T/nodes.json" <<'JSON'
 [
   {"name": "ps-master", "labels": {"node-role.kubernetes.io/master": "", "role": "master"},
@@ -50,7 +50,7 @@ JSON
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-selectors.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-selectors.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers a master, an infra and an app node" 30 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers a master, an infra and an app node" 30 nodes_ready "${NODES[@]}"
 
 cat > "$T/policy.json" <<'JSON'
 {"kind": "Policy", "apiVersion": "v1",

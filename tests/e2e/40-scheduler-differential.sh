@@ -23,9 +23,9 @@ set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
 . "$(dirname "$0")/../lib/sched-diff.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
@@ -54,14 +54,14 @@ trap cleanup EXIT
 
 # Placements and failure summaries count every node on the plane: earlier scripts' nodes
 # must be gone first.
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 
 "$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-diff.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-diff.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
 
 for phase in node-fit default-policy topology-spread; do
   desc=$(jq -r '.description' "$DATA/$phase/phase.json")

@@ -13,9 +13,9 @@ set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
 . "$(dirname "$0")/../lib/sa-token.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 . "$CLUSTER_DIR/env"
 MANIFEST=tests/data/kubeadm/kube-scheduler.yaml
@@ -68,12 +68,12 @@ check_eq "kubeadm's liveness probe" "https://127.0.0.1:10259/healthz" "$PROBE"
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-kubeadm.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-kubeadm.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers two nodes" 30 nodes_ready "${NODES[@]}"
-wait_for "no other script's nodes are left on the plane" 120 only_nodes "${NODES[@]}"
+setup_wait "nodesim registers two nodes" 30 nodes_ready "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 120 only_nodes "${NODES[@]}"
 
 # 10259 is the port kubeadm's probes use: another scheduler on this host may hold it briefly
 port_free() { ! (exec 3<>/dev/tcp/127.0.0.1/10259) 2>/dev/null; }
-wait_for "127.0.0.1:10259 is free" 60 port_free
+setup_wait "127.0.0.1:10259 is free" 60 port_free
 
 "${CMD[@]}" >> "$LOG" 2>&1 &
 SCHED_PID=$!

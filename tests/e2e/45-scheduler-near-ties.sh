@@ -22,9 +22,9 @@ set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
 . "$(dirname "$0")/../lib/sched-diff.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
@@ -52,14 +52,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 
 "$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-near.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-near.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
 
 # The extender: prioritize only, a score 0..10 from the pod's and the node's names (the
 # generator's extender_score); nodes come as objects (nodeCacheCapable false) or names.
@@ -97,7 +97,7 @@ PY
 python3 "$T/extender.py" "$EXT_PORT" 2>> "$CLUSTER_DIR/logs/extender-near.log" &
 EXT_PID=$!
 EXT_URL=http://127.0.0.1:$EXT_PORT
-wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+setup_wait "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
 
 total=0
 for phase in "${PHASES[@]}"; do

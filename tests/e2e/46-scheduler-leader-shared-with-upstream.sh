@@ -11,9 +11,9 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
@@ -109,7 +109,7 @@ only_from() {
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-leader-shared.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-leader-shared.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers two nodes" 30 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers two nodes" 30 nodes_ready "${NODES[@]}"
 kubectl create namespace "$NS" >/dev/null
 
 # Phase 1: kube-scheduler leads, policy-scheduler waits.

@@ -14,9 +14,9 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
 N=${E2E_VICTIMS_NODES:-30}
@@ -44,13 +44,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 "$BIN_DIR/nodesim" --nodes "$N" --name-prefix pv --cpu 2 --memory 8Gi \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-victims.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-victims.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers $N 2-cpu nodes" 60 nodes_ready "${NODES[@]}"
+setup_wait "nodesim registers $N 2-cpu nodes" 60 nodes_ready "${NODES[@]}"
 
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: scheduling.k8s.io/v1

@@ -32,9 +32,9 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
@@ -62,14 +62,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
 "$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
   --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-pdiff.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-pdiff.log" 2>&1 &
 NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
-check "the scenarios' PriorityClasses are created (one at -2^31, one with preemptionPolicy Never)" \
+setup_wait "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
+setup "the scenarios' PriorityClasses are created (one at -2^31, one with preemptionPolicy Never)" \
   kubectl apply -f "$DATA/classes.yaml"
 
 start_scheduler() { # WHO LOG

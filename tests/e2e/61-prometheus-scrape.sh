@@ -9,7 +9,7 @@
 # token lacking the RBAC (forbidden: 403).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/e2e.sh
 . tests/lib/sa-token.sh
@@ -29,8 +29,8 @@ trap cleanup EXIT
 condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 
-check "the shipped install (kubectl apply -k) is in place" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "the shipped install (kubectl apply -k) is in place" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start prom --progress-deadline 120 > "$T/health-port"
 OP_PORT=$(cat "$CLUSTER_DIR/pids/operator-prom.metrics-port")
 wait_for "the operator serves a revision" 150 settled

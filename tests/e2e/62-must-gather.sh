@@ -9,7 +9,7 @@
 # the extender's key.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/e2e.sh
 T=$(mktemp -d)
@@ -33,8 +33,8 @@ put_policy() {
     --dry-run=client -o yaml > "$T/policy.yaml" && kubectl apply -f "$T/policy.yaml" >/dev/null
 }
 
-check "the stack installs (kubectl apply -k)" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "the stack installs (kubectl apply -k)" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start mg --progress-deadline 120 > /dev/null
 wait_for "the operator has a serving revision" 150 settled
 R0=$(revision)

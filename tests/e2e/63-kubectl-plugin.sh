@@ -7,7 +7,7 @@
 # fits nowhere and says where a scheduled pod went.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 NS=plugin-e2e-$$
@@ -41,8 +41,8 @@ weighted() { # WEIGHT -> the documented policy with that LeastRequestedPriority 
   echo "$T/w$1.cfg"
 }
 
-check "the stack installs (kubectl apply -k)" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "the stack installs (kubectl apply -k)" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start plugin > /dev/null
 wait_for "the operator has a serving revision" 150 settled
 # Weights no revision has had, so each policy makes a new revision.

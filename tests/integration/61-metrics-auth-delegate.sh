@@ -8,7 +8,7 @@
 # never appear in the server's output.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/sa-token.sh
 . "$CLUSTER_DIR/env"
 BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)
