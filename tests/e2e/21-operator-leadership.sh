@@ -33,12 +33,7 @@ condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving() { settled && [ "$(revision)" = "$1" ]; }
 written() { kubectl -n openshift-kube-scheduler get configmap "policy-scheduler-config-$1" >/dev/null 2>&1; }
-put_policy() { # WEIGHT: the documented policy with LeastRequestedPriority at that weight
-  sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $1}/" \
-    deploy/policy.cfg > "$T/w$1.cfg"
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$T/w$1.cfg" \
-    --dry-run=client -o yaml | kubectl apply --request-timeout=10s -f - >/dev/null
-}
+put_policy() { stack_put_policy "$(stack_weight_policy "$1")"; }   # WEIGHT: the documented policy at that LeastRequestedPriority weight
 metric() { stack_operator_metrics "$1" | sed -n "s/^scheduler_operator_$2 //p"; }
 leader_is() { [ "$(metric "$1" leader)" = "$2" ]; }
 leads() { [ "$(metric "$1" leader)" = 1 ]; }

@@ -48,6 +48,7 @@ put_policy() { # FILE
     --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 }
 not_reporting_lines() { grep -c 'not reporting a ClusterOperator' "$CLUSTER_DIR/logs/operator-co.log"; }
+test_ge() { [ "$("${@:2}")" -ge "$1" ]; }   # test_ge N CMD...: CMD prints at least N
 
 setup "CRDs, namespaces and RBAC install" stack_install
 setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
@@ -144,7 +145,9 @@ watcher=$!
 sleep 1
 check "the ClusterOperator CRD is removed while the operator runs" \
   kubectl delete crd clusteroperators.config.openshift.io --wait=true
-sleep 8
+wait_for "... the operator notices (it says again that it does not report one)" 30 \
+  test_ge 2 not_reporting_lines
+check "... and has run a whole pass since" stack_operator_has_run_since_now co
 kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 check_eq "... the Scheduler stays Degraded=False throughout (a missing CRD is not a refused write)" "AsExpected" \
   "$(sort -u "$T/degraded.txt" | xargs)"

@@ -152,7 +152,7 @@ patch '{"spec":{"managementState":"Unmanaged"}}'
 wait_for "Unmanaged is reported on status" 5 bash -c "[ \"\$(kubectl get schedulerpolicyoperator cluster -o jsonpath='{.status.managementState}')\" = Unmanaged ]"
 kubectl -n $OPNS scale deploy policy-scheduler --replicas=1 >/dev/null
 kubectl -n $OPNS set image deploy/policy-scheduler scheduler=someone-elses:1 >/dev/null
-sleep 4
+check "the operator has run a whole pass since the hand edit" stack_operator_has_run_since_now a
 check_eq "Unmanaged: a hand edit of replicas and image stays" "1 someone-elses:1" \
   "$(deploy '{.spec.replicas} {.spec.template.spec.containers[0].image}')"
 patch '{"spec":{"managementState":"Managed"}}'
@@ -165,7 +165,7 @@ gone() { ! kubectl -n $OPNS get deployment policy-scheduler >/dev/null 2>&1 && [
 wait_for "Removed deletes the Deployment and the revision ConfigMaps" 10 gone
 wait_for "... and the status says so (OperandRemoved=True)" 5 bash -c \
   "[ \"\$(kubectl get schedulerpolicyoperator cluster -o jsonpath='{.status.conditions[?(@.type==\"OperandRemoved\")].status}')\" = True ]"
-sleep 3
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now a
 check "... and it stays removed" gone
 patch '{"spec":{"managementState":"Managed"}}'
 wait_for "Managed brings the operand back" 10 bash -c "kubectl -n $OPNS get deployment policy-scheduler >/dev/null 2>&1"

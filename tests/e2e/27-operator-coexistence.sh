@@ -76,7 +76,7 @@ stack_operator_start a --progress-deadline 120 > "$T/port-a"
 wait_for "the operator reports Degraded=True reason ConflictingScheduler" 60 degraded_by_conflict
 check_match "... naming the Lease holder and the way out" \
   "Lease kube-system/kube-scheduler is held by \"$(holder)\".*--scheduler-shared-lease" "$(cond Degraded message)"
-sleep 5
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now a
 check "... and creates no scheduler Deployment while it lasts" no_deployment
 check_match "the operator's log says what it found" 'Another default-scheduler is active' \
   "$(cat "$CLUSTER_DIR/logs/operator-a.log")"
@@ -123,6 +123,6 @@ stack_operator_start d --progress-deadline 120 > "$T/port-d"
 wait_for "without the shared Lease, kube-scheduler's recent Scheduled event trips the guard" 60 degraded_by_conflict
 check_match "... and the message names the reporting instance" 'Scheduled Event.* reported by "default-scheduler-' \
   "$(cond Degraded message)"
-sleep 3
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now d
 check_match "... and the Deployment keeps the shared-Lease revision meanwhile" "^${dep_before:-none}\$" "$(dep_rev)"
 finish

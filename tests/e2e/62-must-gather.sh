@@ -28,10 +28,6 @@ condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@
 revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving_after() { settled && [ "$(revision)" -gt "$1" ]; }
-put_policy() {
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
-    --dry-run=client -o yaml > "$T/policy.yaml" && kubectl apply -f "$T/policy.yaml" >/dev/null
-}
 
 setup "the stack installs (kubectl apply -k)" stack_install
 setup "nodesim brings up three Ready nodes" stack_nodesim_start
@@ -44,7 +40,7 @@ W=$(( $(kubectl -n openshift-kube-scheduler get cm -l app=policy-scheduler -o js
         tr ' ' '\n' | sort -n | tail -1) + 20 ))
 sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $W}/" \
   deploy/policy.cfg > "$T/good.cfg"
-put_policy "$T/good.cfg"
+stack_put_policy "$T/good.cfg"
 kubectl patch scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a new revision of the documented policy serves" 150 serving_after "$R0"
 R=$(revision)
@@ -56,7 +52,7 @@ p["extenders"] = [{"urlPrefix": "https://extender.example:8443/", "filterVerb": 
                    "tlsConfig": {"certData": "Y2VydA==", "keyData": "cHJpdmF0ZS1rZXktZGF0YQ=="}}]
 json.dump(p, open(sys.argv[2], "w"), indent=1)
 PY
-put_policy "$T/bad.cfg"
+stack_put_policy "$T/bad.cfg"
 wait_for "a policy with GeneralPredicates + PodFitsResources is rejected" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
 kubectl -n openshift-kube-scheduler create secret generic must-not-leak --from-literal=password=super-secret-value >/dev/null
