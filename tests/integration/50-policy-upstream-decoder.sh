@@ -110,7 +110,7 @@ judge() {
   [ -n "$input" ] || { echo "no input (input.json, input.yaml, input, source or a profile)" > "$out/unjudged"; return; }
 
   # The validator, as the operator runs it.
-  local vargs=(--max-size "$MAX_SIZE" --output json)
+  local vargs=(--kind Policy --max-size "$MAX_SIZE" --output json)
   [ -n "$configmap" ] && vargs+=(--configmap)
   local rc
   "$BIN_DIR/policy-validator" "${vargs[@]}" "$input" > "$out/validator.json" 2>/dev/null
