@@ -19,17 +19,18 @@ start_scheduler() {
   local who=$1 policy=$2 log=$3 port
   port=$(free_port)
   if [ "$who" = upstream ]; then
-    # DIFF_GATES (default DefaultPodTopologySpread=false, the classic SelectorSpread) go to
-    # both schedulers: DefaultPodTopologySpread (beta, on in v1.20) turns the policy's
-    # SelectorSpreadPriority into PodTopologySpread with system default constraints.
+    # Both schedulers run at v1.20's default gates: DefaultPodTopologySpread (beta, on)
+    # turns the policy's SelectorSpreadPriority into PodTopologySpread with system default
+    # constraints. DIFF_GATES (e.g. DefaultPodTopologySpread=false, the classic
+    # SelectorSpread) goes to both when set.
     "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
       --scheduler-name "${DIFF_NAME:-diff}-upstream" --leader-elect=false --address 127.0.0.1 --port "$port" \
       --secure-port 0 --kube-api-qps 1000 --kube-api-burst 1000 \
-      --feature-gates "${DIFF_GATES:-DefaultPodTopologySpread=false}" -v 10 > "$log" 2>&1 &
+      ${DIFF_GATES:+--feature-gates "$DIFF_GATES"} -v 10 > "$log" 2>&1 &
   else
     "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
       --scheduler-name "${DIFF_NAME:-diff}-ours" --leader-elect=false --bind-address 127.0.0.1 --port "$port" --secure-port 0 \
-      --feature-gates "${DIFF_GATES:-DefaultPodTopologySpread=false}" -v 10 > "$log" 2>&1 &
+      ${DIFF_GATES:+--feature-gates "$DIFF_GATES"} -v 10 > "$log" 2>&1 &
   fi
   SCHED_PID=$!
   local i
