@@ -22,3 +22,9 @@ $(eval $(call bench,bench-sched-preempt,tests/bench/bench-sched-preempt.c,schedc
 $(eval $(call bench,bench-sched-soak,tests/bench/bench-sched-soak.c,schedcore policy kube common))
 $(eval $(call bench,bench-sched-bind,tests/bench/bench-sched-bind.c,kube common))
 MANPAGES += scheduler/policy-scheduler.1
+
+# out-of-tree plugin examples (installed to PLUGINDIR) and the tests' own plugins
+$(eval $(call plugin,pair-anti-affinity,scheduler/examples/pair-anti-affinity.c,plugins))
+$(eval $(call plugin,node-label-score,scheduler/examples/node-label-score.c,plugins))
+$(foreach p,$(patsubst tests/plugins/%.c,%,$(sort $(wildcard tests/plugins/*.c))),\
+  $(eval $(call plugin,$(p),tests/plugins/$(p).c,test-plugins)))
