@@ -386,6 +386,10 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
         p->algo = sched_algo_new(cfg, NULL, NULL);
         if (!p->algo)
                 return -ENOMEM;
+        if ((r = kube_event_recorder_new(m->client, name, m->identity, &p->recorder)) < 0) {
+                sched_algo_free(TAKE_PTR(p->algo));
+                return r;
+        }
         p->cfg = TAKE_PTR(owned);
         m->n_profiles++;
         log_profile(p->cfg);
@@ -486,9 +490,6 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 return klog_error_errno(r, "cannot create the API client: %s", kerr.message);
         kube_client_set_rate_limit(m->client, opts->qps, opts->burst);
         kube_client_set_max_in_flight(m->client, MAX_IN_FLIGHT);
-        r = kube_event_recorder_new(m->client, opts->scheduler_name, m->identity, &m->recorder);
-        if (r < 0)
-                return klog_error_errno(r, "cannot create the event recorder: %m");
 
         _cleanup_(policy_freep) Policy *policy = NULL;
         r = load_policy(m, &policy);
@@ -625,7 +626,8 @@ Manager *manager_free(Manager *m) {
         m->leading = false;
         kube_leader_free(m->leader);
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
-        kube_event_recorder_free(m->recorder);
+        for (size_t i = 0; i < m->n_profiles; i++)
+                kube_event_recorder_free(m->profiles[i].recorder);
         http_server_free(m->http);
         http_server_free(m->https);
         http_server_free(m->http_metrics);

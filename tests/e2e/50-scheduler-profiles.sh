@@ -8,7 +8,9 @@
 #   (c) a pod naming a third schedulerName is left alone;
 #   (d) DefaultPreemption disabled at postFilter turns preemption off for that profile only;
 #   (e) an argument the engine cannot honour is refused at start, by name, before anything
-#       touches the cluster.
+#       touches the cluster;
+#   (f) each pod's Scheduled event is reported by its own profile (reportingController is
+#       the pod's schedulerName, as v1.20 gives every profile its recorder).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
@@ -125,5 +127,20 @@ wait_for "(c) a spread pod created after it is bound" 60 all_bound spread-4
 check_eq "(c) the pod naming a third schedulerName is left alone" "" "$(pod_node other-1)"
 check_eq "(c) ... without a PodScheduled condition from us" "" \
   "$(kubectl -n "$NS" get pod other-1 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')"
+
+# ---- (f) ----
+event_lines() { # "reason pod reportingController" per Event of the namespace
+  kubectl -n "$NS" get events.events.k8s.io \
+    -o jsonpath='{range .items[*]}{.reason} {.regarding.name} {.reportingController}{"\n"}{end}' 2>/dev/null
+}
+have_scheduled_events() { local l p; l=$(event_lines); for p in "$@"; do grep -q "^Scheduled $p " <<<"$l" || return 1; done; }
+PODS=(pack-1 pack-2 pack-3 pack-4 spread-1 spread-2 spread-3 spread-4)
+wait_for "(f) every bound pod has its Scheduled event" 30 have_scheduled_events "${PODS[@]}"
+lines=$(event_lines)
+check_eq "(f) the pack profile's pods' events are reported by pack" "pack" \
+  "$(awk '$2 ~ /^pack-/ {print $3}' <<<"$lines" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "(f) the spread profile's pods' events are reported by spread" "spread" \
+  "$(awk '$2 ~ /^spread-/ {print $3}' <<<"$lines" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "(f) the pod left alone has no Event from us" "" "$(awk '$2 == "other-1"' <<<"$lines")"
 check "policy-scheduler is still running" kill -0 "$SCHED_PID"
 finish
