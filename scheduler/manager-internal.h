@@ -24,6 +24,7 @@
 #include "scheduler/core/queue.h"
 #include "scheduler/extender.h"
 #include "scheduler/extender-preempt.h"
+#include "scheduler/framework-metrics.h"
 #include "scheduler/options.h"
 #include "scheduler/histogram.h"
 
@@ -106,6 +107,7 @@ struct Manager {
          * (manager_use_profile), borrowed from here. */
         ManagerProfile *profiles;
         size_t n_profiles;
+        FrameworkMetrics *framework_metrics; /* the profiles' extension points and plugins */
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedStr scheduler_name;
