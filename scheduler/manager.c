@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "kube/log.h"
 #include "scheduler/manager-internal.h"
+#include "scheduler/plugin-loader.h"
 
 #define BATCH 256
 /* A batch yields to the loop after this long even with pods left (a decision of a large
@@ -399,6 +401,13 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
         return 0;
 }
 
+/* The daemon's monotonic clock for timing out-of-tree plugin calls. */
+static int64_t plugin_now_ns(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* The profiles: each of the framework configuration's (--config), or the Policy's one, as
  * v1.20 builds it from the Policy (libpolicy's translation). */
 static int profiles_new(Manager *m, const Policy *policy, const SchedConfigOptions *co, Buf *err) {
@@ -532,6 +541,16 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         buf_init(&err, 64 * 1024);
         SchedFeatureGates gates = { .default_pod_topology_spread_off = opts->default_pod_topology_spread_off };
         co.gates = gates;
+        if (opts->plugin_dir) {
+                r = plugin_loader_open(opts->plugin_dir, plugin_now_ns, opts->plugin_call_budget_usec * 1000,
+                                       &m->plugins, &err);
+                if (r < 0)
+                        return klog_error_errno(r, "--plugin-dir: %s; not starting", buf_str(&err));
+                for (uint32_t i = 0; i < m->plugins->set.n; i++)
+                        klog_info("out-of-tree plugin %s loaded from %s (runs in-process)", m->plugins->set.v[i]->name,
+                                  m->plugins->set.v[i]->path);
+                co.externals = &m->plugins->set;
+        }
         if ((r = framework_metrics_new(&m->framework_metrics)) < 0 || (r = profiles_new(m, policy, &co, &err)) < 0)
                 return r;
         uint32_t need = 0;
@@ -652,6 +671,8 @@ Manager *manager_free(Manager *m) {
                 sched_config_free(m->profiles[i].cfg);
         }
         free(m->profiles);
+        plugin_loader_free(m->plugins);
+        m->plugins = NULL;
         sched_objects_free(m->objects);
         sched_pod_unref(m->waiting);
         m->waiting = NULL;

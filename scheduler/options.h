@@ -53,6 +53,8 @@ typedef struct SchedOptions {
         char *address;                                  /* default: --bind-address */
         int port;                                       /* default 10251; 0 = off */
         char *metrics_address;                          /* metricsBindAddress when it differs */
+        char *plugin_dir;                               /* --plugin-dir: out-of-tree plugins */
+        int64_t plugin_call_budget_usec;                /* --plugin-call-budget (default 100 ms) */
         int metrics_port;                               /* 0 = /metrics on the healthz server */
         bool disable_preemption;                        /* disablePreemption */
         bool default_pod_topology_spread_off;           /* --feature-gates=DefaultPodTopologySpread=false */

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,4 +143,44 @@ int plugin_loader_open(const char *dir, int64_t (*now_ns)(void), int64_t budget_
         l->set.n = l->n;
         *ret = TAKE_PTR(l);
         return 0;
+}
+
+int plugin_metrics_format(Buf *b, const SchedExternalSet *set) {
+        if (!set || set->n == 0)
+                return 0;
+        int r = buf_printf(b, "# HELP policy_scheduler_plugin_call_duration_seconds Calls of an out-of-tree plugin's "
+                              "hooks (in-process, on the scheduling loop) and their time.\n"
+                              "# TYPE policy_scheduler_plugin_call_duration_seconds histogram\n");
+        for (uint32_t i = 0; r >= 0 && i < set->n; i++) {
+                const SchedExternal *e = set->v[i];
+                uint64_t cum = 0;
+                for (uint32_t k = 0; r >= 0 && k < SCHED_EXTERNAL_BUCKETS; k++) {
+                        cum += e->stats.buckets[k];
+                        if (k == SCHED_EXTERNAL_BUCKETS - 1)
+                                r = buf_printf(b, "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"%s\","
+                                                  "le=\"+Inf\"} %" PRIu64 "\n", e->name, e->stats.calls);
+                        else
+                                r = buf_printf(b, "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"%s\","
+                                                  "le=\"%g\"} %" PRIu64 "\n", e->name, sched_external_bucket_le[k], cum);
+                }
+                if (r >= 0)
+                        r = buf_printf(b, "policy_scheduler_plugin_call_duration_seconds_sum{plugin=\"%s\"} %.9f\n"
+                                          "policy_scheduler_plugin_call_duration_seconds_count{plugin=\"%s\"} %" PRIu64 "\n",
+                                       e->name, (double) e->stats.ns / 1e9, e->name, e->stats.calls);
+        }
+        if (r >= 0)
+                r = buf_printf(b, "# HELP policy_scheduler_plugin_calls_over_budget_total Calls of an out-of-tree "
+                                  "plugin longer than --plugin-call-budget.\n"
+                                  "# TYPE policy_scheduler_plugin_calls_over_budget_total counter\n");
+        for (uint32_t i = 0; r >= 0 && i < set->n; i++)
+                r = buf_printf(b, "policy_scheduler_plugin_calls_over_budget_total{plugin=\"%s\"} %" PRIu64 "\n",
+                               set->v[i]->name, set->v[i]->stats.over_budget);
+        if (r >= 0)
+                r = buf_printf(b, "# HELP policy_scheduler_plugin_errors_total Out-of-tree plugin calls that returned "
+                                  "an error or a score outside 0..100.\n"
+                                  "# TYPE policy_scheduler_plugin_errors_total counter\n");
+        for (uint32_t i = 0; r >= 0 && i < set->n; i++)
+                r = buf_printf(b, "policy_scheduler_plugin_errors_total{plugin=\"%s\"} %" PRIu64 "\n",
+                               set->v[i]->name, set->v[i]->stats.errors);
+        return r < 0 ? r : 0;
 }

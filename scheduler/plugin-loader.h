@@ -31,6 +31,10 @@ int plugin_loader_open(const char *dir, int64_t (*now_ns)(void), int64_t budget_
 void plugin_loader_free(PluginLoader *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PluginLoader *, plugin_loader_free);
 
+/* The plugins' calls, time, calls over the budget and errors in the Prometheus text format
+ * (nothing without plugins). Returns 0 or -errno from the buffer. */
+int plugin_metrics_format(Buf *b, const SchedExternalSet *set);
+
 /* Whether dir is trusted (owner root or us, no group/world write). Returns 0, or -EPERM /
  * -errno with the reason in err. */
 int plugin_path_trusted(const char *path, bool want_dir, Buf *err);

@@ -324,6 +324,21 @@ static void test_budget(void **state) {
         assert_int_equal(s->over_budget, 3);
         assert_int_equal(s->ns, 3 * 3 * 1000 * 1000);
         assert_int_equal(s->buckets[4], 3);     /* <= 10 ms */
+        _cleanup_buf_ Buf m;
+        buf_init(&m, 0);
+        assert_int_equal(plugin_metrics_format(&m, &l->set), 0);
+        static const char *const want[] = {
+                "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"0.001\"} 0\n",
+                "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"0.01\"} 3\n",
+                "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"+Inf\"} 3\n",
+                "policy_scheduler_plugin_call_duration_seconds_sum{plugin=\"node-label-score\"} 0.009000000\n",
+                "policy_scheduler_plugin_call_duration_seconds_count{plugin=\"node-label-score\"} 3\n",
+                "policy_scheduler_plugin_calls_over_budget_total{plugin=\"node-label-score\"} 3\n",
+                "policy_scheduler_plugin_errors_total{plugin=\"node-label-score\"} 0\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                if (!strstr(buf_str(&m), want[i]))
+                        fail_msg("/metrics lacks %s in:\n%s", want[i], buf_str(&m));
         sched_config_free(cfg);
         plugin_loader_free(l);
 }
