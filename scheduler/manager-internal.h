@@ -108,7 +108,7 @@ struct Manager {
         ManagerProfile *profiles;
         size_t n_profiles;
         FrameworkMetrics *framework_metrics; /* the profiles' extension points and plugins */
-        struct PluginLoader *plugins;   /* --plugin-dir's out-of-tree plugins; NULL: none */
+        const struct PluginLoader *plugins; /* --plugin-dir's (the options own them); NULL: none */
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedStr scheduler_name;

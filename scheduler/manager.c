@@ -401,13 +401,6 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
         return 0;
 }
 
-/* The daemon's monotonic clock for timing out-of-tree plugin calls. */
-static int64_t plugin_now_ns(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* The profiles: each of the framework configuration's (--config), or the Policy's one, as
  * v1.20 builds it from the Policy (libpolicy's translation). */
 static int profiles_new(Manager *m, const Policy *policy, const SchedConfigOptions *co, Buf *err) {
@@ -541,11 +534,8 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         buf_init(&err, 64 * 1024);
         SchedFeatureGates gates = { .default_pod_topology_spread_off = opts->default_pod_topology_spread_off };
         co.gates = gates;
-        if (opts->plugin_dir) {
-                r = plugin_loader_open(opts->plugin_dir, plugin_now_ns, opts->plugin_call_budget_usec * 1000,
-                                       &m->plugins, &err);
-                if (r < 0)
-                        return klog_error_errno(r, "--plugin-dir: %s; not starting", buf_str(&err));
+        if (opts->plugins) {
+                m->plugins = opts->plugins;
                 for (uint32_t i = 0; i < m->plugins->set.n; i++)
                         klog_info("out-of-tree plugin %s loaded from %s (runs in-process)", m->plugins->set.v[i]->name,
                                   m->plugins->set.v[i]->path);
@@ -671,8 +661,6 @@ Manager *manager_free(Manager *m) {
                 sched_config_free(m->profiles[i].cfg);
         }
         free(m->profiles);
-        plugin_loader_free(m->plugins);
-        m->plugins = NULL;
         sched_objects_free(m->objects);
         sched_pod_unref(m->waiting);
         m->waiting = NULL;

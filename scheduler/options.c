@@ -15,6 +15,7 @@
 #include "common/macro.h"
 #include "kube/log.h"
 #include "scheduler/options-internal.h"
+#include "scheduler/plugin-loader.h"
 
 #define USEC_PER_SEC INT64_C(1000000)
 
@@ -52,6 +53,8 @@ void sched_options_done(SchedOptions *o) {
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
         json_decref(o->ksc_effective);
+        free(o->ksc_external);
+        plugin_loader_free(o->plugins);
         sched_options_init(o);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int plugin_path_trusted(const char *path, bool want_dir, Buf *err) {
@@ -35,6 +36,12 @@ int plugin_path_trusted(const char *path, bool want_dir, Buf *err) {
                 return -EPERM;
         }
         return 0;
+}
+
+int64_t plugin_loader_now_ns(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 void plugin_loader_free(PluginLoader *l) {

@@ -27,6 +27,9 @@ typedef struct PluginLoader {
  * Returns 0 and a new loader (an empty directory gives an empty set); -errno with
  * "DIR/FILE: reason" in err. */
 int plugin_loader_open(const char *dir, int64_t (*now_ns)(void), int64_t budget_ns, PluginLoader **ret, Buf *err);
+/* CLOCK_MONOTONIC in ns: the daemon's clock for timing the calls. */
+int64_t plugin_loader_now_ns(void);
+
 /* Unloads (after every config using the plugins is freed). Accepts NULL. */
 void plugin_loader_free(PluginLoader *l);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PluginLoader *, plugin_loader_free);
