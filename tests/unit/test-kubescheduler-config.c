@@ -297,6 +297,9 @@ static void test_external_plugins(void **state) {
         }
         _cleanup_free_ char *text = json_dumps(eff, JSON_COMPACT);
         assert_non_null(strstr(text, "{\"name\":\"unchecked\",\"weight\":2}"));
+        /* the args reach the effective configuration as written */
+        assert_non_null(strstr(text, "{\"name\":\"pair-anti-affinity\",\"args\":{\"a\":\"even\"}}"));
+        assert_non_null(strstr(text, "{\"name\":\"unchecked\",\"args\":{\"anything\":[1]}}"));
         json_decref(eff);
         eff = NULL;
         policy_diags_clear(&d);
