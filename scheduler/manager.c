@@ -179,12 +179,17 @@ static int on_defer(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-bool manager_may_bind(Manager *m) {
+bool manager_may_write(Manager *m) {
         if (!m->leading)
                 return false;
         /* the lease as this host's clock sees it: a leader that could not renew in time
          * (stopped, starved) learns here, before writing, that it no longer leads */
         return !m->leader || kube_leader_check(m->leader);
+}
+
+/* The recorder's fence: an Event repeated after the lease lapsed does not patch its series. */
+static bool recorder_may_write(void *userdata) {
+        return manager_may_write(userdata);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -395,6 +400,7 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
                 return observer ? r : -ENOMEM;
         }
         sched_algo_set_observer(p->algo, observer);
+        kube_event_recorder_set_fence(p->recorder, recorder_may_write, m);
         p->cfg = TAKE_PTR(owned);
         m->n_profiles++;
         log_profile(p->cfg);
@@ -641,10 +647,11 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->n_profiles; i++)
                 kube_event_recorder_free(m->profiles[i].recorder);
         framework_metrics_free(m->framework_metrics);
+        /* the delegate answers the requests still under review on m->https: first */
+        kube_auth_delegate_free(m->auth);
         http_server_free(m->http);
         http_server_free(m->https);
         http_server_free(m->http_metrics);
-        kube_auth_delegate_free(m->auth);
         kube_client_unref(m->auth_client);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
