@@ -110,19 +110,15 @@ int plugin_loader_open(const char *dir, int64_t (*now_ns)(void), int64_t budget_
         int r = plugin_path_trusted(dir, true, err);
         if (r < 0)
                 return r;
-        _cleanup_(plugin_loader_freep) PluginLoader *l = calloc(1, sizeof(*l));
-        if (!l)
-                return -ENOMEM;
         DIR *d = opendir(dir);
         if (!d) {
                 int e = errno;
                 (void) buf_printf(err, "%s: %s", dir, strerror(e));
                 return -e;
         }
-        char *files[PLUGIN_LOADER_MAX];
+        char *files[PLUGIN_LOADER_MAX] = {};
         uint32_t n_files = 0;
         struct dirent *de;
-        r = 0;
         while ((de = readdir(d))) {
                 size_t len = strlen(de->d_name);
                 if (len <= 3 || strcmp(de->d_name + len - 3, ".so") != 0)
@@ -139,19 +135,23 @@ int plugin_loader_open(const char *dir, int64_t (*now_ns)(void), int64_t budget_
                 n_files++;
         }
         closedir(d);
+        PluginLoader *l = r < 0 ? NULL : calloc(1, sizeof(*l));
+        if (!l && r >= 0)
+                r = -ENOMEM;
         qsort(files, n_files, sizeof(char *), name_cmp);
-        for (uint32_t i = 0; r >= 0 && i < n_files; i++)
+        for (uint32_t i = 0; l && r >= 0 && i < n_files; i++)
                 r = load_one(l, dir, files[i], now_ns, budget_ns, err);
         for (uint32_t i = 0; i < n_files; i++)
                 free(files[i]);
-        if (r < 0)
+        if (r < 0) {
+                plugin_loader_free(l);
                 return r;
+        }
         l->set.v = l->exts;
         l->set.n = l->n;
-        *ret = TAKE_PTR(l);
+        *ret = l;
         return 0;
 }
-
 int plugin_metrics_format(Buf *b, const SchedExternalSet *set) {
         if (!set || set->n == 0)
                 return 0;
