@@ -17,7 +17,7 @@ $(foreach t,$(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test-sched-
   $(eval $(call unit_test,$(t),tests/unit/$(t).c,$(SCHED_TEST_LIBS))))
 
 $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
-$(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,schedcore policy kube common))
+$(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,scheduler schedcore policy kube common))
 $(eval $(call bench,bench-sched-preempt,tests/bench/bench-sched-preempt.c,schedcore policy kube common))
 $(eval $(call bench,bench-sched-soak,tests/bench/bench-sched-soak.c,schedcore policy kube common))
 $(eval $(call bench,bench-sched-bind,tests/bench/bench-sched-bind.c,kube common))

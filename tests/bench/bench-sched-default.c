@@ -48,6 +48,7 @@
 
 #include "common/macro.h"
 #include "policy-validator/kubescheduler-config.h"
+#include "scheduler/plugin-loader.h"
 #include "policy-validator/policy.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
@@ -158,7 +159,7 @@ static int load_config(SchedStrtab *t, const char *path, int32_t pct, const Sche
 /* --config: a KubeSchedulerConfiguration through libpolicy's front door (decoded, defaulted,
  * validated), its first profile compiled as the daemon compiles it. */
 static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFeatureGates *gates,
-                    SchedConfig **ret_cfg) {
+                    const PluginLoader *plugins, SchedConfig **ret_cfg) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         int r = read_file(path, &text, &len);
@@ -168,6 +169,14 @@ static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFe
         }
         PolicyDiags diags = {};
         KscOptions ko = { .default_pod_topology_spread_off = gates->default_pod_topology_spread_off };
+        KscExternalPlugin external[PLUGIN_LOADER_MAX];
+        for (uint32_t i = 0; plugins && i < plugins->set.n; i++)
+                external[i] = (KscExternalPlugin) { .name = plugins->set.v[i]->name, .points = plugins->set.v[i]->points,
+                                                    .check_args = plugins->set.v[i]->plugin->check_args };
+        if (plugins) {
+                ko.external = external;
+                ko.n_external = plugins->set.n;
+        }
         json_auto_t *eff = NULL;
         r = ksc_load(text, len, &ko, &eff, &diags);
         _cleanup_free_ char *msg = NULL;
@@ -178,7 +187,8 @@ static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFe
                 return r;
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
-        SchedConfigOptions o = { .percentage_of_nodes_to_score = pct, .gates = *gates };
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = pct, .gates = *gates,
+                                 .externals = plugins ? &plugins->set : NULL };
         r = sched_config_new_profile(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret_cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s: cannot run: %s\n", path, err.len ? buf_str(&err) : strerror(-r));
@@ -455,7 +465,8 @@ static void usage(void) {
         fprintf(stderr, "usage: bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]\n"
                         "                           [--existing E1,E2,...] [--budget SECONDS] [--percentage P]\n"
                         "                           [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]\n"
-                        "                           [--feature-gates DefaultPodTopologySpread=true|false] [--config FILE]\n");
+                        "                           [--feature-gates DefaultPodTopologySpread=true|false] [--config FILE]\n"
+                        "                           [--plugin-dir DIR (out-of-tree plugins --config may enable)]\n");
 }
 
 int main(int argc, char **argv) {
@@ -466,6 +477,7 @@ int main(int argc, char **argv) {
                 { "percentage", required_argument, NULL, 'x' }, { "series-pods", required_argument, NULL, 's' },
                 { "placements", required_argument, NULL, 'o' },   { "csv", required_argument, NULL, 'C' },
                 { "feature-gates", required_argument, NULL, 'g' }, { "config", required_argument, NULL, 'K' },
+                { "plugin-dir", required_argument, NULL, 'D' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -476,7 +488,7 @@ int main(int argc, char **argv) {
         int32_t pct = 0;
         Bench b = { .n_nodes = 5000, .seed = 12345 };
         SchedFeatureGates gates = {};
-        const char *ksc_path = NULL;
+        const char *ksc_path = NULL, *plugin_dir = NULL;
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0)
                 switch (c) {
@@ -494,6 +506,9 @@ int main(int argc, char **argv) {
                         break;
                 case 'K':
                         ksc_path = optarg;
+                        break;
+                case 'D':
+                        plugin_dir = optarg;
                         break;
                 case 'g':
                         if (strcmp(optarg, "DefaultPodTopologySpread=false") == 0)
@@ -555,8 +570,18 @@ int main(int argc, char **argv) {
         b.objs = objs;
 
         _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
+        /* before cfg: freed after it (the config's plugin instances call into the plugins) */
+        _cleanup_(plugin_loader_freep) PluginLoader *plugins = NULL;
         _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
-        if (ksc_path ? load_ksc(t, ksc_path, pct, &gates, &cfg) < 0 : load_config(t, policy_path, pct, &gates, &eff, &cfg) < 0)
+        if (plugin_dir) {
+                _cleanup_buf_ Buf perr;
+                buf_init(&perr, 4096);
+                if (plugin_loader_open(plugin_dir, NULL, 0, &plugins, &perr) < 0) {
+                        fprintf(stderr, "--plugin-dir: %s\n", buf_str(&perr));
+                        return 2;
+                }
+        }
+        if (ksc_path ? load_ksc(t, ksc_path, pct, &gates, plugins, &cfg) < 0 : load_config(t, policy_path, pct, &gates, &eff, &cfg) < 0)
                 return 1;
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         if (!a)
