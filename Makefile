@@ -25,6 +25,8 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+INCLUDEDIR ?= $(PREFIX)/include
+PLUGINDIR ?= $(PREFIX)/lib/policy-scheduler/plugins
 
 SANITIZE ?=
 VALGRIND ?=
@@ -61,6 +63,7 @@ INTEGRATION_TESTS :=
 BENCHES :=
 FUZZERS :=
 MANPAGES :=
+PLUGINS :=
 LINT_SRCS :=
 
 $(O)/%.o: %.c
@@ -111,6 +114,17 @@ $(O)/bench/$(1): $(patsubst %.c,$(O)/%.o,$(2)) $(foreach l,$(3),$(O)/lib/lib$(l)
 	$(Q)$(call say,LD,$$@)$(CC) $(ALL_LDFLAGS) -o $$@ $$^ $(PKG_LIBS)
 endef
 
+# $(call plugin,NAME,SOURCES,DIR) -> $(O)/DIR/NAME.so, an out-of-tree scheduler plugin built
+# against scheduler/include/policy-scheduler-plugin.h (DIR: plugins for the examples that are
+# installed, test-plugins for the tests' own)
+define plugin
+PLUGINS += $(O)/$(3)/$(1).so
+$(O)/$(3)/$(1).so: $(2) scheduler/include/policy-scheduler-plugin.h
+	@mkdir -p $$(@D)
+	$(Q)$(call say,SO,$$@)$(CC) -std=gnu17 $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE -I. $$(PKG_CFLAGS) \
+		-fPIC -shared -fvisibility=hidden -Wl,--as-needed -o $$@ $(2) $$(shell $(PKG_CONFIG) --libs jansson)
+endef
+
 # $(call fuzzer,NAME,SOURCES): a libFuzzer target built from source with clang + ASan/UBSan
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=gnu17 -g -O1 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
@@ -123,8 +137,8 @@ endef
 
 include $(sort $(wildcard */module.mk tests/*/module.mk))
 
-all: $(PROGRAMS)
-tests-build: $(UNIT_TESTS) $(INTEGRATION_TESTS)
+all: $(PROGRAMS) $(PLUGINS)
+tests-build: $(UNIT_TESTS) $(INTEGRATION_TESTS) $(PLUGINS)
 benches-build: $(BENCHES)
 
 deps:
@@ -208,6 +222,9 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 $(filter-out $(HARNESS_PROGRAMS),$(PROGRAMS)) $(DESTDIR)$(BINDIR)/
 	$(if $(MANPAGES),install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PLUGINDIR)
+	install -m 0644 scheduler/include/policy-scheduler-plugin.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0755 $(filter $(O)/plugins/%,$(PLUGINS)) $(DESTDIR)$(PLUGINDIR)/
 
 clean:
 	rm -rf build/default build/san build/fuzz build/summary

@@ -182,6 +182,20 @@ static json_t *plugin_config(KscContext *c, const json_t *profile, const json_t 
                 if (!a || json_array_append_new(list, json_pack("{s:s, s:o}", "name", with_args[k]->name, "args", a)) < 0)
                         return NULL;
         }
+        /* policy-scheduler's out-of-tree plugins: their args as written (null when none) */
+        size_t i;
+        json_t *pc;
+        json_array_foreach(json_object_get(profile, "pluginConfig"), i, pc) {
+                const char *name = str_or(pc, "name", "");
+                bool external = false;
+                for (size_t k = 0; c->opts && k < c->opts->n_external; k++)
+                        external |= streq(c->opts->external[k].name, name);
+                if (!external)
+                        continue;
+                const json_t *args = json_object_get(pc, "args");
+                if (json_array_append_new(list, json_pack("{s:s, s:O}", "name", name, "args", args ? args : json_null())) < 0)
+                        return NULL;
+        }
         return json_incref(list);
 }
 

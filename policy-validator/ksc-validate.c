@@ -145,6 +145,13 @@ static bool enabled_anywhere(const json_t *eprof, const char *name) {
         return false;
 }
 
+static const KscExternalPlugin *external_find(const KscContext *c, const char *name) {
+        for (size_t i = 0; c->opts && name && i < c->opts->n_external; i++)
+                if (streq(c->opts->external[i].name, name))
+                        return &c->opts->external[i];
+        return NULL;
+}
+
 static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const json_t *dset, const json_t *eset) {
         const char *pn = ksc_extension_point_to_string(p);
         const json_t *enabled = json_object_get(eset, "enabled"), *denabled = json_object_get(dset, "enabled");
@@ -163,11 +170,19 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                 const char *name = str(e, "name");
                 const KscPlugin *pl = ksc_plugin_find(name);
                 const char *path = kp(c, "profiles[%zu].plugins.%s.enabled[%zu]", pi, pn, k);
-                if (!pl) {
+                const KscExternalPlugin *ext = pl ? NULL : external_find(c, name);
+                if (ext) {
+                        if (!(ext->points & (1u << p)))
+                                ksc_err(c, "plugin-extension-point", path,
+                                        "out-of-tree plugin %s does not extend %s", name, pn);
+                } else if (!pl) {
                         const char *sugg = ksc_plugin_closest(name);
-                        ksc_err(c, "plugin-unknown", path, "plugin \"%s\" does not exist in kube-scheduler v1.20%s%s%s",
-                                name,
-                                sugg ? "; did you mean \"" : "", sugg ? sugg : "", sugg ? "\"?" : "");
+                        const char *dir = c->opts ? c->opts->plugin_dir : NULL;
+                        char where[PPATH_MAX] = "";
+                        if (dir)
+                                snprintf(where, sizeof where, " nor as an out-of-tree plugin %s/%s.so", dir, name);
+                        ksc_err(c, "plugin-unknown", path, "plugin \"%s\" does not exist in kube-scheduler v1.20%s%s%s%s",
+                                name, where, sugg ? "; did you mean \"" : "", sugg ? sugg : "", sugg ? "\"?" : "");
                 } else if (!(pl->points & (1u << p)))
                         ksc_err(c, "plugin-extension-point", path, "plugin %s does not extend %s", name, pn);
                 for (j = 0; j < i; j++)
@@ -242,6 +257,22 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
                                         name, j);
                                 break;
                         }
+                const KscExternalPlugin *ext = pl ? NULL : external_find(c, name);
+                if (ext) {
+                        if (ext->check_args) {
+                                json_t *args = json_object_get(pc, "args");
+                                char *text = json_dumps(args ? args : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+                                char why[512] = "";
+                                if (!text || ext->check_args(text, why, sizeof why) != 0) {
+                                        why[sizeof why - 1] = 0;
+                                        ksc_err(c, "plugin-args-refused", kp(c, "profiles[%zu].pluginConfig[%zu].args", pi, i),
+                                                "out-of-tree plugin %s refuses its args: %s", name,
+                                                text ? (why[0] ? why : "(no reason)") : "out of memory");
+                                }
+                                free(text);
+                        }
+                        continue;
+                }
                 if (!pl || pl->args == KSC_ARGS_NONE) {
                         const char *sugg = pl ? NULL : ksc_plugin_closest(name);
                         ksc_err(c, "plugin-config-unknown", kp(c, "profiles[%zu].pluginConfig[%zu].name", pi, i),
@@ -261,7 +292,7 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
         /* The constructors' rules, for the plugins this profile runs. */
         json_array_foreach(json_object_get(eprof, "pluginConfig"), i, pc) {
                 const char *name = str(pc, "name");
-                if (!enabled_anywhere(eprof, name))
+                if (!enabled_anywhere(eprof, name) || !ksc_plugin_find(name))
                         continue;
                 char path[PPATH_MAX];
                 snprintf(path, sizeof path, "profiles[%zu]", pi);

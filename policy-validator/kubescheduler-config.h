@@ -138,6 +138,17 @@ typedef enum KscExtensionPoint {
 /* "queueSort", "preFilter", ...: the JSON key of a point. */
 const char *ksc_extension_point_to_string(KscExtensionPoint p);
 
+/* An out-of-tree plugin of policy-scheduler (--plugin-dir), as the caller loaded it: a profile
+ * may enable it at the points it extends, and its pluginConfig args go to check_args when it
+ * has one (unchecked otherwise). */
+typedef struct KscExternalPlugin {
+        const char *name;
+        uint32_t points;        /* 1u << KscExtensionPoint */
+        /* Optional: 0, or -1 with a NUL-terminated reason in err; args_json is "null" when the
+         * entry has no args. */
+        int (*check_args)(const char *args_json, char *err, size_t err_size);
+} KscExternalPlugin;
+
 /* A zero-initialised KscOptions (or NULL) means kube-scheduler v1.20.2's defaults. */
 typedef struct KscOptions {
         /* format, max_size and max_depth as for a Policy (the same bounds); the Policy-only
@@ -147,6 +158,11 @@ typedef struct KscOptions {
          * default plugin set then has SelectorSpread, and PodTopologySpreadArgs default to
          * defaultingType "List". */
         bool default_pod_topology_spread_off;
+        /* policy-scheduler's out-of-tree plugins, found in plugin_dir (named by the error for
+         * an unknown plugin; NULL: no directory was given). Borrowed. */
+        const char *plugin_dir;
+        const KscExternalPlugin *external;
+        size_t n_external;
 } KscOptions;
 
 /* Whether text is a KubeSchedulerConfiguration rather than a Policy: its top-level "kind" is

@@ -18,6 +18,7 @@
 #include "common/macro.h"
 #include "policy-validator/kubescheduler-config.h"
 #include "policy-validator/policy.h"
+#include "scheduler/plugin-loader.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
@@ -35,6 +36,7 @@ typedef struct Args {
         PolicyOptions opts;
         bool default_pod_topology_spread_off;
         int kind;               /* -1 auto, 0 Policy, 1 KubeSchedulerConfiguration */
+        const char *plugin_dir; /* policy-scheduler's out-of-tree plugins */
 } Args;
 
 static void help(void) {
@@ -60,6 +62,9 @@ static void help(void) {
                "      --no-taint-nodes-by-condition\n"
                "                           the cluster runs with TaintNodesByCondition off: accept\n"
                "                           CheckNodeCondition and CheckNode*Pressure\n"
+               "      --plugin-dir=DIR     policy-scheduler's out-of-tree plugins (DIR/<Name>.so, loaded and\n"
+               "                           checked as the scheduler does): profiles may enable them, and\n"
+               "                           their args go to the plugin's own check when it has one\n"
                "      --kind=KIND          read the input as a Policy or a KubeSchedulerConfiguration\n"
                "                           (default auto: by its kind and apiVersion)\n"
                "      --feature-gates=DefaultPodTopologySpread=false\n"
@@ -84,7 +89,7 @@ static int parse_size(const char *s, size_t *ret) {
 }
 
 static int parse_args(int argc, char **argv, Args *a) {
-        enum { ARG_SCHEDULER_NAME = 0x100, ARG_NO_TNBC, ARG_MAX_SIZE, ARG_FEATURE_GATES, ARG_KIND };
+        enum { ARG_SCHEDULER_NAME = 0x100, ARG_NO_TNBC, ARG_MAX_SIZE, ARG_FEATURE_GATES, ARG_KIND, ARG_PLUGIN_DIR };
         static const struct option options[] = {
                 { "output", required_argument, NULL, 'o' },
                 { "configmap", no_argument, NULL, 'c' },
@@ -98,6 +103,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "max-size", required_argument, NULL, ARG_MAX_SIZE },
                 { "feature-gates", required_argument, NULL, ARG_FEATURE_GATES },
                 { "kind", required_argument, NULL, ARG_KIND },
+                { "plugin-dir", required_argument, NULL, ARG_PLUGIN_DIR },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -159,6 +165,9 @@ static int parse_args(int argc, char **argv, Args *a) {
                                 fprintf(stderr, "policy-validator: invalid --max-size '%s'\n", optarg);
                                 return -EINVAL;
                         }
+                        break;
+                case ARG_PLUGIN_DIR:
+                        a->plugin_dir = optarg;
                         break;
                 case ARG_KIND:
                         if (strcmp(optarg, "Policy") == 0)
@@ -291,6 +300,25 @@ static int run_ksc(const Args *a, const char *name, const Buf *in) {
                 return EXIT_USAGE;
         }
         KscOptions opts = { .base = a->opts, .default_pod_topology_spread_off = a->default_pod_topology_spread_off };
+        /* policy-scheduler's out-of-tree plugins, loaded as the scheduler loads them */
+        _cleanup_(plugin_loader_freep) PluginLoader *plugins = NULL;
+        KscExternalPlugin external[PLUGIN_LOADER_MAX];
+        if (a->plugin_dir) {
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 4096);
+                int r = plugin_loader_open(a->plugin_dir, NULL, 0, &plugins, &err);
+                if (r < 0) {
+                        fprintf(stderr, "policy-validator: --plugin-dir: %s\n", buf_str(&err));
+                        return EXIT_USAGE;
+                }
+                for (uint32_t i = 0; i < plugins->set.n; i++)
+                        external[i] = (KscExternalPlugin) { .name = plugins->set.v[i]->name,
+                                                            .points = plugins->set.v[i]->points,
+                                                            .check_args = plugins->set.v[i]->plugin->check_args };
+                opts.plugin_dir = a->plugin_dir;
+                opts.external = external;
+                opts.n_external = plugins->set.n;
+        }
         PolicyDiags diags = {};
         json_t *eff = NULL;
         int r = ksc_load(buf_str(in), in->len, &opts, &eff, &diags);

@@ -29,7 +29,7 @@ POLICY_LIB_SRCS := \
 
 $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))
 
-$(eval $(call program,policy-validator,policy-validator/main.c,policy common))
+$(eval $(call program,policy-validator,policy-validator/main.c,scheduler schedcore policy kube common))
 MANPAGES += policy-validator/policy-validator.1
 
 $(eval $(call unit_test,test-policy,tests/unit/test-policy.c,policy common))

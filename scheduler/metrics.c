@@ -15,6 +15,7 @@
 #include "kube/log.h"
 #include "scheduler/histogram.h"
 #include "scheduler/manager-internal.h"
+#include "scheduler/plugin-loader.h"
 
 static int on_healthz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         return buf_puts(&reply->body, "ok");
@@ -135,6 +136,10 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                 r = histogram_format(b, "scheduler_binding_duration_seconds", "Bind call latency.", &m->bind);
         if (r >= 0)
                 r = format_preemption(b, m);
+        if (r >= 0)
+                r = framework_metrics_format(b, m->framework_metrics);
+        if (r >= 0 && m->plugins)
+                r = plugin_metrics_format(b, &m->plugins->set);
         /* client-go's leader election gauge, as kube-scheduler exports it: which replica
          * schedules, with its counters, and which ones stand by */
         if (r >= 0 && m->opts->leader_elect)

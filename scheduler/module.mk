@@ -17,8 +17,14 @@ $(foreach t,$(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test-sched-
   $(eval $(call unit_test,$(t),tests/unit/$(t).c tests/unit/builders.c,$(SCHED_TEST_LIBS))))
 
 $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
-$(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,schedcore policy kube common))
+$(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,scheduler schedcore policy kube common))
 $(eval $(call bench,bench-sched-preempt,tests/bench/bench-sched-preempt.c,schedcore policy kube common))
 $(eval $(call bench,bench-sched-soak,tests/bench/bench-sched-soak.c,schedcore policy kube common))
 $(eval $(call bench,bench-sched-bind,tests/bench/bench-sched-bind.c,kube common))
 MANPAGES += scheduler/policy-scheduler.1
+
+# out-of-tree plugin examples (installed to PLUGINDIR) and the tests' own plugins
+$(eval $(call plugin,pair-anti-affinity,scheduler/examples/pair-anti-affinity.c,plugins))
+$(eval $(call plugin,node-label-score,scheduler/examples/node-label-score.c,plugins))
+$(foreach p,$(patsubst tests/plugins/%.c,%,$(sort $(wildcard tests/plugins/*.c))),\
+  $(eval $(call plugin,$(p),tests/plugins/$(p).c,test-plugins)))

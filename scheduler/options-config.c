@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "scheduler/plugin-loader.h"
 #include "common/macro.h"
 #include "policy-validator/kubescheduler-config.h"
 #include "scheduler/options-internal.h"
@@ -361,7 +362,8 @@ static int apply_effective(SchedOptions *o, const json_t *eff, Buf *err) {
 }
 
 static int apply_framework(SchedOptions *o, const char *text, size_t len, const json_t *j, Buf *err) {
-        KscOptions ko = { .default_pod_topology_spread_off = o->default_pod_topology_spread_off };
+        KscOptions ko = { .default_pod_topology_spread_off = o->default_pod_topology_spread_off,
+                          .plugin_dir = o->plugin_dir, .external = o->ksc_external, .n_external = o->n_ksc_external };
         PolicyDiags diags = {};
         json_t *eff = NULL;
         int r = ksc_load(text, len, &ko, &eff, &diags);
@@ -511,6 +513,18 @@ static int read_file(const char *path, char **ret, size_t *ret_len, Buf *err) {
 
 int sched_options_load(SchedOptions *o, Buf *err) {
         int r;
+        if (o->plugin_dir) {
+                if ((r = plugin_loader_open(o->plugin_dir, plugin_loader_now_ns, o->plugin_call_budget_usec * 1000,
+                                            &o->plugins, err)) < 0)
+                        return r;
+                if (!(o->ksc_external = calloc(o->plugins->set.n + 1, sizeof(KscExternalPlugin))))
+                        return -ENOMEM;
+                for (uint32_t i = 0; i < o->plugins->set.n; i++)
+                        o->ksc_external[i] = (KscExternalPlugin) { .name = o->plugins->set.v[i]->name,
+                                                                   .points = o->plugins->set.v[i]->points,
+                                                                   .check_args = o->plugins->set.v[i]->plugin->check_args };
+                o->n_ksc_external = o->plugins->set.n;
+        }
         if (o->config_path) {
                 _cleanup_free_ char *text = NULL;
                 size_t len;

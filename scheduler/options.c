@@ -15,6 +15,7 @@
 #include "common/macro.h"
 #include "kube/log.h"
 #include "scheduler/options-internal.h"
+#include "scheduler/plugin-loader.h"
 
 #define USEC_PER_SEC INT64_C(1000000)
 
@@ -30,6 +31,7 @@ void sched_options_init(SchedOptions *o) {
                 .qps = 5000,
                 .burst = 10000,
                 .lease_duration_usec = 15 * USEC_PER_SEC,
+                .plugin_call_budget_usec = USEC_PER_SEC / 10,
                 .renew_deadline_usec = 10 * USEC_PER_SEC,
                 .retry_period_usec = 2 * USEC_PER_SEC,
                 .pod_initial_backoff_usec = 1 * USEC_PER_SEC,
@@ -46,11 +48,13 @@ void sched_options_done(SchedOptions *o) {
                 &o->algorithm_provider, &o->kubeconfig, &o->master, &o->scheduler_name, &o->lease_namespace,
                 &o->lease_name, &o->vmodule, &o->default_node_selector, &o->bind_address, &o->tls_cert_file,
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
-                &o->metrics_address,
+                &o->metrics_address, &o->plugin_dir,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
         json_decref(o->ksc_effective);
+        free(o->ksc_external);
+        plugin_loader_free(o->plugins);
         sched_options_init(o);
 }
 
@@ -274,7 +278,7 @@ enum {
         OPT_ADDRESS, OPT_PORT, OPT_LEADER, OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
         OPT_CONTENTION, OPT_GATES, OPT_VMODULE, OPT_LOGTOSTDERR, OPT_ALSOLOGTOSTDERR, OPT_LOG_FLUSH, OPT_LOG_FORMAT,
-        OPT_VERSION, OPT_REFUSED,
+        OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET,
 };
 
 /* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
@@ -318,6 +322,8 @@ static void usage(void) {
                "see policy-scheduler(1) for every flag, and the upstream flags it refuses.\n"
                "  --config FILE                  KubeSchedulerConfiguration (v1beta1 or v1alpha1)\n"
                "  --policy-config-file FILE      scheduler Policy (JSON or YAML)\n"
+               "  --plugin-dir DIR               out-of-tree plugins <Name>.so a --config profile may enable\n"
+               "  --plugin-call-budget D         a plugin call longer than D is counted (default 100ms)\n"
                "  --policy-configmap NAME        ConfigMap whose policy.cfg key holds the Policy\n"
                "  --policy-configmap-namespace NS  its namespace (kube-system)\n"
                "  --use-legacy-policy-config     read --policy-config-file even with --policy-configmap\n"
@@ -348,6 +354,13 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
         switch (c) {
         case OPT_CONFIG:
                 return sched_opt_set_str(&o->config_path, arg);
+        case OPT_PLUGIN_DIR:
+                return sched_opt_set_str(&o->plugin_dir, arg);
+        case OPT_PLUGIN_BUDGET:
+                if (sched_parse_duration(arg, &d) < 0 || d <= 0)
+                        return sched_opt_errf(err, -EINVAL, "--plugin-call-budget: not a positive duration: %s", arg);
+                o->plugin_call_budget_usec = d;
+                return 0;
         case OPT_POLICY:
                 o->set_policy_path = o->set_policy_source = true;
                 return sched_opt_set_str(&o->policy_path, arg);
@@ -528,6 +541,8 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "use-legacy-policy-config", optional_argument, NULL, OPT_LEGACY },
                 { "algorithm-provider", required_argument, NULL, OPT_PROVIDER },
                 { "settings", required_argument, NULL, OPT_SETTINGS },
+                { "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
+                { "plugin-call-budget", required_argument, NULL, OPT_PLUGIN_BUDGET },
                 { "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
                 { "master", required_argument, NULL, OPT_MASTER },
                 { "scheduler-name", required_argument, NULL, OPT_NAME },

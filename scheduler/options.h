@@ -53,6 +53,13 @@ typedef struct SchedOptions {
         char *address;                                  /* default: --bind-address */
         int port;                                       /* default 10251; 0 = off */
         char *metrics_address;                          /* metricsBindAddress when it differs */
+        char *plugin_dir;                               /* --plugin-dir: out-of-tree plugins */
+        int64_t plugin_call_budget_usec;                /* --plugin-call-budget (default 100 ms) */
+        /* --plugin-dir's plugins, loaded by sched_options_load() before --config is read so its
+         * profiles may name them (the manager's profiles run them); freed by sched_options_done() */
+        struct PluginLoader *plugins;
+        struct KscExternalPlugin *ksc_external;         /* the same, as libpolicy checks them */
+        size_t n_ksc_external;
         int metrics_port;                               /* 0 = /metrics on the healthz server */
         bool disable_preemption;                        /* disablePreemption */
         bool default_pod_topology_spread_off;           /* --feature-gates=DefaultPodTopologySpread=false */

@@ -13,6 +13,7 @@
 #include "policy-validator/policy.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/external-instance.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/satmath.h"
 
@@ -53,6 +54,8 @@ void sched_config_free(SchedConfig *cfg) {
         if (!cfg)
                 return;
         ConfigBox *box = (ConfigBox *) cfg;
+        for (uint32_t i = 0; i < cfg->n_externals; i++)
+                sched_external_instance_free(cfg->externals[i]);
         sched_arena_free(&box->arena);
         free(box);
 }
@@ -345,7 +348,14 @@ struct SchedProfileBuild {
         ConfigBox *box;
         uint32_t cap_predicates, cap_priorities;
         SchedFeatureGates gates;
+        const json_t *profile;
 };
+
+/* The rows of the loaded out-of-tree plugins, for read_point. */
+typedef struct ExternalRows {
+        const SchedExternalSet *set;
+        SchedFrameworkPlugin *rows;     /* set->n, in the arena */
+} ExternalRows;
 
 const SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b) {
         return &b->gates;
@@ -397,6 +407,43 @@ int sched_profile_add_score(SchedProfileBuild *b, const SchedPriorityPlugin *pl,
         return 0;
 }
 
+/* An out-of-tree plugin's Filter or Score: its profile instance (init() with the args, once
+ * per profile, shared by both points) behind one engine filter or score. */
+static int add_external(SchedProfileBuild *b, const SchedFrameworkPlugin *row, const char *name, int64_t weight,
+                        const json_t *args, bool score, Buf *err) {
+        SchedConfig *cfg = &b->box->cfg;
+        SchedExternalInstance *in = NULL;
+        for (uint32_t k = 0; k < cfg->n_externals && !in; k++)
+                if (cfg->externals[k]->ext == row->external)
+                        in = cfg->externals[k];
+        if (!in) {
+                char *text = json_dumps(args ? args : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+                if (!text)
+                        return -ENOMEM;
+                Buf why;
+                buf_init(&why, 4096);
+                int r = sched_external_instance_new(row->external, cfg->strtab, text, &in, &why);
+                free(text);
+                if (r < 0 && err && why.len)
+                        (void) buf_printf(err, "%s", buf_str(&why));
+                buf_free(&why);
+                if (r < 0)
+                        return r;
+                cfg->externals[cfg->n_externals++] = in;
+        }
+        int r = score ? sched_profile_add_score(b, &sched_prio_external, name, weight, NULL, err)
+                      : sched_profile_add_filter(b, &sched_pred_external, name, NULL, err);
+        if (r < 0)
+                return r;
+        if (score)
+                cfg->priorities[cfg->n_priorities - 1].ext = in;
+        else {
+                cfg->predicates[cfg->n_predicates - 1].ext = in;
+                in->filters = true;
+        }
+        return 0;
+}
+
 /* The strings in an args object's lists: a bound on the instances its plugin can add. */
 static size_t args_strings(const json_t *args) {
         size_t n = 0;
@@ -424,7 +471,7 @@ static const json_t *plugin_args(const json_t *profile, const char *name) {
  * each once; "disabled" is folded away in the effective shape (a translated Policy still
  * says ["*"], which means the same). */
 static int read_point(ConfigBox *box, const json_t *plugins, SchedPoint pt, const SchedFrameworkPlugin **rows,
-                      Buf *err) {
+                      const ExternalRows *ext, Buf *err) {
         SchedConfig *cfg = &box->cfg;
         struct SchedConfigPoint *out = &cfg->points[pt];
         const char *key = sched_point_to_string(pt);
@@ -460,11 +507,15 @@ static int read_point(ConfigBox *box, const json_t *plugins, SchedPoint pt, cons
                 const char *name = json_string_value(json_object_get(e, "name"));
                 SchedPluginName id = sched_plugin_name_from_string(name);
                 const SchedFrameworkPlugin *row = id >= 0 ? sched_framework_plugin(id) : NULL;
+                for (uint32_t k = 0; !row && name && ext->set && k < ext->set->n; k++)
+                        if (strcmp(ext->set->v[k]->name, name) == 0)
+                                row = &ext->rows[k];
                 if (!row) {
                         if (err)
                                 (void) buf_printf(err, "plugins.%s.enabled[%u]: %s%s%s is not an in-tree plugin of "
-                                                  "kube-scheduler v1.20", key, i, name ? "\"" : "",
-                                                  name ? name : "(no name)", name ? "\"" : "");
+                                                  "kube-scheduler v1.20%s", key, i, name ? "\"" : "",
+                                                  name ? name : "(no name)", name ? "\"" : "",
+                                                  ext->set && ext->set->n ? " nor a loaded out-of-tree plugin" : "");
                         return -EINVAL;
                 }
                 if (!(row->points & SCHED_POINTS(pt))) {
@@ -488,7 +539,7 @@ static int read_point(ConfigBox *box, const json_t *plugins, SchedPoint pt, cons
                         return -EINVAL;
                 }
                 rows[i] = row;
-                out->names[i] = sched_plugin_name_to_string(id);
+                out->names[i] = row->external ? row->external->name : sched_plugin_name_to_string(id);
                 out->weights[i] = pt == SCHED_POINT_SCORE ? (weight ? weight : 1) : 0;
         }
         out->n = n;
@@ -584,9 +635,23 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
         if (!(cfg->scheduler_name = sched_arena_strndup(&box->arena, name, strlen(name))))
                 return -ENOMEM;
 
+        ExternalRows ext = { .set = opts ? opts->externals : NULL };
+        if (ext.set && ext.set->n) {
+                if (ext.set->n > MAX_PROFILE_ENTRIES)
+                        return -E2BIG;
+                if (!(ext.rows = sched_arena_alloc(&box->arena, ext.set->n * sizeof(SchedFrameworkPlugin))) ||
+                    !(cfg->externals = sched_arena_alloc(&box->arena, ext.set->n * sizeof(SchedExternalInstance *))))
+                        return -ENOMEM;
+                for (uint32_t k = 0; k < ext.set->n; k++)
+                        ext.rows[k] = (SchedFrameworkPlugin) { .name = _SCHED_PLUGIN_MAX,
+                                                               .points = ext.set->v[k]->points,
+                                                               .filter = &sched_pred_external,
+                                                               .score = &sched_prio_external,
+                                                               .external = ext.set->v[k] };
+        }
         const SchedFrameworkPlugin *rows[_SCHED_POINT_MAX][MAX_PROFILE_ENTRIES];
         for (SchedPoint pt = 0; pt < _SCHED_POINT_MAX; pt++)
-                if ((r = read_point(box, plugins, pt, rows[pt], err)) < 0)
+                if ((r = read_point(box, plugins, pt, rows[pt], &ext, err)) < 0)
                         return r;
 
         /* profile-wide arguments, once per plugin enabled anywhere */
@@ -594,7 +659,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
         for (SchedPoint pt = 0; pt < _SCHED_POINT_MAX; pt++)
                 for (uint32_t i = 0; i < cfg->points[pt].n; i++) {
                         const SchedFrameworkPlugin *row = rows[pt][i];
-                        if (done[row->name])
+                        if (row->external || done[row->name])
                                 continue;
                         done[row->name] = true;
                         SchedProfileBuild b = { .box = box, .gates = opts ? opts->gates : (SchedFeatureGates) {} };
@@ -606,7 +671,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
         /* Filter, in the configured order; mastersSchedulable right after NodeUnschedulable */
         const struct SchedConfigPoint *fp = &cfg->points[SCHED_POINT_FILTER], *sp = &cfg->points[SCHED_POINT_SCORE];
         SchedProfileBuild b = { .box = box, .cap_predicates = 2 * fp->n + 1, .cap_priorities = sp->n,
-                                .gates = opts ? opts->gates : (SchedFeatureGates) {} };
+                                .gates = opts ? opts->gates : (SchedFeatureGates) {}, .profile = profile };
         for (uint32_t i = 0; i < fp->n; i++)
                 b.cap_predicates += (uint32_t) MIN(args_strings(plugin_args(profile, fp->names[i])), (size_t) MAX_PROFILE_INSTANCES);
         for (uint32_t i = 0; i < sp->n; i++)
@@ -623,7 +688,9 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
         for (uint32_t i = 0; i < fp->n; i++) {
                 const SchedFrameworkPlugin *row = rows[SCHED_POINT_FILTER][i];
                 const json_t *args = plugin_args(profile, fp->names[i]);
-                if (row->add_filter)
+                if (row->external)
+                        r = add_external(&b, row, fp->names[i], 0, args, false, err);
+                else if (row->add_filter)
                         r = row->add_filter(&b, args, err);
                 else
                         r = sched_profile_add_filter(&b, row->filter, fp->names[i], NULL, err);
@@ -640,7 +707,9 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
         for (uint32_t i = 0; i < sp->n; i++) {
                 const SchedFrameworkPlugin *row = rows[SCHED_POINT_SCORE][i];
                 const json_t *args = plugin_args(profile, sp->names[i]);
-                if (row->add_score)
+                if (row->external)
+                        r = add_external(&b, row, sp->names[i], sp->weights[i], args, true, err);
+                else if (row->add_score)
                         r = row->add_score(&b, sp->weights[i], args, err);
                 else
                         r = sched_profile_add_score(&b, row->score, sp->names[i], sp->weights[i], NULL, err);

@@ -47,6 +47,9 @@ typedef struct SchedConfigOptions {
         /* The gates (PodTopologySpreadArgs without defaultingType follow
          * DefaultPodTopologySpread). */
         SchedFeatureGates gates;
+        /* The out-of-tree plugins the daemon loaded (borrowed; must outlive the configs):
+         * a profile may enable them by name. NULL: none. */
+        const struct SchedExternalSet *externals;
 } SchedConfigOptions;
 
 /* Builds the runnable configuration of one profile of an effective

@@ -60,6 +60,7 @@ typedef struct SchedPredicate {
         SchedStr *labels;               /* labelsPresence, serviceAffinity */
         uint32_t n_labels;
         bool presence;
+        struct SchedExternalInstance *ext; /* an out-of-tree plugin's instance (external.h) */
 } SchedPredicate;
 
 typedef struct SchedShapePoint {
@@ -95,6 +96,7 @@ typedef struct SchedPriority {
         /* weight is the whole plugin's, as a profile gives it (v1beta1), rather than the
          * Policy entry's: the group's score is then not multiplied by its size. */
         bool plugin_weight;
+        struct SchedExternalInstance *ext; /* an out-of-tree plugin's instance (external.h) */
 } SchedPriority;
 
 typedef struct SchedConfig SchedConfig;
@@ -123,6 +125,9 @@ struct SchedConfig {
         /* PodTopologySpread's default constraints for pods without their own
          * (spread-args.h); NULL: none */
         const struct SchedSpreadArgs *spread_args;
+        /* The out-of-tree plugins' instances of this profile (owned: fini() at free). */
+        struct SchedExternalInstance **externals;
+        uint32_t n_externals;
         /* The profile: its schedulerName and, per extension point, the enabled plugins in
          * order with their weights (score), as configured (for the audit log and metrics).
          * A config built from a PolicyEffective has no profile (n 0 everywhere). */

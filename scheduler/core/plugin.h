@@ -108,7 +108,14 @@ typedef struct SchedFrameworkPlugin {
         /* Optional: arguments that configure the profile as a whole (ignoredResources,
          * hardPodAffinityWeight), run once when any extension point enables the plugin. */
         int (*compile_args)(SchedProfileBuild *b, const json_t *args, Buf *err);
+        /* An out-of-tree plugin's row (name _SCHED_PLUGIN_MAX, filter sched_pred_external,
+         * score sched_prio_external); NULL for the in-tree rows. */
+        struct SchedExternal *external;
 } SchedFrameworkPlugin;
+
+/* The engine filter and score an out-of-tree plugin's row runs (external.c). */
+extern const SchedPredicatePlugin sched_pred_external;
+extern const SchedPriorityPlugin sched_prio_external;
 
 /* The row of a plugin name; NULL outside the table. */
 const SchedFrameworkPlugin *sched_framework_plugin(SchedPluginName name);

@@ -268,6 +268,60 @@ static void test_durations(void **state) {
         assert_int_equal(ksc_parse_duration("9223372036854775808ns", &ns), -ERANGE);
 }
 
+static int refuse_odd(const char *args_json, char *err, size_t err_size) {
+        if (strstr(args_json, "odd")) {
+                snprintf(err, err_size, "odd is not allowed");
+                return -1;
+        }
+        return 0;
+}
+
+/* policy-scheduler's out-of-tree plugins: enabled where they extend, their args through their
+ * own check; an unknown name names the plugin directory looked in. */
+static void test_external_plugins(void **state) {
+        (void) state;
+        static const KscExternalPlugin ext[] = {
+                { .name = "pair-anti-affinity", .points = 1u << KSC_FILTER, .check_args = refuse_odd },
+                { .name = "unchecked", .points = 1u << KSC_SCORE },
+        };
+        KscOptions opts = { .plugin_dir = "/opt/plugins", .external = ext, .n_external = ELEMENTSOF(ext) };
+        static const char ok[] = HEADER "profiles:\n- plugins:\n    filter:\n      enabled:\n      - name: pair-anti-affinity\n"
+                                 "    score:\n      enabled:\n      - name: unchecked\n        weight: 2\n"
+                                 "  pluginConfig:\n  - name: pair-anti-affinity\n    args: {a: even}\n"
+                                 "  - name: unchecked\n    args: {anything: [1]}\n";
+        PolicyDiags d = {};
+        json_t *eff = NULL;
+        if (ksc_load(ok, strlen(ok), &opts, &eff, &d) != 0) {
+                _cleanup_free_ char *got = diags_compact(&d);
+                fail_msg("%s", got);
+        }
+        _cleanup_free_ char *text = json_dumps(eff, JSON_COMPACT);
+        assert_non_null(strstr(text, "{\"name\":\"unchecked\",\"weight\":2}"));
+        /* the args reach the effective configuration as written */
+        assert_non_null(strstr(text, "{\"name\":\"pair-anti-affinity\",\"args\":{\"a\":\"even\"}}"));
+        assert_non_null(strstr(text, "{\"name\":\"unchecked\",\"args\":{\"anything\":[1]}}"));
+        json_decref(eff);
+        eff = NULL;
+        policy_diags_clear(&d);
+
+        static const char bad[] = HEADER "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: pair-anti-affinity\n"
+                                  "      - name: pair-anti-afinity\n"
+                                  "  pluginConfig:\n  - name: pair-anti-affinity\n    args: {a: odd}\n";
+        assert_int_equal(ksc_load(bad, strlen(bad), &opts, &eff, &d), -EINVAL);
+        assert_null(eff);
+        Buf b;
+        buf_init(&b, 0);
+        for (size_t i = 0; i < d.n; i++)
+                assert_int_equal(buf_printf(&b, "%s: %s\n", d.items[i].code, d.items[i].message), 0);
+        _cleanup_free_ char *got = buf_steal(&b);
+        assert_string_equal(got,
+                "plugin-extension-point: out-of-tree plugin pair-anti-affinity does not extend score\n"
+                "plugin-unknown: plugin \"pair-anti-afinity\" does not exist in kube-scheduler v1.20 nor as an "
+                "out-of-tree plugin /opt/plugins/pair-anti-afinity.so\n"
+                "plugin-args-refused: out-of-tree plugin pair-anti-affinity refuses its args: odd is not allowed\n");
+        policy_diags_clear(&d);
+}
+
 static void test_bounds(void **state) {
         (void) state;
         /* Past the size bound: refused, with a diagnostic, before any decoding. */
@@ -384,12 +438,13 @@ int main(void) {
                 return 1;
         }
         qsort(names, n, sizeof(char *), cmp_str);
-        struct CMUnitTest *tests = calloc(n + 5, sizeof(struct CMUnitTest));
+        struct CMUnitTest *tests = calloc(n + 6, sizeof(struct CMUnitTest));
         assert_non_null(tests);
         size_t k = 0;
         tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_detect);
         tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_durations);
         tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_bounds);
+        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_external_plugins);
         tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_every_error_at_once);
         tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_effective_defaults);
         for (size_t i = 0; i < n; i++)

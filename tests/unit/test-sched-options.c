@@ -344,6 +344,29 @@ static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--kubeconfig=/k", "--config=/c.yaml"), "--kubeconfig has no effect with --config");
 }
 
+/* --plugin-dir and --plugin-call-budget (default 100 ms; a positive duration) */
+static void test_plugin_flags(void **state) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(parse(&o, &err, ARGV("--plugin-dir=/opt/plugins")), 0);
+        assert_string_equal(o.plugin_dir, "/opt/plugins");
+        assert_int_equal(o.plugin_call_budget_usec, 100000);
+        sched_options_done(&o);
+        assert_int_equal(parse(&o, &err, ARGV("--plugin-dir", "/p", "--plugin-call-budget", "2s")), 0);
+        assert_int_equal(o.plugin_call_budget_usec, 2000000);
+        sched_options_done(&o);
+        assert_int_equal(parse(&o, &err, ARGV("--plugin-call-budget=0")), -EINVAL);
+        assert_string_equal(buf_str(&err), "--plugin-call-budget: not a positive duration: 0");
+        sched_options_done(&o);
+        /* a missing directory fails the load, naming it */
+        assert_int_equal(parse(&o, &err, ARGV("--plugin-dir=/nonexistent-plugin-dir")), 0);
+        buf_reset(&err);
+        assert_int_equal(sched_options_load(&o, &err), -ENOENT);
+        assert_string_equal(buf_str(&err), "/nonexistent-plugin-dir: No such file or directory");
+        sched_options_done(&o);
+}
+
 static void test_parsers(void **state) {
         int64_t d;
         assert_int_equal(sched_parse_duration("1h2m3.5s", &d), 0);
@@ -479,6 +502,7 @@ static void test_config_profiles(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rendered),
+                cmocka_unit_test(test_plugin_flags),
                 cmocka_unit_test(test_v1alpha1_and_flags),
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_yaml_types),

@@ -1,0 +1,416 @@
+/* Out-of-tree plugins in the engine: the PspHost views of the cycle's pod and nodes, the
+ * check of a plugin's declaration, and the engine filter and score that call its hooks, each
+ * call counted and timed with the daemon's clock against the budget. */
+#include "scheduler/core/external.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/external-instance.h"
+#include "scheduler/core/plugin.h"
+#include "scheduler/core/pod-relations.h"
+
+const double sched_external_bucket_le[SCHED_EXTERNAL_BUCKETS] = { 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 0 };
+
+/* ---- The views ---- */
+
+/* The string table of the hook call in progress. Hooks run on the scheduling loop's thread
+ * one at a time; the accessors they call read the pod and node through it. */
+static _Thread_local const SchedStrtab *view_strtab;
+
+#define POD(p) ((const SchedPod *) (const void *) (p))
+#define NODE(n) ((const SchedNodeInfo *) (const void *) (n))
+
+static const char *str(SchedStr id) {
+        return id ? sched_strtab_get(view_strtab, id) : NULL;
+}
+
+static const char *label_of(const SchedLabel *labels, uint32_t n, const char *key) {
+        if (!key)
+                return NULL;
+        SchedStr k = sched_strtab_lookup(view_strtab, key, strlen(key));
+        if (!k)
+                return NULL;
+        const SchedLabel *l = sched_labels_find(labels, n, k);
+        return l ? sched_strtab_get(view_strtab, l->value) : NULL;
+}
+
+static int label_at(const SchedLabel *labels, uint32_t n, uint32_t i, const char **ret_key, const char **ret_value) {
+        if (i >= n)
+                return -1;
+        *ret_key = sched_strtab_get(view_strtab, labels[i].key);
+        *ret_value = sched_strtab_get(view_strtab, labels[i].value);
+        return 0;
+}
+
+static SchedStr resource_id(const char *resource) {
+        return resource ? sched_strtab_lookup(view_strtab, resource, strlen(resource)) : 0;
+}
+
+static const char *pod_namespace(const PspPod *p) {
+        return POD(p)->namespace_;
+}
+static const char *pod_name(const PspPod *p) {
+        return POD(p)->name;
+}
+static const char *pod_uid(const PspPod *p) {
+        return POD(p)->uid;
+}
+static const char *pod_label(const PspPod *p, const char *key) {
+        return label_of(POD(p)->labels, POD(p)->n_labels, key);
+}
+static int pod_label_at(const PspPod *p, uint32_t i, const char **k, const char **v) {
+        return label_at(POD(p)->labels, POD(p)->n_labels, i, k, v);
+}
+static int64_t pod_request(const PspPod *p, const char *resource) {
+        const SchedRequest *q = &POD(p)->req;
+        if (!resource)
+                return 0;
+        if (strcmp(resource, "cpu") == 0)
+                return q->milli_cpu;
+        if (strcmp(resource, "memory") == 0)
+                return q->memory;
+        if (strcmp(resource, "ephemeral-storage") == 0)
+                return q->ephemeral;
+        SchedStr id = resource_id(resource);
+        return id ? sched_scalars_get(q->scalar, q->n_scalar, id) : 0;
+}
+static const char *pod_owner_kind(const PspPod *p) {
+        return str(POD(p)->owner_kind);
+}
+static const char *pod_owner_name(const PspPod *p) {
+        return POD(p)->rel && POD(p)->owner_kind ? POD(p)->rel->owner_name : NULL;
+}
+static const char *pod_node_name(const PspPod *p) {
+        return str(POD(p)->node_name);
+}
+static uint32_t pod_n_affinity_terms(const PspPod *p, int anti) {
+        const SchedPodRelations *rel = POD(p)->rel;
+        return rel ? (anti ? rel->n_anti_affinity : rel->n_affinity) : 0;
+}
+static const char *pod_affinity_topology_key(const PspPod *p, int anti, uint32_t i) {
+        if (i >= pod_n_affinity_terms(p, anti))
+                return NULL;
+        const SchedPodRelations *rel = POD(p)->rel;
+        return str((anti ? rel->anti_affinity : rel->affinity)[i].topology_key);
+}
+
+static const char *node_name(const PspNode *n) {
+        return str(NODE(n)->name);
+}
+static const char *node_label(const PspNode *n, const char *key) {
+        const SchedNode *node = NODE(n)->node;
+        return node ? label_of(node->labels, node->n_labels, key) : NULL;
+}
+static int node_label_at(const PspNode *n, uint32_t i, const char **k, const char **v) {
+        const SchedNode *node = NODE(n)->node;
+        return node ? label_at(node->labels, node->n_labels, i, k, v) : -1;
+}
+static int64_t node_allocatable(const PspNode *n, const char *resource) {
+        const SchedNode *node = NODE(n)->node;
+        if (!node || !resource)
+                return 0;
+        if (strcmp(resource, "cpu") == 0)
+                return node->alloc_milli_cpu;
+        if (strcmp(resource, "memory") == 0)
+                return node->alloc_memory;
+        if (strcmp(resource, "ephemeral-storage") == 0)
+                return node->alloc_ephemeral;
+        if (strcmp(resource, "pods") == 0)
+                return node->alloc_pods;
+        SchedStr id = resource_id(resource);
+        return id ? sched_scalars_get(node->alloc_scalar, node->n_alloc_scalar, id) : 0;
+}
+static int64_t node_requested(const PspNode *n, const char *resource) {
+        const SchedNodeInfo *ni = NODE(n);
+        if (!resource)
+                return 0;
+        if (strcmp(resource, "cpu") == 0)
+                return ni->req_milli_cpu;
+        if (strcmp(resource, "memory") == 0)
+                return ni->req_memory;
+        if (strcmp(resource, "ephemeral-storage") == 0)
+                return ni->req_ephemeral;
+        if (strcmp(resource, "pods") == 0)
+                return ni->n_pods;
+        SchedStr id = resource_id(resource);
+        return id ? sched_scalars_get(ni->req_scalar, ni->n_req_scalar, id) : 0;
+}
+static uint32_t node_n_pods(const PspNode *n) {
+        return NODE(n)->n_pods;
+}
+static const PspPod *node_pod(const PspNode *n, uint32_t i) {
+        return i < NODE(n)->n_pods ? (const PspPod *) (const void *) NODE(n)->pods[i] : NULL;
+}
+
+static const PspHost host = {
+        .abi_version = PSP_ABI_VERSION,
+        .pod_namespace = pod_namespace,
+        .pod_name = pod_name,
+        .pod_uid = pod_uid,
+        .pod_label = pod_label,
+        .pod_label_at = pod_label_at,
+        .pod_request = pod_request,
+        .pod_owner_kind = pod_owner_kind,
+        .pod_owner_name = pod_owner_name,
+        .pod_node_name = pod_node_name,
+        .pod_n_affinity_terms = pod_n_affinity_terms,
+        .pod_affinity_topology_key = pod_affinity_topology_key,
+        .node_name = node_name,
+        .node_label = node_label,
+        .node_label_at = node_label_at,
+        .node_allocatable = node_allocatable,
+        .node_requested = node_requested,
+        .node_n_pods = node_n_pods,
+        .node_pod = node_pod,
+};
+
+const PspHost *sched_external_host(void) {
+        return &host;
+}
+
+/* ---- The declaration ---- */
+
+int sched_external_init(SchedExternal *ext, const PspPlugin *pl, const char *want_name, Buf *err) {
+        if (!pl) {
+                (void) buf_printf(err, "%s() returned no plugin", PSP_ENTRY_SYMBOL);
+                return -EINVAL;
+        }
+        if (pl->abi_version != PSP_ABI_VERSION) {
+                (void) buf_printf(err, "plugin ABI version %u, this scheduler runs version %d (rebuild the plugin "
+                                  "against this scheduler's policy-scheduler-plugin.h)", pl->abi_version,
+                                  PSP_ABI_VERSION);
+                return -EINVAL;
+        }
+        if (!pl->name || strcmp(pl->name, want_name) != 0) {
+                (void) buf_printf(err, "the plugin calls itself \"%s\", the file name says \"%s\"",
+                                  pl->name ? pl->name : "(no name)", want_name);
+                return -EINVAL;
+        }
+        if (sched_plugin_name_from_string(pl->name) != _SCHED_PLUGIN_INVALID) {
+                (void) buf_printf(err, "\"%s\" is the name of an in-tree plugin", pl->name);
+                return -EINVAL;
+        }
+        const char *unrun = pl->reserve ? "reserve" : pl->unreserve ? "unreserve" : pl->permit ? "permit" :
+                            pl->pre_bind ? "preBind" : NULL;
+        if (unrun) {
+                (void) buf_printf(err, "sets the %s hook, which this scheduler does not run for out-of-tree plugins "
+                                  "(it runs preFilter, filter, preScore, score and normalizeScore)", unrun);
+                return -EINVAL;
+        }
+        uint32_t points = 0;
+        if (pl->pre_filter)
+                points |= SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER);
+        if (pl->filter)
+                points |= SCHED_POINTS(SCHED_POINT_FILTER);
+        if (pl->pre_score)
+                points |= SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE);
+        if (pl->score)
+                points |= SCHED_POINTS(SCHED_POINT_SCORE);
+        if (pl->pre_score && !pl->score) {
+                (void) buf_printf(err, "sets preScore without score");
+                return -EINVAL;
+        }
+        if (pl->normalize_score && !pl->score) {
+                (void) buf_printf(err, "sets normalizeScore without score");
+                return -EINVAL;
+        }
+        if (!points) {
+                (void) buf_printf(err, "sets none of the hooks this scheduler runs (preFilter, filter, preScore, "
+                                  "score, normalizeScore)");
+                return -EINVAL;
+        }
+        ext->plugin = pl;
+        ext->name = pl->name;
+        ext->points = points;
+        return 0;
+}
+
+SchedExternal *sched_external_find(const SchedExternalSet *set, const char *name) {
+        for (uint32_t i = 0; set && name && i < set->n; i++)
+                if (strcmp(set->v[i]->name, name) == 0)
+                        return set->v[i];
+        return NULL;
+}
+
+/* ---- Instances and calls ---- */
+
+void sched_external_instance_free(SchedExternalInstance *in) {
+        if (!in)
+                return;
+        if (in->state && in->ext->plugin->fini)
+                in->ext->plugin->fini(in->state);
+        for (uint32_t i = 0; i < in->n_reasons; i++)
+                sched_strtab_unref(in->strtab, in->reasons[i]);
+        sched_strtab_unref(in->strtab, in->generic_reason);
+        free(in);
+}
+
+int sched_external_instance_new(SchedExternal *ext, SchedStrtab *strtab, const char *args_json,
+                                SchedExternalInstance **ret, Buf *err) {
+        SchedExternalInstance *in = calloc(1, sizeof(*in));
+        if (!in)
+                return -ENOMEM;
+        in->ext = ext;
+        in->strtab = strtab;
+        char text[256];
+        (void) snprintf(text, sizeof(text), "node(s) didn't satisfy plugin %s", ext->name);
+        int r = sched_strtab_intern_str(strtab, text, &in->generic_reason);
+        if (r < 0) {
+                free(in);
+                return r;
+        }
+        if (ext->plugin->init) {
+                char why[512] = "";
+                if (ext->plugin->init(&host, args_json, &in->state, why, sizeof(why)) != 0) {
+                        why[sizeof(why) - 1] = 0;
+                        (void) buf_printf(err, "%s: init refused its args: %s", ext->name, why[0] ? why : "(no reason)");
+                        in->state = NULL;
+                        sched_external_instance_free(in);
+                        return -EINVAL;
+                }
+        }
+        *ret = in;
+        return 0;
+}
+
+static int64_t call_start(const SchedExternal *ext, const SchedStrtab *t) {
+        view_strtab = t;
+        return ext->now_ns ? ext->now_ns() : 0;
+}
+
+static void call_end(SchedExternal *ext, int64_t start, bool error) {
+        SchedExternalStats *s = &ext->stats;
+        s->calls++;
+        s->errors += error;
+        if (!ext->now_ns)
+                return;
+        int64_t d = ext->now_ns() - start;
+        if (d < 0)
+                d = 0;
+        s->ns += (uint64_t) d;
+        if (ext->budget_ns > 0 && d > ext->budget_ns)
+                s->over_budget++;
+        double sec = (double) d / 1e9;
+        uint32_t b = 0;
+        while (b < SCHED_EXTERNAL_BUCKETS - 1 && sec > sched_external_bucket_le[b])
+                b++;
+        s->buckets[b]++;
+}
+
+/* The interned reason text of a refusal: the plugin's own (up to 32 distinct texts per
+ * instance, each interned once and held until the instance goes), else the generic one. */
+static SchedStr reason_id(SchedExternalInstance *in, const char *text) {
+        if (!text[0])
+                return in->generic_reason;
+        for (uint32_t i = 0; i < in->n_reasons; i++)
+                if (strcmp(sched_strtab_get(in->strtab, in->reasons[i]), text) == 0)
+                        return in->reasons[i];
+        SchedStr id;
+        if (in->n_reasons >= SCHED_EXTERNAL_MAX_REASONS || sched_strtab_intern_str(in->strtab, text, &id) < 0)
+                return in->generic_reason;
+        in->reasons[in->n_reasons++] = id;
+        return id;
+}
+
+static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+        (void) all;
+        (void) n_all;
+        const SchedConfig *cfg = cy->cfg;
+        for (uint32_t i = 0; i < cfg->n_externals; i++) {
+                SchedExternalInstance *in = cfg->externals[i];
+                SchedExternal *ext = in->ext;
+                in->prefilter_reason = 0;
+                if (!ext->plugin->pre_filter || !in->filters)
+                        continue;
+                char reason[256] = "";
+                int64_t t = call_start(ext, cy->strtab);
+                PspStatus st = ext->plugin->pre_filter(in->state, (const PspPod *) (const void *) cy->pod, reason,
+                                                       sizeof(reason));
+                call_end(ext, t, st == PSP_ERROR);
+                reason[sizeof(reason) - 1] = 0;
+                if (st != PSP_SUCCESS)
+                        in->prefilter_reason = reason_id(in, st == PSP_ERROR ? "" : reason);
+        }
+        return 0;
+}
+
+static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
+                            SchedReasons *out) {
+        SchedExternalInstance *in = p->ext;
+        SchedExternal *ext = in->ext;
+        SchedStr why = in->prefilter_reason;
+        if (!why && ext->plugin->filter) {
+                char reason[256] = "";
+                int64_t t = call_start(ext, cy->strtab);
+                PspStatus st = ext->plugin->filter(in->state, (const PspPod *) (const void *) cy->pod,
+                                                   (const PspNode *) (const void *) ni, reason, sizeof(reason));
+                call_end(ext, t, st == PSP_ERROR);
+                reason[sizeof(reason) - 1] = 0;
+                if (st != PSP_SUCCESS)
+                        why = reason_id(in, st == PSP_ERROR ? "" : reason);
+        }
+        if (!why)
+                return true;
+        if (out->n < SCHED_MAX_NODE_REASONS)
+                out->r[out->n++] = (SchedReason) { .code = SCHED_REASON_TEXT, .a = why };
+        return false;
+}
+
+const SchedPredicatePlugin sched_pred_external = {
+        .id = _POLICY_PRED_INVALID,
+        .per_instance = true,
+        .prepare = external_prepare,
+        .filter = external_filter,
+};
+
+static bool external_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                           int64_t *scores, int64_t *ret_constant) {
+        SchedExternalInstance *in = p->ext;
+        SchedExternal *ext = in->ext;
+        const PspPlugin *pl = ext->plugin;
+        const PspPod *pod = (const PspPod *) (const void *) cy->pod;
+        PspStatus st;
+        int64_t t;
+        if (pl->pre_score) {
+                t = call_start(ext, cy->strtab);
+                st = pl->pre_score(in->state, pod, (const PspNode *const *) (const void *) nodes, n);
+                call_end(ext, t, st != PSP_SUCCESS);
+                if (st != PSP_SUCCESS)
+                        goto failed;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+                scores[i] = 0;
+                t = call_start(ext, cy->strtab);
+                st = pl->score(in->state, pod, (const PspNode *) (const void *) nodes[i], &scores[i]);
+                call_end(ext, t, st != PSP_SUCCESS);
+                if (st != PSP_SUCCESS)
+                        goto failed;
+        }
+        if (pl->normalize_score) {
+                t = call_start(ext, cy->strtab);
+                st = pl->normalize_score(in->state, pod, scores, n);
+                call_end(ext, t, st != PSP_SUCCESS);
+                if (st != PSP_SUCCESS)
+                        goto failed;
+        }
+        /* upstream refuses a score outside 0..MaxNodeScore; here it counts as an error and the
+         * plugin's scores count 0 for this pod */
+        for (uint32_t i = 0; i < n; i++)
+                if (scores[i] < 0 || scores[i] > SCHED_MAX_NODE_SCORE) {
+                        ext->stats.errors++;
+                        goto failed;
+                }
+        return false;
+failed:
+        *ret_constant = 0;
+        return true;
+}
+
+const SchedPriorityPlugin sched_prio_external = {
+        .id = _POLICY_PRIO_INVALID,
+        .score = external_score,
+};

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Scheduler Framework profiles end to end: policy-scheduler runs a KubeSchedulerConfiguration
+# (kubescheduler.config.k8s.io/v1beta1) with two profiles on three identical nodesim nodes.
+#   (a) the start-up log lists each profile's plugins per extension point with weights;
+#   (b) pods of the "pack" profile (NodeResourcesLeastAllocated disabled, MostAllocated
+#       weight 5) all land on one node; pods of the "spread" profile (the v1.20 defaults)
+#       spread over the nodes;
+#   (c) a pod naming a third schedulerName is left alone;
+#   (d) DefaultPreemption disabled at postFilter turns preemption off for that profile only;
+#   (e) an argument the engine cannot honour is refused at start, by name, before anything
+#       touches the cluster;
+#   (f) each pod's Scheduled event is reported by its own profile (reportingController is
+#       the pod's schedulerName, as v1.20 gives every profile its recorder);
+#   (g) /metrics has v1.20's framework families with upstream's labels: every extension point
+#       run per profile, and the plugin calls of the cycles sampled for them (10 %, so 80
+#       more pods make a cycle without a sample in all of them a 1-in-4,000 event).
+# Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
+cd "$ROOT" || exit 1
+BIN_DIR=${BIN_DIR:-build/default/bin}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+: "${CLUSTER_DIR:?run under tools/with-cluster}"
+T=$(mktemp -d)
+NS=sched-profiles
+NODES=(sp-0 sp-1 sp-2)
+NS_PID=
+SCHED_PID=
+LOG="$CLUSTER_DIR/logs/policy-scheduler-profiles.log"
+
+cleanup() {
+  stop_pid "$SCHED_PID"
+  stop_pid "$NS_PID"
+  rm -f "$CLUSTER_DIR/pids/nodesim-profiles.pid"
+  {
+    kubectl delete namespace "$NS" --ignore-not-found --wait=false
+    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
+    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
+  } >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+"$BIN_DIR/nodesim" --nodes 3 --name-prefix sp --cpu 4 --memory 8Gi \
+  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-profiles.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-profiles.log" 2>&1 &
+NS_PID=$!
+wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
+
+PORT=$(free_port)
+config() { # EXTRA_PLUGIN_CONFIG: the configuration file's text
+  cat <<YAML
+apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: "$KUBECONFIG", qps: 1000, burst: 1000}
+leaderElection: {leaderElect: false}
+healthzBindAddress: 127.0.0.1:$PORT
+metricsBindAddress: 127.0.0.1:$PORT
+profiles:
+- schedulerName: spread
+- schedulerName: pack
+  plugins:
+    score:
+      disabled: [{name: NodeResourcesLeastAllocated}]
+      enabled: [{name: NodeResourcesMostAllocated, weight: 5}]
+    postFilter:
+      disabled: [{name: "*"}]
+  pluginConfig:
+  - name: NodeResourcesFit
+    args: {${1:-}}
+YAML
+}
+
+# ---- (e) refused at start, by name ----
+config "ignoredResourceGroups: [example.com]" > "$T/refused.yaml"
+"$BIN_DIR/policy-scheduler" --config "$T/refused.yaml" --secure-port 0 > "$T/refused.log" 2>&1
+rc=$?
+check "(e) a pluginConfig argument the engine cannot honour stops the start (exit $rc)" [ "$rc" -ne 0 ]
+check_match "(e) ... naming the plugin and the field" "NodeResourcesFit: args.ignoredResourceGroups" "$(cat "$T/refused.log")"
+
+config "ignoredResources: [example.com/dongle]" > "$T/config.yaml"
+"$BIN_DIR/policy-scheduler" --config "$T/config.yaml" --secure-port 0 >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler with two profiles becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
+
+# ---- (a) the audit lines ----
+check_match "(a) the pack profile's score plugins are logged with their weights" \
+  "profile pack:.*score: NodeResourcesBalancedAllocation \(1\), ImageLocality \(1\), InterPodAffinity \(1\), NodeAffinity \(1\), NodePreferAvoidPods \(10000\), PodTopologySpread \(2\), TaintToleration \(1\), NodeResourcesMostAllocated \(5\)" \
+  "$(tr '\n' ' ' < "$LOG")"
+check_match "(a) ... and the spread profile's, the v1.20 defaults" \
+  "profile spread:.*score: NodeResourcesBalancedAllocation \(1\), ImageLocality \(1\), InterPodAffinity \(1\), NodeResourcesLeastAllocated \(1\)" \
+  "$(tr '\n' ' ' < "$LOG")"
+# ---- (d) ----
+check_match "(d) preemption is off for the pack profile only" \
+  "preemption is disabled for profile pack" "$(cat "$LOG")"
+check "(d) ... not for the spread profile" bash -c "! grep -q 'preemption is disabled for profile spread' '$LOG'"
+
+kubectl create namespace "$NS" >/dev/null
+pod_yaml() { # NAME SCHEDULER
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: $NS}
+spec:
+  schedulerName: $2
+  containers:
+  - {name: app, image: profiles-app, resources: {requests: {cpu: 500m, memory: 256Mi}}}
+YAML
+}
+pod_node() { kubectl -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
+all_bound() { local p; for p in "$@"; do [ -n "$(pod_node "$p")" ] || return 1; done; }
+
+# ---- (b) ----
+for i in 1 2 3 4; do pod_yaml "pack-$i" pack | kubectl apply -f - >/dev/null; done
+wait_for "(b) the pack profile's four pods are bound" 60 all_bound pack-1 pack-2 pack-3 pack-4
+pack_nodes=$(for i in 1 2 3 4; do pod_node "pack-$i"; echo; done | sort -u | grep -c .)
+check_eq "(b) ... all on one node (MostAllocated, weight 5)" 1 "$pack_nodes"
+for i in 1 2 3; do pod_yaml "spread-$i" spread | kubectl apply -f - >/dev/null; done
+wait_for "(b) the spread profile's three pods are bound" 60 all_bound spread-1 spread-2 spread-3
+spread_nodes=$(for i in 1 2 3; do pod_node "spread-$i"; echo; done | sort -u | grep -c .)
+check "(b) ... on more than one node (LeastAllocated): $spread_nodes" [ "$spread_nodes" -ge 2 ]
+
+# ---- (c) ----
+pod_yaml other-1 somebody-else | kubectl apply -f - >/dev/null
+pod_yaml spread-4 spread | kubectl apply -f - >/dev/null
+wait_for "(c) a spread pod created after it is bound" 60 all_bound spread-4
+check_eq "(c) the pod naming a third schedulerName is left alone" "" "$(pod_node other-1)"
+check_eq "(c) ... without a PodScheduled condition from us" "" \
+  "$(kubectl -n "$NS" get pod other-1 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')"
+
+# ---- (f) ----
+event_lines() { # "reason pod reportingController" per Event of the namespace
+  kubectl -n "$NS" get events.events.k8s.io \
+    -o jsonpath='{range .items[*]}{.reason} {.regarding.name} {.reportingController}{"\n"}{end}' 2>/dev/null
+}
+have_scheduled_events() { local l p; l=$(event_lines); for p in "$@"; do grep -q "^Scheduled $p " <<<"$l" || return 1; done; }
+PODS=(pack-1 pack-2 pack-3 pack-4 spread-1 spread-2 spread-3 spread-4)
+wait_for "(f) every bound pod has its Scheduled event" 30 have_scheduled_events "${PODS[@]}"
+lines=$(event_lines)
+check_eq "(f) the pack profile's pods' events are reported by pack" "pack" \
+  "$(awk '$2 ~ /^pack-/ {print $3}' <<<"$lines" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "(f) the spread profile's pods' events are reported by spread" "spread" \
+  "$(awk '$2 ~ /^spread-/ {print $3}' <<<"$lines" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "(f) the pod left alone has no Event from us" "" "$(awk '$2 == "other-1"' <<<"$lines")"
+
+# ---- (g) ----
+for i in $(seq 1 80); do
+  printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: tiny-%d, namespace: %s}\nspec:\n  schedulerName: spread\n' "$i" "$NS"
+  printf '  containers:\n  - {name: app, image: profiles-app, resources: {requests: {cpu: 10m, memory: 16Mi}}}\n'
+done > "$T/tiny.yaml"
+kubectl apply -f "$T/tiny.yaml" >/dev/null
+all_tiny_bound() { [ "$(kubectl -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' | grep -c '^tiny-[0-9]* sp-')" = 80 ]; }
+wait_for "(g) 80 more spread pods are bound" 120 all_tiny_bound
+metrics=$(curl -sf "http://127.0.0.1:$PORT/metrics")
+for profile in spread pack; do
+  check_match "(g) the $profile profile's PreFilter runs, labelled as v1.20 labels them" \
+    "scheduler_framework_extension_point_duration_seconds_bucket\{extension_point=\"PreFilter\",status=\"Success\",profile=\"$profile\",le=\"0.0001\"\} [0-9]+" "$metrics"
+  check_match "(g) ... and its Score runs" \
+    "scheduler_framework_extension_point_duration_seconds_count\{extension_point=\"Score\",status=\"Success\",profile=\"$profile\"\} [1-9]" "$metrics"
+done
+check_match "(g) the extension point family has v1.20's buckets (0.0001 x 2^k, 12 of them)" \
+  'le="0.2048"' "$(grep '^scheduler_framework_extension_point_duration_seconds_bucket' <<<"$metrics")"
+check_match "(g) sampled plugin calls: a Filter plugin, labelled plugin, extension_point, status" \
+  "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"(NodeResourcesFit|NodeUnschedulable|TaintToleration|NodeAffinity|NodePorts|NodeName)\",extension_point=\"Filter\",status=\"Success\",le=\"1e-05\"\} [0-9]+" "$metrics"
+check_match "(g) ... and a Score plugin, with v1.20's buckets (1e-05 x 1.5^k, 20 of them)" \
+  "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"[A-Za-z]+\",extension_point=\"Score\",status=\"Success\",le=\"0.02216837820053101\"\} [0-9]+" "$metrics"
+check "policy-scheduler is still running" kill -0 "$SCHED_PID"
+finish

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Out-of-tree plugins end to end, on three nodesim nodes labelled with scores:
+#   (a) pair-anti-affinity and node-label-score, loaded from --plugin-dir, place a Redis-like
+#       workload (masters and replicas of two shards) exactly as their extender twins
+#       (tests/e2e/plugin-extender-twin.py, the same rules over HTTP) do on the same workload,
+#       and as the hand-computed expectation;
+#   (b) an ABI-mismatched, a world-writable, a colliding (in-tree name) plugin and a missing
+#       directory each stop the start, naming the file and the reason;
+#   (c) a plugin that sleeps 2 s per Filter call (one pod, three nodes: a 6 s decision): the
+#       pod is still bound, every /healthz probe is answered (late by at most the decision in
+#       progress: plugins run on the scheduling loop, see docs/plugins.md), the Lease is
+#       renewed, and the plugin's time shows in /metrics with its calls over the budget.
+# Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/e2e.sh"
+cd "$ROOT" || exit 1
+BIN_DIR=${BIN_DIR:-build/default/bin}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BUILD=$(dirname "$BIN_DIR")
+: "${CLUSTER_DIR:?run under tools/with-cluster}"
+T=$(mktemp -d)
+chmod 0755 "$T"
+NODES=(pp-0 pp-1 pp-2)
+NS_PID= SCHED_PID= EXT_PID=
+LOG="$CLUSTER_DIR/logs/policy-scheduler-plugins.log"
+
+cleanup() {
+  stop_pid "$SCHED_PID"
+  stop_pid "$EXT_PID"
+  stop_pid "$NS_PID"
+  rm -f "$CLUSTER_DIR/pids/nodesim-plugins.pid"
+  {
+    kubectl delete namespace plug-a plug-b plug-slow --ignore-not-found --wait=false
+    kubectl delete lease -n kube-system policy-scheduler-plugins --ignore-not-found --wait=false
+    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
+    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
+  } >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+cat > "$T/nodes.json" <<'JSON'
+[
+  {"name": "pp-0", "labels": {"example.com/rack-score": "10"}},
+  {"name": "pp-1", "labels": {"example.com/rack-score": "3", "example.com/disk-score": "4"}},
+  {"name": "pp-2", "labels": {"example.com/rack-score": "high"}}
+]
+JSON
+"$BIN_DIR/nodesim" --nodes-file "$T/nodes.json" \
+  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
+  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-plugins.pid" \
+  >> "$CLUSTER_DIR/logs/nodesim-plugins.log" 2>&1 &
+NS_PID=$!
+wait_for "nodesim registers three nodes with score labels" 30 nodes_ready "${NODES[@]}"
+
+PAIR='{"groupLabel":"shard","roleLabel":"role","conflicts":[["master","master"],["master","replica"]]}'
+SCORE='{"labels":[{"key":"example.com/rack-score","weight":2},{"key":"example.com/disk-score"}]}'
+mkdir -m 0755 "$T/plugins"
+install -m 0755 "$BUILD/plugins/pair-anti-affinity.so" "$BUILD/plugins/node-label-score.so" "$T/plugins/"
+
+PORT=$(free_port)
+header() { # the configuration's common part
+  cat <<YAML
+apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: "$KUBECONFIG", qps: 1000, burst: 1000}
+healthzBindAddress: 127.0.0.1:$PORT
+metricsBindAddress: 127.0.0.1:$PORT
+YAML
+}
+# only the rules under test score: every default score plugin disabled
+{ header; cat <<YAML
+leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: with-plugins
+  plugins:
+    filter: {enabled: [{name: pair-anti-affinity}]}
+    score: {disabled: [{name: "*"}], enabled: [{name: node-label-score, weight: 1}]}
+  pluginConfig:
+  - {name: pair-anti-affinity, args: $PAIR}
+  - {name: node-label-score, args: $SCORE}
+YAML
+} > "$T/plugins.yaml"
+
+# ---- (b) refusals at start ----
+refused() { # NAME DIR NEEDLE
+  "$BIN_DIR/policy-scheduler" --config "$T/plugins.yaml" --plugin-dir "$2" --secure-port 0 > "$T/refused.log" 2>&1
+  local rc=$?
+  check "(b) $1: the start is refused (exit $rc)" [ "$rc" -ne 0 ]
+  check_match "(b) ... naming the file and the reason" "$3" "$(cat "$T/refused.log")"
+}
+mkdir -m 0755 "$T/bad"
+install -m 0755 "$BUILD/test-plugins/abi-mismatch.so" "$T/bad/"
+refused "ABI mismatch" "$T/bad" "$T/bad/abi-mismatch.so: plugin ABI version 2, this scheduler runs version 1"
+rm "$T/bad/abi-mismatch.so"
+install -m 0757 "$BUILD/plugins/node-label-score.so" "$T/bad/"
+refused "world-writable" "$T/bad" "$T/bad/node-label-score.so: writable by everyone \(mode 0757\)"
+rm "$T/bad/node-label-score.so"
+install -m 0755 "$BUILD/test-plugins/NodeName.so" "$T/bad/"
+refused "in-tree name" "$T/bad" "$T/bad/NodeName.so: \"NodeName\" is the name of an in-tree plugin"
+refused "missing directory" "$T/none" "$T/none: No such file or directory"
+
+# ---- (a) the plugins ----
+"$BIN_DIR/policy-scheduler" --config "$T/plugins.yaml" --plugin-dir "$T/plugins" --secure-port 0 >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler with the plugins becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
+check_match "(a) both plugins are logged as loaded" "out-of-tree plugin node-label-score loaded .*out-of-tree plugin pair-anti-affinity loaded" "$(tr '\n' ' ' < "$LOG")"
+
+WORKLOAD=("a-master shard=a role=master" "a-replica-0 shard=a role=replica" "a-master-2 shard=a role=master"
+          "b-master shard=b role=master" "a-replica-1 shard=a role=replica")
+# hand-computed: raw 2 x rack + disk = pp-0 20, pp-1 10, pp-2 0; each pod to the best node its
+# shard's roles allow (master-master and master-replica conflict)
+EXPECT="pp-0 pp-1 pp-2 pp-0 pp-1"
+pod_node() { kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
+bound() { [ -n "$(pod_node "$1" "$2")" ]; }
+run_workload() { # NAMESPACE SCHEDULER: prints the nodes in order
+  local ns=$1 sched=$2 w name shard role
+  kubectl create namespace "$ns" >/dev/null
+  for w in "${WORKLOAD[@]}"; do
+    read -r name shard role <<< "$w"
+    cat <<YAML | kubectl apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: $name, namespace: $ns, labels: {shard: "${shard#shard=}", role: "${role#role=}"}}
+spec:
+  schedulerName: $sched
+  containers: [{name: app, image: redis, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+YAML
+    for _ in $(seq 1 60); do bound "$ns" "$name" && break; sleep 0.5; done
+  done
+  for w in "${WORKLOAD[@]}"; do read -r name _ <<< "$w"; printf '%s ' "$(pod_node "$ns" "$name")"; done
+}
+got_plugins=$(run_workload plug-a with-plugins)
+check_eq "(a) the plugins place the workload as computed by hand" "$EXPECT" "${got_plugins% }"
+METRICS=$(curl -sf "http://127.0.0.1:$PORT/metrics")
+check_match "(a) /metrics counts the filter plugin's calls" \
+  'policy_scheduler_plugin_call_duration_seconds_count\{plugin="pair-anti-affinity"\} [1-9]' "$METRICS"
+check_match "(a) ... and the score plugin's" \
+  'policy_scheduler_plugin_call_duration_seconds_count\{plugin="node-label-score"\} [1-9]' "$METRICS"
+stop_pid "$SCHED_PID"; SCHED_PID=
+
+# ---- (a) the extender twins on the same workload ----
+EXT_PORT=$(free_port)
+python3 tests/e2e/plugin-extender-twin.py "$EXT_PORT" "$PAIR" "$SCORE" >> "$CLUSTER_DIR/logs/plugin-extender-twin.log" 2>&1 &
+EXT_PID=$!
+{ header; cat <<YAML
+leaderElection: {leaderElect: false}
+extenders:
+- {urlPrefix: "http://127.0.0.1:$EXT_PORT", filterVerb: filter, prioritizeVerb: prioritize, weight: 1}
+profiles:
+- schedulerName: with-extenders
+  plugins:
+    score: {disabled: [{name: "*"}]}
+YAML
+} > "$T/extenders.yaml"
+"$BIN_DIR/policy-scheduler" --config "$T/extenders.yaml" --secure-port 0 >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler with the extender twins becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
+got_ext=$(run_workload plug-b with-extenders)
+check_eq "(a) the extender twins place the same workload the same way" "$got_plugins" "$got_ext"
+stop_pid "$SCHED_PID"; SCHED_PID=
+
+# ---- (c) a plugin that sleeps 2 s per call ----
+mkdir -m 0755 "$T/slow"
+install -m 0755 "$BUILD/test-plugins/slow-filter.so" "$T/slow/"
+{ header; cat <<YAML
+leaderElection: {leaderElect: true, resourceName: policy-scheduler-plugins, resourceNamespace: kube-system,
+                 leaseDuration: 15s, renewDeadline: 10s, retryPeriod: 2s}
+profiles:
+- schedulerName: slow
+  plugins:
+    filter: {enabled: [{name: slow-filter}]}
+  pluginConfig:
+  - {name: slow-filter, args: {sleepMs: 2000}}
+YAML
+} > "$T/slow.yaml"
+"$BIN_DIR/policy-scheduler" --config "$T/slow.yaml" --plugin-dir "$T/slow" --secure-port 0 >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "policy-scheduler with the slow plugin becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
+renew() { kubectl -n kube-system get lease policy-scheduler-plugins -o jsonpath='{.spec.renewTime}' 2>/dev/null; }
+wait_for "it holds the lease" 30 test -n "$(renew)"
+kubectl create namespace plug-slow >/dev/null
+before=$(renew)
+cat <<YAML | kubectl apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: slow-1, namespace: plug-slow}
+spec:
+  schedulerName: slow
+  containers: [{name: app, image: app, resources: {requests: {cpu: 100m}}}]
+YAML
+slowest=0 answered=0
+for _ in $(seq 1 8); do
+  t0=$(date +%s%N)
+  curl -sf -m 10 "http://127.0.0.1:$PORT/healthz" >/dev/null && answered=$((answered + 1))
+  t=$(( ($(date +%s%N) - t0) / 1000000 ))
+  [ "$t" -gt "$slowest" ] && slowest=$t
+  sleep 1
+done
+check_eq "(c) /healthz answered all 8 probes around a 6 s decision of 2 s plugin calls (slowest ${slowest} ms)" 8 "$answered"
+wait_for "(c) the slow plugin's pod is bound" 60 bound plug-slow slow-1
+sleep 3
+check "(c) the lease was renewed meanwhile ($before -> $(renew))" [ "$(renew)" != "$before" ]
+check "(c) policy-scheduler is still running (the lease was never lost)" kill -0 "$SCHED_PID"
+METRICS=$(curl -sf -m 10 "http://127.0.0.1:$PORT/metrics")
+secs=$(grep -oP 'policy_scheduler_plugin_call_duration_seconds_sum\{plugin="slow-filter"\} \K[0-9.]+' <<< "$METRICS")
+check "(c) the plugin's time shows in /metrics (${secs:-none} s, at least 3 nodes x 2 s)" \
+  awk -v s="${secs:-0}" 'BEGIN { exit !(s >= 6) }'
+check_match "(c) ... every call over the 100ms budget" \
+  'policy_scheduler_plugin_calls_over_budget_total\{plugin="slow-filter"\} ([3-9]|[1-9][0-9])' "$METRICS"
+finish

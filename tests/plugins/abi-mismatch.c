@@ -1,0 +1,16 @@
+/* A plugin built against another ABI version: the scheduler must refuse it at start. */
+#include "scheduler/include/policy-scheduler-plugin.h"
+
+static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size) {
+        return PSP_SUCCESS;
+}
+
+static const PspPlugin plugin = {
+        .abi_version = PSP_ABI_VERSION + 1,
+        .name = "abi-mismatch",
+        .filter = filter,
+};
+
+const PspPlugin *policy_scheduler_plugin(void) {
+        return &plugin;
+}

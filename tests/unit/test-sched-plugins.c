@@ -1,0 +1,355 @@
+/* Out-of-tree plugins: the example plugins loaded from a directory with dlopen (the loader),
+ * placing pods through a profile that names them as an in-tree plugin is named; what the
+ * loader refuses (another ABI version, an in-tree name, a file others can write, a missing
+ * directory) naming the file and the reason; the per-plugin call counts and time budget. */
+#include <errno.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/macro.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/external.h"
+#include "scheduler/core/testlib.h"
+#include "scheduler/plugin-loader.h"
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+        char dir[PATH_MAX];             /* a fresh plugin directory */
+        char build[PATH_MAX];           /* build/<config>: plugins/ and test-plugins/ */
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        assert_true(n > 0);
+        exe[n] = 0;
+        /* build/<config>/tests/test-sched-plugins */
+        snprintf(f->build, sizeof(f->build), "%s", dirname(dirname(exe)));
+        snprintf(f->dir, sizeof(f->dir), "/tmp/sched-plugins-XXXXXX");
+        assert_non_null(mkdtemp(f->dir));
+        assert_int_equal(chmod(f->dir, 0755), 0);
+        *state = f;
+        return 0;
+}
+
+static void rm_dir(const char *dir) {
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_cache_free(f->c);
+        sched_strtab_free(f->t);
+        rm_dir(f->dir);
+        free(f);
+        return 0;
+}
+
+/* Copies build/<config>/<sub>/<name>.so into the plugin directory with mode. */
+static void put(Fx *f, const char *sub, const char *name, mode_t mode) {
+        char cmd[3 * PATH_MAX];
+        snprintf(cmd, sizeof(cmd), "cp '%s/%s/%s.so' '%s/%s.so'", f->build, sub, name, f->dir, name);
+        assert_int_equal(system(cmd), 0);
+        snprintf(cmd, sizeof(cmd), "%s/%s.so", f->dir, name);
+        assert_int_equal(chmod(cmd, mode), 0);
+}
+
+static PluginLoader *load(Fx *f, char **ret_err) {
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        PluginLoader *l = NULL;
+        int r = plugin_loader_open(f->dir, NULL, 0, &l, &err);
+        if (ret_err)
+                *ret_err = r < 0 ? strdup(buf_str(&err)) : NULL;
+        else if (r < 0)
+                fail_msg("%s", buf_str(&err));
+        return l;
+}
+
+static void expect_refused(Fx *f, const char *needle1, const char *needle2) {
+        _cleanup_free_ char *err = NULL;
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, &err);
+        assert_null(l);
+        assert_non_null(err);
+        if (!strstr(err, needle1) || !strstr(err, needle2))
+                fail_msg("error \"%s\" does not say \"%s\" and \"%s\"", err, needle1, needle2);
+}
+
+static void add_node(Fx *f, const char *name, const char *labels) {
+        SchedNode *n = tl_node(f->t, name, "8", "16Gi", 110, labels, "", "");
+        assert_non_null(n);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+}
+
+static void add_pod(Fx *f, const char *name, const char *node, const char *labels) {
+        char spec[128];
+        snprintf(spec, sizeof(spec), "'nodeName':'%s'", node);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, name, "100m", "", spec, labels);
+        assert_non_null(p);
+        assert_int_equal(sched_cache_add_pod(f->c, p), 0);
+}
+
+/* The node the pod goes to ("" when none fits) and the scores. */
+static char *place(Fx *f, const SchedConfig *cfg, const char *name, const char *labels) {
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, name, "100m", "", "", labels);
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
+        Buf b;
+        buf_init(&b, 0);
+        assert_true(buf_printf(&b, "%s:", res.node ? sched_strtab_get(f->t, res.node) : "") >= 0);
+        if (res.node)
+                assert_int_equal(sched_algo_format_scores(a, &b), 0);
+        else
+                assert_int_equal(sched_algo_format_failure(a, &b), 0);
+        return buf_steal(&b);
+}
+
+static SchedConfig *compile(Fx *f, TlProfile *b, const PluginLoader *l, char **ret_err) {
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        SchedConfigOptions o = { .externals = l ? &l->set : NULL };
+        SchedConfig *cfg = NULL;
+        int r = sched_config_new_profile(f->t, b->json, &o, &cfg, &err);
+        tl_profile_done(b);
+        if (ret_err)
+                *ret_err = r < 0 ? strdup(buf_str(&err)) : NULL;
+        else if (r < 0)
+                fail_msg("%s", buf_str(&err));
+        return cfg;
+}
+
+static const char pair_args[] = "{'groupLabel':'shard','roleLabel':'role','conflicts':[['master','master'],"
+                                "['master','replica']]}";
+static const char score_args[] = "{'labels':[{'key':'example.com/rack-score','weight':2},"
+                                 "{'key':'example.com/disk-score'}]}";
+
+/* Three nodes scored by 2 x rack + disk: n1 2x10+0 = 20, n2 2x3+4 = 10, n3 0 -> normalized
+ * 100, 50, 0; shard a has its master on n1 and a replica on n2. */
+static void test_examples_place_pods(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "pair-anti-affinity", 0755);
+        put(f, "plugins", "node-label-score", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        assert_int_equal(l->set.n, 2);
+        add_node(f, "n1", "'labels':{'example.com/rack-score':'10'}");
+        add_node(f, "n2", "'labels':{'example.com/rack-score':'3','example.com/disk-score':'4'}");
+        add_node(f, "n3", "'labels':{'example.com/rack-score':'high'}");
+        add_pod(f, "a-master", "n1", "'labels':{'shard':'a','role':'master'}");
+        add_pod(f, "a-replica-0", "n2", "'labels':{'shard':'a','role':'replica'}");
+
+        TlProfile b = tl_profile("plugins");
+        tl_enable(&b, "filter", "pair-anti-affinity");
+        tl_score(&b, "node-label-score", 3);
+        tl_args(&b, "pair-anti-affinity", pair_args);
+        tl_args(&b, "node-label-score", score_args);
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
+        _cleanup_free_ char *txt = NULL;
+        assert_int_equal(sched_config_format_profile(cfg, &txt), 0);
+        assert_string_equal(txt, "profile plugins:\n  filter: pair-anti-affinity\n  score: node-label-score (3)\n");
+
+        /* another master of shard a: not with the master (n1) nor a replica (n2) */
+        _cleanup_free_ char *m = place(f, cfg, "a-master-2", "'labels':{'shard':'a','role':'master'}");
+        assert_string_equal(m, "n3:");  /* the one feasible node: no scoring */
+        /* another replica of shard a: not with its master; normalized over the feasible nodes
+         * n2 (raw 10 -> 100, x 3) beats n3 (0) */
+        _cleanup_free_ char *r = place(f, cfg, "a-replica-1", "'labels':{'shard':'a','role':'replica'}");
+        assert_string_equal(r, "n2:n2=300 n3=0");
+        /* shard b's master: no pod of its group anywhere, n1 (100 x 3) wins */
+        _cleanup_free_ char *bm = place(f, cfg, "b-master", "'labels':{'shard':'b','role':'master'}");
+        assert_string_equal(bm, "n1:n1=300 n2=150 n3=0");
+        /* a pod without the role label is not constrained */
+        _cleanup_free_ char *plain = place(f, cfg, "web", "'labels':{'app':'web'}");
+        assert_string_equal(plain, "n1:n1=300 n2=150 n3=0");
+
+        /* with every node holding a conflicting pod, the plugin's own reason is the failure */
+        add_pod(f, "a-master-n3", "n3", "'labels':{'shard':'a','role':'master'}");
+        _cleanup_free_ char *none = place(f, cfg, "a-replica-2", "'labels':{'shard':'a','role':'master'}");
+        if (!strstr(none, "had a master and this pod is a master of the same group"))
+                fail_msg("%s", none);
+
+        /* the calls are counted per plugin */
+        SchedExternal *pair = sched_external_find(&l->set, "pair-anti-affinity");
+        SchedExternal *score = sched_external_find(&l->set, "node-label-score");
+        assert_true(pair->stats.calls >= 12);
+        assert_true(score->stats.calls >= 4 * 2);
+        assert_int_equal(pair->stats.errors, 0);
+        assert_int_equal(score->stats.errors, 0);
+}
+
+/* reverse: the lowest label wins, 100 - the normalized score */
+static void test_node_label_score_reverse(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "node-label-score", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        add_node(f, "n1", "'labels':{'cost':'7'}");
+        add_node(f, "n2", "'labels':{'cost':'2'}");
+        TlProfile b = tl_profile("p");
+        tl_score(&b, "node-label-score", 1);
+        tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}],'reverse':true}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
+        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        /* n1: 100 - 7x100/7 = 0; n2: 100 - 2x100/7 (28) = 72 */
+        assert_string_equal(got, "n2:n1=0 n2=72");
+}
+
+static void test_profile_refusals(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "pair-anti-affinity", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        _cleanup_free_ char *err = NULL;
+        /* a Filter plugin enabled at score */
+        TlProfile b = tl_profile("p");
+        tl_score(&b, "pair-anti-affinity", 1);
+        assert_null(compile(f, &b, l, &err));
+        assert_non_null(strstr(err, "pair-anti-affinity does not extend score"));
+        free(err);
+        /* args the plugin refuses, with its reason */
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "pair-anti-affinity");
+        tl_args(&b, "pair-anti-affinity", "{'roleLabel':'role','conflicts':[['a']]}");
+        assert_null(compile(f, &b, l, &err));
+        if (!strstr(err, "pair-anti-affinity: init refused its args: conflicts[0] must be a pair of roles"))
+                fail_msg("%s", err);
+        free(err);
+        /* a name nobody loaded */
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "node-label-score");
+        assert_null(compile(f, &b, l, &err));
+        assert_non_null(strstr(err, "\"node-label-score\" is not an in-tree plugin of kube-scheduler v1.20 nor a "
+                                    "loaded out-of-tree plugin"));
+        free(err);
+        err = NULL;
+}
+
+static void test_loader_refusals(void **state) {
+        Fx *f = *state;
+        char path[PATH_MAX + 32];
+        /* another ABI version */
+        put(f, "test-plugins", "abi-mismatch", 0755);
+        snprintf(path, sizeof(path), "%s/abi-mismatch.so", f->dir);
+        expect_refused(f, path, "plugin ABI version 2, this scheduler runs version 1");
+        unlink(path);
+        /* an in-tree name */
+        put(f, "test-plugins", "NodeName", 0755);
+        snprintf(path, sizeof(path), "%s/NodeName.so", f->dir);
+        expect_refused(f, path, "\"NodeName\" is the name of an in-tree plugin");
+        unlink(path);
+        /* world- and group-writable files */
+        put(f, "plugins", "node-label-score", 0757);
+        snprintf(path, sizeof(path), "%s/node-label-score.so", f->dir);
+        expect_refused(f, path, "writable by everyone (mode 0757)");
+        assert_int_equal(chmod(path, 0775), 0);
+        expect_refused(f, path, "writable by its group (mode 0775)");
+        /* a file named otherwise than the plugin calls itself */
+        char other[PATH_MAX + 32];
+        snprintf(other, sizeof(other), "%s/label-score.so", f->dir);
+        assert_int_equal(chmod(path, 0755), 0);
+        assert_int_equal(rename(path, other), 0);
+        expect_refused(f, other, "the plugin calls itself \"node-label-score\", the file name says \"label-score\"");
+        unlink(other);
+        /* not a shared object */
+        snprintf(path, sizeof(path), "%s/broken.so", f->dir);
+        FILE *fp = fopen(path, "w");
+        assert_non_null(fp);
+        fputs("not an ELF file\n", fp);
+        fclose(fp);
+        assert_int_equal(chmod(path, 0644), 0);
+        expect_refused(f, path, "cannot load it");
+        unlink(path);
+        /* a symbolic link */
+        snprintf(path, sizeof(path), "%s/node-label-score.so", f->dir);
+        char target[PATH_MAX + 32];
+        snprintf(target, sizeof(target), "%s/plugins/node-label-score.so", f->build);
+        assert_int_equal(symlink(target, path), 0);
+        expect_refused(f, path, "not a regular file (symbolic links are not followed)");
+        unlink(path);
+        /* the directory: writable by others, then missing */
+        assert_int_equal(chmod(f->dir, 0777), 0);
+        expect_refused(f, f->dir, "writable by everyone");
+        assert_int_equal(chmod(f->dir, 0755), 0);
+        char missing[PATH_MAX + 32];
+        snprintf(missing, sizeof(missing), "%s/none", f->dir);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        PluginLoader *l = NULL;
+        assert_int_equal(plugin_loader_open(missing, NULL, 0, &l, &err), -ENOENT);
+        assert_non_null(strstr(buf_str(&err), "/none: No such file or directory"));
+}
+
+static int64_t fake_ns;
+static int64_t fake_clock(void) {
+        return fake_ns += 3 * 1000 * 1000; /* every reading 3 ms later */
+}
+
+/* Every hook call is timed with the daemon's clock; calls over the budget are counted. */
+static void test_budget(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "node-label-score", 0755);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        PluginLoader *l = NULL;
+        assert_int_equal(plugin_loader_open(f->dir, fake_clock, 2 * 1000 * 1000, &l, &err), 0);
+        add_node(f, "n1", "'labels':{'cost':'7'}");
+        add_node(f, "n2", "'labels':{'cost':'2'}");
+        TlProfile b = tl_profile("p");
+        tl_score(&b, "node-label-score", 1);
+        tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}]}");
+        SchedConfig *cfg = compile(f, &b, l, NULL);
+        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        assert_string_equal(got, "n1:n1=100 n2=28");
+        const SchedExternalStats *s = &l->set.v[0]->stats;
+        assert_int_equal(s->calls, 3);          /* two scores, one normalize */
+        assert_int_equal(s->over_budget, 3);
+        assert_int_equal(s->ns, 3 * 3 * 1000 * 1000);
+        assert_int_equal(s->buckets[4], 3);     /* <= 10 ms */
+        _cleanup_buf_ Buf m;
+        buf_init(&m, 0);
+        assert_int_equal(plugin_metrics_format(&m, &l->set), 0);
+        static const char *const want[] = {
+                "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"0.001\"} 0\n",
+                "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"0.01\"} 3\n",
+                "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"+Inf\"} 3\n",
+                "policy_scheduler_plugin_call_duration_seconds_sum{plugin=\"node-label-score\"} 0.009000000\n",
+                "policy_scheduler_plugin_call_duration_seconds_count{plugin=\"node-label-score\"} 3\n",
+                "policy_scheduler_plugin_calls_over_budget_total{plugin=\"node-label-score\"} 3\n",
+                "policy_scheduler_plugin_errors_total{plugin=\"node-label-score\"} 0\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                if (!strstr(buf_str(&m), want[i]))
+                        fail_msg("/metrics lacks %s in:\n%s", want[i], buf_str(&m));
+        sched_config_free(cfg);
+        plugin_loader_free(l);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_examples_place_pods, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_label_score_reverse, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_profile_refusals, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_loader_refusals, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
