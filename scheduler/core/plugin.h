@@ -135,6 +135,11 @@ SchedArena *sched_profile_arena(SchedProfileBuild *b);
 struct SchedFeatureGates;
 const struct SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b);
 
+/* The most strings a plugin's list argument may hold (labels, resources): a Policy may list
+ * 1,024 priorities (the Scheduler status's maxItems), and a translation folds every
+ * labelPreference of them into the one NodeLabel's presentLabelsPreference. */
+#define SCHED_MAX_ARG_STRINGS 1024
+
 /* Reads args[key], an optional array of strings, into items[0..max) (borrowed from args).
  * Returns the count, or -EINVAL with "<plugin>: <key> ..." in err. */
 int sched_args_strings(const json_t *args, const char *plugin, const char *key, const char **items, size_t max,

@@ -7,9 +7,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "common/fileio.h"
 #include "common/macro.h"
 #include "policy-validator/kubescheduler-config.h"
 #include "policy-validator/policy.h"
@@ -280,70 +284,126 @@ static void test_policy_profile_follows_the_gate(void **state) {
         }
 }
 
-/* The translation of every policy example (policy-validator --translate=v1beta1), given to
- * --config's front door (ksc_load), compiles to the same profile as the Policy itself: the
- * same plugins per extension point in the same order with the same weights, and the same
- * scores on a small cluster. Run from the source tree (the data's paths are relative). */
+/* A policy's translation (policy-validator --translate=v1beta1), given to --config's front
+ * door (ksc_load), compiles to the same profile as the Policy itself: the same plugins per
+ * extension point in the same order with the same weights, and the same scores for pod on the
+ * fixture's cluster. At v1.20's default gates, the ones the translation assumes (with the
+ * gate off the Policy runs SelectorSpread while its translation names PodTopologySpread).
+ * Returns false without comparing when skip_lossy and the translation has warnings. */
+static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const char *text, SchedPod *pod,
+                                                 bool skip_lossy) {
+        PolicyDiags diags = {};
+        _cleanup_(policy_freep) Policy *pol = NULL;
+        assert_int_equal(policy_load(text, strlen(text), NULL, &pol, &diags), 0);
+        policy_diags_clear(&diags);
+        SchedFeatureGates g = { .default_pod_topology_spread_off = false };
+        _cleanup_(sched_config_freep) SchedConfig *direct = NULL;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        if (sched_config_new_policy(f->t, pol, "s", &g, NULL, &direct, &err) < 0)
+                fail_msg("%s: %s", path, buf_str(&err));
+
+        json_auto_t *translated = NULL;
+        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1BETA1, "s", NULL, &translated, &diags), 0);
+        size_t lossy = diags.n;
+        policy_diags_clear(&diags);
+        if (lossy > 0 && skip_lossy)
+                return false;
+        _cleanup_free_ char *ttext = json_dumps(translated, 0);
+        KscOptions ko = { .default_pod_topology_spread_off = false };
+        json_auto_t *eff = NULL;
+        if (ksc_load(ttext, strlen(ttext), &ko, &eff, &diags) < 0) {
+                _cleanup_free_ char *msg = NULL;
+                (void) policy_diags_format_text(&diags, path, &msg);
+                fail_msg("%s: %s", path, msg);
+        }
+        policy_diags_clear(&diags);
+        _cleanup_(sched_config_freep) SchedConfig *via = NULL;
+        SchedConfigOptions o = { .gates = g };
+        if (sched_config_new_profile(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via, &err) < 0)
+                fail_msg("%s: %s", path, buf_str(&err));
+        _cleanup_free_ char *a = NULL, *b = NULL;
+        assert_int_equal(sched_config_format_profile(direct, &a), 0);
+        assert_int_equal(sched_config_format_profile(via, &b), 0);
+        if (strcmp(a, b) != 0)
+                fail_msg("%s: the Policy runs\n%sits translation runs\n%s", path, a, b);
+        _cleanup_free_ char *sa = schedule_scores(f, direct, pod), *sb = schedule_scores(f, via, pod);
+        if (strcmp(sa, sb) != 0)
+                fail_msg("%s: the Policy scores\n%s\nits translation scores\n%s", path, sa, sb);
+        return true;
+}
+
+static SchedPod *translation_fixture(Fx *f) {
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
+                            "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
+                            "", ""));
+        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
+        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
+        return tl_pod(f->t, "p", "100m", "128Mi", "", "");
+}
+
+/* Run from the source tree (the data's paths are relative). */
 static void test_translation_runs_as_the_policy(void **state) {
         Fx *f = *state;
         static const char *const examples[] = {
                 "openshift-default", "label-presence-preference", "static-and-configurable",
                 "topology-city-building-room", "topology-region-zone-rack", "extender-secondary-scheduler",
         };
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
-                            "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
-                            "", ""));
-        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
-        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "128Mi", "", "");
-        /* at v1.20's default gates, the ones the translation assumes (with the gate off the
-         * Policy runs SelectorSpread while its translation names PodTopologySpread) */
-        for (int gate_off = 0; gate_off < 1; gate_off++)
-                for (size_t e = 0; e < ELEMENTSOF(examples); e++) {
-                        char path[256];
-                        snprintf(path, sizeof path, "tests/data/policy-examples/%s.json", examples[e]);
-                        json_error_t jerr;
-                        json_auto_t *pj = json_load_file(path, 0, &jerr);
-                        if (!pj)
-                                fail_msg("%s: %s", path, jerr.text);
-                        _cleanup_free_ char *text = json_dumps(pj, 0);
-                        PolicyDiags diags = {};
-                        _cleanup_(policy_freep) Policy *pol = NULL;
-                        assert_int_equal(policy_load(text, strlen(text), NULL, &pol, &diags), 0);
-                        policy_diags_clear(&diags);
-                        SchedFeatureGates g = { .default_pod_topology_spread_off = gate_off };
-                        _cleanup_(sched_config_freep) SchedConfig *direct = NULL;
-                        _cleanup_buf_ Buf err;
-                        buf_init(&err, 4096);
-                        if (sched_config_new_policy(f->t, pol, "s", &g, NULL, &direct, &err) < 0)
-                                fail_msg("%s: %s", path, buf_str(&err));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = translation_fixture(f);
+        for (size_t e = 0; e < ELEMENTSOF(examples); e++) {
+                char path[256];
+                snprintf(path, sizeof path, "tests/data/policy-examples/%s.json", examples[e]);
+                json_error_t jerr;
+                json_auto_t *pj = json_load_file(path, 0, &jerr);
+                if (!pj)
+                        fail_msg("%s: %s", path, jerr.text);
+                _cleanup_free_ char *text = json_dumps(pj, 0);
+                (void) check_translation_runs_as_the_policy(f, path, text, pod, false);
+        }
+}
 
-                        json_auto_t *translated = NULL;
-                        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1BETA1, "s", NULL, &translated, &diags), 0);
-                        policy_diags_clear(&diags);
-                        _cleanup_free_ char *ttext = json_dumps(translated, 0);
-                        KscOptions ko = { .default_pod_topology_spread_off = gate_off };
-                        json_auto_t *eff = NULL;
-                        if (ksc_load(ttext, strlen(ttext), &ko, &eff, &diags) < 0) {
-                                _cleanup_free_ char *msg = NULL;
-                                (void) policy_diags_format_text(&diags, path, &msg);
-                                fail_msg("%s: %s", path, msg);
-                        }
-                        policy_diags_clear(&diags);
-                        _cleanup_(sched_config_freep) SchedConfig *via = NULL;
-                        SchedConfigOptions o = { .gates = g };
-                        if (sched_config_new_profile(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via,
-                                                     &err) < 0)
-                                fail_msg("%s: %s", path, buf_str(&err));
-                        _cleanup_free_ char *a = NULL, *b = NULL;
-                        assert_int_equal(sched_config_format_profile(direct, &a), 0);
-                        assert_int_equal(sched_config_format_profile(via, &b), 0);
-                        if (strcmp(a, b) != 0)
-                                fail_msg("%s (gate %s): the Policy runs\n%sits translation runs\n%s", path,
-                                         gate_off ? "off" : "on", a, b);
-                        _cleanup_free_ char *sa = schedule_scores(f, direct, pod), *sb = schedule_scores(f, via, pod);
-                        assert_string_equal(sa, sb);
+static bool file_is_empty(const char *path) {
+        struct stat st;
+        return stat(path, &st) == 0 && st.st_size == 0;
+}
+
+/* Every valid policy case of libpolicy's case directories whose v1beta1 translation is
+ * lossless (tests/data/policy/CASE: a clean diagnostics file, input.json or input.yaml with
+ * no options, and a translation without warnings) runs as its translation does. */
+static void test_every_lossless_case_runs_as_its_translation(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = translation_fixture(f);
+        DIR *d = opendir("tests/data/policy");
+        assert_non_null(d);
+        unsigned checked = 0;
+        for (struct dirent *de; (de = readdir(d));) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char dir[512], path[600];
+                snprintf(dir, sizeof dir, "tests/data/policy/%s", de->d_name);
+                snprintf(path, sizeof path, "%s/options", dir);
+                if (access(path, F_OK) == 0)
+                        continue;
+                snprintf(path, sizeof path, "%s/diagnostics", dir);
+                if (!file_is_empty(path))
+                        continue;
+                _cleanup_free_ char *text = NULL;
+                size_t len = 0;
+                snprintf(path, sizeof path, "%s/input.json", dir);
+                if (read_full_file(path, 1024 * 1024, &text, &len) < 0) {
+                        snprintf(path, sizeof path, "%s/input.yaml", dir);
+                        if (read_full_file(path, 1024 * 1024, &text, &len) < 0)
+                                continue;
                 }
+                if (check_translation_runs_as_the_policy(f, path, text, pod, true))
+                        checked++;
+        }
+        closedir(d);
+        /* the case directories hold well over a hundred clean policies; a walk that finds
+         * only a handful has lost its way */
+        if (checked < 40)
+                fail_msg("only %u lossless policy cases found under tests/data/policy", checked);
+        print_message("%u lossless policy cases run as their translations\n", checked);
 }
 
 int main(void) {
@@ -355,6 +415,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, setup, teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
                 cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

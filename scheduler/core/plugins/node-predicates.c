@@ -316,17 +316,16 @@ const SchedPredicatePlugin sched_pred_check_node_pid_pressure = {
 
 /* ---- framework rows ---- */
 
-#define MAX_ARG_LABELS 256
 
 /* NodeResourcesFitArgs: ignoredResources are not checked (added to those an extender
  * ignores); ignoredResourceGroups is refused when not empty. */
 static int fit_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
         static const char *const known[] = { "ignoredResources", "ignoredResourceGroups", NULL };
-        const char *items[MAX_ARG_LABELS];
+        const char *items[SCHED_MAX_ARG_STRINGS];
         int r = sched_args_known(args, "NodeResourcesFit", known, err);
         if (r < 0)
                 return r;
-        if ((r = sched_args_strings(args, "NodeResourcesFit", "ignoredResourceGroups", items, MAX_ARG_LABELS, err)) < 0)
+        if ((r = sched_args_strings(args, "NodeResourcesFit", "ignoredResourceGroups", items, SCHED_MAX_ARG_STRINGS, err)) < 0)
                 return r;
         if (r > 0) {
                 if (err)
@@ -334,7 +333,7 @@ static int fit_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
                                           "scheduler; list the resources in ignoredResources");
                 return -EINVAL;
         }
-        int n = sched_args_strings(args, "NodeResourcesFit", "ignoredResources", items, MAX_ARG_LABELS, err);
+        int n = sched_args_strings(args, "NodeResourcesFit", "ignoredResources", items, SCHED_MAX_ARG_STRINGS, err);
         if (n <= 0)
                 return n;
         SchedConfig *cfg = sched_profile_config(b);
@@ -387,8 +386,8 @@ static int node_label_fw_filter(SchedProfileBuild *b, const json_t *args, Buf *e
                 return r;
         static const char *const keys[2] = { "presentLabels", "absentLabels" };
         for (int k = 0; k < 2; k++) {
-                const char *items[MAX_ARG_LABELS];
-                int n = sched_args_strings(args, "NodeLabel", keys[k], items, MAX_ARG_LABELS, err);
+                const char *items[SCHED_MAX_ARG_STRINGS];
+                int n = sched_args_strings(args, "NodeLabel", keys[k], items, SCHED_MAX_ARG_STRINGS, err);
                 if (n < 0)
                         return n;
                 if (n == 0)
@@ -409,8 +408,8 @@ static int node_label_fw_score(SchedProfileBuild *b, int64_t weight, const json_
                 return r;
         static const char *const keys[2] = { "presentLabelsPreference", "absentLabelsPreference" };
         for (int k = 0; k < 2; k++) {
-                const char *items[MAX_ARG_LABELS];
-                int n = sched_args_strings(args, "NodeLabel", keys[k], items, MAX_ARG_LABELS, err);
+                const char *items[SCHED_MAX_ARG_STRINGS];
+                int n = sched_args_strings(args, "NodeLabel", keys[k], items, SCHED_MAX_ARG_STRINGS, err);
                 if (n < 0)
                         return n;
                 for (int i = 0; i < n; i++) {

@@ -308,7 +308,6 @@ const SchedFrameworkPlugin sched_fw_selector_spread = {
         .score = &sched_prio_selector_spread,
 };
 
-#define MAX_ARG_LABELS 256
 
 static const char *const service_affinity_known[] = { "affinityLabels", "antiAffinityLabelsPreference", NULL };
 
@@ -317,8 +316,8 @@ static int service_affinity_fw_filter(SchedProfileBuild *b, const json_t *args, 
         int r = sched_args_known(args, "ServiceAffinity", service_affinity_known, err);
         if (r < 0)
                 return r;
-        const char *items[MAX_ARG_LABELS];
-        int n = sched_args_strings(args, "ServiceAffinity", "affinityLabels", items, MAX_ARG_LABELS, err);
+        const char *items[SCHED_MAX_ARG_STRINGS];
+        int n = sched_args_strings(args, "ServiceAffinity", "affinityLabels", items, SCHED_MAX_ARG_STRINGS, err);
         if (n < 0)
                 return n;
         PolicyArgument a = { .kind = POLICY_ARG_SERVICE_AFFINITY, .labels = { .items = (char **) items, .n = (size_t) n } };
@@ -331,8 +330,8 @@ static int service_affinity_fw_score(SchedProfileBuild *b, int64_t weight, const
         int r = sched_args_known(args, "ServiceAffinity", service_affinity_known, err);
         if (r < 0)
                 return r;
-        const char *items[MAX_ARG_LABELS];
-        int n = sched_args_strings(args, "ServiceAffinity", "antiAffinityLabelsPreference", items, MAX_ARG_LABELS, err);
+        const char *items[SCHED_MAX_ARG_STRINGS];
+        int n = sched_args_strings(args, "ServiceAffinity", "antiAffinityLabelsPreference", items, SCHED_MAX_ARG_STRINGS, err);
         for (int i = 0; i < n; i++) {
                 PolicyArgument a = { .kind = POLICY_ARG_SERVICE_ANTI_AFFINITY, .label = (char *) items[i] };
                 if ((r = sched_profile_add_score(b, &sched_prio_service_anti_affinity, "ServiceAffinity", weight, &a, err)) < 0)
