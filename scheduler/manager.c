@@ -489,12 +489,10 @@ Manager *manager_free(Manager *m) {
         kube_leader_free(m->leader);
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
         kube_event_recorder_free(m->recorder);
-        /* the delegate answers the requests still under review on m->https: first */
-        kube_auth_delegate_free(m->auth);
+        m->secure = sched_secure_server_free(m->secure);
+        m->publish = sd_event_source_disable_unref(m->publish);
         http_server_free(m->http);
-        http_server_free(m->https);
         http_server_free(m->http_metrics);
-        kube_client_unref(m->auth_client);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);
