@@ -171,12 +171,17 @@ static int on_defer(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-bool manager_may_bind(Manager *m) {
+bool manager_may_write(Manager *m) {
         if (!m->leading)
                 return false;
         /* the lease as this host's clock sees it: a leader that could not renew in time
          * (stopped, starved) learns here, before writing, that it no longer leads */
         return !m->leader || kube_leader_check(m->leader);
+}
+
+/* The recorder's fence: an Event repeated after the lease lapsed does not patch its series. */
+static bool recorder_may_write(void *userdata) {
+        return manager_may_write(userdata);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -359,6 +364,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         r = kube_event_recorder_new(m->client, opts->scheduler_name, m->identity, &m->recorder);
         if (r < 0)
                 return klog_error_errno(r, "cannot create the event recorder: %m");
+        kube_event_recorder_set_fence(m->recorder, recorder_may_write, m);
 
         _cleanup_(policy_freep) Policy *policy = NULL;
         r = load_policy(m, &policy);

@@ -5,6 +5,8 @@
 #   - the CRD installed while the operator runs (tests/data/crds, the OpenShift schema):
 #     the ClusterOperator appears, with Available/Progressing/Degraded/Upgradeable,
 #     relatedObjects and versions;
+#   - the operator's service account may write ClusterOperator scheduler-policy only: it
+#     cannot read, update, patch the status of or delete another operator's;
 #   - a legacy Policy in use: Upgradeable=False pointing at policy-validator
 #     --translate=v1beta1; none: Upgradeable=True;
 #   - a rejected policy: Degraded=True with the Scheduler's reason while Available stays
@@ -92,6 +94,28 @@ check "... the Deployment" has_related apps/deployments/openshift-kube-scheduler
 check_match "... versions: the operator's" '^[0-9]+\.[0-9]+' "$(co '{.status.versions[?(@.name=="operator")].version}')"
 check_eq "... and the scheduler's (its image tag)" "latest" "$(co '{.status.versions[?(@.name=="policy-scheduler")].version}')"
 check_eq "the operator still logged 'not reporting' only once" "1" "$(not_reporting_lines)"
+
+# --- the operator's account writes its own ClusterOperator and no other ---------------------
+SA=system:serviceaccount:openshift-kube-scheduler-operator:scheduler-operator
+OPKC=$CLUSTER_DIR/operator.kubeconfig
+can() { kubectl auth can-i "$@" --as="$SA" >/dev/null 2>&1; }
+check "the operator's account may update ClusterOperator scheduler-policy" \
+  can update clusteroperators.config.openshift.io/scheduler-policy
+check "... and its status" can update clusteroperators.config.openshift.io/scheduler-policy --subresource=status
+check "... but may not update another ClusterOperator" bash -c \
+  "$(declare -f can); SA=$SA; ! can update clusteroperators.config.openshift.io/kube-scheduler"
+check "... nor patch its status" bash -c \
+  "$(declare -f can); SA=$SA; ! can patch clusteroperators.config.openshift.io/kube-scheduler --subresource=status"
+check "... nor delete one" bash -c "$(declare -f can); SA=$SA; ! can delete clusteroperators.config.openshift.io/kube-scheduler"
+check "another operator's ClusterOperator is created (by the admin)" bash -c \
+  "printf '%s\n' 'apiVersion: config.openshift.io/v1' 'kind: ClusterOperator' 'metadata: {name: kube-scheduler}' 'spec: {}' |
+   kubectl apply -f - >/dev/null"
+out=$(kubectl --kubeconfig "$OPKC" patch clusteroperators.config.openshift.io kube-scheduler --type=merge \
+  -p '{"metadata":{"labels":{"hijacked":"yes"}}}' 2>&1)
+check_match "... the operator's token cannot label it (Forbidden)" 'forbidden|Forbidden' "$out"
+out=$(kubectl --kubeconfig "$OPKC" get clusteroperators.config.openshift.io kube-scheduler 2>&1)
+check_match "... nor read it" 'forbidden|Forbidden' "$out"
+check "... it is deleted again" kubectl delete clusteroperators.config.openshift.io kube-scheduler --wait=true
 
 # --- a legacy Policy in use -----------------------------------------------------------------
 put_policy deploy/policy.cfg

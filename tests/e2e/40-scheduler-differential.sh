@@ -63,6 +63,13 @@ wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[
 NS_PID=$!
 wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
 
+# The checker's control: a round in which a pod has no outcome fails (its pod names a
+# scheduler that does not run).
+fails() { ! "$@"; }
+DIFF_OUTCOME_SECONDS=3 check "a round where a pod has no outcome fails (control: $DATA/control-no-outcome)" \
+  fails run_round control-no-outcome ours
+check_match "the control names the pod" 'c01-unserved no outcome' "$(cat "$T/control-no-outcome-ours.out")"
+
 for phase in node-fit default-policy topology-spread; do
   desc=$(jq -r '.description' "$DATA/$phase/phase.json")
   for who in upstream ours; do
