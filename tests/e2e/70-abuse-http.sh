@@ -53,6 +53,11 @@ cleanup() {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
     kubectl delete clusterrolebinding "$NS-scraper" --ignore-not-found
     kubectl -n kube-system delete lease "$SCHED" --ignore-not-found --wait=false
+    # the operator's scheduler pods ran on the simulated nodes: gone with them, not left
+    # Running for the next script on the plane to find
+    for n in "${NODES[@]}"; do
+      kubectl -n openshift-kube-scheduler delete pods --field-selector "spec.nodeName=$n" --grace-period=0 --force
+    done
     kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
     kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
