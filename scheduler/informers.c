@@ -70,7 +70,7 @@ static void pod_event(Manager *m, json_t *obj) {
                 if (r < 0)
                         klog_warning_errno(r, "cache: pod %s/%s: %m", pod->namespace_, pod->name);
                 (void) sched_queue_delete(m->queue, pod->uid);
-        } else if (pod->scheduler_name == m->scheduler_name && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
+        } else if (manager_profile(m, pod->scheduler_name) && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
                 apply_project_node_selector(m, pod);
                 r = sched_queue_add(m->queue, pod);
                 if (r < 0)
@@ -167,7 +167,7 @@ static void pod_status_event(Manager *m, json_t *obj) {
         SchedPod *pod = NULL;
         if (sched_pod_from_json(m->strtab, obj, &pod) < 0)
                 return;         /* its add or last change was reported already */
-        if (pod->scheduler_name == m->scheduler_name) {
+        if (manager_profile(m, pod->scheduler_name)) {
                 apply_project_node_selector(m, pod);
                 if (sched_queue_update_status(m->queue, pod) >= 0) {
                         preemptor_pod_pending(m, pod);
@@ -472,8 +472,10 @@ int informers_start(Manager *m) {
         /* the other kinds the policy reads; a pod is decided only once they are listed too,
          * or a claim would be "not found" and a spread counted without its services */
         static const KubeInformerHandlers obj_h = { on_obj_add, on_obj_update, on_obj_delete };
-        bool volume_binding;
-        uint32_t need = sched_config_objects_needed(m->eff, &volume_binding);
+        /* what the compiled profiles' plugins read (manager.c), whichever front door built
+         * them: the Policy's effective form is empty under --config */
+        bool volume_binding = m->volume_binding;
+        uint32_t need = m->objects_needed;
         char kinds[256] = "";
         size_t len = 0;
         for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++)

@@ -12,7 +12,7 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
@@ -67,8 +67,8 @@ make_pod() {
 }
 
 reset_operand
-check "CRD, namespaces and RBAC install" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 kubectl create namespace "$NS" >/dev/null 2>&1
 
 # --- the guard trips, and nothing rolls out beside kube-scheduler ------------------------
@@ -78,7 +78,7 @@ stack_operator_start a --progress-deadline 120 > "$T/port-a"
 wait_for "the operator reports Degraded=True reason ConflictingScheduler" 60 degraded_by_conflict
 check_match "... naming the Lease holder and the way out" \
   "Lease kube-system/kube-scheduler is held by \"$(holder)\".*--scheduler-shared-lease" "$(cond Degraded message)"
-sleep 5
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now a
 check "... and creates no scheduler Deployment while it lasts" no_deployment
 check_match "the operator's log says what it found" 'Another default-scheduler is active' \
   "$(cat "$CLUSTER_DIR/logs/operator-a.log")"
@@ -159,6 +159,6 @@ stack_operator_start d --progress-deadline 120 > "$T/port-d"
 wait_for "without the shared Lease, kube-scheduler's recent Scheduled event trips the guard" 60 degraded_by_conflict
 check_match "... and the message names the reporting instance" 'Scheduled Event.* reported by "default-scheduler-' \
   "$(cond Degraded message)"
-sleep 3
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now d
 check_match "... and the Deployment keeps the shared-Lease revision meanwhile" "^${dep_before:-none}\$" "$(dep_rev)"
 finish

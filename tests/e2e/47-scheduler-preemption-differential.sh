@@ -37,14 +37,11 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-preempt-diff
-T=$(mktemp -d)
 NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
 NS_PID=
 SCHED_PID=
@@ -52,29 +49,20 @@ ONLY=${PREEMPT_DIFF_ONLY:-}
 
 cleanup() {
   stop_pid "$SCHED_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-pdiff.pid"
   {
     for ns in $(kubectl get ns -o name | grep '^namespace/pd-' | cut -d/ -f2); do
       kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}'
       kubectl delete ns "$ns" --wait=false
     done
     kubectl delete -f "$DATA/classes.yaml" --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup pdiff
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-pdiff.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-pdiff.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
-check "the scenarios' PriorityClasses are created (one at -2^31, one with preemptionPolicy Never)" \
+plane_nodes_up pdiff "the ${#NODES[@]} nodes of the comparison" --nodes-file "$DATA/nodes.json"
+setup "the scenarios' PriorityClasses are created (one at -2^31, one with preemptionPolicy Never)" \
   kubectl apply -f "$DATA/classes.yaml"
 
 start_scheduler() { # WHO LOG

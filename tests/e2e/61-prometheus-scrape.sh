@@ -12,7 +12,7 @@
 # token lacking the RBAC (forbidden: 403).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/e2e.sh
 . tests/lib/sa-token.sh
@@ -33,7 +33,7 @@ trap cleanup EXIT
 condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 
-check "the shipped install (kubectl apply -k) is in place" stack_install
+setup "the shipped install (kubectl apply -k) is in place" stack_install
 tls_of() { # NS NAME: how the shipped ServiceMonitor's endpoint checks the server
   kubectl -n "$1" get servicemonitor "$2" -o json | jq -r '.spec.endpoints[0].tlsConfig |
     if .insecureSkipVerify then "insecureSkipVerify" elif .caFile and .serverName then "\(.caFile) \(.serverName)" else "unverified" end'
@@ -65,7 +65,7 @@ serving_certs() { # a CA and a certificate for each Service's name, as the servi
     --cert="$T/policy-scheduler.crt" --key="$T/policy-scheduler.key" >/dev/null
 }
 check "serving certificates for both Services, signed by a CA, the scheduler's in its Secret" serving_certs
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start prom --progress-deadline 120 --scheduler-serving-cert-secret policy-scheduler-metrics-tls \
   --tls-cert-file "$T/scheduler-operator.crt" --tls-private-key-file "$T/scheduler-operator.key" > "$T/health-port"
 OP_PORT=$(cat "$CLUSTER_DIR/pids/operator-prom.metrics-port")

@@ -13,7 +13,7 @@
 # in JSON, escaped JSON and a YAML block.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/e2e.sh
 T=$(mktemp -d)
@@ -32,10 +32,6 @@ condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@
 revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving_after() { settled && [ "$(revision)" -gt "$1" ]; }
-put_policy() {
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
-    --dry-run=client -o yaml > "$T/policy.yaml" && kubectl apply -f "$T/policy.yaml" >/dev/null
-}
 
 # --- the redaction alone, every encoding of a secret field ----------------------------------
 # Each case: a mode of must-gather --redact and an input holding SECRET-<case>; the output
@@ -71,8 +67,8 @@ check_eq "redaction keeps log lines without secrets, and fields that only start 
   'I1127 bound 5 pods, tokens=5 keyDataFile=/x' \
   "$(printf '%s' 'I1127 bound 5 pods, tokens=5 keyDataFile=/x' | tools/must-gather --redact log)"
 
-check "the stack installs (kubectl apply -k)" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "the stack installs (kubectl apply -k)" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start mg --progress-deadline 120 > /dev/null
 wait_for "the operator has a serving revision" 150 settled
 R0=$(revision)
@@ -82,7 +78,7 @@ W=$(( $(kubectl -n openshift-kube-scheduler get cm -l app=policy-scheduler -o js
         tr ' ' '\n' | sort -n | tail -1) + 20 ))
 sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $W}/" \
   deploy/policy.cfg > "$T/good.cfg"
-put_policy "$T/good.cfg"
+stack_put_policy "$T/good.cfg"
 kubectl patch scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a new revision of the documented policy serves" 150 serving_after "$R0"
 R=$(revision)
@@ -95,7 +91,7 @@ p["extenders"] = [{"urlPrefix": "https://extender.example:8443/", "filterVerb": 
 # as Go's encoder and many others write it: the slash escaped
 open(sys.argv[2], "w").write(json.dumps(p, indent=1).replace("/==", "\\/=="))
 PY
-put_policy "$T/bad.cfg"
+stack_put_policy "$T/bad.cfg"
 wait_for "a policy with GeneralPredicates + PodFitsResources is rejected" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
 kubectl -n openshift-kube-scheduler create secret generic must-not-leak --from-literal=password=super-secret-value >/dev/null

@@ -9,7 +9,7 @@
 # refused (429) without a review. The tokens never appear in the server's output.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/sa-token.sh
 . "$CLUSTER_DIR/env"
 BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)

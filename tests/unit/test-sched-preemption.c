@@ -14,6 +14,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/preemption.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 typedef struct Fx {
         SchedStrtab *t;
@@ -66,7 +67,7 @@ static int teardown(void **state) {
 }
 
 static void node(Fx *f, const char *name, const char *cpu, const char *meta, const char *spec) {
-        SchedNode *n = tl_node(f->t, name, cpu, "64Gi", 110, meta, spec, "");
+        SchedNode *n = make_node(f->t, .name = name, .cpu = cpu, .mem = "64Gi", .meta = meta, .spec = spec);
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
@@ -74,9 +75,8 @@ static void node(Fx *f, const char *name, const char *cpu, const char *meta, con
 /* A bound pod: name, node, cpu, priority, start time in seconds (0: none), extra meta. */
 static void bound(Fx *f, const char *name, const char *on, const char *cpu, int prio, int64_t start_s,
                   const char *meta) {
-        char spec[256];
-        snprintf(spec, sizeof spec, "'nodeName':'%s','priority':%d", on, prio);
-        SchedPod *p = tl_pod(f->t, name, cpu, "", spec, meta);
+        SchedPod *p = make_pod(f->t, .name = name, .cpu = cpu, .node = on, .priority = prio, .has_priority = true,
+                               .meta = meta);
         assert_non_null(p);
         p->start_usec = start_s * 1000000;
         assert_int_equal(sched_cache_add_pod(f->c, p), 0);
@@ -84,9 +84,8 @@ static void bound(Fx *f, const char *name, const char *on, const char *cpu, int 
 }
 
 static SchedPod *pending(Fx *f, const char *name, const char *cpu, int prio, const char *extra_spec) {
-        char spec[1024];
-        snprintf(spec, sizeof spec, "'priority':%d%s%s", prio, *extra_spec ? "," : "", extra_spec);
-        SchedPod *p = tl_pod(f->t, name, cpu, "", spec, "");
+        SchedPod *p = make_pod(f->t, .name = name, .cpu = cpu, .priority = prio, .has_priority = true,
+                               .spec = extra_spec);
         assert_non_null(p);
         return p;
 }
@@ -386,6 +385,39 @@ static void test_candidate_limit_and_offset(void **state) {
         assert_string_equal(sched_strtab_get(f->t, f->res.node), "n120");
 }
 
+/* Which policy version PDBs are read from, by the group's discovery document: v1 wins where
+ * both are served (1.21-1.24), v1beta1 alone (v1.20), v1 alone (1.25+), neither (the group
+ * not served, or serving only a version this scheduler does not know). */
+static void test_pdb_api_version_by_discovery(void **state) {
+        static const struct {
+                const char *doc, *want;
+        } cases[] = {
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v1beta1','version':'v1beta1'}]}",
+                  "v1beta1" },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v1beta1','version':'v1beta1'},"
+                  "{'groupVersion':'policy/v1','version':'v1'}]}",
+                  "v1" },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v1','version':'v1'}]}", "v1" },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v2','version':'v2'}]}", NULL },
+                { "{'kind':'APIGroup','name':'policy','versions':[]}", NULL },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'version':7},'v1']}", NULL },
+                { "{'kind':'Status','code':404}", NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                json_t *doc = tl_json(cases[i].doc);
+                assert_non_null(doc);
+                const char *got = sched_pdb_api_version(doc);
+                json_decref(doc);
+                if (!cases[i].want)
+                        assert_null(got);
+                else {
+                        assert_non_null(got);
+                        assert_string_equal(got, cases[i].want);
+                }
+        }
+        assert_null(sched_pdb_api_version(NULL));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_single_node_reprieve, setup, teardown),
@@ -401,6 +433,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_nominated_room, setup, teardown),
                 cmocka_unit_test(test_num_candidates),
                 cmocka_unit_test_setup_teardown(test_candidate_limit_and_offset, setup, teardown),
+                cmocka_unit_test(test_pdb_api_version_by_discovery),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
