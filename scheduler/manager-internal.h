@@ -3,7 +3,8 @@
  * scheduling loop, leadership, construction), informers.c (cluster state into the cache,
  * queue and object store), binder.c (volume and pod binding), events.c (Events and the
  * PodScheduled condition) and metrics.c (/healthz, /readyz, /metrics, with histogram.c).
- * Everything runs on one sd-event loop, so nothing here needs a lock. */
+ * Everything runs on one sd-event loop, so nothing here needs a lock (the HTTPS port's
+ * thread reads only the snapshot metrics.c publishes to it). */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +28,8 @@
 #include "scheduler/framework-metrics.h"
 #include "scheduler/options.h"
 #include "scheduler/histogram.h"
+#include "scheduler/metrics-snapshot.h"
+#include "scheduler/secure-server.h"
 
 #define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
 #define MASTER_TAINT_KEY "node-role.kubernetes.io/master"
@@ -67,7 +70,7 @@ typedef struct PendingEvent {
 #define MAX_BINDS_PENDING (4 * MAX_IN_FLIGHT)
 
 #define MAX_PENDING_EVENTS 100000
-#define PREEMPTION_VICTIM_BUCKETS 7     /* 1, 2, 4, 8, 16, 32, 64 (+Inf after them) */
+#define PREEMPTION_VICTIM_BUCKETS SCHED_PREEMPTION_VICTIM_BUCKETS
 #define EVENTS_PER_TICK 200
 #define BINDS_LOW_WATER 8
 
@@ -92,10 +95,10 @@ struct Manager {
         KubeClient *client;
         KubeInformer *pods, *nodes, *namespaces;
         HttpServer *http;               /* insecure: --address:--port */
-        HttpServer *https;              /* secure: --bind-address:--secure-port */
+        SchedSecureServer *secure;      /* --bind-address:--secure-port, on its own thread */
+        sd_event_source *publish;       /* the secure port's snapshot, after each dispatch */
+        uint64_t families_published_usec; /* CLOCK_MONOTONIC of the last labelled families sent */
         HttpServer *http_metrics;       /* metricsBindAddress, when it differs from healthz's */
-        KubeClient *auth_client;        /* TokenReview / SubjectAccessReview, short timeouts */
-        KubeAuthDelegate *auth;
         KubeLeaderElector *leader;
 
         PolicyEffective *eff;

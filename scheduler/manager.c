@@ -646,13 +646,11 @@ Manager *manager_free(Manager *m) {
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
         for (size_t i = 0; i < m->n_profiles; i++)
                 kube_event_recorder_free(m->profiles[i].recorder);
+        m->secure = sched_secure_server_free(m->secure);
+        m->publish = sd_event_source_disable_unref(m->publish);
         framework_metrics_free(m->framework_metrics);
-        /* the delegate answers the requests still under review on m->https: first */
-        kube_auth_delegate_free(m->auth);
         http_server_free(m->http);
-        http_server_free(m->https);
         http_server_free(m->http_metrics);
-        kube_client_unref(m->auth_client);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);

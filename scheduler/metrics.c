@@ -2,8 +2,10 @@
  * (attempts, queue, binds, Events, cache, and the latency histograms), served as
  * kube-scheduler v1.20 serves them: HTTPS on --bind-address:--secure-port with /metrics
  * behind delegated authentication and authorization (TokenReview + SubjectAccessReview) and
- * the health paths open (kubeadm's probes are anonymous); plain HTTP on --address:--port
- * (healthzBindAddress) and, when it differs, metricsBindAddress, all open. */
+ * the health paths open (kubeadm's probes are anonymous), on a thread of its own
+ * (secure-server.c) serving the snapshot the loop publishes after each dispatch; plain HTTP
+ * on --address:--port (healthzBindAddress) and, when it differs, metricsBindAddress, all
+ * open, on the loop. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,32 +18,16 @@
 #include "scheduler/histogram.h"
 #include "scheduler/manager-internal.h"
 #include "scheduler/plugin-loader.h"
+#include "scheduler/secure-server.h"
+
+/* upstream's leaderelection.NewLeaderHealthzAdaptor(20 s) in kube-scheduler */
+#define LOOP_STALL_TOLERANCE_USEC (20ULL * 1000000ULL)
+/* The labelled families are many series: the HTTPS thread gets them at most this often,
+ * not after every dispatch. */
+#define FAMILIES_PUBLISH_USEC (1ULL * 1000000ULL)
 
 static int on_healthz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         return buf_puts(&reply->body, "ok");
-}
-
-/* /metrics behind the auth delegate, unless --authorization-always-allow-paths names it */
-static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata);
-
-static bool always_allowed(const Manager *m, const char *path) {
-        const char *list = m->opts->always_allow_paths;
-        size_t len = strlen(path);
-        for (const char *p = list; p && *p;) {
-                const char *end = strchrnul(p, ',');
-                if ((size_t) (end - p) == len && strncmp(p, path, len) == 0)
-                        return true;
-                p = *end ? end + 1 : end;
-        }
-        return false;
-}
-
-static int on_metrics_secure(const HttpRequest *req, HttpReply *reply, void *userdata) {
-        Manager *m = userdata;
-        /* the reviews are asynchronous: the scheduling loop never waits on them */
-        if (!always_allowed(m, req->path))
-                return kube_auth_delegate_serve(m->auth, req, reply, on_metrics, m);
-        return on_metrics(req, reply, userdata);
 }
 
 static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
@@ -53,15 +39,43 @@ static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
         return buf_puts(&reply->body, "ok");
 }
 
-static double oldest_unschedulable_seconds(const Manager *m) {
-        int64_t since = sched_queue_oldest_unschedulable(m->queue);
-        int64_t now = (int64_t) now_realtime_usec(); /* the queue's clock (manager.c) */
-        return since > 0 && now > since ? (double) (now - since) / 1e6 : 0;
+/* The loop's state as the secure port's thread serves it; on the loop, the plain ports
+ * render it too, so both show the same figures. */
+static void metrics_snapshot(const Manager *m, SchedMetricsSnapshot *s) {
+        SchedQueueStats st;
+        sched_queue_stats(m->queue, &st);
+        *s = (SchedMetricsSnapshot) {
+                .heartbeat_usec = now_monotonic_usec(),
+                .ready = manager_ready(m),
+                .leader_elect = m->opts->leader_elect,
+                .leading = m->leading,
+                .attempts_scheduled = m->attempts_scheduled,
+                .attempts_unschedulable = m->attempts_unschedulable,
+                .attempts_error = m->attempts_error,
+                .active = st.active,
+                .backoff = st.backoff,
+                .unschedulable = st.unschedulable,
+                .in_flight = st.in_flight,
+                .binds_ok = m->binds_ok,
+                .binds_failed = m->binds_failed,
+                .binds_fenced = m->binds_fenced,
+                .events_pending = m->n_events,
+                .events_dropped = m->events_dropped,
+                .cache_pods = sched_cache_n_pods(m->cache),
+                .oldest_unschedulable_since = sched_queue_oldest_unschedulable(m->queue),
+                .preemption_attempts = m->preemption_attempts,
+                .victims_sum = m->victims_sum,
+                .victims_n = m->victims_n,
+                .e2e = m->e2e,
+                .algorithm = m->algorithm,
+                .bind = m->bind,
+        };
+        memcpy(s->victims_buckets, m->victims_buckets, sizeof s->victims_buckets);
 }
 
 /* Upstream's names and help texts (pkg/scheduler/metrics): a counter of attempts and a
  * histogram of the victims of each preemption, buckets 1, 2, 4, .., 64. */
-static int format_preemption(Buf *b, const Manager *m) {
+static int format_preemption(Buf *b, const SchedMetricsSnapshot *s) {
         int r = buf_printf(b,
                            "# HELP scheduler_preemption_attempts_total "
                            "Total preemption attempts in the cluster till now\n"
@@ -69,10 +83,10 @@ static int format_preemption(Buf *b, const Manager *m) {
                            "scheduler_preemption_attempts_total %" PRIu64 "\n"
                            "# HELP scheduler_preemption_victims Number of selected preemption victims\n"
                            "# TYPE scheduler_preemption_victims histogram\n",
-                           m->preemption_attempts);
+                           s->preemption_attempts);
         uint64_t cumulative = 0;
-        for (uint32_t i = 0; r >= 0 && i < PREEMPTION_VICTIM_BUCKETS; i++) {
-                cumulative += m->victims_buckets[i];
+        for (uint32_t i = 0; r >= 0 && i < SCHED_PREEMPTION_VICTIM_BUCKETS; i++) {
+                cumulative += s->victims_buckets[i];
                 r = buf_printf(b, "scheduler_preemption_victims_bucket{le=\"%u\"} %" PRIu64 "\n", 1U << i,
                                cumulative);
         }
@@ -81,16 +95,13 @@ static int format_preemption(Buf *b, const Manager *m) {
                                "scheduler_preemption_victims_bucket{le=\"+Inf\"} %" PRIu64 "\n"
                                "scheduler_preemption_victims_sum %" PRIu64 "\n"
                                "scheduler_preemption_victims_count %" PRIu64 "\n",
-                               m->victims_n, m->victims_sum, m->victims_n);
+                               s->victims_n, s->victims_sum, s->victims_n);
         return r;
 }
 
-static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
-        Manager *m = userdata;
-        SchedQueueStats st;
-        sched_queue_stats(m->queue, &st);
-        reply->content_type = "text/plain; version=0.0.4";
-        Buf *b = &reply->body;
+int sched_metrics_format(Buf *b, const SchedMetricsSnapshot *s, const char *lease_name, int64_t now) {
+        int64_t since = s->oldest_unschedulable_since;
+        double oldest = since > 0 && now > since ? (double) (now - since) / 1e6 : 0;
         int r = buf_printf(b,
                            "# HELP scheduler_schedule_attempts_total Scheduling attempts by result.\n"
                            "# TYPE scheduler_schedule_attempts_total counter\n"
@@ -123,34 +134,49 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                            "since its first unschedulable attempt (FailedScheduling); 0 when none waits.\n"
                            "# TYPE scheduler_pending_pod_oldest_unschedulable_seconds gauge\n"
                            "scheduler_pending_pod_oldest_unschedulable_seconds %.3f\n",
-                           m->attempts_scheduled, m->attempts_unschedulable, m->attempts_error, st.active, st.backoff,
-                           st.unschedulable, st.in_flight, m->binds_ok, m->binds_failed, m->binds_fenced, m->n_events, m->events_dropped,
-                           sched_cache_n_pods(m->cache), oldest_unschedulable_seconds(m));
+                           s->attempts_scheduled, s->attempts_unschedulable, s->attempts_error, s->active, s->backoff,
+                           s->unschedulable, s->in_flight, s->binds_ok, s->binds_failed, s->binds_fenced,
+                           s->events_pending, s->events_dropped, s->cache_pods, oldest);
         if (r >= 0)
                 r = histogram_format(b, "scheduler_scheduling_algorithm_duration_seconds",
-                                  "Time of one scheduling decision.", &m->algorithm);
+                                  "Time of one scheduling decision.", &s->algorithm);
         if (r >= 0)
                 r = histogram_format(b, "scheduler_e2e_scheduling_duration_seconds",
-                                  "Decision plus assume and bind dispatch.", &m->e2e);
+                                  "Decision plus assume and bind dispatch.", &s->e2e);
         if (r >= 0)
-                r = histogram_format(b, "scheduler_binding_duration_seconds", "Bind call latency.", &m->bind);
+                r = histogram_format(b, "scheduler_binding_duration_seconds", "Bind call latency.", &s->bind);
         if (r >= 0)
-                r = format_preemption(b, m);
-        if (r >= 0)
-                r = framework_metrics_format(b, m->framework_metrics);
-        if (r >= 0 && m->plugins)
-                r = plugin_metrics_format(b, &m->plugins->set);
+                r = format_preemption(b, s);
         /* client-go's leader election gauge, as kube-scheduler exports it: which replica
          * schedules, with its counters, and which ones stand by */
-        if (r >= 0 && m->opts->leader_elect)
+        if (r >= 0 && s->leader_elect)
                 r = buf_printf(b,
                                "# HELP leader_election_master_status Gauge of if the reporting system is master of "
                                "the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used "
                                "to identify the lease. Please make sure to group by name.\n"
                                "# TYPE leader_election_master_status gauge\n"
                                "leader_election_master_status{name=\"%s\"} %d\n",
-                               m->opts->lease_name, m->leading ? 1 : 0);
+                               lease_name ? lease_name : "", s->leading ? 1 : 0);
         return r;
+}
+
+/* The labelled families, read from the loop's own state: the framework's extension-point
+ * and plugin histograms and the out-of-tree plugins' calls. */
+static int format_families(Buf *b, const Manager *m) {
+        int r = framework_metrics_format(b, m->framework_metrics);
+        if (r >= 0 && m->plugins)
+                r = plugin_metrics_format(b, &m->plugins->set);
+        return r;
+}
+
+/* the plain ports' /metrics, on the loop */
+static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        const Manager *m = userdata;
+        SchedMetricsSnapshot snap;
+        metrics_snapshot(m, &snap);
+        reply->content_type = "text/plain; version=0.0.4";
+        int r = sched_metrics_format(&reply->body, &snap, m->opts->lease_name, (int64_t) now_realtime_usec());
+        return r < 0 ? r : format_families(&reply->body, m);
 }
 
 static int read_pem(const char *path, char **ret) {
@@ -179,6 +205,26 @@ static int add_health_routes(Manager *m, HttpServer *s) {
         return 0;
 }
 
+/* After every dispatch of the loop (the 100 ms tick included, so an idle loop beats too):
+ * the snapshot the HTTPS thread serves. */
+static int on_publish(sd_event_source *src, void *userdata) {
+        Manager *m = userdata;
+        SchedMetricsSnapshot snap;
+        metrics_snapshot(m, &snap);
+        sched_secure_server_publish(m->secure, &snap);
+        uint64_t now = now_monotonic_usec();
+        if (now - m->families_published_usec >= FAMILIES_PUBLISH_USEC) {
+                m->families_published_usec = now;
+                Buf b;
+                buf_init(&b, 0);
+                if (format_families(&b, m) >= 0)
+                        sched_secure_server_publish_families(m->secure, buf_steal(&b));
+                else
+                        buf_free(&b);
+        }
+        return 0;
+}
+
 static int serve_secure(Manager *m) {
         const SchedOptions *o = m->opts;
         int r;
@@ -191,10 +237,6 @@ static int serve_secure(Manager *m) {
         r = manager_load_kubeconfig(o, akc ? akc : o->kubeconfig, &kc, &kerr);
         if (r < 0)
                 return klog_error_errno(r, "cannot load the delegated authentication configuration: %s", kerr.message);
-        r = kube_client_new(TAKE_PTR(kc), m->event, &m->auth_client, &kerr);
-        if (r < 0)
-                return klog_error_errno(r, "cannot create the delegated authentication client: %s", kerr.message);
-        kube_client_set_timeouts(m->auth_client, 2000, 5000);
         KubeAuthDelegateOptions ao = {
                 .allowed_ttl_usec = (uint64_t) (o->authn_cache_ttl_usec < o->authz_allowed_ttl_usec ?
                                                 o->authn_cache_ttl_usec : o->authz_allowed_ttl_usec),
@@ -205,9 +247,6 @@ static int serve_secure(Manager *m) {
                 ao.allowed_ttl_usec = 1;
         if (ao.denied_ttl_usec == 0)
                 ao.denied_ttl_usec = 1;
-        if ((r = kube_auth_delegate_new(m->auth_client, &ao, &m->auth)) < 0)
-                return r;
-
         _cleanup_free_ char *cert = NULL, *key = NULL;
         if (o->tls_cert_file) {
                 if ((r = read_pem(o->tls_cert_file, &cert)) < 0)
@@ -215,15 +254,27 @@ static int serve_secure(Manager *m) {
                 if ((r = read_pem(o->tls_key_file, &key)) < 0)
                         return klog_error_errno(r, "--tls-private-key-file %s: %m", o->tls_key_file);
         }
-        HttpServerOptions ho = { .address = o->bind_address, .port = (uint16_t) o->secure_port,
-                                 .cert_pem = cert, .key_pem = key, .tls_self_signed = !cert };
-        r = http_server_new(m->event, &ho, &m->https);
-        if (r < 0)
-                return klog_error_errno(r, "cannot serve HTTPS on %s:%d: %s", o->bind_address, o->secure_port,
-                                        r == -EINVAL && cert ? "invalid certificate or key" : strerror(-r));
-        if ((r = add_health_routes(m, m->https)) < 0 ||
-            (r = http_server_add_route(m->https, "/metrics", on_metrics_secure, m)) < 0)
+        /* A stalled loop neither schedules nor renews: /healthz fails once it has not run
+         * for as long as upstream's leader election watchdog tolerates a lease that was not
+         * renewed (the lease duration and 20 s). */
+        SchedSecureServerOptions so = {
+                .address = o->bind_address,
+                .port = (uint16_t) o->secure_port,
+                .cert_pem = cert,
+                .key_pem = key,
+                .review_config = TAKE_PTR(kc),
+                .auth = ao,
+                .always_allow_paths = o->always_allow_paths,
+                .lease_name = o->leader_elect ? o->lease_name : NULL,
+                .stall_usec = (uint64_t) o->lease_duration_usec + LOOP_STALL_TOLERANCE_USEC,
+        };
+        SchedMetricsSnapshot snap;
+        metrics_snapshot(m, &snap);
+        if ((r = sched_secure_server_new(&so, &snap, &m->secure)) < 0)
                 return r;
+        if ((r = sd_event_add_post(m->event, &m->publish, on_publish, m)) < 0)
+                return r;
+        (void) sd_event_source_set_description(m->publish, "scheduler-metrics-publish");
         klog_info("serving HTTPS on %s:%d (%s certificate)", o->bind_address, o->secure_port,
                   cert ? "the given" : "a self-signed");
         return 0;

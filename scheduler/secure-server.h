@@ -1,0 +1,51 @@
+#pragma once
+/* SchedSecureServer: policy-scheduler's HTTPS port (--bind-address:--secure-port) on a
+ * thread of its own, as the operator's /metrics server (operator/metrics-server.h): its own
+ * sd-event loop, HttpServer, API client and review cache (kube/auth-delegate), so neither
+ * TLS handshakes nor delegated reviews under a flood share the scheduling loop, and the
+ * kubelet's liveness probe (kubeadm's targets this port) is answered while the loop works.
+ *
+ * The thread never touches the Manager: the loop publishes a SchedMetricsSnapshot after each
+ * dispatch (a struct copy under a mutex) and the thread serves the latest copy:
+ *   /healthz, /livez   ok, unless the loop's heartbeat (the snapshot's time) is older than
+ *                      the stall bound: a stalled loop neither schedules nor renews its
+ *                      lease, and that is what the probe must see (500, with the age);
+ *   /readyz            as /healthz, and 503 until the caches have synced;
+ *   /metrics           behind TokenReview + SubjectAccessReview (asynchronous on the
+ *                      thread's loop), or open for a path in always_allow_paths. */
+
+#include <stdint.h>
+
+#include "common/macro.h"
+#include "kube/auth-delegate.h"
+#include "kube/kube.h"
+#include "scheduler/metrics-snapshot.h"
+
+typedef struct SchedSecureServer SchedSecureServer;
+
+typedef struct SchedSecureServerOptions {
+        const char *address;            /* NULL = 127.0.0.1 */
+        uint16_t port;                  /* 0 = any free port (sched_secure_server_port) */
+        const char *cert_pem, *key_pem; /* NULL: a self-signed certificate */
+        KubeConfig *review_config;      /* the reviews' client configuration; taken */
+        KubeAuthDelegateOptions auth;   /* the review cache's TTLs */
+        const char *always_allow_paths; /* comma-separated, served without review; copied */
+        const char *lease_name;         /* leader_election_master_status's name; copied */
+        uint64_t stall_usec;            /* heartbeat age past which /healthz fails */
+} SchedSecureServerOptions;
+
+/* Binds, and starts the thread serving initial until the first publish. Returns 0,
+ * -EADDRINUSE, -EINVAL (address, certificate), -ENOMEM; logs why. */
+int sched_secure_server_new(const SchedSecureServerOptions *o, const SchedMetricsSnapshot *initial,
+                            SchedSecureServer **ret);
+/* Stops the thread and frees (requests under review are answered 503). Accepts NULL. */
+SchedSecureServer *sched_secure_server_free(SchedSecureServer *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(SchedSecureServer *, sched_secure_server_free);
+
+/* The snapshot the next requests see (copied). Called from the scheduling loop. */
+void sched_secure_server_publish(SchedSecureServer *s, const SchedMetricsSnapshot *snap);
+/* Replaces the text of the labelled families (the framework's and the out-of-tree plugins'
+ * histograms) that /metrics appends to the snapshot's; steals text (may be NULL). */
+void sched_secure_server_publish_families(SchedSecureServer *s, char *text);
+
+uint16_t sched_secure_server_port(const SchedSecureServer *s);
