@@ -42,6 +42,9 @@ static void help(void) {
                "                               (default false: a guard holds the rollout while another\n"
                "                               default-scheduler is active)\n"
                "  --scheduler-kubeconfig FILE  kubeconfig path inside the scheduler pod (default: in-cluster)\n"
+               "  --profiles-as-plugins BOOL   spec.profile renders OpenShift 4.7-4.9's plugin set into the\n"
+               "                               KubeSchedulerConfiguration (default false: the profile's\n"
+               "                               built-in Policy in policy.cfg)\n"
                "  --scheduler-verbosity N      the scheduler's -v (default 2)\n"
                "  --scheduler-replicas N       (default 2)\n"
                "  --scheduler-health-port N    plain-HTTP /healthz and /readyz port of the scheduler (10251)\n"
@@ -100,7 +103,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 ARG_KUBECONFIG = 0x100, ARG_LISTEN, ARG_LEADER_ELECT, ARG_LEASE_NS, ARG_LEASE_NAME,
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
-                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN,
+                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN, ARG_PROFILES_AS_PLUGINS,
                 ARG_TLS_CERT, ARG_TLS_KEY,
         };
         static const struct option options[] = {
@@ -115,6 +118,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "scheduler-name", required_argument, NULL, ARG_SCHED_NAME },
                 { "scheduler-kubeconfig", required_argument, NULL, ARG_SCHED_KUBECONFIG },
                 { "scheduler-shared-lease", required_argument, NULL, ARG_SHARED_LEASE },
+                { "profiles-as-plugins", required_argument, NULL, ARG_PROFILES_AS_PLUGINS },
                 { "scheduler-verbosity", required_argument, NULL, ARG_SCHED_V },
                 { "scheduler-replicas", required_argument, NULL, ARG_REPLICAS },
                 { "revisions-to-keep", required_argument, NULL, ARG_KEEP },
@@ -179,6 +183,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 case ARG_SCHED_NAME: o->scheduler.scheduler_name = optarg; break;
                 case ARG_SCHED_KUBECONFIG: o->scheduler.kubeconfig = optarg; break;
                 case ARG_SHARED_LEASE: r = parse_bool(optarg, &o->scheduler.shared_lease); break;
+                case ARG_PROFILES_AS_PLUGINS: r = parse_bool(optarg, &o->scheduler.profiles_as_plugins); break;
                 case ARG_SCHED_V:
                         r = parse_int(optarg, 0, 10, &v);
                         o->scheduler.verbosity = (int) v;

@@ -54,13 +54,16 @@ void truncate_message(char *s, size_t max);
 /* ---- rendering (render.c) ------------------------------------------------------------ */
 
 typedef struct RevisionSettings {
-        const char *policy;             /* normalized policy.cfg */
+        const char *policy;             /* normalized policy.cfg; NULL for a framework revision */
+        const char *profiles;           /* a framework revision: the `profiles:` section of
+                                         * config.yaml (no policy.cfg, no --policy-config-file);
+                                         * NULL for a Policy revision */
         const char *default_node_selector;
         bool masters_schedulable;
 } RevisionSettings;
 
-/* The data of a revision ConfigMap: {config.yaml, policy.cfg, policy-scheduler.yaml}. New
- * reference in *ret; -ENOMEM. */
+/* The data of a revision ConfigMap: {config.yaml, policy.cfg, policy-scheduler.yaml}, without
+ * policy.cfg for a framework revision (s->profiles set). New reference in *ret; -ENOMEM. */
 int render_revision_data(const ReconcileConfig *c, const RevisionSettings *s, json_t **ret);
 /* sha256 over the data's keys and values in key order: the revision's config-hash. */
 void revision_data_hash(const json_t *data, char ret_hex[static 65]);
@@ -72,9 +75,11 @@ int revision_check_limits(const json_t *cm, char **ret_problem);
  * effective are copied. -ENOMEM. */
 int render_revision_configmap(int64_t number, const json_t *data, const char *hash,
                               const json_t *source, const json_t *effective, json_t **ret);
-/* The Deployment pointed at a revision. spec_hash (65 bytes) receives the hash of the
- * rendered spec, which is also stored in the RECONCILE_ANN_SPEC_HASH annotation. */
-int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash,
+/* The Deployment pointed at a revision. policy_file: the revision has a policy.cfg, passed
+ * with --policy-config-file (a framework revision has none). spec_hash (65 bytes) receives
+ * the hash of the rendered spec, which is also stored in the RECONCILE_ANN_SPEC_HASH
+ * annotation. */
+int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash, bool policy_file,
                       int64_t now, json_t **ret, char ret_spec_hash[static 65]);
 
 /* ---- conditions (conditions.c) ------------------------------------------------------- */
@@ -123,11 +128,16 @@ typedef struct Desired {
         json_t *diagnostics;            /* rejected: [{severity, code, path, line, column, message}] */
         json_t *predicates, *priorities; /* valid: the effective lists */
         char *normalized;               /* valid: the policy.cfg to render */
+        char *profiles;                 /* valid, a profile rendered as plugins: the `profiles:`
+                                         * section of OpenShift's asset (profiles.h); the
+                                         * revision then has no policy.cfg */
 } Desired;
 
-/* Resolves and judges the desired policy of a Scheduler. The outcome (valid or not) is in
+/* Resolves and judges the desired policy of a Scheduler. A profile is rendered as OpenShift's
+ * plugin set when c->profiles_as_plugins (the built-in policy's effective lists still fill
+ * the status: kube-scheduler v1.20 runs the two alike). The outcome (valid or not) is in
  * *ret (caller frees with desired_done()); returns 0 or -ENOMEM. */
-int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret);
+int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm, Desired *ret);
 void desired_done(Desired *d);
 /* Turns a valid Desired into a rejected one: reason (static) and "<source> <fmt...>" as the
  * message; the effective lists and rendering are dropped. Returns 0 or -ENOMEM. */

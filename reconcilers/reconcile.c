@@ -201,7 +201,8 @@ static int step_observe(Pass *p) {
 static int render_use(Pass *p) {
         const char *dns = jstr(p->in->scheduler, "spec", "defaultNodeSelector");
         RevisionSettings s = {
-                .policy = p->use->normalized,
+                .policy = p->use->profiles ? NULL : p->use->normalized,
+                .profiles = p->use->profiles,
                 .default_node_selector = dns && p->want.valid ? dns : "",
                 .masters_schedulable = json_is_true(jpath(p->in->scheduler, "spec", "mastersSchedulable")),
         };
@@ -257,7 +258,7 @@ static int use_fallback(Pass *p) {
                 if (!sched)
                         return -ENOMEM;
                 desired_done(&p->fallback);
-                r = desired_resolve(sched, NULL, &p->fallback);
+                r = desired_resolve(p->cfg, sched, NULL, &p->fallback);
                 if (r < 0)
                         return r;
         }
@@ -275,7 +276,7 @@ static int use_fallback(Pass *p) {
 static int step_target(Pass *p) {
         int r;
 
-        r = desired_resolve(p->in->scheduler, p->in->policy_configmap, &p->want);
+        r = desired_resolve(p->cfg, p->in->scheduler, p->in->policy_configmap, &p->want);
         if (r < 0)
                 return r;
         if (p->want.valid) {

@@ -90,6 +90,9 @@ typedef struct ReconcileConfig {
                                          * kube-system/kube-scheduler, the one upstream
                                          * kube-scheduler uses, so the two exclude each other
                                          * (false: openshift-kube-scheduler/policy-scheduler) */
+        bool profiles_as_plugins;       /* spec.profile renders OpenShift 4.7-4.9's plugin set
+                                         * (reconcilers/profiles.h) into config.yaml; false:
+                                         * the profile's built-in Policy in policy.cfg */
 } ReconcileConfig;
 
 /* Fills the defaults listed above. */

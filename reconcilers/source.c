@@ -13,10 +13,12 @@
 #include "kube/selector.h"
 #include "policy-validator/policy.h"
 #include "reconcilers/internal.h"
+#include "reconcilers/profiles.h"
 
 void desired_done(Desired *d) {
         free(d->message);
         free(d->normalized);
+        free(d->profiles);
         json_decref(d->source);
         json_decref(d->diagnostics);
         json_decref(d->predicates);
@@ -112,6 +114,7 @@ int desired_check_node_selector(Desired *d, const char *selector) {
                                 return -ENOMEM;
                         free(d->message);
                         free(TAKE_PTR(d->normalized));
+                        free(TAKE_PTR(d->profiles));
                         json_decref(TAKE_PTR(d->predicates));
                         json_decref(TAKE_PTR(d->priorities));
                         return set_failure(d, "InvalidDefaultNodeSelector", msg);
@@ -150,6 +153,7 @@ int desired_reject(Desired *d, const char *reason, const char *fmt, ...) {
                 return -ENOMEM;
         free(d->message);
         free(TAKE_PTR(d->normalized));
+        free(TAKE_PTR(d->profiles));
         json_decref(TAKE_PTR(d->predicates));
         json_decref(TAKE_PTR(d->priorities));
         return set_failure(d, reason, m);
@@ -264,7 +268,22 @@ static const char *profile_or_default(const char *profile) {
         return profile && profile[0] ? profile : "LowNodeUtilization";
 }
 
-int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret) {
+/* The profile's plugin set, in the layout of OpenShift's asset, for a valid profile source. */
+static int render_profile_plugins(const ReconcileConfig *c, Desired *d) {
+        _cleanup_buf_ Buf b;
+        int p = scheduler_profile_from_string(d->profile_name), r;
+
+        if (p < 0)
+                return 0;       /* judge() has rejected it: no built-in policy either */
+        buf_init(&b, 16 * 1024);
+        r = scheduler_profile_render(p, c->scheduler_name, &b);
+        if (r < 0)
+                return r == -EINVAL ? 0 : -ENOMEM;
+        d->profiles = buf_steal(&b);
+        return d->profiles ? 0 : -ENOMEM;
+}
+
+int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm, Desired *ret) {
         const char *name = jstr(scheduler, "spec", "policy", "name");
         const char *profile = jstr(scheduler, "spec", "profile");
         Desired d = {};
@@ -316,6 +335,8 @@ int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *r
                 if (!d.source)
                         return -ENOMEM;
                 r = judge(&d, NULL, 0, false, NULL);
+                if (r >= 0 && d.valid && c->profiles_as_plugins)
+                        r = render_profile_plugins(c, &d);
         }
         if (r < 0) {
                 desired_done(&d);
