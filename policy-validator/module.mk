@@ -16,7 +16,16 @@ POLICY_LIB_SRCS := \
 	policy-validator/limits.c \
 	policy-validator/render.c \
 	policy-validator/translate.c \
-	policy-validator/translate-v1beta1.c
+	policy-validator/translate-v1beta1.c \
+	policy-validator/ksc.c \
+	policy-validator/ksc-schema.c \
+	policy-validator/ksc-decode.c \
+	policy-validator/ksc-duration.c \
+	policy-validator/ksc-plugins.c \
+	policy-validator/ksc-args.c \
+	policy-validator/ksc-defaults.c \
+	policy-validator/ksc-v1beta2.c \
+	policy-validator/ksc-validate.c
 
 $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))
 
