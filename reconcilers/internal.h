@@ -20,6 +20,7 @@
 #define RECONCILE_MAX_ANNOTATIONS ((size_t) 256 * 1024)         /* all annotations of an object */
 #define RECONCILE_MAX_STATUS_LIST 1024u         /* status.predicates/priorities maxItems (CRD) */
 #define RECONCILE_MAX_STATUS_DIAGNOSTICS 256u   /* status.rejected.diagnostics maxItems (CRD) */
+#define RECONCILE_MAX_STATUS_PROFILES 64u       /* status.plugins maxItems (CRD) */
 
 /* jansson provides json_decrefp (json_auto_t); this spelling reads like the others. */
 #define _cleanup_json_ _cleanup_(json_decrefp)
@@ -55,9 +56,11 @@ void truncate_message(char *s, size_t max);
 
 typedef struct RevisionSettings {
         const char *policy;             /* normalized policy.cfg; NULL for a framework revision */
-        const char *profiles;           /* a framework revision: the `profiles:` section of
-                                         * config.yaml (no policy.cfg, no --policy-config-file);
-                                         * NULL for a Policy revision */
+        const char *framework;          /* a framework revision: config.yaml after the header
+                                         * (no policy.cfg, no --policy-config-file); NULL for a
+                                         * Policy revision */
+        bool framework_sets_percentage; /* framework has percentageOfNodesToScore: the
+                                         * operator's setting is not written */
         const char *default_node_selector;
         bool masters_schedulable;
 } RevisionSettings;
@@ -128,16 +131,27 @@ typedef struct Desired {
         json_t *diagnostics;            /* rejected: [{severity, code, path, line, column, message}] */
         json_t *predicates, *priorities; /* valid: the effective lists */
         char *normalized;               /* valid: the policy.cfg to render */
-        char *profiles;                 /* valid, a profile rendered as plugins: the `profiles:`
-                                         * section of OpenShift's asset (profiles.h); the
+        bool framework_source;          /* the source is a KubeSchedulerConfiguration (the
+                                         * operator's spec.schedulerConfig), judged by
+                                         * SchedulerConfigValid rather than PolicyValid */
+        char *framework;                /* valid framework revision: config.yaml after the
+                                         * operator's header (a profile's `profiles:` section as
+                                         * OpenShift's asset has it, or the source's fields); the
                                          * revision then has no policy.cfg */
+        bool framework_sets_percentage; /* framework has its own percentageOfNodesToScore */
+        json_t *plugins;                /* valid framework source: [{schedulerName,
+                                         * extensionPoints: {point: [{name[, weight]}]}}] */
 } Desired;
 
-/* Resolves and judges the desired policy of a Scheduler. A profile is rendered as OpenShift's
+/* Resolves and judges the desired policy of a Scheduler. Exactly one source is active: a
+ * Policy (spec.policy.name) wins, then the KubeSchedulerConfiguration the operator's
+ * configuration names (c->scheduler_config_name, ConfigMap scheduler_config_cm), then the
+ * profile; the status source and the message name what is ignored and why. A profile is rendered as OpenShift's
  * plugin set when c->profiles_as_plugins (the built-in policy's effective lists still fill
  * the status: kube-scheduler v1.20 runs the two alike). The outcome (valid or not) is in
  * *ret (caller frees with desired_done()); returns 0 or -ENOMEM. */
-int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm, Desired *ret);
+int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm,
+                    const json_t *scheduler_config_cm, Desired *ret);
 void desired_done(Desired *d);
 /* Turns a valid Desired into a rejected one: reason (static) and "<source> <fmt...>" as the
  * message; the effective lists and rendering are dropped. Returns 0 or -ENOMEM. */
@@ -148,3 +162,6 @@ int desired_reject(Desired *d, const char *reason, const char *fmt, ...) _printf
 int desired_check_node_selector(Desired *d, const char *selector);
 /* "policy.cfg of ConfigMap openshift-config/x" or "the built-in policy of profile P". */
 int desired_describe(const Desired *d, char **ret);
+/* The revision's effective annotation of d: {predicates, priorities[, plugins]}. New
+ * reference; NULL on ENOMEM. */
+json_t *desired_effective(const Desired *d);

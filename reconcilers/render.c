@@ -44,7 +44,7 @@ static int render_config_yaml(const ReconcileConfig *c, const RevisionSettings *
         int r = 0;
 
         buf_init(&b, 64 * 1024);
-        if (s->profiles)
+        if (s->framework)
                 r |= buf_puts(&b, "# Rendered by scheduler-operator from a Scheduler Framework configuration.\n");
         else
                 r |= buf_puts(&b,
@@ -72,9 +72,10 @@ static int render_config_yaml(const ReconcileConfig *c, const RevisionSettings *
                               "  resourceLock: leases\n"
                               "  resourceNamespace: " RECONCILE_OPERAND_NAMESPACE "\n"
                               "  resourceName: " RECONCILE_DEPLOYMENT_NAME "\n");
-        r |= buf_printf(&b, "percentageOfNodesToScore: %d\n", c->percentage_of_nodes_to_score);
-        if (s->profiles)
-                r |= buf_puts(&b, s->profiles);
+        if (!s->framework_sets_percentage)
+                r |= buf_printf(&b, "percentageOfNodesToScore: %d\n", c->percentage_of_nodes_to_score);
+        if (s->framework)
+                r |= buf_puts(&b, s->framework);
         else {
                 r |= buf_puts(&b, "profiles:\n- schedulerName: ");
                 r |= yaml_quote(&b, c->scheduler_name);

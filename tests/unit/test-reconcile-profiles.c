@@ -102,7 +102,7 @@ static void test_revision_data(void **state) {
         ReconcileConfig c;
         reconcile_config_init(&c);
         char *text = asset("HighNodeUtilization"), *section = render(SCHEDULER_PROFILE_HIGH_NODE_UTILIZATION, NULL);
-        RevisionSettings s = { .profiles = section, .default_node_selector = "" };
+        RevisionSettings s = { .framework = section, .default_node_selector = "" };
         json_t *data = NULL;
 
         assert_int_equal(render_revision_data(&c, &s, &data), 0);
