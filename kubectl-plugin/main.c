@@ -5,8 +5,10 @@
  *   history             the revisions and the rejected source, with their state
  *   diff N M            effective predicates and priorities between two revisions
  *   explain POD         why a pending pod fits nowhere, in the scheduler's words
- * The I/O lives here; what is computed from the objects is in history.c, diff.c and
- * explain.c (pure). */
+ *   migrate             the active Policy's translation as the operator's
+ *                       KubeSchedulerConfiguration source, and the switch to it
+ * The I/O lives here; what is computed from the objects is in history.c, diff.c,
+ * explain.c and migrate.c (pure). */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -18,6 +20,7 @@
 #include "kube/kube.h"
 #include "kubectl-plugin/plugin.h"
 #include "kubectl-plugin/util.h"
+#include "reconcilers/operator-config.h"
 #include "reconcilers/reconcile.h"
 
 #define EXIT_INVALID 1  /* validate: invalid; diff: revisions differ */
@@ -28,10 +31,13 @@
 
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
 static const KubeResource CORE_EVENTS = { "", "v1", "events", true };
+static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPERATOR_CONFIG_RESOURCE, false };
+#define MIGRATE_DEFAULT_CONFIGMAP "scheduler-config"
 
 typedef struct Args {
         const char *kubeconfig, *context, *namespace_, *output;
-        bool configmap;
+        const char *to, *scheduler_name;
+        bool configmap, dry_run, accept_lossy;
         char **rest;
         int n_rest;
 } Args;
@@ -50,6 +56,12 @@ static void usage(FILE *f) {
               "  diff N M            the effective predicates, priorities and weights of revision N against M\n"
               "  explain POD         why a pending pod fits no node: the scheduler's PodScheduled summary,\n"
               "                      one reason per line, and its FailedScheduling events\n"
+              "  migrate             write the translation of the Policy Scheduler/cluster names (the\n"
+              "                      framework configuration kube-scheduler v1.20 builds from it) as the\n"
+              "                      operator's KubeSchedulerConfiguration source, ConfigMap\n"
+              "                      openshift-config/" MIGRATE_DEFAULT_CONFIGMAP ", set spec.schedulerConfig of\n"
+              "                      SchedulerPolicyOperator/cluster to it and unset the Scheduler's\n"
+              "                      spec.policy; a translation that changes behaviour is refused\n"
               "\n"
               "Options:\n"
               "      --kubeconfig=FILE   kubeconfig (default: $KUBECONFIG, then ~/.kube/config)\n"
@@ -57,10 +69,14 @@ static void usage(FILE *f) {
               "  -n, --namespace=NS      the pod's namespace for explain (default: the context's, else default)\n"
               "  -o, --output=json       history as JSON\n"
               "  -c, --configmap         validate: FILE is a ConfigMap manifest (detected when it says kind: ConfigMap)\n"
+              "      --dry-run           migrate: print the changes (a diff) and write nothing\n"
+              "      --accept-lossy      migrate: migrate although the translation changes behaviour (listed)\n"
+              "      --to=NAME           migrate: the source ConfigMap's name (default " MIGRATE_DEFAULT_CONFIGMAP ")\n"
+              "      --scheduler-name=N  migrate: the profile's schedulerName (default default-scheduler)\n"
               "  -h, --help              this help\n"
               "\n"
-              "Exit status: 0 valid / no difference / pod scheduled; 1 invalid / revisions differ / pod\n"
-              "unscheduled; 2 usage, I/O or API error.\n",
+              "Exit status: 0 valid / no difference / pod scheduled / migrated; 1 invalid / revisions differ /\n"
+              "pod unscheduled / migration refused; 2 usage, I/O or API error.\n",
               f);
 }
 
@@ -333,12 +349,142 @@ static int cmd_explain(const Args *a) {
         return r > 0 ? EXIT_INVALID : 0;
 }
 
+/* Creates obj, or replaces the existing object (its resourceVersion carried over). */
+static int create_or_replace(KubeClient *c, const KubeResource *res, const char *ns, json_t *obj,
+                             const json_t *existing, KubeError *err) {
+        json_auto_t *out = NULL;
+        if (!existing)
+                return kube_create(c, res, ns, obj, &out, err);
+        const char *rv = json_string_value(jget(existing, "metadata", "resourceVersion"));
+        if (rv && json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(rv)) < 0)
+                return -ENOMEM;
+        return kube_update(c, res, ns, obj, NULL, &out, err);
+}
+
+static int cmd_migrate(const Args *a) {
+        const char *to = a->to ? a->to : MIGRATE_DEFAULT_CONFIGMAP;
+        if (a->n_rest != 0) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        if (connect_cluster(a, &c) < 0)
+                return EXIT_USAGE;
+        KubeError err = {};
+        json_auto_t *sched = NULL, *policy_cm = NULL, *existing = NULL, *opcfg = NULL;
+        int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get Scheduler cluster", r, &err);
+        const char *name = json_string_value(jget(sched, "spec", "policy", "name"));
+        if (!name || !*name) {
+                printf("Scheduler/cluster names no Policy (spec.policy.name is unset): nothing to migrate\n");
+                return 0;
+        }
+        r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, name, &policy_cm, &err);
+        if (r == -ENOENT) {
+                fprintf(stderr, "error: the Policy's ConfigMap %s/%s does not exist\n", RECONCILE_CONFIG_NAMESPACE, name);
+                return EXIT_INVALID;
+        }
+        if (r < 0)
+                return api_error("get the policy ConfigMap", r, &err);
+        const char *text = json_string_value(jget(policy_cm, "data", RECONCILE_POLICY_KEY));
+        if (!text) {
+                fprintf(stderr, "error: ConfigMap %s/%s has no key %s\n", RECONCILE_CONFIG_NAMESPACE, name,
+                        RECONCILE_POLICY_KEY);
+                return EXIT_INVALID;
+        }
+        if (strcmp(to, name) == 0) {
+                fprintf(stderr, "error: --to=%s is the Policy's own ConfigMap; choose another name\n", to);
+                return EXIT_USAGE;
+        }
+
+        char label[300];
+        snprintf(label, sizeof(label), "configmap/%s:%s", name, RECONCILE_POLICY_KEY);
+        _cleanup_(migrate_plan_done) MigratePlan plan = {};
+        _cleanup_free_ char *problem = NULL;
+        r = migrate_plan(text, strlen(text), label, to, a->scheduler_name ? a->scheduler_name : "default-scheduler",
+                         &plan, &problem);
+        if (r == -EINVAL) {
+                fprintf(stderr, "error: %s", problem);
+                return EXIT_INVALID;
+        }
+        if (r < 0) {
+                fprintf(stderr, "error: out of memory\n");
+                return EXIT_USAGE;
+        }
+        if (plan.n_lossy > 0 && !a->accept_lossy) {
+                fprintf(stderr,
+                        "error: the translation of %s changes what the scheduler does (%zu item%s); nothing was "
+                        "written. What would change:\n%s"
+                        "Re-run with --accept-lossy to migrate anyway (policy-validator/README.md, \"Migration: what "
+                        "the translations lose\").\n",
+                        label, plan.n_lossy, plan.n_lossy == 1 ? "" : "s", plan.lossy_text);
+                return EXIT_INVALID;
+        }
+
+        r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, to, &existing, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get the source ConfigMap", r, &err);
+        r = kube_get(c, &OPERATOR_CONFIGS, NULL, OPERATOR_CONFIG_NAME, &opcfg, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get SchedulerPolicyOperator " OPERATOR_CONFIG_NAME, r, &err);
+
+        if (a->dry_run) {
+                _cleanup_(buf_free) Buf out;
+                buf_init(&out, 0);
+                r = migrate_diff(&plan, existing, opcfg, sched, &out);
+                if (r < 0)
+                        return EXIT_USAGE;
+                fputs(buf_str(&out), stdout);
+                if (plan.n_lossy > 0)
+                        printf("The translation changes (accepted with --accept-lossy):\n%s", plan.lossy_text);
+                if (plan.notes_text[0])
+                        printf("Notes:\n%s", plan.notes_text);
+                printf("(dry run: nothing was written)\n");
+                return 0;
+        }
+
+        /* The source first, then the operator's reference to it, then the Policy unset: at
+         * every step the operator has a complete, valid source to run. */
+        r = create_or_replace(c, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, plan.configmap, existing, &err);
+        if (r < 0)
+                return api_error("write the source ConfigMap", r, &err);
+        printf("configmap/%s -n %s: %s (the translation of %s)\n", to, RECONCILE_CONFIG_NAMESPACE,
+               existing ? "replaced" : "created", label);
+        json_auto_t *out = NULL;
+        if (opcfg) {
+                json_auto_t *patch = json_pack("{s:{s:{s:s}}}", "spec", "schedulerConfig", "name", to);
+                r = patch ? kube_patch(c, &OPERATOR_CONFIGS, NULL, OPERATOR_CONFIG_NAME, NULL, KUBE_MERGE_PATCH, patch,
+                                       &out, &err)
+                          : -ENOMEM;
+        } else {
+                json_auto_t *obj = json_pack("{s:s, s:s, s:{s:s}, s:{s:{s:s}}}", "apiVersion",
+                                             OPERATOR_CONFIG_API_VERSION, "kind", "SchedulerPolicyOperator", "metadata",
+                                             "name", OPERATOR_CONFIG_NAME, "spec", "schedulerConfig", "name", to);
+                r = obj ? kube_create(c, &OPERATOR_CONFIGS, NULL, obj, &out, &err) : -ENOMEM;
+        }
+        if (r < 0)
+                return api_error("set spec.schedulerConfig of SchedulerPolicyOperator " OPERATOR_CONFIG_NAME, r, &err);
+        printf("schedulerpolicyoperator/%s: spec.schedulerConfig.name=%s\n", OPERATOR_CONFIG_NAME, to);
+        json_decref(TAKE_PTR(out));
+        json_auto_t *unset = json_pack("{s:{s:n}}", "spec", "policy");
+        r = unset ? kube_patch(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, NULL, KUBE_MERGE_PATCH, unset, &out, &err)
+                  : -ENOMEM;
+        if (r < 0)
+                return api_error("unset spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME, r, &err);
+        printf("scheduler/%s: spec.policy unset (was %s); the operator validates the source and rolls it out\n",
+               RECONCILE_SCHEDULER_NAME, name);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         Args a = {};
         static const struct option longopts[] = {
                 { "kubeconfig", required_argument, NULL, 'k' }, { "context", required_argument, NULL, 'x' },
                 { "namespace", required_argument, NULL, 'n' },  { "output", required_argument, NULL, 'o' },
                 { "configmap", no_argument, NULL, 'c' },        { "help", no_argument, NULL, 'h' },
+                { "dry-run", no_argument, NULL, 'D' },          { "accept-lossy", no_argument, NULL, 'L' },
+                { "to", required_argument, NULL, 'T' },         { "scheduler-name", required_argument, NULL, 'S' },
                 {},
         };
         int opt;
@@ -349,6 +495,10 @@ int main(int argc, char **argv) {
                 case 'n': a.namespace_ = optarg; break;
                 case 'o': a.output = optarg; break;
                 case 'c': a.configmap = true; break;
+                case 'D': a.dry_run = true; break;
+                case 'L': a.accept_lossy = true; break;
+                case 'T': a.to = optarg; break;
+                case 'S': a.scheduler_name = optarg; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return EXIT_USAGE;
                 }
@@ -372,6 +522,8 @@ int main(int argc, char **argv) {
                 return cmd_diff(&a);
         if (strcmp(cmd, "explain") == 0)
                 return cmd_explain(&a);
+        if (strcmp(cmd, "migrate") == 0)
+                return cmd_migrate(&a);
         fprintf(stderr, "error: unknown command \"%s\"\n", cmd);
         usage(stderr);
         return EXIT_USAGE;

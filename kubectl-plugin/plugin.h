@@ -62,3 +62,27 @@ int effective_diff(const PolicyEffective *a, const char *label_a, const PolicyEf
  * array, core/v1 shape; may be NULL). Returns 1 when the pod is unscheduled, 0 when it
  * has a node, -ENOMEM. */
 int explain_pod(const json_t *pod, const json_t *events, Buf *out);
+
+/* ---- migrate ---- */
+
+typedef struct MigratePlan {
+        json_t *configmap;      /* the source ConfigMap to write (openshift-config/<name>) */
+        char *config_yaml;      /* its config.yaml: the v1beta1 translation */
+        size_t n_lossy;         /* what the translation cannot keep (its warnings) */
+        char *lossy_text;       /* those, one formatted diagnostic a line; "" when none */
+        char *notes_text;       /* the translation's notes (changed scales, merged plugins) */
+} MigratePlan;
+
+/* Translates the Policy text (label names it in diagnostics: "configmap/x:policy.cfg") into
+ * the ConfigMap cm_name of a KubeSchedulerConfiguration source with one profile named
+ * scheduler_name. Returns 0 and *ret (free with migrate_plan_done()); -EINVAL with
+ * *ret_error (new message) for a Policy that is invalid or has no translation; -ENOMEM. */
+int migrate_plan(const char *policy_text, size_t len, const char *label, const char *cm_name,
+                 const char *scheduler_name, MigratePlan *ret, char **ret_error);
+void migrate_plan_done(MigratePlan *p);
+/* What migrating changes: config.yaml of the source ConfigMap against existing_cm's (NULL:
+ * it does not exist) as a line diff, then the operator's spec.schedulerConfig.name
+ * (operator_cr NULL: created) and the Scheduler's spec.policy.name being unset. Returns 0
+ * when nothing would change, 1 otherwise, -ENOMEM. */
+int migrate_diff(const MigratePlan *p, const json_t *existing_cm, const json_t *operator_cr, const json_t *scheduler,
+                 Buf *out);

@@ -72,11 +72,11 @@ static int upgradeable(const ClusterOperatorInput *in, ConditionSpec *c, char **
         }
         if (asprintf(msg,
                      "the Scheduler uses the legacy scheduler Policy in ConfigMap " RECONCILE_CONFIG_NAMESPACE
-                     "/%s; OpenShift 4.10 removed the Policy API. Translate it into a KubeSchedulerConfiguration "
-                     "profile with `kubectl get configmap %s -n " RECONCILE_CONFIG_NAMESPACE
-                     " -o yaml | policy-validator --configmap --translate=v1beta1 -`, move to that, then unset "
-                     "spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME,
-                     policy, policy) < 0)
+                     "/%s; OpenShift 4.10 removed the Policy API. Move to its KubeSchedulerConfiguration "
+                     "translation with `kubectl scheduler-policy migrate` (--dry-run shows the change first): it "
+                     "writes the translation as the operator's KubeSchedulerConfiguration source and switches to "
+                     "it; then unset spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME,
+                     policy) < 0)
                 return -ENOMEM;
         truncate_message(*msg, RECONCILE_MAX_MESSAGE);
         *c = (ConditionSpec) { "Upgradeable", false, "LegacyPolicyInUse", *msg };

@@ -5,7 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kubectl-plugin/plugin.h"
@@ -139,11 +142,143 @@ static void test_explain(void **state) {
         json_decref(bound);
 }
 
+/* ---- migrate ---- */
+
+static char *slurp(const char *path) {
+        FILE *f = fopen(path, "re");
+        assert_non_null(f);
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *m = open_memstream(&buf, &size);
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                fwrite(chunk, 1, n, m);
+        fclose(f);
+        fclose(m);
+        return buf;
+}
+
+/* The documented default policy translates without loss into a source ConfigMap whose
+ * config.yaml is libpolicy's v1beta1 translation (after its comment line). */
+static void test_migrate_default_policy(void **state) {
+        (void) state;
+        char *text = slurp("deploy/policy.cfg"), *problem = NULL;
+        MigratePlan p = {};
+        assert_int_equal(migrate_plan(text, strlen(text), "configmap/scheduler-policy:policy.cfg", "scheduler-config",
+                                      "default-scheduler", &p, &problem),
+                         0);
+        assert_null(problem);
+        assert_int_equal(p.n_lossy, 0);
+        assert_string_equal(p.lossy_text, "");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(p.configmap, "metadata"), "name")),
+                            "scheduler-config");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(p.configmap, "metadata"), "namespace")),
+                            "openshift-config");
+        const char *cfg = json_string_value(json_object_get(json_object_get(p.configmap, "data"), "config.yaml"));
+        assert_string_equal(cfg, p.config_yaml);
+        assert_true(strncmp(cfg, "# The translation of configmap/scheduler-policy:policy.cfg", 58) == 0);
+
+        json_error_t err;
+        json_t *got = json_loads(strchr(cfg, '\n') + 1, 0, &err);
+        assert_non_null(got);
+        PolicyOptions opts = {};
+        Policy *pol = NULL;
+        PolicyDiags diags = {};
+        json_t *want = NULL;
+        assert_int_equal(policy_load(text, strlen(text), &opts, &pol, &diags), 0);
+        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1BETA1, "default-scheduler", &opts, &want, &diags), 0);
+        assert_true(json_equal(got, want));
+        assert_null(json_object_get(got, "clientConnection"));
+        assert_null(json_object_get(got, "leaderElection"));
+        json_decref(got);
+        json_decref(want);
+        policy_free(pol);
+        policy_diags_clear(&diags);
+
+        /* Nothing exists yet: every line is added, the operator's CR is created and the
+         * Policy is unset. */
+        json_t *sched = load("{\"spec\":{\"policy\":{\"name\":\"scheduler-policy\"}}}");
+        Buf out;
+        buf_init(&out, 0);
+        assert_int_equal(migrate_diff(&p, NULL, NULL, sched, &out), 1);
+        assert_non_null(strstr(buf_str(&out), "--- configmap/scheduler-config -n openshift-config (does not exist)\n"));
+        assert_non_null(strstr(buf_str(&out), "\n+  \"kind\": \"KubeSchedulerConfiguration\",\n"));
+        assert_null(strstr(buf_str(&out), "\n-"));
+        assert_non_null(strstr(buf_str(&out), "~ SchedulerPolicyOperator/cluster spec.schedulerConfig.name: (unset) -> "
+                                              "scheduler-config (the object is created)\n"));
+        assert_non_null(strstr(buf_str(&out), "~ Scheduler/cluster spec.policy.name: scheduler-policy -> (unset)"));
+        buf_free(&out);
+
+        /* Done already: nothing changes. */
+        json_t *cm = json_deep_copy(p.configmap);
+        json_t *op = load("{\"spec\":{\"schedulerConfig\":{\"name\":\"scheduler-config\"}}}");
+        json_t *sched2 = load("{\"spec\":{}}");
+        buf_init(&out, 0);
+        assert_int_equal(migrate_diff(&p, cm, op, sched2, &out), 0);
+        assert_null(strstr(buf_str(&out), "\n+{"));
+        assert_null(strstr(buf_str(&out), "\n+ "));
+        assert_non_null(strstr(buf_str(&out), "\n {\n"));
+        assert_null(strstr(buf_str(&out), "~ "));
+        buf_free(&out);
+
+        /* One line differs: one line out, one in, the rest kept. */
+        json_t *data = json_object_get(cm, "data");
+        char *edited = strdup(p.config_yaml);
+        char *k = strstr(edited, "\"KubeSchedulerConfiguration\"");
+        memcpy(k + 1, "X", 1);
+        json_object_set_new(data, "config.yaml", json_string(edited));
+        buf_init(&out, 0);
+        assert_int_equal(migrate_diff(&p, cm, op, sched2, &out), 1);
+        assert_non_null(strstr(buf_str(&out), "\n-  \"kind\": \"XubeSchedulerConfiguration\",\n"
+                                              "+  \"kind\": \"KubeSchedulerConfiguration\",\n"));
+        size_t minus = 0;
+        for (const char *c = buf_str(&out); (c = strstr(c, "\n-")); c++)
+                minus++;
+        assert_int_equal(minus, 1);
+        buf_free(&out);
+        free(edited);
+        json_decref(cm);
+        json_decref(op);
+        json_decref(sched);
+        json_decref(sched2);
+        migrate_plan_done(&p);
+        free(text);
+}
+
+/* A translation that changes behaviour lists what changes; an invalid Policy has none. */
+static void test_migrate_lossy_and_invalid(void **state) {
+        (void) state;
+        const char *lossy = "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"alwaysCheckAllPredicates\":true,"
+                            "\"priorities\":[{\"name\":\"LeastRequestedPriority\",\"weight\":3000000000}]}";
+        MigratePlan p = {};
+        char *problem = NULL;
+        assert_int_equal(migrate_plan(lossy, strlen(lossy), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
+                                      &problem),
+                         0);
+        assert_int_equal(p.n_lossy, 2);
+        assert_non_null(strstr(p.lossy_text, "alwaysCheckAllPredicates"));
+        assert_non_null(strstr(p.lossy_text, "[translate-unmappable]"));
+        assert_non_null(strstr(p.lossy_text, "configmap/p:policy.cfg:1:"));
+        migrate_plan_done(&p);
+
+        const char *invalid = "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\n \"predicates\":[{\"name\":\"NoSuchPredicate\"}]}";
+        assert_int_equal(migrate_plan(invalid, strlen(invalid), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
+                                      &problem),
+                         -EINVAL);
+        assert_non_null(problem);
+        assert_non_null(strstr(problem, "is not a valid Policy (1 error)"));
+        assert_non_null(strstr(problem, "configmap/p:policy.cfg:2:"));
+        free(problem);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_history),
                 cmocka_unit_test(test_diff),
                 cmocka_unit_test(test_explain),
+                cmocka_unit_test(test_migrate_default_policy),
+                cmocka_unit_test(test_migrate_lossy_and_invalid),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
