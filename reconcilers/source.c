@@ -690,9 +690,12 @@ int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const jso
                 d.source = json_pack("{s:s}", "profile", d.profile_name);
                 if (!d.source)
                         return -ENOMEM;
-                r = judge(&d, NULL, 0, false, NULL);
-                if (r >= 0 && d.valid && c->profiles_as_plugins)
-                        r = render_profile_plugins(c, &d);
+                /* Rendered first, so that every message names what runs: the plugin set. */
+                r = c->profiles_as_plugins ? render_profile_plugins(c, &d) : 0;
+                if (r >= 0)
+                        r = judge(&d, NULL, 0, false, NULL);
+                if (r >= 0 && !d.valid)
+                        free(TAKE_PTR(d.framework));
         }
         if (r < 0) {
                 desired_done(&d);

@@ -156,6 +156,8 @@ static void test_rollout_as_plugins(void **state) {
         assert_false(command_has(w->deployment, "--policy-config-file"));
         assert_true(command_has(w->deployment, "--config="));
         assert_condition(json_object_get(w->scheduler, "status"), "PolicyValid", "True", "AsExpected");
+        assert_contains(condition_message(json_object_get(w->scheduler, "status"), "PolicyValid"),
+                        "the plugin set of profile HighNodeUtilization is valid");
         free(text);
 
         /* Each profile once, then a Policy wins over the profile: it gets a policy.cfg and
