@@ -64,7 +64,13 @@ static const char *legacy_policy(const ClusterOperatorInput *in) {
 static int upgradeable(const ClusterOperatorInput *in, ConditionSpec *c, char **msg) {
         const char *policy = legacy_policy(in);
         if (!policy) {
-                *msg = strdup("no legacy scheduler Policy is in use (the Scheduler's profile is a built-in policy)");
+                const char *sc = in->pass ? jstr(in->pass->status, "policy", "schedulerConfig") : NULL;
+                if (sc && sc[0]) {
+                        if (asprintf(msg, "no legacy scheduler Policy is in use (the KubeSchedulerConfiguration in "
+                                          "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s is the source)", sc) < 0)
+                                return -ENOMEM;
+                } else
+                        *msg = strdup("no legacy scheduler Policy is in use (the Scheduler's profile is a built-in policy)");
                 if (!*msg)
                         return -ENOMEM;
                 *c = (ConditionSpec) { "Upgradeable", true, "AsExpected", *msg };

@@ -335,8 +335,22 @@ static void test_source_deleted(void **state) {
         assert_condition(status_of(w), "SchedulerConfigValid", "False", "SchedulerConfigKeyMissing");
         assert_int_equal(status_revision(w), 1);
 
-        /* Put back: accepted again, and it is the same revision. */
+        /* Put back: accepted again (an Event says so), and it is the same revision. */
         set_source(w, text);
+        ReconcileOutput *o = pass(w);
+        assert_true(has_event(o, "PolicyAccepted"));
+        bool named = false;
+        for (size_t i = 0; i < o->n_actions; i++) {
+                if (o->actions[i].verb != RECONCILE_EVENT)
+                        continue;
+                char *body = json_dumps(o->actions[i].body, 0);
+                named = named || strstr(body, "config.yaml of ConfigMap openshift-config/scheduler-config is accepted: "
+                                              "2 profiles");
+                free(body);
+        }
+        assert_true(named);
+        apply(w, o);
+        reconcile_output_free(o);
         finish(w);
         assert_condition(status_of(w), "SchedulerConfigValid", "True", "AsExpected");
         assert_int_equal(status_revision(w), 1);
