@@ -48,6 +48,28 @@ static void check_socket_addr(KscContext *c, const json_t *eff, const char *key)
                 ksc_err(c, "bind-address-invalid", key, "%s \"%s\": the host must be an IP address", key, addr);
 }
 
+static bool wildcard(const char *host) {
+        return streq(host, "0.0.0.0") || streq(host, "::") || streq(host, "");
+}
+
+/* Upstream opens one listener per distinct address string, healthz first: a metrics address
+ * on the same port that overlaps healthz's (the same host, or either a wildcard, which Go
+ * listens on dual-stack) fails to bind ("address already in use") and kube-scheduler exits. */
+static void check_bind_conflict(KscContext *c, const json_t *eff) {
+        const char *h = str(eff, "healthzBindAddress"), *m = str(eff, "metricsBindAddress");
+        if (streq(h, m))
+                return;
+        _cleanup_free_ char *hh = NULL, *hp = NULL, *mh = NULL, *mp = NULL;
+        if (ksc_split_host_port(h, &hh, &hp) < 0 || ksc_split_host_port(m, &mh, &mp) < 0)
+                return;
+        if (streq(hp, mp) && (streq(hh, mh) || wildcard(hh) || wildcard(mh)))
+                ksc_err(c, "bind-address-conflict",
+                        pnode_get(c->root, "metricsBindAddress") ? "metricsBindAddress" : "healthzBindAddress",
+                        "metricsBindAddress %s and healthzBindAddress %s share port %s, so kube-scheduler cannot open "
+                        "both (address already in use): use the same address for both, or different ports",
+                        m, h, mp);
+}
+
 static int64_t duration_ns(const json_t *o, const char *key) {
         int64_t ns = 0;
         (void) ksc_parse_duration(str(o, key), &ns);
@@ -172,17 +194,18 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                         "a profile needs at least one bind plugin (DefaultBinder)");
 }
 
-static void check_args_type(KscContext *c, const json_t *args, const char *plugin, const char *path) {
-        char want_kind[128];
+static void check_args_type(KscContext *c, const json_t *args, const char *plugin, const char *where) {
+        char path[PPATH_MAX], want_kind[128];
+        snprintf(path, sizeof path, "%s", where); /* where may be kp()'s buffer */
         snprintf(want_kind, sizeof want_kind, "%sArgs", plugin);
         const char *want_version = c->v1beta2 ? KSC_API_VERSION_V1BETA2 : KSC_API_VERSION_V1BETA1;
         const json_t *k = json_object_get(args, "kind"), *v = json_object_get(args, "apiVersion");
         if (k && !streq(json_string_value(k), want_kind))
-                ksc_err(c, "args-kind-mismatch", kp(c, "%s.kind", path), "the args of %s are of kind %s, not %s", plugin,
-                        want_kind, json_string_value(k));
+                ksc_err(c, "args-kind-mismatch", kp(c, "%s.kind", path), "the args of %s are of kind %s, not %s",
+                        plugin, json_string_value(k), want_kind);
         if (v && !streq(json_string_value(v), want_version))
-                ksc_err(c, "args-kind-mismatch", kp(c, "%s.apiVersion", path), "the args of %s are %s, not %s", plugin,
-                        want_version, json_string_value(v));
+                ksc_err(c, "args-kind-mismatch", kp(c, "%s.apiVersion", path), "the args of %s are %s, not %s",
+                        plugin, json_string_value(v), want_version);
 }
 
 static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, const json_t *eprof, bool extender_fit) {
@@ -304,6 +327,7 @@ void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
                 ksc_err(c, "parallelism-range", "parallelism", "parallelism must be greater than zero");
         check_socket_addr(c, eff, "healthzBindAddress");
         check_socket_addr(c, eff, "metricsBindAddress");
+        check_bind_conflict(c, eff);
         json_int_t pct = json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
         if (pct < 0 || pct > 100)
                 ksc_err(c, "percentage-of-nodes-to-score-range", "percentageOfNodesToScore",

@@ -34,6 +34,7 @@ typedef struct Args {
         const char *scheduler_name;
         PolicyOptions opts;
         bool default_pod_topology_spread_off;
+        int kind;               /* -1 auto, 0 Policy, 1 KubeSchedulerConfiguration */
 } Args;
 
 static void help(void) {
@@ -59,6 +60,8 @@ static void help(void) {
                "      --no-taint-nodes-by-condition\n"
                "                           the cluster runs with TaintNodesByCondition off: accept\n"
                "                           CheckNodeCondition and CheckNode*Pressure\n"
+               "      --kind=KIND          read the input as a Policy or a KubeSchedulerConfiguration\n"
+               "                           (default auto: by its kind and apiVersion)\n"
                "      --feature-gates=DefaultPodTopologySpread=false\n"
                "                           a KubeSchedulerConfiguration's defaults as kube-scheduler with\n"
                "                           that gate off (SelectorSpread in the default set)\n"
@@ -81,7 +84,7 @@ static int parse_size(const char *s, size_t *ret) {
 }
 
 static int parse_args(int argc, char **argv, Args *a) {
-        enum { ARG_SCHEDULER_NAME = 0x100, ARG_NO_TNBC, ARG_MAX_SIZE, ARG_FEATURE_GATES };
+        enum { ARG_SCHEDULER_NAME = 0x100, ARG_NO_TNBC, ARG_MAX_SIZE, ARG_FEATURE_GATES, ARG_KIND };
         static const struct option options[] = {
                 { "output", required_argument, NULL, 'o' },
                 { "configmap", no_argument, NULL, 'c' },
@@ -94,6 +97,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "no-taint-nodes-by-condition", no_argument, NULL, ARG_NO_TNBC },
                 { "max-size", required_argument, NULL, ARG_MAX_SIZE },
                 { "feature-gates", required_argument, NULL, ARG_FEATURE_GATES },
+                { "kind", required_argument, NULL, ARG_KIND },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -153,6 +157,19 @@ static int parse_args(int argc, char **argv, Args *a) {
                 case ARG_MAX_SIZE:
                         if (parse_size(optarg, &a->opts.max_size) < 0) {
                                 fprintf(stderr, "policy-validator: invalid --max-size '%s'\n", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_KIND:
+                        if (strcmp(optarg, "Policy") == 0)
+                                a->kind = 0;
+                        else if (strcmp(optarg, KSC_KIND) == 0)
+                                a->kind = 1;
+                        else if (strcmp(optarg, "auto") == 0)
+                                a->kind = -1;
+                        else {
+                                fprintf(stderr, "policy-validator: --kind takes auto, Policy or " KSC_KIND ", not '%s'\n",
+                                        optarg);
                                 return -EINVAL;
                         }
                         break;
@@ -317,7 +334,7 @@ static int run_ksc(const Args *a, const char *name, const Buf *in) {
 }
 
 static int run(int argc, char **argv) {
-        Args a = {};
+        Args a = { .kind = -1 };
         int r = parse_args(argc, argv, &a);
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : 0;
@@ -343,7 +360,7 @@ static int run(int argc, char **argv) {
                         return EXIT_USAGE;
                 }
                 KscOptions kopts = { .base = a.opts };
-                if (!a.configmap && ksc_detect(buf_str(&in), in.len, &kopts))
+                if (!a.configmap && (a.kind == 1 || (a.kind < 0 && ksc_detect(buf_str(&in), in.len, &kopts))))
                         return run_ksc(&a, name, &in);
                 r = a.configmap ? policy_load_configmap(buf_str(&in), in.len, &a.opts, &p, &diags)
                                 : policy_load(buf_str(&in), in.len, &a.opts, &p, &diags);

@@ -39,3 +39,4 @@ $(eval $(call bench,bench-policy,tests/bench/bench-policy.c,policy common))
 # The command's own tests run the binary built beside them.
 $(eval $(call unit_test,test-policy-cli,tests/unit/test-policy-cli.c,common))
 $(O)/tests/test-policy-cli: | $(O)/bin/policy-validator
+$(eval $(call unit_test,test-kubescheduler-config,tests/unit/test-kubescheduler-config.c,policy common))

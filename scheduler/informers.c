@@ -70,7 +70,7 @@ static void pod_event(Manager *m, json_t *obj) {
                 if (r < 0)
                         klog_warning_errno(r, "cache: pod %s/%s: %m", pod->namespace_, pod->name);
                 (void) sched_queue_delete(m->queue, pod->uid);
-        } else if (pod->scheduler_name == m->scheduler_name && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
+        } else if (manager_profile(m, pod->scheduler_name) && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
                 apply_project_node_selector(m, pod);
                 r = sched_queue_add(m->queue, pod);
                 if (r < 0)
@@ -167,7 +167,7 @@ static void pod_status_event(Manager *m, json_t *obj) {
         SchedPod *pod = NULL;
         if (sched_pod_from_json(m->strtab, obj, &pod) < 0)
                 return;         /* its add or last change was reported already */
-        if (pod->scheduler_name == m->scheduler_name) {
+        if (manager_profile(m, pod->scheduler_name)) {
                 apply_project_node_selector(m, pod);
                 if (sched_queue_update_status(m->queue, pod) >= 0) {
                         preemptor_pod_pending(m, pod);

@@ -69,6 +69,17 @@ typedef struct PendingEvent {
 #define EVENTS_PER_TICK 200
 #define BINDS_LOW_WATER 8
 
+#define MAX_PROFILES 64
+
+/* A profile: its schedulerName, compiled configuration, algorithm state and preemptor
+ * (NULL when it does not preempt). */
+typedef struct ManagerProfile {
+        SchedStr name;
+        SchedConfig *cfg;
+        SchedAlgo *algo;
+        SchedPreemptor *preemptor;
+} ManagerProfile;
+
 struct Manager {
         const SchedOptions *opts;
         sd_event *event;
@@ -87,6 +98,11 @@ struct Manager {
         SchedStrtab *strtab;
         SchedCache *cache;
         SchedQueue *queue;
+        /* One profile per schedulerName (the framework's profiles, or the Policy's one);
+         * cfg, algo and preemptor below are the profile of the pod being decided
+         * (manager_use_profile), borrowed from here. */
+        ManagerProfile *profiles;
+        size_t n_profiles;
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedStr scheduler_name;
@@ -122,7 +138,9 @@ struct Manager {
         SchedNominator *nominator;
         SchedPreemptor *preemptor;
         SchedPDBs *pdbs;
-        KubeInformer *pdb_informer;
+        KubeInformer *pdb_informer;     /* policy/v1 or v1beta1, by discovery; NULL: neither */
+        sd_event_source *pdb_retry;     /* the discovery again after a failure */
+        uint64_t pdb_retry_usec;
         ExtenderPreempt *ext_preempt;   /* extenders with a preemptVerb, in policy order */
         SchedPreemptExtender *preempt_hooks;
         uint32_t n_preempt_hooks;
@@ -159,6 +177,11 @@ json_t *informers_lookup_node(void *userdata, SchedStr name);
 
 /* The synced callback of every informer (manager_ready() counts them). */
 void informers_on_synced(KubeInformer *inf, void *userdata);
+
+/* The profile for pods naming scheduler_name; NULL when no profile has that name. */
+ManagerProfile *manager_profile(Manager *m, SchedStr scheduler_name);
+/* Makes pod's profile the current one (m->cfg, m->algo, m->preemptor); false when none. */
+bool manager_use_profile(Manager *m, const SchedPod *pod);
 
 /* preemptor.c: preemption after a failed decision, and the nominated pods. */
 int preemptor_init(Manager *m);

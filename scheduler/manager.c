@@ -136,6 +136,11 @@ static bool schedule_one(Manager *m, SchedPod *pod) {
                 (void) sched_queue_done(m->queue, pod->uid);
                 return true;
         }
+        if (!manager_use_profile(m, pod)) {
+                /* its schedulerName changed to one no profile has: not ours any more */
+                (void) sched_queue_done(m->queue, pod->uid);
+                return true;
+        }
         uint64_t t0 = now_monotonic_usec();
         SchedResult res = {};
         SchedExtenderCall call;
@@ -231,6 +236,41 @@ static int read_policy_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
+/* The extenders of a KubeSchedulerConfiguration as a Policy holding only them: upstream's
+ * Extender (v1beta1) and the Policy's ExtenderConfig are one type but for httpTimeout (a
+ * duration string there, nanoseconds here) and unset verbs ("" in the effective shape). */
+static int ksc_extenders_policy(const json_t *eff, char **ret_text, size_t *ret_len) {
+        json_auto_t *list = json_deep_copy(json_object_get(eff, "extenders"));
+        if (!list)
+                list = json_array();
+        size_t i;
+        json_t *x;
+        json_array_foreach(list, i, x) {
+                static const char *const verbs[] = { "filterVerb", "preemptVerb", "prioritizeVerb", "bindVerb" };
+                for (size_t k = 0; k < ELEMENTSOF(verbs); k++) {
+                        const char *v = json_string_value(json_object_get(x, verbs[k]));
+                        if (v && !*v)
+                                json_object_del(x, verbs[k]);
+                }
+                const char *t = json_string_value(json_object_get(x, "httpTimeout"));
+                int64_t usec = 0;
+                if (t) {
+                        if (sched_parse_duration(t, &usec) < 0)
+                                return -EINVAL;
+                        if (json_object_set_new(x, "httpTimeout", json_integer((json_int_t) usec * 1000)) < 0)
+                                return -ENOMEM;
+                }
+        }
+        json_auto_t *pol = json_pack("{s:s, s:s, s:[], s:[], s:O}", "kind", "Policy", "apiVersion", "v1", "predicates",
+                                     "priorities", "extenders", list);
+        char *text = pol ? json_dumps(pol, JSON_COMPACT) : NULL;
+        if (!text)
+                return -ENOMEM;
+        *ret_text = text;
+        *ret_len = strlen(text);
+        return 0;
+}
+
 /* Loads and validates the policy; no policy at all means the default provider set
  * (sched_config_new refuses, with the names, anything this scheduler does not run). */
 static int load_policy(Manager *m, Policy **ret) {
@@ -264,6 +304,12 @@ static int load_policy(Manager *m, Policy **ret) {
                 if (!text)
                         return -ENOMEM;
         }
+        if (o->ksc_effective) {
+                /* the framework's profiles: the Policy only carries the extenders */
+                if ((r = ksc_extenders_policy(o->ksc_effective, &text, &len)) < 0)
+                        return klog_error_errno(r, "%s: cannot use its extenders: %m", o->config_path);
+                source = o->config_path;
+        }
         PolicyDiags diags = {};
         if (text)
                 r = policy_load(text, len, NULL, ret, &diags);
@@ -286,6 +332,8 @@ static int load_policy(Manager *m, Policy **ret) {
                 source = o->algorithm_provider;
         }
         _cleanup_free_ char *msg = NULL;
+        if (o->ksc_effective && r >= 0)
+                policy_diags_clear(&diags);     /* the carrier's own warnings (no predicates) are not the user's */
         if (policy_diags_format_text(&diags, source, &msg) >= 0 && msg && *msg) {
                 if (r < 0)
                         klog_error("invalid policy:\n%s", msg);
@@ -295,6 +343,88 @@ static int load_policy(Manager *m, Policy **ret) {
         policy_diags_clear(&diags);
         if (r < 0)
                 return klog_error_errno(r, "the policy in %s is not valid; not starting", source ? source : "(built-in)");
+        return 0;
+}
+
+/* ---- profiles ---- */
+
+ManagerProfile *manager_profile(Manager *m, SchedStr scheduler_name) {
+        for (size_t i = 0; i < m->n_profiles; i++)
+                if (m->profiles[i].name == scheduler_name)
+                        return &m->profiles[i];
+        return NULL;
+}
+
+bool manager_use_profile(Manager *m, const SchedPod *pod) {
+        ManagerProfile *p = manager_profile(m, pod->scheduler_name);
+        if (!p)
+                return false;
+        m->cfg = p->cfg;
+        m->algo = p->algo;
+        m->preemptor = p->preemptor;
+        return true;
+}
+
+static void log_profile(const SchedConfig *cfg) {
+        _cleanup_free_ char *audit = NULL;
+        if (sched_config_format_profile(cfg, &audit) < 0)
+                return;
+        for (char *l = audit, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+                nl = strchr(l, '\n');
+                if (nl)
+                        *nl = '\0';
+                klog_info("%s", l);
+        }
+}
+
+static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
+        _cleanup_(sched_config_freep) SchedConfig *owned = cfg;
+        ManagerProfile *p = &m->profiles[m->n_profiles];
+        int r = sched_strtab_intern_str(m->strtab, name, &p->name);
+        if (r < 0)
+                return r;
+        p->algo = sched_algo_new(cfg, NULL, NULL);
+        if (!p->algo)
+                return -ENOMEM;
+        p->cfg = TAKE_PTR(owned);
+        m->n_profiles++;
+        log_profile(p->cfg);
+        return 0;
+}
+
+/* The profiles: each of the framework configuration's (--config), or the Policy's one, as
+ * v1.20 builds it from the Policy (libpolicy's translation). */
+static int profiles_new(Manager *m, const Policy *policy, const SchedConfigOptions *co, Buf *err) {
+        const SchedOptions *opts = m->opts;
+        const json_t *list = opts->ksc_effective ? json_object_get(opts->ksc_effective, "profiles") : NULL;
+        size_t n = list ? json_array_size(list) : 1;
+        if (n == 0 || n > MAX_PROFILES)
+                return klog_error_errno(-EINVAL, "%zu profiles: between 1 and %d are run", n, MAX_PROFILES);
+        m->profiles = calloc(n, sizeof(ManagerProfile));
+        if (!m->profiles)
+                return -ENOMEM;
+        int r;
+        if (!list) {
+                SchedConfig *cfg = NULL;
+                r = sched_config_new_policy(m->strtab, policy, opts->scheduler_name, &co->gates, co, &cfg, err);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot run this policy: %s; not starting",
+                                                err->len ? buf_str(err) : strerror(-r));
+                return profile_add(m, opts->scheduler_name, cfg);
+        }
+        size_t i;
+        const json_t *prof;
+        json_array_foreach(list, i, prof) {
+                const char *name = json_string_value(json_object_get(prof, "schedulerName"));
+                SchedConfig *cfg = NULL;
+                buf_reset(err);
+                r = sched_config_new_profile(m->strtab, prof, co, &cfg, err);
+                if (r < 0)
+                        return klog_error_errno(r, "profiles[%zu] (%s): cannot run it: %s; not starting", i,
+                                                name ? name : "?", err->len ? buf_str(err) : strerror(-r));
+                if ((r = profile_add(m, name ? name : "default-scheduler", cfg)) < 0)
+                        return r;
+        }
         return 0;
 }
 
@@ -367,7 +497,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         r = policy_effective(policy, NULL, &m->eff);
         if (r < 0)
                 return klog_error_errno(r, "cannot compute the effective policy: %m");
-        _cleanup_free_ char *line = policy_effective_log_line(m->eff);
+        _cleanup_free_ char *line = opts->ksc_effective ? NULL : policy_effective_log_line(m->eff);
         if (line)
                 klog_info("%s", line);
 
@@ -396,18 +526,24 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                                   .n_ignored_resources = n_ignored };
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
-        r = sched_config_new(m->strtab, m->eff, &co, &m->cfg, &err);
-        if (r < 0)
-                return klog_error_errno(r, "cannot run this policy: %s; not starting",
-                                        err.len ? buf_str(&err) : strerror(-r));
-        m->algo = sched_algo_new(m->cfg, NULL, NULL);
-        if (!m->algo)
-                return -ENOMEM;
-        uint32_t need = sched_config_objects_needed(m->eff, &m->volume_binding);
+        SchedFeatureGates gates = { .default_pod_topology_spread_off = opts->default_pod_topology_spread_off };
+        co.gates = gates;
+        if ((r = profiles_new(m, policy, &co, &err)) < 0)
+                return r;
+        uint32_t need = 0;
+        for (size_t i = 0; i < m->n_profiles; i++) {
+                bool binds = false;
+                need |= sched_config_objects(m->profiles[i].cfg, &binds);
+                m->volume_binding |= binds;
+        }
         if (need && !(m->objects = sched_objects_new(m->strtab)))
                 return -ENOMEM;
-        sched_algo_set_objects(m->algo, m->objects);
-        sched_algo_seed(m->algo, now_monotonic_usec() ^ ((uint64_t) getpid() << 32));
+        for (size_t i = 0; i < m->n_profiles; i++) {
+                sched_algo_set_objects(m->profiles[i].algo, m->objects);
+                sched_algo_seed(m->profiles[i].algo, now_monotonic_usec() ^ ((uint64_t) getpid() << 32) ^ i);
+        }
+        m->cfg = m->profiles[0].cfg;
+        m->algo = m->profiles[0].algo;
 
         if (m->eff->n_extenders > 0) {
                 m->extenders = calloc(m->eff->n_extenders, sizeof(Extender *));
@@ -426,9 +562,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                         m->n_extenders++;
                         extender_hook(m->extenders[i], &m->hooks[i]);
                 }
-                r = sched_algo_set_extenders(m->algo, m->hooks, (uint32_t) m->n_extenders);
-                if (r < 0)
-                        return klog_error_errno(r, "too many extenders");
+                for (size_t i = 0; i < m->n_profiles; i++)
+                        if ((r = sched_algo_set_extenders(m->profiles[i].algo, m->hooks, (uint32_t) m->n_extenders)) < 0)
+                                return klog_error_errno(r, "too many extenders");
         }
 
         if ((r = preemptor_init(m)) < 0)
@@ -504,7 +640,11 @@ Manager *manager_free(Manager *m) {
         sd_event_source_unref(m->defer);
         sd_event_source_unref(m->tick);
         kube_client_unref(m->client);
-        sched_algo_free(m->algo);
+        for (size_t i = 0; i < m->n_profiles; i++) {
+                sched_algo_free(m->profiles[i].algo);
+                sched_config_free(m->profiles[i].cfg);
+        }
+        free(m->profiles);
         sched_objects_free(m->objects);
         sched_pod_unref(m->waiting);
         m->waiting = NULL;
@@ -513,7 +653,6 @@ Manager *manager_free(Manager *m) {
         m->ext_curl = curl_event_free(m->ext_curl);
         free(m->extenders);
         free(m->hooks);
-        sched_config_free(m->cfg);
         sched_queue_free(m->queue);
         sched_cache_free(m->cache);
         sched_strtab_free(m->strtab);

@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "common/macro.h"
+#include "policy-validator/kubescheduler-config.h"
 #include "scheduler/options-internal.h"
 
 #define MAX_FILE ((size_t) 1024 * 1024)
@@ -319,6 +320,65 @@ static int apply_misc(SchedOptions *o, const json_t *j, Buf *err) {
         return 0;
 }
 
+/* ---- the framework's KubeSchedulerConfiguration ---- */
+
+/* Whether the file says what only the framework expresses, so that a Policy source as well
+ * would leave part of it unused. */
+static bool needs_framework(const json_t *j) {
+        const json_t *profiles = json_object_get(j, "profiles"), *p;
+        size_t i;
+        if (json_array_size(profiles) > 1 || json_array_size(json_object_get(j, "extenders")) > 0)
+                return true;
+        json_array_foreach(profiles, i, p)
+                if (json_object_get(p, "plugins") || json_object_get(p, "pluginConfig"))
+                        return true;
+        return false;
+}
+
+/* The top-level settings of an effective configuration (v1beta2 input: its fields are
+ * libpolicy's to map, so the settings are read from the effective shape). */
+static int apply_effective(SchedOptions *o, const json_t *eff, Buf *err) {
+        const json_t *v;
+        if ((v = json_object_get(eff, "percentageOfNodesToScore")) && json_is_integer(v))
+                o->percentage = (int32_t) json_integer_value(v);
+        if ((v = json_object_get(eff, "podInitialBackoffSeconds")) && json_is_integer(v))
+                o->pod_initial_backoff_usec = (int64_t) json_integer_value(v) * 1000000;
+        if ((v = json_object_get(eff, "podMaxBackoffSeconds")) && json_is_integer(v))
+                o->pod_max_backoff_usec = (int64_t) json_integer_value(v) * 1000000;
+        const char *name = json_string_value(json_object_get(json_array_get(json_object_get(eff, "profiles"), 0),
+                                                             "schedulerName"));
+        int r;
+        if (name && !o->set_scheduler_name && (r = sched_opt_set_str(&o->scheduler_name, name)) < 0)
+                return r;
+        const json_t *le = json_object_get(eff, "leaderElection");
+        if ((v = json_object_get(le, "leaderElect")) && json_is_boolean(v) && !o->set_leader_elect)
+                o->leader_elect = json_is_true(v);
+        const json_t *cc = json_object_get(eff, "clientConnection");
+        const char *kc = json_string_value(json_object_get(cc, "kubeconfig"));
+        if (kc && *kc && !o->set_kubeconfig && (r = sched_opt_set_str(&o->kubeconfig, kc)) < 0)
+                return r;
+        return 0;
+}
+
+static int apply_framework(SchedOptions *o, const char *text, size_t len, const json_t *j, Buf *err) {
+        KscOptions ko = { .default_pod_topology_spread_off = o->default_pod_topology_spread_off };
+        PolicyDiags diags = {};
+        json_t *eff = NULL;
+        int r = ksc_load(text, len, &ko, &eff, &diags);
+        if (r < 0) {
+                _cleanup_free_ char *msg = NULL;
+                if (policy_diags_format_text(&diags, NULL, &msg) >= 0 && msg)
+                        (void) buf_printf(err, "not a valid KubeSchedulerConfiguration:\n%s", msg);
+                policy_diags_clear(&diags);
+                return r == -EINVAL ? -EINVAL : sched_opt_errf(err, r, "cannot read it: %s", strerror(-r));
+        }
+        policy_diags_clear(&diags);
+        json_decref(o->ksc_effective);
+        o->ksc_effective = eff;
+        o->ksc_needs_framework = needs_framework(j);
+        return 0;
+}
+
 int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Buf *err) {
         static const Field f[] = {
                 { "apiVersion", JSON_STRING }, { "kind", JSON_STRING }, { "schedulerName", JSON_STRING },
@@ -329,6 +389,7 @@ int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Bu
                 { "bindTimeoutSeconds", JSON_INTEGER }, { "podInitialBackoffSeconds", JSON_INTEGER },
                 { "podMaxBackoffSeconds", JSON_INTEGER }, { "enableProfiling", JSON_TRUE },
                 { "enableContentionProfiling", JSON_TRUE }, { "extenders", JSON_ARRAY },
+                { "parallelism", JSON_INTEGER },
         };
         static const Field fc[] = {
                 { "kubeconfig", JSON_STRING }, { "qps", JSON_REAL }, { "burst", JSON_INTEGER },
@@ -346,21 +407,22 @@ int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Bu
         const char *kind = json_string_value(json_object_get(j, "kind"));
         if (!kind || strcmp(kind, "KubeSchedulerConfiguration") != 0)
                 return sched_opt_errf(err, -EINVAL, "kind: want KubeSchedulerConfiguration, got %s", kind ? kind : "nothing");
-        bool beta = api && strcmp(api, "kubescheduler.config.k8s.io/v1beta1") == 0;
+        bool beta = api && (strcmp(api, KSC_API_VERSION_V1BETA1) == 0 || strcmp(api, KSC_API_VERSION_V1BETA2) == 0);
         bool alpha = api && strcmp(api, "kubescheduler.config.k8s.io/v1alpha1") == 0;
         if (!beta && !alpha)
-                return sched_opt_errf(err, -EINVAL, "apiVersion: %s is not supported (kubescheduler.config.k8s.io/v1beta1 or "
-                                       "v1alpha1)", api ? api : "missing");
+                return sched_opt_errf(err, -EINVAL, "apiVersion: %s is not supported (kubescheduler.config.k8s.io/v1beta1, "
+                                       "v1beta2 or v1alpha1)", api ? api : "missing");
 
         json_t *profiles = json_object_get(j, "profiles");
-        if (json_array_size(profiles) > 1)
-                return sched_opt_errf(err, -EINVAL, "%s", "profiles: only one profile is supported");
         json_t *prof = json_array_get(profiles, 0);
-        if (prof) {
+        if (beta && strcmp(api, KSC_API_VERSION_V1BETA2) == 0) {
+                /* v1beta2 renames and moves fields: libpolicy maps it to the effective shape */
+                if ((r = apply_framework(o, text, len, j, err)) < 0)
+                        return r;
+                return apply_effective(o, o->ksc_effective, err);
+        } else if (!beta && prof) {
                 if ((r = check_fields(prof, "profiles[0]", fprof, ELEMENTSOF(fprof), err)) < 0)
                         return r;
-                if (json_object_get(prof, "plugins") || json_object_get(prof, "pluginConfig"))
-                        return sched_opt_errf(err, -EINVAL, "%s", "profiles[0]: plugins are not supported; configure a Policy");
         }
         const char *name = json_string_value(json_object_get(prof ? prof : j, "schedulerName"));
         if (name && !o->set_scheduler_name && (r = sched_opt_set_str(&o->scheduler_name, name)) < 0)
@@ -390,9 +452,15 @@ int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Bu
                 return r;
         if ((r = apply_serving(o, j, err)) < 0 || (r = apply_misc(o, j, err)) < 0)
                 return r;
-        if (json_array_size(json_object_get(j, "extenders")) > 0)
+        if (!beta && json_array_size(json_object_get(j, "extenders")) > 0)
                 return sched_opt_errf(err, -EINVAL, "%s", "extenders: configure extenders in the Policy");
-        return apply_policy_source(o, json_object_get(j, "algorithmSource"), err);
+        /* v1beta1, the framework's front door: after this scheduler's own refusals above,
+         * libpolicy decodes, defaults and validates the whole file as kube-scheduler v1.20.2;
+         * the profiles run unless a Policy is configured (sched_options_load decides once
+         * every source is known) */
+        if ((r = apply_policy_source(o, json_object_get(j, "algorithmSource"), err)) < 0)
+                return r;
+        return beta ? apply_framework(o, text, len, j, err) : 0;
 }
 
 int sched_options_apply_settings(SchedOptions *o, const char *text, size_t len, Buf *err) {
@@ -486,6 +554,18 @@ int sched_options_load(SchedOptions *o, Buf *err) {
                 return r;
         if (!o->lease_name && (r = sched_opt_set_str(&o->lease_name, "kube-scheduler")) < 0)
                 return r;
+        /* a Policy and the framework's profiles: the Policy runs (v1.20's Policy path), so
+         * profiles that configure plugins, several profiles or extenders would be unused */
+        if (o->ksc_effective && (o->policy_path || o->policy_cm_name || o->use_legacy_policy || o->algorithm_provider)) {
+                if (o->ksc_needs_framework)
+                        return sched_opt_errf(err, -EINVAL, "%s: profiles with plugins or pluginConfig, several "
+                                              "profiles or extenders cannot run together with a Policy (%s); "
+                                              "translate the Policy (policy-validator --translate=v1beta1)",
+                                              o->config_path ? o->config_path : "--config",
+                                              o->policy_path ? o->policy_path : o->policy_cm_name ? o->policy_cm_name : "--algorithm-provider");
+                json_decref(o->ksc_effective);
+                o->ksc_effective = NULL;
+        }
         /* the policy source, as kube-scheduler v1.20's ApplyAlgorithmSourceTo */
         if (o->use_legacy_policy || (o->policy_path && !o->policy_cm_name)) {
                 free(o->policy_cm_name);

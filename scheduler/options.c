@@ -4,6 +4,7 @@
 #include "scheduler/options.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -49,6 +50,7 @@ void sched_options_done(SchedOptions *o) {
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
+        json_decref(o->ksc_effective);
         sched_options_init(o);
 }
 
@@ -206,7 +208,6 @@ static const struct {
         bool value;
         const char *why;
 } fixed_gates[] = {
-        { "DefaultPodTopologySpread", false, "SelectorSpreadPriority is the classic selector spreading here" },
         { "BalanceAttachedNodeVolumes", false, "BalancedResourceAllocation does not count volumes here" },
         { "CSIStorageCapacity", false, "storage capacity is not checked here" },
         { "GenericEphemeralVolume", false, "generic ephemeral volumes are not bound here" },
@@ -223,7 +224,7 @@ static const struct {
         { "AttachVolumeLimit", true, "feature is locked to true" },
 };
 
-int sched_feature_gates_check(const char *spec, Buf *err) {
+int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err) {
         for (const char *p = spec; *p;) {
                 const char *end = strchrnul(p, ',');
                 char item[128];
@@ -252,8 +253,16 @@ int sched_feature_gates_check(const char *spec, Buf *err) {
                         if (strcmp(fixed_gates[i].name, item) == 0 && fixed_gates[i].value != v)
                                 return sched_opt_errf(err, -EINVAL, "--feature-gates: cannot set %s to %s: %s",
                                                       item, v ? "true" : "false", fixed_gates[i].why);
+                /* DefaultPodTopologySpread (v1.20: on): off, a Policy's SelectorSpreadPriority
+                 * and the default plugin set run the classic SelectorSpread */
+                if (o && strcmp(item, "DefaultPodTopologySpread") == 0)
+                        o->default_pod_topology_spread_off = !v;
         }
         return 0;
+}
+
+int sched_feature_gates_check(const char *spec, Buf *err) {
+        return sched_feature_gates_parse(spec, NULL, err);
 }
 
 /* ---- flags ---- */
@@ -478,7 +487,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 return 0;
         }
         case OPT_GATES:
-                return sched_feature_gates_check(arg, err);
+                return sched_feature_gates_parse(arg, o, err);
         case OPT_VMODULE:
                 return sched_opt_set_str(&o->vmodule, arg);
         case OPT_LOGTOSTDERR:

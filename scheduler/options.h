@@ -55,6 +55,14 @@ typedef struct SchedOptions {
         char *metrics_address;                          /* metricsBindAddress when it differs */
         int metrics_port;                               /* 0 = /metrics on the healthz server */
         bool disable_preemption;                        /* disablePreemption */
+        bool default_pod_topology_spread_off;           /* --feature-gates=DefaultPodTopologySpread=false */
+        /* --config as libpolicy's effective KubeSchedulerConfiguration (kubescheduler-config.h:
+         * profiles with their plugins, pluginConfig, extenders) when no Policy is configured;
+         * NULL: a Policy (or the default provider) runs. Owned. */
+        json_t *ksc_effective;
+        /* --config has what only the framework expresses (plugins, pluginConfig, several
+         * profiles, extenders): a Policy source as well is refused */
+        bool ksc_needs_framework;
         double qps;                                     /* clientConnection.qps; default 5000 */
         int burst;                                      /* default 10000 */
         /* set when given on the command line */
@@ -75,6 +83,9 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err);
 /* --feature-gates: "Name=bool,...". Returns 0 when every gate is a kube-scheduler v1.20 gate
  * set to a value this scheduler implements, -EINVAL with the gate and the reason in err. */
 int sched_feature_gates_check(const char *spec, Buf *err);
+/* The same, recording in o (may be NULL) the gates that change what the scheduler does
+ * (DefaultPodTopologySpread). */
+int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err);
 
 /* A Go duration ("1m30s", "500ms", "2h"), at least 0. Returns 0 or -EINVAL. */
 int sched_parse_duration(const char *s, int64_t *ret_usec);

@@ -10,7 +10,9 @@
  *     answered) and goes back to the queue as unschedulable: the victims' deletion moves
  *     it on, and until then they count as terminating for the eligibility rule;
  *   - where preemption can help on no node, the preemptor's own nomination is cleared.
- * PodDisruptionBudgets (policy/v1beta1, as v1.20 lists them) are watched here.
+ * PodDisruptionBudgets are watched here, from policy/v1 where the API server serves it and
+ * policy/v1beta1 (what v1.20 lists) otherwise, found by discovery; with neither, preemption
+ * goes on without them, as when none exist, and that is said once at error level.
  * disablePreemption turns all of it off; nominations are then still honoured. */
 #include <errno.h>
 #include <jansson.h>
@@ -24,7 +26,12 @@
 #include "kube/log.h"
 #include "scheduler/manager-internal.h"
 
-static const KubeResource RES_PDBS = { "policy", "v1beta1", "poddisruptionbudgets", true };
+static const KubeResource RES_PDBS_V1 = { "policy", "v1", "poddisruptionbudgets", true };
+static const KubeResource RES_PDBS_V1BETA1 = { "policy", "v1beta1", "poddisruptionbudgets", true };
+
+/* discovery retries after a failure other than "not served": 1 s doubling to 30 s */
+#define PDB_DISCOVERY_RETRY_MIN_USEC (1 * USEC_PER_SEC)
+#define PDB_DISCOVERY_RETRY_MAX_USEC (30 * USEC_PER_SEC)
 
 static void on_pdb_add(KubeInformer *inf, json_t *obj, void *userdata) {
         Manager *m = userdata;
@@ -43,55 +50,152 @@ static void on_pdb_delete(KubeInformer *inf, json_t *obj, void *userdata) {
         (void) sched_pdbs_remove(m->pdbs, kube_obj_namespace(obj) ?: "default", kube_obj_name(obj) ?: "");
 }
 
+/* Each profile with DefaultPreemption at postFilter preempts through its own preemptor (its
+ * filters decide what a victim's removal frees); the PDBs, the nominated pods and the
+ * extenders' preempt hooks are shared. */
 int preemptor_init(Manager *m) {
         m->nominator = sched_nominator_new();
         if (!m->nominator)
                 return -ENOMEM;
-        sched_algo_set_nominator(m->algo, m->nominator);
+        for (size_t i = 0; i < m->n_profiles; i++)
+                sched_algo_set_nominator(m->profiles[i].algo, m->nominator);
         if (m->opts->disable_preemption) {
                 klog_info("preemption is disabled (disablePreemption)");
                 return 0;
         }
-        m->preemptor = sched_preemptor_new(m->cfg);
-        m->pdbs = sched_pdbs_new(m->strtab);
-        if (!m->preemptor || !m->pdbs)
-                return -ENOMEM;
-        sched_preemptor_set_objects(m->preemptor, m->objects);
-        if (m->n_extenders == 0)
-                return 0;
-        m->ext_preempt = calloc(m->n_extenders, sizeof(*m->ext_preempt));
-        m->preempt_hooks = calloc(m->n_extenders, sizeof(*m->preempt_hooks));
-        if (!m->ext_preempt || !m->preempt_hooks)
-                return -ENOMEM;
-        for (size_t i = 0; i < m->n_extenders; i++)
+        for (size_t i = 0; i < m->n_extenders && !m->ext_preempt; i++)
+                if (extender_preempt_verb(m->extenders[i])) {
+                        m->ext_preempt = calloc(m->n_extenders, sizeof(*m->ext_preempt));
+                        m->preempt_hooks = calloc(m->n_extenders, sizeof(*m->preempt_hooks));
+                        if (!m->ext_preempt || !m->preempt_hooks)
+                                return -ENOMEM;
+                }
+        for (size_t i = 0; m->ext_preempt && i < m->n_extenders; i++)
                 if (extender_preempt_verb(m->extenders[i])) {
                         extender_preempt_hook(&m->ext_preempt[m->n_preempt_hooks], m->extenders[i], m->cache,
                                               &m->preempt_hooks[m->n_preempt_hooks]);
                         m->n_preempt_hooks++;
                 }
-        return sched_preemptor_set_extenders(m->preemptor, m->preempt_hooks, m->n_preempt_hooks);
+        for (size_t i = 0; i < m->n_profiles; i++) {
+                ManagerProfile *p = &m->profiles[i];
+                if (!sched_config_preemption(p->cfg)) {
+                        klog_info("preemption is disabled for profile %s (DefaultPreemption is not enabled at "
+                                  "postFilter)", sched_strtab_get(m->strtab, p->name));
+                        continue;
+                }
+                p->preemptor = sched_preemptor_new(p->cfg);
+                if (!p->preemptor)
+                        return -ENOMEM;
+                sched_preemptor_set_objects(p->preemptor, m->objects);
+                int r = sched_preemptor_set_extenders(p->preemptor, m->preempt_hooks, m->n_preempt_hooks);
+                if (r < 0)
+                        return r;
+                if (!m->pdbs && !(m->pdbs = sched_pdbs_new(m->strtab)))
+                        return -ENOMEM;
+        }
+        m->preemptor = m->n_profiles > 0 ? m->profiles[0].preemptor : NULL;
+        return 0;
 }
 
-int preemptor_start(Manager *m) {
+/* A victim gone or no longer terminating, for every profile's preemptor. */
+static void victim_gone(Manager *m, const char *uid) {
+        for (size_t i = 0; i < m->n_profiles; i++)
+                if (m->profiles[i].preemptor)
+                        sched_preemptor_victim_gone(m->profiles[i].preemptor, uid);
+}
+
+static void on_pdb_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
+        klog_warning("poddisruptionbudget watch failed (retrying): %s",
+                     err && err->message[0] ? err->message : strerror(-r));
+}
+
+static int pdb_informer_start(Manager *m, const KubeResource *res) {
         static const KubeInformerHandlers h = { on_pdb_add, on_pdb_update, on_pdb_delete };
-        if (!m->preemptor)
-                return 0;
-        int r = kube_informer_new(m->client, &RES_PDBS, NULL, NULL, NULL, &m->pdb_informer);
+        int r = kube_informer_new(m->client, res, NULL, NULL, NULL, &m->pdb_informer);
         if (r >= 0) {
-                m->n_obj_informers++;
                 kube_informer_on_synced(m->pdb_informer, informers_on_synced, m);
+                kube_informer_on_error(m->pdb_informer, on_pdb_error, m);
                 r = kube_informer_add_handlers(m->pdb_informer, &h, m);
         }
         if (r >= 0)
                 r = kube_informer_start(m->pdb_informer);
+        return r;
+}
+
+static int pdb_discover(Manager *m);
+
+static int on_pdb_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        m->pdb_retry = sd_event_source_unref(m->pdb_retry);
+        if (pdb_discover(m) < 0)
+                klog_error("cannot ask the API server for the policy group: PodDisruptionBudgets are not read");
+        return 0;
+}
+
+/* GET /apis/policy answered: watch the version sched_pdb_api_version() picks; 404 (the group
+ * serves no version), a document without a known version or a refusal: no PDBs, said once,
+ * and the kind counts as synced so that scheduling starts. Other failures (the server
+ * unreachable, 5xx after the client's own retries) are retried here. */
+static void on_pdb_discovery(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        Manager *m = userdata;
+        if (r == -ECANCELED)
+                return;         /* the manager is going away */
+        if (r == -EPERM || r == -EACCES) {
+                klog_error("the policy group cannot be discovered (%s): preempting without PodDisruptionBudgets",
+                           err && err->message[0] ? err->message : strerror(-r));
+                informers_on_synced(NULL, m);
+                return;
+        }
+        if (r < 0 && r != -ENOENT) {
+                m->pdb_retry_usec = m->pdb_retry_usec ? MIN(2 * m->pdb_retry_usec, PDB_DISCOVERY_RETRY_MAX_USEC)
+                                                      : PDB_DISCOVERY_RETRY_MIN_USEC;
+                klog_warning("discovery of the policy group failed (retrying in %llu s): %s",
+                             (unsigned long long) (m->pdb_retry_usec / USEC_PER_SEC),
+                             err && err->message[0] ? err->message : strerror(-r));
+                if (sd_event_add_time_relative(m->event, &m->pdb_retry, CLOCK_MONOTONIC, m->pdb_retry_usec, 0,
+                                               on_pdb_retry, m) < 0)
+                        klog_error("cannot retry the discovery of the policy group: PodDisruptionBudgets are not read");
+                return;
+        }
+        const char *version = r >= 0 ? sched_pdb_api_version(body) : NULL;
+        if (!version) {
+                klog_error("PodDisruptionBudgets are served by neither policy/v1 nor policy/v1beta1: preempting "
+                           "without them");
+                informers_on_synced(NULL, m);
+                return;
+        }
+        klog_info("reading PodDisruptionBudgets from policy/%s", version);
+        int q = pdb_informer_start(m, strcmp(version, "v1") == 0 ? &RES_PDBS_V1 : &RES_PDBS_V1BETA1);
+        if (q < 0) {
+                klog_error_errno(q, "cannot start the poddisruptionbudget informer: %m; preempting without PDBs");
+                informers_on_synced(NULL, m);
+        }
+}
+
+static int pdb_discover(Manager *m) {
+        return kube_request_async(m->client, "GET", "/apis/policy", NULL, NULL, on_pdb_discovery, m);
+}
+
+int preemptor_start(Manager *m) {
+        if (!m->pdbs)
+                return 0;       /* no profile preempts */
+        /* the PDBs count as one more kind to list before scheduling starts */
+        m->n_obj_informers++;
+        int r = pdb_discover(m);
         if (r < 0)
-                return klog_error_errno(r, "cannot start the poddisruptionbudget informer: %m");
+                return klog_error_errno(r, "cannot ask the API server for the policy group: %m");
         return 0;
 }
 
 void preemptor_free(Manager *m) {
+        m->pdb_retry = sd_event_source_unref(m->pdb_retry);
         m->pdb_informer = kube_informer_unref(m->pdb_informer);
-        sched_preemptor_free(m->preemptor);
+        for (size_t i = 0; i < m->n_profiles; i++)
+        {
+                sched_preemptor_free(m->profiles[i].preemptor);
+                m->profiles[i].preemptor = NULL;
+        }
+        m->preemptor = NULL;
         for (uint32_t i = 0; i < m->n_preempt_hooks; i++)
                 extender_preempt_done(&m->ext_preempt[i]);
         free(m->ext_preempt);
@@ -125,8 +229,7 @@ void preemptor_pod_gone(Manager *m, const char *uid) {
 
 void preemptor_pod_deleted(Manager *m, const char *uid) {
         preemptor_pod_gone(m, uid);
-        if (m->preemptor)
-                sched_preemptor_victim_gone(m->preemptor, uid);
+        victim_gone(m, uid);
 }
 
 /* The preemptor's status (its PodScheduled condition and nomination) is written once its
@@ -177,7 +280,7 @@ static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError
                 klog_warning("could not delete a preemption victim: %s",
                              err && err->message[0] ? err->message : strerror(-r));
                 /* it stays: no longer terminating for the eligibility rule */
-                sched_preemptor_victim_gone(d->m->preemptor, d->uid);
+                victim_gone(d->m, d->uid);
         }
         status_after_done(d->after, true);
 }
@@ -199,7 +302,7 @@ static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
                 after->pending++;
         if (kube_delete_async(m->client, &KUBE_PODS, v->namespace_, v->name, NULL, on_victim_deleted, d) < 0) {
                 klog_warning("could not delete %s/%s", v->namespace_, v->name);
-                sched_preemptor_victim_gone(m->preemptor, v->uid);
+                victim_gone(m, v->uid);
                 if (after)
                         after->pending--;
                 free(d);

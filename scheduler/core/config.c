@@ -5,6 +5,7 @@
 #include "scheduler/core/config.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +218,7 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
             (r = intern(strtab, "node-role.kubernetes.io/control-plane", &cfg->role_control_plane)) < 0 ||
             (r = sched_known_strings_init(cfg, &box->arena)) < 0)
                 return r;
+        cfg->preemption = true;
         cfg->always_check_all = eff->always_check_all_predicates;
         cfg->hard_pod_affinity_weight = eff->hard_pod_affinity_symmetric_weight;
         if (opts) {
@@ -332,4 +334,387 @@ const char *sched_config_priority_name(const SchedConfig *cfg, uint32_t i, int64
         if (ret_weight)
                 *ret_weight = cfg->priorities[i].weight;
         return cfg->priorities[i].name;
+}
+
+/* ---- profiles ---- */
+
+#define MAX_PROFILE_ENTRIES 64          /* per extension point; v1.20 has 28 in-tree plugins */
+#define MAX_PROFILE_INSTANCES 4096      /* filter or score instances (labels of NodeLabel, ...) */
+
+struct SchedProfileBuild {
+        ConfigBox *box;
+        uint32_t cap_predicates, cap_priorities;
+        SchedFeatureGates gates;
+};
+
+const SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b) {
+        return &b->gates;
+}
+
+SchedConfig *sched_profile_config(SchedProfileBuild *b) {
+        return &b->box->cfg;
+}
+
+SchedArena *sched_profile_arena(SchedProfileBuild *b) {
+        return &b->box->arena;
+}
+
+int sched_profile_add_filter(SchedProfileBuild *b, const SchedPredicatePlugin *pl, const char *name,
+                             const PolicyArgument *arg, Buf *err) {
+        SchedConfig *cfg = &b->box->cfg;
+        if (cfg->n_predicates >= b->cap_predicates)
+                return -E2BIG;
+        SchedPredicate *p = &cfg->predicates[cfg->n_predicates];
+        *p = (SchedPredicate) { .plugin = pl, .id = pl->id };
+        p->name = sched_arena_strndup(&b->box->arena, name, strlen(name));
+        if (!p->name)
+                return -ENOMEM;
+        if (pl->compile) {
+                int r = pl->compile(cfg->strtab, &b->box->arena, p, arg, err);
+                if (r < 0)
+                        return r;
+        }
+        cfg->n_predicates++;
+        return 0;
+}
+
+int sched_profile_add_score(SchedProfileBuild *b, const SchedPriorityPlugin *pl, const char *name, int64_t weight,
+                            const PolicyArgument *arg, Buf *err) {
+        SchedConfig *cfg = &b->box->cfg;
+        if (cfg->n_priorities >= b->cap_priorities)
+                return -E2BIG;
+        SchedPriority *p = &cfg->priorities[cfg->n_priorities];
+        *p = (SchedPriority) { .plugin = pl, .id = pl->id, .weight = weight, .plugin_weight = true };
+        p->name = sched_arena_strndup(&b->box->arena, name, strlen(name));
+        if (!p->name)
+                return -ENOMEM;
+        if (pl->compile) {
+                int r = pl->compile(cfg->strtab, &b->box->arena, p, arg, err);
+                if (r < 0)
+                        return r;
+        }
+        cfg->n_priorities++;
+        return 0;
+}
+
+/* The strings in an args object's lists: a bound on the instances its plugin can add. */
+static size_t args_strings(const json_t *args) {
+        size_t n = 0;
+        const char *key;
+        const json_t *v;
+        if (json_is_object(args))
+                json_object_foreach((json_t *) args, key, v)
+                        if (json_is_array(v))
+                                n += json_array_size(v);
+        return n;
+}
+
+static const json_t *plugin_args(const json_t *profile, const char *name) {
+        const json_t *list = json_object_get(profile, "pluginConfig"), *e;
+        size_t i;
+        json_array_foreach(list, i, e) {
+                const char *n = json_string_value(json_object_get(e, "name"));
+                if (n && strcmp(n, name) == 0)
+                        return json_object_get(e, "args");
+        }
+        return NULL;
+}
+
+/* One extension point's enabled list: every name an in-tree plugin that extends the point,
+ * each once; "disabled" is folded away in the effective shape (a translated Policy still
+ * says ["*"], which means the same). */
+static int read_point(ConfigBox *box, const json_t *plugins, SchedPoint pt, const SchedFrameworkPlugin **rows,
+                      Buf *err) {
+        SchedConfig *cfg = &box->cfg;
+        struct SchedConfigPoint *out = &cfg->points[pt];
+        const char *key = sched_point_to_string(pt);
+        const json_t *set = json_object_get(plugins, key);
+        if (!set || json_is_null(set))
+                return 0;
+        const json_t *disabled = json_object_get(set, "disabled");
+        if (disabled && !json_is_null(disabled)) {
+                const char *only = json_string_value(json_object_get(json_array_get(disabled, 0), "name"));
+                if (!json_is_array(disabled) || json_array_size(disabled) != 1 || !only || strcmp(only, "*") != 0) {
+                        if (err)
+                                (void) buf_printf(err, "plugins.%s.disabled: the engine takes the effective plugin "
+                                                  "set (defaults merged, nothing disabled)", key);
+                        return -EINVAL;
+                }
+        }
+        const json_t *enabled = json_object_get(set, "enabled");
+        if (!enabled || json_is_null(enabled))
+                return 0;
+        if (!json_is_array(enabled) || json_array_size(enabled) > MAX_PROFILE_ENTRIES) {
+                if (err)
+                        (void) buf_printf(err, "plugins.%s.enabled must be a list of at most %d plugins", key,
+                                          MAX_PROFILE_ENTRIES);
+                return -EINVAL;
+        }
+        uint32_t n = (uint32_t) json_array_size(enabled);
+        out->names = sched_arena_alloc(&box->arena, (n ? n : 1) * sizeof(char *));
+        out->weights = sched_arena_alloc(&box->arena, (n ? n : 1) * sizeof(int64_t));
+        if (!out->names || !out->weights)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+                const json_t *e = json_array_get(enabled, i);
+                const char *name = json_string_value(json_object_get(e, "name"));
+                SchedPluginName id = sched_plugin_name_from_string(name);
+                const SchedFrameworkPlugin *row = id >= 0 ? sched_framework_plugin(id) : NULL;
+                if (!row) {
+                        if (err)
+                                (void) buf_printf(err, "plugins.%s.enabled[%u]: %s%s%s is not an in-tree plugin of "
+                                                  "kube-scheduler v1.20", key, i, name ? "\"" : "",
+                                                  name ? name : "(no name)", name ? "\"" : "");
+                        return -EINVAL;
+                }
+                if (!(row->points & SCHED_POINTS(pt))) {
+                        if (err)
+                                (void) buf_printf(err, "plugins.%s.enabled[%u]: %s does not extend %s", key, i, name, key);
+                        return -EINVAL;
+                }
+                for (uint32_t k = 0; k < i; k++)
+                        if (rows[k] == row) {
+                                if (err)
+                                        (void) buf_printf(err, "plugins.%s.enabled[%u]: %s is enabled twice", key, i, name);
+                                return -EINVAL;
+                        }
+                /* score weights: unset or 0 runs as 1 (NewFramework); negative is refused */
+                const json_t *w = json_object_get(e, "weight");
+                int64_t weight = w ? json_integer_value(w) : 0;
+                if (w && (!json_is_integer(w) || weight < 0 || weight > INT32_MAX)) {
+                        if (err)
+                                (void) buf_printf(err, "plugins.%s.enabled[%u]: %s has weight outside 0..%d", key, i,
+                                                  name, INT32_MAX);
+                        return -EINVAL;
+                }
+                rows[i] = row;
+                out->names[i] = sched_plugin_name_to_string(id);
+                out->weights[i] = pt == SCHED_POINT_SCORE ? (weight ? weight : 1) : 0;
+        }
+        out->n = n;
+        return 0;
+}
+
+static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, ConfigBox **ret, Buf *err) {
+        ConfigBox *box = calloc(1, sizeof(*box));
+        if (!box)
+                return -ENOMEM;
+        _cleanup_(sched_config_freep) SchedConfig *cfg = &box->cfg;
+        cfg->strtab = strtab;
+        cfg->preemption = true;
+        cfg->hard_pod_affinity_weight = 1;
+        int r;
+        if ((r = intern(strtab, "cpu", &cfg->res_cpu)) < 0 || (r = intern(strtab, "memory", &cfg->res_memory)) < 0 ||
+            (r = intern(strtab, "ephemeral-storage", &cfg->res_ephemeral)) < 0 ||
+            (r = intern(strtab, "node.kubernetes.io/unschedulable", &cfg->key_unschedulable)) < 0 ||
+            (r = intern(strtab, "ReplicationController", &cfg->kind_rc)) < 0 ||
+            (r = intern(strtab, "ReplicaSet", &cfg->kind_rs)) < 0 ||
+            (r = intern(strtab, "node-role.kubernetes.io/master", &cfg->role_master)) < 0 ||
+            (r = intern(strtab, "node-role.kubernetes.io/control-plane", &cfg->role_control_plane)) < 0 ||
+            (r = sched_known_strings_init(cfg, &box->arena)) < 0)
+                return r;
+        if (opts) {
+                if (opts->percentage_of_nodes_to_score < 0 || opts->percentage_of_nodes_to_score > 100) {
+                        if (err)
+                                (void) buf_printf(err, "percentageOfNodesToScore %d is outside 0..100",
+                                                  opts->percentage_of_nodes_to_score);
+                        return -EINVAL;
+                }
+                cfg->percentage = opts->percentage_of_nodes_to_score;
+                if (opts->n_ignored_resources > 1024)
+                        return -E2BIG;
+                cfg->n_ignored_resources = opts->n_ignored_resources;
+                if (cfg->n_ignored_resources) {
+                        cfg->ignored_resources = sched_arena_alloc(&box->arena,
+                                                                   cfg->n_ignored_resources * sizeof(SchedStr));
+                        if (!cfg->ignored_resources)
+                                return -ENOMEM;
+                }
+                for (uint32_t i = 0; i < cfg->n_ignored_resources; i++)
+                        if ((r = intern(strtab, opts->ignored_resources[i], &cfg->ignored_resources[i])) < 0)
+                                return r;
+                cfg->always_check_all = opts->run_all_filters;
+        }
+        cfg = NULL;
+        *ret = box;
+        return 0;
+}
+
+/* v1.20's NewFramework: the weights x MaxNodeScore must add up to at most MaxTotalScore
+ * (INT64_MAX), or it refuses with "total score of Score plugins could overflow". */
+static int check_weights(const SchedConfig *cfg, Buf *err) {
+        int64_t total = 0;
+        for (uint32_t i = 0; i < cfg->n_priorities; i++) {
+                const SchedPriority *p = &cfg->priorities[i];
+                if (p->group && p->n_group == 0)
+                        continue;       /* a group scores once, through its first entry */
+                if (total >= 0 && sat_mul(p->weight, SCHED_MAX_NODE_SCORE) > INT64_MAX - total) {
+                        if (err)
+                                (void) buf_printf(err, "the score weights add up to more than %lld (INT64_MAX / %d): "
+                                                  "total score of Score plugins could overflow",
+                                                  (long long) (INT64_MAX / SCHED_MAX_NODE_SCORE), SCHED_MAX_NODE_SCORE);
+                        return -EINVAL;
+                }
+                total = sat_add(total, sat_mul(p->weight, SCHED_MAX_NODE_SCORE));
+        }
+        return 0;
+}
+
+int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const SchedConfigOptions *opts,
+                             SchedConfig **ret, Buf *err) {
+        if (!json_is_object(profile)) {
+                if (err)
+                        (void) buf_printf(err, "a profile must be an object");
+                return -EINVAL;
+        }
+        const json_t *plugins = json_object_get(profile, "plugins");
+        const json_t *configs = json_object_get(profile, "pluginConfig");
+        if ((plugins && !json_is_object(plugins)) || (configs && !json_is_null(configs) && !json_is_array(configs))) {
+                if (err)
+                        (void) buf_printf(err, "plugins must be an object and pluginConfig a list");
+                return -EINVAL;
+        }
+        ConfigBox *box;
+        int r = config_box_new(strtab, opts, &box, err);
+        if (r < 0)
+                return r;
+        _cleanup_(sched_config_freep) SchedConfig *cfg = &box->cfg;
+        const char *name = json_string_value(json_object_get(profile, "schedulerName"));
+        name = name ? name : "default-scheduler";
+        if (!(cfg->scheduler_name = sched_arena_strndup(&box->arena, name, strlen(name))))
+                return -ENOMEM;
+
+        const SchedFrameworkPlugin *rows[_SCHED_POINT_MAX][MAX_PROFILE_ENTRIES];
+        for (SchedPoint pt = 0; pt < _SCHED_POINT_MAX; pt++)
+                if ((r = read_point(box, plugins, pt, rows[pt], err)) < 0)
+                        return r;
+
+        /* profile-wide arguments, once per plugin enabled anywhere */
+        bool done[_SCHED_PLUGIN_MAX] = {};
+        for (SchedPoint pt = 0; pt < _SCHED_POINT_MAX; pt++)
+                for (uint32_t i = 0; i < cfg->points[pt].n; i++) {
+                        const SchedFrameworkPlugin *row = rows[pt][i];
+                        if (done[row->name])
+                                continue;
+                        done[row->name] = true;
+                        SchedProfileBuild b = { .box = box, .gates = opts ? opts->gates : (SchedFeatureGates) {} };
+                        if (row->compile_args &&
+                            (r = row->compile_args(&b, plugin_args(profile, cfg->points[pt].names[i]), err)) < 0)
+                                return r;
+                }
+
+        /* Filter, in the configured order; mastersSchedulable right after NodeUnschedulable */
+        const struct SchedConfigPoint *fp = &cfg->points[SCHED_POINT_FILTER], *sp = &cfg->points[SCHED_POINT_SCORE];
+        SchedProfileBuild b = { .box = box, .cap_predicates = 2 * fp->n + 1, .cap_priorities = sp->n,
+                                .gates = opts ? opts->gates : (SchedFeatureGates) {} };
+        for (uint32_t i = 0; i < fp->n; i++)
+                b.cap_predicates += (uint32_t) MIN(args_strings(plugin_args(profile, fp->names[i])), (size_t) MAX_PROFILE_INSTANCES);
+        for (uint32_t i = 0; i < sp->n; i++)
+                b.cap_priorities += (uint32_t) MIN(args_strings(plugin_args(profile, sp->names[i])), (size_t) MAX_PROFILE_INSTANCES);
+        cfg->predicates = sched_arena_alloc(&box->arena, b.cap_predicates * sizeof(SchedPredicate));
+        cfg->priorities = sched_arena_alloc(&box->arena, (b.cap_priorities ? b.cap_priorities : 1) * sizeof(SchedPriority));
+        if (!cfg->predicates || !cfg->priorities)
+                return -ENOMEM;
+        bool masters = opts && opts->exclude_masters, have_unschedulable = false;
+        for (uint32_t i = 0; i < fp->n; i++)
+                have_unschedulable |= rows[SCHED_POINT_FILTER][i]->name == SCHED_PLUGIN_NODE_UNSCHEDULABLE;
+        if (masters && !have_unschedulable && (r = sched_profile_add_filter(&b, sched_masters_plugin(), "MastersSchedulable", NULL, err)) < 0)
+                return r;
+        for (uint32_t i = 0; i < fp->n; i++) {
+                const SchedFrameworkPlugin *row = rows[SCHED_POINT_FILTER][i];
+                const json_t *args = plugin_args(profile, fp->names[i]);
+                if (row->add_filter)
+                        r = row->add_filter(&b, args, err);
+                else
+                        r = sched_profile_add_filter(&b, row->filter, fp->names[i], NULL, err);
+                if (r < 0)
+                        return r;
+                if (masters && row->name == SCHED_PLUGIN_NODE_UNSCHEDULABLE &&
+                    (r = sched_profile_add_filter(&b, sched_masters_plugin(), "MastersSchedulable", NULL, err)) < 0)
+                        return r;
+        }
+        if ((r = collect_prepares(box)) < 0)
+                return r;
+
+        /* Score, in the configured order with the configured weights */
+        for (uint32_t i = 0; i < sp->n; i++) {
+                const SchedFrameworkPlugin *row = rows[SCHED_POINT_SCORE][i];
+                const json_t *args = plugin_args(profile, sp->names[i]);
+                if (row->add_score)
+                        r = row->add_score(&b, sp->weights[i], args, err);
+                else
+                        r = sched_profile_add_score(&b, row->score, sp->names[i], sp->weights[i], NULL, err);
+                if (r < 0)
+                        return r;
+        }
+        if ((r = group_priorities(box, POLICY_PRIO_NODE_LABEL)) < 0 ||
+            (r = group_priorities(box, POLICY_PRIO_SERVICE_ANTI_AFFINITY)) < 0 || (r = check_weights(cfg, err)) < 0)
+                return r;
+
+        /* postFilter: DefaultPreemption, or no preemption at all */
+        cfg->preemption = false;
+        for (uint32_t i = 0; i < cfg->points[SCHED_POINT_POST_FILTER].n; i++)
+                cfg->preemption |= rows[SCHED_POINT_POST_FILTER][i]->name == SCHED_PLUGIN_DEFAULT_PREEMPTION;
+        *ret = TAKE_PTR(cfg);
+        return 0;
+}
+
+uint32_t sched_config_objects(const SchedConfig *cfg, bool *ret_binds_volumes) {
+        uint32_t need = 0;
+        bool binds = false;
+        for (uint32_t i = 0; i < cfg->n_predicates; i++) {
+                need |= cfg->predicates[i].plugin->objects;
+                binds |= cfg->predicates[i].plugin->binds_volumes;
+        }
+        for (uint32_t i = 0; i < cfg->n_priorities; i++)
+                need |= cfg->priorities[i].plugin->objects;
+        if (ret_binds_volumes)
+                *ret_binds_volumes = binds;
+        return need;
+}
+
+const char *sched_config_scheduler_name(const SchedConfig *cfg) {
+        return cfg->scheduler_name;
+}
+
+bool sched_config_preemption(const SchedConfig *cfg) {
+        return cfg->preemption;
+}
+
+uint32_t sched_config_point_n(const SchedConfig *cfg, SchedPoint pt) {
+        return pt >= 0 && pt < _SCHED_POINT_MAX ? cfg->points[pt].n : 0;
+}
+
+const char *sched_config_point_plugin(const SchedConfig *cfg, SchedPoint pt, uint32_t i, int64_t *ret_weight) {
+        if (pt < 0 || pt >= _SCHED_POINT_MAX || i >= cfg->points[pt].n)
+                return NULL;
+        if (ret_weight)
+                *ret_weight = cfg->points[pt].weights[i];
+        return cfg->points[pt].names[i];
+}
+
+int sched_config_format_profile(const SchedConfig *cfg, char **ret_text) {
+        _cleanup_buf_ Buf b;
+        buf_init(&b, 64 * 1024);
+        int r = buf_printf(&b, "profile %s:\n", cfg->scheduler_name ? cfg->scheduler_name : "(policy)");
+        for (SchedPoint pt = 0; r >= 0 && pt < _SCHED_POINT_MAX; pt++) {
+                const struct SchedConfigPoint *p = &cfg->points[pt];
+                if (p->n == 0)
+                        continue;
+                r = buf_printf(&b, "  %s: ", sched_point_to_string(pt));
+                for (uint32_t i = 0; r >= 0 && i < p->n; i++) {
+                        r = buf_printf(&b, "%s%s", i ? ", " : "", p->names[i]);
+                        if (r >= 0 && pt == SCHED_POINT_SCORE)
+                                r = buf_printf(&b, " (%lld)", (long long) p->weights[i]);
+                }
+                if (r >= 0)
+                        r = buf_printf(&b, "\n");
+        }
+        if (r < 0)
+                return r;
+        char *s = strdup(buf_str(&b));
+        if (!s)
+                return -ENOMEM;
+        *ret_text = s;
+        return 0;
 }

@@ -1,10 +1,12 @@
 #pragma once
-/* SchedConfig: the runnable form of an effective policy. Binds every predicate and priority
- * it lists to its entry in the plugin table (every id of libpolicy's registry has one), in
- * the registry's execution order, with arguments compiled against the scheduler's string
- * table.
+/* SchedConfig: the runnable form of one scheduling profile. Built from a Scheduler Framework
+ * profile (sched_config_new_profile: the framework's plugin rows, keyed by plugin name, in
+ * the configured order with weights and arguments), which is also how a Policy runs
+ * (sched_config_new_policy: libpolicy's translation to v1beta1, then the profile); or, for
+ * tests of single predicates, straight from an effective policy's registry ids
+ * (sched_config_new). Arguments are compiled against the scheduler's string table.
  *
- * Immutable once built; shared by the algorithm for every pod. */
+ * Immutable once built; shared by the algorithm for every pod of its profile. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,10 +14,20 @@
 #include "common/buf.h"
 #include "common/macro.h"
 #include "policy-validator/registry.h"
+#include "scheduler/core/plugin-names.h"
 #include "scheduler/core/strtab.h"
 
 typedef struct SchedConfig SchedConfig;
 typedef struct PolicyEffective PolicyEffective;
+typedef struct Policy Policy;
+typedef struct json_t json_t;
+
+/* The feature gates that change what a configuration means (v1.20.2's defaults: all on). */
+typedef struct SchedFeatureGates {
+        /* DefaultPodTopologySpread=false: a Policy's SelectorSpreadPriority runs the classic
+         * SelectorSpread plugin instead of PodTopologySpread with system default constraints. */
+        bool default_pod_topology_spread_off;
+} SchedFeatureGates;
 
 typedef struct SchedConfigOptions {
         /* percentageOfNodesToScore: 0 = adaptive (50% - nodes/125, at least 5%), 100 = all */
@@ -29,7 +41,36 @@ typedef struct SchedConfigOptions {
          * tolerate that role's NoSchedule taint (checked right after CheckNodeUnschedulable,
          * failing with upstream's taint message). false (zero) = upstream behaviour. */
         bool exclude_masters;
+        /* alwaysCheckAllPredicates (a Policy's; v1.20's runAllFilters): every filter runs on
+         * every node instead of stopping at the first failure. */
+        bool run_all_filters;
+        /* The gates (PodTopologySpreadArgs without defaultingType follow
+         * DefaultPodTopologySpread). */
+        SchedFeatureGates gates;
 } SchedConfigOptions;
+
+/* Builds the runnable configuration of one profile of an effective
+ * KubeSchedulerConfiguration (borrowed; libpolicy's kubescheduler-config.h shape: "plugins"
+ * with each extension point's "enabled" list complete and in order, score weights resolved,
+ * "pluginConfig" with each plugin's args). Every plugin must be an in-tree plugin of v1.20.2
+ * extending that point; an argument this engine cannot honour is refused naming the plugin
+ * and the field. Returns 0 and a new config; -EINVAL with the reason in err (may be NULL);
+ * -E2BIG, -ENOMEM. */
+int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const SchedConfigOptions *opts,
+                             SchedConfig **ret, Buf *err);
+
+/* A Policy's profile, as kube-scheduler v1.20.2 runs a Policy: libpolicy's translation to
+ * v1beta1 (policy_translate_to), the extension points the Policy leaves to the defaults
+ * filled in (PrioritySort, DefaultPreemption, DefaultBinder), and the gates applied. A new
+ * reference in *ret_profile. Returns 0, -EINVAL (invalid policy), -ENOMEM. */
+int sched_policy_profile(const Policy *pol, const char *scheduler_name, const SchedFeatureGates *gates,
+                         json_t **ret_profile);
+
+/* sched_policy_profile() compiled by sched_config_new_profile(), with the Policy's
+ * alwaysCheckAllPredicates (which v1beta1 cannot express) applied. */
+int sched_config_new_policy(SchedStrtab *strtab, const Policy *pol, const char *scheduler_name,
+                            const SchedFeatureGates *gates, const SchedConfigOptions *opts, SchedConfig **ret,
+                            Buf *err);
 
 /* Builds the runnable configuration from an effective policy (borrowed; nothing is kept
  * pointing into it). opts may be NULL. Every predicate and priority of libpolicy's registry
@@ -51,6 +92,24 @@ bool sched_priority_implemented(PolicyPriorityId id);
  * those; *ret_binds_volumes (may be NULL) says whether the daemon must bind the pod's claims
  * after a decision (CheckVolumeBinding). */
 uint32_t sched_config_objects_needed(const PolicyEffective *eff, bool *ret_binds_volumes);
+
+/* The object kinds the configured plugins read, as SCHED_OBJS() bits, and whether the daemon
+ * must bind claims after a decision (VolumeBinding). */
+uint32_t sched_config_objects(const SchedConfig *cfg, bool *ret_binds_volumes);
+
+/* The profile's schedulerName (NULL for a config built from an effective policy). */
+const char *sched_config_scheduler_name(const SchedConfig *cfg);
+/* Whether unschedulable pods may preempt (postFilter has DefaultPreemption). */
+bool sched_config_preemption(const SchedConfig *cfg);
+/* The enabled plugins of an extension point in order, as configured; *ret_weight (may be
+ * NULL) gets a score plugin's weight. NULL past the end. */
+uint32_t sched_config_point_n(const SchedConfig *cfg, SchedPoint pt);
+const char *sched_config_point_plugin(const SchedConfig *cfg, SchedPoint pt, uint32_t i, int64_t *ret_weight);
+
+/* The audit view of the profile, the same text as libpolicy's ksc_effective_format_text():
+ *   "profile NAME:\n  queueSort: PrioritySort\n  filter: A, B\n  score: C (1), D (2)\n"
+ * (points with no plugin left out). Returns 0 and a new string, -ENOMEM, -E2BIG. */
+int sched_config_format_profile(const SchedConfig *cfg, char **ret_text);
 
 /* The predicates that run, in order, after expanding GeneralPredicates: names for logs and
  * tests ("PodFitsResources", or the custom name of a labelsPresence predicate). */

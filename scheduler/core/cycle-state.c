@@ -66,6 +66,8 @@ void sched_cycle_state_free(SchedCycleState *x) {
         topo_free(&x->score);
         topo_free(&x->node_count);
         free(x->spread_min);
+        free(x->spread_c);
+        free(x->spread_reqs);
         free(x->tmp);
         free(x);
 }
@@ -88,4 +90,5 @@ void sched_cycle_state_reset(SchedCycleState *x, SchedNodeInfo *const *all, uint
         x->n_claims = 0;
         x->ipa_active = false;
         x->spread_active = false;
+        x->spread_resolved = false;
 }

@@ -50,7 +50,13 @@ struct SchedCycleState {
         /* inter-pod affinity */
         bool ipa_active;
         TopoMap existing_anti, affinity, anti;
-        /* spreading */
+        /* spreading: the constraints in force for the pod, its own or the defaults with
+         * DefaultSelector's requirements (spread.c), resolved once per decision */
+        bool spread_resolved;
+        SchedSpreadConstraint *spread_c;
+        uint32_t n_spread_c, spread_c_cap;
+        SchedSelReq *spread_reqs;
+        uint32_t spread_reqs_cap;
         bool spread_active;
         TopoMap spread;
         int64_t *spread_min;            /* per DoNotSchedule constraint */

@@ -8,6 +8,7 @@
 #include "policy-validator/registry.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/model.h"
+#include "scheduler/core/plugin-names.h"
 
 /* Failure reasons, formatted like upstream v1.20's plugins (see sched_reason_format()). */
 typedef enum SchedReasonCode {
@@ -91,6 +92,9 @@ typedef struct SchedPriority {
          * and score a constant 0. NULL group: the entry scores alone. */
         const struct SchedPriority **group;
         uint32_t n_group;
+        /* weight is the whole plugin's, as a profile gives it (v1beta1), rather than the
+         * Policy entry's: the group's score is then not multiplied by its size. */
+        bool plugin_weight;
 } SchedPriority;
 
 typedef struct SchedConfig SchedConfig;
@@ -106,6 +110,8 @@ struct SchedConfig {
         bool always_check_all;
         int64_t hard_pod_affinity_weight;
         int32_t percentage;
+        /* postFilter has DefaultPreemption: unschedulable pods may preempt. */
+        bool preemption;
         SchedStr *ignored_resources;
         uint32_t n_ignored_resources;
         /* interned resource names used in reasons */
@@ -114,6 +120,18 @@ struct SchedConfig {
         SchedStr kind_rc, kind_rs;      /* ReplicationController, ReplicaSet */
         SchedStr role_master, role_control_plane; /* node-role.kubernetes.io/... */
         struct SchedKnownStrings *known; /* label keys and reason texts the plugins use (cycle-state.h) */
+        /* PodTopologySpread's default constraints for pods without their own
+         * (spread-args.h); NULL: none */
+        const struct SchedSpreadArgs *spread_args;
+        /* The profile: its schedulerName and, per extension point, the enabled plugins in
+         * order with their weights (score), as configured (for the audit log and metrics).
+         * A config built from a PolicyEffective has no profile (n 0 everywhere). */
+        const char *scheduler_name;
+        struct SchedConfigPoint {
+                const char **names;
+                int64_t *weights;
+                uint32_t n;
+        } points[_SCHED_POINT_MAX];
 };
 
 /* Everything a predicate or priority may read while one pod is scheduled. */

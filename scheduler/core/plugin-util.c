@@ -2,6 +2,10 @@
  * form in the config's arena) and score normalization. Plugins call this file, never the
  * table (plugin.c), so the table and its plugins do not call each other. */
 #include <errno.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "common/macro.h"
 
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/satmath.h"
@@ -56,4 +60,90 @@ void sched_normalize_reverse(int64_t *scores, uint32_t n) {
         for (uint32_t i = 0; i < n; i++)
                 scores[i] = max == 0 ? SCHED_MAX_NODE_SCORE
                                      : SCHED_MAX_NODE_SCORE - mul_div(scores[i], SCHED_MAX_NODE_SCORE, max);
+}
+
+/* GetPodServices: services of the pod's namespace whose selector matches its labels. */
+void sched_pod_services(const SchedCycle *cy, SchedSelectors *out, const SchedWorkload **ret_first) {
+        uint32_t n;
+        const SchedWorkload *const *svcs = cy->objects ? sched_objects_workloads(cy->objects, SCHED_WL_SERVICE, &n) : NULL;
+        if (ret_first)
+                *ret_first = NULL;
+        for (uint32_t i = 0; svcs && i < n; i++) {
+                const SchedWorkload *s = svcs[i];
+                if (s->ns != cy->pod->ns || !s->has_selector ||
+                    !sched_selector_matches(&s->selector, cy->pod->labels, cy->pod->n_labels))
+                        continue;
+                if (ret_first && !*ret_first)
+                        *ret_first = s;
+                if (out->n < SCHED_MAX_DEFAULT_SELECTORS && s->selector.n_reqs > 0)
+                        out->s[out->n++] = &s->selector;
+        }
+}
+
+/* DefaultSelector(): the selectors of every Service, ReplicationController, ReplicaSet and
+ * StatefulSet of the pod's namespace that selects the pod, as v1.20's listers find them
+ * (by selector, not by owner reference, so a controller that does not own the pod counts
+ * too). Empty controller selectors match nothing; one upstream cannot convert adds nothing. */
+void sched_default_selector(const SchedCycle *cy, bool services_only, SchedSelectors *out) {
+        sched_pod_services(cy, out, NULL);
+        if (services_only || !cy->objects)
+                return;
+        static const SchedWorkloadKind kinds[] = { SCHED_WL_RC, SCHED_WL_RS, SCHED_WL_STATEFULSET };
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                uint32_t n;
+                const SchedWorkload *const *ws = sched_objects_workloads(cy->objects, kinds[k], &n);
+                for (uint32_t i = 0; ws && i < n && out->n < SCHED_MAX_DEFAULT_SELECTORS; i++) {
+                        const SchedWorkload *w = ws[i];
+                        if (w->ns != cy->pod->ns || w->selector.nothing || w->selector.n_reqs == 0 ||
+                            !sched_selector_matches(&w->selector, cy->pod->labels, cy->pod->n_labels))
+                                continue;
+                        out->s[out->n++] = &w->selector;
+                }
+        }
+}
+
+int sched_args_strings(const json_t *args, const char *plugin, const char *key, const char **items, size_t max,
+                       Buf *err) {
+        const json_t *list = args ? json_object_get(args, key) : NULL;
+        if (!list || json_is_null(list))
+                return 0;
+        if (!json_is_array(list) || json_array_size(list) > max) {
+                if (err)
+                        (void) buf_printf(err, "%s: %s must be a list of at most %zu strings", plugin, key, max);
+                return -EINVAL;
+        }
+        size_t i;
+        const json_t *v;
+        json_array_foreach(list, i, v) {
+                if (!json_is_string(v)) {
+                        if (err)
+                                (void) buf_printf(err, "%s: %s[%zu] must be a string", plugin, key, i);
+                        return -EINVAL;
+                }
+                items[i] = json_string_value(v);
+        }
+        return (int) json_array_size(list);
+}
+
+int sched_args_known(const json_t *args, const char *plugin, const char *const *known, Buf *err) {
+        if (!args || json_is_null(args))
+                return 0;
+        if (!json_is_object(args)) {
+                if (err)
+                        (void) buf_printf(err, "%s: args must be an object", plugin);
+                return -EINVAL;
+        }
+        const char *key;
+        const json_t *v;
+        json_object_foreach((json_t *) args, key, v) {
+                bool ok = false;
+                for (const char *const *k = known; *k && !ok; k++)
+                        ok = strcmp(*k, key) == 0;
+                if (!ok) {
+                        if (err)
+                                (void) buf_printf(err, "%s: args.%s is not honoured by this scheduler", plugin, key);
+                        return -EINVAL;
+                }
+        }
+        return 0;
 }

@@ -1,5 +1,5 @@
-/* The plugin table (plugin.h): built from plugin-list.h, looked up by registry id when the
- * config is compiled, and the per-cycle dispatch the algorithm and the tests call. */
+/* The plugin tables (plugin.h): built from plugin-list.h, looked up by plugin name or
+ * registry id when the config is compiled, and the per-cycle dispatch the algorithm and the tests call. */
 #include "scheduler/core/plugin.h"
 
 #include <stddef.h>
@@ -11,6 +11,15 @@
 #define PRIORITY_ROW(name) &name,
 static const SchedPredicatePlugin *const predicates[] = { SCHED_PREDICATE_PLUGINS(PREDICATE_ROW) };
 static const SchedPriorityPlugin *const priorities[] = { SCHED_PRIORITY_PLUGINS(PRIORITY_ROW) };
+#define FRAMEWORK_ROW(name) &name,
+static const SchedFrameworkPlugin *const framework[] = { SCHED_FRAMEWORK_PLUGINS(FRAMEWORK_ROW) };
+
+const SchedFrameworkPlugin *sched_framework_plugin(SchedPluginName name) {
+        for (size_t i = 0; i < ELEMENTSOF(framework); i++)
+                if (framework[i]->name == name)
+                        return framework[i];
+        return NULL;
+}
 
 const SchedPredicatePlugin *sched_predicate_plugin(PolicyPredicateId id) {
         if (id < 0 || id >= _POLICY_PRED_MAX)

@@ -1,5 +1,14 @@
 #pragma once
-/* Internal to libschedcore: the plugin table. Every predicate and priority of libpolicy's
+/* Internal to libschedcore: the plugin tables.
+ *
+ * The framework's table (SchedFrameworkPlugin, one row per in-tree plugin of kube-scheduler
+ * v1.20.2, keyed by its name from plugin-names.h) is what a profile configures: each row says
+ * which extension points the plugin extends, which of the engine's filters and scores make its
+ * Filter and Score, and how its pluginConfig arguments compile into them. A Policy reaches it
+ * through libpolicy's translation to v1beta1 (policy-profile.c), so both front doors run the
+ * same rows.
+ *
+ * Behind the rows, every predicate and priority of libpolicy's
  * registry (policy-validator/registry.h, the one source of names and ids) is one entry here,
  * keyed by its registry id, with everything the rest of the scheduler needs to know about it:
  * the cluster objects the daemon must watch for it, its argument, and the hooks of the
@@ -23,6 +32,7 @@
 #include "policy-validator/registry.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/objects.h"
+#include "scheduler/core/plugin-names.h"
 
 typedef struct SchedPredicatePlugin {
         /* The registry id; _POLICY_PRED_INVALID for the one entry that is not a policy name
@@ -73,6 +83,60 @@ typedef struct SchedPriorityPlugin {
         void (*normalize)(int64_t *scores, uint32_t n);
 } SchedPriorityPlugin;
 
+/* ---- The framework's rows ---- */
+
+/* A profile being compiled (config.c); the rows' argument compilers add to it. */
+typedef struct SchedProfileBuild SchedProfileBuild;
+typedef struct json_t json_t;
+
+typedef struct SchedFrameworkPlugin {
+        SchedPluginName name;
+        /* SCHED_POINTS(SchedPoint) of the extension points the plugin extends in v1.20.2; a
+         * profile enabling it anywhere else is refused by name. */
+        uint32_t points;
+        /* Filter: the engine filter it runs (NULL: no Filter); PreFilter is that filter's
+         * prepare hook. */
+        const SchedPredicatePlugin *filter;
+        /* Score (+ NormalizeScore): the engine score it runs (NULL: no Score). */
+        const SchedPriorityPlugin *score;
+        /* Optional: compiles the plugin's pluginConfig args (NULL when the profile has none)
+         * into the Filter instance(s): sched_profile_add_filter() once per instance. NULL:
+         * one instance of filter without argument. */
+        int (*add_filter)(SchedProfileBuild *b, const json_t *args, Buf *err);
+        /* Optional, likewise for Score with the configured weight. */
+        int (*add_score)(SchedProfileBuild *b, int64_t weight, const json_t *args, Buf *err);
+        /* Optional: arguments that configure the profile as a whole (ignoredResources,
+         * hardPodAffinityWeight), run once when any extension point enables the plugin. */
+        int (*compile_args)(SchedProfileBuild *b, const json_t *args, Buf *err);
+} SchedFrameworkPlugin;
+
+/* The row of a plugin name; NULL outside the table. */
+const SchedFrameworkPlugin *sched_framework_plugin(SchedPluginName name);
+
+/* For the rows' argument compilers (config.c). Each adds one instance of an engine filter or
+ * score, named name (borrowed), with its Policy-shaped argument compiled by the engine plugin's
+ * own compile hook (arg may be NULL); the score's weight is the plugin's, as v1beta1 gives it.
+ * Return 0, -EINVAL with the reason in err, -E2BIG, -ENOMEM. */
+int sched_profile_add_filter(SchedProfileBuild *b, const SchedPredicatePlugin *pl, const char *name,
+                             const PolicyArgument *arg, Buf *err);
+int sched_profile_add_score(SchedProfileBuild *b, const SchedPriorityPlugin *pl, const char *name, int64_t weight,
+                            const PolicyArgument *arg, Buf *err);
+/* The configuration being built, for profile-wide arguments; the feature gates it is built
+ * under (never NULL). */
+SchedConfig *sched_profile_config(SchedProfileBuild *b);
+SchedArena *sched_profile_arena(SchedProfileBuild *b);
+struct SchedFeatureGates;
+const struct SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b);
+
+/* Reads args[key], an optional array of strings, into items[0..max) (borrowed from args).
+ * Returns the count, or -EINVAL with "<plugin>: <key> ..." in err. */
+int sched_args_strings(const json_t *args, const char *plugin, const char *key, const char **items, size_t max,
+                       Buf *err);
+/* Refuses (-EINVAL, naming it) any member of args outside known (NULL-terminated). */
+int sched_args_known(const json_t *args, const char *plugin, const char *const *known, Buf *err);
+
+/* ---- The engine's filters and scores, by Policy registry id ---- */
+
 /* The table's entry for a registry id; NULL for an id outside the registry. */
 const SchedPredicatePlugin *sched_predicate_plugin(PolicyPredicateId id);
 const SchedPriorityPlugin *sched_priority_plugin(PolicyPriorityId id);
@@ -82,11 +146,14 @@ const SchedPredicatePlugin *sched_masters_plugin(void);
 /* Every plugin's object file defines its entries; plugin-list.h names them. */
 #define SCHED_DECLARE_PREDICATE(name) extern const SchedPredicatePlugin name;
 #define SCHED_DECLARE_PRIORITY(name) extern const SchedPriorityPlugin name;
+#define SCHED_DECLARE_FRAMEWORK(name) extern const SchedFrameworkPlugin name;
 #include "scheduler/core/plugin-list.h"
 SCHED_PREDICATE_PLUGINS(SCHED_DECLARE_PREDICATE)
 SCHED_PRIORITY_PLUGINS(SCHED_DECLARE_PRIORITY)
+SCHED_FRAMEWORK_PLUGINS(SCHED_DECLARE_FRAMEWORK)
 #undef SCHED_DECLARE_PREDICATE
 #undef SCHED_DECLARE_PRIORITY
+#undef SCHED_DECLARE_FRAMEWORK
 
 /* Shared by plugins (scheduler/core/plugin-util.c). */
 
@@ -101,3 +168,17 @@ int sched_compile_label_list(SchedStrtab *t, SchedArena *arena, SchedPredicate *
                              PolicyArgKind want, Buf *err);
 /* one label + presence (labelPreference, serviceAntiAffinity). */
 int sched_compile_label(SchedStrtab *t, SchedPriority *p, const PolicyArgument *arg, PolicyArgKind want, Buf *err);
+
+/* The selectors of helper.DefaultSelector (plugin-util.c), ANDed: a pod is selected when
+ * every one selects it. */
+#define SCHED_MAX_DEFAULT_SELECTORS 64
+typedef struct SchedSelectors {
+        const SchedSelector *s[SCHED_MAX_DEFAULT_SELECTORS];
+        uint32_t n;
+} SchedSelectors;
+/* GetPodServices: appends the non-empty selectors of the Services of the pod's namespace that
+ * select it (borrowed from cy->objects); *ret_first (may be NULL) is the first such Service. */
+void sched_pod_services(const SchedCycle *cy, SchedSelectors *out, const SchedWorkload **ret_first);
+/* DefaultSelector: the Services' selectors and, unless services_only, those of the
+ * ReplicationControllers, ReplicaSets and StatefulSets of the pod's namespace selecting it. */
+void sched_default_selector(const SchedCycle *cy, bool services_only, SchedSelectors *out);

@@ -79,6 +79,21 @@ int sched_pdbs_remove(SchedPDBs *p, const char *ns, const char *name) {
         return 0;
 }
 
+const char *sched_pdb_api_version(const json_t *api_group) {
+        static const char *const wanted[] = { "v1", "v1beta1" };
+        json_t *versions = json_object_get(api_group, "versions");
+        for (size_t w = 0; w < ELEMENTSOF(wanted); w++) {
+                size_t i;
+                json_t *v;
+                json_array_foreach(versions, i, v) {
+                        const char *version = str_at(v, "version");
+                        if (version && strcmp(version, wanted[w]) == 0)
+                                return wanted[w];
+                }
+        }
+        return NULL;
+}
+
 int sched_pdbs_put(SchedPDBs *p, const json_t *obj) {
         json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec"),
                *status = json_object_get(obj, "status");

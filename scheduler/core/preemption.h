@@ -52,7 +52,13 @@ SchedStr sched_nominator_node_of(const SchedNominator *n, const char *uid);
 SchedPod *const *sched_nominator_for_node(const SchedNominator *n, SchedStr node, uint32_t *ret_n);
 uint32_t sched_nominator_count(const SchedNominator *n);
 
-/* ---- PodDisruptionBudgets (policy/v1beta1) ---- */
+/* ---- PodDisruptionBudgets (policy/v1 or policy/v1beta1: the same fields are read) ---- */
+
+/* The version of the policy API group to read PodDisruptionBudgets from, given the group's
+ * discovery document (GET /apis/policy, an APIGroup; borrowed; NULL when the server serves no
+ * version of the group): "v1" when served (Kubernetes 1.21+; the only one from 1.25), else
+ * "v1beta1", else NULL (preemption then goes on without PDBs). */
+const char *sched_pdb_api_version(const json_t *api_group);
 
 typedef struct SchedPDBs SchedPDBs;
 SchedPDBs *sched_pdbs_new(SchedStrtab *t);

@@ -99,3 +99,47 @@ static inline void tl_policy_prio(TlPolicy *p, PolicyPriorityId id, int64_t weig
         p->prios[p->eff.n_priorities++] = (PolicyEffectivePriority) {
                 .id = id, .name = name, .weight = weight, .argument = arg };
 }
+
+/* A profile built in code, in the effective shape sched_config_new_profile() reads:
+ *
+ *     TlProfile b = tl_profile("p");
+ *     tl_enable(&b, "filter", "NodeName");
+ *     tl_score(&b, "ImageLocality", 3);
+ *     tl_args(&b, "NodeLabel", "{'presentLabels':['a']}");
+ *     ... b.json ...
+ *     tl_profile_done(&b);
+ */
+typedef struct TlProfile {
+        json_t *json;
+} TlProfile;
+
+static inline TlProfile tl_profile(const char *scheduler_name) {
+        return (TlProfile) { json_pack("{s:s, s:{}, s:[]}", "schedulerName", scheduler_name, "plugins",
+                                       "pluginConfig") };
+}
+
+static inline json_t *tl_point(TlProfile *b, const char *point) {
+        json_t *plugins = json_object_get(b->json, "plugins");
+        if (!json_object_get(plugins, point))
+                json_object_set_new(plugins, point, json_pack("{s:[]}", "enabled"));
+        return json_object_get(json_object_get(plugins, point), "enabled");
+}
+
+static inline void tl_enable(TlProfile *b, const char *point, const char *plugin) {
+        json_array_append_new(tl_point(b, point), json_pack("{s:s}", "name", plugin));
+}
+
+static inline void tl_score(TlProfile *b, const char *plugin, int64_t weight) {
+        json_array_append_new(tl_point(b, "score"), json_pack("{s:s, s:I}", "name", plugin, "weight", (json_int_t) weight));
+}
+
+/* args_text: JSON with single quotes for double quotes (tl_json). */
+static inline void tl_args(TlProfile *b, const char *plugin, const char *args_text) {
+        json_array_append_new(json_object_get(b->json, "pluginConfig"),
+                              json_pack("{s:s, s:o}", "name", plugin, "args", tl_json(args_text)));
+}
+
+static inline void tl_profile_done(TlProfile *b) {
+        json_decref(b->json);
+        b->json = NULL;
+}

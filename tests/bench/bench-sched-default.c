@@ -29,6 +29,7 @@
  *   bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]
  *                       [--existing E1,E2,...] [--budget SECONDS] [--percentage P]
  *                       [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]
+ *                       [--feature-gates DefaultPodTopologySpread=true|false]
  * --csv writes the table as CSV (default $BENCH_DIR/sched-default.csv when BENCH_DIR is set,
  * as `make bench` sets it; tools/bench-plots draws it).
  * --placements writes every decision ("case existing-pods pod node score"): two builds that
@@ -116,10 +117,11 @@ static int read_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
-/* The daemon's path: libpolicy validates the file, computes the effective policy, and the
- * core compiles it (refusing anything it does not run). */
-static int load_config(SchedStrtab *t, const char *path, int32_t pct, PolicyEffective **ret_eff,
-                       SchedConfig **ret_cfg) {
+/* The daemon's path: libpolicy validates the file and computes the effective policy (for the
+ * start-up line), the Policy is translated to its profile, and the core compiles that
+ * (refusing anything it does not run). */
+static int load_config(SchedStrtab *t, const char *path, int32_t pct, const SchedFeatureGates *gates,
+                       PolicyEffective **ret_eff, SchedConfig **ret_cfg) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         int r = read_file(path, &text, &len);
@@ -144,7 +146,7 @@ static int load_config(SchedStrtab *t, const char *path, int32_t pct, PolicyEffe
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = pct };
-        r = sched_config_new(t, *ret_eff, &o, ret_cfg, &err);
+        r = sched_config_new_policy(t, pol, NULL, gates, &o, ret_cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s: cannot run: %s\n", path, err.len ? buf_str(&err) : strerror(-r));
         return r;
@@ -419,7 +421,8 @@ static int parse_list(const char *s, uint32_t *out, uint32_t max, uint32_t *ret_
 static void usage(void) {
         fprintf(stderr, "usage: bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]\n"
                         "                           [--existing E1,E2,...] [--budget SECONDS] [--percentage P]\n"
-                        "                           [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]\n");
+                        "                           [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]\n"
+                        "                           [--feature-gates DefaultPodTopologySpread=true|false]\n");
 }
 
 int main(int argc, char **argv) {
@@ -429,6 +432,7 @@ int main(int argc, char **argv) {
                 { "budget", required_argument, NULL, 'b' },   { "cases", required_argument, NULL, 'c' },
                 { "percentage", required_argument, NULL, 'x' }, { "series-pods", required_argument, NULL, 's' },
                 { "placements", required_argument, NULL, 'o' },   { "csv", required_argument, NULL, 'C' },
+                { "feature-gates", required_argument, NULL, 'g' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -438,6 +442,7 @@ int main(int argc, char **argv) {
         double budget = 6.0;
         int32_t pct = 0;
         Bench b = { .n_nodes = 5000, .seed = 12345 };
+        SchedFeatureGates gates = {};
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0)
                 switch (c) {
@@ -452,6 +457,14 @@ int main(int argc, char **argv) {
                         break;
                 case 'o':
                         placements_path = optarg;
+                        break;
+                case 'g':
+                        if (strcmp(optarg, "DefaultPodTopologySpread=false") == 0)
+                                gates.default_pod_topology_spread_off = true;
+                        else if (strcmp(optarg, "DefaultPodTopologySpread=true") != 0) {
+                                usage();
+                                return 2;
+                        }
                         break;
                 case 'C':
                         csv_path = optarg;
@@ -506,7 +519,7 @@ int main(int argc, char **argv) {
 
         _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
         _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
-        if (load_config(t, policy_path, pct, &eff, &cfg) < 0)
+        if (load_config(t, policy_path, pct, &gates, &eff, &cfg) < 0)
                 return 1;
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         if (!a)

@@ -107,7 +107,7 @@ judge() {
   [ -n "$input" ] || { echo "skip: no input" > "$out/skip"; return; }
 
   # The validator, as the operator runs it.
-  local vargs=(--max-size "$MAX_SIZE" --output json)
+  local vargs=(--kind Policy --max-size "$MAX_SIZE" --output json)
   [ -n "$configmap" ] && vargs+=(--configmap)
   "$BIN_DIR/policy-validator" "${vargs[@]}" "$input" > "$out/validator.json" 2>/dev/null
   case $? in

@@ -16,17 +16,17 @@ start_scheduler() {
   local who=$1 policy=$2 log=$3 port
   port=$(free_port)
   if [ "$who" = upstream ]; then
-    # DefaultPodTopologySpread (beta, on in v1.20) turns the policy's SelectorSpreadPriority
-    # into PodTopologySpread with system default constraints; OpenShift 4.x documents the
-    # classic SelectorSpread, which is what the bundled scheduler runs, so compare with that.
+    # DIFF_GATES (default DefaultPodTopologySpread=false, the classic SelectorSpread) go to
+    # both schedulers: DefaultPodTopologySpread (beta, on in v1.20) turns the policy's
+    # SelectorSpreadPriority into PodTopologySpread with system default constraints.
     "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
       --scheduler-name "${DIFF_NAME:-diff}-upstream" --leader-elect=false --address 127.0.0.1 --port "$port" \
       --secure-port 0 --kube-api-qps 1000 --kube-api-burst 1000 \
-      --feature-gates DefaultPodTopologySpread=false -v 10 > "$log" 2>&1 &
+      --feature-gates "${DIFF_GATES:-DefaultPodTopologySpread=false}" -v 10 > "$log" 2>&1 &
   else
     "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
       --scheduler-name "${DIFF_NAME:-diff}-ours" --leader-elect=false --bind-address 127.0.0.1 --port "$port" --secure-port 0 \
-      -v 10 > "$log" 2>&1 &
+      --feature-gates "${DIFF_GATES:-DefaultPodTopologySpread=false}" -v 10 > "$log" 2>&1 &
   fi
   SCHED_PID=$!
   local i

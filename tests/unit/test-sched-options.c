@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kube/log.h"
 #include "scheduler/options.h"
@@ -115,7 +116,10 @@ static void test_errors(void **state) {
         expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
                      "leaderElection: {leaderElect: yes-please}\n", "leaderElection.leaderElect: wrong type");
         expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
-                     "profiles: [{schedulerName: a}, {schedulerName: b}]\n", "only one profile");
+                     "profiles: [{schedulerName: a}, {schedulerName: a}]\n", "a");
+        expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+                     "profiles: [{schedulerName: a, plugins: {score: {enabled: [{name: NoSuchPlugin}]}}}]\n",
+                     "NoSuchPlugin");
         expect_error("kind: [\n", "line ");
         SchedOptions o;
         sched_options_init(&o);
@@ -315,8 +319,23 @@ static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--vmodule=options"), "--vmodule: not pattern=N");
         expect_flag_error(ARGV("--tls-cert-file=/c"), "go together");
         expect_flag_error(ARGV("--feature-gates=NoSuchGate=true"), "unrecognized feature gate: NoSuchGate");
-        expect_flag_error(ARGV("--feature-gates=DefaultPodTopologySpread=true"),
-                          "cannot set DefaultPodTopologySpread to true");
+        /* DefaultPodTopologySpread is honoured both ways (v1.20's default: on) */
+        {
+                SchedOptions g;
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 4096);
+                sched_options_init(&g);
+                assert_false(g.default_pod_topology_spread_off);
+                sched_options_done(&g);
+                assert_int_equal(parse(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=false")), 0);
+                assert_true(g.default_pod_topology_spread_off);
+                sched_options_done(&g);
+                assert_int_equal(parse(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=true")), 0);
+                assert_false(g.default_pod_topology_spread_off);
+                sched_options_done(&g);
+        }
+        expect_flag_error(ARGV("--feature-gates=DefaultPodTopologySpread=maybe"),
+                          "invalid value of DefaultPodTopologySpread=maybe");
         expect_flag_error(ARGV("--feature-gates=EvenPodsSpread=false"), "locked to true");
         expect_flag_error(ARGV("--feature-gates=PodOverhead"), "missing bool value for PodOverhead");
         expect_flag_error(ARGV("--leader-elect", "false"), "unexpected argument false");
@@ -353,8 +372,10 @@ static void test_parsers(void **state) {
 }
 
 static void test_config_settings_honoured(void **state) {
+        /* v1alpha1: algorithmSource, disablePreemption and bindTimeoutSeconds are its fields
+         * (v1beta1 has none of them, and v1.20's strict decoding refuses them there) */
         static const char cfg[] =
-                "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+                "apiVersion: kubescheduler.config.k8s.io/v1alpha1\nkind: KubeSchedulerConfiguration\n"
                 "leaderElection: {leaderElect: true, leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s}\n"
                 "healthzBindAddress: 127.0.0.5:11251\nmetricsBindAddress: 127.0.0.5:11252\n"
                 "podInitialBackoffSeconds: 2\npodMaxBackoffSeconds: 20\ndisablePreemption: true\n"
@@ -377,6 +398,15 @@ static void test_config_settings_honoured(void **state) {
         assert_true(o.disable_preemption);
         assert_string_equal(o.algorithm_provider, "ClusterAutoscalerProvider");
         sched_options_done(&o);
+        char beta[sizeof cfg];
+        memcpy(beta, cfg, sizeof cfg);
+        memcpy(strstr(beta, "v1alpha1"), "v1beta1", 7);
+        memmove(strstr(beta, "v1beta1") + 7, strstr(beta, "v1beta1") + 8, strlen(strstr(beta, "v1beta1") + 8) + 1);
+        sched_options_init(&o);
+        assert_int_equal(sched_options_apply_config(&o, beta, strlen(beta), &err), -EINVAL);
+        assert_non_null(strstr(buf_str(&err), "algorithmSource"));
+        sched_options_done(&o);
+        buf_reset(&err);
 
         /* the same address for both: one server; "" turns the healthz server off */
         static const char same[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
@@ -408,6 +438,44 @@ static void test_config_settings_honoured(void **state) {
         expect_error(KSC "algorithmSource: {provider: Custom}\n", "not DefaultProvider or ClusterAutoscalerProvider");
 }
 
+/* v1beta1 with profiles: libpolicy's effective configuration runs, every profile of it; a
+ * Policy source as well is refused when the profiles configure plugins (they would be unused). */
+static void test_config_profiles(void **state) {
+        static const char cfg[] =
+                "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+                "profiles:\n- schedulerName: spread\n- schedulerName: pack\n  plugins:\n    score:\n"
+                "      disabled: [{name: NodeResourcesLeastAllocated}]\n"
+                "      enabled: [{name: NodeResourcesMostAllocated, weight: 5}]\n";
+        char path[] = "/tmp/test-sched-options-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, cfg, strlen(cfg)), (ssize_t) strlen(cfg));
+        close(fd);
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(parse(&o, &err, ARGV("--config", path, "--feature-gates=DefaultPodTopologySpread=false")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_non_null(o.ksc_effective);
+        const json_t *profiles = json_object_get(o.ksc_effective, "profiles");
+        assert_int_equal(json_array_size(profiles), 2);
+        assert_string_equal(o.scheduler_name, "spread");
+        /* the gate reached the defaults: SelectorSpread is in the default score set */
+        const json_t *score = json_object_get(json_object_get(json_object_get(json_array_get(profiles, 0), "plugins"),
+                                                              "score"), "enabled");
+        bool selector = false;
+        for (size_t i = 0; i < json_array_size(score); i++)
+                selector |= strcmp(json_string_value(json_object_get(json_array_get(score, i), "name")), "SelectorSpread") == 0;
+        assert_true(selector);
+        sched_options_done(&o);
+
+        assert_int_equal(parse(&o, &err, ARGV("--config", path, "--policy-config-file", "/p.cfg")), 0);
+        assert_int_equal(sched_options_load(&o, &err), -EINVAL);
+        assert_non_null(strstr(buf_str(&err), "cannot run together with a Policy"));
+        sched_options_done(&o);
+        unlink(path);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rendered),
@@ -420,6 +488,7 @@ int main(void) {
                 cmocka_unit_test(test_refused_flags),
                 cmocka_unit_test(test_parsers),
                 cmocka_unit_test(test_config_settings_honoured),
+                cmocka_unit_test(test_config_profiles),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

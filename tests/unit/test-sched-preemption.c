@@ -386,6 +386,39 @@ static void test_candidate_limit_and_offset(void **state) {
         assert_string_equal(sched_strtab_get(f->t, f->res.node), "n120");
 }
 
+/* Which policy version PDBs are read from, by the group's discovery document: v1 wins where
+ * both are served (1.21-1.24), v1beta1 alone (v1.20), v1 alone (1.25+), neither (the group
+ * not served, or serving only a version this scheduler does not know). */
+static void test_pdb_api_version_by_discovery(void **state) {
+        static const struct {
+                const char *doc, *want;
+        } cases[] = {
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v1beta1','version':'v1beta1'}]}",
+                  "v1beta1" },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v1beta1','version':'v1beta1'},"
+                  "{'groupVersion':'policy/v1','version':'v1'}]}",
+                  "v1" },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v1','version':'v1'}]}", "v1" },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'groupVersion':'policy/v2','version':'v2'}]}", NULL },
+                { "{'kind':'APIGroup','name':'policy','versions':[]}", NULL },
+                { "{'kind':'APIGroup','name':'policy','versions':[{'version':7},'v1']}", NULL },
+                { "{'kind':'Status','code':404}", NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                json_t *doc = tl_json(cases[i].doc);
+                assert_non_null(doc);
+                const char *got = sched_pdb_api_version(doc);
+                json_decref(doc);
+                if (!cases[i].want)
+                        assert_null(got);
+                else {
+                        assert_non_null(got);
+                        assert_string_equal(got, cases[i].want);
+                }
+        }
+        assert_null(sched_pdb_api_version(NULL));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_single_node_reprieve, setup, teardown),
@@ -401,6 +434,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_nominated_room, setup, teardown),
                 cmocka_unit_test(test_num_candidates),
                 cmocka_unit_test_setup_teardown(test_candidate_limit_and_offset, setup, teardown),
+                cmocka_unit_test(test_pdb_api_version_by_discovery),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

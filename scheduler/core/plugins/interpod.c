@@ -15,6 +15,7 @@
  * (+hardPodAffinitySymmetricWeight), and existing pods' preferred terms matched by it; a node
  * scores the sum over its labels, normalized to 0..100 by (s - min) / (max - min) with min and
  * max starting at 0. */
+#include <jansson.h>
 #include <errno.h>
 
 #include "scheduler/core/cycle-state.h"
@@ -343,4 +344,34 @@ const SchedPriorityPlugin sched_prio_inter_pod_affinity = {
         .id = POLICY_PRIO_INTER_POD_AFFINITY,
         .score = interpod_score,
         .normalize = interpod_normalize,
+};
+
+/* ---- framework row ---- */
+
+/* InterPodAffinityArgs.hardPodAffinityWeight (0..100): how much an existing pod's required
+ * affinity to this pod counts in Score. */
+static int inter_pod_affinity_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        static const char *const known[] = { "hardPodAffinityWeight", NULL };
+        int r = sched_args_known(args, "InterPodAffinity", known, err);
+        if (r < 0)
+                return r;
+        const json_t *w = args ? json_object_get(args, "hardPodAffinityWeight") : NULL;
+        if (!w || json_is_null(w))
+                return 0;
+        if (!json_is_integer(w) || json_integer_value(w) < 0 || json_integer_value(w) > 100) {
+                if (err)
+                        (void) buf_printf(err, "InterPodAffinity: args.hardPodAffinityWeight must be 0..100");
+                return -EINVAL;
+        }
+        sched_profile_config(b)->hard_pod_affinity_weight = json_integer_value(w);
+        return 0;
+}
+
+const SchedFrameworkPlugin sched_fw_inter_pod_affinity = {
+        .name = SCHED_PLUGIN_INTER_POD_AFFINITY,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_match_inter_pod_affinity,
+        .score = &sched_prio_inter_pod_affinity,
+        .compile_args = inter_pod_affinity_args,
 };

@@ -6,6 +6,7 @@
  * They read only the pod, the node and the node's aggregates, never allocate, and append
  * reasons as codes with interned arguments so the failure summary can be built without
  * formatting a string per node. */
+#include <jansson.h>
 #include <string.h>
 
 #include "scheduler/core/cycle.h"
@@ -311,4 +312,122 @@ static bool pid_pressure_filter(const SchedCycle *cy, const SchedPredicate *p, c
 const SchedPredicatePlugin sched_pred_check_node_pid_pressure = {
         .id = POLICY_PRED_CHECK_NODE_PID_PRESSURE,
         .filter = pid_pressure_filter,
+};
+
+/* ---- framework rows ---- */
+
+#define MAX_ARG_LABELS 256
+
+/* NodeResourcesFitArgs: ignoredResources are not checked (added to those an extender
+ * ignores); ignoredResourceGroups is refused when not empty. */
+static int fit_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        static const char *const known[] = { "ignoredResources", "ignoredResourceGroups", NULL };
+        const char *items[MAX_ARG_LABELS];
+        int r = sched_args_known(args, "NodeResourcesFit", known, err);
+        if (r < 0)
+                return r;
+        if ((r = sched_args_strings(args, "NodeResourcesFit", "ignoredResourceGroups", items, MAX_ARG_LABELS, err)) < 0)
+                return r;
+        if (r > 0) {
+                if (err)
+                        (void) buf_printf(err, "NodeResourcesFit: args.ignoredResourceGroups is not honoured by this "
+                                          "scheduler; list the resources in ignoredResources");
+                return -EINVAL;
+        }
+        int n = sched_args_strings(args, "NodeResourcesFit", "ignoredResources", items, MAX_ARG_LABELS, err);
+        if (n <= 0)
+                return n;
+        SchedConfig *cfg = sched_profile_config(b);
+        SchedStr *all = sched_arena_alloc(sched_profile_arena(b), (cfg->n_ignored_resources + (uint32_t) n) * sizeof(SchedStr));
+        if (!all)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < cfg->n_ignored_resources; i++)
+                all[i] = cfg->ignored_resources[i];
+        for (int i = 0; i < n; i++)
+                if ((r = sched_strtab_intern_str(cfg->strtab, items[i], &all[cfg->n_ignored_resources + i])) < 0)
+                        return r;
+        cfg->ignored_resources = all;
+        cfg->n_ignored_resources += (uint32_t) n;
+        return 0;
+}
+
+const SchedFrameworkPlugin sched_fw_node_resources_fit = {
+        .name = SCHED_PLUGIN_NODE_RESOURCES_FIT,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER),
+        .filter = &sched_pred_pod_fits_resources,
+        .compile_args = fit_args,
+};
+
+const SchedFrameworkPlugin sched_fw_node_unschedulable = {
+        .name = SCHED_PLUGIN_NODE_UNSCHEDULABLE,
+        .points = SCHED_POINTS(SCHED_POINT_FILTER),
+        .filter = &sched_pred_check_node_unschedulable,
+};
+
+const SchedFrameworkPlugin sched_fw_node_name = {
+        .name = SCHED_PLUGIN_NODE_NAME,
+        .points = SCHED_POINTS(SCHED_POINT_FILTER),
+        .filter = &sched_pred_host_name,
+};
+
+const SchedFrameworkPlugin sched_fw_node_ports = {
+        .name = SCHED_PLUGIN_NODE_PORTS,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER),
+        .filter = &sched_pred_pod_fits_host_ports,
+};
+
+static const char *const node_label_known[] = { "presentLabels", "absentLabels", "presentLabelsPreference",
+                                                "absentLabelsPreference", NULL };
+
+/* NodeLabelArgs presentLabels / absentLabels: one labelsPresence instance each (a node
+ * failing either reports v1.20's one message). */
+static int node_label_fw_filter(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        int r = sched_args_known(args, "NodeLabel", node_label_known, err);
+        if (r < 0)
+                return r;
+        static const char *const keys[2] = { "presentLabels", "absentLabels" };
+        for (int k = 0; k < 2; k++) {
+                const char *items[MAX_ARG_LABELS];
+                int n = sched_args_strings(args, "NodeLabel", keys[k], items, MAX_ARG_LABELS, err);
+                if (n < 0)
+                        return n;
+                if (n == 0)
+                        continue;
+                PolicyArgument a = { .kind = POLICY_ARG_LABELS_PRESENCE, .presence = k == 0,
+                                     .labels = { .items = (char **) items, .n = (size_t) n } };
+                if ((r = sched_profile_add_filter(b, &sched_pred_check_node_label_presence, "NodeLabel", &a, err)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* presentLabelsPreference / absentLabelsPreference: one labelPreference instance per label,
+ * scored together as one plugin (SchedPriority.group) with the plugin's weight. */
+static int node_label_fw_score(SchedProfileBuild *b, int64_t weight, const json_t *args, Buf *err) {
+        int r = sched_args_known(args, "NodeLabel", node_label_known, err);
+        if (r < 0)
+                return r;
+        static const char *const keys[2] = { "presentLabelsPreference", "absentLabelsPreference" };
+        for (int k = 0; k < 2; k++) {
+                const char *items[MAX_ARG_LABELS];
+                int n = sched_args_strings(args, "NodeLabel", keys[k], items, MAX_ARG_LABELS, err);
+                if (n < 0)
+                        return n;
+                for (int i = 0; i < n; i++) {
+                        PolicyArgument a = { .kind = POLICY_ARG_LABEL_PREFERENCE, .presence = k == 0,
+                                             .label = (char *) items[i] };
+                        if ((r = sched_profile_add_score(b, &sched_prio_node_label, "NodeLabel", weight, &a, err)) < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+const SchedFrameworkPlugin sched_fw_node_label = {
+        .name = SCHED_PLUGIN_NODE_LABEL,
+        .points = SCHED_POINTS(SCHED_POINT_FILTER) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_check_node_label_presence,
+        .score = &sched_prio_node_label,
+        .add_filter = node_label_fw_filter,
+        .add_score = node_label_fw_score,
 };

@@ -3,6 +3,7 @@
  * (framework.MaxNodeScore); the formulas are upstream kube-scheduler v1.20's, with its
  * integer arithmetic, so every node scores what it scores upstream. NodeAffinity and TaintToleration normalize over the feasible nodes,
  * as upstream, with DefaultNormalizeScore's rounding. */
+#include <jansson.h>
 #include <string.h>
 
 #include "scheduler/core/cycle.h"
@@ -214,7 +215,7 @@ static bool node_label_score(const SchedCycle *cy, const SchedPriority *p, Sched
                         bool exists = sched_labels_find(node->labels, node->n_labels, g[k]->label) != NULL;
                         s += exists == g[k]->presence ? MAX_SCORE : 0;
                 }
-                scores[i] = s / n_g * n_g;
+                scores[i] = p->plugin_weight ? s / n_g : s / n_g * n_g;
         }
         return false;
 }
@@ -235,4 +236,40 @@ static bool equal_constant(const SchedCycle *cy, const SchedPriority *p, int64_t
 const SchedPriorityPlugin sched_prio_equal = {
         .id = POLICY_PRIO_EQUAL,
         .constant = equal_constant,
+};
+
+/* ---- framework rows ---- */
+
+/* NodeAffinityArgs.addedAffinity (v1.22, through v1beta2) is refused: this engine does not
+ * add affinity to pods. */
+static int node_affinity_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        static const char *const known[] = { NULL };
+        return sched_args_known(args, "NodeAffinity", known, err);
+}
+
+const SchedFrameworkPlugin sched_fw_node_affinity = {
+        .name = SCHED_PLUGIN_NODE_AFFINITY,
+        .points = SCHED_POINTS(SCHED_POINT_FILTER) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_match_node_selector,
+        .score = &sched_prio_node_affinity,
+        .compile_args = node_affinity_args,
+};
+
+const SchedFrameworkPlugin sched_fw_taint_toleration = {
+        .name = SCHED_PLUGIN_TAINT_TOLERATION,
+        .points = SCHED_POINTS(SCHED_POINT_FILTER) | SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_pod_tolerates_node_taints,
+        .score = &sched_prio_taint_toleration,
+};
+
+const SchedFrameworkPlugin sched_fw_image_locality = {
+        .name = SCHED_PLUGIN_IMAGE_LOCALITY,
+        .points = SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_image_locality,
+};
+
+const SchedFrameworkPlugin sched_fw_node_prefer_avoid_pods = {
+        .name = SCHED_PLUGIN_NODE_PREFER_AVOID_PODS,
+        .points = SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_node_prefer_avoid_pods,
 };

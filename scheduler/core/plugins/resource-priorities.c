@@ -2,8 +2,10 @@
  * RequestedToCapacityRatio, upstream v1.20's NodeResources* plugins on its 0..100 scale, with
  * the same integer (and, for BalancedResourceAllocation, float) arithmetic, so every node
  * scores what it scores upstream. */
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "scheduler/core/cycle.h"
@@ -211,4 +213,109 @@ const SchedPriorityPlugin sched_prio_requested_to_capacity_ratio = {
         .id = POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO,
         .compile = rtcr_compile,
         .score = rtcr_score,
+};
+
+/* ---- framework rows ---- */
+
+/* Least/MostAllocated's resources: this engine scores cpu and memory with weight 1 each
+ * (v1.20's default); any other list is refused by name. */
+static int cpu_memory_args(const char *plugin, const json_t *args, Buf *err) {
+        static const char *const known[] = { "resources", NULL };
+        int r = sched_args_known(args, plugin, known, err);
+        if (r < 0)
+                return r;
+        const json_t *res = args ? json_object_get(args, "resources") : NULL;
+        if (!res || json_is_null(res))
+                return 0;
+        bool ok = json_is_array(res) && json_array_size(res) == 2;
+        for (size_t i = 0; ok && i < 2; i++) {
+                const json_t *e = json_array_get(res, i);
+                const char *name = json_string_value(json_object_get(e, "name"));
+                const json_t *w = json_object_get(e, "weight");
+                ok = name && strcmp(name, i == 0 ? "cpu" : "memory") == 0 && (!w || json_integer_value(w) == 1);
+        }
+        if (!ok) {
+                if (err)
+                        (void) buf_printf(err, "%s: args.resources other than cpu and memory with weight 1 are not "
+                                          "honoured by this scheduler", plugin);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int least_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        return cpu_memory_args("NodeResourcesLeastAllocated", args, err);
+}
+
+static int most_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        return cpu_memory_args("NodeResourcesMostAllocated", args, err);
+}
+
+const SchedFrameworkPlugin sched_fw_node_resources_least_allocated = {
+        .name = SCHED_PLUGIN_NODE_RESOURCES_LEAST_ALLOCATED,
+        .points = SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_least_requested,
+        .compile_args = least_args,
+};
+
+const SchedFrameworkPlugin sched_fw_node_resources_most_allocated = {
+        .name = SCHED_PLUGIN_NODE_RESOURCES_MOST_ALLOCATED,
+        .points = SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_most_requested,
+        .compile_args = most_args,
+};
+
+const SchedFrameworkPlugin sched_fw_node_resources_balanced_allocation = {
+        .name = SCHED_PLUGIN_NODE_RESOURCES_BALANCED_ALLOCATION,
+        .points = SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_balanced_resource_allocation,
+};
+
+#define MAX_RTC_POINTS 64
+
+/* RequestedToCapacityRatioArgs: shape (scores 0..10, scaled as the Policy's) and resources
+ * (default cpu and memory, weight 1), compiled by the Policy argument's compiler. */
+static int rtc_score(SchedProfileBuild *b, int64_t weight, const json_t *args, Buf *err) {
+        static const char *const known[] = { "shape", "resources", NULL };
+        int r = sched_args_known(args, "RequestedToCapacityRatio", known, err);
+        if (r < 0)
+                return r;
+        const json_t *shape = args ? json_object_get(args, "shape") : NULL;
+        const json_t *res = args ? json_object_get(args, "resources") : NULL;
+        if (!json_is_array(shape) || json_array_size(shape) == 0 || json_array_size(shape) > MAX_RTC_POINTS ||
+            (res && !json_is_null(res) && (!json_is_array(res) || json_array_size(res) > MAX_RTC_POINTS))) {
+                if (err)
+                        (void) buf_printf(err, "RequestedToCapacityRatio: args.shape must list 1..%d points and "
+                                          "args.resources at most %d", MAX_RTC_POINTS, MAX_RTC_POINTS);
+                return -EINVAL;
+        }
+        PolicyShapePoint points[MAX_RTC_POINTS] = {};
+        PolicyResourceSpec specs[MAX_RTC_POINTS] = {};
+        PolicyArgument a = { .kind = POLICY_ARG_REQUESTED_TO_CAPACITY_RATIO, .shape = points,
+                             .n_shape = json_array_size(shape), .resources = specs,
+                             .n_resources = json_is_array(res) ? json_array_size(res) : 0 };
+        for (size_t i = 0; i < a.n_shape; i++) {
+                const json_t *pt = json_array_get(shape, i);
+                points[i].utilization = json_integer_value(json_object_get(pt, "utilization"));
+                points[i].score = json_integer_value(json_object_get(pt, "score"));
+        }
+        for (size_t i = 0; i < a.n_resources; i++) {
+                const json_t *e = json_array_get(res, i);
+                specs[i].name = (char *) json_string_value(json_object_get(e, "name"));
+                specs[i].weight = json_integer_value(json_object_get(e, "weight"));
+                if (!specs[i].name) {
+                        if (err)
+                                (void) buf_printf(err, "RequestedToCapacityRatio: args.resources[%zu] has no name", i);
+                        return -EINVAL;
+                }
+        }
+        return sched_profile_add_score(b, &sched_prio_requested_to_capacity_ratio, "RequestedToCapacityRatio", weight,
+                                       &a, err);
+}
+
+const SchedFrameworkPlugin sched_fw_requested_to_capacity_ratio = {
+        .name = SCHED_PLUGIN_REQUESTED_TO_CAPACITY_RATIO,
+        .points = SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_requested_to_capacity_ratio,
+        .add_score = rtc_score,
 };

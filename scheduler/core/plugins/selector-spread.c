@@ -10,6 +10,7 @@
  *     the first pod of the same service.
  *   serviceAntiAffinity (label): fewer pods of the pod's first service under the node's value
  *     of the label score higher; nodes without the label score 0. */
+#include <jansson.h>
 #include <stdint.h>
 
 #include "common/macro.h"
@@ -19,14 +20,7 @@
 
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
 
-#define MAX_SELECTORS 64
-
-typedef struct Selectors {
-        const SchedSelector *s[MAX_SELECTORS];
-        uint32_t n;
-} Selectors;
-
-static bool matches_all(const Selectors *sels, const SchedPod *e, const SchedPod *pod) {
+static bool matches_all(const SchedSelectors *sels, const SchedPod *e, const SchedPod *pod) {
         if (e->ns != pod->ns || (e->rel && e->rel->deleting))
                 return false;
         for (uint32_t i = 0; i < sels->n; i++)
@@ -39,7 +33,7 @@ static bool matches_all(const Selectors *sels, const SchedPod *e, const SchedPod
  * the pod's namespace under the label value one selector requires (the cache's label index).
  * Returns false, counting nothing, when no selector requires a label value or the count did
  * not fit in memory; the caller then reads every pod of the nodes it scores. */
-static bool count_by_label(const SchedCycle *cy, const Selectors *sels, TopoMap *m) {
+static bool count_by_label(const SchedCycle *cy, const SchedSelectors *sels, TopoMap *m) {
         const SchedSelReq *a = NULL;
         for (uint32_t i = 0; i < sels->n && !a; i++)
                 a = sched_selector_anchor(sels->s[i]);
@@ -58,46 +52,6 @@ static bool count_by_label(const SchedCycle *cy, const Selectors *sels, TopoMap 
                                 return false;
         }
         return true;
-}
-
-/* GetPodServices: services of the pod's namespace whose selector matches its labels. */
-static void pod_services(const SchedCycle *cy, Selectors *out, const SchedWorkload **ret_first) {
-        uint32_t n;
-        const SchedWorkload *const *svcs = cy->objects ? sched_objects_workloads(cy->objects, SCHED_WL_SERVICE, &n) : NULL;
-        if (ret_first)
-                *ret_first = NULL;
-        for (uint32_t i = 0; svcs && i < n; i++) {
-                const SchedWorkload *s = svcs[i];
-                if (s->ns != cy->pod->ns || !s->has_selector ||
-                    !sched_selector_matches(&s->selector, cy->pod->labels, cy->pod->n_labels))
-                        continue;
-                if (ret_first && !*ret_first)
-                        *ret_first = s;
-                if (out->n < MAX_SELECTORS && s->selector.n_reqs > 0)
-                        out->s[out->n++] = &s->selector;
-        }
-}
-
-/* DefaultSelector(): the selectors of every Service, ReplicationController, ReplicaSet and
- * StatefulSet of the pod's namespace that selects the pod, as v1.20's listers find them
- * (by selector, not by owner reference, so a controller that does not own the pod counts
- * too). Empty controller selectors match nothing; one upstream cannot convert adds nothing. */
-static void default_selector(const SchedCycle *cy, bool services_only, Selectors *out) {
-        pod_services(cy, out, NULL);
-        if (services_only || !cy->objects)
-                return;
-        static const SchedWorkloadKind kinds[] = { SCHED_WL_RC, SCHED_WL_RS, SCHED_WL_STATEFULSET };
-        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
-                uint32_t n;
-                const SchedWorkload *const *ws = sched_objects_workloads(cy->objects, kinds[k], &n);
-                for (uint32_t i = 0; ws && i < n && out->n < MAX_SELECTORS; i++) {
-                        const SchedWorkload *w = ws[i];
-                        if (w->ns != cy->pod->ns || w->selector.nothing || w->selector.n_reqs == 0 ||
-                            !sched_selector_matches(&w->selector, cy->pod->labels, cy->pod->n_labels))
-                                continue;
-                        out->s[out->n++] = &w->selector;
-                }
-        }
 }
 
 /* GetZoneKey: region and zone, beta labels first. */
@@ -124,9 +78,9 @@ static int64_t spread_combine(double node_score, bool has_zone, double zone_scor
 static bool selector_spread(const SchedCycle *cy, bool services_only, SchedNodeInfo *const *nodes, uint32_t n,
                             int64_t *scores, int64_t *ret_constant) {
         const SchedPodRelations *pe = cy->pod->rel;
-        Selectors sels = { .n = 0 };
+        SchedSelectors sels = { .n = 0 };
         if (!(pe && pe->n_spread > 0))
-                default_selector(cy, services_only, &sels);
+                sched_default_selector(cy, services_only, &sels);
         if (sels.n == 0) {
                 /* an empty selector counts nothing: every node gets the maximum */
                 *ret_constant = pe && pe->n_spread > 0 ? 0 : MAX_SCORE;
@@ -221,8 +175,8 @@ static bool service_affinity_filter(const SchedCycle *cy, const SchedPredicate *
         if (p->n_labels == 0)
                 return true;
         const SchedWorkload *svc;
-        Selectors sels = { .n = 0 };
-        pod_services(cy, &sels, &svc);
+        SchedSelectors sels = { .n = 0 };
+        sched_pod_services(cy, &sels, &svc);
         /* the node of the first pod matching this pod's labels in its namespace, when the
          * pod belongs to a service (its labels as an equality selector) */
         const SchedNode *peer = NULL;
@@ -318,8 +272,8 @@ static bool service_anti_affinity_constant(const SchedCycle *cy, const SchedPrio
 static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
                                         uint32_t n, int64_t *scores, int64_t *ret_constant) {
         const SchedWorkload *svc;
-        Selectors all = { .n = 0 };
-        pod_services(cy, &all, &svc);
+        SchedSelectors all = { .n = 0 };
+        sched_pod_services(cy, &all, &svc);
         const SchedPriority *const solo[] = { p };
         const SchedPriority *const *g = p->n_group ? p->group : solo;
         uint32_t n_g = p->n_group ? p->n_group : 1;
@@ -334,7 +288,7 @@ static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriorit
         for (uint32_t k = 0; k < n_g; k++)
                 service_anti_affinity_label(cy, g[k]->label, svc, nodes, n, n_g, acc);
         for (uint32_t i = 0; i < n; i++)
-                scores[i] = sat_from_double(acc[i]) * n_g;
+                scores[i] = p->plugin_weight ? sat_from_double(acc[i]) : sat_from_double(acc[i]) * n_g;
         return false;
 }
 
@@ -344,4 +298,55 @@ const SchedPriorityPlugin sched_prio_service_anti_affinity = {
         .compile = service_anti_affinity_compile,
         .constant = service_anti_affinity_constant,
         .score = service_anti_affinity_score,
+};
+
+/* ---- framework rows ---- */
+
+const SchedFrameworkPlugin sched_fw_selector_spread = {
+        .name = SCHED_PLUGIN_SELECTOR_SPREAD,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .score = &sched_prio_selector_spread,
+};
+
+#define MAX_ARG_LABELS 256
+
+static const char *const service_affinity_known[] = { "affinityLabels", "antiAffinityLabelsPreference", NULL };
+
+/* ServiceAffinityArgs.affinityLabels: one serviceAffinity instance over all of them. */
+static int service_affinity_fw_filter(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        int r = sched_args_known(args, "ServiceAffinity", service_affinity_known, err);
+        if (r < 0)
+                return r;
+        const char *items[MAX_ARG_LABELS];
+        int n = sched_args_strings(args, "ServiceAffinity", "affinityLabels", items, MAX_ARG_LABELS, err);
+        if (n < 0)
+                return n;
+        PolicyArgument a = { .kind = POLICY_ARG_SERVICE_AFFINITY, .labels = { .items = (char **) items, .n = (size_t) n } };
+        return sched_profile_add_filter(b, &sched_pred_check_service_affinity, "ServiceAffinity", &a, err);
+}
+
+/* antiAffinityLabelsPreference: one serviceAntiAffinity instance per label, scored together
+ * with the plugin's weight. */
+static int service_affinity_fw_score(SchedProfileBuild *b, int64_t weight, const json_t *args, Buf *err) {
+        int r = sched_args_known(args, "ServiceAffinity", service_affinity_known, err);
+        if (r < 0)
+                return r;
+        const char *items[MAX_ARG_LABELS];
+        int n = sched_args_strings(args, "ServiceAffinity", "antiAffinityLabelsPreference", items, MAX_ARG_LABELS, err);
+        for (int i = 0; i < n; i++) {
+                PolicyArgument a = { .kind = POLICY_ARG_SERVICE_ANTI_AFFINITY, .label = (char *) items[i] };
+                if ((r = sched_profile_add_score(b, &sched_prio_service_anti_affinity, "ServiceAffinity", weight, &a, err)) < 0)
+                        return r;
+        }
+        return n < 0 ? n : 0;
+}
+
+const SchedFrameworkPlugin sched_fw_service_affinity = {
+        .name = SCHED_PLUGIN_SERVICE_AFFINITY,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_check_service_affinity,
+        .score = &sched_prio_service_anti_affinity,
+        .add_filter = service_affinity_fw_filter,
+        .add_score = service_affinity_fw_score,
 };

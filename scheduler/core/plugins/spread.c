@@ -8,7 +8,13 @@
  *     its pair's count plus one (if the pod matches itself) minus the smallest pair's count
  *     exceeds maxSkew.
  *   EvenPodsSpreadPriority: ScheduleAnyway constraints; count x log(domains + 2) + maxSkew - 1
- *     per constraint, normalized reversed as 10 x (max + min - s) / max. */
+ *     per constraint, normalized reversed as 100 x (max + min - s) / max.
+ *
+ * A pod without constraints of its own gets the plugin's default constraints
+ * (PodTopologySpreadArgs, spread-args.h) with the selector DefaultSelector deduces from the
+ * Services, ReplicationControllers, ReplicaSets and StatefulSets selecting it; none when that
+ * selector is empty (buildDefaultConstraints). */
+#include <jansson.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +23,9 @@
 
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
+#include "scheduler/core/config.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/spread-args.h"
 
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
 
@@ -35,17 +43,88 @@ static bool has_all_keys(const SchedNode *n, const SchedSpreadConstraint *c, uin
         return true;
 }
 
+/* The smallest count among the pairs of constraint k's key. */
+static void spread_min_update(SchedCycleState *x, uint32_t k) {
+        int64_t min = INT32_MAX;
+        SchedStr key = x->spread_c[k].topology_key;
+        for (uint32_t s = 0; s < x->spread.n_slots; s++) {
+                const TopoEntry *e = &x->spread.e[s];
+                if (e->key && (SchedStr) ((e->key - 1) >> 32) == key && e->count < min)
+                        min = e->count;
+        }
+        x->spread_min[k] = min;
+}
+
+/* The constraints in force for the pod, both kinds, into x->spread_c (once per decision):
+ * its own when it has any, else the default constraints selecting what DefaultSelector gives,
+ * the requirements of every selector found ANDed into one (labels.Selector.Add), or none when
+ * that has no requirement. Returns 0 or -ENOMEM. */
+static int spread_resolve(const SchedCycle *cy) {
+        SchedCycleState *x = cy->state;
+        if (x->spread_resolved)
+                return 0;
+        const SchedPodRelations *pe = cy->pod->rel;
+        const SchedSpreadArgs *args = cy->cfg->spread_args;
+        x->n_spread_c = 0;
+        if (pe && pe->n_spread > 0) {
+                if (pe->n_spread > x->spread_c_cap) {
+                        SchedSpreadConstraint *c = reallocarray(x->spread_c, pe->n_spread, sizeof(*c));
+                        if (!c)
+                                return -ENOMEM;
+                        x->spread_c = c;
+                        x->spread_c_cap = pe->n_spread;
+                }
+                memcpy(x->spread_c, pe->spread, pe->n_spread * sizeof(*pe->spread));
+                x->n_spread_c = pe->n_spread;
+        } else if (args && args->n_defaults > 0) {
+                SchedSelectors sels = { .n = 0 };
+                sched_default_selector(cy, false, &sels);
+                uint32_t n_reqs = 0;
+                for (uint32_t i = 0; i < sels.n; i++)
+                        n_reqs += sels.s[i]->n_reqs;
+                if (n_reqs > 0) {
+                        if (n_reqs > x->spread_reqs_cap) {
+                                SchedSelReq *q = reallocarray(x->spread_reqs, n_reqs, sizeof(*q));
+                                if (!q)
+                                        return -ENOMEM;
+                                x->spread_reqs = q;
+                                x->spread_reqs_cap = n_reqs;
+                        }
+                        if (args->n_defaults > x->spread_c_cap) {
+                                SchedSpreadConstraint *c = reallocarray(x->spread_c, args->n_defaults, sizeof(*c));
+                                if (!c)
+                                        return -ENOMEM;
+                                x->spread_c = c;
+                                x->spread_c_cap = args->n_defaults;
+                        }
+                        n_reqs = 0;
+                        for (uint32_t i = 0; i < sels.n; i++) {
+                                memcpy(x->spread_reqs + n_reqs, sels.s[i]->reqs, sels.s[i]->n_reqs * sizeof(SchedSelReq));
+                                n_reqs += sels.s[i]->n_reqs;
+                        }
+                        for (uint32_t k = 0; k < args->n_defaults; k++) {
+                                x->spread_c[k] = args->defaults[k];
+                                x->spread_c[k].selector = (SchedSelector) { .reqs = x->spread_reqs, .n_reqs = n_reqs };
+                        }
+                        x->n_spread_c = args->n_defaults;
+                }
+        }
+        x->spread_resolved = true;
+        return 0;
+}
+
 static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
         SchedCycleState *x = cy->state;
-        const SchedPodRelations *pe = cy->pod->rel;
+        int r = spread_resolve(cy);
+        if (r < 0)
+                return r;
         uint32_t nc = 0;
-        for (uint32_t i = 0; pe && i < pe->n_spread; i++)
-                nc += !pe->spread[i].schedule_anyway;
+        for (uint32_t i = 0; i < x->n_spread_c; i++)
+                nc += !x->spread_c[i].schedule_anyway;
         x->spread_active = nc > 0;
         if (!nc)
                 return 0;
         topo_clear(&x->spread);
-        int r;
         /* v1.20's calPreFilterState in two passes: the topology pairs come from the nodes that
          * pass the pod's node selector/affinity and carry every constraint's key, but the
          * matching pods are then counted on every node whose pair is one of those, eligible
@@ -54,10 +133,11 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
          * (kubernetes#106971, #107009); v1.20 is the behaviour to match. */
         for (uint32_t i = 0; i < n_all; i++) {
                 const SchedNode *n = all[i]->node;
-                if (!sched_pod_matches_node_selector(cy->strtab, cy->pod, n) || !has_all_keys(n, pe->spread, pe->n_spread, false))
+                if (!sched_pod_matches_node_selector(cy->strtab, cy->pod, n) ||
+                    !has_all_keys(n, x->spread_c, x->n_spread_c, false))
                         continue;
-                for (uint32_t k = 0; k < pe->n_spread; k++) {
-                        const SchedSpreadConstraint *c = &pe->spread[k];
+                for (uint32_t k = 0; k < x->n_spread_c; k++) {
+                        const SchedSpreadConstraint *c = &x->spread_c[k];
                         if (c->schedule_anyway)
                                 continue;
                         const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
@@ -67,8 +147,8 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
         }
         for (uint32_t i = 0; i < n_all && x->spread.count > 0; i++) {
                 const SchedNode *n = all[i]->node;
-                for (uint32_t k = 0; k < pe->n_spread; k++) {
-                        const SchedSpreadConstraint *c = &pe->spread[k];
+                for (uint32_t k = 0; k < x->n_spread_c; k++) {
+                        const SchedSpreadConstraint *c = &x->spread_c[k];
                         if (c->schedule_anyway)
                                 continue;
                         const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
@@ -78,36 +158,16 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
                                 return r;
                 }
         }
-        if (pe->n_spread > x->spread_min_cap) {
-                int64_t *m = reallocarray(x->spread_min, pe->n_spread, sizeof(int64_t));
+        if (x->n_spread_c > x->spread_min_cap) {
+                int64_t *m = reallocarray(x->spread_min, x->n_spread_c, sizeof(int64_t));
                 if (!m)
                         return -ENOMEM;
                 x->spread_min = m;
-                x->spread_min_cap = pe->n_spread;
+                x->spread_min_cap = x->n_spread_c;
         }
-        for (uint32_t k = 0; k < pe->n_spread; k++) {
-                int64_t min = INT32_MAX;
-                SchedStr key = pe->spread[k].topology_key;
-                for (uint32_t s = 0; s < x->spread.n_slots; s++) {
-                        const TopoEntry *e = &x->spread.e[s];
-                        if (e->key && (SchedStr) ((e->key - 1) >> 32) == key && e->count < min)
-                                min = e->count;
-                }
-                x->spread_min[k] = min;
-        }
+        for (uint32_t k = 0; k < x->n_spread_c; k++)
+                spread_min_update(x, k);
         return 0;
-}
-
-/* The smallest count among the pairs of constraint k's key. */
-static void spread_min_update(SchedCycleState *x, const SchedPodRelations *pe, uint32_t k) {
-        int64_t min = INT32_MAX;
-        SchedStr key = pe->spread[k].topology_key;
-        for (uint32_t s = 0; s < x->spread.n_slots; s++) {
-                const TopoEntry *e = &x->spread.e[s];
-                if (e->key && (SchedStr) ((e->key - 1) >> 32) == key && e->count < min)
-                        min = e->count;
-        }
-        x->spread_min[k] = min;
 }
 
 /* PreFilterExtensions (updateWithPod): e counts on ni's pairs when same namespace, ni carries
@@ -115,19 +175,18 @@ static void spread_min_update(SchedCycleState *x, const SchedPodRelations *pe, u
  * incrementally (criticalPaths); here the smallest is recomputed over the key's pairs. */
 static int spread_update(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni, int64_t delta) {
         SchedCycleState *x = cy->state;
-        const SchedPodRelations *pe = cy->pod->rel;
         const SchedNode *n = ni->node;
-        if (!x->spread_active || !pe || !n || e->ns != cy->pod->ns || !has_all_keys(n, pe->spread, pe->n_spread, false))
+        if (!x->spread_active || !n || e->ns != cy->pod->ns || !has_all_keys(n, x->spread_c, x->n_spread_c, false))
                 return 0;
-        for (uint32_t k = 0; k < pe->n_spread; k++) {
-                const SchedSpreadConstraint *c = &pe->spread[k];
+        for (uint32_t k = 0; k < x->n_spread_c; k++) {
+                const SchedSpreadConstraint *c = &x->spread_c[k];
                 if (c->schedule_anyway || !sched_selector_matches(&c->selector, e->labels, e->n_labels))
                         continue;
                 const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
                 int r = topo_add(&x->spread, topo_pair(l->key, l->value), delta);
                 if (r < 0)
                         return r;
-                spread_min_update(x, pe, k);
+                spread_min_update(x, k);
         }
         return 0;
 }
@@ -146,10 +205,9 @@ static bool spread_needed(const SchedCycle *cy, const SchedPredicate *p) {
 
 static bool spread_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni, SchedReasons *out) {
         const SchedCycleState *x = cy->state;
-        const SchedPodRelations *pe = cy->pod->rel;
         const SchedNode *n = ni->node;
-        for (uint32_t k = 0; k < pe->n_spread; k++) {
-                const SchedSpreadConstraint *c = &pe->spread[k];
+        for (uint32_t k = 0; k < x->n_spread_c; k++) {
+                const SchedSpreadConstraint *c = &x->spread_c[k];
                 if (c->schedule_anyway)
                         continue;
                 const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
@@ -169,6 +227,9 @@ static bool spread_filter(const SchedCycle *cy, const SchedPredicate *p, const S
 
 const SchedPredicatePlugin sched_pred_even_pods_spread = {
         .id = POLICY_PRED_EVEN_PODS_SPREAD,
+        /* the default constraints' selector comes from these (DefaultSelector) */
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE) | SCHED_OBJS(SCHED_OBJ_RC) | SCHED_OBJS(SCHED_OBJ_RS) |
+                   SCHED_OBJS(SCHED_OBJ_STATEFULSET),
         .prepare = spread_prepare,
         .add_pod = spread_add_pod,
         .remove_pod = spread_remove_pod,
@@ -180,10 +241,12 @@ const SchedPredicatePlugin sched_pred_even_pods_spread = {
 static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedNodeInfo *const *nodes, uint32_t n,
                          int64_t *scores, int64_t *ret_constant) {
         SchedCycleState *x = cy->state;
-        const SchedPodRelations *pe = cy->pod->rel;
         uint32_t nc = 0;
-        for (uint32_t i = 0; pe && i < pe->n_spread; i++)
-                nc += pe->spread[i].schedule_anyway;
+        bool ok = spread_resolve(cy) >= 0;
+        for (uint32_t i = 0; ok && i < x->n_spread_c; i++)
+                nc += x->spread_c[i].schedule_anyway;
+        const SchedSpreadConstraint *sc = x->spread_c;
+        uint32_t n_sc = x->n_spread_c;
         if (nc == 0 || sched_cycle_state_tmp(x, n) < 0) {
                 *ret_constant = MAX_SCORE;
                 return true;
@@ -196,13 +259,13 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
         uint32_t size[64] = { 0 };
         for (uint32_t i = 0; i < n; i++) {
                 const SchedNode *node = nodes[i]->node;
-                x->tmp[i] = !has_all_keys(node, pe->spread, pe->n_spread, true);
+                x->tmp[i] = !has_all_keys(node, sc, n_sc, true);
                 if (x->tmp[i]) {
                         ignored++;
                         continue;
                 }
-                for (uint32_t k = 0, ci = 0; k < pe->n_spread && ci < 64; k++) {
-                        const SchedSpreadConstraint *c = &pe->spread[k];
+                for (uint32_t k = 0, ci = 0; k < n_sc && ci < 64; k++) {
+                        const SchedSpreadConstraint *c = &sc[k];
                         if (!c->schedule_anyway)
                                 continue;
                         ci++;
@@ -219,8 +282,8 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
                         }
                 }
         }
-        for (uint32_t k = 0, ci = 0; k < pe->n_spread && ci < 64; k++) {
-                const SchedSpreadConstraint *c = &pe->spread[k];
+        for (uint32_t k = 0, ci = 0; k < n_sc && ci < 64; k++) {
+                const SchedSpreadConstraint *c = &sc[k];
                 if (!c->schedule_anyway)
                         continue;
                 uint32_t sz = c->topology_key == hostname ? n - ignored : size[ci];
@@ -230,10 +293,10 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
         for (uint32_t i = 0; i < x->n_all; i++) {
                 const SchedNode *node = x->all[i]->node;
                 if (!node || !sched_pod_matches_node_selector(cy->strtab, cy->pod, node) ||
-                    !has_all_keys(node, pe->spread, pe->n_spread, true))
+                    !has_all_keys(node, sc, n_sc, true))
                         continue;
-                for (uint32_t k = 0; k < pe->n_spread; k++) {
-                        const SchedSpreadConstraint *c = &pe->spread[k];
+                for (uint32_t k = 0; k < n_sc; k++) {
+                        const SchedSpreadConstraint *c = &sc[k];
                         if (!c->schedule_anyway || c->topology_key == hostname)
                                 continue;
                         const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
@@ -250,8 +313,8 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
                 }
                 const SchedNode *node = nodes[i]->node;
                 double s = 0;
-                for (uint32_t k = 0, ci = 0; k < pe->n_spread && ci < 64; k++) {
-                        const SchedSpreadConstraint *c = &pe->spread[k];
+                for (uint32_t k = 0, ci = 0; k < n_sc && ci < 64; k++) {
+                        const SchedSpreadConstraint *c = &sc[k];
                         if (!c->schedule_anyway)
                                 continue;
                         const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
@@ -278,5 +341,35 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
 
 const SchedPriorityPlugin sched_prio_even_pods_spread = {
         .id = POLICY_PRIO_EVEN_PODS_SPREAD,
+        /* the default constraints' selector comes from these (DefaultSelector) */
+        .objects = SCHED_OBJS(SCHED_OBJ_SERVICE) | SCHED_OBJS(SCHED_OBJ_RC) | SCHED_OBJS(SCHED_OBJ_RS) |
+                   SCHED_OBJS(SCHED_OBJ_STATEFULSET),
         .score = spread_score,
+};
+
+/* ---- framework row ---- */
+
+/* PodTopologySpreadArgs (spread-args.h): the default constraints for pods without their own;
+ * an absent defaultingType follows the DefaultPodTopologySpread gate, as v1beta1's defaults. */
+static int spread_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        SchedConfig *cfg = sched_profile_config(b);
+        SchedArena *arena = sched_profile_arena(b);
+        SchedSpreadArgs *sa = sched_arena_alloc(arena, sizeof(*sa));
+        if (!sa)
+                return -ENOMEM;
+        int r = sched_spread_args_from_json(cfg->strtab, arena, args, !sched_profile_gates(b)->default_pod_topology_spread_off,
+                                            sa, err);
+        if (r < 0)
+                return r;
+        cfg->spread_args = sa;
+        return 0;
+}
+
+const SchedFrameworkPlugin sched_fw_pod_topology_spread = {
+        .name = SCHED_PLUGIN_POD_TOPOLOGY_SPREAD,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
+        .filter = &sched_pred_even_pods_spread,
+        .score = &sched_prio_even_pods_spread,
+        .compile_args = spread_args,
 };

@@ -20,6 +20,7 @@
  * Claims are resolved once per pod in volumes_prepare(); a missing claim, one being
  * deleted or an unbound claim of an Immediate class fails every node with upstream's
  * PreFilter message, as it is a property of the pod, not of the node. */
+#include <jansson.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -593,3 +594,53 @@ const SchedPredicatePlugin sched_pred_check_volume_binding = {
         .needed = volumes_needed,
         .filter = volume_binding_filter,
 };
+
+/* ---- framework rows ---- */
+
+/* VolumeBindingArgs.bindTimeoutSeconds: the daemon binds claims with v1.20's default
+ * (600 s); another value is refused by name. */
+static int volume_binding_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        static const char *const known[] = { "bindTimeoutSeconds", NULL };
+        int r = sched_args_known(args, "VolumeBinding", known, err);
+        if (r < 0)
+                return r;
+        const json_t *t = args ? json_object_get(args, "bindTimeoutSeconds") : NULL;
+        if (t && !json_is_null(t) && (!json_is_integer(t) || json_integer_value(t) != 600)) {
+                if (err)
+                        (void) buf_printf(err, "VolumeBinding: args.bindTimeoutSeconds other than 600 is not honoured "
+                                          "by this scheduler");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+const SchedFrameworkPlugin sched_fw_volume_binding = {
+        .name = SCHED_PLUGIN_VOLUME_BINDING,
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_RESERVE) | SCHED_POINTS(SCHED_POINT_PRE_BIND),
+        .filter = &sched_pred_check_volume_binding,
+        .compile_args = volume_binding_args,
+};
+
+const SchedFrameworkPlugin sched_fw_volume_restrictions = {
+        .name = SCHED_PLUGIN_VOLUME_RESTRICTIONS,
+        .points = SCHED_POINTS(SCHED_POINT_FILTER),
+        .filter = &sched_pred_no_disk_conflict,
+};
+
+const SchedFrameworkPlugin sched_fw_volume_zone = {
+        .name = SCHED_PLUGIN_VOLUME_ZONE,
+        .points = SCHED_POINTS(SCHED_POINT_FILTER),
+        .filter = &sched_pred_no_volume_zone_conflict,
+};
+
+#define VOLUME_LIMITS_ROW(entry, plugin_name, pred)                                                  \
+        const SchedFrameworkPlugin entry = {                                                       \
+                .name = plugin_name, .points = SCHED_POINTS(SCHED_POINT_FILTER), .filter = &pred,   \
+        }
+
+VOLUME_LIMITS_ROW(sched_fw_node_volume_limits, SCHED_PLUGIN_NODE_VOLUME_LIMITS, sched_pred_max_csi_volume_count);
+VOLUME_LIMITS_ROW(sched_fw_ebs_limits, SCHED_PLUGIN_EBS_LIMITS, sched_pred_max_ebs_volume_count);
+VOLUME_LIMITS_ROW(sched_fw_gce_pd_limits, SCHED_PLUGIN_GCE_PD_LIMITS, sched_pred_max_gce_pd_volume_count);
+VOLUME_LIMITS_ROW(sched_fw_azure_disk_limits, SCHED_PLUGIN_AZURE_DISK_LIMITS, sched_pred_max_azure_disk_volume_count);
+VOLUME_LIMITS_ROW(sched_fw_cinder_limits, SCHED_PLUGIN_CINDER_LIMITS, sched_pred_max_cinder_volume_count);

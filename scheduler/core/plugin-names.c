@@ -1,0 +1,41 @@
+/* The framework's names (plugin-names.h): plugin and extension point names to and from
+ * their enums. */
+#include "scheduler/core/plugin-names.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define SCHED_PLUGIN_STRING_(suffix, name) [SCHED_PLUGIN_##suffix] = name,
+static const char *const plugin_names[_SCHED_PLUGIN_MAX] = { SCHED_PLUGIN_NAMES(SCHED_PLUGIN_STRING_) };
+#undef SCHED_PLUGIN_STRING_
+
+static const char *const point_names[_SCHED_POINT_MAX] = {
+        [SCHED_POINT_QUEUE_SORT] = "queueSort", [SCHED_POINT_PRE_FILTER] = "preFilter",
+        [SCHED_POINT_FILTER] = "filter",        [SCHED_POINT_POST_FILTER] = "postFilter",
+        [SCHED_POINT_PRE_SCORE] = "preScore",   [SCHED_POINT_SCORE] = "score",
+        [SCHED_POINT_RESERVE] = "reserve",      [SCHED_POINT_PERMIT] = "permit",
+        [SCHED_POINT_PRE_BIND] = "preBind",     [SCHED_POINT_BIND] = "bind",
+        [SCHED_POINT_POST_BIND] = "postBind",
+};
+
+const char *sched_plugin_name_to_string(SchedPluginName n) {
+        return n >= 0 && n < _SCHED_PLUGIN_MAX ? plugin_names[n] : NULL;
+}
+
+SchedPluginName sched_plugin_name_from_string(const char *s) {
+        for (int i = 0; s && i < _SCHED_PLUGIN_MAX; i++)
+                if (strcmp(plugin_names[i], s) == 0)
+                        return (SchedPluginName) i;
+        return _SCHED_PLUGIN_INVALID;
+}
+
+const char *sched_point_to_string(SchedPoint p) {
+        return p >= 0 && p < _SCHED_POINT_MAX ? point_names[p] : NULL;
+}
+
+SchedPoint sched_point_from_string(const char *s) {
+        for (int i = 0; s && i < _SCHED_POINT_MAX; i++)
+                if (strcmp(point_names[i], s) == 0)
+                        return (SchedPoint) i;
+        return _SCHED_POINT_INVALID;
+}

@@ -1,0 +1,383 @@
+/* libpolicy's KubeSchedulerConfiguration front door.
+ *
+ * Case directories under tests/data/kubescheduler-config/ (one per case):
+ *   input.yaml / input.json   the configuration
+ *   options                   optional, one per line: feature-gate-off (DefaultPodTopologySpread
+ *                             off), v1beta2 (informational: a v1.22 document), max-size=N,
+ *                             max-depth=N
+ *   diagnostics               required: LINE:COL SEVERITY CODE PATH per diagnostic, in order
+ *   messages                  optional substrings some diagnostic message must contain
+ *   effective.json            optional, for valid cases: the effective configuration
+ * KSC_CASES_UPDATE=1 rewrites diagnostics and existing effective.json files (review the diff).
+ * Plus focused tests: detection, Go durations, bounds, the audit view, the effective shape.
+ * Tests run from the repository root. */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "common/buf.h"
+#include "common/macro.h"
+#include "policy-validator/ksc-internal.h"
+#include "policy-validator/kubescheduler-config.h"
+
+#define CASES_DIR "tests/data/kubescheduler-config"
+#define MIN_CASES 100
+
+static bool update_mode(void) {
+        const char *e = getenv("KSC_CASES_UPDATE");
+        return e && strcmp(e, "1") == 0;
+}
+
+static char *path_join(const char *dir, const char *name) {
+        char *p = NULL;
+        assert_true(asprintf(&p, "%s/%s", dir, name) >= 0);
+        return p;
+}
+
+static char *read_file(const char *path, size_t *ret_len) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        Buf b;
+        buf_init(&b, 0);
+        char chunk[65536];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+                assert_int_equal(buf_append(&b, chunk, n), 0);
+        if (ret_len)
+                *ret_len = b.len;
+        char *s = buf_steal(&b);
+        assert_non_null(s);
+        return s;
+}
+
+static void write_file(const char *path, const char *content) {
+        _cleanup_fclose_ FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        assert_true(fputs(content, f) >= 0);
+}
+
+static char *trim_trailing(char *s) {
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+                s[--n] = '\0';
+        return s;
+}
+
+static char *diags_compact(const PolicyDiags *d) {
+        Buf b;
+        buf_init(&b, 0);
+        for (size_t i = 0; i < d->n; i++) {
+                const PolicyDiag *g = &d->items[i];
+                assert_int_equal(buf_printf(&b, "%u:%u %s %s %s\n", g->line, g->column,
+                                            policy_severity_to_string(g->severity), g->code, g->path[0] ? g->path : "-"),
+                                 0);
+        }
+        char *s = buf_steal(&b);
+        assert_non_null(s);
+        return s;
+}
+
+static void expect_text(const char *dir, const char *name, const char *actual) {
+        _cleanup_free_ char *path = path_join(dir, name);
+        if (update_mode()) {
+                write_file(path, actual);
+                return;
+        }
+        _cleanup_free_ char *expected = read_file(path, NULL);
+        if (!expected)
+                fail_msg("%s: missing %s; actual:\n%s", dir, name, actual);
+        _cleanup_free_ char *a = strdup(actual);
+        assert_non_null(a);
+        if (strcmp(trim_trailing(expected), trim_trailing(a)) != 0)
+                fail_msg("%s/%s differs.\n--- expected\n%s\n--- actual\n%s", dir, name, expected, a);
+}
+
+static void expect_json(const char *dir, const char *name, const json_t *actual) {
+        _cleanup_free_ char *path = path_join(dir, name);
+        struct stat st;
+        if (stat(path, &st) != 0)
+                return;
+        _cleanup_free_ char *text = json_dumps(actual, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        assert_non_null(text);
+        if (update_mode()) {
+                _cleanup_free_ char *nl = NULL;
+                assert_true(asprintf(&nl, "%s\n", text) >= 0);
+                write_file(path, nl);
+                return;
+        }
+        json_error_t err;
+        json_t *expected = json_load_file(path, 0, &err);
+        if (!expected)
+                fail_msg("%s: %s:%d: %s", dir, name, err.line, err.text);
+        bool eq = json_equal(expected, actual);
+        json_decref(expected);
+        if (!eq)
+                fail_msg("%s/%s differs; actual:\n%s", dir, name, text);
+}
+
+static void read_options(const char *dir, KscOptions *o) {
+        _cleanup_free_ char *path = path_join(dir, "options");
+        _cleanup_free_ char *text = read_file(path, NULL);
+        if (!text)
+                return;
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                unsigned long v;
+                if (strcmp(line, "feature-gate-off") == 0)
+                        o->default_pod_topology_spread_off = true;
+                else if (strcmp(line, "v1beta2") == 0)
+                        ;
+                else if (sscanf(line, "max-size=%lu", &v) == 1)
+                        o->base.max_size = v;
+                else if (sscanf(line, "max-depth=%lu", &v) == 1)
+                        o->base.max_depth = (unsigned) v;
+                else
+                        fail_msg("%s: unknown option line '%s'", dir, line);
+        }
+}
+
+/* The effective shape every consumer relies on (kubescheduler-config.h). */
+static void check_effective_shape(const json_t *eff) {
+        assert_string_equal(json_string_value(json_object_get(eff, "apiVersion")), KSC_API_VERSION_V1BETA1);
+        const json_t *profiles = json_object_get(eff, "profiles");
+        assert_true(json_array_size(profiles) >= 1);
+        size_t i;
+        json_t *p;
+        json_array_foreach(profiles, i, p) {
+                const json_t *plugins = json_object_get(p, "plugins");
+                assert_int_equal(json_object_size(plugins), _KSC_EXTENSION_POINT_MAX);
+                for (KscExtensionPoint x = 0; x < _KSC_EXTENSION_POINT_MAX; x++) {
+                        const json_t *set = json_object_get(plugins, ksc_extension_point_to_string(x));
+                        assert_non_null(json_object_get(set, "enabled"));
+                        assert_null(json_object_get(set, "disabled"));
+                        size_t j;
+                        json_t *e;
+                        json_array_foreach(json_object_get(set, "enabled"), j, e) {
+                                assert_non_null(ksc_plugin_find(json_string_value(json_object_get(e, "name"))));
+                                assert_int_equal(json_object_get(e, "weight") != NULL, x == KSC_SCORE);
+                        }
+                }
+                assert_int_equal(json_array_size(json_object_get(p, "pluginConfig")), 11);
+        }
+}
+
+static void run_case(void **state) {
+        const char *dir = *state;
+        KscOptions opts = {};
+        read_options(dir, &opts);
+        size_t len = 0;
+        _cleanup_free_ char *p1 = path_join(dir, "input.yaml"), *p2 = path_join(dir, "input.json");
+        _cleanup_free_ char *input = read_file(p1, &len);
+        if (!input)
+                input = read_file(p2, &len);
+        if (!input)
+                fail_msg("%s: no input.yaml or input.json", dir);
+        PolicyDiags diags = {};
+        json_t *eff = NULL;
+        int r = ksc_load(input, len, &opts, &eff, &diags);
+        assert_true(r == 0 || r == -EINVAL || r == -E2BIG);
+        assert_int_equal(r == 0, diags.n_errors == 0);
+        assert_int_equal(r == 0, eff != NULL);
+        _cleanup_free_ char *compact = diags_compact(&diags);
+        expect_text(dir, "diagnostics", compact);
+        _cleanup_free_ char *mpath = path_join(dir, "messages");
+        _cleanup_free_ char *mtext = read_file(mpath, NULL);
+        if (mtext) {
+                char *save = NULL;
+                for (char *line = strtok_r(mtext, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                        bool found = false;
+                        for (size_t i = 0; i < diags.n && !found; i++)
+                                found = strstr(diags.items[i].message, line) != NULL;
+                        if (!found)
+                                fail_msg("%s: no diagnostic message contains \"%s\"", dir, line);
+                }
+        }
+        if (eff) {
+                check_effective_shape(eff);
+                expect_json(dir, "effective.json", eff);
+                _cleanup_free_ char *view = NULL;
+                assert_int_equal(ksc_effective_format_text(eff, &view), 0);
+                assert_non_null(strstr(view, "  queueSort: "));
+        }
+        json_decref(eff);
+        policy_diags_clear(&diags);
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* ---- focused tests ---------------------------------------------------------------------- */
+
+#define HEADER "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
+
+static void test_detect(void **state) {
+        (void) state;
+        static const char *const yes[] = {
+                HEADER, "{\"kind\": \"KubeSchedulerConfiguration\"}",
+                "apiVersion: kubescheduler.config.k8s.io/v1beta2\n",
+        };
+        static const char *const no[] = {
+                "{\"kind\": \"Policy\", \"apiVersion\": \"v1\"}",
+                "{\"kind\": \"Policy\", \"apiVersion\": \"kubescheduler.config.k8s.io/v1\"}",
+                "", "[", "predicates: []\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                assert_true(ksc_detect(yes[i], strlen(yes[i]), NULL));
+        for (size_t i = 0; i < ELEMENTSOF(no); i++)
+                assert_false(ksc_detect(no[i], strlen(no[i]), NULL));
+}
+
+static void test_durations(void **state) {
+        (void) state;
+        static const struct {
+                const char *in;
+                int64_t ns;
+                const char *out;
+        } ok[] = {
+                { "0", 0, "0s" }, { "15s", 15000000000, "15s" }, { "1m30s", 90000000000, "1m30s" },
+                { "1.5s", 1500000000, "1.5s" }, { "500ms", 500000000, "500ms" }, { "1h", 3600000000000, "1h0m0s" },
+                { "-2s", -2000000000, "-2s" }, { "1us", 1000, "1\xc2\xb5s" }, { "3ns", 3, "3ns" },
+                { ".5m", 30000000000, "30s" }, { "1h2m3.004s", 3723004000000, "1h2m3.004s" },
+                { "2562047h47m16.854775807s", INT64_MAX, "2562047h47m16.854775807s" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++) {
+                int64_t ns = 0;
+                assert_int_equal(ksc_parse_duration(ok[i].in, &ns), 0);
+                assert_int_equal(ns, ok[i].ns);
+                _cleanup_free_ char *s = ksc_format_duration(ns);
+                assert_string_equal(s, ok[i].out);
+        }
+        static const char *const bad[] = { "", "15", "s", "1x", "1.s.", "+", "--1s", ".s" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                int64_t ns = 0;
+                assert_int_equal(ksc_parse_duration(bad[i], &ns), -EINVAL);
+        }
+        int64_t ns;
+        assert_int_equal(ksc_parse_duration("2562048h", &ns), -ERANGE);
+        assert_int_equal(ksc_parse_duration("9223372036854775808ns", &ns), -ERANGE);
+}
+
+static void test_bounds(void **state) {
+        (void) state;
+        /* Past the size bound: refused, with a diagnostic, before any decoding. */
+        KscOptions opts = { .base.max_size = 64 };
+        PolicyDiags d = {};
+        json_t *eff = NULL;
+        assert_int_equal(ksc_load(HEADER "parallelism: 4\n", strlen(HEADER) + 15, &opts, &eff, &d), -E2BIG);
+        assert_null(eff);
+        assert_true(d.n_errors >= 1);
+        policy_diags_clear(&d);
+        /* Nesting past the depth bound. */
+        Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(buf_printf(&b, "%sprofiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args: ", HEADER), 0);
+        for (int i = 0; i < 40; i++)
+                assert_int_equal(buf_putc(&b, '['), 0);
+        for (int i = 0; i < 40; i++)
+                assert_int_equal(buf_putc(&b, ']'), 0);
+        assert_int_equal(buf_putc(&b, '\n'), 0);
+        assert_int_not_equal(ksc_load(buf_str(&b), b.len, NULL, &eff, &d), 0);
+        assert_null(eff);
+        assert_string_equal(d.items[0].code, "nesting-too-deep");
+        policy_diags_clear(&d);
+        buf_free(&b);
+        /* The largest profile count a test writes quickly: 500 profiles, all valid. */
+        buf_init(&b, 0);
+        assert_int_equal(buf_printf(&b, "%sprofiles:\n", HEADER), 0);
+        for (int i = 0; i < 500; i++)
+                assert_int_equal(buf_printf(&b, "- schedulerName: s%d\n", i), 0);
+        assert_int_equal(ksc_load(buf_str(&b), b.len, NULL, &eff, &d), 0);
+        assert_int_equal(json_array_size(json_object_get(eff, "profiles")), 500);
+        json_decref(eff);
+        policy_diags_clear(&d);
+        buf_free(&b);
+}
+
+/* Many errors at once, each positioned, the list bounded like the Policy's. */
+static void test_every_error_at_once(void **state) {
+        (void) state;
+        const char *text = HEADER "parallelism: 0\npercentageOfNodesToScore: 300\npodInitialBackoffSeconds: 0\n"
+                                  "profiles:\n- schedulerName: a\n  plugins:\n    filter:\n      enabled:\n"
+                                  "      - name: Nope\n- schedulerName: a\n";
+        PolicyDiags d = {};
+        json_t *eff = NULL;
+        assert_int_equal(ksc_load(text, strlen(text), NULL, &eff, &d), -EINVAL);
+        assert_true(d.n_errors >= 5);
+        for (size_t i = 0; i < d.n; i++)
+                assert_true(d.items[i].line > 0);
+        policy_diags_clear(&d);
+}
+
+static void test_effective_defaults(void **state) {
+        (void) state;
+        json_t *eff = NULL;
+        PolicyDiags d = {};
+        assert_int_equal(ksc_load(HEADER, strlen(HEADER), NULL, &eff, &d), 0);
+        const json_t *score = json_object_get(json_object_get(json_object_get(json_array_get(json_object_get(eff, "profiles"), 0),
+                                                                              "plugins"),
+                                                              "score"),
+                                              "enabled");
+        assert_int_equal(json_array_size(score), 8);
+        for (size_t i = 0; i < json_array_size(score); i++)
+                assert_string_not_equal(json_string_value(json_object_get(json_array_get(score, i), "name")),
+                                        "SelectorSpread");
+        json_decref(eff);
+        /* With the gate off, SelectorSpread joins preScore and score. */
+        KscOptions off = { .default_pod_topology_spread_off = true };
+        assert_int_equal(ksc_load(HEADER, strlen(HEADER), &off, &eff, &d), 0);
+        _cleanup_free_ char *view = NULL;
+        assert_int_equal(ksc_effective_format_text(eff, &view), 0);
+        assert_non_null(strstr(view, "TaintToleration, SelectorSpread\n"));
+        assert_non_null(strstr(view, "TaintToleration (1), SelectorSpread (1)\n"));
+        json_decref(eff);
+        policy_diags_clear(&d);
+}
+
+int main(void) {
+        DIR *d = opendir(CASES_DIR);
+        assert_non_null(d);
+        char **names = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                names = reallocarray(names, n + 1, sizeof(char *));
+                assert_non_null(names);
+                names[n++] = path_join(CASES_DIR, de->d_name);
+        }
+        closedir(d);
+        if (n < MIN_CASES) {
+                fprintf(stderr, "only %zu cases in %s\n", n, CASES_DIR);
+                return 1;
+        }
+        qsort(names, n, sizeof(char *), cmp_str);
+        struct CMUnitTest *tests = calloc(n + 5, sizeof(struct CMUnitTest));
+        assert_non_null(tests);
+        size_t k = 0;
+        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_detect);
+        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_durations);
+        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_bounds);
+        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_every_error_at_once);
+        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_effective_defaults);
+        for (size_t i = 0; i < n; i++)
+                tests[k++] = (struct CMUnitTest) { .name = names[i] + strlen(CASES_DIR) + 1, .test_func = run_case,
+                                                   .initial_state = names[i] };
+        int r = _cmocka_run_group_tests("kubescheduler-config", tests, k, NULL, NULL);
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+        free(tests);
+        return r;
+}

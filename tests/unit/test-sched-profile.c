@@ -1,0 +1,360 @@
+/* Profiles: the framework's plugin table (one row per in-tree plugin of kube-scheduler
+ * v1.20.2), a profile compiled in its configured order with weights and arguments, what is
+ * refused by name, and a Policy run as the profile v1.20 builds from it (both gate settings). */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/macro.h"
+#include "policy-validator/kubescheduler-config.h"
+#include "policy-validator/policy.h"
+#include "scheduler/core/algo.h"
+#include "scheduler/core/cache.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/plugin.h"
+#include "scheduler/core/testlib.h"
+
+typedef struct Fx {
+        SchedStrtab *t;
+        SchedCache *c;
+} Fx;
+
+static int setup(void **state) {
+        Fx *f = calloc(1, sizeof(*f));
+        f->t = sched_strtab_new(0, 0);
+        f->c = sched_cache_new(f->t);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        Fx *f = *state;
+        sched_cache_free(f->c);
+        sched_strtab_free(f->t);
+        free(f);
+        return 0;
+}
+
+/* Compiles b; on failure returns NULL with the reason in *ret_err (new string). */
+static SchedConfig *compile(Fx *f, TlProfile *b, const SchedConfigOptions *o, char **ret_err) {
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        SchedConfig *cfg = NULL;
+        int r = sched_config_new_profile(f->t, b->json, o, &cfg, &err);
+        if (ret_err)
+                *ret_err = r < 0 ? strdup(buf_str(&err)) : NULL;
+        return r < 0 ? NULL : cfg;
+}
+
+static void expect_refused(Fx *f, TlProfile *b, const char *needle) {
+        _cleanup_free_ char *err = NULL;
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, b, NULL, &err);
+        assert_null(cfg);
+        assert_non_null(err);
+        if (!strstr(err, needle))
+                fail_msg("error \"%s\" does not name \"%s\"", err, needle);
+        tl_profile_done(b);
+}
+
+static void test_table_has_every_in_tree_plugin(void **state) {
+        for (int i = 0; i < _SCHED_PLUGIN_MAX; i++) {
+                const char *name = sched_plugin_name_to_string((SchedPluginName) i);
+                assert_non_null(name);
+                assert_int_equal(sched_plugin_name_from_string(name), i);
+                const SchedFrameworkPlugin *row = sched_framework_plugin((SchedPluginName) i);
+                if (!row)
+                        fail_msg("%s has no row", name);
+                assert_int_equal(row->name, i);
+                assert_true(row->points != 0);
+                /* a Filter or Score hook exactly where the plugin extends that point */
+                assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_FILTER)) == (row->filter || row->add_filter));
+                assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_SCORE)) == (row->score || row->add_score));
+        }
+        assert_int_equal(_SCHED_PLUGIN_MAX, 28);
+        assert_int_equal(sched_plugin_name_from_string("nodeResourcesFit"), _SCHED_PLUGIN_INVALID);
+        assert_int_equal(sched_point_from_string("postFilter"), SCHED_POINT_POST_FILTER);
+}
+
+static void test_profile_keeps_order_and_weights(void **state) {
+        Fx *f = *state;
+        TlProfile b = tl_profile("bin-packer");
+        tl_enable(&b, "queueSort", "PrioritySort");
+        tl_enable(&b, "filter", "TaintToleration");
+        tl_enable(&b, "filter", "NodeUnschedulable");
+        tl_enable(&b, "filter", "NodeResourcesFit");
+        tl_score(&b, "ImageLocality", 3);
+        tl_score(&b, "NodeResourcesMostAllocated", 0);
+        tl_enable(&b, "bind", "DefaultBinder");
+        _cleanup_free_ char *err = NULL;
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, &err);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        assert_string_equal(sched_config_scheduler_name(cfg), "bin-packer");
+        assert_int_equal(sched_config_n_predicates(cfg), 3);
+        assert_string_equal(sched_config_predicate_name(cfg, 0), "TaintToleration");
+        assert_string_equal(sched_config_predicate_name(cfg, 1), "NodeUnschedulable");
+        assert_string_equal(sched_config_predicate_name(cfg, 2), "NodeResourcesFit");
+        int64_t w;
+        assert_int_equal(sched_config_n_priorities(cfg), 2);
+        assert_string_equal(sched_config_priority_name(cfg, 0, &w), "ImageLocality");
+        assert_int_equal(w, 3);
+        assert_string_equal(sched_config_priority_name(cfg, 1, &w), "NodeResourcesMostAllocated");
+        assert_int_equal(w, 1); /* weight 0 runs as 1, as NewFramework */
+        assert_false(sched_config_preemption(cfg));
+        _cleanup_free_ char *audit = NULL;
+        assert_int_equal(sched_config_format_profile(cfg, &audit), 0);
+        assert_string_equal(audit, "profile bin-packer:\n"
+                                   "  queueSort: PrioritySort\n"
+                                   "  filter: TaintToleration, NodeUnschedulable, NodeResourcesFit\n"
+                                   "  score: ImageLocality (3), NodeResourcesMostAllocated (1)\n"
+                                   "  bind: DefaultBinder\n");
+}
+
+static void test_post_filter_decides_preemption(void **state) {
+        Fx *f = *state;
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "postFilter", "DefaultPreemption");
+        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesPercentage':10,'minCandidateNodesAbsolute':100}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        assert_true(sched_config_preemption(cfg));
+}
+
+static void test_refused_by_name(void **state) {
+        Fx *f = *state;
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "NoSuchPlugin");
+        expect_refused(f, &b, "plugins.filter.enabled[0]: \"NoSuchPlugin\" is not an in-tree plugin");
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "ImageLocality");
+        expect_refused(f, &b, "ImageLocality does not extend filter");
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "NodeName");
+        tl_enable(&b, "filter", "NodeName");
+        expect_refused(f, &b, "NodeName is enabled twice");
+        b = tl_profile("p");
+        tl_score(&b, "ImageLocality", -1);
+        expect_refused(f, &b, "ImageLocality has weight outside");
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "NodeResourcesFit");
+        tl_args(&b, "NodeResourcesFit", "{'ignoredResourceGroups':['example.com']}");
+        expect_refused(f, &b, "NodeResourcesFit: args.ignoredResourceGroups");
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "NodeLabel");
+        tl_args(&b, "NodeLabel", "{'presentLabel':['zone']}");
+        expect_refused(f, &b, "NodeLabel: args.presentLabel is not honoured");
+        b = tl_profile("p");
+        tl_score(&b, "NodeResourcesLeastAllocated", 1);
+        tl_args(&b, "NodeResourcesLeastAllocated", "{'resources':[{'name':'cpu','weight':3}]}");
+        expect_refused(f, &b, "NodeResourcesLeastAllocated: args.resources");
+        b = tl_profile("p");
+        tl_enable(&b, "postFilter", "DefaultPreemption");
+        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesAbsolute':5}");
+        expect_refused(f, &b, "DefaultPreemption: args.minCandidateNodesAbsolute");
+        b = tl_profile("p");
+        tl_score(&b, "RequestedToCapacityRatio", 1);
+        expect_refused(f, &b, "RequestedToCapacityRatio: args.shape");
+        /* a plugin set that still disables something is not the effective shape */
+        b = tl_profile("p");
+        json_object_set_new(json_object_get(b.json, "plugins"), "score",
+                            tl_json("{'disabled':[{'name':'ImageLocality'}]}"));
+        expect_refused(f, &b, "plugins.score.disabled");
+}
+
+static void add_node(Fx *f, SchedNode *n) {
+        assert_non_null(n);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+
+}
+
+static char *scores(SchedAlgo *a) {
+        Buf b;
+        buf_init(&b, 0);
+        assert_int_equal(sched_algo_format_scores(a, &b), 0);
+        return buf_steal(&b);
+}
+
+static char *schedule_scores(Fx *f, const SchedConfig *cfg, const SchedPod *pod) {
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
+        return scores(a);
+}
+
+/* NodeLabel's preferences score as one plugin: MaxNodeScore per satisfied label over the
+ * number of labels (integer), times the plugin's weight. Three labels, one held, weight 3:
+ * 33 x 3 = 99, as v1.20 (and as the Policy's three labelPreference entries of weight 1). */
+static void test_node_label_scores_as_one_plugin(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
+        add_node(f, tl_node(f->t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        TlProfile b = tl_profile("p");
+        tl_score(&b, "NodeLabel", 3);
+        tl_args(&b, "NodeLabel", "{'presentLabelsPreference':['ssd','gpu'],'absentLabelsPreference':['hdd']}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        _cleanup_free_ char *got = schedule_scores(f, cfg, pod);
+        /* node-a: ssd but hdd (1 of 3) -> 33 x 3; node-b: ssd, gpu, no hdd (3 of 3) -> 100 x 3 */
+        assert_string_equal(got, "node-a=99 node-b=300");
+
+        /* the same Policy runs the same scores through its translation */
+        static const char policy[] =
+                "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[],\"priorities\":["
+                "{\"name\":\"pref-a\",\"weight\":1,\"argument\":{\"labelPreference\":{\"label\":\"ssd\",\"presence\":true}}},"
+                "{\"name\":\"pref-b\",\"weight\":1,\"argument\":{\"labelPreference\":{\"label\":\"gpu\",\"presence\":true}}},"
+                "{\"name\":\"pref-c\",\"weight\":1,\"argument\":{\"labelPreference\":{\"label\":\"hdd\",\"presence\":false}}}]}";
+        PolicyDiags diags = {};
+        _cleanup_(policy_freep) Policy *pol = NULL;
+        assert_int_equal(policy_load(policy, strlen(policy), NULL, &pol, &diags), 0);
+        policy_diags_clear(&diags);
+        _cleanup_(sched_config_freep) SchedConfig *pcfg = NULL;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        if (sched_config_new_policy(f->t, pol, NULL, NULL, NULL, &pcfg, &err) < 0)
+                fail_msg("%s", buf_str(&err));
+        _cleanup_free_ char *pgot = schedule_scores(f, pcfg, pod);
+        assert_string_equal(pgot, got);
+}
+
+static json_t *policy_profile(const char *text, bool gate_off) {
+        PolicyDiags diags = {};
+        _cleanup_(policy_freep) Policy *pol = NULL;
+        assert_int_equal(policy_load(text, strlen(text), NULL, &pol, &diags), 0);
+        policy_diags_clear(&diags);
+        SchedFeatureGates g = { .default_pod_topology_spread_off = gate_off };
+        json_t *profile = NULL;
+        assert_int_equal(sched_policy_profile(pol, "s", &g, &profile), 0);
+        return profile;
+}
+
+static char *point_names(const json_t *profile, const char *point) {
+        Buf b;
+        buf_init(&b, 0);
+        const json_t *list = json_object_get(json_object_get(json_object_get(profile, "plugins"), point), "enabled"), *e;
+        size_t i;
+        json_array_foreach(list, i, e) {
+                const json_t *w = json_object_get(e, "weight");
+                assert_int_equal(buf_printf(&b, "%s%s", i ? " " : "", json_string_value(json_object_get(e, "name"))), 0);
+                if (w)
+                        assert_int_equal(buf_printf(&b, "=%lld", (long long) json_integer_value(w)), 0);
+        }
+        return buf_steal(&b);
+}
+
+/* legacy_registry.go: SelectorSpreadPriority (and its alias ServiceSpreadingPriority, the
+ * last weight winning) is PodTopologySpread with the system defaults when the gate is on, the
+ * classic SelectorSpread when it is off; v1.20 adds PrioritySort, DefaultPreemption and
+ * DefaultBinder to every Policy, and its mandatory filters; EqualPriority is skipped. */
+static void test_policy_profile_follows_the_gate(void **state) {
+        static const char policy[] =
+                "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[{\"name\":\"PodFitsResources\"}],"
+                "\"priorities\":[{\"name\":\"SelectorSpreadPriority\",\"weight\":2},"
+                "{\"name\":\"ServiceSpreadingPriority\",\"weight\":5},{\"name\":\"EqualPriority\",\"weight\":1},"
+                "{\"name\":\"ImageLocalityPriority\",\"weight\":1}]}";
+        json_auto_t *on = policy_profile(policy, false);
+        json_auto_t *off = policy_profile(policy, true);
+        _cleanup_free_ char *on_score = point_names(on, "score"), *off_score = point_names(off, "score");
+        _cleanup_free_ char *on_pre = point_names(on, "preScore"), *off_pre = point_names(off, "preScore");
+        assert_string_equal(on_score, "ImageLocality=1 PodTopologySpread=5");
+        assert_string_equal(on_pre, "PodTopologySpread");
+        assert_string_equal(off_score, "ImageLocality=1 SelectorSpread=5");
+        assert_string_equal(off_pre, "SelectorSpread");
+        const json_t *args = json_object_get(json_array_get(json_object_get(on, "pluginConfig"), 0), "args");
+        assert_string_equal(json_string_value(json_object_get(args, "defaultingType")), "System");
+        const char *points[][2] = { { "queueSort", "PrioritySort" }, { "postFilter", "DefaultPreemption" },
+                                    { "bind", "DefaultBinder" },
+                                    { "filter", "NodeUnschedulable NodeResourcesFit TaintToleration" } };
+        for (size_t i = 0; i < ELEMENTSOF(points); i++) {
+                _cleanup_free_ char *got = point_names(off, points[i][0]);
+                assert_string_equal(got, points[i][1]);
+        }
+}
+
+/* The translation of every policy example (policy-validator --translate=v1beta1), given to
+ * --config's front door (ksc_load), compiles to the same profile as the Policy itself: the
+ * same plugins per extension point in the same order with the same weights, and the same
+ * scores on a small cluster. Run from the source tree (the data's paths are relative). */
+static void test_translation_runs_as_the_policy(void **state) {
+        Fx *f = *state;
+        static const char *const examples[] = {
+                "openshift-default", "label-presence-preference", "static-and-configurable",
+                "topology-city-building-room", "topology-region-zone-rack", "extender-secondary-scheduler",
+        };
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
+                            "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
+                            "", ""));
+        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
+        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "128Mi", "", "");
+        /* at v1.20's default gates, the ones the translation assumes (with the gate off the
+         * Policy runs SelectorSpread while its translation names PodTopologySpread) */
+        for (int gate_off = 0; gate_off < 1; gate_off++)
+                for (size_t e = 0; e < ELEMENTSOF(examples); e++) {
+                        char path[256];
+                        snprintf(path, sizeof path, "tests/data/policy-examples/%s.json", examples[e]);
+                        json_error_t jerr;
+                        json_auto_t *pj = json_load_file(path, 0, &jerr);
+                        if (!pj)
+                                fail_msg("%s: %s", path, jerr.text);
+                        _cleanup_free_ char *text = json_dumps(pj, 0);
+                        PolicyDiags diags = {};
+                        _cleanup_(policy_freep) Policy *pol = NULL;
+                        assert_int_equal(policy_load(text, strlen(text), NULL, &pol, &diags), 0);
+                        policy_diags_clear(&diags);
+                        SchedFeatureGates g = { .default_pod_topology_spread_off = gate_off };
+                        _cleanup_(sched_config_freep) SchedConfig *direct = NULL;
+                        _cleanup_buf_ Buf err;
+                        buf_init(&err, 4096);
+                        if (sched_config_new_policy(f->t, pol, "s", &g, NULL, &direct, &err) < 0)
+                                fail_msg("%s: %s", path, buf_str(&err));
+
+                        json_auto_t *translated = NULL;
+                        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1BETA1, "s", NULL, &translated, &diags), 0);
+                        policy_diags_clear(&diags);
+                        _cleanup_free_ char *ttext = json_dumps(translated, 0);
+                        KscOptions ko = { .default_pod_topology_spread_off = gate_off };
+                        json_auto_t *eff = NULL;
+                        if (ksc_load(ttext, strlen(ttext), &ko, &eff, &diags) < 0) {
+                                _cleanup_free_ char *msg = NULL;
+                                (void) policy_diags_format_text(&diags, path, &msg);
+                                fail_msg("%s: %s", path, msg);
+                        }
+                        policy_diags_clear(&diags);
+                        _cleanup_(sched_config_freep) SchedConfig *via = NULL;
+                        SchedConfigOptions o = { .gates = g };
+                        if (sched_config_new_profile(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via,
+                                                     &err) < 0)
+                                fail_msg("%s: %s", path, buf_str(&err));
+                        _cleanup_free_ char *a = NULL, *b = NULL;
+                        assert_int_equal(sched_config_format_profile(direct, &a), 0);
+                        assert_int_equal(sched_config_format_profile(via, &b), 0);
+                        if (strcmp(a, b) != 0)
+                                fail_msg("%s (gate %s): the Policy runs\n%sits translation runs\n%s", path,
+                                         gate_off ? "off" : "on", a, b);
+                        _cleanup_free_ char *sa = schedule_scores(f, direct, pod), *sb = schedule_scores(f, via, pod);
+                        assert_string_equal(sa, sb);
+                }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_table_has_every_in_tree_plugin),
+                cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_refused_by_name, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, setup, teardown),
+                cmocka_unit_test(test_policy_profile_follows_the_gate),
+                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
