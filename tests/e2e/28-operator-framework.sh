@@ -15,11 +15,10 @@
 #   - disturbance: the source ConfigMap edited by hand, deleted, oversized;
 #   - kubectl scheduler-policy migrate --dry-run, then migrate, on the documented default
 #     policy: the same fixed workload lands on the same nodes before and after.
-# The scheduler the Deployment runs is STACK_SCHEDULER (tests/lib/stack.sh); this script
-# defaults to upstream kube-scheduler v1.20, which runs every rendered file, until the bundled
-# scheduler's --config runs framework profiles. Runs under tools/with-cluster.
+# The scheduler the Deployment runs is STACK_SCHEDULER (tests/lib/stack.sh): the bundled
+# policy-scheduler by default; STACK_SCHEDULER=upstream runs the same script on kube-scheduler
+# v1.20, which reads the same rendered files. Runs under tools/with-cluster.
 set -uo pipefail
-STACK_SCHEDULER=${STACK_SCHEDULER:-upstream}
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$ROOT" || exit 1
 . tests/lib/stack.sh
@@ -111,7 +110,7 @@ Y
 # coexistence guard cannot tell from another scheduler's: sharing upstream's Lease turns the
 # guard off (nothing else schedules on this plane).
 shared=false
-[ "$STACK_SCHEDULER" = upstream ] && shared=true
+[ "${STACK_SCHEDULER:-bundled}" = upstream ] && shared=true
 stack_operator_start a --profiles-as-plugins true --scheduler-shared-lease $shared > /dev/null
 wait_for "the default profile rolls out as revision 1" 150 serving 1
 
