@@ -515,7 +515,9 @@ static int judge_scheduler_config(Desired *d, const char *text, size_t len, cons
                 r = -ENOMEM;
                 goto out;
         }
-        if (diags.n_errors > 0)
+        /* The revision is rendered from the parsed tree: without one (the two readers
+         * disagreeing), nothing renders, so nothing is accepted. */
+        if (diags.n_errors > 0 || !doc)
                 json_decref(TAKE_PTR(eff));
 
         policy_diags_sort(&diags);
