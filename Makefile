@@ -3,6 +3,7 @@
 # only way fragments declare libraries, programs, tests, benchmarks and fuzz targets.
 #
 #   make            build everything           make test    deps + all tests (CI runs this)
+#   make check      the quick tier: build, unit tests plain, a smoke run on a local plane
 #   make demo       the administrator's journey on the local control plane
 #   make bench      benchmarks                 make fuzz    longer fuzzing runs
 #   make lint       clang-tidy + cppcheck      make install PREFIX=/usr/local DESTDIR=
@@ -137,7 +138,7 @@ unit: $(UNIT_TESTS)
 # against a local control plane that is started here and stopped afterwards; the plane's own
 # smoke test comes first.
 INTEGRATION_SCRIPTS := $(sort $(wildcard tests/integration/*.sh tests/e2e/*.sh))
-integration: all $(INTEGRATION_TESTS)
+integration: all $(INTEGRATION_TESTS) benches-build
 	@tools/with-cluster tools/run-tests --name integration $(filter %/00-control-plane.sh,$(INTEGRATION_SCRIPTS)) \
 		$(INTEGRATION_TESTS) $(filter-out %/00-control-plane.sh,$(INTEGRATION_SCRIPTS))
 
@@ -151,6 +152,15 @@ test: deps
 		INTEGRATION_TESTS="$(INTEGRATION_TESTS)" \
 		INTEGRATION_SCRIPTS="$(INTEGRATION_SCRIPTS)" \
 		tools/test-all
+
+# The quick tier for the edit-compile-test loop (a few minutes): the plain build, the unit
+# tests plain, and on a fresh local control plane its smoke test and CHECK_SCRIPTS. `make
+# test` stays the full gate.
+CHECK_SCRIPTS ?= tests/integration/00-control-plane.sh tests/e2e/30-scheduler-basics.sh
+check: all tests-build
+	@tools/run-tests --name unit $(UNIT_TESTS)
+	@tests/cluster/build.sh
+	@CLUSTER_DIR=$(CURDIR)/build/cluster-check tools/with-cluster tools/run-tests --name smoke $(CHECK_SCRIPTS)
 
 demo: deps all
 	@tests/cluster/build.sh
@@ -173,7 +183,7 @@ bench: deps all benches-build
 	@mkdir -p $(BENCH_DIR) && rm -f $(BENCH_DIR)/*.csv
 	@BENCH_DIR=$(BENCH_DIR) CLUSTER_DIR=$(BENCH_CLUSTER_DIR) O=$(O) E2E_CASES="$(E2E_CASES)" tools/with-cluster bash -c \
 		'for b in $(filter-out $(addprefix %/,$(BENCH_HELPERS)),$(BENCHES)) $(BENCH_SCRIPTS); do \
-			echo "== $$b"; $$b || exit 1; done'
+			echo "== $$b"; $$b || { echo "make bench: $$b failed" >&2; exit 1; }; done'
 	@tools/bench-plots $(BENCH_DIR) && ls $(BENCH_DIR)/*.svg
 
 FUZZ_SECONDS ?= 60
@@ -196,6 +206,6 @@ install: all
 clean:
 	rm -rf build/default build/san build/fuzz build/summary
 
-.PHONY: all deps unit integration test demo bench fuzz lint install clean tests-build benches-build
+.PHONY: all deps unit integration test check demo bench fuzz lint install clean tests-build benches-build
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -351,7 +351,7 @@ static int run(int argc, char **argv) {
                 }
                 name = a.profile;
         } else {
-                _cleanup_buf_ Buf in;
+                _cleanup_buf_ Buf in = {};
                 size_t max = (a.opts.max_size ? a.opts.max_size : POLICY_MAX_SIZE_DEFAULT) + (a.configmap ? 65536 : 0);
                 r = read_input(a.file, max, &in);
                 if (r < 0) {

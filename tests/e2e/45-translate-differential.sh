@@ -110,6 +110,8 @@ for dir in tests/data/policy/*/; do
   add_policy "$c" "$input"
 done
 echo "# ${#POLICIES[@]} distinct policies translate without loss (every ${SAMPLE}th policy case); lossy, left out: ${#LOSSY[@]}"
+# tools/run-tests repeats this on the script's line and make test's summary
+[ "$SAMPLE" -eq 1 ] || echo "# sampled: every ${SAMPLE}th of $n_case policy cases (TRANSLATE_DIFF_SAMPLE=1 runs all)"
 for l in "${LOSSY[@]}"; do echo "#   lossy: $l"; done
 
 # ---- the cluster --------------------------------------------------------------------

@@ -204,6 +204,55 @@ static void test_tnbc_option(void **state) {
         run_done(&r);
 }
 
+/* A KubeSchedulerConfiguration is recognised by its kind: the audit view, the effective JSON,
+ * positioned diagnostics, --kind to force a reading, and the translation of a policy read
+ * back through standard input. */
+static void test_kubescheduler_config(void **state) {
+        Run r = RUN(NULL, "--effective", "tests/data/kubescheduler-config/two-profiles/input.yaml");
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "profile packer:\n"));
+        assert_non_null(strstr(r.out, "NodeResourcesMostAllocated (1)"));
+        assert_non_null(strstr(r.out, "  queueSort: PrioritySort\n"));
+        run_done(&r);
+        r = RUN(NULL, "--output", "json", "tests/data/kubescheduler-config/defaults/input.yaml");
+        assert_int_equal(r.status, 0);
+        json_error_t err;
+        json_t *j = json_loads(r.out, 0, &err);
+        assert_non_null(j);
+        assert_string_equal(json_string_value(json_object_get(j, "kind")), "KubeSchedulerConfiguration");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(j, "effective"), "apiVersion")),
+                            "kubescheduler.config.k8s.io/v1beta1");
+        json_decref(j);
+        run_done(&r);
+        r = RUN(NULL, "tests/data/kubescheduler-config/plugin-unknown/input.yaml");
+        assert_int_equal(r.status, 1);
+        assert_non_null(strstr(r.err, "tests/data/kubescheduler-config/plugin-unknown/input.yaml:8:9: error: "));
+        assert_non_null(strstr(r.err, "[plugin-unknown]"));
+        run_done(&r);
+        r = RUN(NULL, "--kind", "Policy", "tests/data/kubescheduler-config/defaults/input.yaml");
+        assert_int_equal(r.status, 1);
+        assert_non_null(strstr(r.err, "[invalid-kind]"));
+        run_done(&r);
+        r = RUN(NULL, "--translate", "tests/data/kubescheduler-config/defaults/input.yaml");
+        assert_int_equal(r.status, 2);
+        run_done(&r);
+
+        char tmpl[] = "/tmp/policy-cli-translated-XXXXXX";
+        int fd = mkstemp(tmpl);
+        assert_true(fd >= 0);
+        r = RUN(NULL, "--translate=v1beta1", "tests/data/policy-examples/openshift-default.json");
+        assert_int_equal(r.status, 0);
+        assert_int_equal(write(fd, r.out, strlen(r.out)), (ssize_t) strlen(r.out));
+        close(fd);
+        run_done(&r);
+        r = RUN(tmpl, "--effective", "-");
+        unlink(tmpl);
+        assert_int_equal(r.status, 0);
+        assert_string_equal(r.err, "");
+        assert_non_null(strstr(r.out, "profile default-scheduler:\n"));
+        run_done(&r);
+}
+
 static void test_man_page(void **state) {
         FILE *f = fopen("policy-validator/policy-validator.1", "re");
         assert_non_null(f);
@@ -228,6 +277,7 @@ int main(int argc, char **argv) {
                 cmocka_unit_test(test_profile),
                 cmocka_unit_test(test_usage_and_io_errors),
                 cmocka_unit_test(test_tnbc_option),
+                cmocka_unit_test(test_kubescheduler_config),
                 cmocka_unit_test(test_man_page),
         };
         return cmocka_run_group_tests_name("policy-validator", tests, NULL, NULL);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Every benchmark `make bench` runs, once, on a tiny size, so that none rots unnoticed
+# between two bench runs: each bench binary (its --smoke or smallest arguments), the two
+# end-to-end bench scripts with a few nodes and pods, and tools/bench-plots on the CSV files
+# they wrote. It measures nothing. The benches run on a control plane of their own, started
+# here (bench-operator leaves the operator's objects behind, the end-to-end benches register
+# nodes), so the plane this script was given stays as it was.
+set -uo pipefail
+. "$(dirname "$0")/../lib/tap.sh"
+cd "$ROOT" || exit 1
+O=${O:-build/default}
+
+if [ -z "${BENCH_SMOKE_DIR:-}" ]; then
+  T=$(mktemp -d)
+  trap 'rm -rf "$T"' EXIT
+  BENCH_SMOKE_DIR=$T CLUSTER_DIR=$T/cluster O=$O tools/with-cluster "$0"
+  exit
+fi
+T=$BENCH_SMOKE_DIR
+export BENCH_DIR=$T/bench
+mkdir -p "$BENCH_DIR"
+
+# NAME ARGS... per bench binary; bench-sched-bind is the bind-only client e2e-sched.sh runs.
+SMOKE=(
+  "bench-kube-decode --smoke"
+  "bench-policy --smoke"
+  "bench-sched 50 100"
+  "bench-sched-default --nodes 50 --pods 200 --series-pods 200 --existing 0,200 --budget 2"
+  "bench-sched-preempt 50 200"
+  "bench-sched-soak 20000 20"
+  "bench-kube-informer"
+  "bench-operator --smoke $O/bin/scheduler-operator"
+)
+covered=(bench-sched-bind)
+for s in "${SMOKE[@]}"; do covered+=("${s%% *}"); done
+check_eq "every bench binary in $O/bench has a tiny run here" "" \
+  "$(ls "$O/bench" | grep -vxF -f <(printf '%s\n' "${covered[@]}"))"
+
+for s in "${SMOKE[@]}"; do
+  read -r -a cmd <<< "$s"
+  check "${cmd[0]} runs on a tiny size" env KUBE_BENCH_OBJECTS=50 "$O/bench/${cmd[0]}" "${cmd[@]:1}"
+done
+check "tests/bench/e2e-sched.sh runs policy-scheduler, kube-scheduler and the bind-only client on 3 nodes" \
+  env E2E_NODES=3 E2E_PODS=6 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-sched.sh
+check "tests/bench/e2e-preempt.sh runs both schedulers on 2 nodes" \
+  env E2E_NODES=2 E2E_PODS=2 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-preempt.sh
+check "tools/bench-plots draws every chart from the CSV files" tools/bench-plots "$BENCH_DIR"
+check_eq "the charts are written" "e2e-sched.svg sched-default.svg" "$(cd "$BENCH_DIR" && echo *.svg)"
+finish
