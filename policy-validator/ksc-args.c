@@ -140,7 +140,9 @@ static void check_resources(KscContext *c, const json_t *args, const char *path,
                 json_int_t w = int_of(e, "weight");
                 const char *name = json_string_value(json_object_get(e, "name"));
                 if (w < 1 || (capped && w > RESOURCE_WEIGHT_MAX))
-                        ksc_err(c, "resource-weight-range", kp(c, "%s.resources[%zu].weight", path, i), "resource %s has weight %" PRId64 "; it must be %s", name ? name : "", (int64_t) w, capped ? "1..100" : "at least 1");
+                        ksc_err(c, "resource-weight-range", kp(c, "%s.resources[%zu].weight", path, i),
+                                "resource %s has weight %" PRId64 "; it must be %s", name ? name : "", (int64_t) w,
+                                capped ? "1..100" : "at least 1");
         }
 }
 
@@ -156,12 +158,15 @@ static void check_shape(KscContext *c, const json_t *args, const char *path) {
         json_array_foreach(shape, i, p) {
                 json_int_t u = int_of(p, "utilization"), s = int_of(p, "score");
                 if (i > 0 && prev >= u)
-                        ksc_err(c, "shape-utilization-order", kp(c, "%s.shape[%zu].utilization", path, i), "utilization %" PRId64 " must be above the previous point's %" PRId64
+                        ksc_err(c, "shape-utilization-order", kp(c, "%s.shape[%zu].utilization", path, i),
+                                "utilization %" PRId64 " must be above the previous point's %" PRId64
                                 " (the points are sorted by utilization)", (int64_t) u, (int64_t) prev);
                 if (u < 0 || u > 100)
-                        ksc_err(c, "shape-utilization-range", kp(c, "%s.shape[%zu].utilization", path, i), "utilization %" PRId64 " must be within 0..100", (int64_t) u);
+                        ksc_err(c, "shape-utilization-range", kp(c, "%s.shape[%zu].utilization", path, i),
+                                "utilization %" PRId64 " must be within 0..100", (int64_t) u);
                 if (s < 0 || s > SHAPE_SCORE_MAX)
-                        ksc_err(c, "shape-score-range", kp(c, "%s.shape[%zu].score", path, i), "score %" PRId64 " must be within 0..%d", (int64_t) s, SHAPE_SCORE_MAX);
+                        ksc_err(c, "shape-score-range", kp(c, "%s.shape[%zu].score", path, i),
+                                "score %" PRId64 " must be within 0..%d", (int64_t) s, SHAPE_SCORE_MAX);
                 prev = u;
         }
 }
@@ -173,7 +178,9 @@ static void check_label_conflicts(KscContext *c, const json_t *args, const char 
         json_array_foreach(json_object_get(args, absent_key), i, a)
                 json_array_foreach(json_object_get(args, present_key), j, p)
                         if (json_equal(a, p)) {
-                                ksc_err(c, "label-conflict", kp(c, "%s.%s[%zu]", path, absent_key, i), "label %s is in both %s and %s; a node cannot both have and lack it", json_string_value(a), present_key, absent_key);
+                                ksc_err(c, "label-conflict", kp(c, "%s.%s[%zu]", path, absent_key, i),
+                                        "label %s is in both %s and %s; a node cannot both have and lack it",
+                                        json_string_value(a), present_key, absent_key);
                                 break;
                         }
 }
@@ -182,31 +189,44 @@ static void check_spread(KscContext *c, const json_t *args, const char *path) {
         const char *t = json_string_value(json_object_get(args, "defaultingType"));
         const json_t *cs = json_object_get(args, "defaultConstraints");
         if (!streq(t, "System") && !streq(t, "List"))
-                ksc_err(c, "defaulting-type-invalid", kp(c, "%s.defaultingType", path), "defaultingType \"%s\" must be System or List", t);
+                ksc_err(c, "defaulting-type-invalid", kp(c, "%s.defaultingType", path),
+                        "defaultingType \"%s\" must be System or List", t);
         else if (streq(t, "System") && json_array_size(cs) > 0)
-                ksc_err(c, "defaulting-type-invalid", kp(c, "%s.defaultingType", path), "defaultingType System takes no defaultConstraints (it uses the system defaults); use List");
+                ksc_err(c, "defaulting-type-invalid", kp(c, "%s.defaultingType", path),
+                        "defaultingType System takes no defaultConstraints (it uses the system defaults); use List");
         size_t i;
         json_t *x;
         json_array_foreach(cs, i, x) {
                 const char *key = json_string_value(json_object_get(x, "topologyKey"));
                 const char *when = json_string_value(json_object_get(x, "whenUnsatisfiable"));
                 if (int_of(x, "maxSkew") <= 0)
-                        ksc_err(c, "max-skew-range", kp(c, "%s.defaultConstraints[%zu].maxSkew", path, i), "maxSkew must be greater than zero");
+                        ksc_err(c, "max-skew-range", kp(c, "%s.defaultConstraints[%zu].maxSkew", path, i),
+                                "maxSkew must be greater than zero");
                 if (!key || !*key)
-                        ksc_err(c, "topology-key-required", kp(c, "%s.defaultConstraints[%zu].topologyKey", path, i), "topologyKey can not be empty");
+                        ksc_err(c, "topology-key-required", kp(c, "%s.defaultConstraints[%zu].topologyKey", path, i),
+                                "topologyKey can not be empty");
                 else if (!policy_qualified_name_valid(key))
-                        ksc_err(c, "invalid-label", kp(c, "%s.defaultConstraints[%zu].topologyKey", path, i), "topologyKey %s is not a valid label name", key);
+                        ksc_err(c, "invalid-label", kp(c, "%s.defaultConstraints[%zu].topologyKey", path, i),
+                                "topologyKey %s is not a valid label name", key);
                 if (!when || !*when)
-                        ksc_err(c, "when-unsatisfiable-invalid", kp(c, "%s.defaultConstraints[%zu].whenUnsatisfiable", path, i), "whenUnsatisfiable can not be empty (DoNotSchedule or ScheduleAnyway)");
+                        ksc_err(c, "when-unsatisfiable-invalid",
+                                kp(c, "%s.defaultConstraints[%zu].whenUnsatisfiable", path, i),
+                                "whenUnsatisfiable can not be empty (DoNotSchedule or ScheduleAnyway)");
                 else if (!streq(when, "DoNotSchedule") && !streq(when, "ScheduleAnyway"))
-                        ksc_err(c, "when-unsatisfiable-invalid", kp(c, "%s.defaultConstraints[%zu].whenUnsatisfiable", path, i), "whenUnsatisfiable \"%s\" must be DoNotSchedule or ScheduleAnyway", when);
+                        ksc_err(c, "when-unsatisfiable-invalid",
+                                kp(c, "%s.defaultConstraints[%zu].whenUnsatisfiable", path, i),
+                                "whenUnsatisfiable \"%s\" must be DoNotSchedule or ScheduleAnyway", when);
                 if (json_object_get(x, "labelSelector"))
-                        ksc_err(c, "label-selector-forbidden", kp(c, "%s.defaultConstraints[%zu].labelSelector", path, i), "a default constraint must not define a selector: it is deduced for each pod");
+                        ksc_err(c, "label-selector-forbidden",
+                                kp(c, "%s.defaultConstraints[%zu].labelSelector", path, i),
+                                "a default constraint must not define a selector: it is deduced for each pod");
                 for (size_t j = 0; j < i; j++) {
                         const json_t *y = json_array_get(cs, j);
                         if (json_equal(json_object_get(x, "topologyKey"), json_object_get(y, "topologyKey")) &&
-                            json_equal(json_object_get(x, "whenUnsatisfiable"), json_object_get(y, "whenUnsatisfiable"))) {
-                                ksc_err(c, "duplicate-constraint", kp(c, "%s.defaultConstraints[%zu]", path, i), "defaultConstraints[%zu] has the same topologyKey and whenUnsatisfiable", j);
+                            json_equal(json_object_get(x, "whenUnsatisfiable"),
+                                    json_object_get(y, "whenUnsatisfiable"))) {
+                                ksc_err(c, "duplicate-constraint", kp(c, "%s.defaultConstraints[%zu]", path, i),
+                                        "defaultConstraints[%zu] has the same topologyKey and whenUnsatisfiable", j);
                                 break;
                         }
                 }
@@ -225,33 +245,42 @@ static void check_term(KscContext *c, const json_t *term, const char *path) {
                 key = key ? key : "";
                 op = op ? op : "";
                 if (!policy_qualified_name_valid(key))
-                        ksc_err(c, "invalid-label", kp(c, "%s.matchExpressions[%zu].key", path, i), "key \"%s\" is not a valid label name", key);
+                        ksc_err(c, "invalid-label", kp(c, "%s.matchExpressions[%zu].key", path, i),
+                                "key \"%s\" is not a valid label name", key);
                 if (streq(op, "In") || streq(op, "NotIn")) {
                         if (n == 0)
-                                ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].values", path, i), "operator %s needs at least one value", op);
+                                ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].values", path, i),
+                                        "operator %s needs at least one value", op);
                 } else if (streq(op, "Exists") || streq(op, "DoesNotExist")) {
                         if (n != 0)
-                                ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].values", path, i), "operator %s takes no values", op);
+                                ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].values", path, i),
+                                        "operator %s takes no values", op);
                 } else if (streq(op, "Gt") || streq(op, "Lt")) {
                         char *end = NULL;
                         const char *s = json_string_value(json_array_get(vals, 0));
                         errno = 0;
                         if (n != 1 || !s || !*s || (strtoll(s, &end, 10), errno != 0 || *end != '\0'))
-                                ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].values", path, i), "operator %s takes exactly one integer value", op);
+                                ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].values", path, i),
+                                        "operator %s takes exactly one integer value", op);
                 } else
-                        ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].operator", path, i), "\"%s\" is not a valid node selector operator (In, NotIn, Exists, DoesNotExist, Gt, "
+                        ksc_err(c, "node-selector-invalid", kp(c, "%s.matchExpressions[%zu].operator", path, i),
+                                "\"%s\" is not a valid node selector operator (In, NotIn, Exists, DoesNotExist, Gt, "
                                 "Lt)", op);
                 json_array_foreach(vals, k, v)
                         if (!label_value_valid(json_string_value(v)))
-                                ksc_err(c, "invalid-label-value", kp(c, "%s.matchExpressions[%zu].values[%zu]", path, i, k), "\"%s\" is not a valid label value", json_string_value(v));
+                                ksc_err(c, "invalid-label-value",
+                                        kp(c, "%s.matchExpressions[%zu].values[%zu]", path, i, k),
+                                        "\"%s\" is not a valid label value", json_string_value(v));
         }
         json_array_foreach(json_object_get(term, "matchFields"), i, e) {
                 const char *op = json_string_value(json_object_get(e, "operator"));
                 op = op ? op : "";
                 if (!streq(op, "In") && !streq(op, "NotIn"))
-                        ksc_err(c, "node-selector-invalid", kp(c, "%s.matchFields[%zu].operator", path, i), "\"%s\" is not a valid node field selector operator (In, NotIn)", op);
+                        ksc_err(c, "node-selector-invalid", kp(c, "%s.matchFields[%zu].operator", path, i),
+                                "\"%s\" is not a valid node field selector operator (In, NotIn)", op);
                 else if (json_array_size(json_object_get(e, "values")) != 1)
-                        ksc_err(c, "node-selector-invalid", kp(c, "%s.matchFields[%zu].values", path, i), "operator %s on a field takes exactly one value", op);
+                        ksc_err(c, "node-selector-invalid", kp(c, "%s.matchFields[%zu].values", path, i),
+                                "operator %s on a field takes exactly one value", op);
         }
 }
 
@@ -263,14 +292,16 @@ static void check_node_affinity(KscContext *c, const json_t *args, const char *p
         json_array_foreach(json_object_get(json_object_get(aff, "requiredDuringSchedulingIgnoredDuringExecution"),
                                            "nodeSelectorTerms"),
                            i, t) {
-                snprintf(p, sizeof p, "%s.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[%zu]",
+                snprintf(p, sizeof p,
+                        "%s.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[%zu]",
                          path, i);
                 check_term(c, t, p);
         }
         json_array_foreach(json_object_get(aff, "preferredDuringSchedulingIgnoredDuringExecution"), i, t) {
                 if (int_of(t, "weight") == 0) /* skipped upstream */
                         continue;
-                snprintf(p, sizeof p, "%s.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[%zu].preference",
+                snprintf(p, sizeof p,
+                        "%s.addedAffinity.preferredDuringSchedulingIgnoredDuringExecution[%zu].preference",
                          path, i);
                 check_term(c, json_object_get(t, "preference"), p);
         }
@@ -281,11 +312,13 @@ static void check_fit(KscContext *c, const json_t *args, const char *path) {
         json_t *v;
         json_array_foreach(json_object_get(args, "ignoredResources"), i, v)
                 if (!policy_qualified_name_valid(json_string_value(v)))
-                        ksc_err(c, "invalid-resource-name", kp(c, "%s.ignoredResources[%zu]", path, i), "\"%s\" is not a valid resource name (a qualified name)", json_string_value(v));
+                        ksc_err(c, "invalid-resource-name", kp(c, "%s.ignoredResources[%zu]", path, i),
+                                "\"%s\" is not a valid resource name (a qualified name)", json_string_value(v));
         json_array_foreach(json_object_get(args, "ignoredResourceGroups"), i, v) {
                 const char *g = json_string_value(v);
                 if (strchr(g, '/') || !policy_qualified_name_valid(g))
-                        ksc_err(c, "invalid-resource-name", kp(c, "%s.ignoredResourceGroups[%zu]", path, i), "\"%s\" is not a valid resource group: a name without '/'", g);
+                        ksc_err(c, "invalid-resource-name", kp(c, "%s.ignoredResourceGroups[%zu]", path, i),
+                                "\"%s\" is not a valid resource group: a name without '/'", g);
         }
 }
 
@@ -295,9 +328,11 @@ void ksc_args_check(KscContext *c, KscArgsKind kind, const json_t *args, const c
                 json_int_t pct = int_of(args, "minCandidateNodesPercentage");
                 json_int_t abs = int_of(args, "minCandidateNodesAbsolute");
                 if (pct < 0 || pct > 100)
-                        ksc_err(c, "min-candidate-nodes-range", kp(c, "%s.minCandidateNodesPercentage", path), "minCandidateNodesPercentage %" PRId64 " must be within 0..100", (int64_t) pct);
+                        ksc_err(c, "min-candidate-nodes-range", kp(c, "%s.minCandidateNodesPercentage", path),
+                                "minCandidateNodesPercentage %" PRId64 " must be within 0..100", (int64_t) pct);
                 if (abs < 0)
-                        ksc_err(c, "min-candidate-nodes-range", kp(c, "%s.minCandidateNodesAbsolute", path), "minCandidateNodesAbsolute %" PRId64 " must not be negative", (int64_t) abs);
+                        ksc_err(c, "min-candidate-nodes-range", kp(c, "%s.minCandidateNodesAbsolute", path),
+                                "minCandidateNodesAbsolute %" PRId64 " must not be negative", (int64_t) abs);
                 if (pct == 0 && abs == 0)
                         ksc_err(c, "min-candidate-nodes-range", kp(c, "%s", path), "minCandidateNodesPercentage and "
                                 "minCandidateNodesAbsolute cannot both be zero: preemption would find no candidate");
@@ -306,7 +341,8 @@ void ksc_args_check(KscContext *c, KscArgsKind kind, const json_t *args, const c
         case KSC_ARGS_INTER_POD_AFFINITY: {
                 json_int_t w = int_of(args, "hardPodAffinityWeight");
                 if (w < 0 || w > HARD_POD_AFFINITY_WEIGHT_MAX)
-                        ksc_err(c, "hard-pod-affinity-weight-range", kp(c, "%s.hardPodAffinityWeight", path), "hardPodAffinityWeight %" PRId64 " must be within 0..100", (int64_t) w);
+                        ksc_err(c, "hard-pod-affinity-weight-range", kp(c, "%s.hardPodAffinityWeight", path),
+                                "hardPodAffinityWeight %" PRId64 " must be within 0..100", (int64_t) w);
                 break;
         }
         case KSC_ARGS_NODE_AFFINITY:
@@ -332,7 +368,8 @@ void ksc_args_check(KscContext *c, KscArgsKind kind, const json_t *args, const c
                 break;
         case KSC_ARGS_VOLUME_BINDING:
                 if (int_of(args, "bindTimeoutSeconds") <= 0)
-                        ksc_err(c, "bind-timeout-range", kp(c, "%s.bindTimeoutSeconds", path), "bindTimeoutSeconds must be greater than 0");
+                        ksc_err(c, "bind-timeout-range", kp(c, "%s.bindTimeoutSeconds", path),
+                                "bindTimeoutSeconds must be greater than 0");
                 break;
         case KSC_ARGS_NONE:
         case KSC_ARGS_SERVICE_AFFINITY:

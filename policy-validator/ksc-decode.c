@@ -297,7 +297,8 @@ static json_t *decode_value(Dec *d, const PNode *v, const KscType *t) {
                         if (e->type == PNODE_NULL) /* Go leaves the element its zero value */
                                 x = t->elem->kind == KT_OBJECT ? json_object() : NULL;
                         else
-                                x = t->kind == KT_PLUGIN_CONFIGS ? decode_plugin_config(d, e, t) : decode_value(d, e, t->elem);
+                                x = t->kind == KT_PLUGIN_CONFIGS ? decode_plugin_config(d, e, t) : decode_value(d, e,
+                                        t->elem);
                         if (x && json_array_append_new(a, x) < 0)
                                 d->error = -ENOMEM;
                         ppath_pop(&d->path, saved);

@@ -117,7 +117,8 @@ static json_t *merge_point(KscContext *c, KscExtensionPoint p, const json_t *cus
         if (!all)
                 json_array_foreach(defaults, i, e) {
                         bool off = false;
-                        json_array_foreach(disabled, j, x) off = off || streq(str_or(x, "name", ""), str_or(e, "name", ""));
+                        json_array_foreach(disabled, j, x) off = off || streq(str_or(x, "name", ""),
+                                str_or(e, "name", ""));
                         if (!off && json_array_append(enabled, e) < 0)
                                 return NULL;
                 }
@@ -190,7 +191,8 @@ static json_t *profile_effective(KscContext *c, const json_t *profile, const jso
         if (!plugins)
                 return NULL;
         for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_MAX; p++) {
-                const json_t *custom = json_object_get(json_object_get(profile, "plugins"), ksc_extension_point_to_string(p));
+                const json_t *custom = json_object_get(json_object_get(profile, "plugins"),
+                        ksc_extension_point_to_string(p));
                 if (json_object_set_new(plugins, ksc_extension_point_to_string(p), merge_point(c, p, custom)) < 0)
                         return NULL;
         }
@@ -204,7 +206,8 @@ static json_t *extender_effective(const json_t *x) {
         size_t i;
         json_t *m;
         json_array_foreach(json_object_get(x, "managedResources"), i, m)
-                json_array_append_new(managed, json_pack("{s:s, s:b}", "name", str_or(m, "name", ""), "ignoredByScheduler",
+                json_array_append_new(managed,
+                        json_pack("{s:s, s:b}", "name", str_or(m, "name", ""), "ignoredByScheduler",
                                                          json_is_true(json_object_get(m, "ignoredByScheduler"))));
         int64_t timeout = json_integer_value(json_object_get(x, "httpTimeout"));
         json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:o, s:b, s:O, s:b}", "urlPrefix",
@@ -237,9 +240,12 @@ json_t *ksc_effective_build(KscContext *c, const json_t *d) {
                 if (json_array_append_new(profiles, profile_effective(c, empty, d, true)) < 0)
                         return NULL;
         }
-        json_array_foreach(written, i, p)
+        json_array_foreach(written, i, p) {
+                if (i == KSC_MAX_PROFILES + 1)
+                        break; /* refused by ksc_validate(); one more shows it */
                 if (json_array_append_new(profiles, profile_effective(c, p, d, n == 1)) < 0)
                         return NULL;
+        }
         json_array_foreach(json_object_get(d, "extenders"), i, p)
                 if (json_array_append_new(extenders, extender_effective(p)) < 0)
                         return NULL;

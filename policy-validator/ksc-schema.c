@@ -61,14 +61,16 @@ OBJECT(t_root, "KubeSchedulerConfiguration", TYPE_META, { "parallelism", &t_int3
 OBJECT(t_label_requirement, "LabelSelectorRequirement", { "key", &t_string }, { "operator", &t_string },
        { "values", &t_strings });
 ARRAY(t_label_requirements, t_label_requirement);
-OBJECT(t_label_selector, "LabelSelector", { "matchLabels", &t_string_map }, { "matchExpressions", &t_label_requirements });
+OBJECT(t_label_selector, "LabelSelector", { "matchLabels", &t_string_map },
+        { "matchExpressions", &t_label_requirements });
 OBJECT(t_spread_constraint, "TopologySpreadConstraint", { "maxSkew", &t_int32 }, { "topologyKey", &t_string },
        { "whenUnsatisfiable", &t_string }, { "labelSelector", &t_label_selector });
 ARRAY(t_spread_constraints, t_spread_constraint);
 OBJECT(t_ns_requirement, "NodeSelectorRequirement", { "key", &t_string }, { "operator", &t_string },
        { "values", &t_strings });
 ARRAY(t_ns_requirements, t_ns_requirement);
-OBJECT(t_ns_term, "NodeSelectorTerm", { "matchExpressions", &t_ns_requirements }, { "matchFields", &t_ns_requirements });
+OBJECT(t_ns_term, "NodeSelectorTerm", { "matchExpressions", &t_ns_requirements },
+        { "matchFields", &t_ns_requirements });
 ARRAY(t_ns_terms, t_ns_term);
 OBJECT(t_node_selector, "NodeSelector", { "nodeSelectorTerms", &t_ns_terms });
 OBJECT(t_preferred_term, "PreferredSchedulingTerm", { "weight", &t_int32 }, { "preference", &t_ns_term });

@@ -116,7 +116,8 @@ static const char *strategy(KscContext *c, size_t pi, size_t ci, const json_t *f
                         json_object_set(*ret_args, "shape", shape);
                 return "RequestedToCapacityRatio";
         }
-        ksc_err(c, "scoring-strategy-invalid", kp(c, "profiles[%zu].pluginConfig[%zu].args.scoringStrategy.type", pi, ci),
+        ksc_err(c, "scoring-strategy-invalid",
+                kp(c, "profiles[%zu].pluginConfig[%zu].args.scoringStrategy.type", pi, ci),
                 "scoringStrategy.type \"%s\" must be LeastAllocated, MostAllocated or RequestedToCapacityRatio", type);
         *ret_args = json_object();
         return "NodeResourcesLeastAllocated";
@@ -127,7 +128,8 @@ static bool default_balanced_resources(const json_t *res) {
                 return true;
         if (json_array_size(res) != 2)
                 return false;
-        return streq(str(json_array_get(res, 0), "name"), "cpu") && streq(str(json_array_get(res, 1), "name"), "memory") &&
+        return streq(str(json_array_get(res, 0), "name"), "cpu") && streq(str(json_array_get(res, 1), "name"),
+                "memory") &&
                json_integer_value(json_object_get(json_array_get(res, 0), "weight")) == 1 &&
                json_integer_value(json_object_get(json_array_get(res, 1), "weight")) == 1;
 }
@@ -150,7 +152,8 @@ static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
                 for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
                         json_t *e;
                         json_array_foreach(json_object_get(set, lists[l]), i, e) if (is_removed(str(e, "name")))
-                                ksc_err(c, "v1beta2-plugin-removed", kp(c, "profiles[%zu].plugins.%s.%s[%zu].name", pi, pn, lists[l], i),
+                                ksc_err(c, "v1beta2-plugin-removed",
+                                        kp(c, "profiles[%zu].plugins.%s.%s[%zu].name", pi, pn, lists[l], i),
                                         "plugin %s does not exist in v1beta2 (v1.22); use v1beta1, or NodeResourcesFit's "
                                         "scoringStrategy for resource scoring",
                                         str(e, "name"));
@@ -167,12 +170,14 @@ static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
                         json_object_del(args, "scoringStrategy");
                 } else if (streq(str(pc, "name"), "NodeResourcesBalancedAllocation")) {
                         if (!default_balanced_resources(json_object_get(args, "resources")))
-                                ksc_err(c, "v1beta2-field-unsupported", kp(c, "profiles[%zu].pluginConfig[%zu].args.resources", pi, i),
+                                ksc_err(c, "v1beta2-field-unsupported",
+                                        kp(c, "profiles[%zu].pluginConfig[%zu].args.resources", pi, i),
                                         "NodeResourcesBalancedAllocation resources other than cpu and memory (weight 1) "
                                         "are not honoured by this scheduler (kube-scheduler v1.20's plugin)");
                         json_object_set_new(pc, "name", json_string("NodeResourcesBalancedAllocation (v1beta2)"));
                 } else if (streq(str(pc, "name"), "VolumeBinding") && json_object_get(args, "shape"))
-                        ksc_err(c, "v1beta2-field-unsupported", kp(c, "profiles[%zu].pluginConfig[%zu].args.shape", pi, i),
+                        ksc_err(c, "v1beta2-field-unsupported",
+                                kp(c, "profiles[%zu].pluginConfig[%zu].args.shape", pi, i),
                                 "VolumeBinding's shape (the VolumeCapacityPriority feature) is not honoured by this "
                                 "scheduler");
         }
@@ -199,7 +204,8 @@ static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
                                 json_object_set_new(copy, "name", json_string(scorer));
                         json_array_append_new(enabled, copy);
                 }
-                json_object_set_new(out, pn, json_pack("{s:[{s:s}], s:O}", "disabled", "name", "*", "enabled", enabled));
+                json_object_set_new(out, pn,
+                        json_pack("{s:[{s:s}], s:O}", "disabled", "name", "*", "enabled", enabled));
         }
         json_object_set(prof, "plugins", out);
 }

@@ -97,7 +97,8 @@ static void check_leader_election(KscContext *c, const json_t *eff) {
                         "leaderElection: kube-scheduler starts, then exits when it campaigns: leaseDuration (%s) must "
                         "exceed renewDeadline (%s), and renewDeadline %.1f × retryPeriod (%s)",
                         str(le, "leaseDuration"), str(le, "renewDeadline"), JITTER_FACTOR, str(le, "retryPeriod"));
-        static const char *const locks[] = { "endpoints", "configmaps", "leases", "endpointsleases", "configmapsleases" };
+        static const char *const locks[] = { "endpoints", "configmaps", "leases", "endpointsleases",
+                "configmapsleases" };
         bool known = false;
         for (size_t i = 0; i < ELEMENTSOF(locks); i++)
                 known = known || streq(locks[i], str(le, "resourceLock"));
@@ -147,6 +148,12 @@ static bool enabled_anywhere(const json_t *eprof, const char *name) {
 static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const json_t *dset, const json_t *eset) {
         const char *pn = ksc_extension_point_to_string(p);
         const json_t *enabled = json_object_get(eset, "enabled"), *denabled = json_object_get(dset, "enabled");
+        if (json_array_size(denabled) > KSC_MAX_PLUGIN_ENTRIES || json_array_size(json_object_get(dset, "disabled")) > KSC_MAX_PLUGIN_ENTRIES) {
+                ksc_err(c, "too-many-plugins", kp(c, "profiles[%zu].plugins.%s", pi, pn),
+                        "%s lists more than %u plugins; kube-scheduler v1.20 has 28, so some are repeated or unknown",
+                        pn, KSC_MAX_PLUGIN_ENTRIES);
+                return;
+        }
         size_t start = json_array_size(enabled) - json_array_size(denabled), i, j;
         json_t *e;
         json_array_foreach(enabled, i, e) {
@@ -158,7 +165,8 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                 const char *path = kp(c, "profiles[%zu].plugins.%s.enabled[%zu]", pi, pn, k);
                 if (!pl) {
                         const char *sugg = ksc_plugin_closest(name);
-                        ksc_err(c, "plugin-unknown", path, "plugin \"%s\" does not exist in kube-scheduler v1.20%s%s%s", name,
+                        ksc_err(c, "plugin-unknown", path, "plugin \"%s\" does not exist in kube-scheduler v1.20%s%s%s",
+                                name,
                                 sugg ? "; did you mean \"" : "", sugg ? sugg : "", sugg ? "\"?" : "");
                 } else if (!(pl->points & (1u << p)))
                         ksc_err(c, "plugin-extension-point", path, "plugin %s does not extend %s", name, pn);
@@ -170,10 +178,12 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                         }
                 const json_t *w = json_object_get(json_array_get(denabled, k), "weight");
                 if (w && p != KSC_SCORE)
-                        ksc_warn(c, "plugin-weight-ignored", kp(c, "profiles[%zu].plugins.%s.enabled[%zu].weight", pi, pn, k),
+                        ksc_warn(c, "plugin-weight-ignored",
+                                kp(c, "profiles[%zu].plugins.%s.enabled[%zu].weight", pi, pn, k),
                                  "a weight only counts at score; it is ignored at %s", pn);
                 else if (w && json_integer_value(w) < 0)
-                        ksc_err(c, "plugin-weight-negative", kp(c, "profiles[%zu].plugins.%s.enabled[%zu].weight", pi, pn, k),
+                        ksc_err(c, "plugin-weight-negative",
+                                kp(c, "profiles[%zu].plugins.%s.enabled[%zu].weight", pi, pn, k),
                                 "score weight %" PRId64 " of %s is negative", (int64_t) json_integer_value(w), name);
         }
         json_auto_t *defaults = ksc_default_plugins(p, c->default_pod_topology_spread);
@@ -183,7 +193,8 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                 for (j = 0; j < json_array_size(defaults); j++)
                         in_default = in_default || streq(str(json_array_get(defaults, j), "name"), name);
                 if (!in_default)
-                        ksc_warn(c, "plugin-disabled-not-default", kp(c, "profiles[%zu].plugins.%s.disabled[%zu]", pi, pn, i),
+                        ksc_warn(c, "plugin-disabled-not-default",
+                                kp(c, "profiles[%zu].plugins.%s.disabled[%zu]", pi, pn, i),
                                  "%s is not in the default set at %s, so disabling it changes nothing", name, pn);
         }
         if (p == KSC_QUEUE_SORT && json_array_size(enabled) != 1)
@@ -212,6 +223,13 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
         const json_t *list = json_object_get(dprof, "pluginConfig");
         size_t i, j;
         json_t *pc;
+        if (json_array_size(list) > KSC_MAX_PLUGIN_ENTRIES) {
+                ksc_err(c, "too-many-plugins", kp(c, "profiles[%zu].pluginConfig", pi),
+                        "pluginConfig has more than %u entries; kube-scheduler v1.20's plugins take 11 kinds of "
+                        "arguments, so some are repeated or unknown",
+                        KSC_MAX_PLUGIN_ENTRIES);
+                return;
+        }
         json_array_foreach(list, i, pc) {
                 const char *name = str(pc, "name");
                 const KscPlugin *pl = ksc_plugin_find(name);
@@ -251,7 +269,8 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
                         snprintf(path, sizeof path, "profiles[%zu].pluginConfig[%zu].args", pi, j);
                         break;
                 }
-                const json_t *eargs = json_object_get(json_array_get(json_object_get(eprof, "pluginConfig"), i), "args");
+                const json_t *eargs = json_object_get(json_array_get(json_object_get(eprof, "pluginConfig"), i),
+                        "args");
                 ksc_args_check(c, ksc_plugin_find(name)->args, eargs, path);
         }
 }
@@ -301,7 +320,8 @@ static int check_extenders(KscContext *c, const json_t *decoded, const json_t *e
                         PolicyManagedResource *r = &e->managed_resources[e->n_managed_resources++];
                         r->name = strdup(str(m, "name"));
                         r->ignored_by_scheduler = json_is_true(json_object_get(m, "ignoredByScheduler"));
-                        r->pos = r->name_pos = ksc_pos(c->root, kp(c, "extenders[%zu].managedResources[%zu].name", i, k));
+                        r->pos = r->name_pos = ksc_pos(c->root,
+                                kp(c, "extenders[%zu].managedResources[%zu].name", i, k));
                 }
                 e->pos = ksc_pos(c->root, kp(c, "extenders[%zu]", i));
                 e->url_prefix_pos = ksc_pos(c->root, kp(c, "extenders[%zu].urlPrefix", i));
@@ -335,7 +355,8 @@ void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
         json_int_t ib = json_integer_value(json_object_get(eff, "podInitialBackoffSeconds"));
         json_int_t mb = json_integer_value(json_object_get(eff, "podMaxBackoffSeconds"));
         if (ib <= 0)
-                ksc_err(c, "backoff-range", "podInitialBackoffSeconds", "podInitialBackoffSeconds must be greater than 0");
+                ksc_err(c, "backoff-range", "podInitialBackoffSeconds",
+                        "podInitialBackoffSeconds must be greater than 0");
         if (mb < ib)
                 ksc_err(c, "backoff-range", "podMaxBackoffSeconds",
                         "podMaxBackoffSeconds %" PRId64 " must be at least podInitialBackoffSeconds (%" PRId64 ")",
@@ -350,6 +371,12 @@ void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
 
         const json_t *dprofiles = json_object_get(d, "profiles"), *eprofiles = json_object_get(eff, "profiles");
         json_t *ep;
+        if (json_array_size(dprofiles) > KSC_MAX_PROFILES) {
+                ksc_err(c, "too-many-profiles", "profiles",
+                        "%zu profiles; this scheduler runs at most %u (each is a framework of its own)",
+                        json_array_size(dprofiles), KSC_MAX_PROFILES);
+                return;
+        }
         json_array_foreach(eprofiles, i, ep) {
                 const json_t *dp = json_array_get(dprofiles, i); /* NULL for the implicit profile */
                 const char *name = str(ep, "schedulerName");
@@ -368,7 +395,8 @@ void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
                         check_point(c, i, p, json_object_get(dplugins, ksc_extension_point_to_string(p)),
                                     json_object_get(json_object_get(ep, "plugins"), ksc_extension_point_to_string(p)));
                 if (i > 0) {
-                        const json_t *q0 = json_object_get(json_object_get(json_array_get(dprofiles, 0), "plugins"), "queueSort");
+                        const json_t *q0 = json_object_get(json_object_get(json_array_get(dprofiles, 0), "plugins"),
+                                "queueSort");
                         if (!plugin_sets_equal(q0, json_object_get(dplugins, "queueSort")))
                                 ksc_err(c, "queue-sort-mismatch", kp(c, "profiles[%zu].plugins.queueSort", i),
                                         "queueSort must be written the same in every profile (one queue serves them "

@@ -171,11 +171,13 @@ int ksc_effective_format_text(const json_t *eff, char **ret_text) {
                 r = r < 0 ? r : buf_printf(&b, "profile %s:\n", json_string_value(json_object_get(p, "schedulerName")));
                 for (KscExtensionPoint x = 0; x < _KSC_EXTENSION_POINT_MAX && r >= 0; x++) {
                         const char *pn = ksc_extension_point_to_string(x);
-                        const json_t *list = json_object_get(json_object_get(json_object_get(p, "plugins"), pn), "enabled");
+                        const json_t *list = json_object_get(json_object_get(json_object_get(p, "plugins"), pn),
+                                "enabled");
                         r = buf_printf(&b, "  %s:%s", pn, json_array_size(list) ? "" : " (none)");
                         json_array_foreach(list, j, e) {
                                 const json_t *w = json_object_get(e, "weight");
-                                r = r < 0 ? r : buf_printf(&b, "%s %s", j ? "," : "", json_string_value(json_object_get(e, "name")));
+                                r = r < 0 ? r : buf_printf(&b, "%s %s", j ? "," : "",
+                                        json_string_value(json_object_get(e, "name")));
                                 if (w && r >= 0)
                                         r = buf_printf(&b, " (%" JSON_INTEGER_FORMAT ")", json_integer_value(w));
                         }

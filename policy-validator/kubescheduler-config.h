@@ -110,6 +110,15 @@ typedef struct json_t json_t;
 #define KSC_DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE 0
 #define KSC_DEFAULT_EXTENDER_HTTP_TIMEOUT "5s"
 
+/* Bounds, besides the Policy's size and nesting bounds (PolicyOptions). Each profile is a
+ * framework of its own in the scheduler and a block of the effective configuration, so their
+ * number is capped (rule "too-many-profiles"; upstream has no cap). A point's enabled list,
+ * or a profile's pluginConfig, longer than KSC_MAX_PLUGIN_ENTRIES necessarily repeats or
+ * misnames plugins (v1.20 has 28): it is refused as a whole ("too-many-plugins"), so that
+ * checking it stays linear. */
+#define KSC_MAX_PROFILES 256u
+#define KSC_MAX_PLUGIN_ENTRIES 64u
+
 /* The extension points, in the order the effective "plugins" object lists them. */
 typedef enum KscExtensionPoint {
         KSC_QUEUE_SORT,

@@ -40,3 +40,4 @@ $(eval $(call bench,bench-policy,tests/bench/bench-policy.c,policy common))
 $(eval $(call unit_test,test-policy-cli,tests/unit/test-policy-cli.c,common))
 $(O)/tests/test-policy-cli: | $(O)/bin/policy-validator
 $(eval $(call unit_test,test-kubescheduler-config,tests/unit/test-kubescheduler-config.c,policy common))
+$(eval $(call fuzzer,fuzz-kubescheduler-config,tests/fuzz/fuzz-kubescheduler-config.c $(POLICY_LIB_SRCS) common/buf.c common/base64.c))

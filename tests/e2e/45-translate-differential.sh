@@ -59,7 +59,7 @@ POLICIES=()
 LOSSY=()
 add_policy() {
   local name=$1 file=$2 hash warn
-  "$V" --max-size 1048576 "$file" >/dev/null 2>&1 || return 0
+  "$V" --kind Policy --max-size 1048576 "$file" >/dev/null 2>&1 || return 0
   warn=$("$V" --translate=v1beta1 -o json "$file" 2>/dev/null |
     jq -r '[.diagnostics[] | select(.code == "translate-unmappable") | .path] | join(", ")')
   if [ -n "$warn" ]; then

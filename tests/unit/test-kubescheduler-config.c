@@ -292,14 +292,35 @@ static void test_bounds(void **state) {
         assert_string_equal(d.items[0].code, "nesting-too-deep");
         policy_diags_clear(&d);
         buf_free(&b);
-        /* The largest profile count a test writes quickly: 500 profiles, all valid. */
+        /* The most profiles accepted, and one more. */
         buf_init(&b, 0);
         assert_int_equal(buf_printf(&b, "%sprofiles:\n", HEADER), 0);
-        for (int i = 0; i < 500; i++)
-                assert_int_equal(buf_printf(&b, "- schedulerName: s%d\n", i), 0);
+        for (unsigned i = 0; i < KSC_MAX_PROFILES; i++)
+                assert_int_equal(buf_printf(&b, "- schedulerName: s%u\n", i), 0);
         assert_int_equal(ksc_load(buf_str(&b), b.len, NULL, &eff, &d), 0);
-        assert_int_equal(json_array_size(json_object_get(eff, "profiles")), 500);
+        assert_int_equal(json_array_size(json_object_get(eff, "profiles")), KSC_MAX_PROFILES);
         json_decref(eff);
+        eff = NULL;
+        assert_int_equal(buf_printf(&b, "- schedulerName: one-more\n"), 0);
+        assert_int_equal(ksc_load(buf_str(&b), b.len, NULL, &eff, &d), -EINVAL);
+        assert_string_equal(d.items[d.n - 1].code, "too-many-profiles");
+        policy_diags_clear(&d);
+        buf_free(&b);
+        /* The largest input of the cheapest profiles (4 MiB of them) is refused in linear time. */
+        buf_init(&b, 0);
+        assert_int_equal(buf_printf(&b, "%sprofiles:\n", HEADER), 0);
+        for (unsigned i = 0; b.len < POLICY_MAX_SIZE_DEFAULT - 64; i++)
+                assert_int_equal(buf_printf(&b, "- schedulerName: s%u\n", i), 0);
+        assert_int_equal(ksc_load(buf_str(&b), b.len, NULL, &eff, &d), -EINVAL);
+        assert_int_equal(d.n_errors, 1);
+        policy_diags_clear(&d);
+        /* A point listing one plugin a hundred thousand times: one error, not a quadratic check. */
+        buf_reset(&b);
+        assert_int_equal(buf_printf(&b, "%sprofiles:\n- plugins:\n    filter:\n      enabled:\n", HEADER), 0);
+        for (unsigned i = 0; i < 100000; i++)
+                assert_int_equal(buf_printf(&b, "      - name: NodeName\n"), 0);
+        assert_int_equal(ksc_load(buf_str(&b), b.len, NULL, &eff, &d), -EINVAL);
+        assert_string_equal(d.items[0].code, "too-many-plugins");
         policy_diags_clear(&d);
         buf_free(&b);
 }
