@@ -472,8 +472,10 @@ int informers_start(Manager *m) {
         /* the other kinds the policy reads; a pod is decided only once they are listed too,
          * or a claim would be "not found" and a spread counted without its services */
         static const KubeInformerHandlers obj_h = { on_obj_add, on_obj_update, on_obj_delete };
-        bool volume_binding;
-        uint32_t need = sched_config_objects_needed(m->eff, &volume_binding);
+        /* what the compiled profiles' plugins read (manager.c), whichever front door built
+         * them: the Policy's effective form is empty under --config */
+        bool volume_binding = m->volume_binding;
+        uint32_t need = m->objects_needed;
         char kinds[256] = "";
         size_t len = 0;
         for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++)

@@ -121,6 +121,7 @@ struct Manager {
         SchedObjects *objects;          /* NULL when the policy reads no such object */
         ObjInformer objinf[_SCHED_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
         bool volume_binding;            /* CheckVolumeBinding runs: bind claims before pods */
+        uint32_t objects_needed;        /* SCHED_OBJS() of the kinds the profiles' plugins read */
 
         bool synced_pods, synced_nodes, synced_namespaces;
         uint32_t n_obj_informers, n_obj_synced;

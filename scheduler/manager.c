@@ -536,6 +536,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 need |= sched_config_objects(m->profiles[i].cfg, &binds);
                 m->volume_binding |= binds;
         }
+        m->objects_needed = need;
         if (need && !(m->objects = sched_objects_new(m->strtab)))
                 return -ENOMEM;
         for (size_t i = 0; i < m->n_profiles; i++) {

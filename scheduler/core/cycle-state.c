@@ -63,6 +63,7 @@ void sched_cycle_state_free(SchedCycleState *x) {
         topo_free(&x->affinity);
         topo_free(&x->anti);
         topo_free(&x->spread);
+        topo_free(&x->spread_nodes);
         topo_free(&x->score);
         topo_free(&x->node_count);
         free(x->spread_min);
@@ -91,4 +92,5 @@ void sched_cycle_state_reset(SchedCycleState *x, SchedNodeInfo *const *all, uint
         x->ipa_active = false;
         x->spread_active = false;
         x->spread_resolved = false;
+        x->spread_counted_valid = false;
 }

@@ -61,6 +61,13 @@ struct SchedCycleState {
         TopoMap spread;
         int64_t *spread_min;            /* per DoNotSchedule constraint */
         uint32_t spread_min_cap;
+        /* the pods counting under spread_counted_sel per current node, keyed by the node
+         * info's address, found through the cache's label index (spread.c); invalid again
+         * at every reset, as the cache may have changed since */
+        TopoMap spread_nodes;
+        SchedSelector spread_counted_sel;
+        bool spread_counted_valid;
+        bool spread_counted;            /* false: the selector has no anchor, nothing counted */
         /* scoring scratch */
         TopoMap score;
         TopoMap node_count;             /* node slot + 1 -> pods counted there */

@@ -29,7 +29,9 @@
  *   bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]
  *                       [--existing E1,E2,...] [--budget SECONDS] [--percentage P]
  *                       [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]
- *                       [--feature-gates DefaultPodTopologySpread=true|false]
+ *                       [--feature-gates DefaultPodTopologySpread=true|false] [--config FILE]
+ * --config runs the first profile of a KubeSchedulerConfiguration instead of the Policy
+ * (an empty one is v1.20's default profile).
  * --csv writes the table as CSV (default $BENCH_DIR/sched-default.csv when BENCH_DIR is set,
  * as `make bench` sets it; tools/bench-plots draws it).
  * --placements writes every decision ("case existing-pods pod node score"): two builds that
@@ -45,6 +47,7 @@
 #include <time.h>
 
 #include "common/macro.h"
+#include "policy-validator/kubescheduler-config.h"
 #include "policy-validator/policy.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
@@ -147,6 +150,36 @@ static int load_config(SchedStrtab *t, const char *path, int32_t pct, const Sche
         buf_init(&err, 64 * 1024);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = pct };
         r = sched_config_new_policy(t, pol, NULL, gates, &o, ret_cfg, &err);
+        if (r < 0)
+                fprintf(stderr, "%s: cannot run: %s\n", path, err.len ? buf_str(&err) : strerror(-r));
+        return r;
+}
+
+/* --config: a KubeSchedulerConfiguration through libpolicy's front door (decoded, defaulted,
+ * validated), its first profile compiled as the daemon compiles it. */
+static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFeatureGates *gates,
+                    SchedConfig **ret_cfg) {
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = read_file(path, &text, &len);
+        if (r < 0) {
+                fprintf(stderr, "cannot read %s: %s\n", path, strerror(-r));
+                return r;
+        }
+        PolicyDiags diags = {};
+        KscOptions ko = { .default_pod_topology_spread_off = gates->default_pod_topology_spread_off };
+        json_auto_t *eff = NULL;
+        r = ksc_load(text, len, &ko, &eff, &diags);
+        _cleanup_free_ char *msg = NULL;
+        if (policy_diags_format_text(&diags, path, &msg) >= 0 && msg && *msg)
+                fprintf(stderr, "%s", msg);
+        policy_diags_clear(&diags);
+        if (r < 0)
+                return r;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 64 * 1024);
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = pct, .gates = *gates };
+        r = sched_config_new_profile(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret_cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s: cannot run: %s\n", path, err.len ? buf_str(&err) : strerror(-r));
         return r;
@@ -422,7 +455,7 @@ static void usage(void) {
         fprintf(stderr, "usage: bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]\n"
                         "                           [--existing E1,E2,...] [--budget SECONDS] [--percentage P]\n"
                         "                           [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]\n"
-                        "                           [--feature-gates DefaultPodTopologySpread=true|false]\n");
+                        "                           [--feature-gates DefaultPodTopologySpread=true|false] [--config FILE]\n");
 }
 
 int main(int argc, char **argv) {
@@ -432,7 +465,7 @@ int main(int argc, char **argv) {
                 { "budget", required_argument, NULL, 'b' },   { "cases", required_argument, NULL, 'c' },
                 { "percentage", required_argument, NULL, 'x' }, { "series-pods", required_argument, NULL, 's' },
                 { "placements", required_argument, NULL, 'o' },   { "csv", required_argument, NULL, 'C' },
-                { "feature-gates", required_argument, NULL, 'g' },
+                { "feature-gates", required_argument, NULL, 'g' }, { "config", required_argument, NULL, 'K' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -443,6 +476,7 @@ int main(int argc, char **argv) {
         int32_t pct = 0;
         Bench b = { .n_nodes = 5000, .seed = 12345 };
         SchedFeatureGates gates = {};
+        const char *ksc_path = NULL;
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) >= 0)
                 switch (c) {
@@ -457,6 +491,9 @@ int main(int argc, char **argv) {
                         break;
                 case 'o':
                         placements_path = optarg;
+                        break;
+                case 'K':
+                        ksc_path = optarg;
                         break;
                 case 'g':
                         if (strcmp(optarg, "DefaultPodTopologySpread=false") == 0)
@@ -519,14 +556,18 @@ int main(int argc, char **argv) {
 
         _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
         _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
-        if (load_config(t, policy_path, pct, &gates, &eff, &cfg) < 0)
+        if (ksc_path ? load_ksc(t, ksc_path, pct, &gates, &cfg) < 0 : load_config(t, policy_path, pct, &gates, &eff, &cfg) < 0)
                 return 1;
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         if (!a)
                 return 1;
         sched_algo_set_objects(a, objs);
         b.a = a;
-        _cleanup_free_ char *line = policy_effective_log_line(eff);
+        _cleanup_free_ char *line = NULL;
+        if (eff)
+                line = policy_effective_log_line(eff);
+        else
+                (void) sched_config_format_profile(cfg, &line);
 
         for (uint32_t i = 0; i < b.n_nodes; i++) {
                 SchedNode *n = make_node(t, i, &b.seed);
@@ -554,10 +595,10 @@ int main(int argc, char **argv) {
                         }
         }
 
-        printf("bench-sched-default: policy %s, %u nodes, percentageOfNodesToScore %d (%u feasible nodes looked for "
+        printf("bench-sched-default: %s %s, %u nodes, percentageOfNodesToScore %d (%u feasible nodes looked for "
                "per pod); %u pods per case onto the empty cluster, %u per case onto existing pods, %.1f s CPU cap "
                "per case\n",
-               policy_path, b.n_nodes, pct, sched_nodes_to_find(pct, b.n_nodes), n_pods, n_series_pods, budget);
+               ksc_path ? "config" : "policy", ksc_path ? ksc_path : policy_path, b.n_nodes, pct, sched_nodes_to_find(pct, b.n_nodes), n_pods, n_series_pods, budget);
         printf("  %s\n", line ? line : "");
         fflush(stdout);
         double load0[3] = {};

@@ -367,10 +367,9 @@ static void check_verdicts(Fx *f, const SchedPod *p, const char *want) {
                 fail_msg("pod %s:\n got  %s\n want %s", p->name, buf_str(&b), want);
 }
 
-/* The plugin's 0..100 scores over every node, in the order added. */
-static void check_scores(Fx *f, const SchedPod *p, const int64_t *want) {
-        SchedCycleState *x = sched_cycle_state_new();
-        assert_non_null(x);
+/* The plugin's 0..100 scores over every node, in the order added, deciding with state x
+ * (as the algorithm keeps one for every decision). */
+static void check_scores_in(Fx *f, SchedCycleState *x, const SchedPod *p, const int64_t *want) {
         SchedCycle cy;
         cycle_begin(f, p, &cy, x);
         SchedNodeInfo *nodes[MAX_NODES];
@@ -386,6 +385,12 @@ static void check_scores(Fx *f, const SchedPod *p, const int64_t *want) {
                 if (got[i] != want[i])
                         fail_msg("pod %s, %s: got %lld, want %lld", p->name, f->names[i], (long long) got[i],
                                  (long long) want[i]);
+}
+
+static void check_scores(Fx *f, const SchedPod *p, const int64_t *want) {
+        SchedCycleState *x = sched_cycle_state_new();
+        assert_non_null(x);
+        check_scores_in(f, x, p, want);
         sched_cycle_state_free(x);
 }
 
@@ -560,6 +565,78 @@ static void test_without_zone_labels_every_node_is_ignored(void **state) {
         check_scores(f, p, SCORES(0, 0));
 }
 
+/* zone_nodes plus pods the counts must leave out, all in zone b: those of a removed node
+ * (they stay in the cache until their own events), one being deleted and two of another
+ * namespace (on n3). */
+static void zone_nodes_and_pods_not_counted(Fx *f) {
+        zone_nodes(f);
+        node(f, "gone", "'" ZONE "':'b'");
+        place_n(f, 4, "'foo':'x'", "gone");
+        assert_int_equal(sched_cache_remove_node(f->c, id(f, "gone")), 0);
+        f->n_names--;
+        SchedPod *d = tl_pod_json(f->t, "{'metadata':{'name':'d','namespace':'default','uid':'uid-d','labels':{'foo':'x'},"
+                                        "'deletionTimestamp':'2021-01-01T00:00:00Z'},"
+                                        "'spec':{'containers':[{'name':'c','image':'img'}]}}");
+        assert_non_null(d);
+        assert_int_equal(sched_cache_assume_pod(f->c, d, id(f, "n3")), 0);
+        sched_pod_unref(d);
+        for (int i = 0; i < 2; i++) {
+                char name[16];
+                snprintf(name, sizeof name, "o%d", i);
+                SchedPod *o = pod_ns(f, "other", name, "'foo':'x'", "");
+                assert_int_equal(sched_cache_assume_pod(f->c, o, id(f, "n3")), 0);
+                sched_pod_unref(o);
+        }
+}
+
+#define FOO_IN "{'matchExpressions':[{'key':'foo','operator':'In','values':['x','y','z','x']}]}"
+#define FOO_EXISTS "{'matchExpressions':[{'key':'foo','operator':'Exists'}]}"
+
+/* A selector naming label values is counted from the cache's label index, one that names
+ * none by reading every pod of every node: both count the same pods. */
+static void test_pods_found_by_label_count_as_a_scan_of_every_pod(void **state) {
+        Fx *f = *state;
+        configure(f, NULL, true);
+        zone_nodes_and_pods_not_counted(f);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p", "'foo':'x'", "");
+        put(f, SCHED_WL_RS, LSEL("rs", FOO_EXISTS));
+        check_scores(f, p, system_scores);
+        put(f, SCHED_WL_RS, LSEL("rs", FOO_IN));
+        check_scores(f, p, system_scores);
+}
+
+static void test_hard_default_constraints_count_from_the_label_index(void **state) {
+        Fx *f = *state;
+        configure(f, "{'defaultConstraints':[" C(1, ZONE, "DoNotSchedule") "," C(1, HOST, "ScheduleAnyway") "]}", true);
+        zone_nodes_and_pods_not_counted(f);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p", "'foo':'x'", "");
+        /* zone a 3, b 0 (b would be 4 or more with the pods not counted, and b the node to
+         * go to would then be a): a 3+1-0 > 1 */
+        static const char want[] = "n1:spread n2:spread n3:ok n4:nolabel";
+        put(f, SCHED_WL_RS, LSEL("rs", FOO_EXISTS));
+        check_verdicts(f, p, want);
+        put(f, SCHED_WL_RS, LSEL("rs", FOO_IN));
+        check_verdicts(f, p, want);
+}
+
+/* The counts kept for a decision are not those of the next one: the cache changed. */
+static void test_counts_do_not_outlive_the_decision(void **state) {
+        Fx *f = *state;
+        configure(f, NULL, true);
+        zone_nodes(f);
+        put(f, SCHED_WL_RS, LSEL("rs", FOO_IN));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p", "'foo':'x'", "");
+        SchedCycleState *x = sched_cycle_state_new();
+        assert_non_null(x);
+        check_scores_in(f, x, p, system_scores);
+        /* three more on n3: nodes 2/1/3, zones a 3, b 3. n1 2x1.6094 + 2 + 3x1.3863 + 4 =
+         * 13.378 -> 13; n2 11.768 -> 11; n3 3x1.6094 + 2 + 4.1589 + 4 = 14.987 -> 14; min 11
+         * max 14: n1 100x12/14 = 85, n2 100, n3 100x11/14 = 78 */
+        place_n(f, 3, "'foo':'x'", "n3");
+        check_scores_in(f, x, p, SCORES(85, 100, 78, 0));
+        sched_cycle_state_free(x);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_args_defaulting_follows_the_gate, args_setup, args_teardown),
@@ -579,6 +656,10 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_selectors_that_select_nothing_add_no_constraint, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gate_off_means_no_defaults, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_without_zone_labels_every_node_is_ignored, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pods_found_by_label_count_as_a_scan_of_every_pod, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_hard_default_constraints_count_from_the_label_index, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_counts_do_not_outlive_the_decision, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

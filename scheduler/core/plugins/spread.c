@@ -36,11 +36,69 @@ static uint32_t count_matching(const SchedNodeInfo *ni, const SchedPod *pod, con
         return c;
 }
 
+/* The pods counting for the pod under sel (count_matching) on each current node, into
+ * x->spread_nodes keyed by the node info's address. Only the pods of the pod's namespace
+ * filed under the label values sel's anchor requires are read (the cache's label index), so
+ * a decision costs the matching pods rather than every pod of the cluster. A removed node's
+ * info (no node) is left out, as upstream's snapshot lists only current nodes, which are
+ * the nodes the algorithm passes (x->all). Kept for the decision, as the cache does not
+ * change within one: the default constraints share their selector, so it is counted once.
+ * Returns 1 when counted, 0 when sel requires no label value (the caller reads every node's
+ * pods), -ENOMEM. */
+static int count_by_label(const SchedCycle *cy, const SchedSelector *sel) {
+        SchedCycleState *x = cy->state;
+        const SchedSelector *was = &x->spread_counted_sel;
+        if (x->spread_counted_valid && was->reqs == sel->reqs && was->n_reqs == sel->n_reqs &&
+            was->nothing == sel->nothing)
+                return x->spread_counted;
+        x->spread_counted_valid = false;
+        topo_clear(&x->spread_nodes);
+        const SchedSelReq *a = sel->nothing ? NULL : sched_selector_anchor(sel);
+        for (uint32_t v = 0; a && v < a->n_values; v++) {
+                bool dup = false;
+                for (uint32_t j = 0; j < v && !dup; j++)
+                        dup = a->values[j] == a->values[v];
+                uint32_t n;
+                const SchedIndexEntry *e =
+                        dup ? NULL : sched_cache_pods_labelled(cy->cache, cy->pod->ns, a->key, a->values[v], &n);
+                for (uint32_t i = 0; e && i < n; i++)
+                        if (e[i].info->node && sched_pod_counts_for(e[i].pod, cy->pod, sel) &&
+                            topo_add(&x->spread_nodes, (uint64_t) (uintptr_t) e[i].info, 1) < 0)
+                                return -ENOMEM;
+        }
+        x->spread_counted_sel = *sel;
+        x->spread_counted = a || sel->nothing;
+        x->spread_counted_valid = true;
+        return x->spread_counted;
+}
+
+/* The nodes count_by_label() counted pods on, and how many: for (s = 0; node_counted(x, &s,
+ * &ni, &c);). */
+static bool node_counted(const SchedCycleState *x, uint32_t *s, const SchedNodeInfo **ret_ni, int64_t *ret_count) {
+        for (; *s < x->spread_nodes.n_slots; (*s)++) {
+                const TopoEntry *e = &x->spread_nodes.e[*s];
+                if (e->key) {
+                        *ret_ni = (const SchedNodeInfo *) (uintptr_t) e->key;
+                        *ret_count = e->count;
+                        (*s)++;
+                        return true;
+                }
+        }
+        return false;
+}
+
 static bool has_all_keys(const SchedNode *n, const SchedSpreadConstraint *c, uint32_t nc, bool anyway) {
         for (uint32_t i = 0; i < nc; i++)
                 if (c[i].schedule_anyway == anyway && !sched_labels_find(n->labels, n->n_labels, c[i].topology_key))
                         return false;
         return true;
+}
+
+/* The pair a DoNotSchedule constraint counts node n's pods under: a node without the key
+ * counts under the empty value, as Go's map lookup gives "". */
+static uint64_t hard_pair(const SchedNode *n, const SchedSpreadConstraint *c) {
+        const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
+        return topo_pair(c->topology_key, l ? l->value : 0);
 }
 
 /* The smallest count among the pairs of constraint k's key. */
@@ -145,14 +203,25 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
                                 return r;
                 }
         }
-        for (uint32_t i = 0; i < n_all && x->spread.count > 0; i++) {
-                const SchedNode *n = all[i]->node;
-                for (uint32_t k = 0; k < x->n_spread_c; k++) {
-                        const SchedSpreadConstraint *c = &x->spread_c[k];
-                        if (c->schedule_anyway)
-                                continue;
-                        const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
-                        uint64_t pair = topo_pair(c->topology_key, l ? l->value : 0);
+        for (uint32_t k = 0; k < x->n_spread_c && x->spread.count > 0; k++) {
+                const SchedSpreadConstraint *c = &x->spread_c[k];
+                if (c->schedule_anyway)
+                        continue;
+                int indexed = count_by_label(cy, &c->selector);
+                if (indexed < 0)
+                        return indexed;
+                if (indexed) {
+                        const SchedNodeInfo *ni;
+                        int64_t cnt;
+                        for (uint32_t s = 0; node_counted(x, &s, &ni, &cnt);) {
+                                uint64_t pair = hard_pair(ni->node, c);
+                                if (topo_find(&x->spread, pair) && (r = topo_add(&x->spread, pair, cnt)) < 0)
+                                        return r;
+                        }
+                        continue;
+                }
+                for (uint32_t i = 0; i < n_all; i++) {
+                        uint64_t pair = hard_pair(all[i]->node, c);
                         if (topo_find(&x->spread, pair) &&
                             (r = topo_add(&x->spread, pair, count_matching(all[i], cy->pod, &c->selector))) < 0)
                                 return r;
@@ -237,6 +306,21 @@ const SchedPredicatePlugin sched_pred_even_pods_spread = {
         .filter = spread_filter,
 };
 
+/* PreScore's count for a ScheduleAnyway constraint other than the hostname: cnt matching pods
+ * (count_matching on ni when negative) under the pair of ni's node, when that node passes the
+ * pod's node selector and carries every key and the pair is one of the scored nodes'. */
+static void soft_pair_add(const SchedCycle *cy, const SchedSpreadConstraint *c, const SchedNodeInfo *ni, int64_t cnt) {
+        SchedCycleState *x = cy->state;
+        const SchedNode *node = ni->node;
+        if (!node || !sched_pod_matches_node_selector(cy->strtab, cy->pod, node) ||
+            !has_all_keys(node, x->spread_c, x->n_spread_c, true))
+                return;
+        const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
+        uint64_t key = topo_pair(l->key, l->value);
+        if (topo_find(&x->score, key))
+                (void) topo_add(&x->score, key, cnt < 0 ? count_matching(ni, cy->pod, &c->selector) : cnt);
+}
+
 /* Scores and normalizes in one pass: nodes without every key score 0 after normalization. */
 static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedNodeInfo *const *nodes, uint32_t n,
                          int64_t *scores, int64_t *ret_constant) {
@@ -289,22 +373,28 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
                 uint32_t sz = c->topology_key == hostname ? n - ignored : size[ci];
                 weight[ci++] = log((double) sz + 2);
         }
-        /* counts over all nodes passing the pod's node selector and carrying every key */
-        for (uint32_t i = 0; i < x->n_all; i++) {
-                const SchedNode *node = x->all[i]->node;
-                if (!node || !sched_pod_matches_node_selector(cy->strtab, cy->pod, node) ||
-                    !has_all_keys(node, sc, n_sc, true))
+        /* counts over all nodes passing the pod's node selector and carrying every key: the
+         * nodes the label index found matching pods on, or every node when the selector
+         * names no label value (or counting ran out of memory) */
+        for (uint32_t k = 0; k < n_sc && x->score.count > 0; k++) {
+                const SchedSpreadConstraint *c = &sc[k];
+                if (!c->schedule_anyway || c->topology_key == hostname)
                         continue;
-                for (uint32_t k = 0; k < n_sc; k++) {
-                        const SchedSpreadConstraint *c = &sc[k];
-                        if (!c->schedule_anyway || c->topology_key == hostname)
-                                continue;
-                        const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
-                        uint64_t key = topo_pair(l->key, l->value);
-                        if (topo_find(&x->score, key))
-                                (void) topo_add(&x->score, key, count_matching(x->all[i], cy->pod, &c->selector));
+                const SchedNodeInfo *ni;
+                int64_t cnt;
+                if (count_by_label(cy, &c->selector) > 0) {
+                        for (uint32_t s = 0; node_counted(x, &s, &ni, &cnt);)
+                                soft_pair_add(cy, c, ni, cnt);
+                        continue;
                 }
+                for (uint32_t i = 0; i < x->n_all; i++)
+                        soft_pair_add(cy, c, x->all[i], -1);
         }
+        /* the hostname constraint counts per scored node, from the index when it can */
+        int64_t host_k = -1;
+        for (uint32_t k = 0; k < n_sc && host_k < 0; k++)
+                if (sc[k].schedule_anyway && sc[k].topology_key == hostname && count_by_label(cy, &sc[k].selector) > 0)
+                        host_k = k;
         int64_t min = INT64_MAX, max = 0;
         for (uint32_t i = 0; i < n; i++) {
                 if (x->tmp[i]) {
@@ -318,8 +408,9 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
                         if (!c->schedule_anyway)
                                 continue;
                         const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
-                        int64_t cnt = c->topology_key == hostname ? count_matching(nodes[i], cy->pod, &c->selector)
-                                                                  : topo_get(&x->score, topo_pair(l->key, l->value));
+                        int64_t cnt = c->topology_key != hostname ? topo_get(&x->score, topo_pair(l->key, l->value))
+                                      : (int64_t) k == host_k ? topo_get(&x->spread_nodes, (uint64_t) (uintptr_t) nodes[i])
+                                                              : count_matching(nodes[i], cy->pod, &c->selector);
                         s += (double) cnt * weight[ci++] + (double) (c->max_skew - 1);
                 }
                 scores[i] = (int64_t) s;
