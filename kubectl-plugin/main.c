@@ -7,8 +7,9 @@
  *   explain POD         why a pending pod fits nowhere, in the scheduler's words
  *   migrate             the active Policy's translation as the operator's
  *                       KubeSchedulerConfiguration source, and the switch to it
+ *   simulate            what a candidate configuration would change on the cluster's pods
  * The I/O lives here; what is computed from the objects is in history.c, diff.c,
- * explain.c and migrate.c (pure). */
+ * explain.c, migrate.c and simulate.c (pure). */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -20,8 +21,12 @@
 #include "kube/kube.h"
 #include "kubectl-plugin/plugin.h"
 #include "kubectl-plugin/util.h"
+#include "policy-validator/kubescheduler-config.h"
 #include "reconcilers/operator-config.h"
+#include "reconcilers/profiles.h"
 #include "reconcilers/reconcile.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/strtab.h"
 
 #define EXIT_INVALID 1  /* validate: invalid; diff: revisions differ */
 #define EXIT_USAGE 2    /* usage, I/O or API errors */
@@ -37,6 +42,8 @@ static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPER
 typedef struct Args {
         const char *kubeconfig, *context, *namespace_, *output;
         const char *to, *scheduler_name;
+        const char *sim_config, *sim_policy, *sim_profile;
+        bool all_nodes;
         bool configmap, dry_run, accept_lossy;
         char **rest;
         int n_rest;
@@ -62,17 +69,25 @@ static void usage(FILE *f) {
               "                      openshift-config/" MIGRATE_DEFAULT_CONFIGMAP ", set spec.schedulerConfig of\n"
               "                      SchedulerPolicyOperator/cluster to it and unset the Scheduler's\n"
               "                      spec.policy; a translation that changes behaviour is refused\n"
+              "  simulate --config FILE | --policy FILE | --profile NAME\n"
+              "                      read the nodes and pods once and report what the candidate would change\n"
+              "                      against the serving revision: running pods placed elsewhere, pending\n"
+              "                      pods becoming (un)schedulable, per-node load; writes nothing\n"
               "\n"
               "Options:\n"
               "      --kubeconfig=FILE   kubeconfig (default: $KUBECONFIG, then ~/.kube/config)\n"
               "      --context=NAME      kubeconfig context\n"
               "  -n, --namespace=NS      the pod's namespace for explain (default: the context's, else default)\n"
-              "  -o, --output=json       history as JSON\n"
+              "  -o, --output=json       history, simulate as JSON\n"
               "  -c, --configmap         validate: FILE is a ConfigMap manifest (detected when it says kind: ConfigMap)\n"
               "      --dry-run           migrate: print the changes (a diff) and write nothing\n"
               "      --accept-lossy      migrate: migrate although the translation changes behaviour (listed)\n"
               "      --to=NAME           migrate: the source ConfigMap's name (default " MIGRATE_DEFAULT_CONFIGMAP ")\n"
               "      --scheduler-name=N  migrate: the profile's schedulerName (default default-scheduler)\n"
+              "      --config=FILE       simulate: a KubeSchedulerConfiguration candidate\n"
+              "      --policy=FILE       simulate: a Policy candidate\n"
+              "      --profile=NAME      simulate: OpenShift's profile NAME as a plugin set\n"
+              "      --all-nodes         simulate: every node in the load table, not only those that change\n"
               "  -h, --help              this help\n"
               "\n"
               "Exit status: 0 valid / no difference / pod scheduled / migrated; 1 invalid / revisions differ /\n"
@@ -477,6 +492,196 @@ static int cmd_migrate(const Args *a) {
         return 0;
 }
 
+
+/* ---- simulate ---- */
+
+#define MAX_SIM_PROFILES 64
+#define MAX_SIM_OBJECTS ((size_t) 1000000)
+
+typedef struct SimConfigs {
+        SchedConfig *profiles[MAX_SIM_PROFILES];
+        uint32_t n;
+        char label[512];
+} SimConfigs;
+
+static void sim_configs_done(SimConfigs *s) {
+        for (uint32_t i = 0; i < s->n; i++)
+                sched_config_free(s->profiles[i]);
+        s->n = 0;
+}
+
+/* Every profile of a KubeSchedulerConfiguration text, through libpolicy's front door. */
+static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const char *label, SimConfigs *ret) {
+        PolicyDiags diags = {};
+        KscOptions ko = { .base.max_size = MAX_POLICY_SIZE };
+        json_auto_t *eff = NULL;
+        int r = ksc_load(text, len, &ko, &eff, &diags);
+        _cleanup_free_ char *msg = NULL;
+        if (r < 0 && policy_diags_format_text(&diags, label, &msg) >= 0 && msg)
+                fputs(msg, stderr);
+        policy_diags_clear(&diags);
+        if (r < 0) {
+                fprintf(stderr, "error: %s is not a valid KubeSchedulerConfiguration\n", label);
+                return EXIT_INVALID;
+        }
+        json_t *profiles = json_object_get(eff, "profiles");
+        size_t i;
+        json_t *pr;
+        json_array_foreach (profiles, i, pr) {
+                if (ret->n == MAX_SIM_PROFILES) {
+                        fprintf(stderr, "error: %s: more than %d profiles\n", label, MAX_SIM_PROFILES);
+                        return EXIT_USAGE;
+                }
+                _cleanup_(buf_free) Buf err;
+                buf_init(&err, 64 * 1024);
+                SchedConfigOptions o = { .percentage_of_nodes_to_score = (int32_t) json_integer_value(
+                                                 json_object_get(eff, "percentageOfNodesToScore")) };
+                r = sched_config_new_profile(t, pr, &o, &ret->profiles[ret->n], &err);
+                if (r < 0) {
+                        fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
+                                err.len ? buf_str(&err) : strerror(-r));
+                        return EXIT_INVALID;
+                }
+                ret->n++;
+        }
+        return 0;
+}
+
+static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, const char *label, SimConfigs *ret) {
+        PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyDiags diags = {};
+        int r = policy_load(text, len, &opts, &p, &diags);
+        _cleanup_free_ char *msg = NULL;
+        if (r < 0 && policy_diags_format_text(&diags, label, &msg) >= 0 && msg)
+                fputs(msg, stderr);
+        policy_diags_clear(&diags);
+        if (r < 0) {
+                fprintf(stderr, "error: %s is not a valid Policy\n", label);
+                return EXIT_INVALID;
+        }
+        _cleanup_(buf_free) Buf err;
+        buf_init(&err, 64 * 1024);
+        SchedFeatureGates gates = {};
+        r = sched_config_new_policy(t, p, "default-scheduler", &gates, NULL, &ret->profiles[0], &err);
+        if (r < 0) {
+                fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
+                        err.len ? buf_str(&err) : strerror(-r));
+                return EXIT_INVALID;
+        }
+        ret->n = 1;
+        return 0;
+}
+
+/* OpenShift's profile as its plugin set (reconcilers/profiles.h). */
+static int sim_compile_profile(SchedStrtab *t, const char *name, SimConfigs *ret) {
+        int p = scheduler_profile_from_string(name);
+        if (p < 0) {
+                fprintf(stderr, "error: %s is not a profile (LowNodeUtilization, HighNodeUtilization, NoScoring)\n",
+                        name);
+                return EXIT_USAGE;
+        }
+        _cleanup_(buf_free) Buf b;
+        buf_init(&b, 0);
+        if (buf_puts(&b, "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n") < 0 ||
+            scheduler_profile_render((SchedulerProfile) p, "default-scheduler", &b) < 0)
+                return EXIT_USAGE;
+        snprintf(ret->label, sizeof(ret->label), "profile/%s", scheduler_profile_to_string((SchedulerProfile) p));
+        return sim_compile_ksc(t, buf_str(&b), b.len, ret->label, ret);
+}
+
+/* The serving revision (Scheduler status.revision), as the scheduler runs it. */
+static int sim_active(KubeClient *c, SchedStrtab *t, SimConfigs *ret) {
+        KubeError err = {};
+        json_auto_t *sched = NULL, *cm = NULL;
+        int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get Scheduler cluster", r, &err);
+        const json_t *rev = jget(sched, "status", "revision");
+        int64_t n = json_is_integer(rev) ? json_integer_value(rev) : 0;
+        if (json_is_string(rev))
+                (void) parse_int64_str(json_string_value(rev), &n);
+        if (n < 1) {
+                fprintf(stderr, "error: no revision is serving (Scheduler/cluster has no status.revision)\n");
+                return EXIT_USAGE;
+        }
+        char name[128];
+        snprintf(name, sizeof(name), RECONCILE_REVISION_PREFIX "%lld", (long long) n);
+        r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, name, &cm, &err);
+        if (r < 0)
+                return api_error("get the serving revision", r, &err);
+        const char *policy = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
+        const char *config = json_string_value(jget(cm, "data", RECONCILE_CONFIG_KEY));
+        snprintf(ret->label, sizeof(ret->label), "revision %lld (serving)", (long long) n);
+        if (policy)
+                return sim_compile_policy(t, policy, strlen(policy), ret->label, ret);
+        if (config)
+                return sim_compile_ksc(t, config, strlen(config), ret->label, ret);
+        fprintf(stderr, "error: revision %lld holds neither %s nor %s\n", (long long) n, RECONCILE_POLICY_KEY,
+                RECONCILE_CONFIG_KEY);
+        return EXIT_USAGE;
+}
+
+static int sim_candidate(const Args *a, SchedStrtab *t, SimConfigs *ret) {
+        if (a->sim_profile)
+                return sim_compile_profile(t, a->sim_profile, ret);
+        const char *path = a->sim_config ?: a->sim_policy;
+        size_t len = 0;
+        _cleanup_free_ char *text = read_input(path, &len);
+        if (!text) {
+                fprintf(stderr, "error: cannot read %s: %s\n", path, strerror(errno));
+                return EXIT_USAGE;
+        }
+        snprintf(ret->label, sizeof(ret->label), "%s", path);
+        return a->sim_config ? sim_compile_ksc(t, text, len, path, ret) : sim_compile_policy(t, text, len, path, ret);
+}
+
+static int cmd_simulate(const Args *a) {
+        if (a->n_rest != 0 || (!!a->sim_config + !!a->sim_policy + !!a->sim_profile) != 1) {
+                fprintf(stderr, "error: simulate takes exactly one of --config, --policy, --profile\n");
+                return EXIT_USAGE;
+        }
+        _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
+        if (!t)
+                return EXIT_USAGE;
+        SimConfigs active = {}, candidate = {};
+        int code = sim_candidate(a, t, &candidate);
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        if (code == 0 && connect_cluster(a, &c) < 0)
+                code = EXIT_USAGE;
+        if (code == 0)
+                code = sim_active(c, t, &active);
+        json_auto_t *nodes = NULL, *pods = NULL;
+        KubeError err = {};
+        int r;
+        if (code == 0 && (r = kube_list_all(c, &KUBE_NODES, NULL, NULL, MAX_SIM_OBJECTS, &nodes, &err)) < 0)
+                code = api_error("list the nodes", r, &err);
+        if (code == 0 && (r = kube_list_all(c, &KUBE_PODS, NULL, NULL, MAX_SIM_OBJECTS, &pods, &err)) < 0)
+                code = api_error("list the pods", r, &err);
+        if (code == 0) {
+                SimulateSide sa = { active.label, active.profiles, active.n };
+                SimulateSide sc = { candidate.label, candidate.profiles, candidate.n };
+                _cleanup_(simulate_report_done) SimulateReport rep = {};
+                _cleanup_(buf_free) Buf msg;
+                buf_init(&msg, 4096);
+                r = simulate_run(t, json_object_get(nodes, "items"), json_object_get(pods, "items"), &sa, &sc, &rep,
+                                 &msg);
+                _cleanup_(buf_free) Buf out;
+                buf_init(&out, 0);
+                if (r < 0) {
+                        fprintf(stderr, "error: cannot simulate: %s\n", msg.len ? buf_str(&msg) : strerror(-r));
+                        code = EXIT_USAGE;
+                } else if (simulate_format(&rep, &sa, &sc, a->output && strcmp(a->output, "json") == 0, a->all_nodes,
+                                           &out) < 0)
+                        code = EXIT_USAGE;
+                else
+                        fputs(buf_str(&out), stdout);
+        }
+        sim_configs_done(&active);
+        sim_configs_done(&candidate);
+        return code;
+}
+
 int main(int argc, char **argv) {
         Args a = {};
         static const struct option longopts[] = {
@@ -485,6 +690,8 @@ int main(int argc, char **argv) {
                 { "configmap", no_argument, NULL, 'c' },        { "help", no_argument, NULL, 'h' },
                 { "dry-run", no_argument, NULL, 'D' },          { "accept-lossy", no_argument, NULL, 'L' },
                 { "to", required_argument, NULL, 'T' },         { "scheduler-name", required_argument, NULL, 'S' },
+                { "config", required_argument, NULL, 'C' },     { "policy", required_argument, NULL, 'P' },
+                { "profile", required_argument, NULL, 'R' },    { "all-nodes", no_argument, NULL, 'A' },
                 {},
         };
         int opt;
@@ -499,6 +706,10 @@ int main(int argc, char **argv) {
                 case 'L': a.accept_lossy = true; break;
                 case 'T': a.to = optarg; break;
                 case 'S': a.scheduler_name = optarg; break;
+                case 'C': a.sim_config = optarg; break;
+                case 'P': a.sim_policy = optarg; break;
+                case 'R': a.sim_profile = optarg; break;
+                case 'A': a.all_nodes = true; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return EXIT_USAGE;
                 }
@@ -524,6 +735,8 @@ int main(int argc, char **argv) {
                 return cmd_explain(&a);
         if (strcmp(cmd, "migrate") == 0)
                 return cmd_migrate(&a);
+        if (strcmp(cmd, "simulate") == 0)
+                return cmd_simulate(&a);
         fprintf(stderr, "error: unknown command \"%s\"\n", cmd);
         usage(stderr);
         return EXIT_USAGE;

@@ -86,3 +86,61 @@ void migrate_plan_done(MigratePlan *p);
  * when nothing would change, 1 otherwise, -ENOMEM. */
 int migrate_diff(const MigratePlan *p, const json_t *existing_cm, const json_t *operator_cr, const json_t *scheduler,
                  Buf *out);
+
+/* ---- simulate ---- */
+
+struct SchedConfig;
+struct SchedStrtab;
+
+/* One configuration to simulate: its profiles (borrowed, compiled by libschedcore), each
+ * deciding the pods whose spec.schedulerName it names. */
+typedef struct SimulateSide {
+        const char *label;
+        struct SchedConfig *const *profiles;
+        uint32_t n_profiles;
+} SimulateSide;
+
+/* A pending pod whose fate differs between the two configurations. */
+typedef struct SimulatePending {
+        char *pod;                      /* namespace/name */
+        char *node;                     /* the candidate's node; NULL when it fits nowhere */
+        char *reason;                   /* the failure summary of the side that cannot place it */
+} SimulatePending;
+
+typedef struct SimulateNode {
+        char *name;
+        /* [0] the active configuration's decisions, [1] the candidate's */
+        int64_t milli_cpu[2], memory[2];
+        uint32_t pods[2];
+        int64_t alloc_milli_cpu, alloc_memory;
+} SimulateNode;
+
+typedef struct SimulateReport {
+        uint32_t n_nodes, n_running, n_pending;
+        uint32_t n_other;               /* pods no profile of both configurations schedules */
+        uint32_t n_terminal;            /* Succeeded/Failed pods (not simulated) */
+        uint32_t moved[2];              /* running pods each configuration puts on another node */
+        uint32_t unplaceable[2];        /* running pods each configuration finds no node for */
+        uint32_t differ;                /* running pods the two configurations place apart */
+        uint32_t pending_fit[2];        /* pending pods each configuration places */
+        SimulatePending *became_schedulable, *became_unschedulable;
+        uint32_t n_became_schedulable, n_became_unschedulable;
+        SimulateNode *nodes;            /* in the order read */
+} SimulateReport;
+
+/* The what-if: nodes and pods (arrays of core/v1 objects, borrowed) go into one cache; each
+ * running pod (bound, not Succeeded/Failed) is re-placed under each side against the
+ * cluster without itself (the cluster is restored after each decision), and each pending
+ * pod is placed against the cluster as it is (decisions independent of one another). Before
+ * every decision the algorithm is seeded from the pod's uid, identically on both sides, so a
+ * tie between equally scored nodes is broken the same way for the same candidates, and the
+ * result does not depend on the order. Each side's rotation of the start node (percentage of
+ * nodes to score) starts at node 0. Per node, the load is the sum of the pods each side puts
+ * there. strtab is the one the profiles were compiled with. Returns 0, -EINVAL (a node or pod that does not convert; err names it), -ENOMEM. */
+int simulate_run(struct SchedStrtab *strtab, const json_t *nodes, const json_t *pods, const SimulateSide *active,
+                 const SimulateSide *candidate, SimulateReport *ret, Buf *err);
+void simulate_report_done(SimulateReport *r);
+/* A summary and a per-node table (only the nodes whose load changes unless all), or a JSON
+ * object. */
+int simulate_format(const SimulateReport *r, const SimulateSide *active, const SimulateSide *candidate, bool json,
+                    bool all_nodes, Buf *out);
