@@ -26,6 +26,7 @@
 #include "reconcilers/profiles.h"
 #include "reconcilers/reconcile.h"
 #include "scheduler/core/config.h"
+#include "scheduler/core/objects.h"
 #include "scheduler/core/strtab.h"
 
 #define EXIT_INVALID 1  /* validate: invalid; diff: revisions differ */
@@ -511,7 +512,8 @@ static void sim_configs_done(SimConfigs *s) {
 }
 
 /* Every profile of a KubeSchedulerConfiguration text, through libpolicy's front door. */
-static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const char *label, SimConfigs *ret) {
+static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const char *label,
+                           const SchedConfigOptions *base, SimConfigs *ret) {
         PolicyDiags diags = {};
         KscOptions ko = { .base.max_size = MAX_POLICY_SIZE };
         json_auto_t *eff = NULL;
@@ -534,8 +536,9 @@ static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const c
                 }
                 _cleanup_(buf_free) Buf err;
                 buf_init(&err, 64 * 1024);
-                SchedConfigOptions o = { .percentage_of_nodes_to_score = (int32_t) json_integer_value(
-                                                 json_object_get(eff, "percentageOfNodesToScore")) };
+                SchedConfigOptions o = *base;
+                o.percentage_of_nodes_to_score =
+                        (int32_t) json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
                 r = sched_config_new_profile(t, pr, &o, &ret->profiles[ret->n], &err);
                 if (r < 0) {
                         fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
@@ -547,7 +550,9 @@ static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const c
         return 0;
 }
 
-static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, const char *label, SimConfigs *ret) {
+/* A Policy as the bundled scheduler runs it: its v1.20 profile under scheduler_name. */
+static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, const char *label,
+                              const char *scheduler_name, const SchedConfigOptions *base, SimConfigs *ret) {
         PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
         _cleanup_(policy_freep) Policy *p = NULL;
         PolicyDiags diags = {};
@@ -562,8 +567,7 @@ static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, cons
         }
         _cleanup_(buf_free) Buf err;
         buf_init(&err, 64 * 1024);
-        SchedFeatureGates gates = {};
-        r = sched_config_new_policy(t, p, "default-scheduler", &gates, NULL, &ret->profiles[0], &err);
+        r = sched_config_new_policy(t, p, scheduler_name, &base->gates, base, &ret->profiles[0], &err);
         if (r < 0) {
                 fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
                         err.len ? buf_str(&err) : strerror(-r));
@@ -574,7 +578,8 @@ static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, cons
 }
 
 /* OpenShift's profile as its plugin set (reconcilers/profiles.h). */
-static int sim_compile_profile(SchedStrtab *t, const char *name, SimConfigs *ret) {
+static int sim_compile_profile(SchedStrtab *t, const char *name, const char *scheduler_name,
+                               const SchedConfigOptions *base, SimConfigs *ret) {
         int p = scheduler_profile_from_string(name);
         if (p < 0) {
                 fprintf(stderr, "error: %s is not a profile (LowNodeUtilization, HighNodeUtilization, NoScoring)\n",
@@ -584,14 +589,18 @@ static int sim_compile_profile(SchedStrtab *t, const char *name, SimConfigs *ret
         _cleanup_(buf_free) Buf b;
         buf_init(&b, 0);
         if (buf_puts(&b, "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n") < 0 ||
-            scheduler_profile_render((SchedulerProfile) p, "default-scheduler", &b) < 0)
+            scheduler_profile_render((SchedulerProfile) p, scheduler_name, &b) < 0)
                 return EXIT_USAGE;
         snprintf(ret->label, sizeof(ret->label), "profile/%s", scheduler_profile_to_string((SchedulerProfile) p));
-        return sim_compile_ksc(t, buf_str(&b), b.len, ret->label, ret);
+        return sim_compile_ksc(t, buf_str(&b), b.len, ret->label, base, ret);
 }
 
-/* The serving revision (Scheduler status.revision), as the scheduler runs it. */
-static int sim_active(KubeClient *c, SchedStrtab *t, SimConfigs *ret) {
+/* The serving revision (Scheduler status.revision), as the scheduler runs it: its
+ * config.yaml (the profiles, or for a Policy the schedulerName and percentageOfNodesToScore
+ * it runs policy.cfg under) and its settings (mastersSchedulable, which holds for the
+ * candidate too: *base). */
+static int sim_active(KubeClient *c, SchedStrtab *t, SchedConfigOptions *base, char *scheduler_name,
+                      size_t scheduler_name_size, SimConfigs *ret) {
         KubeError err = {};
         json_auto_t *sched = NULL, *cm = NULL;
         int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
@@ -612,19 +621,34 @@ static int sim_active(KubeClient *c, SchedStrtab *t, SimConfigs *ret) {
                 return api_error("get the serving revision", r, &err);
         const char *policy = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
         const char *config = json_string_value(jget(cm, "data", RECONCILE_CONFIG_KEY));
+        const char *settings = json_string_value(jget(cm, "data", RECONCILE_SETTINGS_KEY));
         snprintf(ret->label, sizeof(ret->label), "revision %lld (serving)", (long long) n);
-        if (policy)
-                return sim_compile_policy(t, policy, strlen(policy), ret->label, ret);
-        if (config)
-                return sim_compile_ksc(t, config, strlen(config), ret->label, ret);
-        fprintf(stderr, "error: revision %lld holds neither %s nor %s\n", (long long) n, RECONCILE_POLICY_KEY,
-                RECONCILE_CONFIG_KEY);
-        return EXIT_USAGE;
+        if (!config) {
+                fprintf(stderr, "error: revision %lld has no %s\n", (long long) n, RECONCILE_CONFIG_KEY);
+                return EXIT_USAGE;
+        }
+        base->exclude_masters = settings && strstr(settings, "\nmastersSchedulable: false");
+        /* the first profile's schedulerName is the one a candidate Policy or profile runs under */
+        PolicyDiags diags = {};
+        json_auto_t *eff = NULL;
+        KscOptions ko = { .base.max_size = MAX_POLICY_SIZE };
+        r = ksc_load(config, strlen(config), &ko, &eff, &diags);
+        policy_diags_clear(&diags);
+        const char *first = json_string_value(jget(json_array_get(json_object_get(eff, "profiles"), 0), "schedulerName"));
+        snprintf(scheduler_name, scheduler_name_size, "%s", first ?: "default-scheduler");
+        if (policy) {
+                SchedConfigOptions o = *base;
+                o.percentage_of_nodes_to_score =
+                        (int32_t) json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
+                return sim_compile_policy(t, policy, strlen(policy), ret->label, scheduler_name, &o, ret);
+        }
+        return sim_compile_ksc(t, config, strlen(config), ret->label, base, ret);
 }
 
-static int sim_candidate(const Args *a, SchedStrtab *t, SimConfigs *ret) {
+static int sim_candidate(const Args *a, SchedStrtab *t, const char *scheduler_name, const SchedConfigOptions *base,
+                         SimConfigs *ret) {
         if (a->sim_profile)
-                return sim_compile_profile(t, a->sim_profile, ret);
+                return sim_compile_profile(t, a->sim_profile, scheduler_name, base, ret);
         const char *path = a->sim_config ?: a->sim_policy;
         size_t len = 0;
         _cleanup_free_ char *text = read_input(path, &len);
@@ -633,7 +657,8 @@ static int sim_candidate(const Args *a, SchedStrtab *t, SimConfigs *ret) {
                 return EXIT_USAGE;
         }
         snprintf(ret->label, sizeof(ret->label), "%s", path);
-        return a->sim_config ? sim_compile_ksc(t, text, len, path, ret) : sim_compile_policy(t, text, len, path, ret);
+        return a->sim_config ? sim_compile_ksc(t, text, len, path, base, ret)
+                             : sim_compile_policy(t, text, len, path, scheduler_name, base, ret);
 }
 
 static int cmd_simulate(const Args *a) {
@@ -645,12 +670,14 @@ static int cmd_simulate(const Args *a) {
         if (!t)
                 return EXIT_USAGE;
         SimConfigs active = {}, candidate = {};
-        int code = sim_candidate(a, t, &candidate);
+        SchedConfigOptions base = {};
+        char scheduler_name[256];
         _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
-        if (code == 0 && connect_cluster(a, &c) < 0)
-                code = EXIT_USAGE;
+        int code = connect_cluster(a, &c) < 0 ? EXIT_USAGE : 0;
         if (code == 0)
-                code = sim_active(c, t, &active);
+                code = sim_active(c, t, &base, scheduler_name, sizeof(scheduler_name), &active);
+        if (code == 0)
+                code = sim_candidate(a, t, scheduler_name, &base, &candidate);
         json_auto_t *nodes = NULL, *pods = NULL;
         KubeError err = {};
         int r;
@@ -658,14 +685,28 @@ static int cmd_simulate(const Args *a) {
                 code = api_error("list the nodes", r, &err);
         if (code == 0 && (r = kube_list_all(c, &KUBE_PODS, NULL, NULL, MAX_SIM_OBJECTS, &pods, &err)) < 0)
                 code = api_error("list the pods", r, &err);
+        /* what the spreading plugins select pods by, as the scheduler's informers read it */
+        static const KubeResource wl_res[_SCHED_WL_MAX] = {
+                [SCHED_WL_SERVICE] = { "", "v1", "services", true },
+                [SCHED_WL_RC] = { "", "v1", "replicationcontrollers", true },
+                [SCHED_WL_RS] = { "apps", "v1", "replicasets", true },
+                [SCHED_WL_STATEFULSET] = { "apps", "v1", "statefulsets", true },
+        };
+        json_t *wl_lists[_SCHED_WL_MAX] = {};
+        const json_t *wl[_SCHED_WL_MAX] = {};
+        for (int k = 0; code == 0 && k < _SCHED_WL_MAX; k++) {
+                if ((r = kube_list_all(c, &wl_res[k], NULL, NULL, MAX_SIM_OBJECTS, &wl_lists[k], &err)) < 0)
+                        code = api_error("list the services and controllers", r, &err);
+                wl[k] = json_object_get(wl_lists[k], "items");
+        }
         if (code == 0) {
                 SimulateSide sa = { active.label, active.profiles, active.n };
                 SimulateSide sc = { candidate.label, candidate.profiles, candidate.n };
                 _cleanup_(simulate_report_done) SimulateReport rep = {};
                 _cleanup_(buf_free) Buf msg;
                 buf_init(&msg, 4096);
-                r = simulate_run(t, json_object_get(nodes, "items"), json_object_get(pods, "items"), &sa, &sc, &rep,
-                                 &msg);
+                r = simulate_run(t, json_object_get(nodes, "items"), json_object_get(pods, "items"), wl, &sa, &sc,
+                                 &rep, &msg);
                 _cleanup_(buf_free) Buf out;
                 buf_init(&out, 0);
                 if (r < 0) {
@@ -677,6 +718,8 @@ static int cmd_simulate(const Args *a) {
                 else
                         fputs(buf_str(&out), stdout);
         }
+        for (int k = 0; k < _SCHED_WL_MAX; k++)
+                json_decref(wl_lists[k]);
         sim_configs_done(&active);
         sim_configs_done(&candidate);
         return code;

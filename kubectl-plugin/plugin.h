@@ -136,8 +136,11 @@ typedef struct SimulateReport {
  * tie between equally scored nodes is broken the same way for the same candidates, and the
  * result does not depend on the order. Each side's rotation of the start node (percentage of
  * nodes to score) starts at node 0. Per node, the load is the sum of the pods each side puts
- * there. strtab is the one the profiles were compiled with. Returns 0, -EINVAL (a node or pod that does not convert; err names it), -ENOMEM. */
-int simulate_run(struct SchedStrtab *strtab, const json_t *nodes, const json_t *pods, const SimulateSide *active,
+ * there. workloads: the Services, ReplicationControllers, ReplicaSets and StatefulSets
+ * (SchedWorkloadKind order, arrays of objects; NULL or a NULL element: none) whose selectors
+ * the spreading plugins count pods by. strtab is the one the profiles were compiled with. Returns 0, -EINVAL (a node or pod that does not convert; err names it), -ENOMEM. */
+int simulate_run(struct SchedStrtab *strtab, const json_t *nodes, const json_t *pods, const json_t *const *workloads,
+                 const SimulateSide *active,
                  const SimulateSide *candidate, SimulateReport *ret, Buf *err);
 void simulate_report_done(SimulateReport *r);
 /* A summary and a per-node table (only the nodes whose load changes unless all), or a JSON

@@ -12,6 +12,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/json.h"
+#include "scheduler/core/objects.h"
 
 typedef struct SimPod {
         SchedPod *pod;
@@ -143,11 +144,13 @@ static SimulateNode *node_of(SimulateReport *rep, const SchedCache *c, SchedStr 
         return &rep->nodes[ni->index];
 }
 
-int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const SimulateSide *active,
+int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const json_t *const *workloads,
+                 const SimulateSide *active,
                  const SimulateSide *candidate, SimulateReport *ret, Buf *err) {
         const SimulateSide *sides[2] = { active, candidate };
         SimulateReport rep = {};
         _cleanup_(sched_cache_freep) SchedCache *c = sched_cache_new(t);
+        _cleanup_(sched_objects_freep) SchedObjects *objs = sched_objects_new(t);
         SchedAlgo *algo[2][64] = {};
         size_t n_pods = json_array_size(pods);
         _cleanup_free_ SimPod *sp = calloc(n_pods ? n_pods : 1, sizeof(SimPod));
@@ -155,8 +158,21 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
         buf_init(&why, 64 * 1024);
         uint32_t n = 0;
         int r = -ENOMEM;
-        if (!c || !sp)
+        if (!c || !sp || !objs)
                 goto out;
+        for (int k = 0; workloads && k < _SCHED_WL_MAX; k++) {
+                size_t i;
+                json_t *o;
+                json_array_foreach (workloads[k], i, o)
+                        if ((r = sched_objects_put_workload(objs, (SchedWorkloadKind) k, o)) < 0) {
+                                if (r == -EINVAL)
+                                        buf_printf(err, "%s/%s does not convert",
+                                                   json_string_value(jget(o, "metadata", "namespace")) ?: "",
+                                                   json_string_value(jget(o, "metadata", "name")) ?: "(unnamed)");
+                                goto out;
+                        }
+        }
+        r = -ENOMEM;
         if (active->n_profiles > 64 || candidate->n_profiles > 64) {
                 buf_printf(err, "more than 64 profiles");
                 r = -EINVAL;
@@ -166,6 +182,8 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
                 for (uint32_t k = 0; k < sides[s]->n_profiles; k++)
                         if (!(algo[s][k] = sched_algo_new(sides[s]->profiles[k], NULL, NULL)))
                                 goto out;
+                        else
+                                sched_algo_set_objects(algo[s][k], objs);
         r = load_cluster(t, c, nodes, pods, sp, &n, &rep, err);
         if (r < 0)
                 goto out;

@@ -338,7 +338,7 @@ static void test_simulate_profile_switch(void **state) {
         SimulateReport r = {};
         Buf err;
         buf_init(&err, 0);
-        assert_int_equal(simulate_run(t, nodes, pods, &a, &c, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
         assert_int_equal(r.n_nodes, 3);
         assert_int_equal(r.n_running, 3);
         assert_int_equal(r.n_pending, 2);
@@ -386,7 +386,7 @@ static void test_simulate_profile_switch(void **state) {
         simulate_report_done(&r);
 
         /* the cluster is read only: a second run decides alike */
-        assert_int_equal(simulate_run(t, nodes, pods, &a, &c, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
         assert_int_equal(r.moved[0], 2);
         assert_int_equal(r.moved[1], 1);
         assert_int_equal(r.differ, 3);
@@ -411,7 +411,7 @@ static void test_simulate_pending(void **state) {
         SimulateReport r = {};
         Buf err;
         buf_init(&err, 0);
-        assert_int_equal(simulate_run(t, nodes, pods, &a, &c, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
         assert_int_equal(r.n_became_schedulable, 1);
         assert_string_equal(r.became_schedulable[0].pod, "default/e");
         assert_non_null(r.became_schedulable[0].node);
@@ -421,7 +421,7 @@ static void test_simulate_pending(void **state) {
         assert_int_equal(r.pending_fit[1], 2);
         simulate_report_done(&r);
 
-        assert_int_equal(simulate_run(t, nodes, pods, &c, &a, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &c, &a, &r, &err), 0);
         assert_int_equal(r.n_became_schedulable, 0);
         assert_int_equal(r.n_became_unschedulable, 1);
         assert_string_equal(r.became_unschedulable[0].pod, "default/e");
@@ -435,7 +435,7 @@ static void test_simulate_pending(void **state) {
         json_t *spread = tl_json("[" SIM_POD("x", "1000m", "2Gi", "'nodeName':'n3',") "," SIM_POD("y", "1000m", "2Gi",
                                                                                                  "'nodeName':'n3',") ","
                                  SIM_POD("z", "1000m", "2Gi", "'nodeName':'n3',") "]");
-        assert_int_equal(simulate_run(t, twins, spread, &a, &a, &r, &err), 0);
+        assert_int_equal(simulate_run(t, twins, spread, NULL, &a, &a, &r, &err), 0);
         assert_int_equal(r.n_running, 3);
         assert_int_equal(r.differ, 0);
         assert_int_equal(r.moved[0], r.moved[1]);
@@ -444,7 +444,7 @@ static void test_simulate_pending(void **state) {
         /* a pod that does not convert is named */
         json_t *bad = tl_json("[{'metadata':{'name':'broken','namespace':'default','uid':'u'},'spec':{'containers':"
                               "[{'name':'c','resources':{'requests':{'cpu':'lots'}}}]}}]");
-        assert_int_equal(simulate_run(t, nodes, bad, &a, &c, &r, &err), -EINVAL);
+        assert_int_equal(simulate_run(t, nodes, bad, NULL, &a, &c, &r, &err), -EINVAL);
         assert_non_null(strstr(buf_str(&err), "default/broken"));
 
         json_decref(bad);
