@@ -107,6 +107,13 @@ typedef struct SimulatePending {
         char *reason;                   /* the failure summary of the side that cannot place it */
 } SimulatePending;
 
+/* A running pod that one of the two configurations would place elsewhere than it runs. */
+typedef struct SimulateMove {
+        char *pod;                      /* namespace/name */
+        char *node;                     /* where it runs */
+        char *decided[2];               /* each side's node; NULL when it fits nowhere */
+} SimulateMove;
+
 typedef struct SimulateNode {
         char *name;
         /* [0] the active configuration's decisions, [1] the candidate's */
@@ -125,6 +132,8 @@ typedef struct SimulateReport {
         uint32_t pending_fit[2];        /* pending pods each configuration places */
         SimulatePending *became_schedulable, *became_unschedulable;
         uint32_t n_became_schedulable, n_became_unschedulable;
+        SimulateMove *moves;            /* in the order read */
+        uint32_t n_moves;
         SimulateNode *nodes;            /* in the order read */
 } SimulateReport;
 
@@ -144,6 +153,6 @@ int simulate_run(struct SchedStrtab *strtab, const json_t *nodes, const json_t *
                  const SimulateSide *candidate, SimulateReport *ret, Buf *err);
 void simulate_report_done(SimulateReport *r);
 /* A summary and a per-node table (only the nodes whose load changes unless all), or a JSON
- * object. */
+ * object that also lists every running pod one side would place elsewhere ("moves"). */
 int simulate_format(const SimulateReport *r, const SimulateSide *active, const SimulateSide *candidate, bool json,
                     bool all_nodes, Buf *out);

@@ -71,7 +71,30 @@ static void pending_free(SimulatePending *a, uint32_t n) {
         free(a);
 }
 
+static int add_move(SimulateReport *r, const SchedStrtab *t, const SimPod *p) {
+        if (r->n_moves % 256 == 0) {
+                SimulateMove *a = reallocarray(r->moves, r->n_moves + 256, sizeof(*a));
+                if (!a)
+                        return -ENOMEM;
+                r->moves = a;
+        }
+        SimulateMove *m = &r->moves[r->n_moves++];
+        *m = (SimulateMove) { .pod = pod_label(p->pod), .node = strdup(sched_strtab_get(t, p->node)) };
+        bool bad = !m->pod || !m->node;
+        for (int s = 0; s < 2; s++)
+                if (p->decided[s] && !(m->decided[s] = strdup(sched_strtab_get(t, p->decided[s]))))
+                        bad = true;
+        return bad ? -ENOMEM : 0;
+}
+
 void simulate_report_done(SimulateReport *r) {
+        for (uint32_t i = 0; i < r->n_moves; i++) {
+                free(r->moves[i].pod);
+                free(r->moves[i].node);
+                free(r->moves[i].decided[0]);
+                free(r->moves[i].decided[1]);
+        }
+        free(r->moves);
         pending_free(r->became_schedulable, r->n_became_schedulable);
         pending_free(r->became_unschedulable, r->n_became_unschedulable);
         for (uint32_t i = 0; i < r->n_nodes; i++)
@@ -235,6 +258,8 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
                         }
                         if (p->decided[0] != p->decided[1])
                                 rep.differ++;
+                        if ((p->decided[0] != p->node || p->decided[1] != p->node) && (r = add_move(&rep, t, p)) < 0)
+                                goto out;
                 } else {
                         rep.n_pending++;
                         _cleanup_free_ char *why0 = NULL;
@@ -295,10 +320,16 @@ static int format_json(const SimulateReport *r, const SimulateSide *active, cons
                                    (json_int_t) r->moved[1], "unplaceable", (json_int_t) r->unplaceable[1],
                                    "pendingPlaced", (json_int_t) r->pending_fit[1], "runningPlacedApart",
                                    (json_int_t) r->differ);
-        json_t *sched = json_array(), *unsched = json_array(), *nodes = json_array();
-        if (!o || json_object_set_new(o, "becameSchedulable", sched) < 0 ||
+        json_t *sched = json_array(), *unsched = json_array(), *nodes = json_array(), *moves = json_array();
+        if (!o || json_object_set_new(o, "moves", moves) < 0 || json_object_set_new(o, "becameSchedulable", sched) < 0 ||
             json_object_set_new(o, "becameUnschedulable", unsched) < 0 || json_object_set_new(o, "nodeLoad", nodes) < 0)
                 return -ENOMEM;
+        for (uint32_t i = 0; i < r->n_moves; i++) {
+                const SimulateMove *m = &r->moves[i];
+                if (json_array_append_new(moves, json_pack("{s:s, s:s, s:s?, s:s?}", "pod", m->pod, "node", m->node,
+                                                           "active", m->decided[0], "candidate", m->decided[1])) < 0)
+                        return -ENOMEM;
+        }
         for (uint32_t i = 0; i < r->n_became_schedulable; i++) {
                 const SimulatePending *p = &r->became_schedulable[i];
                 if (json_array_append_new(sched, json_pack("{s:s, s:s, s:s}", "pod", p->pod, "node", p->node,

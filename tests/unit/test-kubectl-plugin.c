@@ -381,6 +381,15 @@ static void test_simulate_profile_switch(void **state) {
         assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "candidateDecisions"), "moved")), 1);
         assert_int_equal(json_integer_value(json_object_get(j, "runningPlacedApart")), 3);
         assert_int_equal(json_array_size(json_object_get(j, "nodeLoad")), 3);
+        /* a, b and c: each moves on one side */
+        json_t *moves = json_object_get(j, "moves");
+        assert_int_equal(json_array_size(moves), 3);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "pod")), "default/a");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "node")), "n1");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "active")), "n3");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "candidate")), "n1");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 2), "active")), "n2");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 2), "candidate")), "n1");
         json_decref(j);
         buf_free(&out);
         simulate_report_done(&r);
