@@ -5,7 +5,8 @@
  *
  *   bench-simulate [--nodes N] [--pods N] [--pending-percent P] [--csv FILE] [--max-seconds S]
  * (defaults 5000 nodes, 30000 pods of which 10% pending, 10 s). Fails (exit 1) past
- * --max-seconds of wall time. CSV default $BENCH_DIR/simulate.csv when BENCH_DIR is set. */
+ * --max-seconds of CPU time (the process's, so a loaded machine does not fail it; the wall
+ * time is reported beside it). CSV default $BENCH_DIR/simulate.csv when BENCH_DIR is set. */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -146,8 +147,8 @@ int main(int argc, char **argv) {
         simulate_report_done(&rep);
         sched_config_free(low);
         sched_config_free(high);
-        if (wall > max_seconds) {
-                fprintf(stderr, "simulate took %.2f s, more than %.1f s\n", wall, max_seconds);
+        if (cpu > max_seconds) {
+                fprintf(stderr, "simulate took %.2f s of CPU, more than %.1f s\n", cpu, max_seconds);
                 return 1;
         }
         return 0;
