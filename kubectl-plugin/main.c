@@ -632,7 +632,8 @@ static int sim_active(KubeClient *c, SchedStrtab *t, SchedConfigOptions *base, c
         PolicyDiags diags = {};
         json_auto_t *eff = NULL;
         KscOptions ko = { .base.max_size = MAX_POLICY_SIZE };
-        r = ksc_load(config, strlen(config), &ko, &eff, &diags);
+        /* an unreadable config.yaml leaves the default name here; sim_compile_ksc() reports it */
+        (void) ksc_load(config, strlen(config), &ko, &eff, &diags);
         policy_diags_clear(&diags);
         const char *first = json_string_value(jget(json_array_get(json_object_get(eff, "profiles"), 0), "schedulerName"));
         snprintf(scheduler_name, scheduler_name_size, "%s", first ?: "default-scheduler");

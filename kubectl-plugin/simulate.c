@@ -177,8 +177,11 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
         SchedAlgo *algo[2][64] = {};
         size_t n_pods = json_array_size(pods);
         _cleanup_free_ SimPod *sp = calloc(n_pods ? n_pods : 1, sizeof(SimPod));
+        /* each side's failure summary */
         _cleanup_(buf_free) Buf why;
+        _cleanup_(buf_free) Buf why_active;
         buf_init(&why, 64 * 1024);
+        buf_init(&why_active, 64 * 1024);
         uint32_t n = 0;
         int r = -ENOMEM;
         if (!c || !sp || !objs)
@@ -262,20 +265,14 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
                                 goto out;
                 } else {
                         rep.n_pending++;
-                        _cleanup_free_ char *why0 = NULL;
-                        if ((r = decide(algo[0][p->profile[0]], c, p, &p->decided[0], &why)) < 0)
-                                goto out;
-                        if (!p->decided[0] && !(why0 = strdup(buf_str(&why)))) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        if ((r = decide(algo[1][p->profile[1]], c, p, &p->decided[1], &why)) < 0)
+                        if ((r = decide(algo[0][p->profile[0]], c, p, &p->decided[0], &why_active)) < 0 ||
+                            (r = decide(algo[1][p->profile[1]], c, p, &p->decided[1], &why)) < 0)
                                 goto out;
                         for (int s = 0; s < 2; s++)
                                 rep.pending_fit[s] += p->decided[s] != 0;
                         if (!p->decided[0] && p->decided[1])
                                 r = add_pending(&rep.became_schedulable, &rep.n_became_schedulable, p->pod,
-                                                sched_strtab_get(t, p->decided[1]), why0);
+                                                sched_strtab_get(t, p->decided[1]), buf_str(&why_active));
                         else if (p->decided[0] && !p->decided[1])
                                 r = add_pending(&rep.became_unschedulable, &rep.n_became_unschedulable, p->pod,
                                                 NULL, buf_str(&why));
