@@ -134,6 +134,12 @@ deps:
 unit: $(UNIT_TESTS)
 	@tools/run-tests $(if $(VALGRIND),--valgrind) --name unit $(UNIT_TESTS)
 
+# Rewrites tests/data/policy's expectation files from the current output (test-policy
+# fails every case while it does so: an update is not a pass); review `git diff` after.
+policy-cases-update: $(O)/tests/test-policy
+	-@POLICY_CASES_UPDATE=1 $(O)/tests/test-policy > /dev/null 2>&1
+	@git status --short tests/data/policy
+
 # Integration tests (cmocka binaries and scripts under tests/integration and tests/e2e) run
 # against a local control plane that is started here and stopped afterwards; the plane's own
 # smoke test comes first.
@@ -146,7 +152,7 @@ integration: all $(INTEGRATION_TESTS) benches-build
 # under ASan+UBSan and under valgrind, the Kubernetes binaries, then the integration and
 # end-to-end suites on a fresh local control plane). A failing stage does not hide the
 # others' results: the summary is printed either way and its last line is
-# "total: N passed, N failed" (what it counts: tools/run-tests, README.md).
+# "total: N passed, N failed, N skipped" (what it counts: tools/run-tests, README.md).
 test: deps
 	@MAKE="$(MAKE)" V=$(V) O=$(O) SAN_O=build/san UNIT_TESTS="$(UNIT_TESTS)" \
 		INTEGRATION_TESTS="$(INTEGRATION_TESTS)" \
@@ -206,6 +212,6 @@ install: all
 clean:
 	rm -rf build/default build/san build/fuzz build/summary
 
-.PHONY: all deps unit integration test check demo bench fuzz lint install clean tests-build benches-build
+.PHONY: all deps unit policy-cases-update integration test check demo bench fuzz lint install clean tests-build benches-build
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -4,6 +4,14 @@
  * daemon's epoll fd is an sd-event io source and MHD's timeout an sd-event timer, so
  * handlers run on the loop like every other callback.
  *
+ * These ports are liveness targets, reachable by any pod, so no client may stop them:
+ * the server accepts itself (MHD never owns a listening socket it could drop), refuses a
+ * client's connections beyond max_per_client, bounds the time a request may take to
+ * arrive (headers and body, request_timeout_ms, counted from the connection or the end of
+ * the previous answer), the idle time while answering (idle_timeout_sec), the header
+ * size (431) and the body size (413); at max_connections the connection waiting longest
+ * for its request is dropped for the newcomer. TLS is 1.2 or later.
+ *
  * Handlers answer with a whole body (HttpReply.body) or a stream (HttpReply.stream): a
  * stream's read callback returns bytes, 0 for "nothing yet" (the connection is parked and
  * polled again shortly, without spinning) or HTTP_STREAM_END / HTTP_STREAM_ERROR. */
@@ -29,13 +37,21 @@ typedef struct HttpServerOptions {
          * is generated at start, as kube-scheduler and kube-rbac-proxy do when no serving
          * certificate is mounted. Ignored when cert_pem and key_pem are given. */
         bool tls_self_signed;
-        unsigned max_connections; /* 0 = 64 */
+        unsigned max_connections;       /* 0 = 256 */
+        unsigned max_per_client;        /* connections of one client address; 0 = 16 */
+        unsigned request_timeout_ms;    /* a whole request must arrive in this; 0 = 10 s */
+        unsigned idle_timeout_sec;      /* no progress while answering; 0 = 60 s */
 } HttpServerOptions;
+
+#define HTTP_MAX_HEADER_BYTES (32 * 1024)       /* all request headers together */
+#define HTTP_MAX_BODY_BYTES (64 * 1024)         /* request bodies are read and ignored */
 
 typedef struct HttpRequest {
         const char *method;
         const char *path;       /* without the query string */
+        const char *client;     /* the peer's numeric address ("127.0.0.1", "::1") */
         void *connection;       /* for http_request_query() */
+        void *state;            /* the server's, for http_request_defer() */
 } HttpRequest;
 
 #define HTTP_STREAM_END ((ssize_t) -1)
@@ -64,6 +80,16 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(HttpServer *, http_server_free);
 /* Routes requests whose path equals path (or starts with it when path ends in '/') to
  * handler. Routes are tried in the order added; unmatched paths get 404. */
 int http_server_add_route(HttpServer *s, const char *path, HttpHandler handler, void *userdata);
+
+/* A handler that cannot answer at once (it waits on the API server) defers: it calls this,
+ * returns 0 and leaves reply untouched; the connection is suspended, costing nothing, and
+ * the other clients are served meanwhile. Returns the handle for http_deferred_finish, or
+ * NULL (-ENOMEM: the handler answers at once instead). */
+typedef struct HttpDeferred HttpDeferred;
+HttpDeferred *http_request_defer(const HttpRequest *req);
+/* Answers a deferred request with reply (its body or stream is taken over, as a handler's
+ * would be). Exactly once per handle, on the server's loop, before http_server_free. */
+void http_deferred_finish(HttpDeferred *d, HttpReply *reply);
 
 /* The bound port (useful with port 0). */
 uint16_t http_server_port(const HttpServer *s);

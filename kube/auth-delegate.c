@@ -1,6 +1,13 @@
-/* KubeAuthDelegate: see auth-delegate.h. */
+/* KubeAuthDelegate: see auth-delegate.h.
+ *
+ * A review is a chain of two asynchronous calls on the client's loop: TokenReview, then
+ * (authenticated) SubjectAccessReview, then the deferred HTTP answer. Each Review is on
+ * the delegate's list while it runs; freeing the delegate answers them 503 and detaches
+ * them, and their completions (which always run: -ECANCELED when the client goes) then
+ * only free them. */
 #include "kube/auth-delegate.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
@@ -13,23 +20,55 @@
 #define DEFAULT_ALLOWED_TTL_USEC (60ULL * 1000 * 1000)
 #define DEFAULT_DENIED_TTL_USEC (10ULL * 1000 * 1000)
 #define DEFAULT_MAX_ENTRIES 256
+#define DEFAULT_MAX_IN_FLIGHT 64
+#define MAX_IN_FLIGHT_PER_CLIENT 4
 #define MAX_TOKEN 16384 /* service account JWTs are ~1 KiB; anything near this is refused */
+#define FAILURE_BURST 10.0
+#define FAILURE_REFILL_PER_SEC 1.0
+#define MAX_CLIENTS 256 /* addresses whose failures are remembered */
 
 typedef struct Entry {
         uint8_t key[SHA256_DIGEST_SIZE];
         uint64_t expires_usec;  /* 0: free slot */
         uint64_t stored_usec;
         KubeAuthDecision decision;
-        char user[256];
+        char user[KUBE_AUTH_MAX_USER + 1];
         char reason[512];
 } Entry;
+
+/* A client address's failure bucket. */
+typedef struct Penalty {
+        char client[INET6_ADDRSTRLEN];
+        double tokens;
+        uint64_t updated_usec;  /* 0: free slot */
+} Penalty;
+
+typedef struct Review Review;
 
 struct KubeAuthDelegate {
         KubeClient *client;
         uint64_t allowed_ttl, denied_ttl;
+        unsigned max_in_flight;
         Entry *entries;
         size_t n_entries;
+        Penalty penalties[MAX_CLIENTS];
+        Review *reviews;
+        void (*decided)(const KubeAuthResult *res, void *userdata);
+        void *decided_userdata;
         KubeAuthDelegateStats stats;
+};
+
+struct Review {
+        Review *prev, *next;
+        KubeAuthDelegate *a;    /* NULL once the delegate is gone */
+        HttpDeferred *deferred;
+        HttpHandler handler;
+        void *userdata;
+        char *method, *path;
+        const char *verb;
+        char client[INET6_ADDRSTRLEN];
+        uint8_t key[SHA256_DIGEST_SIZE];
+        KubeAuthResult res;
 };
 
 static const KubeResource TOKEN_REVIEWS = { "authentication.k8s.io", "v1", "tokenreviews", false };
@@ -42,6 +81,9 @@ int kube_auth_delegate_new(KubeClient *client, const KubeAuthDelegateOptions *op
         a->allowed_ttl = opts && opts->allowed_ttl_usec ? opts->allowed_ttl_usec : DEFAULT_ALLOWED_TTL_USEC;
         a->denied_ttl = opts && opts->denied_ttl_usec ? opts->denied_ttl_usec : DEFAULT_DENIED_TTL_USEC;
         a->n_entries = opts && opts->max_entries ? opts->max_entries : DEFAULT_MAX_ENTRIES;
+        a->max_in_flight = opts && opts->max_in_flight ? opts->max_in_flight : DEFAULT_MAX_IN_FLIGHT;
+        a->decided = opts ? opts->decided : NULL;
+        a->decided_userdata = opts ? opts->decided_userdata : NULL;
         a->entries = calloc(a->n_entries, sizeof(Entry));
         if (!a->entries) {
                 free(a);
@@ -52,9 +94,42 @@ int kube_auth_delegate_new(KubeClient *client, const KubeAuthDelegateOptions *op
         return 0;
 }
 
+static void review_unlink(Review *rv) {
+        KubeAuthDelegate *a = rv->a;
+        if (!a)
+                return;
+        if (rv->prev)
+                rv->prev->next = rv->next;
+        else
+                a->reviews = rv->next;
+        if (rv->next)
+                rv->next->prev = rv->prev;
+        a->stats.in_flight--;
+        rv->a = NULL;
+}
+
+static void review_free(Review *rv) {
+        review_unlink(rv);
+        free(rv->method);
+        free(rv->path);
+        free(rv);
+}
+
+static void finish_text(HttpDeferred *d, unsigned status, const char *text) {
+        HttpReply reply = { .status = status };
+        buf_init(&reply.body, 0);
+        (void) buf_puts(&reply.body, text);
+        http_deferred_finish(d, &reply);
+}
+
 KubeAuthDelegate *kube_auth_delegate_free(KubeAuthDelegate *a) {
         if (!a)
                 return NULL;
+        while (a->reviews) {
+                Review *rv = a->reviews;
+                review_unlink(rv);
+                finish_text(TAKE_PTR(rv->deferred), 503, "shutting down\n");
+        }
         kube_client_unref(a->client);
         explicit_bzero(a->entries, a->n_entries * sizeof(Entry));
         free(a->entries);
@@ -84,6 +159,7 @@ static Entry *cache_find(KubeAuthDelegate *a, const uint8_t *key, uint64_t now) 
         return NULL;
 }
 
+/* Only authenticated decisions come here (allowed or forbidden). */
 static void cache_store(KubeAuthDelegate *a, const uint8_t *key, uint64_t now, const KubeAuthResult *res) {
         Entry *slot = &a->entries[0];
         for (size_t i = 0; i < a->n_entries; i++) {
@@ -103,6 +179,33 @@ static void cache_store(KubeAuthDelegate *a, const uint8_t *key, uint64_t now, c
         snprintf(slot->reason, sizeof(slot->reason), "%s", res->reason);
 }
 
+/* The client's failure bucket, refilled to now; a new one (full) replaces the least
+ * recently updated when the table is full. */
+static Penalty *penalty_of(KubeAuthDelegate *a, const char *client, uint64_t now) {
+        Penalty *slot = &a->penalties[0];
+        for (size_t i = 0; i < MAX_CLIENTS; i++) {
+                Penalty *p = &a->penalties[i];
+                if (p->updated_usec && strcmp(p->client, client) == 0) {
+                        p->tokens += (double) (now - p->updated_usec) / 1e6 * FAILURE_REFILL_PER_SEC;
+                        if (p->tokens > FAILURE_BURST)
+                                p->tokens = FAILURE_BURST;
+                        p->updated_usec = now;
+                        return p;
+                }
+                if (p->updated_usec < slot->updated_usec)
+                        slot = p;
+        }
+        snprintf(slot->client, sizeof(slot->client), "%s", client);
+        slot->tokens = FAILURE_BURST;
+        slot->updated_usec = now;
+        return slot;
+}
+
+static void count_failure(KubeAuthDelegate *a, const char *client) {
+        Penalty *p = penalty_of(a, client, now_monotonic_usec());
+        p->tokens = p->tokens >= 1 ? p->tokens - 1 : 0;
+}
+
 /* "Bearer <token>": the token, or NULL. The scheme is case-insensitive (RFC 7235). */
 static const char *bearer_token(const char *authorization) {
         if (!authorization || strncasecmp(authorization, "Bearer ", 7) != 0)
@@ -114,102 +217,6 @@ static const char *bearer_token(const char *authorization) {
         if (n == 0 || n > MAX_TOKEN || strpbrk(t, " \t\r\n"))
                 return NULL;
         return t;
-}
-
-/* TokenReview: fills user, groups (new reference) and uid/extra are not used. Returns 1
- * when authenticated, 0 when not (reason filled), negative errno when the call failed. */
-static int review_token(KubeAuthDelegate *a, const char *token, KubeAuthResult *res, json_t **ret_groups,
-                        KubeError *err) {
-        json_t *review = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "authentication.k8s.io/v1", "kind",
-                                   "TokenReview", "spec", "token", token);
-        if (!review)
-                return -ENOMEM;
-        json_t *answer = NULL;
-        int r = kube_create(a->client, &TOKEN_REVIEWS, NULL, review, &answer, err);
-        /* Wipe the copy of the token jansson kept for the request body. */
-        json_t *t = json_object_get(json_object_get(review, "spec"), "token");
-        explicit_bzero((char *) json_string_value(t), json_string_length(t));
-        json_decref(review);
-        a->stats.token_reviews++;
-        if (r < 0)
-                return r;
-        json_t *status = json_object_get(answer, "status");
-        if (!json_is_true(json_object_get(status, "authenticated"))) {
-                const char *why = json_string_value(json_object_get(status, "error"));
-                snprintf(res->reason, sizeof(res->reason), "Unauthorized%s%.200s", why ? ": " : "", why ? why : "");
-                json_decref(answer);
-                return 0;
-        }
-        json_t *user = json_object_get(status, "user");
-        snprintf(res->user, sizeof(res->user), "%s",
-                 json_string_value(json_object_get(user, "username")) ?: "");
-        json_t *groups = json_object_get(user, "groups");
-        *ret_groups = json_is_array(groups) ? json_incref(groups) : json_array();
-        json_decref(answer);
-        return *ret_groups ? 1 : -ENOMEM;
-}
-
-/* SubjectAccessReview for user/groups on a non-resource path. Returns 1 allowed, 0 denied
- * (reason filled), negative errno. */
-static int review_access(KubeAuthDelegate *a, json_t *groups, const char *path, const char *verb,
-                         KubeAuthResult *res, KubeError *err) {
-        json_t *review = json_pack("{s:s, s:s, s:{s:s, s:O, s:{s:s, s:s}}}", "apiVersion",
-                                   "authorization.k8s.io/v1", "kind", "SubjectAccessReview", "spec", "user",
-                                   res->user, "groups", groups, "nonResourceAttributes", "path", path, "verb", verb);
-        if (!review)
-                return -ENOMEM;
-        json_t *answer = NULL;
-        int r = kube_create(a->client, &ACCESS_REVIEWS, NULL, review, &answer, err);
-        json_decref(review);
-        a->stats.access_reviews++;
-        if (r < 0)
-                return r;
-        json_t *status = json_object_get(answer, "status");
-        bool allowed = json_is_true(json_object_get(status, "allowed"));
-        if (!allowed) {
-                const char *why = json_string_value(json_object_get(status, "reason"));
-                snprintf(res->reason, sizeof(res->reason), "Forbidden: user \"%.200s\" cannot %s path \"%.200s\"%s%.200s",
-                         res->user, verb, path, why && *why ? ": " : "", why && *why ? why : "");
-        }
-        json_decref(answer);
-        return allowed;
-}
-
-int kube_auth_delegate_check(KubeAuthDelegate *a, const char *authorization, const char *path, const char *verb,
-                             KubeAuthResult *ret, KubeError *err) {
-        *ret = (KubeAuthResult) { .decision = KUBE_AUTH_UNAUTHENTICATED };
-        const char *token = bearer_token(authorization);
-        if (!token) {
-                snprintf(ret->reason, sizeof(ret->reason), "Unauthorized: a bearer token is required");
-                return 0;
-        }
-
-        uint8_t key[SHA256_DIGEST_SIZE];
-        cache_key(token, verb, path, key);
-        uint64_t now = now_monotonic_usec();
-        const Entry *e = cache_find(a, key, now);
-        if (e) {
-                a->stats.cache_hits++;
-                ret->decision = e->decision;
-                ret->cached = true;
-                snprintf(ret->user, sizeof(ret->user), "%s", e->user);
-                snprintf(ret->reason, sizeof(ret->reason), "%s", e->reason);
-                return 0;
-        }
-
-        json_t *groups = NULL;
-        int r = review_token(a, token, ret, &groups, err);
-        if (r < 0)
-                return r;
-        if (r > 0) {
-                r = review_access(a, groups, path, verb, ret, err);
-                json_decref(groups);
-                if (r < 0)
-                        return r;
-                ret->decision = r > 0 ? KUBE_AUTH_ALLOWED : KUBE_AUTH_FORBIDDEN;
-        }
-        cache_store(a, key, now, ret);
-        return 0;
 }
 
 static const char *verb_of(const char *method) {
@@ -226,20 +233,228 @@ static const char *verb_of(const char *method) {
         return NULL;
 }
 
-int kube_auth_delegate_http(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply) {
+static unsigned status_of(KubeAuthDecision d) {
+        switch (d) {
+        case KUBE_AUTH_ALLOWED: return 200;
+        case KUBE_AUTH_UNAUTHENTICATED: return 401;
+        case KUBE_AUTH_FORBIDDEN: return 403;
+        case KUBE_AUTH_THROTTLED: return 429;
+        default: return 500;
+        }
+}
+
+/* Fills reply for a decision: the handler's answer when allowed, else the refusal. */
+static int answer(KubeAuthDelegate *a, const KubeAuthResult *res, const HttpRequest *req, HttpReply *reply,
+                  HttpHandler handler, void *userdata) {
+        if (a && a->decided)
+                a->decided(res, a->decided_userdata);
+        if (res->decision == KUBE_AUTH_ALLOWED)
+                return handler(req, reply, userdata);
+        reply->status = status_of(res->decision);
+        int r = buf_printf(&reply->body, "%s\n", res->reason);
+        return r < 0 ? r : 0;
+}
+
+static void review_done(Review *rv) {
+        KubeAuthDelegate *a = rv->a;
+        if (!a) {
+                review_free(rv);
+                return;
+        }
+        if (rv->res.decision == KUBE_AUTH_ALLOWED || rv->res.decision == KUBE_AUTH_FORBIDDEN)
+                cache_store(a, rv->key, now_monotonic_usec(), &rv->res);
+        else
+                count_failure(a, rv->client);
+        HttpRequest req = { .method = rv->method, .path = rv->path, .client = rv->client };
+        HttpReply reply = { .status = 200 };
+        buf_init(&reply.body, 0);
+        if (answer(a, &rv->res, &req, &reply, rv->handler, rv->userdata) < 0) {
+                buf_free(&reply.body);
+                if (reply.stream_free)
+                        reply.stream_free(reply.stream_userdata);
+                reply = (HttpReply) { .status = 500 };
+                buf_init(&reply.body, 0);
+                (void) buf_puts(&reply.body, "internal error\n");
+        }
+        http_deferred_finish(TAKE_PTR(rv->deferred), &reply);
+        review_free(rv);
+}
+
+static void review_failed(Review *rv, int r, const KubeError *err) {
+        rv->res.decision = KUBE_AUTH_ERROR;
+        snprintf(rv->res.reason, sizeof(rv->res.reason), "cannot review the request: %.200s",
+                 err && err->message[0] ? err->message : strerror(-r));
+        review_done(rv);
+}
+
+static void on_access_review(KubeClient *c, int r, json_t *answer_body, const KubeError *err, void *userdata) {
+        Review *rv = userdata;
+        if (rv->a)
+                rv->a->stats.access_reviews++;
+        if (r < 0) {
+                review_failed(rv, r, err);
+                return;
+        }
+        json_t *status = json_object_get(answer_body, "status");
+        bool allowed = json_is_true(json_object_get(status, "allowed"));
+        rv->res.decision = allowed ? KUBE_AUTH_ALLOWED : KUBE_AUTH_FORBIDDEN;
+        if (!allowed) {
+                const char *why = json_string_value(json_object_get(status, "reason"));
+                snprintf(rv->res.reason, sizeof(rv->res.reason),
+                         "Forbidden: user \"%.200s\" cannot %s path \"%.200s\"%s%.200s", rv->res.user, rv->verb,
+                         rv->path, why && *why ? ": " : "", why && *why ? why : "");
+        }
+        review_done(rv);
+}
+
+/* extra as the SubjectAccessReview wants it: an object of string arrays (a new
+ * reference), or NULL when the TokenReview's is not one. */
+static json_t *valid_extra(json_t *extra) {
+        if (!json_is_object(extra))
+                return NULL;
+        const char *k;
+        json_t *v;
+        json_object_foreach(extra, k, v) {
+                if (!json_is_array(v))
+                        return NULL;
+                size_t i;
+                json_t *s;
+                json_array_foreach(v, i, s)
+                        if (!json_is_string(s))
+                                return NULL;
+        }
+        return json_incref(extra);
+}
+
+static void on_token_review(KubeClient *c, int r, json_t *answer_body, const KubeError *err, void *userdata) {
+        Review *rv = userdata;
+        if (rv->a)
+                rv->a->stats.token_reviews++;
+        if (r < 0) {
+                review_failed(rv, r, err);
+                return;
+        }
+        json_t *status = json_object_get(answer_body, "status");
+        if (!json_is_true(json_object_get(status, "authenticated"))) {
+                const char *why = json_string_value(json_object_get(status, "error"));
+                snprintf(rv->res.reason, sizeof(rv->res.reason), "Unauthorized%s%.200s", why ? ": " : "",
+                         why ? why : "");
+                review_done(rv);
+                return;
+        }
+        json_t *user = json_object_get(status, "user");
+        const char *name = json_string_value(json_object_get(user, "username"));
+        if (!name || strlen(name) > KUBE_AUTH_MAX_USER) {
+                snprintf(rv->res.reason, sizeof(rv->res.reason), "Unauthorized: %s",
+                         name ? "the user name is longer than the bound" : "no user name");
+                review_done(rv);
+                return;
+        }
+        snprintf(rv->res.user, sizeof(rv->res.user), "%s", name);
+        if (!rv->a) {
+                review_free(rv);
+                return;
+        }
+
+        json_t *groups = json_object_get(user, "groups");
+        json_t *spec = json_pack("{s:s, s:o, s:{s:s, s:s}}", "user", name, "groups",
+                                 json_is_array(groups) ? json_incref(groups) : json_array(), "nonResourceAttributes",
+                                 "path", rv->path, "verb", rv->verb);
+        json_t *uid = json_object_get(user, "uid");
+        json_t *extra = valid_extra(json_object_get(user, "extra"));
+        if (spec && json_is_string(uid))
+                json_object_set(spec, "uid", uid);
+        if (spec && extra)
+                json_object_set(spec, "extra", extra);
+        json_decref(extra);
+        json_t *review = spec ? json_pack("{s:s, s:s, s:o}", "apiVersion", "authorization.k8s.io/v1", "kind",
+                                          "SubjectAccessReview", "spec", spec)
+                              : NULL;
+        r = review ? kube_create_async(rv->a->client, &ACCESS_REVIEWS, NULL, review, on_access_review, rv) : -ENOMEM;
+        json_decref(review);
+        if (r < 0)
+                review_failed(rv, r, NULL);
+}
+
+/* Starts the reviews of token for rv. Returns 0 or negative errno. */
+static int review_start(KubeAuthDelegate *a, Review *rv, const char *token) {
+        json_t *review = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "authentication.k8s.io/v1", "kind",
+                                   "TokenReview", "spec", "token", token);
+        if (!review)
+                return -ENOMEM;
+        int r = kube_create_async(a->client, &TOKEN_REVIEWS, NULL, review, on_token_review, rv);
+        /* Wipe the copy of the token jansson kept for the request body. */
+        json_t *t = json_object_get(json_object_get(review, "spec"), "token");
+        explicit_bzero((char *) json_string_value(t), json_string_length(t));
+        json_decref(review);
+        return r;
+}
+
+static unsigned in_flight_of(const KubeAuthDelegate *a, const char *client) {
+        unsigned n = 0;
+        for (const Review *rv = a->reviews; rv; rv = rv->next)
+                if (strcmp(rv->client, client) == 0)
+                        n++;
+        return n;
+}
+
+int kube_auth_delegate_serve(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply, HttpHandler handler,
+                             void *userdata) {
         const char *verb = verb_of(req->method);
         if (!verb) {
                 reply->status = 405;
                 return buf_puts(&reply->body, "method not allowed\n") < 0 ? -ENOMEM : 0;
         }
-        KubeAuthResult res;
-        KubeError err = {};
-        int r = kube_auth_delegate_check(a, http_request_header(req, "Authorization"), req->path, verb, &res, &err);
-        if (r < 0)
-                return r;
-        if (res.decision == KUBE_AUTH_ALLOWED)
-                return 1;
-        reply->status = res.decision == KUBE_AUTH_UNAUTHENTICATED ? 401 : 403;
-        r = buf_printf(&reply->body, "%s\n", res.reason);
-        return r < 0 ? r : 0;
+        const char *client = req->client ? req->client : "";
+        KubeAuthResult res = { .decision = KUBE_AUTH_UNAUTHENTICATED };
+        const char *token = bearer_token(http_request_header(req, "Authorization"));
+        if (!token) {
+                snprintf(res.reason, sizeof(res.reason), "Unauthorized: a bearer token is required");
+                return answer(a, &res, req, reply, handler, userdata);
+        }
+
+        uint8_t key[SHA256_DIGEST_SIZE];
+        cache_key(token, verb, req->path, key);
+        uint64_t now = now_monotonic_usec();
+        const Entry *e = cache_find(a, key, now);
+        if (e) {
+                a->stats.cache_hits++;
+                res = (KubeAuthResult) { .decision = e->decision, .cached = true };
+                snprintf(res.user, sizeof(res.user), "%s", e->user);
+                snprintf(res.reason, sizeof(res.reason), "%s", e->reason);
+                return answer(a, &res, req, reply, handler, userdata);
+        }
+
+        if (penalty_of(a, client, now)->tokens < 1 || a->stats.in_flight >= a->max_in_flight ||
+            in_flight_of(a, client) >= MAX_IN_FLIGHT_PER_CLIENT) {
+                a->stats.throttled++;
+                res.decision = KUBE_AUTH_THROTTLED;
+                snprintf(res.reason, sizeof(res.reason), "Too many requests: try again later");
+                return answer(a, &res, req, reply, handler, userdata);
+        }
+
+        Review *rv = calloc(1, sizeof(*rv));
+        if (!rv)
+                return -ENOMEM;
+        *rv = (Review) { .a = a, .handler = handler, .userdata = userdata, .verb = verb,
+                         .method = strdup(req->method), .path = strdup(req->path),
+                         .res = { .decision = KUBE_AUTH_UNAUTHENTICATED } };
+        snprintf(rv->client, sizeof(rv->client), "%s", client);
+        memcpy(rv->key, key, sizeof(key));
+        rv->next = a->reviews;
+        if (a->reviews)
+                a->reviews->prev = rv;
+        a->reviews = rv;
+        a->stats.in_flight++;
+        if (!rv->method || !rv->path || !(rv->deferred = http_request_defer(req))) {
+                review_free(rv);
+                return -ENOMEM;
+        }
+        int r = review_start(a, rv, token);
+        if (r < 0) {
+                /* answered now: the deferred request is finished before the handler returns */
+                review_failed(rv, r, NULL);
+                return 0;
+        }
+        return 0;
 }

@@ -12,11 +12,22 @@
  *   allowed                                                          -> the route's handler
  *   the API server could not answer                                  -> 500 (negative errno)
  *
- * Decisions are cached per (token, verb, path), keyed by a SHA-256 of the token (the token
- * itself is never kept, logged or put in an error): allowed answers for allowed_ttl, denied
- * ones for denied_ttl, at most max_entries (least recently stored evicted first). The calls
- * are blocking on the given client (a scrape every 30 s costs two round trips per TTL), so
- * give it a client of its own with short timeouts (kube_client_set_timeouts). */
+ *   too many failed reviews from the client's address                -> 429
+ *
+ * The reviews never block the caller's loop: a request that the cache cannot answer is
+ * deferred (http_request_defer) and answered when the two asynchronous calls complete.
+ * The SubjectAccessReview carries the user, uid, groups and extra the TokenReview
+ * returned (scoped OpenShift tokens narrow a user's rights through extra); a user name
+ * over KUBE_AUTH_MAX_USER bytes is refused, never cut.
+ *
+ * Only reviews that authenticated are cached, per (token, verb, path) and keyed by a
+ * SHA-256 of the token (the token itself is never kept, logged or put in an error):
+ * allowed answers for allowed_ttl, forbidden ones for denied_ttl, at most max_entries
+ * (least recently stored evicted first), so random tokens can never push a scraper's
+ * entry out. Failed reviews (not authenticated, or the API server did not answer) cost
+ * the client's address a token of a bucket (burst 10, one back a second, per address,
+ * addresses bounded); an empty bucket is 429 without a review. At most max_in_flight
+ * reviews run at once (4 per address); more are 429. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,22 +40,32 @@
 typedef struct KubeClient KubeClient;
 typedef struct KubeAuthDelegate KubeAuthDelegate;
 
+struct KubeAuthResult;
+
 typedef struct KubeAuthDelegateOptions {
         uint64_t allowed_ttl_usec;      /* 0 = 60 s */
         uint64_t denied_ttl_usec;       /* 0 = 10 s */
         unsigned max_entries;           /* 0 = 256 */
+        unsigned max_in_flight;         /* 0 = 64 */
+        /* Called with every decision (for logs and tests); NULL = none. */
+        void (*decided)(const struct KubeAuthResult *res, void *userdata);
+        void *decided_userdata;
 } KubeAuthDelegateOptions;
+
+#define KUBE_AUTH_MAX_USER 1024
 
 typedef enum KubeAuthDecision {
         KUBE_AUTH_ALLOWED,
         KUBE_AUTH_UNAUTHENTICATED,      /* 401 */
         KUBE_AUTH_FORBIDDEN,            /* 403 */
+        KUBE_AUTH_THROTTLED,            /* 429 */
+        KUBE_AUTH_ERROR,                /* 500: the API server could not answer */
 } KubeAuthDecision;
 
 typedef struct KubeAuthResult {
         KubeAuthDecision decision;
         bool cached;                    /* answered from the cache, no API call */
-        char user[256];                 /* the authenticated user name ("" when none) */
+        char user[KUBE_AUTH_MAX_USER + 1]; /* the authenticated user name ("" when none) */
         char reason[512];               /* why not allowed, for the 401/403 body */
 } KubeAuthResult;
 
@@ -53,19 +74,18 @@ int kube_auth_delegate_new(KubeClient *client, const KubeAuthDelegateOptions *op
 KubeAuthDelegate *kube_auth_delegate_free(KubeAuthDelegate *a);
 DEFINE_TRIVIAL_CLEANUP_FUNC(KubeAuthDelegate *, kube_auth_delegate_free);
 
-/* Decides for an Authorization header value (may be NULL), a non-resource path and a verb
- * ("get"). Returns 0 and fills *ret, or a negative errno when the API server could not
- * answer (err says why; nothing is cached then). */
-int kube_auth_delegate_check(KubeAuthDelegate *a, const char *authorization, const char *path, const char *verb,
-                             KubeAuthResult *ret, KubeError *err);
-
-/* For an HttpServer route: checks req (verb from its method: GET/HEAD -> get). Returns 1
- * when allowed (the caller serves the request), 0 when it filled reply with 401 or 403, or
- * a negative errno (the server answers 500). */
-int kube_auth_delegate_http(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply);
+/* For an HttpServer route: checks req (verb from its method: GET/HEAD -> get) and, when
+ * allowed, serves it with handler(req, reply, userdata): at once when the cache decides,
+ * else later from the reviews' completion, with a request that has only method, path and
+ * client (no headers or query). Returns 0 (reply filled, or the request deferred) or a
+ * negative errno (the server answers 500). Requests still under review when the delegate
+ * is freed are answered 503. */
+int kube_auth_delegate_serve(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply, HttpHandler handler,
+                             void *userdata);
 
 /* Cache statistics, for tests and metrics. */
 typedef struct KubeAuthDelegateStats {
-        uint64_t token_reviews, access_reviews, cache_hits;
+        uint64_t token_reviews, access_reviews, cache_hits, throttled;
+        unsigned in_flight;
 } KubeAuthDelegateStats;
 void kube_auth_delegate_get_stats(const KubeAuthDelegate *a, KubeAuthDelegateStats *ret);

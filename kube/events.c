@@ -39,7 +39,13 @@ struct KubeEventRecorder {
         char *ns;                       /* NULL: the regarding object's namespace */
         KubeMap *entries;
         unsigned created, repeats;
+        bool (*may_write)(void *userdata);
+        void *fence_userdata;
 };
+
+static bool fenced(const KubeEventRecorder *r) {
+        return r->may_write && !r->may_write(r->fence_userdata);
+}
 
 static Entry *entry_unref(Entry *e) {
         if (e && --e->n_ref == 0) {
@@ -66,6 +72,8 @@ static void on_written(KubeClient *c, int r, json_t *body, const KubeError *err,
 }
 
 static void send_series(Entry *e) {
+        if (fenced(e->recorder))
+                return;         /* stays dirty: sent with a repeat recorded while writing is allowed */
         char t[48];
         rfc3339_format(e->last_usec, true, t, sizeof t);
         json_auto_t *p = json_pack("{s{sIss}}", "series", "count", (json_int_t) e->count, "lastObservedTime", t);
@@ -171,6 +179,11 @@ static json_t *object_ref(const json_t *o, const char *event_ns) {
         return ref;
 }
 
+void kube_event_recorder_set_fence(KubeEventRecorder *r, bool (*may_write)(void *userdata), void *userdata) {
+        r->may_write = may_write;
+        r->fence_userdata = userdata;
+}
+
 int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char *type, const char *reason,
                       const char *action, const char *fmt, ...) {
         const char *name = kube_obj_name(regarding);
@@ -204,6 +217,8 @@ int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char 
                 return -EINVAL;
         uint64_t now = now_realtime_usec();
         Entry *e = kube_map_get(r->entries, buf_str(&key));
+        if (fenced(r) && !(e && e->created && now - e->last_usec <= SERIES_WINDOW_USEC && !e->failed))
+                return -ENOLCK;
         if (e && now - e->last_usec <= SERIES_WINDOW_USEC && !e->failed) {
                 e->count++;
                 e->last_usec = now;

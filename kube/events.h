@@ -7,6 +7,8 @@
  * them; later versions accept it too). Notes are cut to 1 KiB (the API's limit). Failures
  * are logged at debug level only: events are best effort by design. */
 
+#include <stdbool.h>
+
 #include "kube/kube.h"
 
 typedef struct KubeEventRecorder KubeEventRecorder;
@@ -23,9 +25,16 @@ KubeEventRecorder *kube_event_recorder_free(KubeEventRecorder *r);
  * Event outside kube-system. Returns 0, -EINVAL (""), -ENOMEM. */
 int kube_event_recorder_set_namespace(KubeEventRecorder *r, const char *ns);
 
+/* Fences every write of the recorder (creates and series patches, including the patch of
+ * a repeat sent when an earlier write completes): while may_write(userdata) says no, nothing
+ * is sent; an Event is refused (-ENOLCK) and a repeat is only counted, its series sent with
+ * the next repeat recorded while writing is allowed. For a leader-elected daemon whose
+ * writes must stop as soon as its lease lapses. NULL: no fence (the default). */
+void kube_event_recorder_set_fence(KubeEventRecorder *r, bool (*may_write)(void *userdata), void *userdata);
+
 /* Records an event about regarding (borrowed API object: apiVersion, kind, metadata).
  * type "Normal" or "Warning"; reason and action CamelCase. Returns 0 when queued (or
- * counted as a repeat), -EINVAL, -ENOMEM. */
+ * counted as a repeat), -EINVAL, -ENOMEM, -ENOLCK (fenced). */
 int kube_event_record(KubeEventRecorder *r, const json_t *regarding, const char *type, const char *reason,
                       const char *action, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 

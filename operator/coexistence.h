@@ -1,7 +1,8 @@
 #pragma once
 /* Coexistence watch: caches what shows another active scheduler (the Lease
- * kube-system/kube-scheduler and events.k8s.io Events with reason Scheduled) for the pure
- * check in reconcilers/coexistence.h. While the last check found a conflict it asks again
+ * kube-system/kube-scheduler and events.k8s.io Events with reason Scheduled, trimmed on
+ * arrival to the fields the check reads) and the Nodes' names (an Event counts only about a
+ * pod bound to one of them) for the pure check in reconcilers/coexistence.h. While the last check found a conflict it asks again
  * every few seconds, since a Lease that simply stops being renewed sends no watch event. */
 
 #include <stdbool.h>
@@ -14,7 +15,7 @@ typedef struct Coexistence Coexistence;
  * Returns 0, -ENOMEM or the informers' errors. */
 int coexistence_new(KubeClient *c, void (*changed)(void *userdata), void *userdata, Coexistence **ret);
 int coexistence_start(Coexistence *x);
-/* Both caches have synced: before that no decision about rolling out is made. */
+/* Every cache has synced: before that no decision about rolling out is made. */
 bool coexistence_synced(const Coexistence *x);
 /* What shows another active scheduler of scheduler_name beside pods (the bundled
  * scheduler's namespace's pods), as a malloc'd line in *ret, or NULL. Remembers whether one

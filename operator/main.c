@@ -42,6 +42,8 @@ static void help(void) {
                "                               (default false: a guard holds the rollout while another\n"
                "                               default-scheduler is active)\n"
                "  --scheduler-kubeconfig FILE  kubeconfig path inside the scheduler pod (default: in-cluster)\n"
+               "  --scheduler-serving-cert-secret NAME  a TLS Secret in the scheduler's namespace mounted as\n"
+               "                               its HTTPS serving certificate (default: none, self-signed)\n"
                "  --profiles-as-plugins BOOL   spec.profile renders OpenShift 4.7-4.9's plugin set into the\n"
                "                               KubeSchedulerConfiguration (default true; false: the\n"
                "                               profile's built-in Policy in policy.cfg)\n"
@@ -103,8 +105,8 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 ARG_KUBECONFIG = 0x100, ARG_LISTEN, ARG_LEADER_ELECT, ARG_LEASE_NS, ARG_LEASE_NAME,
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
-                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN, ARG_PROFILES_AS_PLUGINS,
-                ARG_TLS_CERT, ARG_TLS_KEY,
+                ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN,
+                ARG_TLS_CERT, ARG_TLS_KEY, ARG_SERVING_CERT_SECRET, ARG_PROFILES_AS_PLUGINS,
         };
         static const struct option options[] = {
                 { "kubeconfig", required_argument, NULL, ARG_KUBECONFIG },
@@ -117,6 +119,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "scheduler-command", required_argument, NULL, ARG_COMMAND },
                 { "scheduler-name", required_argument, NULL, ARG_SCHED_NAME },
                 { "scheduler-kubeconfig", required_argument, NULL, ARG_SCHED_KUBECONFIG },
+                { "scheduler-serving-cert-secret", required_argument, NULL, ARG_SERVING_CERT_SECRET },
                 { "scheduler-shared-lease", required_argument, NULL, ARG_SHARED_LEASE },
                 { "profiles-as-plugins", required_argument, NULL, ARG_PROFILES_AS_PLUGINS },
                 { "scheduler-verbosity", required_argument, NULL, ARG_SCHED_V },
@@ -205,6 +208,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                         o->scheduler.health_port = (int) v;
                         break;
                 case ARG_READINESS_PATH: o->scheduler.readiness_path = optarg; break;
+                case ARG_SERVING_CERT_SECRET: o->scheduler.serving_cert_secret = optarg; break;
                 case ARG_LIVENESS_PATH: o->scheduler.liveness_path = optarg; break;
                 case ARG_SCORE_PCT:
                         r = parse_int(optarg, 0, 100, &v);

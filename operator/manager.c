@@ -430,6 +430,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
                 r = kube_event_recorder_set_namespace(m->recorder, OPERATOR_NAMESPACE);
         if (r < 0)
                 return klog_error_errno(r, "Cannot set up the event recorder: %m");
+        /* the pass fences the Events it records; this fences the series patches a repeat
+         * sends later, when an earlier write completes */
+        kube_event_recorder_set_fence(m->recorder, manager_may_write, m);
 
         if (opts->leader_elect) {
                 KubeLeaderConfig lo = {

@@ -35,20 +35,25 @@ struct MetricsServer {
         OperatorMetrics snapshot;       /* under lock */
 };
 
-static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
+/* An allowed scrape: the latest snapshot. */
+static int render_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
         MetricsServer *s = userdata;
-        int r = kube_auth_delegate_http(s->auth, req, reply);
-        if (r <= 0) {
-                if (r < 0)
-                        klog_warning_errno(r, "Cannot review a /metrics request: %m");
-                return r;
-        }
         OperatorMetrics m;
         pthread_mutex_lock(&s->lock);
         m = s->snapshot;
         pthread_mutex_unlock(&s->lock);
         reply->content_type = "text/plain; version=0.0.4; charset=utf-8";
         return metrics_render(&m, &reply->body);
+}
+
+static void on_decided(const KubeAuthResult *res, void *userdata) {
+        if (res->decision == KUBE_AUTH_ERROR)
+                klog_warning("Cannot review a /metrics request: %s", res->reason);
+}
+
+static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        MetricsServer *s = userdata;
+        return kube_auth_delegate_serve(s->auth, req, reply, render_metrics, s);
 }
 
 static int on_stop(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
@@ -94,9 +99,10 @@ MetricsServer *metrics_server_free(MetricsServer *s) {
                 else
                         pthread_join(s->thread, NULL);
         }
-        /* The thread has ended (or never ran): what it owned is freed from here. */
-        http_server_free(s->https);
+        /* The thread has ended (or never ran): what it owned is freed from here, the
+         * delegate first (it answers the requests still under review on the server). */
         kube_auth_delegate_free(s->auth);
+        http_server_free(s->https);
         kube_client_unref(s->client);
         sd_event_source_disable_unref(s->stop_source);
         sd_event_unref(s->event);
@@ -130,7 +136,7 @@ static int setup(MetricsServer *s, const MetricsServerOptions *o) {
         kube_client_set_timeouts(s->client, timeout < 2000 ? timeout : 2000, timeout);
         kube_client_set_max_retries(s->client, 0);
         (void) kube_client_set_user_agent(s->client, "scheduler-operator/metrics");
-        r = kube_auth_delegate_new(s->client, NULL, &s->auth);
+        r = kube_auth_delegate_new(s->client, &(KubeAuthDelegateOptions) { .decided = on_decided }, &s->auth);
         if (r < 0)
                 return r;
 

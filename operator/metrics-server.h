@@ -3,13 +3,13 @@
  * authorization (kube/auth-delegate: TokenReview + SubjectAccessReview on nonResourceURLs
  * /metrics, verb get), as kube-rbac-proxy and kube-scheduler's secure port serve it.
  *
- * The reviews are blocking calls to the API server, and the operator's event loop must
- * never wait on the API (lease renewal, watches and /healthz run on it). So the secure
- * server runs on a thread of its own with its own sd-event loop, API client (short
- * timeouts) and review cache, and never touches the manager: the loop publishes a copy of
- * its OperatorMetrics (metrics_server_publish, a struct copy under a mutex) and the thread
- * renders the latest copy for an allowed scrape. A scrape whose review cannot complete
- * holds only that thread, and ends in a 500 when the client's request timeout expires. */
+ * The secure server runs on a thread of its own with its own sd-event loop, API client
+ * (short timeouts) and review cache, and never touches the manager: the loop publishes a
+ * copy of its OperatorMetrics (metrics_server_publish, a struct copy under a mutex) and
+ * the thread renders the latest copy for an allowed scrape. The reviews are asynchronous
+ * on that thread's loop (kube_auth_delegate_serve), so a review the API server is slow
+ * to answer holds only its own request; one that cannot complete ends in a 500 when the
+ * client's request timeout expires. */
 
 #include <stdint.h>
 
@@ -30,7 +30,7 @@ typedef struct MetricsServerOptions {
 /* Loads the certificate, binds, and starts the thread. Returns 0, -EADDRINUSE, -EINVAL (bad
  * address, certificate or kubeconfig), -ENOENT (a file), -ENOMEM; logs why. */
 int metrics_server_new(const MetricsServerOptions *o, const OperatorMetrics *initial, MetricsServer **ret);
-/* Stops the thread and frees. A review in progress is waited for (at most its timeout);
+/* Stops the thread and frees. Requests still under review are answered 503;
  * connections still open are closed. Accepts NULL. */
 MetricsServer *metrics_server_free(MetricsServer *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(MetricsServer *, metrics_server_free);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,51 @@ static int64_t event_time(const json_t *ev) {
         return 0;
 }
 
-static int events_conflict(const json_t *events, const json_t *pods, const char *scheduler_name, int64_t now,
-                           char **ret) {
+/* The node an upstream Scheduled Event's note names ("Successfully assigned ns/pod to
+ * node") when the note is about the Pod the Event regards; NULL otherwise. */
+static const char *assigned_node(const json_t *ev) {
+        static const char prefix[] = "Successfully assigned ";
+        const char *note = jstr(ev, "note");
+        const char *kind = jstr(ev, "regarding", "kind");
+        const char *ns = jstr(ev, "regarding", "namespace");
+        const char *name = jstr(ev, "regarding", "name");
+        if (!note || !kind || strcmp(kind, "Pod") != 0 || !ns || !name ||
+            strncmp(note, prefix, sizeof prefix - 1) != 0)
+                return NULL;
+        const char *p = note + sizeof prefix - 1;
+        size_t nsl = strlen(ns), nl = strlen(name);
+        if (strncmp(p, ns, nsl) != 0 || p[nsl] != '/' || strncmp(p + nsl + 1, name, nl) != 0 ||
+            strncmp(p + nsl + 1 + nl, " to ", 4) != 0)
+                return NULL;
+        const char *node = p + nsl + 1 + nl + 4;
+        return *node ? node : NULL;
+}
+
+static bool is_node(const json_t *nodes, const char *name) {
+        size_t i;
+        json_t *n;
+        json_array_foreach(nodes, i, n) {
+                const char *nm = jstr(n, "metadata", "name");
+                if (nm && strcmp(nm, name) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Whether the Event's time can be believed: within the window, not ahead of this clock,
+ * not before the API server created the Event (allowing for skew). */
+static bool believable_time(const json_t *ev, int64_t now) {
+        int64_t t = event_time(ev), created;
+        if (t <= 0 || t + COEXISTENCE_EVENT_WINDOW_S < now || t > now + COEXISTENCE_CLOCK_SKEW_S)
+                return false;
+        if (parse_time(jstr(ev, "metadata", "creationTimestamp"), &created) == 0 &&
+            (t + COEXISTENCE_CLOCK_SKEW_S < created || created > now + COEXISTENCE_CLOCK_SKEW_S))
+                return false;
+        return true;
+}
+
+static int events_conflict(const json_t *events, const json_t *pods, const json_t *nodes, const char *scheduler_name,
+                           int64_t now, char **ret) {
         size_t i, seen = 0;
         json_t *ev;
         const char *instance = NULL;
@@ -81,8 +125,10 @@ static int events_conflict(const json_t *events, const json_t *pods, const char 
                 if (!reason || strcmp(reason, "Scheduled") != 0 || !controller ||
                     strcmp(controller, scheduler_name) != 0 || !inst || !inst[0])
                         continue;
-                int64_t t = event_time(ev);
-                if (t <= 0 || t + COEXISTENCE_EVENT_WINDOW_S < now || names_own_pod(inst, pods, scheduler_name))
+                if (!believable_time(ev, now) || names_own_pod(inst, pods, scheduler_name))
+                        continue;
+                const char *node = assigned_node(ev);
+                if (!node || !is_node(nodes, node))
                         continue;
                 /* The smallest name, so the description does not depend on the order. */
                 if (!instance || strcmp(inst, instance) < 0)
@@ -98,7 +144,7 @@ static int events_conflict(const json_t *events, const json_t *pods, const char 
         return 0;
 }
 
-int coexistence_find_conflict(const json_t *lease, const json_t *events, const json_t *pods,
+int coexistence_find_conflict(const json_t *lease, const json_t *events, const json_t *pods, const json_t *nodes,
                               const char *scheduler_name, int64_t now, char **ret) {
         _cleanup_free_ char *by_lease = NULL, *by_events = NULL;
         int r;
@@ -109,7 +155,7 @@ int coexistence_find_conflict(const json_t *lease, const json_t *events, const j
         *ret = NULL;
         if (json_is_object(lease) && (r = lease_conflict(lease, pods, now, &by_lease)) < 0)
                 return r;
-        if ((r = events_conflict(events, pods, scheduler_name, now, &by_events)) < 0)
+        if ((r = events_conflict(events, pods, nodes, scheduler_name, now, &by_events)) < 0)
                 return r;
         if (by_lease && by_events) {
                 if (asprintf(ret, "%s; %s", by_lease, by_events) < 0)
@@ -117,4 +163,47 @@ int coexistence_find_conflict(const json_t *lease, const json_t *events, const j
         } else
                 *ret = by_lease ? TAKE_PTR(by_lease) : TAKE_PTR(by_events);
         return 0;
+}
+
+/* Deletes every member of obj not named in keep (NULL-terminated). */
+static void keep_only(json_t *obj, const char *const *keep) {
+        const char *k;
+        json_t *v;
+        void *tmp;
+        json_object_foreach_safe(obj, tmp, k, v) {
+                bool kept = false;
+                for (const char *const *p = keep; *p && !kept; p++)
+                        kept = strcmp(k, *p) == 0;
+                if (!kept)
+                        (void) json_object_del(obj, k);
+        }
+}
+
+void coexistence_event_trim(json_t *ev) {
+        static const char *const top[] = { "metadata", "reason", "reportingController", "reportingInstance",
+                                           "eventTime", "deprecatedLastTimestamp", "series", "regarding", "note",
+                                           NULL };
+        static const char *const meta[] = { "name", "namespace", "resourceVersion", "uid", "creationTimestamp", NULL };
+        static const char *const series[] = { "lastObservedTime", NULL };
+        static const char *const regarding[] = { "kind", "namespace", "name", NULL };
+        if (!json_is_object(ev))
+                return;
+        keep_only(ev, top);
+        json_t *m = json_object_get(ev, "metadata");
+        if (json_is_object(m))
+                keep_only(m, meta);
+        json_t *se = json_object_get(ev, "series");
+        if (json_is_object(se))
+                keep_only(se, series);
+        json_t *re = json_object_get(ev, "regarding");
+        if (json_is_object(re))
+                keep_only(re, regarding);
+        json_t *note = json_object_get(ev, "note");
+        if (json_is_string(note) && json_string_length(note) > COEXISTENCE_NOTE_MAX) {
+                size_t n = COEXISTENCE_NOTE_MAX;
+                const char *t = json_string_value(note);
+                while (n > 0 && ((unsigned char) t[n] & 0xC0) == 0x80)
+                        n--;
+                (void) json_object_set_new(ev, "note", json_stringn(t, n));
+        }
 }

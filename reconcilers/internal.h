@@ -15,6 +15,7 @@
 #define RECONCILE_MAX_POLICY_SIZE ((size_t) 1024 * 1024)  /* a ConfigMap cannot hold more */
 #define RECONCILE_MAX_MESSAGE 32768u            /* condition / event message bytes */
 #define RECONCILE_MOUNT_DIR "/etc/kubernetes/policy-scheduler"
+#define RECONCILE_SERVING_CERT_DIR "/etc/kubernetes/policy-scheduler-serving-cert"
 /* Where things go, and what they can hold. */
 #define RECONCILE_MAX_CONFIGMAP_DATA ((size_t) 1024 * 1024)    /* data + binaryData of a ConfigMap */
 #define RECONCILE_MAX_ANNOTATIONS ((size_t) 256 * 1024)         /* all annotations of an object */

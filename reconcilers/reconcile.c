@@ -170,6 +170,11 @@ static int check_config(const ReconcileConfig *c) {
                 return -EINVAL;
         if (c->node_selector && !json_is_object(c->node_selector))
                 return -EINVAL;
+        /* a Secret's name: a DNS subdomain */
+        if (c->serving_cert_secret &&
+            (strlen(c->serving_cert_secret) > 253 ||
+             strspn(c->serving_cert_secret, "abcdefghijklmnopqrstuvwxyz0123456789-.") != strlen(c->serving_cert_secret)))
+                return -EINVAL;
         return 0;
 }
 

@@ -81,6 +81,12 @@ typedef struct ReconcileConfig {
         const json_t *node_selector;    /* pod nodeSelector object; NULL = control-plane nodes
                                          * ({"node-role.kubernetes.io/master": ""}), {} = any */
         const char *service_account;    /* "policy-scheduler" */
+        const char *serving_cert_secret; /* a kubernetes.io/tls Secret in the scheduler's
+                                         * namespace mounted as its HTTPS serving certificate
+                                         * (--tls-cert-file, --tls-private-key-file), so that
+                                         * scrapers can verify it: on OpenShift the service
+                                         * CA's (policy-scheduler-metrics-tls); NULL/"" = none,
+                                         * the scheduler generates a self-signed one */
         const json_t *resources;        /* the container's resources object; NULL = the
                                          * built-in requests and memory limit */
         const json_t *tolerations;      /* array appended to the built-in tolerations; NULL = none */

@@ -270,6 +270,24 @@ static json_t *render_probe(const ReconcileConfig *c, const char *path, int init
                          "failureThreshold", 3);
 }
 
+/* The serving certificate Secret as a read-only volume and the scheduler's flags naming it
+ * (kube-scheduler's own: --tls-cert-file, --tls-private-key-file). */
+static int add_serving_cert(const ReconcileConfig *c, json_t *spec) {
+        json_t *pod = json_object_get(json_object_get(spec, "template"), "spec");
+        json_t *container = json_array_get(json_object_get(pod, "containers"), 0);
+        json_t *command = json_object_get(container, "command");
+        if (json_array_append_new(command, json_string("--tls-cert-file=" RECONCILE_SERVING_CERT_DIR "/tls.crt")) < 0 ||
+            json_array_append_new(command, json_string("--tls-private-key-file=" RECONCILE_SERVING_CERT_DIR "/tls.key")) < 0 ||
+            json_array_append_new(json_object_get(container, "volumeMounts"),
+                                  json_pack("{s:s, s:s, s:b}", "name", "serving-cert", "mountPath",
+                                            RECONCILE_SERVING_CERT_DIR, "readOnly", 1)) < 0 ||
+            json_array_append_new(json_object_get(pod, "volumes"),
+                                  json_pack("{s:s, s:{s:s}}", "name", "serving-cert", "secret", "secretName",
+                                            c->serving_cert_secret)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash, bool policy_file,
                       int64_t now, json_t **ret, char ret_spec_hash[static 65]) {
         char num[32], cm_name[128], started[RFC3339_MAX];
@@ -338,6 +356,8 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
                 "containers", container,
                 "volumes", "name", "config", "configMap", "name", cm_name);
         if (!spec)
+                return -ENOMEM;
+        if (c->serving_cert_secret && c->serving_cert_secret[0] && add_serving_cert(c, spec) < 0)
                 return -ENOMEM;
         if (c->force_redeployment_reason && c->force_redeployment_reason[0] &&
             json_object_set_new(json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"),

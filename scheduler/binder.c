@@ -114,7 +114,7 @@ static void extender_bind_done(Extender *x, int r, void *userdata) {
 /* Not leading any more (the lease lapsed by the local clock): nothing is written, the
  * assumed pod is dropped; the replica that leads now decides the pod again. */
 static bool fenced(Manager *m, BindCtx *b) {
-        if (manager_may_bind(m))
+        if (manager_may_write(m))
                 return false;
         klog_warning("not binding %s/%s to %s: this replica no longer holds the lease", b->pod->namespace_,
                      b->pod->name, b->node);

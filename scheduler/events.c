@@ -60,13 +60,19 @@ void events_post(Manager *m, const SchedPod *pod, const char *type, const char *
 }
 
 void events_flush(Manager *m, uint32_t max) {
+        /* Queued by a replica whose lease lapsed since: dropped, not written late (the
+         * leader writes its own). */
+        bool may_write = manager_may_write(m);
         for (uint32_t i = 0; i < max && m->events_head; i++) {
                 PendingEvent *e = m->events_head;
                 m->events_head = e->next;
                 if (!m->events_head)
                         m->events_tail = NULL;
                 m->n_events--;
-                write_event(m, e);
+                if (may_write)
+                        write_event(m, e);
+                else
+                        m->events_dropped++;
                 pending_event_free(e);
         }
 }
@@ -78,6 +84,8 @@ void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *messa
         bool same_condition = pod->scheduled_digest ==
                               sched_pod_condition_digest("False", "Unschedulable", message, NULL);
         if (same_condition && (!nominated || nominated == pod->nominated_node))
+                return;
+        if (!manager_may_write(m))
                 return;
         char when[RFC3339_MAX];
         rfc3339_format(pod->scheduled_false && pod->scheduled_since_usec > 0 ? (uint64_t) pod->scheduled_since_usec

@@ -20,6 +20,8 @@
 #include "scheduler/core/satmath.h"
 
 #define MAX_REPLY ((size_t) 16 * 1024 * 1024)
+/* One filter reply's failure messages, together (each at most EXTENDER_MAX_MESSAGE) */
+#define MAX_MESSAGES ((size_t) 4 * 1024 * 1024)
 
 /* One asynchronous call in flight: its own easy handle on the caller's CurlEvent (the
  * multi keeps the connections between calls). */
@@ -48,6 +50,7 @@ struct Extender {
         char **managed;                 /* managedResources names */
         size_t n_managed;
         ExtenderLookup lookup;
+        SchedArena messages;            /* the last filter reply's failure messages */
         Buf reply;
         char error[512];
         /* TLS material decoded from *Data fields (kept for the blobs' lifetime) */
@@ -118,6 +121,7 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
         buf_init(&x->ca, 1 << 20);
         buf_init(&x->cert, 1 << 20);
         buf_init(&x->key, 1 << 20);
+        x->messages.max = MAX_MESSAGES;
         x->lookup = *lookup;
         x->weight = pe->weight;
         x->ignorable = pe->ignorable;
@@ -210,6 +214,7 @@ Extender *extender_free(Extender *x) {
                 free(x->managed[i]);
         free(x->managed);
         buf_free(&x->reply);
+        sched_arena_free(&x->messages);
         buf_free(&x->ca);
         buf_free(&x->cert);
         buf_free(&x->key);
@@ -399,6 +404,17 @@ json_t *extender_reply_get(const json_t *obj, const char *key) {
         return NULL;
 }
 
+/* How many of a message's n bytes are kept: at most EXTENDER_MAX_MESSAGE, not splitting a
+ * UTF-8 character. */
+static size_t message_cut(const char *msg, size_t n) {
+        if (n <= EXTENDER_MAX_MESSAGE)
+                return n;
+        n = EXTENDER_MAX_MESSAGE;
+        while (n > 0 && ((unsigned char) msg[n] & 0xC0) == 0x80)
+                n--;
+        return n;
+}
+
 /* ExtenderFilterResult -> keep[] and reasons[] (keep starts all true). */
 static int parse_filter(Extender *x, json_t *res, const SchedStr *names, uint32_t n, bool *keep,
                         const char **reasons) {
@@ -426,14 +442,18 @@ static int parse_filter(Extender *x, json_t *res, const SchedStr *names, uint32_
                         if (k != UINT32_MAX)
                                 keep[k] = true;
                 }
-        /* failedNodes' messages name the reasons; they stay valid in the strtab */
+        /* failedNodes' messages name the reasons: copied, each cut to a bound, into storage
+         * of the extender that lives until its next filter reply (the algorithm keeps its
+         * own reference once it has read them); a message that does not fit leaves the
+         * node with the generic reason */
+        sched_arena_free(&x->messages);
         const char *name;
         json_object_foreach(extender_reply_get(res, "failedNodes"), name, e) {
                 uint32_t k = find_node(x, names, n, name);
                 const char *msg = json_string_value(e);
-                SchedStr id;
-                if (k != UINT32_MAX && msg && sched_strtab_intern_str((SchedStrtab *) x->lookup.strtab, msg, &id) >= 0)
-                        reasons[k] = sched_strtab_get(x->lookup.strtab, id);
+                if (k == UINT32_MAX || !msg || !*msg)
+                        continue;
+                reasons[k] = sched_arena_strndup(&x->messages, msg, message_cut(msg, json_string_length(e)));
         }
         return 0;
 }

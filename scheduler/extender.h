@@ -26,6 +26,10 @@ typedef struct Extender Extender;
 typedef struct PolicyExtender PolicyExtender;
 typedef struct json_t json_t;
 
+/* A failure message of an extender's filter reply is cut to this many bytes (at a UTF-8
+ * character boundary): it is text for a person, carried into summaries and Events. */
+#define EXTENDER_MAX_MESSAGE 1024
+
 /* Borrowed API objects for the wire format (NULL when unknown). */
 typedef struct ExtenderLookup {
         json_t *(*pod)(void *userdata, const SchedPod *pod);
@@ -71,7 +75,8 @@ void extender_clear_error(Extender *x);
 /* r: 0, or -errno with the reason in extender_last_error(). */
 typedef void (*ExtenderDoneFn)(Extender *x, int r, void *userdata);
 /* Starts the filter or prioritize call of a staged decision (sched_algo_begin/resume); the
- * reply is written into call's keep/reasons or scores before done runs. Returns 0 (done
+ * reply is written into call's keep/reasons or scores before done runs (the reasons' texts
+ * are the extender's, valid until its next filter reply). Returns 0 (done
  * will run once), -ENOENT when this extender has no such verb or no interest in the pod
  * (nothing to ask: the node set stays as it is), -ENOMEM. */
 int extender_call_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const SchedExtenderCall *call,

@@ -163,9 +163,12 @@ static inline bool manager_ready(const Manager *m) {
         return m->synced_pods && m->synced_nodes && m->synced_namespaces && m->n_obj_synced == m->n_obj_informers;
 }
 
-/* manager.c: whether a bind may be written now: this replica leads and, when elected, its
- * lease is still valid by the local clock (a lapsed lease stops leading here). */
-bool manager_may_bind(Manager *m);
+/* manager.c: whether the scheduler may write now (binds, victims' deletions, nominations,
+ * pod status, Events and their series): this replica leads and, when elected, its lease is
+ * still valid by the local clock (a lapsed lease stops leading here). Every write checks it
+ * just before it is sent, so a replica that was stalled past its lease writes nothing from
+ * the state it had. */
+bool manager_may_write(Manager *m);
 
 /* informers.c */
 extern const KubeResource SCHED_RES_PVS, SCHED_RES_PVCS;

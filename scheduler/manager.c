@@ -176,12 +176,17 @@ static int on_defer(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-bool manager_may_bind(Manager *m) {
+bool manager_may_write(Manager *m) {
         if (!m->leading)
                 return false;
         /* the lease as this host's clock sees it: a leader that could not renew in time
          * (stopped, starved) learns here, before writing, that it no longer leads */
         return !m->leader || kube_leader_check(m->leader);
+}
+
+/* The recorder's fence: an Event repeated after the lease lapsed does not patch its series. */
+static bool recorder_may_write(void *userdata) {
+        return manager_may_write(userdata);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -489,6 +494,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         r = kube_event_recorder_new(m->client, opts->scheduler_name, m->identity, &m->recorder);
         if (r < 0)
                 return klog_error_errno(r, "cannot create the event recorder: %m");
+        kube_event_recorder_set_fence(m->recorder, recorder_may_write, m);
 
         _cleanup_(policy_freep) Policy *policy = NULL;
         r = load_policy(m, &policy);
@@ -626,10 +632,11 @@ Manager *manager_free(Manager *m) {
         kube_leader_free(m->leader);
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
         kube_event_recorder_free(m->recorder);
+        /* the delegate answers the requests still under review on m->https: first */
+        kube_auth_delegate_free(m->auth);
         http_server_free(m->http);
         http_server_free(m->https);
         http_server_free(m->http_metrics);
-        kube_auth_delegate_free(m->auth);
         kube_client_unref(m->auth_client);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);

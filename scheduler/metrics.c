@@ -37,11 +37,9 @@ static bool always_allowed(const Manager *m, const char *path) {
 
 static int on_metrics_secure(const HttpRequest *req, HttpReply *reply, void *userdata) {
         Manager *m = userdata;
-        if (!always_allowed(m, req->path)) {
-                int r = kube_auth_delegate_http(m->auth, req, reply);
-                if (r <= 0)
-                        return r;
-        }
+        /* the reviews are asynchronous: the scheduling loop never waits on them */
+        if (!always_allowed(m, req->path))
+                return kube_auth_delegate_serve(m->auth, req, reply, on_metrics, m);
         return on_metrics(req, reply, userdata);
 }
 

@@ -205,6 +205,8 @@ void preemptor_free(Manager *m) {
 }
 
 static void set_nominated_node(Manager *m, const SchedPod *pod, const char *node) {
+        if (!manager_may_write(m))
+                return;
         json_auto_t *patch = node ? json_pack("{s:{s:s}}", "status", "nominatedNodeName", node)
                                   : json_pack("{s:{s:n}}", "status", "nominatedNodeName");
         if (!patch || kube_patch_async(m->client, &KUBE_PODS, pod->namespace_, pod->name, "status",
@@ -288,6 +290,8 @@ static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError
 /* Deletes a victim; until it leaves the cache it counts as terminating (upstream deletes
  * synchronously, so its retried preemptor sees it terminating or gone). */
 static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
+        if (!manager_may_write(m))
+                return;
         size_t n = strlen(v->uid) + 1;
         VictimDelete *d = malloc(sizeof(*d) + n);
         if (!d) {
@@ -312,6 +316,13 @@ static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
 SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
         if (!m->preemptor)
                 return 0;
+        /* The victims and the nomination are chosen from this replica's cache: one whose
+         * lease lapsed (stalled, starved) may hold a stale one while the leader preempts too. */
+        if (!manager_may_write(m)) {
+                klog_warning("not preempting for %s/%s: this replica no longer holds the lease", pod->namespace_,
+                             pod->name);
+                return 0;
+        }
         m->preemption_attempts++;
         uint32_t offset = 0;
         if (getrandom(&offset, sizeof offset, 0) != (ssize_t) sizeof offset)

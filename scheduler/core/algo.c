@@ -54,6 +54,7 @@ struct SchedAlgo {
 
         HistEntry *hist;
         uint32_t n_hist, hist_cap;
+        SchedStrRefs text_refs;         /* extenders' texts in hist */
         bool hist_truncated;
         uint32_t last_n_all;
         /* the last decision's scored nodes (feasible[0..n_scored)) and their shared part */
@@ -101,6 +102,7 @@ void sched_algo_free(SchedAlgo *a) {
         free(a->ext_totals);
         free(a->status);
         sched_sim_done(&a->nom_sim);
+        sched_strtab_release((SchedStrtab *) a->strtab, &a->text_refs);
         free(a->hist);
         free(a->plan);
         sched_cycle_state_free(a->state);
@@ -259,15 +261,21 @@ const uint8_t *sched_algo_node_status(const SchedAlgo *a) {
         return a->last_n_all ? a->status : NULL;
 }
 
-/* A per-extender intern of its rejection text, so reasons stay (code, id) pairs. */
+/* An extender's rejection text, interned so reasons stay (code, id) pairs. The text comes
+ * from outside: the decision holds a reference on it (text_refs) until the next decision
+ * starts, so a chatty extender's messages are given back instead of filling the table. */
 static void hist_add_text(SchedAlgo *a, const char *text) {
-        SchedStr id = sched_strtab_lookup(a->strtab, text, strlen(text));
-        if (id == 0 && sched_strtab_intern_str((SchedStrtab *) a->strtab, text, &id) < 0) {
+        SchedStrtab *t = (SchedStrtab *) a->strtab;
+        SchedStrRefs *prev = sched_strtab_record(t, &a->text_refs);
+        SchedStr id;
+        int r = sched_strtab_intern_str(t, text, &id);
+        (void) sched_strtab_record(t, prev);
+        if (r < 0) {
                 a->hist_truncated = true;
                 return;
         }
-        SchedReason r = { .code = SCHED_REASON_TEXT, .a = id };
-        hist_add(a, &r);
+        SchedReason reason = { .code = SCHED_REASON_TEXT, .a = id };
+        hist_add(a, &reason);
 }
 
 /* ---- a decision in stages: extenders answer between them ---- */
@@ -413,6 +421,7 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
         a->phase = PHASE_NONE;
         a->n_hist = 0;
         a->hist_truncated = false;
+        sched_strtab_release((SchedStrtab *) a->strtab, &a->text_refs);
         a->last_n_all = n_all;
         a->n_scored = 0;
         if (n_all == 0) {

@@ -92,8 +92,9 @@ int sched_algo_schedule(SchedAlgo *a, const SchedCache *cache, const SchedPod *p
  * resumes (one removed meanwhile drops out) and the priorities score the cache as it is at
  * the end. One decision at a time: nothing else may run on a until it ended or was
  * aborted. call->nodes is valid until the caller returns to its loop (read it at once);
- * names, keep, reasons and scores until the next call into a. reasons[] strings must stay
- * valid until the decision ends (e.g. interned). */
+ * names, keep, reasons and scores until the next call into a. reasons[] strings need stay
+ * valid only until sched_algo_resume() returns: it interns its own copy, held until the next
+ * decision begins (they come from outside and are not kept longer). */
 #define SCHED_ALGO_WAIT 1
 typedef struct SchedExtenderCall {
         uint32_t extender;              /* index into the set given to sched_algo_set_extenders */

@@ -8,7 +8,7 @@
 # reach Secrets. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 cleanup() {
@@ -28,18 +28,10 @@ revision_is() { [ "$(revision)" = "$1" ]; }
 # status.revision is the revision *serving*: it moves once the rollout completes.
 written() { kubectl -n openshift-kube-scheduler get configmap "policy-scheduler-config-$1" >/dev/null 2>&1; }
 serving() { settled && revision_is "$1"; }
-put_policy() { # FILE: create or replace ConfigMap openshift-config/scheduler-policy
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
-    --dry-run=client -o yaml | kubectl apply --request-timeout=10s -f - >/dev/null
-}
-weight_policy() { # WEIGHT -> a valid variant of the documented policy
-  sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $1}/" \
-    deploy/policy.cfg > "$T/w$1.cfg"
-  echo "$T/w$1.cfg"
-}
 
-check "CRD, namespaces and RBAC install" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start a --progress-deadline 120 > "$T/port-a"
 wait_for "the operator creates Scheduler/cluster with an empty spec" 30 kubectl get scheduler cluster
 check_eq "... and its spec is empty" "{}" "$(kubectl get scheduler cluster -o jsonpath='{.spec}')"
@@ -48,7 +40,7 @@ check_eq "revision 1 comes from the profile" "1 LowNodeUtilization" \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.revision} {.status.policy.profile}')"
 
 # --- the documented journey -----------------------------------------------------------
-put_policy deploy/policy.cfg
+stack_put_policy deploy/policy.cfg
 check "kubectl patch Scheduler cluster points at the policy ConfigMap" \
   kubectl patch Scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}'
 wait_for "a new revision (2) is written from the ConfigMap" 30 written 2
@@ -78,7 +70,7 @@ check_match "Events say PolicyAccepted and RevisionCreated" 'PolicyAccepted.*Rev
 before_revs=$(revisions) before_rv=$(deployment_rv)
 sed 's/{"name" : "GeneralPredicates"},/{"name" : "GeneralPredicates"},\n{"name" : "PodFitsResources"},/' \
   deploy/policy.cfg > "$T/bad.cfg"
-put_policy "$T/bad.cfg"
+stack_put_policy "$T/bad.cfg"
 wait_for "GeneralPredicates + PodFitsResources is rejected: PolicyValid=False" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
 msg=$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type=="PolicyValid")].message}')
@@ -89,7 +81,7 @@ check_match "Degraded says which revision keeps running" 'revision 2' \
 check_match "status.rejected carries the diagnostics with line and column" '"line":7' \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.rejected}')"
 check_match "a PolicyRejected Event is recorded" 'PolicyRejected' "$(kubectl get events -n openshift-kube-scheduler-operator -o jsonpath='{.items[*].reason}')"
-sleep 2
+check "... and the operator has run a whole pass since (it had its chance to write)" stack_operator_has_run_since_now a
 check_eq "no revision was written" "$before_revs" "$(revisions)"
 check_eq "the Deployment was not touched" "$before_rv" "$(deployment_rv)"
 check_eq "the active revision is still 2" "2" "$(revision)"
@@ -98,7 +90,7 @@ kubectl -n e2e run still-scheduling --image=e2e --restart=Never >/dev/null
 wait_for "the running revision keeps scheduling pods" 30 \
   bash -c '[ -n "$(kubectl -n e2e get pod still-scheduling -o jsonpath="{.spec.nodeName}")" ]'
 
-put_policy "$(weight_policy 2)"
+stack_put_policy "$(stack_weight_policy 2)"
 wait_for "the fixed policy is accepted as revision 3" 30 written 3
 check_eq "PolicyValid is True again and rejected is cleared" "True " \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type=="PolicyValid")].status} {.status.rejected}')"
@@ -109,7 +101,7 @@ kubectl -n openshift-config delete configmap scheduler-policy >/dev/null
 wait_for "a deleted policy ConfigMap is reported as PolicyNotFound" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].reason}")" = PolicyNotFound ]'
 check_eq "... and revision 3 keeps running" "3" "$(revision)"
-put_policy "$(weight_policy 3)"
+stack_put_policy "$(stack_weight_policy 3)"
 wait_for "the recreated ConfigMap makes revision 4" 30 written 4
 wait_for "revision 4 rolls out and serves" 150 serving 4
 
@@ -142,7 +134,7 @@ metric() { stack_operator_metrics "$1" | sed -n "s/^scheduler_operator_$2 //p"; 
 leader_is() { [ "$(metric "$1" leader)" = "$2" ]; }
 wait_for "the second replica is ready as a standby" 30 bash -c "curl -sf http://127.0.0.1:$(cat "$T/port-c")/readyz | grep -q standby"
 check_eq "exactly one replica leads" "1 0" "$(metric b leader) $(metric c leader)"
-put_policy "$(weight_policy 4)"
+stack_put_policy "$(stack_weight_policy 4)"
 wait_for "the leader applies a change (revision 8)" 30 written 8
 check_eq "the standby wrote nothing" "0" "$(grep -c 'manager.c.*\] \(create\|update\|patch\|delete\|bind\|event\) ' "$CLUSTER_DIR/logs/operator-c.log")"
 stack_stop_pid operator-b
@@ -150,12 +142,12 @@ wait_for "a clean stop hands the lease over at once" 10 leader_is c 1
 wait_for "the new leader sees revision 8 through" 150 serving 8
 
 # --- kube-apiserver restarted while the policy changes -------------------------------
-put_policy "$(weight_policy 5)" &
+stack_put_policy "$(stack_weight_policy 5)" &
 edit=$!
 sleep 0.3
 check "kube-apiserver restarts" tests/cluster/restart kube-apiserver 2
 wait "$edit"
-put_policy "$(weight_policy 5)"
+stack_put_policy "$(stack_weight_policy 5)"
 wait_for "the change made around the restart is applied (revision 9)" 60 written 9
 check_eq "the revision holds the new weight" "5" \
   "$(kubectl -n openshift-kube-scheduler get cm policy-scheduler-config-9 -o jsonpath='{.data.policy\.cfg}' | jq '.priorities[] | select(.name=="LeastRequestedPriority") | .weight')"

@@ -12,7 +12,7 @@
 # Scheduler, repeats aggregated. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 cleanup() {
@@ -33,12 +33,7 @@ condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving() { settled && [ "$(revision)" = "$1" ]; }
 written() { kubectl -n openshift-kube-scheduler get configmap "policy-scheduler-config-$1" >/dev/null 2>&1; }
-put_policy() { # WEIGHT: the documented policy with LeastRequestedPriority at that weight
-  sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $1}/" \
-    deploy/policy.cfg > "$T/w$1.cfg"
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$T/w$1.cfg" \
-    --dry-run=client -o yaml | kubectl apply --request-timeout=10s -f - >/dev/null
-}
+put_policy() { stack_put_policy "$(stack_weight_policy "$1")"; }   # WEIGHT: the documented policy at that LeastRequestedPriority weight
 metric() { stack_operator_metrics "$1" | sed -n "s/^scheduler_operator_$2 //p"; }
 leader_is() { [ "$(metric "$1" leader)" = "$2" ]; }
 leads() { [ "$(metric "$1" leader)" = 1 ]; }
@@ -55,19 +50,9 @@ owned_state() {
     -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.resourceVersion}{"\n"}{end}' | sort
 }
 
-# Earlier scripts on the same plane leave a Scheduler, revisions and Events behind: start
-# from nothing, so that revision numbers and Events are this script's own.
-reset_operator_state() {
-  kubectl delete scheduler cluster --ignore-not-found >/dev/null &&
-  kubectl -n openshift-kube-scheduler delete deployment policy-scheduler --ignore-not-found >/dev/null &&
-  kubectl -n openshift-kube-scheduler delete configmap -l app=policy-scheduler >/dev/null &&
-  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete lease scheduler-operator-lock --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete events --all >/dev/null
-}
-check "CRD, namespaces and RBAC install" stack_install
-check "earlier operator state is removed" reset_operator_state
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start a --progress-deadline 10 --resync 1 --scheduler-verbosity 3 > "$T/port-a"
 wait_for "replica a leads" 30 leads a
 wait_for "revision 1 rolls out and serves" 150 serving 1

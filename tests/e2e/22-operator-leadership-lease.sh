@@ -6,7 +6,7 @@
 # carrying a newline and a fake klog header is logged escaped. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 cleanup() {
@@ -20,7 +20,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 readyz() { curl -s -w ' %{http_code}' "http://127.0.0.1:$1/readyz"; }
 log_of() { cat "$CLUSTER_DIR/logs/operator-$1.log"; }
 
-check "CRD, namespaces and RBAC install" stack_install
+setup "CRD, namespaces and RBAC install" stack_install
 
 # --- the lease namespace does not exist (admin credentials: nothing but the namespace is missing)
 port=$(free_port)

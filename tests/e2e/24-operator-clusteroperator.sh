@@ -5,6 +5,8 @@
 #   - the CRD installed while the operator runs (tests/data/crds, the OpenShift schema):
 #     the ClusterOperator appears, with Available/Progressing/Degraded/Upgradeable,
 #     relatedObjects and versions;
+#   - the operator's service account may write ClusterOperator scheduler-policy only: it
+#     cannot read, update, patch the status of or delete another operator's;
 #   - a legacy Policy in use: Upgradeable=False pointing at policy-validator
 #     --translate=v1beta1; none: Upgradeable=True;
 #   - a rejected policy: Degraded=True with the Scheduler's reason while Available stays
@@ -14,7 +16,7 @@
 # Leaves no CRD, ClusterOperator or policy behind. Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 OPNS=openshift-kube-scheduler
@@ -47,21 +49,17 @@ put_policy() { # FILE
   kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
     --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 }
-not_reporting_lines() { grep -c 'not reporting a ClusterOperator' "$CLUSTER_DIR/logs/operator-co.log"; }
+# the operator's log is appended to: only this script's operator's lines count
+not_reporting_all() { cat "$CLUSTER_DIR/logs/operator-co.log" 2>/dev/null | grep -c 'not reporting a ClusterOperator'; }
+not_reporting_lines() { echo $(( $(not_reporting_all) - NOT_REPORTING_BEFORE )); }
+test_ge() { [ "$("${@:2}")" -ge "$1" ]; }   # test_ge N CMD...: CMD prints at least N
 
-check "CRDs, namespaces and RBAC install" stack_install
-reset_operator_state() {
-  kubectl delete crd clusteroperators.config.openshift.io --ignore-not-found --wait=true >/dev/null &&
-  kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null &&
-  kubectl -n $OPNS delete pods -l app=policy-scheduler --grace-period=0 --force >/dev/null 2>&1
-  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null
-}
-check "no ClusterOperator CRD, Scheduler, revision or Deployment is left from earlier scripts" reset_operator_state
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRDs, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 
 # --- without the CRD ------------------------------------------------------------------------
+NOT_REPORTING_BEFORE=$(not_reporting_all)
 stack_operator_start co > /dev/null
 wait_for "without the ClusterOperator CRD the operator serves revision 1" 90 serving 1
 check "... there is no ClusterOperator API" bash -c '! kubectl get clusteroperators.config.openshift.io 2>/dev/null'
@@ -72,7 +70,7 @@ check_eq "... once, though it keeps looking for the CRD" "1" "$(not_reporting_li
 check "... Degraded=False on the Scheduler" [ "$(scondition Degraded status)" = False ]
 
 # --- the CRD installed while the operator runs ---------------------------------------------
-check "the ClusterOperator CRD (OpenShift's schema) is accepted" kubectl apply -f "$CO_CRD"
+setup "the ClusterOperator CRD (OpenShift's schema) is accepted" kubectl apply -f "$CO_CRD"
 check "... and established" kubectl wait --for condition=Established --timeout=30s crd/clusteroperators.config.openshift.io
 wait_for "the running operator picks the CRD up: ClusterOperator scheduler-policy appears" 60 \
   kubectl get clusteroperators.config.openshift.io scheduler-policy
@@ -92,6 +90,28 @@ check "... the Deployment" has_related apps/deployments/openshift-kube-scheduler
 check_match "... versions: the operator's" '^[0-9]+\.[0-9]+' "$(co '{.status.versions[?(@.name=="operator")].version}')"
 check_eq "... and the scheduler's (its image tag)" "latest" "$(co '{.status.versions[?(@.name=="policy-scheduler")].version}')"
 check_eq "the operator still logged 'not reporting' only once" "1" "$(not_reporting_lines)"
+
+# --- the operator's account writes its own ClusterOperator and no other ---------------------
+SA=system:serviceaccount:openshift-kube-scheduler-operator:scheduler-operator
+OPKC=$CLUSTER_DIR/operator.kubeconfig
+can() { kubectl auth can-i "$@" --as="$SA" >/dev/null 2>&1; }
+check "the operator's account may update ClusterOperator scheduler-policy" \
+  can update clusteroperators.config.openshift.io/scheduler-policy
+check "... and its status" can update clusteroperators.config.openshift.io/scheduler-policy --subresource=status
+check "... but may not update another ClusterOperator" bash -c \
+  "$(declare -f can); SA=$SA; ! can update clusteroperators.config.openshift.io/kube-scheduler"
+check "... nor patch its status" bash -c \
+  "$(declare -f can); SA=$SA; ! can patch clusteroperators.config.openshift.io/kube-scheduler --subresource=status"
+check "... nor delete one" bash -c "$(declare -f can); SA=$SA; ! can delete clusteroperators.config.openshift.io/kube-scheduler"
+check "another operator's ClusterOperator is created (by the admin)" bash -c \
+  "printf '%s\n' 'apiVersion: config.openshift.io/v1' 'kind: ClusterOperator' 'metadata: {name: kube-scheduler}' 'spec: {}' |
+   kubectl apply -f - >/dev/null"
+out=$(kubectl --kubeconfig "$OPKC" patch clusteroperators.config.openshift.io kube-scheduler --type=merge \
+  -p '{"metadata":{"labels":{"hijacked":"yes"}}}' 2>&1)
+check_match "... the operator's token cannot label it (Forbidden)" 'forbidden|Forbidden' "$out"
+out=$(kubectl --kubeconfig "$OPKC" get clusteroperators.config.openshift.io kube-scheduler 2>&1)
+check_match "... nor read it" 'forbidden|Forbidden' "$out"
+check "... it is deleted again" kubectl delete clusteroperators.config.openshift.io kube-scheduler --wait=true
 
 # --- a legacy Policy in use -----------------------------------------------------------------
 put_policy deploy/policy.cfg
@@ -152,12 +172,14 @@ watcher=$!
 sleep 1
 check "the ClusterOperator CRD is removed while the operator runs" \
   kubectl delete crd clusteroperators.config.openshift.io --wait=true
-sleep 8
+wait_for "... the operator notices (it says again that it does not report one)" 30 \
+  test_ge 2 not_reporting_lines
+check "... and has run a whole pass since" stack_operator_has_run_since_now co
 kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 check_eq "... the Scheduler stays Degraded=False throughout (a missing CRD is not a refused write)" "AsExpected" \
   "$(sort -u "$T/degraded.txt" | xargs)"
 check "... the revision serves on" settled
-check "the CRD installed again" kubectl apply -f "$CO_CRD"
+setup "the CRD installed again" kubectl apply -f "$CO_CRD"
 wait_for "... ClusterOperator scheduler-policy is reported again" 60 bash -c \
   "$(declare -f co ccondition cis); cis Available True && cis Upgradeable True"
 check "the operator is alive" kill -0 "$(cat "$CLUSTER_DIR/pids/operator-co.pid")"

@@ -17,7 +17,7 @@
 # Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 OPNS=openshift-kube-scheduler
@@ -48,34 +48,16 @@ events() {
     -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}'
 }
 event_matches() { events | grep -qE "$1" || { echo "no event matches $1; events:"; events; return 1; }; }
-put_policy() { # FILE
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
-    --dry-run=client -o yaml | kubectl apply --request-timeout=10s -f - >/dev/null
-}
-weight_policy() { # WEIGHT -> a valid variant of the documented policy
-  sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $1}/" \
-    deploy/policy.cfg > "$T/w$1.cfg"
-  echo "$T/w$1.cfg"
-}
 status_writes() { grep -c 'update Scheduler cluster status' "$CLUSTER_DIR/logs/operator-a.log"; }
 
-check "CRD, namespaces and RBAC install" stack_install
-# A first install: nothing left from scripts that ran on this plane before.
-reset_operator_state() {
-  kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null &&
-  kubectl -n $OPNS delete pods -l app=policy-scheduler --grace-period=0 --force >/dev/null 2>&1
-  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null &&
-  kubectl delete events -A --field-selector involvedObject.kind=Scheduler >/dev/null
-}
-check "no Scheduler, revision or Deployment is left from earlier scripts" reset_operator_state
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 
 # --- first install with an invalid policy --------------------------------------------------
 sed 's/{"name" : "GeneralPredicates"},/{"name" : "GeneralPredicates"},\n{"name" : "PodFitsResources"},/' \
   deploy/policy.cfg > "$T/bad.cfg"
-put_policy "$T/bad.cfg"
+stack_put_policy "$T/bad.cfg"
 kubectl apply -f - >/dev/null <<'EOF'
 apiVersion: config.openshift.io/v1
 kind: Scheduler
@@ -92,7 +74,7 @@ check_eq "... Degraded=True, reason InvalidPolicy" "True InvalidPolicy" \
 check_match "... Degraded says the profile's plugin set runs instead" 'plugin set of profile LowNodeUtilization' \
   "$(condition Degraded message)"
 
-put_policy deploy/policy.cfg
+stack_put_policy deploy/policy.cfg
 wait_for "the fixed policy is written as a new revision" 30 bash -c "[ -n \"\$(kubectl -n $OPNS get cm -l app=policy-scheduler -o name)\" ]"
 sleep 1
 R=$(newest_revision)
@@ -105,7 +87,7 @@ check_eq "the scheduler pods have requests, a memory limit and priority system-c
   "$(deploy '{.spec.template.spec.containers[0].resources.requests.cpu} {.spec.template.spec.containers[0].resources.requests.memory} {.spec.template.spec.containers[0].resources.limits.memory} {.spec.template.spec.priorityClassName}')"
 
 # --- no spurious rollback ------------------------------------------------------------------
-put_policy "$(weight_policy 6)"
+stack_put_policy "$(stack_weight_policy 6)"
 R=$((R + 1))
 wait_for "another policy rolls out (revision $R; revision $((R - 1)) is the one before)" 90 serving "$R"
 started=$(deploy '{.metadata.annotations.scheduler\.openshift\.io/rollout-started}')
@@ -187,7 +169,7 @@ check_match "the Deployment was put back once per hand edit, no more" '^[56]$' \
 
 # --- one status write per change of state ---------------------------------------------------
 before=$(status_writes)
-put_policy "$(weight_policy 2)"
+stack_put_policy "$(stack_weight_policy 2)"
 R=$((R + 1))
 wait_for "a policy change rolls out as revision $R" 90 serving "$R"
 sleep 2
@@ -197,7 +179,7 @@ check_match "the rollout wrote the status at most twice (started, complete)" '^[
 used=$(kubectl -n $OPNS get configmaps --no-headers | wc -l)
 kubectl -n $OPNS create quota revisions --hard=configmaps="$used" >/dev/null
 wait_for "a quota on ConfigMaps is in force" 15 bash -c "[ -n \"\$(kubectl -n $OPNS get quota revisions -o jsonpath='{.status.used.configmaps}')\" ]"
-put_policy "$(weight_policy 3)"
+stack_put_policy "$(stack_weight_policy 3)"
 wait_for "a revision the quota refuses shows as Degraded=True reason ApplyFailed" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"Degraded\")].reason}")" = ApplyFailed ]'
 check_match "... with the API's message" 'exceeded quota' "$(condition Degraded message)"
@@ -225,7 +207,7 @@ wait_for "a policy whose revision cannot fit is rejected" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
 check_match "... naming the limit" '256 KiB|1 MiB' "$(condition PolicyValid message)"
 check_eq "... no revision was written, revision $R keeps serving" "$R $R" "$(newest_revision) $(revision)"
-put_policy "$(weight_policy 2)"
+stack_put_policy "$(stack_weight_policy 2)"
 wait_for "a policy equal to an earlier revision's is accepted again" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = True ]'
 R=$((R + 1))

@@ -11,7 +11,7 @@
 # Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 OPNS=openshift-kube-scheduler
 cleanup() {
@@ -38,17 +38,9 @@ rest_of_spec() {
     jq -S "del(.spec.template.metadata.annotations.\"scheduler.openshift.io/force-redeployment-reason\") | .spec $1"
 }
 
-check "CRDs, namespaces and RBAC install" stack_install
-reset_operator_state() {
-  kubectl delete schedulerpolicyoperator cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null &&
-  kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null &&
-  kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null &&
-  kubectl -n $OPNS delete pods -l app=policy-scheduler --grace-period=0 --force >/dev/null 2>&1
-  kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null
-}
-check "no Scheduler, revision or Deployment is left from earlier scripts" reset_operator_state
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRDs, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 
 # --- the schema refuses what it must -------------------------------------------------------
 refused() { # SPEC-YAML
@@ -160,7 +152,7 @@ patch '{"spec":{"managementState":"Unmanaged"}}'
 wait_for "Unmanaged is reported on status" 5 bash -c "[ \"\$(kubectl get schedulerpolicyoperator cluster -o jsonpath='{.status.managementState}')\" = Unmanaged ]"
 kubectl -n $OPNS scale deploy policy-scheduler --replicas=1 >/dev/null
 kubectl -n $OPNS set image deploy/policy-scheduler scheduler=someone-elses:1 >/dev/null
-sleep 4
+check "the operator has run a whole pass since the hand edit" stack_operator_has_run_since_now a
 check_eq "Unmanaged: a hand edit of replicas and image stays" "1 someone-elses:1" \
   "$(deploy '{.spec.replicas} {.spec.template.spec.containers[0].image}')"
 patch '{"spec":{"managementState":"Managed"}}'
@@ -173,7 +165,7 @@ gone() { ! kubectl -n $OPNS get deployment policy-scheduler >/dev/null 2>&1 && [
 wait_for "Removed deletes the Deployment and the revision ConfigMaps" 10 gone
 wait_for "... and the status says so (OperandRemoved=True)" 5 bash -c \
   "[ \"\$(kubectl get schedulerpolicyoperator cluster -o jsonpath='{.status.conditions[?(@.type==\"OperandRemoved\")].status}')\" = True ]"
-sleep 3
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now a
 check "... and it stays removed" gone
 patch '{"spec":{"managementState":"Managed"}}'
 wait_for "Managed brings the operand back" 10 bash -c "kubectl -n $OPNS get deployment policy-scheduler >/dev/null 2>&1"

@@ -6,11 +6,13 @@
 # expires, the guard clears and the bundled scheduler rolls out. With
 # --scheduler-shared-lease the bundled scheduler elects on that same Lease: the operator
 # rolls it out beside a running kube-scheduler, and only the Lease holder schedules.
+# Forged Scheduled Events (last observed in 2099, about a node the cluster does not have)
+# hold nothing, while kube-scheduler's genuine ones do.
 # Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
@@ -65,8 +67,8 @@ make_pod() {
 }
 
 reset_operand
-check "CRD, namespaces and RBAC install" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 kubectl create namespace "$NS" >/dev/null 2>&1
 
 # --- the guard trips, and nothing rolls out beside kube-scheduler ------------------------
@@ -76,7 +78,7 @@ stack_operator_start a --progress-deadline 120 > "$T/port-a"
 wait_for "the operator reports Degraded=True reason ConflictingScheduler" 60 degraded_by_conflict
 check_match "... naming the Lease holder and the way out" \
   "Lease kube-system/kube-scheduler is held by \"$(holder)\".*--scheduler-shared-lease" "$(cond Degraded message)"
-sleep 5
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now a
 check "... and creates no scheduler Deployment while it lasts" no_deployment
 check_match "the operator's log says what it found" 'Another default-scheduler is active' \
   "$(cat "$CLUSTER_DIR/logs/operator-a.log")"
@@ -85,6 +87,40 @@ check_match "the operator's log says what it found" 'Another default-scheduler i
 stop_pid "$UP_PID"; UP_PID=
 wait_for "once kube-scheduler's Lease expires, Degraded goes back to False" 40 not_degraded
 wait_for "... and the bundled scheduler rolls out and becomes Available" 120 settled
+
+# --- forged Scheduled Events hold nothing ------------------------------------------------
+# Anyone who may create Events in some namespace can write these: "default-scheduler"
+# reporting from a foreign instance, last observed in 2099; and one about a pod on a node
+# this cluster does not have, timed now.
+forge_event() { # NAME NOTE-NODE EVENT-TIME LAST-OBSERVED
+  kubectl apply -f - >/dev/null <<EOF
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: $1, namespace: default}
+eventTime: "$3"
+series: {count: 2, lastObservedTime: "$4"}
+reason: Scheduled
+action: Binding
+type: Normal
+reportingController: default-scheduler
+reportingInstance: default-scheduler-forger
+regarding: {kind: Pod, namespace: default, name: forged-pod}
+note: Successfully assigned default/forged-pod to $2
+EOF
+}
+now_micro() { date -u +%Y-%m-%dT%H:%M:%S.000000Z; }
+check "a forged Scheduled Event last observed in 2099 is accepted by the API server" \
+  forge_event forged-future node-0 "$(now_micro)" 2099-01-01T00:00:00.000000Z
+check "a forged Scheduled Event naming a node this cluster does not have is accepted" \
+  forge_event forged-elsewhere no-such-node "$(now_micro)" "$(now_micro)"
+forged_stays_clear() { # for 20 s, every 2 s: Degraded stays False
+  local i
+  for i in $(seq 1 10); do not_degraded || return 1; sleep 2; done
+}
+check "... neither holds the rollout: Degraded stays False for 20 s" forged_stays_clear
+check_eq "... and the operator's log never says another scheduler is active" "0" \
+  "$(grep -c 'Another default-scheduler is active.*forger' "$CLUSTER_DIR/logs/operator-a.log")"
+kubectl -n default delete events.events.k8s.io forged-future forged-elsewhere --ignore-not-found >/dev/null
 stack_stop_pid operator-a
 
 # --- while it runs: kube-scheduler starts beside the bundled scheduler -----------------
@@ -123,6 +159,6 @@ stack_operator_start d --progress-deadline 120 > "$T/port-d"
 wait_for "without the shared Lease, kube-scheduler's recent Scheduled event trips the guard" 60 degraded_by_conflict
 check_match "... and the message names the reporting instance" 'Scheduled Event.* reported by "default-scheduler-' \
   "$(cond Degraded message)"
-sleep 3
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now d
 check_match "... and the Deployment keeps the shared-Lease revision meanwhile" "^${dep_before:-none}\$" "$(dep_rev)"
 finish

@@ -13,11 +13,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 NS=sched-basics
 SCHED=basics-scheduler
 NODES=(sb-0 sb-1 sb-2)
@@ -34,27 +31,18 @@ cleanup() {
   stop_pid "$SCHED_PID"
   stop_pid "$EXT_PID"
   stop_pid "$BIG_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-basics.pid" "$CLUSTER_DIR/pids/nodesim-basics-big.pid"
+  rm -f "$CLUSTER_DIR/pids/nodesim-basics-big.pid"
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
-    kubectl delete node "${NODES[@]}" "$BIG" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" "$BIG" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup basics "$BIG"
   rm -rf "$T"
 }
 trap cleanup EXIT
 
 # Placements and failure summaries count every node on the plane: earlier scripts' nodes
 # must be gone first.
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-
-"$BIN_DIR/nodesim" --nodes 3 --name-prefix sb --cpu 4 --memory 8Gi \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-basics.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-basics.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up basics "three 4-cpu nodes" --nodes 3 --name-prefix sb --cpu 4 --memory 8Gi
 
 # ---- the extender: filter turns sb-0 away for pods labelled ext=picky, prioritize prefers
 # ---- sb-2; every request is logged as one JSON line. It takes 30 ms over the burst's
@@ -101,9 +89,7 @@ class Handler(BaseHTTPRequestHandler):
 
 HTTPServer(("127.0.0.1", port), Handler).serve_forever()
 PY
-python3 "$T/extender.py" "$EXT_PORT" "$T/extender.log" 2>> "$CLUSTER_DIR/logs/extender-basics.log" &
-EXT_PID=$!
-wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+plane_extender_start basics "$T/extender.py" "$T/extender.log"
 
 cat > "$T/policy.json" <<JSON
 {
@@ -140,8 +126,6 @@ spec:
   - {name: app, image: basics-app, resources: {requests: {cpu: "$2", memory: 64Mi}}}
 YAML
 }
-pod_node() { kubectl -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
-pod_bound() { [ -n "$(pod_node "$1")" ]; }
 events_of() { # POD REASON: the messages of its events with that reason
   kubectl -n "$NS" get events --field-selector "involvedObject.name=$1,reason=$2" \
     -o jsonpath='{range .items[*]}{.message}{"\n"}{end}'
@@ -149,8 +133,8 @@ events_of() { # POD REASON: the messages of its events with that reason
 
 # ---- (a) + (c): plain pods are bound; the extender's score sends them to sb-2 ----
 pod_yaml plain-1 100m | kubectl apply -f - >/dev/null
-wait_for "(a) a plain pod is bound" 30 pod_bound plain-1
-check_eq "(c) ... on the node the extender's prioritize prefers (weight 5 x 10)" sb-2 "$(pod_node plain-1)"
+wait_for "(a) a plain pod is bound" 30 pod_bound "$NS" plain-1
+check_eq "(c) ... on the node the extender's prioritize prefers (weight 5 x 10)" sb-2 "$(pod_node "$NS" plain-1)"
 has_event() { [ -n "$(events_of "$1" "$2")" ]; }
 wait_for "(a) ... with a Scheduled event" 10 has_event plain-1 Scheduled
 check_eq "(a) ... that says where" "Successfully assigned $NS/plain-1 to sb-2" "$(events_of plain-1 Scheduled)"
@@ -162,11 +146,11 @@ check_match "(c) the extender was asked by node name (nodeCacheCapable) to filte
 # picky pods need 3 of 4 cpus: sb-2 is taken by a 3-cpu pod first, sb-0 is refused by the
 # extender, so sb-1 is the only place
 pod_yaml hog 3 | kubectl apply -f - >/dev/null
-wait_for "(c) a 3-cpu pod is bound" 30 pod_bound hog
-check_eq "(c) ... on sb-2, the extender's favourite" sb-2 "$(pod_node hog)"
+wait_for "(c) a 3-cpu pod is bound" 30 pod_bound "$NS" hog
+check_eq "(c) ... on sb-2, the extender's favourite" sb-2 "$(pod_node "$NS" hog)"
 pod_yaml picky-1 3 "ext: picky" | kubectl apply -f - >/dev/null
-wait_for "(c) a pod the extender keeps off sb-0 is bound" 30 pod_bound picky-1
-check_eq "(c) ... on sb-1, the only node left that fits" sb-1 "$(pod_node picky-1)"
+wait_for "(c) a pod the extender keeps off sb-0 is bound" 30 pod_bound "$NS" picky-1
+check_eq "(c) ... on sb-1, the only node left that fits" sb-1 "$(pod_node "$NS" picky-1)"
 pod_yaml picky-2 3 "ext: picky" | kubectl apply -f - >/dev/null
 unschedulable_msg() { # POD: the PodScheduled=False/Unschedulable message
   kubectl -n "$NS" get pod "$1" \
@@ -192,7 +176,7 @@ check_eq "(b) the event says the same" "0/3 nodes are available: 3 Insufficient 
   --state-dir "$T/nodesim-big" --pid-file "$CLUSTER_DIR/pids/nodesim-basics-big.pid" \
   >> "$CLUSTER_DIR/logs/nodesim-basics.log" 2>&1 &
 BIG_PID=$!
-big_bound() { [ "$(pod_node huge)" = "$BIG" ]; }
+big_bound() { [ "$(pod_node "$NS" huge)" = "$BIG" ]; }
 wait_for "(b) once a 32-cpu node registers, the pod is bound to it" 30 big_bound
 
 # ---- (d): SIGKILL in the middle of a burst, restart: every pod bound exactly once ----

@@ -10,11 +10,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 NS=sched-volumes
 SCHED=volumes-scheduler
 NODES=(sv-0 sv-1 sv-2 sv-3)
@@ -39,12 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$BIN_DIR/nodesim" --nodes 4 --name-prefix sv --zones 2 \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-volumes.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-volumes.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers four nodes in two zones" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up volumes "four nodes in two zones" --not-alone --nodes 4 --name-prefix sv --zones 2
 
 PORT=$(free_port)
 "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file deploy/policy.cfg \
@@ -101,10 +93,8 @@ spec:
   - name: data
     persistentVolumeClaim: {claimName: data}
 YAML
-pod_node() { kubectl -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}'; }
-pod_bound() { [ -n "$(pod_node "$1")" ]; }
-wait_for "(a) the pod with a WaitForFirstConsumer claim is bound" 30 pod_bound uses-claim
-check_eq "(a) ... to the one node the local PV allows" sv-2 "$(pod_node uses-claim)"
+wait_for "(a) the pod with a WaitForFirstConsumer claim is bound" 30 pod_bound "$NS" uses-claim
+check_eq "(a) ... to the one node the local PV allows" sv-2 "$(pod_node "$NS" uses-claim)"
 check_eq "(a) the scheduler set the PV's claimRef to the claim" "$NS/data yes" \
   "$(kubectl get pv sv-local -o jsonpath='{.spec.claimRef.namespace}/{.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/bound-by-controller}')"
 claim_bound() {

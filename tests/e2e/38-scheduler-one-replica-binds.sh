@@ -12,11 +12,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 NS=sched-one-binder
 SCHED=one-binder-scheduler
 NODES=(ob-0 ob-1 ob-2)
@@ -31,25 +28,16 @@ cleanup() {
   stop_pid "$A_PID"
   stop_pid "$B_PID"
   stop_pid "$EXT_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-one-binder.pid"
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
     kubectl -n kube-system delete lease "$SCHED" --ignore-not-found --wait=false
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup one-binder
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes 3 --name-prefix ob --cpu 16 --memory 64Gi --pods 500 \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-one-binder.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-one-binder.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers three nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up one-binder "three nodes" --nodes 3 --name-prefix ob --cpu 16 --memory 64Gi --pods 500
 
 # ---- the slow extender: every call takes EXT_MS; it keeps every node, scores them all 0 ----
 EXT_PORT=$(free_port)
@@ -85,9 +73,7 @@ class Handler(BaseHTTPRequestHandler):
 ThreadingHTTPServer.daemon_threads = True
 ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 PY
-python3 "$T/extender.py" "$EXT_PORT" "$EXT_MS" 2>> "$CLUSTER_DIR/logs/extender-one-binder.log" &
-EXT_PID=$!
-wait_for "the test's slow extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+plane_extender_start one-binder "$T/extender.py" "$EXT_MS"
 
 cat > "$T/policy.json" <<JSON
 {

@@ -22,15 +22,12 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
+. "$(dirname "$0")/../lib/plane.sh"
 . "$(dirname "$0")/../lib/sched-diff.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+plane_script
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-diff
-T=$(mktemp -d)
 NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
 NS_PID=
 SCHED_PID=
@@ -39,29 +36,26 @@ ROUND_NS=
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup() {
   stop_pid "$SCHED_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-diff.pid"
   {
     kubectl get ns -o name | grep '^namespace/diff-' | xargs -r kubectl delete --wait=false
     kubectl get pv -o name | grep '^persistentvolume/diff-' | xargs -r kubectl delete --wait=false
     kubectl get storageclass -o name | grep '/diff-' | xargs -r kubectl delete
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup diff
   rm -rf "$T"
 }
 trap cleanup EXIT
 
 # Placements and failure summaries count every node on the plane: earlier scripts' nodes
 # must be gone first.
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+plane_nodes_up diff "the ${#NODES[@]} nodes of the comparison" --nodes-file "$DATA/nodes.json"
 
-"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-diff.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-diff.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
+# The checker's control: a round in which a pod has no outcome fails (its pod names a
+# scheduler that does not run).
+fails() { ! "$@"; }
+DIFF_OUTCOME_SECONDS=3 check "a round where a pod has no outcome fails (control: $DATA/control-no-outcome)" \
+  fails run_round control-no-outcome ours
+check_match "the control names the pod" 'c01-unserved no outcome' "$(cat "$T/control-no-outcome-ours.out")"
 
 for phase in node-fit default-policy topology-spread; do
   desc=$(jq -r '.description' "$DATA/$phase/phase.json")

@@ -12,14 +12,11 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
+. "$(dirname "$0")/../lib/plane.sh"
 . "$(dirname "$0")/../lib/sa-token.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+plane_script
 . "$CLUSTER_DIR/env"
 MANIFEST=tests/data/kubeadm/kube-scheduler.yaml
-T=$(mktemp -d)
 NS=kubeadm-drop-in
 NODES=(kd-0 kd-1)
 NS_PID=
@@ -63,17 +60,12 @@ check_eq "the manifest's command is kubeadm v1.20's, the binary's name aside" \
 PROBE=$(python3 -c 'import sys,yaml; p=yaml.safe_load(open(sys.argv[1]))["spec"]["containers"][0]["livenessProbe"]["httpGet"]; print("%s://%s:%d%s" % (p["scheme"].lower(), p["host"], p["port"], p["path"]))' "$MANIFEST")
 check_eq "kubeadm's liveness probe" "https://127.0.0.1:10259/healthz" "$PROBE"
 
-"$BIN_DIR/nodesim" --nodes 2 --name-prefix kd \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-kubeadm.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-kubeadm.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers two nodes" 30 nodes_ready "${NODES[@]}"
-wait_for "no other script's nodes are left on the plane" 120 only_nodes "${NODES[@]}"
+plane_nodes_up kubeadm "two nodes" --not-alone --nodes 2 --name-prefix kd
+setup_wait "no other script's nodes are left on the plane" 120 only_nodes "${NODES[@]}"
 
 # 10259 is the port kubeadm's probes use: another scheduler on this host may hold it briefly
 port_free() { ! (exec 3<>/dev/tcp/127.0.0.1/10259) 2>/dev/null; }
-wait_for "127.0.0.1:10259 is free" 60 port_free
+setup_wait "127.0.0.1:10259 is free" 60 port_free
 
 "${CMD[@]}" >> "$LOG" 2>&1 &
 SCHED_PID=$!

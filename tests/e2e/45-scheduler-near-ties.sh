@@ -21,18 +21,15 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
+. "$(dirname "$0")/../lib/plane.sh"
 . "$(dirname "$0")/../lib/sched-diff.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+plane_script
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-near-ties
 DIFF_NAME=near
 # NEAR_PHASES: a subset, for a rerun (the count check then does not apply)
 PHASES=(${NEAR_PHASES:-least-balanced most-requested requested-to-capacity image-locality extender default-policy})
-T=$(mktemp -d)
 NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
 NS_PID=
 SCHED_PID=
@@ -41,25 +38,15 @@ EXT_PID=
 cleanup() {
   stop_pid "$SCHED_PID"
   stop_pid "$EXT_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-near.pid"
   {
     kubectl get ns -o name | grep '^namespace/near-' | xargs -r kubectl delete --wait=false
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup near
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-
-"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-near.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-near.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up near "the ${#NODES[@]} nodes of the comparison" --nodes-file "$DATA/nodes.json"
 
 # The extender: prioritize only, a score 0..10 from the pod's and the node's names (the
 # generator's extender_score); nodes come as objects (nodeCacheCapable false) or names.
@@ -94,10 +81,8 @@ class Handler(BaseHTTPRequestHandler):
 
 HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
 PY
-python3 "$T/extender.py" "$EXT_PORT" 2>> "$CLUSTER_DIR/logs/extender-near.log" &
-EXT_PID=$!
+plane_extender_start near "$T/extender.py"
 EXT_URL=http://127.0.0.1:$EXT_PORT
-wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
 
 total=0
 for phase in "${PHASES[@]}"; do

@@ -18,11 +18,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 NS=sched-preempt
 SCHED=preempt-scheduler
 NODES=(pe-0 pe-1 pe-2)
@@ -35,26 +32,16 @@ LOG="$CLUSTER_DIR/logs/policy-scheduler-preemption.log"
 cleanup() {
   stop_pid "$SCHED_PID"
   stop_pid "$EXT_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-preempt.pid"
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
     kubectl delete priorityclass preempt-low preempt-high --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup preempt
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-
-"$BIN_DIR/nodesim" --nodes 3 --name-prefix pe --cpu 2 --memory 8Gi \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-preempt.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-preempt.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers three 2-cpu nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up preempt "three 2-cpu nodes" --nodes 3 --name-prefix pe --cpu 2 --memory 8Gi
 
 cat > "$T/policy.json" <<JSON
 {
@@ -63,11 +50,7 @@ cat > "$T/policy.json" <<JSON
   "priorities": [{"name": "LeastRequestedPriority", "weight": 1}]
 }
 JSON
-PORT=$(free_port)
-"$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
-  --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 -v 2 \
-  >> "$LOG" 2>&1 &
-SCHED_PID=$!
+plane_scheduler_start "$LOG" "$T/policy.json" -v 2
 wait_for "policy-scheduler becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/readyz"
 kubectl create namespace "$NS" >/dev/null
 
@@ -86,7 +69,7 @@ value: 1000000
 preemptionPolicy: Never
 description: "preemption e2e: high, but never preempts"
 YAML
-check "system-cluster-critical and system-node-critical exist on the plane" \
+setup "system-cluster-critical and system-node-critical exist on the plane" \
   kubectl get priorityclass system-cluster-critical system-node-critical
 
 # ---- (b) the Deployment fills the nodes
@@ -130,7 +113,12 @@ never_unschedulable() {
   [ "$(kubectl -n "$NS" get pod never -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable ]
 }
 wait_for "the preemptionPolicy: Never pod is reported Unschedulable" 30 never_unschedulable
-sleep 2
+# the FailedScheduling event is written after the attempt's preemption decision (and its
+# deletions, had there been any): its arrival is what lets "nothing was preempted" be said
+never_failed_event() {
+  kubectl -n "$NS" get events --field-selector reason=FailedScheduling,involvedObject.name=never -o name | grep -q .
+}
+wait_for "... with a FailedScheduling event" 30 never_failed_event
 check_eq "it is not nominated anywhere" "" "$(kubectl -n "$NS" get pod never -o jsonpath='{.status.nominatedNodeName}')"
 check "and no filler pod was preempted for it" all_filler_bound
 check_eq "its priority comes from its class, preemptionPolicy too" "1000000 Never" \
@@ -177,8 +165,13 @@ pending_replacements() {
   done
 }
 wait_for "the Deployment's two replacements are Pending and Unschedulable" 30 pending_replacements
-sleep 3
-check "they are still Pending a few seconds later" pending_replacements
+# Unschedulable pods are tried again on a node change: one is made, and the scheduler's
+# count of unschedulable attempts must pass both replacements' retries before "still
+# Pending" means anything.
+a0=$(unschedulable_attempts)
+kubectl label node pe-0 e2e-poke=1 --overwrite >/dev/null
+wait_for "after a node change the scheduler tries both replacements again" 60 unschedulable_attempts_reach $((a0 + 2))
+check "they are still Pending after those attempts" pending_replacements
 msgs=$(for p in $(kubectl -n "$NS" get pods -l app=filler --field-selector spec.nodeName= -o name); do
   kubectl -n "$NS" get "$p" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}{"\n"}'; done | sort -u)
 check_eq "their message is upstream's" "0/3 nodes are available: 3 Insufficient cpu." "$msgs"
@@ -225,9 +218,7 @@ class Handler(BaseHTTPRequestHandler):
 
 HTTPServer(("127.0.0.1", port), Handler).serve_forever()
 PY
-python3 "$T/extender.py" "$EXT_PORT" "$T/extender.log" 2>> "$CLUSTER_DIR/logs/extender-preempt.log" &
-EXT_PID=$!
-wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$EXT_PORT"
+plane_extender_start preempt "$T/extender.py" "$T/extender.log"
 cat > "$T/policy-ext.json" <<JSON
 {
   "kind": "Policy", "apiVersion": "v1",

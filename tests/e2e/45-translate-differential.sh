@@ -18,15 +18,12 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 . tests/cluster/lib.sh
-K8S_BIN=$(k8s_bin_dir) || exit 1
+K8S_BIN=$(k8s_bin_dir) || bail_out "no Kubernetes binaries (tests/cluster/build.sh)"
 DATA=tests/data/translate-diff
 V=$BIN_DIR/policy-validator
-T=$(mktemp -d)
 NS=tdiff
 NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
 NS_PID=
@@ -35,14 +32,11 @@ PIDS=()
 cleanup() {
   local p
   for p in "${PIDS[@]}"; do stop_pid "$p"; done
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-tdiff.pid"
   {
     kubectl -n "$NS" delete pods --all --grace-period=0 --force
     kubectl delete namespace "$NS" --wait=false
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup tdiff
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -116,16 +110,10 @@ for l in "${LOSSY[@]}"; do echo "#   lossy: $l"; done
 
 # ---- the cluster --------------------------------------------------------------------
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-tdiff.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-tdiff.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up tdiff "the ${#NODES[@]} nodes" --nodes-file "$DATA/nodes.json"
 
 ns_gone() { ! kubectl get namespace "$NS" >/dev/null 2>&1; }
-wait_for "namespace $NS of an earlier run is gone" 120 ns_gone
+setup_wait "namespace $NS of an earlier run is gone" 120 ns_gone
 kubectl create namespace "$NS" >/dev/null
 # create_docs FILE SCHED: each YAML document of FILE, in order (@UID:KIND/NAME@ resolved).
 create_docs() {
@@ -143,7 +131,7 @@ create_docs() {
     kubectl create -f "$doc" >/dev/null || return 1
   done
 }
-check "the running pods of the comparison are created" create_docs "$DATA/background.yaml" none
+setup "the running pods of the comparison are created" create_docs "$DATA/background.yaml" none
 WEB_OWNER=$(kubectl -n "$NS" get configmap web-owner -o jsonpath='{.metadata.uid}')
 
 # ---- one comparison -----------------------------------------------------------------

@@ -11,13 +11,10 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
-T=$(mktemp -d)
 NS=leader-shared
 SCHED=shared-scheduler
 LOCK=shared-scheduler-lock
@@ -104,12 +101,7 @@ only_from() {
   esac || { echo "Scheduled events by reporter:"; echo "$out"; return 1; }
 }
 
-"$BIN_DIR/nodesim" --nodes 2 --name-prefix ls \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-leader-shared.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-leader-shared.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers two nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up leader-shared "two nodes" --not-alone --nodes 2 --name-prefix ls
 kubectl create namespace "$NS" >/dev/null
 
 # Phase 1: kube-scheduler leads, policy-scheduler waits.

@@ -14,11 +14,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 N=${E2E_VICTIMS_NODES:-30}
 NS=sched-victims
 FILL=sched-victims-fill
@@ -32,25 +29,16 @@ LOG="$CLUSTER_DIR/logs/policy-scheduler-victims.log"
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup() {
   stop_pid "$SCHED_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-victims.pid"
   {
     kubectl delete namespace "$NS" "$FILL" --ignore-not-found --wait=false
     kubectl delete priorityclass victims-low victims-high --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup victims
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes "$N" --name-prefix pv --cpu 2 --memory 8Gi \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-victims.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-victims.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers $N 2-cpu nodes" 60 nodes_ready "${NODES[@]}"
+plane_nodes_up victims "$N 2-cpu nodes" --nodes "$N" --name-prefix pv --cpu 2 --memory 8Gi
 
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: scheduling.k8s.io/v1

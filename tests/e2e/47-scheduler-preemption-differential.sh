@@ -28,18 +28,20 @@
 #   preemptor NAME CLASS CPU host=N|hosts=A,B [anti=K=V]
 #   release                                     drop the finalizers
 #   settle NAME                                 wait until NAME is bound (or 20 s); record it
+#   expect NAME nominated=NODE|- victims=A,B|-  what the comments derive for preemptor NAME
+#                                               (victims in name order): a round whose
+#                                               scheduler does otherwise fails, so a
+#                                               scenario where neither scheduler preempts
+#                                               cannot pass by agreeing
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. "$(dirname "$0")/../lib/plane.sh"
+plane_script
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-preempt-diff
-T=$(mktemp -d)
 NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
 NS_PID=
 SCHED_PID=
@@ -47,29 +49,20 @@ ONLY=${PREEMPT_DIFF_ONLY:-}
 
 cleanup() {
   stop_pid "$SCHED_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-pdiff.pid"
   {
     for ns in $(kubectl get ns -o name | grep '^namespace/pd-' | cut -d/ -f2); do
       kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}'
       kubectl delete ns "$ns" --wait=false
     done
     kubectl delete -f "$DATA/classes.yaml" --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup pdiff
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-pdiff.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-pdiff.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes of the comparison" 30 nodes_ready "${NODES[@]}"
-check "the scenarios' PriorityClasses are created (one at -2^31, one with preemptionPolicy Never)" \
+plane_nodes_up pdiff "the ${#NODES[@]} nodes of the comparison" --nodes-file "$DATA/nodes.json"
+setup "the scenarios' PriorityClasses are created (one at -2^31, one with preemptionPolicy Never)" \
   kubectl apply -f "$DATA/classes.yaml"
 
 start_scheduler() { # WHO LOG
@@ -121,6 +114,9 @@ preemptor_doc() { # NS NAME CLASS CPU SCHED WHERE [ANTI]
   printf '  containers:\n  - {name: app, image: pdiff/app, resources: {requests: {cpu: "%s", memory: 64Mi}}}\n' "$4"
 }
 
+# until_ok SECONDS CMD...: polls CMD every 0.2 s until it succeeds or SECONDS have passed
+# (by the clock: a count of polls would stretch with every slow kubectl on a loaded machine)
+until_ok() { local end=$((SECONDS + $1)); shift; until "$@"; do [ $SECONDS -lt $end ] || return 1; sleep 0.2; done; }
 running() { [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.status.startTime}' 2>/dev/null)" ]; }
 pdb_counted() { [ -n "$(kubectl -n "$1" get pdb "$2" -o jsonpath='{.status.observedGeneration}' 2>/dev/null)" ] &&
   [ "$(kubectl -n "$1" get pdb "$2" -o jsonpath='{.status.expectedPods}')" -ge 1 ] 2>/dev/null; }
@@ -128,12 +124,31 @@ pdb_counted() { [ -n "$(kubectl -n "$1" get pdb "$2" -o jsonpath='{.status.obser
 alive() { kubectl -n "$1" get pods -o json | jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name' | sort; }
 failed() { [ "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')" = False ] ||
   [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}')" ]; }
+no_pods() { [ -z "$(kubectl -n "$1" get pods -o name 2>/dev/null)" ]; }
 is_bound() { [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}')" ]; }
 
+# expect_met OUT UNMET NAME KEY=VALUE...: each KEY (nominated, victims) of preemptor NAME as
+# recorded in OUT; a difference is a line in UNMET.
+expect_met() {
+  local out=$1 unmet=$2 name=$3 kv key want got; shift 3
+  for kv in "$@"; do
+    key=${kv%%=*} want=${kv#*=}
+    case $key in
+      nominated) got=$(sed -n "s/^preemptor $name: nominated=\([^ ]*\) bound=.*/\1/p" "$out") ;;
+      victims) got=$(sed -n "s/^preemptor $name: victims=//p" "$out"); got=${got:--} ;;
+      *) echo "expect $name: unknown key $key" >> "$unmet"; continue ;;
+    esac
+    [ "$got" = "$want" ] || echo "preemptor $name: expected $key=$want, got $key=${got:-(no record)}" >> "$unmet"
+  done
+}
+
+# run_round SCENARIO WHO: WHO runs SCENARIO's steps; records in $T/SCENARIO-WHO.out. Fails,
+# saying why, when a step could not run, an expectation is not met or the scheduler exited.
 run_round() { # SCENARIO WHO
   local sc=$1 who=$2 ns="pd-${1%%-*}-$2" out="$T/$1-$2.out" log="$CLUSTER_DIR/logs/sched-pdiff-$1-$2.log"
+  local unmet="$T/$1-$2.unmet"
   local verb a b c d e f before i nom node
-  : > "$out"
+  : > "$out"; : > "$unmet"
   kubectl create namespace "$ns" >/dev/null || return 1
   start_scheduler "$who" "$log" || return 1
   while read -r verb a b c d e f; do
@@ -141,28 +156,29 @@ run_round() { # SCENARIO WHO
     ''|'#'*) continue ;;
     pod)
       pod_doc "$ns" "$a" "$b" "$c" "$d" "${e:--}" "${f:-}" | kubectl create -f - >/dev/null || echo "pod $a: create failed" >> "$out"
-      for i in $(seq 1 100); do running "$ns" "$a" && break; sleep 0.2; done ;;
+      until_ok 20 running "$ns" "$a" ;;
     pdb)
       printf 'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: %s, namespace: %s}\nspec: {minAvailable: %s, selector: {matchLabels: {%s: %s}}}\n' \
         "$a" "$ns" "$c" "${b%%=*}" "${b#*=}" | kubectl create -f - >/dev/null || echo "pdb $a: create failed" >> "$out"
-      for i in $(seq 1 100); do pdb_counted "$ns" "$a" && break; sleep 0.2; done
+      until_ok 20 pdb_counted "$ns" "$a"
       echo "pdb $a allows $(kubectl -n "$ns" get pdb "$a" -o jsonpath='{.status.disruptionsAllowed}')" >> "$out" ;;
     sleep) sleep "$a" ;;
     preemptor)
       before=$(alive "$ns")
       preemptor_doc "$ns" "$a" "$b" "$c" "pd-$who" "$d" "${e:-}" | kubectl create -f - >/dev/null || { echo "preemptor $a: create failed" >> "$out"; continue; }
-      for i in $(seq 1 150); do failed "$ns" "$a" && break; sleep 0.2; done
+      until_ok 30 failed "$ns" "$a"
       sleep 2
       nom=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.status.nominatedNodeName}')
-      if [ -n "$nom" ]; then for i in $(seq 1 25); do is_bound "$ns" "$a" && break; sleep 0.2; done; fi
+      [ -z "$nom" ] || until_ok 5 is_bound "$ns" "$a"
       node=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.spec.nodeName}')
       echo "preemptor $a: nominated=${nom:--} bound=${node:--}" >> "$out"
       echo "preemptor $a: victims=$(comm -23 <(echo "$before") <(alive "$ns") | paste -sd, -)" >> "$out" ;;
     release)
       kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null ;;
     settle)
-      for i in $(seq 1 100); do is_bound "$ns" "$a" && break; sleep 0.2; done
+      until_ok 20 is_bound "$ns" "$a"
       echo "settled $a: bound=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.spec.nodeName}') nominated=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.status.nominatedNodeName}')" >> "$out" ;;
+    expect) expect_met "$out" "$unmet" "$a" $b $c $d ;;
     *) echo "unknown step: $verb" >> "$out" ;;
     esac
   done < "$DATA/$sc/steps"
@@ -174,17 +190,27 @@ run_round() { # SCENARIO WHO
       "event \(.reason) \(.regarding.name // .involvedObject.name): \(.note // .message | gsub($ns; "NS"))"' | sort -u >> "$out"
   kubectl -n "$ns" get pods -o json |
     jq -r '.items[] | "final \(.metadata.name) \(.spec.nodeName // "-")\(if .metadata.deletionTimestamp then " deleting" else "" end)"' | sort >> "$out"
+  kill -0 "$SCHED_PID" 2>/dev/null || echo "the $who scheduler exited during the round (log: $log)" >> "$unmet"
   stop_pid "$SCHED_PID"
   SCHED_PID=
+  grep -h 'create failed\|unknown step' "$out" >> "$unmet"
   kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
   kubectl -n "$ns" delete pods --all --grace-period=0 --force >/dev/null 2>&1
   kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
-  for i in $(seq 1 150); do
-    [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ] && break
-    sleep 0.2
-  done
+  until_ok 30 no_pods "$ns"
+  [ -s "$unmet" ] && { cat "$unmet"; return 1; }
   return 0
 }
+
+# The checker's control: a round where the scheduler preempts nothing although the
+# scenario expects it must fail.
+fails() { ! "$@"; }
+if [ -z "$ONLY" ]; then
+  check "a round whose expected preemption does not happen fails (control: $DATA/control-no-preemption)" \
+    fails run_round control-no-preemption ours
+  check_match "the control names the unmet expectation" 'expected victims=a, got victims=-' \
+    "$(cat "$T/control-no-preemption-ours.unmet")"
+fi
 
 for dir in "$DATA"/[0-9]*/; do
   sc=$(basename "$dir")
@@ -195,6 +221,8 @@ for dir in "$DATA"/[0-9]*/; do
   check_eq "$sc: same nominations, victims, messages, events and placements" "" \
     "$(diff "$T/$sc-upstream.out" "$T/$sc-ours.out" | grep '^[<>]' | sed 's/^</upstream:/; s/^>/ours:    /')"
   check_eq "$sc: every step ran" "" "$(grep -h 'create failed\|unknown step' "$T/$sc"-*.out)"
+  check_eq "$sc: every preemptor's nomination and victims are stated (expect)" "" \
+    "$(awk '$1 == "preemptor" { p[$2] = 1 } $1 == "expect" { delete p[$2] } END { for (k in p) print k }' "$dir/steps")"
   sed 's/^/# /' "$T/$sc-ours.out"
 done
 

@@ -6,7 +6,7 @@
 # uses from them. The operator's plain-HTTP port serves the probes only.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 cleanup() {
@@ -20,8 +20,8 @@ trap cleanup EXIT
 condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 
-check "the stack installs (kubectl apply -k)" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "the stack installs (kubectl apply -k)" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 OP_PORT=$(stack_operator_start mon)
 wait_for "the operator serves a revision" 150 settled
 leads() { stack_operator_metrics mon | grep -qx 'scheduler_operator_leader 1'; }

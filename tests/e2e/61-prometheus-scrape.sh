@@ -4,12 +4,15 @@
 # the Prometheus operator to: the bearer token of a service account bound to the shipped
 # ClusterRole scheduler-policy-metrics-reader, each daemon checking it with TokenReview and
 # SubjectAccessReview under its own service account (ClusterRole
-# scheduler-policy-auth-delegator). Each server's self-signed certificate is pinned as the
-# scrape's CA. Two more jobs scrape the operator without a token (refused: 401) and with a
+# scheduler-policy-auth-delegator). As on OpenShift with its service CA, each daemon serves
+# a certificate for its Service's name signed by a CA (here the test's): the operator its
+# --tls-cert-file, the scheduler pods the Secret policy-scheduler-metrics-tls the operator
+# mounts (--scheduler-serving-cert-secret); Prometheus verifies both against that CA and
+# the Services' names, as the shipped ServiceMonitors do. Two more jobs scrape the operator without a token (refused: 401) and with a
 # token lacking the RBAC (forbidden: 403).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/e2e.sh
 . tests/lib/sa-token.sh
@@ -20,6 +23,7 @@ cleanup() {
   for p in "${PIDS[@]}"; do stop_pid "$p"; done
   stack_stop_pid operator-prom
   stack_nodesim_stop
+  kubectl -n openshift-kube-scheduler delete secret policy-scheduler-metrics-tls --ignore-not-found >/dev/null 2>&1
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
   kubectl delete clusterrolebinding "$NS-scraper" --ignore-not-found >/dev/null 2>&1
   rm -rf "$T"
@@ -29,9 +33,41 @@ trap cleanup EXIT
 condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 
-check "the shipped install (kubectl apply -k) is in place" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
-stack_operator_start prom --progress-deadline 120 > "$T/health-port"
+setup "the shipped install (kubectl apply -k) is in place" stack_install
+tls_of() { # NS NAME: how the shipped ServiceMonitor's endpoint checks the server
+  kubectl -n "$1" get servicemonitor "$2" -o json | jq -r '.spec.endpoints[0].tlsConfig |
+    if .insecureSkipVerify then "insecureSkipVerify" elif .caFile and .serverName then "\(.caFile) \(.serverName)" else "unverified" end'
+}
+check_eq "the shipped ServiceMonitor of the operator verifies its certificate (service CA, Service name)" \
+  "/etc/prometheus/configmaps/serving-certs-ca-bundle/service-ca.crt scheduler-operator.openshift-kube-scheduler-operator.svc" \
+  "$(tls_of openshift-kube-scheduler-operator scheduler-operator)"
+check_eq "... and the scheduler's" \
+  "/etc/prometheus/configmaps/serving-certs-ca-bundle/service-ca.crt policy-scheduler.openshift-kube-scheduler.svc" \
+  "$(tls_of openshift-kube-scheduler policy-scheduler)"
+check_eq "the shipped operator Deployment mounts its serving certificate Secret" scheduler-operator-metrics-tls \
+  "$(kubectl -n openshift-kube-scheduler-operator get deployment scheduler-operator -o jsonpath='{.spec.template.spec.volumes[*].secret.secretName}')"
+OP_SVC=scheduler-operator.openshift-kube-scheduler-operator.svc
+SCHED_SVC=policy-scheduler.openshift-kube-scheduler.svc
+serving_certs() { # a CA and a certificate for each Service's name, as the service CA signs them
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=test-service-ca \
+    -keyout "$T/ca.key" -out "$T/ca.crt" 2>/dev/null || return 1
+  local svc name
+  for svc in "$OP_SVC" "$SCHED_SVC"; do
+    name=${svc%%.*}
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$svc" \
+      -keyout "$T/$name.key" -out "$T/$name.csr" 2>/dev/null &&
+    openssl x509 -req -in "$T/$name.csr" -CA "$T/ca.crt" -CAkey "$T/ca.key" -CAcreateserial -days 1 \
+      -extfile <(printf 'subjectAltName=DNS:%s\nextendedKeyUsage=serverAuth\n' "$svc") -out "$T/$name.crt" 2>/dev/null ||
+      return 1
+  done
+  kubectl -n openshift-kube-scheduler delete secret policy-scheduler-metrics-tls --ignore-not-found >/dev/null &&
+  kubectl -n openshift-kube-scheduler create secret tls policy-scheduler-metrics-tls \
+    --cert="$T/policy-scheduler.crt" --key="$T/policy-scheduler.key" >/dev/null
+}
+check "serving certificates for both Services, signed by a CA, the scheduler's in its Secret" serving_certs
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
+stack_operator_start prom --progress-deadline 120 --scheduler-serving-cert-secret policy-scheduler-metrics-tls \
+  --tls-cert-file "$T/scheduler-operator.crt" --tls-private-key-file "$T/scheduler-operator.key" > "$T/health-port"
 OP_PORT=$(cat "$CLUSTER_DIR/pids/operator-prom.metrics-port")
 wait_for "the operator serves a revision" 150 settled
 pod_ip=$(kubectl -n openshift-kube-scheduler get pods -l app=policy-scheduler --field-selector=status.phase=Running \
@@ -47,11 +83,16 @@ check "Prometheus's account is bound to the shipped scheduler-policy-metrics-rea
 sa_token "$NS" prometheus > "$T/token" && sa_token "$NS" nobody > "$T/nobody-token"
 check "... and has a token" test -s "$T/token"
 
-server_cert() { # HOST:PORT OUT: the certificate the server presents (PEM)
-  openssl s_client -connect "$1" </dev/null 2>/dev/null | openssl x509 > "$2" 2>/dev/null && [ -s "$2" ]
+verified() { # SERVICE HOST:PORT: a TLS connection verified against the CA under the Service's name
+  local port=${2##*:}
+  curl -s -o /dev/null -w '%{http_code}' --cacert "$T/ca.crt" --connect-to "$1:$port:$2" "https://$1:$port/metrics" |
+    grep -qx 401
 }
-wait_for "the operator presents a certificate on its secure port" 20 server_cert "127.0.0.1:$OP_PORT" "$T/operator.pem"
-wait_for "the scheduler pod presents one on 10259" 30 server_cert "$pod_ip:10259" "$T/scheduler.pem"
+wait_for "the operator's certificate verifies against the CA under its Service's name" 20 verified "$OP_SVC" "127.0.0.1:$OP_PORT"
+wait_for "the scheduler pod serves the mounted Secret's certificate, verified the same way" 30 \
+  verified "$SCHED_SVC" "$pod_ip:10259"
+check "another CA's view of the scheduler's certificate fails (nothing self-signed is served)" \
+  bash -c "! curl -s -o /dev/null --cacert '$CLUSTER_DIR/pki/ca.crt' --connect-to '$SCHED_SVC:10259:$pod_ip:10259' 'https://$SCHED_SVC:10259/metrics'"
 
 PROM_PORT=$(free_port)
 cat > "$T/prometheus.yml" <<YML
@@ -62,21 +103,21 @@ scrape_configs:
 - job_name: scheduler-operator
   scheme: https
   authorization: {credentials_file: $T/token}
-  tls_config: {ca_file: $T/operator.pem, server_name: localhost}
+  tls_config: {ca_file: $T/ca.crt, server_name: $OP_SVC}
   static_configs: [{targets: ["127.0.0.1:$OP_PORT"]}]
 - job_name: policy-scheduler
   scheme: https
   authorization: {credentials_file: $T/token}
-  tls_config: {ca_file: $T/scheduler.pem}
+  tls_config: {ca_file: $T/ca.crt, server_name: $SCHED_SVC}
   static_configs: [{targets: ["$pod_ip:10259"]}]
 - job_name: unauthenticated
   scheme: https
-  tls_config: {ca_file: $T/operator.pem, server_name: localhost}
+  tls_config: {ca_file: $T/ca.crt, server_name: $OP_SVC}
   static_configs: [{targets: ["127.0.0.1:$OP_PORT"]}]
 - job_name: forbidden
   scheme: https
   authorization: {credentials_file: $T/nobody-token}
-  tls_config: {ca_file: $T/operator.pem, server_name: localhost}
+  tls_config: {ca_file: $T/ca.crt, server_name: $OP_SVC}
   static_configs: [{targets: ["127.0.0.1:$OP_PORT"]}]
 YML
 check "promtool check config accepts the scrape configuration" promtool check config "$T/prometheus.yml"

@@ -6,10 +6,14 @@
 # revision, the Deployment, the scheduler pods with their logs, the operator's log, the
 # events of the three namespaces, the validator's --effective output for the active and the
 # rejected policy, and the ClusterOperator once its CRD exists; never a Secret's data nor
-# the extender's key.
+# the extender's key. First the redaction alone (must-gather --redact) with every encoding
+# of a secret field: JSON (slash escaped or not), YAML quoted, flow, literal and folded
+# block scalars, policies inside ConfigMaps, and log lines; then in the archive: the
+# rejected policy's key written with an escaped slash, and the operator's log with the key
+# in JSON, escaped JSON and a YAML block.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/e2e.sh
 T=$(mktemp -d)
@@ -28,13 +32,43 @@ condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@
 revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving_after() { settled && [ "$(revision)" -gt "$1" ]; }
-put_policy() {
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
-    --dry-run=client -o yaml > "$T/policy.yaml" && kubectl apply -f "$T/policy.yaml" >/dev/null
-}
 
-check "the stack installs (kubectl apply -k)" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+# --- the redaction alone, every encoding of a secret field ----------------------------------
+# Each case: a mode of must-gather --redact and an input holding SECRET-<case>; the output
+# must not hold "SECRET-" and must read REDACTED.
+redact_case() { # NAME MODE INPUT
+  local out
+  out=$(printf '%b' "$3" | tools/must-gather --redact "$2") || { echo "redact failed"; return 1; }
+  case "$out" in *SECRET-*) echo "leaked: $out"; return 1 ;; esac
+  case "$out" in *REDACTED*) ;; *) echo "no REDACTED in: $out"; return 1 ;; esac
+}
+while IFS='|' read -r name mode input; do
+  [ -n "$name" ] && check "redaction: $name ($mode)" redact_case "$name" "$mode" "$input"
+done <<'CASES'
+JSON policy|text|{"extenders":[{"tlsConfig":{"keyData":"SECRET-json"}}]}
+JSON with an escaped slash|text|{"extenders":[{"tlsConfig":{"keyData":"LS0t\\/SECRET-slash"}}]}
+YAML double-quoted|text|extenders:\n- tlsConfig:\n    keyData: "LS0tSECRET-dq"\n
+YAML single-quoted|text|extenders:\n- tlsConfig:\n    keyData: 'SECRET-sq'\n
+YAML flow mapping|text|extenders:\n- tlsConfig: {keyData: SECRET-flow, certData: Y2VydA==}\n
+YAML literal block scalar|text|extenders:\n- tlsConfig:\n    keyData: |\n      LS0tSECRET-block1\n      SECRET-block2\n    certData: Y2VydA==\n
+YAML folded block scalar|text|extenders:\n- tlsConfig:\n    keyData: >-\n      SECRET-fold1\n      SECRET-fold2\n
+YAML double-quoted over two lines|text|tlsConfig:\n  keyData: "SECRET-ml1\n    SECRET-ml2"\n
+ConfigMap with a JSON policy.cfg|yaml|apiVersion: v1\nkind: ConfigMap\ndata:\n  policy.cfg: |\n    {"extenders":[{"tlsConfig":{"keyData":"AAAA\\/SECRET-cm"}}]}\n
+ConfigMap with a YAML policy.cfg|yaml|apiVersion: v1\nkind: ConfigMap\ndata:\n  policy.cfg: |\n    extenders:\n    - tlsConfig:\n        keyData: >\n          SECRET-cmfold\n
+a log line with JSON|log|I1127 12:00:00 policy {"tlsConfig":{"keyData":"SECRET-logjson\\/x"}} loaded\n
+a log line with escaped JSON in a string|log|I1127 config="{\\"keyData\\":\\"SECRET-logesc\\"}" next\n
+a log with a YAML block scalar|log|policy:\n  keyData: |\n    SECRET-logblock1\n    SECRET-logblock2\n  weight: 1\n
+a log line with bare fields|log|E1127 token=SECRET-tok password: SECRET-pw keyData:SECRET-kd\n
+a kubeconfig|yaml|apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user: {client-key-data: SECRET-ckd, token: SECRET-t}\n
+CASES
+check_eq "redaction keeps a policy without secrets as written" '{"kind" : "Policy", "apiVersion" : "v1"}' \
+  "$(printf '%s' '{"kind" : "Policy", "apiVersion" : "v1"}' | tools/must-gather --redact text)"
+check_eq "redaction keeps log lines without secrets, and fields that only start alike (tokens=5)" \
+  'I1127 bound 5 pods, tokens=5 keyDataFile=/x' \
+  "$(printf '%s' 'I1127 bound 5 pods, tokens=5 keyDataFile=/x' | tools/must-gather --redact log)"
+
+setup "the stack installs (kubectl apply -k)" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start mg --progress-deadline 120 > /dev/null
 wait_for "the operator has a serving revision" 150 settled
 R0=$(revision)
@@ -44,7 +78,7 @@ W=$(( $(kubectl -n openshift-kube-scheduler get cm -l app=policy-scheduler -o js
         tr ' ' '\n' | sort -n | tail -1) + 20 ))
 sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $W}/" \
   deploy/policy.cfg > "$T/good.cfg"
-put_policy "$T/good.cfg"
+stack_put_policy "$T/good.cfg"
 kubectl patch scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a new revision of the documented policy serves" 150 serving_after "$R0"
 R=$(revision)
@@ -53,16 +87,22 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 p["predicates"].insert(2, {"name": "PodFitsResources"})
 p["extenders"] = [{"urlPrefix": "https://extender.example:8443/", "filterVerb": "filter",
-                   "tlsConfig": {"certData": "Y2VydA==", "keyData": "cHJpdmF0ZS1rZXktZGF0YQ=="}}]
-json.dump(p, open(sys.argv[2], "w"), indent=1)
+                   "tlsConfig": {"certData": "Y2VydA==", "keyData": "cHJpdmF0ZS1rZXktZGF0YQ/=="}}]
+# as Go's encoder and many others write it: the slash escaped
+open(sys.argv[2], "w").write(json.dumps(p, indent=1).replace("/==", "\\/=="))
 PY
-put_policy "$T/bad.cfg"
+stack_put_policy "$T/bad.cfg"
 wait_for "a policy with GeneralPredicates + PodFitsResources is rejected" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
 kubectl -n openshift-kube-scheduler create secret generic must-not-leak --from-literal=password=super-secret-value >/dev/null
 
+# the operator's log, plus lines that carry the key as logs do (JSON, escaped JSON, YAML)
+cp "$CLUSTER_DIR/logs/operator-mg.log" "$T/operator-mg.log"
+printf '%s\n' 'I1127 policy {"tlsConfig":{"keyData":"cHJpdmF0ZS1rZXktZGF0YQ\/=="}}' \
+  'I1127 config="{\"keyData\":\"cHJpdmF0ZS1rZXktZGF0YQ==\"}"' 'tlsConfig:' '  keyData: |' \
+  '    cHJpdmF0ZS1rZXktZGF0YQ==' >> "$T/operator-mg.log"
 check "must-gather writes an archive" \
-  bash -c "tools/must-gather --dest '$T/out' --operator-log '$CLUSTER_DIR/logs/operator-mg.log' > '$T/path'"
+  bash -c "tools/must-gather --dest '$T/out' --operator-log '$T/operator-mg.log' > '$T/path'"
 archive=$(cat "$T/path")
 check_match "... one .tar.gz named for the operator and the time" 'scheduler-policy-must-gather-[0-9]{8}T[0-9]{6}Z\.tar\.gz$' "$archive"
 mkdir -p "$T/x" && tar -C "$T/x" -xzf "$archive"

@@ -7,7 +7,7 @@
 # fits nowhere and says where a scheduled pod went.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 NS=plugin-e2e-$$
@@ -31,29 +31,20 @@ condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@
 revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving_after() { settled && [ "$(revision)" -gt "$1" ]; }
-put_policy() {
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
-    --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-}
-weighted() { # WEIGHT -> the documented policy with that LeastRequestedPriority weight
-  sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $1}/" \
-    deploy/policy.cfg > "$T/w$1.cfg"
-  echo "$T/w$1.cfg"
-}
 
-check "the stack installs (kubectl apply -k)" stack_install
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "the stack installs (kubectl apply -k)" stack_install
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start plugin > /dev/null
 wait_for "the operator has a serving revision" 150 settled
 # Weights no revision has had, so each policy makes a new revision.
 W=$(( $(kubectl -n openshift-kube-scheduler get cm -l app=policy-scheduler -o jsonpath='{.items[*].metadata.labels.revision}' |
         tr ' ' '\n' | sort -n | tail -1) + 40 ))
 R0=$(revision)
-put_policy "$(weighted "$W")"
+stack_put_policy "$(stack_weight_policy "$W")"
 kubectl patch scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a revision with weight $W serves" 150 serving_after "$R0"
 R1=$(revision)
-put_policy "$(weighted $((W + 1)))"
+stack_put_policy "$(stack_weight_policy $((W + 1)))"
 wait_for "a revision with weight $((W + 1)) serves" 150 serving_after "$R1"
 R2=$(revision)
 
@@ -76,7 +67,7 @@ sed 's/{"name" : "GeneralPredicates"},/{"name" : "GeneralPredicates"},\n{"name" 
 out=$(plugin validate "$T/bad.cfg"); rc=$?
 check_eq "validate FILE: an invalid policy exits 1" 1 "$rc"
 check_match "... with the operator's diagnostic" "bad.cfg:7:11: error: .*\[general-predicates-duplicate\]" "$out"
-put_policy "$T/bad.cfg"
+stack_put_policy "$T/bad.cfg"
 wait_for "the operator rejects it" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
 out=$(plugin validate); rc=$?

@@ -15,7 +15,7 @@
 # Runs under tools/with-cluster.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 . tests/lib/sa-token.sh
 T=$(mktemp -d)
@@ -43,34 +43,22 @@ newest_revision() {
   kubectl -n $OPNS get configmaps -l app=policy-scheduler -o jsonpath='{range .items[*]}{.metadata.labels.revision}{"\n"}{end}' |
     sort -n | tail -1
 }
-put_policy() { # FILE
-  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
-    --dry-run=client -o yaml | kubectl apply --request-timeout=10s -f - >/dev/null
-}
-weight_policy() { # WEIGHT -> a valid variant of the documented policy
-  sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $1}/" \
-    deploy/policy.cfg > "$T/w$1.cfg"
-  echo "$T/w$1.cfg"
-}
 metric() { stack_operator_metrics dist | sed -n "s/^scheduler_operator_$1 //p"; }
 metric_is() { [ "$(metric "$1")" = "$2" ]; }
 api_errors() { # CODE: the sum over verbs
   stack_operator_metrics dist | awk -v c="code=\"$1\"" '/^scheduler_operator_api_errors_total/ && index($0, c) { s += $2 } END { print s + 0 }'
 }
 
-check "CRD, namespaces and RBAC install" stack_install
-kubectl delete scheduler cluster --ignore-not-found --wait=true >/dev/null
-kubectl -n $OPNS delete deployment policy-scheduler --ignore-not-found >/dev/null
-kubectl -n $OPNS delete configmap -l app=policy-scheduler >/dev/null
-kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null
-put_policy deploy/policy.cfg
+setup "CRD, namespaces and RBAC install" stack_install
+setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state
+stack_put_policy deploy/policy.cfg
 kubectl apply -f - >/dev/null <<'YAML'
 apiVersion: config.openshift.io/v1
 kind: Scheduler
 metadata: {name: cluster}
 spec: {policy: {name: scheduler-policy}}
 YAML
-check "nodesim brings up three Ready nodes" stack_nodesim_start
+setup "nodesim brings up three Ready nodes" stack_nodesim_start
 HEALTH=$(stack_operator_start dist --progress-deadline 20 --scheduler-replicas 1)
 wait_for "the operator serves revision 1" 120 serving 1
 wait_for "its /metrics answers over HTTPS with the scraper's token" 20 metric_is leader 1
@@ -107,7 +95,7 @@ check_match "the scrape with the API server unreachable got 500 after the review
   "$(cat "$T/late.result")"
 check "... and no metrics (nothing is served unreviewed)" bash -c "! grep -q scheduler_operator_ '$T/late.body'"
 wait_for "the API server answers again" 30 kubectl get --raw /readyz
-put_policy "$(weight_policy 3)"
+stack_put_policy "$(stack_weight_policy 3)"
 wait_for "the operator reconciles a change at once afterwards (revision 2)" 30 written 2
 wait_for "... which rolls out" 90 serving 2
 check_eq "the late scraper is now allowed" 200 "$(scrape_late | cut -d' ' -f1)"
@@ -116,7 +104,7 @@ check_eq "the late scraper is now allowed" 200 "$(scrape_late | cut -d' ' -f1)"
 FAILED0=$(metric rollouts_failed_total)
 check_eq "no rollout failed so far" 0 "$FAILED0"
 kubectl taint nodes -l node-role.kubernetes.io/master "$TAINT=true:NoSchedule" >/dev/null
-put_policy "$(weight_policy 4)"
+stack_put_policy "$(stack_weight_policy 4)"
 wait_for "the new policy is written as revision 3" 30 written 3
 wait_for "its scheduler pod cannot be placed: the rollout fails and is counted" 90 metric_is rollouts_failed_total 1
 check_match "... the revision is marked rollout-failed" '.' \
@@ -127,7 +115,7 @@ kubectl taint nodes --all "$TAINT-" >/dev/null 2>&1
 E0=$(api_errors 4xx)
 kubectl get clusterrolebinding scheduler-operator -o yaml > "$T/crb.yaml"
 kubectl delete clusterrolebinding scheduler-operator >/dev/null
-put_policy "$(weight_policy 5)"
+stack_put_policy "$(stack_weight_policy 5)"
 grew() { [ "$(api_errors 4xx)" -gt "$E0" ]; }
 wait_for "requests refused for lack of RBAC are counted as 4xx API errors" 60 grew
 check_match "... by verb" 'code="4xx"\} [1-9]' "$(stack_operator_metrics dist | grep '^scheduler_operator_api_errors_total')"

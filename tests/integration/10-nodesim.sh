@@ -9,9 +9,9 @@
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
 : "${CLUSTER_DIR:?run under tools/with-cluster}"
 T=$(mktemp -d)
 NS_PID=
@@ -94,7 +94,7 @@ spec:
         configMap: {name: testapp-config}
 YAML
 }
-check "a Deployment of the mapped image is created" kubectl apply -f <(deployment first)
+setup "a Deployment of the mapped image is created" kubectl apply -f <(deployment first)
 wait_for "the Deployment becomes Available" 60 \
   kubectl wait --for=condition=Available --timeout=1s deployment/testapp
 
@@ -157,7 +157,7 @@ wait_for "the Deployment replaces the pod and is Available again" 60 \
   kubectl wait --for=condition=Available --timeout=1s deployment/testapp
 
 # A bare pod without nodeName, placed through the pods/binding subresource as a scheduler does.
-check "a pod without nodeName is created" kubectl apply -f - <<'YAML'
+setup "a pod without nodeName is created" kubectl apply -f - <<'YAML'
 apiVersion: v1
 kind: Pod
 metadata: {name: bound, namespace: default}
@@ -176,7 +176,7 @@ wait_for "the bound pod becomes Ready" 30 kubectl wait --for=condition=Ready --t
 check_match "its log shows the program" "message=bound" "$(kubectl logs bound)"
 
 # A process that ignores SIGTERM is killed once the grace period is over.
-check "a pod whose program ignores SIGTERM is created" kubectl apply -f - <<'YAML'
+setup "a pod whose program ignores SIGTERM is created" kubectl apply -f - <<'YAML'
 apiVersion: v1
 kind: Pod
 metadata: {name: stubborn, namespace: default}
@@ -200,7 +200,7 @@ check_eq "the process got SIGTERM, ignored it, and was killed" "no" \
 wait_for "its log shows the ignored SIGTERM" 10 grep -q "testapp ignoring SIGTERM" "$T/stubborn.out"
 
 # A container that exits is restarted after a backoff; its previous log stays readable.
-check "a pod whose program exits after a second is created" kubectl apply -f - <<'YAML'
+setup "a pod whose program exits after a second is created" kubectl apply -f - <<'YAML'
 apiVersion: v1
 kind: Pod
 metadata: {name: crasher, namespace: default}
@@ -211,7 +211,7 @@ spec:
   - {name: app, image: testapp:v1, args: ["--bind", "$(POD_IP)", "--port", "8081", "--exit-after", "1", "crash"],
      env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]}
 YAML
-check "a pod whose liveness probe starts failing is created" kubectl apply -f - <<'YAML'
+setup "a pod whose liveness probe starts failing is created" kubectl apply -f - <<'YAML'
 apiVersion: v1
 kind: Pod
 metadata: {name: unhealthy, namespace: default}
@@ -251,13 +251,13 @@ spec:
 YAML
 }
 phase_is() { [ "$(kubectl get pod "$1" -o jsonpath='{.status.phase}')" = "$2" ]; }
-check "a pod running kubectl in-cluster is created" kubectl apply -f <(incluster_pod incluster1)
+setup "a pod running kubectl in-cluster is created" kubectl apply -f <(incluster_pod incluster1)
 wait_for "without RBAC it fails (restartPolicy Never: phase Failed)" 30 phase_is incluster1 Failed
 check_match "its log shows RBAC applied to the pod's service account" \
   'forbidden: User "system:serviceaccount:default:default"' "$(kubectl logs incluster1)"
 check "the service account may read pods" \
   kubectl create rolebinding nodesim-view --clusterrole=view --serviceaccount=default:default
-check "a second in-cluster pod is created" kubectl apply -f <(incluster_pod incluster2)
+setup "a second in-cluster pod is created" kubectl apply -f <(incluster_pod incluster2)
 wait_for "with RBAC it succeeds (phase Succeeded)" 30 phase_is incluster2 Succeeded
 check_eq "its log has the answer from the API server" "pod/bound" "$(kubectl logs incluster2)"
 check_eq "a finished container reports its exit" "0 Completed" \

@@ -10,7 +10,9 @@
 #     one of its deliberately stricter rules, listed with their reasons under "Deliberately
 #     stricter than kube-scheduler" in policy-validator/README.md (this script reads that
 #     table, so the list and the check cannot drift apart).
-# A case whose only difference is a stricter rule is reported "ok" with the rule named.
+# A case whose only difference is a stricter rule is reported "ok" with the rule named. A
+# case that cannot be judged (no input, a source file missing from the tree, a profile the
+# validator cannot render) is a failure, never a skip: the comparison did not happen.
 #
 # "Started" is upstream's "Starting Kubernetes Scheduler" line, logged once the Policy has
 # been decoded, validated and turned into a framework profile (scheduler.New returned);
@@ -20,14 +22,15 @@
 # Runs under tools/with-cluster (KUBECONFIG set): kube-scheduler needs a kubeconfig.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${KUBECONFIG:?run under tools/with-cluster}"
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
+[ -n "${KUBECONFIG:-}" ] || bail_out "run under tools/with-cluster (no KUBECONFIG)"
 . tests/cluster/lib.sh
-K8S_BIN=$(k8s_bin_dir) || exit 1
-[ -x "$K8S_BIN/kube-scheduler" ] || { echo "not ok 1 - no cached kube-scheduler in $K8S_BIN (tests/cluster/build.sh)"; exit 1; }
-CASES=tests/data/policy
+K8S_BIN=$(k8s_bin_dir) || bail_out "no Kubernetes binaries (tests/cluster/build.sh)"
+[ -x "$K8S_BIN/kube-scheduler" ] || bail_out "no cached kube-scheduler in $K8S_BIN (tests/cluster/build.sh)"
+# POLICY_DECODER_CASES: another case tree (this script's own test gives it a broken case)
+CASES=${POLICY_DECODER_CASES:-tests/data/policy}
 JOBS=${DECODER_JOBS:-4}
 MAX_SIZE=$((1024 * 1024))   # what the operator passes (a ConfigMap cannot hold more)
 T=$(mktemp -d)
@@ -50,7 +53,7 @@ STRICTER=$(awk '/^## Deliberately stricter than kube-scheduler/ { on = 1; next }
                   split($0, col, "|"); n = split(col[2], f, "`")
                   for (i = 2; i <= n; i += 2) print f[i]
                 }' policy-validator/README.md)
-[ -n "$STRICTER" ] || { echo "not ok 1 - no stricter-rule table in policy-validator/README.md"; exit 1; }
+[ -n "$STRICTER" ] || bail_out "no stricter-rule table in policy-validator/README.md"
 
 # upstream_judge POLICY OUT NAME: writes OUT/upstream ("started" or "refused: MESSAGE").
 upstream_judge() {
@@ -96,24 +99,26 @@ judge() {
   for f in input.json input.yaml input; do [ -f "$dir/$f" ] && { input=$dir/$f; break; }; done
   if [ -z "$input" ] && [ -f "$dir/source" ]; then
     src=$(head -n 1 "$dir/source")
-    [ -f "$src" ] || { echo "skip: its source file $src is not in this tree" > "$out/skip"; return; }
+    [ -f "$src" ] || { echo "its source file $src is not in this tree" > "$out/unjudged"; return; }
     input=$src
   fi
   if [ -n "$profile" ]; then
     "$BIN_DIR/policy-validator" --profile "$profile" --normalize > "$out/policy.cfg" 2>/dev/null ||
-      { echo "skip: policy-validator cannot render profile $profile" > "$out/skip"; return; }
+      { echo "policy-validator cannot render profile $profile" > "$out/unjudged"; return; }
     input=$out/policy.cfg
   fi
-  [ -n "$input" ] || { echo "skip: no input" > "$out/skip"; return; }
+  [ -n "$input" ] || { echo "no input (input.json, input.yaml, input, source or a profile)" > "$out/unjudged"; return; }
 
   # The validator, as the operator runs it.
   local vargs=(--kind Policy --max-size "$MAX_SIZE" --output json)
   [ -n "$configmap" ] && vargs+=(--configmap)
+  local rc
   "$BIN_DIR/policy-validator" "${vargs[@]}" "$input" > "$out/validator.json" 2>/dev/null
-  case $? in
+  rc=$?
+  case $rc in
     0) echo accepted > "$out/validator" ;;
     1) echo rejected > "$out/validator" ;;
-    *) echo "failed (exit status $?)" > "$out/validator" ;;
+    *) echo "failed (exit status $rc)" > "$out/validator" ;;
   esac
   jq -r '[.diagnostics[]? | select(.severity == "error") | .code] | unique | .[]' "$out/validator.json" \
     > "$out/codes" 2>/dev/null
@@ -147,13 +152,13 @@ done
 wait
 elapsed=$(( $(date +%s) - start ))
 
-agree=0 stricter=0 disagree=0 skipped=0
+agree=0 stricter=0 disagree=0 unjudged=0
 for dir in "$CASES"/*/; do
   c=$(basename "$dir")
   out=$T/$c
-  if [ -f "$out/skip" ]; then
-    echo "ok $((TAP_N + 1)) - $c # SKIP $(cat "$out/skip")"
-    TAP_N=$((TAP_N + 1)); skipped=$((skipped + 1))
+  if [ -f "$out/unjudged" ]; then
+    not_ok "$c: cannot be judged: $(cat "$out/unjudged")"
+    unjudged=$((unjudged + 1))
     continue
   fi
   v=$(cat "$out/validator" 2>/dev/null || echo "no verdict")
@@ -178,5 +183,5 @@ for dir in "$CASES"/*/; do
     disagree=$((disagree + 1))
   fi
 done
-echo "# $n cases in ${elapsed}s ($JOBS at a time): $agree agree, $stricter rejected only by stricter rules, $disagree disagree, $skipped skipped"
+echo "# $n cases in ${elapsed}s ($JOBS at a time): $agree agree, $stricter rejected only by stricter rules, $disagree disagree, $unjudged cannot be judged"
 finish

@@ -7,7 +7,7 @@
 # accepts both (server-side dry run; monitoring CRD copies from tests/data).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -76,7 +76,7 @@ check_match "... the scheduler's included" "--scheduler-image=registry.example.c
   "$(kubectl kustomize "$T/pin")"
 # What the plane's tests install (deploy/ with the operator at zero replicas), for real;
 # then all of deploy/ as shipped, server-side dry run.
-check "kubectl apply -k tests/data/plane-install (deploy/, operator scaled to 0)" \
+setup "kubectl apply -k tests/data/plane-install (deploy/, operator scaled to 0)" \
   kubectl apply -k tests/data/plane-install
 # Each ServiceMonitor selects a shipped Service in its namespace by labels, on a port name
 # that Service has; each alert's job is one of those Services (the operator's job label).
@@ -98,7 +98,7 @@ check_eq "the alerts select the jobs those Services name" "policy-scheduler sche
   "$(grep -oE 'job="[a-z-]+"' deploy/monitoring/prometheusrule.yaml | sort -u | sed 's/job="//; s/"//' | xargs)"
 check "the API server accepts deploy/ as shipped (server-side dry run)" \
   kubectl apply -k deploy/ --dry-run=server
-check "the monitoring CRD copies install" kubectl apply -f tests/data/monitoring/crds/
+setup "the monitoring CRD copies install" kubectl apply -f tests/data/monitoring/crds/
 check "... and become Established" kubectl wait --for condition=Established --timeout=30s \
   crd/servicemonitors.monitoring.coreos.com crd/prometheusrules.monitoring.coreos.com
 check "kubectl apply -k deploy/monitoring/" kubectl apply -k deploy/monitoring/

@@ -7,7 +7,7 @@
 # nodes), so the plane this script was given stays as it was.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
+cd "$ROOT" || bail_out "no source tree at $ROOT"
 O=${O:-build/default}
 
 if [ -z "${BENCH_SMOKE_DIR:-}" ]; then

@@ -1,6 +1,6 @@
 /* Events against the real control plane: events.k8s.io/v1 objects with the reporting
  * fields set, repeats counted in series.count instead of duplicated, events about
- * cluster-scoped objects in "kube-system", and a work queue feeding a tiny controller from an
+ * cluster-scoped objects in "kube-system", a fenced recorder writing nothing, and a work queue feeding a tiny controller from an
  * informer (the shape the operator uses). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -184,6 +184,53 @@ static void on_ready(KubeQueue *q, void *userdata) {
         }
 }
 
+static bool lease_held;
+
+static bool may_write(void *userdata) {
+        return lease_held;
+}
+
+/* A fenced recorder (a leader whose lease lapsed) writes nothing: a new Event is refused and
+ * a repeat of one already written is counted without patching its series, including the
+ * patch a repeat would otherwise send when an earlier write completes; writing again once
+ * the fence opens. */
+static void test_events_fenced(void **state) {
+        KubeError err = {};
+        json_auto_t *cm = json_pack("{sssss{ss}}", "apiVersion", "v1", "kind", "ConfigMap", "metadata", "name",
+                                    "ev-fenced");
+        json_t *created = NULL;
+        assert_int_equal(kube_create(client, &KUBE_CONFIGMAPS, ns, cm, &created, &err), 0);
+        json_object_set_new(created, "kind", json_string("ConfigMap"));
+        json_object_set_new(created, "apiVersion", json_string("v1"));
+        KubeEventRecorder *rec = NULL;
+        assert_int_equal(kube_event_recorder_new(client, "libkube-test", "test-host", &rec), 0);
+        kube_event_recorder_set_fence(rec, may_write, NULL);
+
+        lease_held = true;
+        assert_int_equal(kube_event_record(rec, created, "Normal", "Scheduled", "Binding", "once"), 0);
+        /* the repeat's series patch waits for the create: the lease lapses meanwhile */
+        assert_int_equal(kube_event_record(rec, created, "Normal", "Scheduled", "Binding", "once"), 0);
+        lease_held = false;
+        settle();
+        assert_int_equal(kube_event_record(rec, created, "Normal", "Scheduled", "Binding", "once"), 0);
+        assert_int_equal(kube_event_record(rec, created, "Warning", "FailedScheduling", "Scheduling", "new"), -ENOLCK);
+        settle();
+        json_t *evs = events_for(ns, "ev-fenced");
+        assert_int_equal(json_array_size(evs), 1);
+        assert_null(json_object_get(json_array_get(evs, 0), "series"));
+        json_decref(evs);
+
+        lease_held = true;
+        assert_int_equal(kube_event_record(rec, created, "Normal", "Scheduled", "Binding", "once"), 0);
+        settle();
+        evs = events_for(ns, "ev-fenced");
+        assert_int_equal(json_array_size(evs), 1);
+        assert_int_equal(json_integer_value(kube_obj_path(json_array_get(evs, 0), "series.count")), 4);
+        json_decref(evs);
+        kube_event_recorder_free(rec);
+        json_decref(created);
+}
+
 static void test_queue_controller(void **state) {
         Ctl c = { .failures_left = 3, .seen = json_object() };
         assert_int_equal(kube_queue_new(kube_client_get_event(client), &c.q), 0);
@@ -217,6 +264,7 @@ int main(void) {
         setvbuf(stdout, NULL, _IONBF, 0);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_events_counted),
+                cmocka_unit_test(test_events_fenced),
                 cmocka_unit_test(test_queue_controller),
         };
         return cmocka_run_group_tests(tests, setup, teardown);

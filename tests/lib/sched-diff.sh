@@ -8,7 +8,10 @@
 #
 #   start_scheduler WHO POLICY LOG   upstream (kube-scheduler v1.20.2) or ours, at -v=10
 #   outcome NS POD                   "POD NODE" or "POD unschedulable: MESSAGE"
-#   run_round PHASE WHO              WHO places PHASE's workload; outcomes in $T/PHASE-WHO.out
+#   run_round PHASE WHO              WHO places PHASE's workload; outcomes in $T/PHASE-WHO.out;
+#                                    fails, saying why, when an object could not be created,
+#                                    a pod had no outcome within DIFF_OUTCOME_SECONDS (30),
+#                                    the scheduler exited or the round's pods did not go
 #   ties WHO LOG                     pods with more than one best node in WHO's -v=10 log
 
 # start_scheduler WHO POLICY LOG: one scheduler of the comparison, verbose, under its own name.
@@ -40,11 +43,24 @@ start_scheduler() {
   return 1
 }
 
+# api_get PATH: GET from the API server with curl and the kubeconfig's admin credentials:
+# the rounds poll every pod, and a kubectl process per poll would dominate their CPU time.
+api_get() {
+  if [ -z "${API_CURL:-}" ]; then
+    API_SERVER=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
+    API_CURL="curl -sf --cacert $(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
+    API_CURL+=" --cert $(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
+    API_CURL+=" --key $(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")"
+  fi
+  $API_CURL "$API_SERVER$1"
+}
+
 # outcome NS POD: "POD NODE" once bound, "POD unschedulable: MESSAGE" once reported
 # unschedulable; fails while neither.
 outcome() {
   local got node status msg
-  got=$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}{"|"}{.status.conditions[?(@.type=="PodScheduled")].status}{"|"}{.status.conditions[?(@.type=="PodScheduled")].message}') || return 1
+  got=$(api_get "/api/v1/namespaces/$1/pods/$2" | jq -r '[.spec.nodeName // "",
+    (.status.conditions // [] | map(select(.type == "PodScheduled")) | .[0] // {} | (.status // ""), (.message // ""))] | join("|")') || return 1
   IFS='|' read -r node status msg <<< "$got"
   if [ -n "$node" ]; then echo "$2 $node"; return 0; fi
   if [ "$status" = False ] && [ -n "$msg" ]; then echo "$2 unschedulable: $msg"; return 0; fi
@@ -55,7 +71,8 @@ outcome() {
 run_round() {
   local prefix=${DIFF_NAME:-diff}
   local phase=$1 who=$2 ns="$prefix-$1-$2" log="$CLUSTER_DIR/logs/sched-$prefix-$1-$2.log"
-  local policy out="$T/$1-$2.out" docs="$T/$1-$2.docs" doc kind name got i ref uid
+  local policy out="$T/$1-$2.out" docs="$T/$1-$2.docs" doc kind name got i ref uid problems=()
+  local end
   policy=$(jq -r '.policy' "$DATA/$phase/phase.json")
   if grep -q '@EXT_URL@' "$policy"; then
     sed "s|@EXT_URL@|${EXT_URL:?a policy names @EXT_URL@}|g" "$policy" > "$T/$phase-policy.json"
@@ -78,41 +95,48 @@ run_round() {
       uid=$(kubectl -n "$ns" get "${ref:5:-1}" -o jsonpath='{.metadata.uid}')
       sed -i "s|$ref|$uid|g" "$doc"
     done
-    if ! kubectl create -f "$doc" >/dev/null; then
+    if ! name=$(kubectl create -f "$doc" -o name); then
       echo "$(basename "$doc"): kubectl create failed" >> "$out"
+      problems+=("$(basename "$doc"): kubectl create failed")
       continue
     fi
-    name=$(kubectl create --dry-run=client -o jsonpath='{.metadata.name}' -f "$doc")
+    name=${name#*/}
     if [ "$kind" = PersistentVolumeClaim ] && grep -q 'volumeName:' "$doc"; then
       # pre-bound: the PV controller completes it before any pod needs it
-      for i in $(seq 1 150); do
-        [ "$(kubectl -n "$ns" get pvc "$name" -o jsonpath='{.status.phase}')" = Bound ] && break
+      # (polls end by the clock: a count of polls would stretch on a loaded machine)
+      end=$((SECONDS + 30))
+      until [ "$(kubectl -n "$ns" get pvc "$name" -o jsonpath='{.status.phase}')" = Bound ]; do
+        [ $SECONDS -lt $end ] || break
         sleep 0.2
       done
     fi
     [ "$kind" = Pod ] || continue
-    got=
-    for i in $(seq 1 150); do
-      got=$(outcome "$ns" "$name") && break
+    got= end=$((SECONDS + ${DIFF_OUTCOME_SECONDS:-30}))
+    until got=$(outcome "$ns" "$name"); do
       got=
+      [ $SECONDS -lt $end ] || break
       sleep 0.2
     done
-    echo "${got:-$name no outcome in 30s}" >> "$out"
+    echo "${got:-$name no outcome in ${DIFF_OUTCOME_SECONDS:-30}s}" >> "$out"
+    [ -n "$got" ] || problems+=("$name: no outcome in ${DIFF_OUTCOME_SECONDS:-30}s")
     # an unschedulable pod leaves, so that nothing later depends on when it is retried
     [[ $got == *unschedulable:* ]] && kubectl -n "$ns" delete pod "$name" --grace-period=0 --force >/dev/null 2>&1
   done
+  kill -0 "$SCHED_PID" 2>/dev/null || problems+=("the $who scheduler exited during the round (log: $log)")
   stop_pid "$SCHED_PID"
   SCHED_PID=
   # the next round starts from empty nodes
   kubectl -n "$ns" delete pods --all --grace-period=0 --force >/dev/null 2>&1
   kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
-  for i in $(seq 1 150); do
-    [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ] && break
+  end=$((SECONDS + 30))
+  until [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ]; do
+    [ $SECONDS -lt $end ] || break
     sleep 0.2
   done
+  [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ] || problems+=("the round's pods were still there after 30s")
   # cluster-scoped objects of the round (PVs) go too
   kubectl get pv -o name | grep "^persistentvolume/$ns-" | xargs -r kubectl delete --wait=false >/dev/null 2>&1
-  return 0
+  [ ${#problems[@]} -eq 0 ] || { printf '%s\n' "${problems[@]}"; return 1; }
 }
 
 # ties WHO LOG: pods for which the scheduler's -v=10 log shows more than one best node.

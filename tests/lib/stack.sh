@@ -14,6 +14,15 @@
 #                                 of a service account bound to the shipped
 #                                 scheduler-policy-metrics-reader (stack_scrape_token)
 #   stack_stop_pid NAME           SIGTERM (then SIGKILL) a process started here, by PID file
+#   stack_operator_has_run_since_now NAME
+#                                 returns once operator NAME has run a whole reconcile pass
+#                                 begun after the call (before asserting nothing changed)
+#   stack_put_policy FILE         creates or replaces ConfigMap openshift-config/
+#                                 scheduler-policy with FILE as its policy.cfg
+#   stack_weight_policy WEIGHT    prints the path of a valid variant of deploy/policy.cfg
+#                                 (LeastRequestedPriority's weight set), written under $T
+#   stack_reset_operator_state    removes what earlier scripts left of the operator and its
+#                                 operand, then fails unless nothing of it is left
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)
 : "${CLUSTER_DIR:?needs CLUSTER_DIR (tests/cluster/up)}"
@@ -156,4 +165,96 @@ stack_stop_pid() {
     kill -KILL "$pid" 2>/dev/null
   fi
   rm -f "$f"
+}
+
+# stack_reset_operator_state: removes what earlier scripts on this plane may have left of the
+# operator and its operand (the SchedulerPolicyOperator and Scheduler "cluster", the
+# Deployment, its revisions and pods, the policy ConfigMap, the operator's Lease, the
+# ClusterOperator CRD, the operator's and the Scheduler's Events), then looks: it fails,
+# naming what is still there, when a delete failed or anything remains after
+# STACK_RESET_SECONDS (30). Every delete runs, whatever the ones before it did; none of
+# their statuses is lost.
+stack_reset_operator_state() {
+  local ns=openshift-kube-scheduler opns=openshift-kube-scheduler-operator failed=() left i
+  _reset() { "$@" >/dev/null 2>&1 || failed+=("$*"); }
+  _reset kubectl delete crd clusteroperators.config.openshift.io --ignore-not-found --wait=true --timeout=60s
+  _reset kubectl delete schedulerpolicyoperator cluster --ignore-not-found --wait=true --timeout=60s
+  _reset kubectl delete scheduler cluster --ignore-not-found --wait=true --timeout=60s
+  _reset kubectl -n $ns delete deployment policy-scheduler --ignore-not-found
+  _reset kubectl -n $ns delete replicasets,configmaps -l app=policy-scheduler --ignore-not-found --wait=false
+  _reset kubectl -n $ns delete pods -l app=policy-scheduler --ignore-not-found --grace-period=0 --force
+  _reset kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found
+  _reset kubectl -n $opns delete lease scheduler-operator-lock --ignore-not-found
+  _reset kubectl -n $opns delete events --all
+  _reset kubectl delete events -A --field-selector involvedObject.kind=Scheduler
+  unset -f _reset
+  if [ ${#failed[@]} -gt 0 ]; then
+    printf 'stack: failed: %s\n' "${failed[@]}" >&2
+    return 1
+  fi
+  for i in $(seq 1 $(( ${STACK_RESET_SECONDS:-30} * 5 ))); do
+    left=$(stack_operator_leftovers)
+    [ -z "$left" ] && return 0
+    # a ReplicaSet the garbage collector had not reached yet may have made a pod again
+    kubectl -n $ns delete pods -l app=policy-scheduler --ignore-not-found --grace-period=0 --force >/dev/null 2>&1
+    sleep 0.2
+  done
+  echo "stack: still there after ${STACK_RESET_SECONDS:-30} s:" $left >&2
+  return 1
+}
+
+# stack_operator_leftovers: prints what stack_reset_operator_state removes that is still
+# there (kind/name, one a line); nothing when the plane is clean. Fails when it cannot look.
+stack_operator_leftovers() {
+  local ns=openshift-kube-scheduler
+  {
+    kubectl get crd -o name | grep -x 'customresourcedefinition.apiextensions.k8s.io/clusteroperators.config.openshift.io'
+    kubectl get schedulerpolicyoperators,schedulers -o name
+    kubectl -n $ns get deployments,replicasets,configmaps,pods -l app=policy-scheduler -o name
+    kubectl -n $ns get deployment policy-scheduler -o name --ignore-not-found
+    kubectl -n openshift-config get configmap scheduler-policy -o name --ignore-not-found
+    kubectl -n openshift-kube-scheduler-operator get lease scheduler-operator-lock -o name --ignore-not-found
+  } 2>&1 | grep -v -e '^$' -e '^No resources found' | sort -u
+  # grep's status is 1 when nothing is left: that is success here; a kubectl error prints
+  # a line, which counts as left.
+  return 0
+}
+
+# stack_operator_passes NAME: how many reconcile passes the operator NAME has finished
+# (scheduler_operator_reconcile_total, both results).
+stack_operator_passes() {
+  stack_operator_metrics "$1" | awk '/^scheduler_operator_reconcile_total\{/ { n += $2 } END { if (NR) print n + 0 }'
+}
+
+# stack_operator_has_run_since_now NAME [SECONDS]: returns once the operator NAME has run a
+# whole reconcile pass that started after this call, so that whatever was changed before
+# the call has been seen ("nothing happened" can be asserted then, not after a guess of a
+# sleep). Passes are sequential: after a pass that ended after the call, the next one
+# started after the call; each wait is made to happen by touching the Scheduler (an
+# annotation: every Scheduler event queues a pass). Fails after SECONDS (30).
+stack_operator_has_run_since_now() {
+  local name=$1 secs=${2:-30} n0 i round
+  for round in 1 2; do
+    n0=$(stack_operator_passes "$name") || return 1
+    [ -n "$n0" ] || { echo "stack: no reconcile_total from operator $name" >&2; return 1; }
+    kubectl annotate scheduler cluster --overwrite \
+      "scheduler-policy.io/e2e-poke=$(date +%s%N)" >/dev/null || return 1
+    for i in $(seq 1 $((secs * 5))); do
+      [ "$(stack_operator_passes "$name")" -gt "$n0" ] 2>/dev/null && break
+      sleep 0.2
+    done
+    [ "$(stack_operator_passes "$name")" -gt "$n0" ] 2>/dev/null ||
+      { echo "stack: operator $name ran no pass in ${secs}s" >&2; return 1; }
+  done
+}
+
+stack_put_policy() {
+  kubectl create configmap -n openshift-config scheduler-policy --from-file=policy.cfg="$1" \
+    --dry-run=client -o yaml | kubectl apply --request-timeout=10s -f - >/dev/null
+}
+
+stack_weight_policy() {
+  sed "s/{\"name\" : \"LeastRequestedPriority\", \"weight\" : 1}/{\"name\" : \"LeastRequestedPriority\", \"weight\" : $1}/" \
+    "$ROOT/deploy/policy.cfg" > "${T:?stack_weight_policy needs T}/w$1.cfg"
+  echo "$T/w$1.cfg"
 }

@@ -1,12 +1,49 @@
 # TAP helpers for shell integration tests (sourced). Each check prints "ok N - what" or
 # "not ok N - what" (with the reason on the lines after), which tools/run-tests counts.
-# `finish` at the end exits non-zero when anything failed.
+# `finish` at the end prints the plan "1..N" (unless `tap_plan` printed it first) and exits
+# non-zero when anything failed: a script that stops before `finish` has no plan, and
+# tools/run-tests counts that as a failure.
+#
+# A set-up step (install the stack, start nodes, create an object the checks need) is not a
+# check: run it with `setup "what" CMD...`, which prints nothing countable when it works and
+# bails out (a failure, the script stops) when it does not.
 TAP_N=0
 TAP_FAILED=0
+TAP_PLANNED=
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
 ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
 not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $1"; shift; [ $# -eq 0 ] || printf '#   %s\n' "$@"; }
+
+# tap_plan N: says up front how many checks follow (for scripts whose count is fixed).
+tap_plan() { TAP_PLANNED=$1; echo "1..$1"; }
+
+# bail_out "why" [DETAIL...]: the script cannot go on (a set-up step failed): says so the
+# way TAP does and exits 1; tools/run-tests counts it as a failure, and the planned checks
+# that did not run as failures too.
+bail_out() {
+  echo "Bail out! $1"; shift
+  [ $# -eq 0 ] || printf '#   %s\n' "$@"
+  exit 1
+}
+
+# setup "what" CMD...: runs a set-up step; nothing to count when it works, bail_out (with
+# its output) when it does not.
+setup() {
+  local what=$1 out; shift
+  if out=$("$@" 2>&1); then echo "# set up: $what"; else bail_out "set-up failed: $what" "command: $*" "$out"; fi
+}
+
+# setup_wait "what" SECONDS CMD...: a set-up step that polls, as wait_for does.
+setup_wait() {
+  local what=$1 secs=$2 deadline out; shift 2
+  deadline=$(( $(date +%s%N) + secs * 1000000000 ))
+  while :; do
+    if out=$("$@" 2>&1); then echo "# set up: $what"; return 0; fi
+    [ "$(date +%s%N)" -lt $deadline ] || bail_out "set-up failed: $what" "gave up after ${secs}s: $*" "$out"
+    sleep 0.2
+  done
+}
 
 # check "what" CMD...: ok when CMD exits 0; otherwise shows its output.
 check() {
@@ -36,6 +73,7 @@ wait_for() {
 }
 
 finish() {
+  [ -n "$TAP_PLANNED" ] || echo "1..$TAP_N"
   echo "# $TAP_N checks, $TAP_FAILED failed"
   [ $TAP_FAILED -eq 0 ]
 }

@@ -26,28 +26,28 @@ typedef struct Server {
         uint64_t served, refused;
 } Server;
 
-static const char *decision_name(int status) {
-        return status == 401 ? "unauthenticated" : status == 403 ? "forbidden" : "allowed";
+static const char *decision_name(KubeAuthDecision d) {
+        switch (d) {
+        case KUBE_AUTH_ALLOWED: return "allowed";
+        case KUBE_AUTH_UNAUTHENTICATED: return "unauthenticated";
+        case KUBE_AUTH_FORBIDDEN: return "forbidden";
+        case KUBE_AUTH_THROTTLED: return "throttled";
+        default: return "error";
+        }
 }
 
-static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
+static void on_decided(const KubeAuthResult *res, void *userdata) {
         Server *s = userdata;
-        KubeAuthDelegateStats before, after;
-        kube_auth_delegate_get_stats(s->auth, &before);
-        int r = kube_auth_delegate_http(s->auth, req, reply);
-        if (r < 0) {
-                printf("decision=error errno=%d\n", -r);
-                fflush(stdout);
-                return r;
-        }
-        kube_auth_delegate_get_stats(s->auth, &after);
-        printf("decision=%s cached=%d\n", decision_name(r > 0 ? 200 : (int) reply->status),
-               after.cache_hits > before.cache_hits);
+        printf("decision=%s cached=%d\n", decision_name(res->decision), res->cached);
         fflush(stdout);
-        if (r == 0) {
+        if (res->decision != KUBE_AUTH_ALLOWED)
                 s->refused++;
-                return 0;
-        }
+}
+
+static int render(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        Server *s = userdata;
+        KubeAuthDelegateStats after;
+        kube_auth_delegate_get_stats(s->auth, &after);
         s->served++;
         reply->content_type = "text/plain; version=0.0.4";
         return buf_printf(&reply->body,
@@ -65,6 +65,11 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                           "metrics_auth_requests_total{outcome=\"served\"} %" PRIu64 "\n"
                           "metrics_auth_requests_total{outcome=\"refused\"} %" PRIu64 "\n",
                           after.token_reviews, after.access_reviews, after.cache_hits, s->served, s->refused);
+}
+
+static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        Server *s = userdata;
+        return kube_auth_delegate_serve(s->auth, req, reply, render, s);
 }
 
 static char *read_file(const char *path) {
@@ -135,7 +140,8 @@ int main(int argc, char **argv) {
 
         Server s = {};
         KubeAuthDelegateOptions ao = { .allowed_ttl_usec = (uint64_t) (allowed_ttl * 1e6),
-                                       .denied_ttl_usec = (uint64_t) (denied_ttl * 1e6) };
+                                       .denied_ttl_usec = (uint64_t) (denied_ttl * 1e6),
+                                       .decided = on_decided, .decided_userdata = &s };
         _cleanup_free_ char *cert_pem = cert ? read_file(cert) : NULL, *key_pem = key ? read_file(key) : NULL;
         if ((cert && !cert_pem) || (key && !key_pem)) {
                 fprintf(stderr, "metrics-auth-server: cannot read the certificate or key\n");
@@ -172,8 +178,8 @@ int main(int argc, char **argv) {
         sd_event_add_signal(e, NULL, SIGINT, NULL, NULL);
         r = sd_event_loop(e);
 
-        http_server_free(http);
         kube_auth_delegate_free(s.auth);
+        http_server_free(http);
         kube_client_unref(client);
         sd_event_unref(e);
         return r < 0 ? 1 : 0;

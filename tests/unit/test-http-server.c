@@ -1,13 +1,22 @@
-/* HttpServer on a real loopback socket: routes, 404, streaming with "nothing yet" parking. */
+/* HttpServer on a real loopback socket: routes, 404, streaming with "nothing yet" parking;
+ * hostile clients (connection floods, slowloris, oversized requests, old TLS) and deferred
+ * answers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <curl/curl.h>
+#include <gnutls/gnutls.h>
 #include <pthread.h>
 #include <string.h>
 #include <systemd/sd-event.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/http-server.h"
 
@@ -221,6 +230,376 @@ static void test_bad_options(void **state) {
         sd_event_unref(e);
 }
 
+/* ---- hostile clients: raw sockets from a thread while the server's loop runs here ---- */
+
+typedef struct Client {
+        void (*fn)(struct Client *c);
+        uint16_t port;
+        const char *source;     /* local address to connect from (127.0.0.x), NULL = any */
+        int n;                  /* how many connections (where it applies) */
+        int result;             /* what the client saw, checked by the test */
+        long status;
+        volatile int done;
+} Client;
+
+static void *client_thread(void *arg) {
+        Client *c = arg;
+        c->fn(c);
+        __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+        return NULL;
+}
+
+static void run_client(sd_event *e, Client *c) {
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, client_thread, c), 0);
+        while (!__atomic_load_n(&c->done, __ATOMIC_ACQUIRE))
+                assert_true(sd_event_run(e, 50 * 1000) >= 0);
+        pthread_join(t, NULL);
+}
+
+/* Runs the loop for usec, serving whatever arrives. */
+_unused_ static void spin(sd_event *e, uint64_t usec) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t end = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000 + usec;
+        for (;;) {
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                uint64_t now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+                if (now >= end)
+                        break;
+                assert_true(sd_event_run(e, end - now) >= 0);
+        }
+}
+
+static int connect_from(const char *source, uint16_t port) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (source) {
+                struct sockaddr_in src = { .sin_family = AF_INET };
+                inet_pton(AF_INET, source, &src.sin_addr);
+                if (bind(fd, (struct sockaddr *) &src, sizeof(src)) < 0) {
+                        close(fd);
+                        return -errno;
+                }
+        }
+        struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(port) };
+        inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+        if (connect(fd, (struct sockaddr *) &dst, sizeof(dst)) < 0) {
+                close(fd);
+                return -errno;
+        }
+        return fd;
+}
+
+/* Opens c->n connections and returns them in a heap array (result = how many opened). */
+static int *open_many(const char *source, uint16_t port, int n, int *ret_opened) {
+        int *fds = calloc((size_t) n, sizeof(int));
+        int opened = 0;
+        for (int i = 0; fds && i < n; i++) {
+                int fd = connect_from(source, port);
+                if (fd < 0)
+                        break;
+                fds[opened++] = fd;
+        }
+        *ret_opened = opened;
+        return fds;
+}
+
+static void close_many(int *fds, int n) {
+        for (int i = 0; i < n; i++)
+                close(fds[i]);
+        free(fds);
+}
+
+/* One GET over a fresh connection from source with a receive timeout of 2 s: the status,
+ * or -1 when no answer came. */
+static long get_status(const char *source, uint16_t port, const char *request) {
+        int fd = connect_from(source, port);
+        if (fd < 0)
+                return -1;
+        struct timeval tv = { .tv_sec = 2 };
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        size_t len = strlen(request);
+        long status = -1;
+        if (send(fd, request, len, MSG_NOSIGNAL) == (ssize_t) len) {
+                char buf[256] = {};
+                ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+                if (n > 12 && strncmp(buf, "HTTP/1.", 7) == 0)
+                        status = strtol(buf + 9, NULL, 10);
+        }
+        close(fd);
+        return status;
+}
+
+#define GET_HELLO "GET /hello/x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+
+static void flood_then_get(Client *c) {
+        int opened = 0;
+        int *fds = open_many(c->source, c->port, c->n, &opened);
+        c->result = opened;
+        usleep(300 * 1000);     /* the server accepts (or refuses) them meanwhile */
+        close_many(fds, opened);
+        usleep(300 * 1000);
+        c->status = get_status("127.0.0.1", c->port, GET_HELLO);
+}
+
+/* As many simultaneous connections as the server's limit, then closed: the server must
+ * still accept and answer afterwards (it used to drop its listening socket at the limit
+ * and never take it back once the connections were gone). */
+static void test_accepts_after_connection_limit(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .max_connections = 64 }, &s), 0);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        for (int round = 0; round < 2; round++) {
+                Client c = { .fn = flood_then_get, .port = http_server_port(s), .n = 64 };
+                run_client(e, &c);
+                assert_int_equal(c.result, 64);
+                assert_int_equal(c.status, 200);
+        }
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
+static void hold_then_get(Client *c) {
+        int opened = 0;
+        int *fds = open_many(c->source, c->port, c->n, &opened);
+        c->result = opened;
+        usleep(300 * 1000);
+        c->status = get_status("127.0.0.1", c->port, GET_HELLO);
+        close_many(fds, opened);
+}
+
+/* One client holding many idle connections takes at most max_per_client of them; another
+ * client is answered meanwhile. */
+static void test_per_client_limit(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .max_per_client = 4 }, &s), 0);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        Client c = { .fn = hold_then_get, .port = http_server_port(s), .source = "127.0.0.2", .n = 100 };
+        run_client(e, &c);
+        assert_int_equal(c.result, 100);        /* the kernel's backlog took them... */
+        assert_int_equal(c.status, 200);        /* ...the server kept 4, and answered */
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
+/* At the total limit, the connection waiting longest for its request gives way. */
+static void test_total_limit_evicts_waiting(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .max_connections = 8, .max_per_client = 100 }, &s), 0);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        Client c = { .fn = hold_then_get, .port = http_server_port(s), .source = "127.0.0.2", .n = 50 };
+        run_client(e, &c);
+        assert_int_equal(c.status, 200);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
+/* A client sending its request a byte at a time (slowloris) is cut at the request
+ * deadline, and others are answered meanwhile. */
+static void slowloris(Client *c) {
+        int fd = connect_from(c->source, c->port);
+        if (fd < 0)
+                return;
+        const char *req = GET_HELLO;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        c->result = 0;
+        for (size_t i = 0; req[i + 2]; i++) {
+                if (send(fd, req + i, 1, MSG_NOSIGNAL) != 1) {
+                        c->result = 1;  /* the server closed it */
+                        break;
+                }
+                if (i == 3)
+                        c->status = get_status("127.0.0.1", c->port, GET_HELLO);
+                usleep(200 * 1000);
+                char b;
+                if (recv(fd, &b, 1, MSG_DONTWAIT) == 0) {
+                        c->result = 1;
+                        break;
+                }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        c->n = (int) ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+        close(fd);
+}
+
+static void test_request_deadline(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .request_timeout_ms = 1000 }, &s), 0);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        Client c = { .fn = slowloris, .port = http_server_port(s), .source = "127.0.0.2" };
+        run_client(e, &c);
+        assert_int_equal(c.result, 1);
+        assert_true(c.n < 3000);        /* ms until the server cut it */
+        assert_int_equal(c.status, 200);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
+static void oversized(Client *c) {
+        /* headers past HTTP_MAX_HEADER_BYTES */
+        size_t n = HTTP_MAX_HEADER_BYTES + 1024;
+        char *big = malloc(n + 256);
+        int len = snprintf(big, 256, "GET /hello/x HTTP/1.1\r\nHost: localhost\r\nX-Big: ");
+        memset(big + len, 'a', n);
+        memcpy(big + len + n, "\r\n\r\n", 5);
+        c->result = (int) get_status("127.0.0.2", c->port, big);
+        /* a declared body past HTTP_MAX_BODY_BYTES */
+        snprintf(big, 256, "POST /hello/x HTTP/1.1\r\nHost: localhost\r\nContent-Length: %d\r\n\r\nabc",
+                 HTTP_MAX_BODY_BYTES + 1);
+        c->status = get_status("127.0.0.2", c->port, big);
+        free(big);
+        c->n = (int) get_status("127.0.0.1", c->port, GET_HELLO);
+}
+
+static void test_oversized_requests(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { 0 }, &s), 0);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        Client c = { .fn = oversized, .port = http_server_port(s) };
+        run_client(e, &c);
+        /* refused: 431, or the connection reset because the rest was never read */
+        assert_true(c.result == 431 || c.result == -1);
+        assert_int_equal(c.status, 413);
+        assert_int_equal(c.n, 200);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
+/* A deferred answer: the connection waits without holding the loop. */
+typedef struct Later {
+        HttpDeferred *d;
+        sd_event_source *timer;
+} Later;
+
+static int on_later(sd_event_source *es, uint64_t usec, void *userdata) {
+        Later *l = userdata;
+        HttpReply reply = { .status = 202 };
+        buf_init(&reply.body, 0);
+        buf_puts(&reply.body, "later");
+        http_deferred_finish(TAKE_PTR(l->d), &reply);
+        return 0;
+}
+
+static int later_route(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        Later *l = userdata;
+        l->d = http_request_defer(req);
+        if (!l->d)
+                return -ENOMEM;
+        uint64_t now = 0;
+        sd_event_now(sd_event_source_get_event(l->timer), CLOCK_MONOTONIC, &now);
+        sd_event_source_set_time(l->timer, now + 500 * 1000);
+        return sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
+}
+
+static void later_and_now(Client *c) {
+        /* the deferred request on one connection, another client's answer meanwhile */
+        int fd = connect_from("127.0.0.2", c->port);
+        const char *req = "GET /later HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+        if (fd < 0 || send(fd, req, strlen(req), MSG_NOSIGNAL) < 0)
+                return;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        c->result = (int) get_status("127.0.0.1", c->port, GET_HELLO);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        c->n = (int) ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+        char buf[256] = {};
+        struct timeval tv = { .tv_sec = 2 };
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        if (recv(fd, buf, sizeof(buf) - 1, 0) > 12)
+                c->status = strtol(buf + 9, NULL, 10);
+        close(fd);
+}
+
+static void test_deferred_answer(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { 0 }, &s), 0);
+        Later l = {};
+        assert_int_equal(sd_event_add_time(e, &l.timer, CLOCK_MONOTONIC, 0, 0, on_later, &l), 0);
+        sd_event_source_set_enabled(l.timer, SD_EVENT_OFF);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        assert_int_equal(http_server_add_route(s, "/later", later_route, &l), 0);
+        Client c = { .fn = later_and_now, .port = http_server_port(s) };
+        run_client(e, &c);
+        assert_int_equal(c.result, 200);
+        assert_true(c.n < 400);
+        assert_int_equal(c.status, 202);
+        assert_null(l.d);
+        sd_event_source_disable_unref(l.timer);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
+/* TLS 1.0 and 1.1 are refused; 1.2 is served. */
+static void tls_handshake(Client *c) {
+        int fd = connect_from(NULL, c->port);
+        gnutls_session_t ses = NULL;
+        gnutls_certificate_credentials_t cred = NULL;
+        if (fd < 0 || gnutls_init(&ses, GNUTLS_CLIENT) < 0 || gnutls_certificate_allocate_credentials(&cred) < 0)
+                return;
+        gnutls_credentials_set(ses, GNUTLS_CRD_CERTIFICATE, cred);
+        const char *prio = c->n == 10 ? "NORMAL:-VERS-ALL:+VERS-TLS1.0"
+                         : c->n == 11 ? "NORMAL:-VERS-ALL:+VERS-TLS1.1" : "NORMAL:-VERS-ALL:+VERS-TLS1.2";
+        c->result = 1;
+        if (gnutls_priority_set_direct(ses, prio, NULL) >= 0) {
+                gnutls_transport_set_int(ses, fd);
+                gnutls_handshake_set_timeout(ses, 3000);
+                int r;
+                do
+                        r = gnutls_handshake(ses);
+                while (r < 0 && !gnutls_error_is_fatal(r));
+                c->result = r;
+        }
+        gnutls_deinit(ses);
+        gnutls_certificate_free_credentials(cred);
+        close(fd);
+}
+
+/* Plain HTTP on the TLS port: closed at once, not left to the request deadline. */
+static void plain_on_tls(Client *c) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        c->status = get_status("127.0.0.1", c->port, GET_HELLO);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        c->n = (int) ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+}
+
+static void test_tls_versions(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .tls_self_signed = true }, &s), 0);
+        for (int v = 10; v <= 12; v++) {
+                Client c = { .fn = tls_handshake, .port = http_server_port(s), .n = v };
+                run_client(e, &c);
+                if (v < 12)
+                        assert_true(c.result < 0);
+                else
+                        assert_int_equal(c.result, 0);
+        }
+        Client plain = { .fn = plain_on_tls, .port = http_server_port(s) };
+        run_client(e, &plain);
+        assert_int_equal(plain.status, -1);
+        print_message("plain HTTP on the TLS port: closed after %d ms\n", plain.n);
+        assert_true(plain.n < 1000);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
 int main(void) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
         const struct CMUnitTest tests[] = {
@@ -228,6 +607,13 @@ int main(void) {
                 cmocka_unit_test(test_tls_self_signed),
                 cmocka_unit_test(test_ipv6),
                 cmocka_unit_test(test_bad_options),
+                cmocka_unit_test(test_accepts_after_connection_limit),
+                cmocka_unit_test(test_per_client_limit),
+                cmocka_unit_test(test_total_limit_evicts_waiting),
+                cmocka_unit_test(test_request_deadline),
+                cmocka_unit_test(test_oversized_requests),
+                cmocka_unit_test(test_deferred_answer),
+                cmocka_unit_test(test_tls_versions),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         curl_global_cleanup();

@@ -15,8 +15,10 @@
  * Every valid case is also rendered, re-loaded and re-rendered: normalization must be
  * idempotent and keep the policy valid.
  *
- * Tests run from the repository root. POLICY_CASES_UPDATE=1 rewrites the expectation files
- * from the current output (review the diff before committing it). */
+ * Tests run from the repository root. POLICY_CASES_UPDATE=1 (`make policy-cases-update`)
+ * rewrites the expectation files from the current output and fails every case it rewrote:
+ * an update compares nothing, so it must never count as a pass (review the diff, then run
+ * again without it). */
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -194,8 +196,7 @@ static char *read_input(const char *dir, size_t *len) {
         return s;
 }
 
-static void run_case(void **state) {
-        const char *dir = *state;
+static void check_case(const char *dir) {
         CaseOptions co = {};
         read_options(dir, &co);
         PolicyDiags diags = {};
@@ -299,6 +300,15 @@ static void run_case(void **state) {
                 policy_diags_clear(&diags);
         }
         policy_free(p);
+}
+
+static void run_case(void **state) {
+        const char *dir = *state;
+        check_case(dir);
+        if (update_mode())
+                fail_msg("%s: expectations rewritten from this run (POLICY_CASES_UPDATE=1), nothing compared: "
+                         "review the diff and run again without it",
+                         dir);
 }
 
 static int strp_cmp(const void *a, const void *b) {

@@ -200,6 +200,37 @@ static void test_render_deployment(void **state) {
         json_decref(sel);
 }
 
+/* A serving certificate Secret: mounted read-only and named by the scheduler's TLS flags,
+ * so scrapers verify it (the service CA's on OpenShift); none without one. */
+static void test_render_deployment_serving_cert(void **state) {
+        ReconcileConfig cfg;
+        reconcile_config_init(&cfg);
+        json_t *d = NULL;
+        char h1[65], h2[65];
+        const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        assert_int_equal(render_deployment(&cfg, 1, hash, true, 1790000000, &d, h1), 0);
+        assert_int_equal(json_array_size(jpath(d, "spec", "template", "spec", "volumes")), 1);
+        json_decref(d);
+
+        cfg.serving_cert_secret = "policy-scheduler-metrics-tls";
+        assert_int_equal(render_deployment(&cfg, 1, hash, true, 1790000000, &d, h2), 0);
+        assert_string_not_equal(h1, h2);        /* a change of it rolls the pods */
+        const json_t *pod = jpath(d, "spec", "template", "spec");
+        const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
+        assert_json(json_object_get(c, "command"),
+                    "[\"policy-scheduler\","
+                    " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
+                    " \"--tls-cert-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.crt\","
+                    " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\"]");
+        assert_json(json_array_get(json_object_get(c, "volumeMounts"), 1),
+                    "{\"name\": \"serving-cert\", \"mountPath\": \"/etc/kubernetes/policy-scheduler-serving-cert\","
+                    " \"readOnly\": true}");
+        assert_json(json_array_get(json_object_get(pod, "volumes"), 1),
+                    "{\"name\": \"serving-cert\", \"secret\": {\"secretName\": \"policy-scheduler-metrics-tls\"}}");
+        json_decref(d);
+}
+
 static void test_render_revision_configmap(void **state) {
         json_t *data = J("{\"policy.cfg\": \"x\"}");
         json_t *source = J("{\"profile\": \"NoScoring\"}");
@@ -289,7 +320,9 @@ static void test_coexistence(void **state) {
                                         0, NULL);
         json_auto_t *events = json_loads(
                 "[{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
-                "\"reportingInstance\":\"default-scheduler-master\",\"eventTime\":\"2026-09-21T14:13:00.000000Z\"},"
+                "\"reportingInstance\":\"default-scheduler-master\",\"eventTime\":\"2026-09-21T14:13:00.000000Z\","
+                "\"regarding\":{\"kind\":\"Pod\",\"namespace\":\"app\",\"name\":\"web-1\"},"
+                "\"note\":\"Successfully assigned app/web-1 to node-0\"},"
                 "{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
                 "\"reportingInstance\":\"policy-scheduler-5d8-abcde_00ff\",\"eventTime\":\"2026-09-21T14:13:00Z\"},"
                 "{\"reason\":\"Scheduled\",\"reportingController\":\"other-scheduler\","
@@ -298,28 +331,30 @@ static void test_coexistence(void **state) {
                 "[{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
                 "\"reportingInstance\":\"default-scheduler-master\",\"eventTime\":\"2026-09-21T14:00:00Z\"}]",
                 0, NULL);
+        json_auto_t *nodes = json_loads("[{\"metadata\":{\"name\":\"node-0\"}},{\"metadata\":{\"name\":\"node-1\"}}]",
+                                        0, NULL);
         char *found = NULL;
 
         assert_non_null(pods);
         assert_non_null(lease);
         assert_non_null(events);
-        assert_int_equal(coexistence_find_conflict(lease, NULL, pods, "default-scheduler", now, &found), 0);
+        assert_int_equal(coexistence_find_conflict(lease, NULL, pods, nodes, "default-scheduler", now, &found), 0);
         assert_non_null(found);
         assert_non_null(strstr(found, "\"master_3f2a\""));
         free(found);
-        assert_int_equal(coexistence_find_conflict(own_lease, NULL, pods, "default-scheduler", now, &found), 0);
+        assert_int_equal(coexistence_find_conflict(own_lease, NULL, pods, nodes, "default-scheduler", now, &found), 0);
         assert_null(found);
-        assert_int_equal(coexistence_find_conflict(stale, old_events, pods, "default-scheduler", now, &found), 0);
+        assert_int_equal(coexistence_find_conflict(stale, old_events, pods, nodes, "default-scheduler", now, &found), 0);
         assert_null(found);
-        assert_int_equal(coexistence_find_conflict(NULL, events, pods, "default-scheduler", now, &found), 0);
+        assert_int_equal(coexistence_find_conflict(NULL, events, pods, nodes, "default-scheduler", now, &found), 0);
         assert_non_null(found);
         assert_non_null(strstr(found, "1 Scheduled Event of"));
         assert_non_null(strstr(found, "\"default-scheduler-master\""));
         free(found);
-        assert_int_equal(coexistence_find_conflict(lease, events, pods, "default-scheduler", now, &found), 0);
+        assert_int_equal(coexistence_find_conflict(lease, events, pods, nodes, "default-scheduler", now, &found), 0);
         assert_non_null(strstr(found, "; 1 Scheduled Event"));
         free(found);
-        assert_int_equal(coexistence_find_conflict(NULL, events, pods, "", now, &found), -EINVAL);
+        assert_int_equal(coexistence_find_conflict(NULL, events, pods, nodes, "", now, &found), -EINVAL);
         /* A pod the Deployment replaced in a rollout is still one of its own. */
         json_auto_t *replaced = json_loads(
                 "[{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
@@ -327,19 +362,107 @@ static void test_coexistence(void **state) {
                 "{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\","
                 "\"reportingInstance\":\"default-scheduler-policy-scheduler-77f-zzzzz\",\"eventTime\":\"2026-09-21T14:13:00Z\"}]",
                 0, NULL);
-        assert_int_equal(coexistence_find_conflict(NULL, replaced, pods, "default-scheduler", now, &found), 0);
+        assert_int_equal(coexistence_find_conflict(NULL, replaced, pods, nodes, "default-scheduler", now, &found), 0);
         assert_null(found);
+}
+
+/* Scheduled Events that anyone allowed to create an Event could forge, none of which can be
+ * checked: a time in the future (lastObservedTime in 2099, or an eventTime a minute ahead),
+ * a time before the API server created the Event, a node that is not the cluster's, a note
+ * about another pod than the one regarded, something else than a Pod, no note at all. The
+ * genuine one beside them still counts. */
+static void test_coexistence_ignores_forged_scheduled_events(void **state) {
+        const int64_t now = 1790000000; /* 2026-09-21T14:13:20Z */
+        json_auto_t *nodes = json_loads("[{\"metadata\":{\"name\":\"node-0\"}}]", 0, NULL);
+#define EV(extra) "{\"reason\":\"Scheduled\",\"reportingController\":\"default-scheduler\"," \
+                  "\"reportingInstance\":\"default-scheduler-intruder\"," extra "}"
+#define ABOUT(ns, name, node) "\"regarding\":{\"kind\":\"Pod\",\"namespace\":\"" ns "\",\"name\":\"" name "\"}," \
+                              "\"note\":\"Successfully assigned " ns "/" name " to " node "\""
+        static const char *const forged[] = {
+                EV("\"eventTime\":\"2026-09-21T14:00:00Z\",\"series\":{\"count\":2,"
+                   "\"lastObservedTime\":\"2099-01-01T00:00:00Z\"}," ABOUT("app", "web-1", "node-0")),
+                EV("\"eventTime\":\"2026-09-21T14:14:30Z\"," ABOUT("app", "web-1", "node-0")),
+                EV("\"eventTime\":\"2026-09-21T14:12:00Z\",\"metadata\":{\"creationTimestamp\":"
+                   "\"2026-09-21T14:13:15Z\"}," ABOUT("app", "web-1", "node-0")),
+                EV("\"eventTime\":\"2026-09-21T14:13:00Z\"," ABOUT("app", "web-1", "elsewhere")),
+                EV("\"eventTime\":\"2026-09-21T14:13:00Z\",\"regarding\":{\"kind\":\"Pod\",\"namespace\":\"app\","
+                   "\"name\":\"web-2\"},\"note\":\"Successfully assigned app/web-1 to node-0\""),
+                EV("\"eventTime\":\"2026-09-21T14:13:00Z\",\"regarding\":{\"kind\":\"Node\",\"namespace\":\"app\","
+                   "\"name\":\"web-1\"},\"note\":\"Successfully assigned app/web-1 to node-0\""),
+                EV("\"eventTime\":\"2026-09-21T14:13:00Z\""),
+        };
+        for (size_t i = 0; i < ELEMENTSOF(forged); i++) {
+                json_auto_t *events = json_array();
+                json_t *ev = json_loads(forged[i], 0, NULL);
+                assert_non_null(ev);
+                assert_int_equal(json_array_append_new(events, ev), 0);
+                char *found = NULL;
+                assert_int_equal(coexistence_find_conflict(NULL, events, NULL, nodes, "default-scheduler", now, &found),
+                                 0);
+                if (found)
+                        fail_msg("forged Event %zu counted: %s", i, found);
+                /* beside a genuine one, only the genuine one counts */
+                json_t *genuine = json_loads(EV("\"eventTime\":\"2026-09-21T14:13:10Z\",\"metadata\":{"
+                                                "\"creationTimestamp\":\"2026-09-21T14:13:10Z\"},"
+                                                ABOUT("app", "web-3", "node-0")), 0, NULL);
+                assert_int_equal(json_array_append_new(events, genuine), 0);
+                assert_int_equal(coexistence_find_conflict(NULL, events, NULL, nodes, "default-scheduler", now, &found),
+                                 0);
+                assert_non_null(found);
+                assert_non_null(strstr(found, "1 Scheduled Event of"));
+                free(found);
+                /* nodes unknown: nothing can be checked, nothing counts */
+                assert_int_equal(coexistence_find_conflict(NULL, events, NULL, NULL, "default-scheduler", now, &found),
+                                 0);
+                assert_null(found);
+        }
+#undef EV
+#undef ABOUT
+}
+
+/* The informer keeps of a Scheduled Event only what the check reads: the rest of a forged
+ * Event's bulk (labels, annotations, a huge note) goes on arrival. */
+static void test_coexistence_event_trim(void **state) {
+        char big[4096];
+        memset(big, 'x', sizeof big - 1);
+        big[sizeof big - 1] = '\0';
+        json_auto_t *ev = json_pack(
+                "{s:{s:s, s:s, s:s, s:s, s:{s:s}, s:{s:s}}, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s, s:s}, s:s, "
+                "s:{s:i, s:s}, s:s, s:s}",
+                "metadata", "name", "e", "namespace", "app", "resourceVersion", "7", "creationTimestamp",
+                "2026-09-21T14:13:10Z", "labels", "a", big, "annotations", "b", big, "reason", "Scheduled",
+                "reportingController", "default-scheduler", "reportingInstance", "i", "eventTime",
+                "2026-09-21T14:13:10Z", "action", "Binding", "regarding", "kind", "Pod", "namespace", "app", "name",
+                "web", "uid", "u", "note", big, "series", "count", 2, "lastObservedTime", "2026-09-21T14:13:10Z",
+                "type", "Normal", "reportingComponent", big);
+        assert_non_null(ev);
+        coexistence_event_trim(ev);
+        _cleanup_free_ char *text = json_dumps(ev, JSON_COMPACT | JSON_SORT_KEYS);
+        assert_non_null(text);
+        assert_true(strlen(text) < 1200);
+        assert_null(json_object_get(json_object_get(ev, "metadata"), "labels"));
+        assert_null(json_object_get(ev, "reportingComponent"));
+        assert_null(json_object_get(json_object_get(ev, "series"), "count"));
+        assert_null(json_object_get(json_object_get(ev, "regarding"), "uid"));
+        assert_int_equal(json_string_length(json_object_get(ev, "note")), COEXISTENCE_NOTE_MAX);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(ev, "metadata"), "resourceVersion")),
+                            "7");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(ev, "series"), "lastObservedTime")),
+                            "2026-09-21T14:13:10Z");
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_time),
                 cmocka_unit_test(test_coexistence),
+                cmocka_unit_test(test_coexistence_ignores_forged_scheduled_events),
+                cmocka_unit_test(test_coexistence_event_trim),
                 cmocka_unit_test(test_parse_int64),
                 cmocka_unit_test(test_truncate_message),
                 cmocka_unit_test(test_conditions_build),
                 cmocka_unit_test(test_render_revision_data_quotes_and_hashes),
                 cmocka_unit_test(test_render_deployment),
+                cmocka_unit_test(test_render_deployment_serving_cert),
                 cmocka_unit_test(test_render_revision_configmap),
                 cmocka_unit_test(test_bootstrap_tolerations),
                 cmocka_unit_test(test_pod_is_ready),

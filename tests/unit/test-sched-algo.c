@@ -11,43 +11,13 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
-typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-        SchedAlgo *a;
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_algo_free(f->a);
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
+typedef TestWorld Fx;
 
 static void configure(Fx *f, TlPolicy *p, int32_t percentage) {
         SchedConfigOptions o = { .percentage_of_nodes_to_score = percentage };
-        sched_algo_free(f->a);
-        sched_config_free(f->cfg);
-        _cleanup_buf_ Buf err;
-        buf_init(&err, 0);
-        int r = sched_config_new(f->t, &p->eff, &o, &f->cfg, &err);
-        if (r < 0)
-                fail_msg("config: %d %s", r, buf_str(&err));
-        f->a = sched_algo_new(f->cfg, NULL, NULL);
-        assert_non_null(f->a);
+        test_world_configure(f, p, &o);
 }
 
 /* GeneralPredicates + LeastRequested 1 (+ the mandatory predicates) */
@@ -714,23 +684,23 @@ static void test_masters_schedulable(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nodes_to_find),
-                cmocka_unit_test_setup_teardown(test_failure_summary, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_short_circuit_and_all, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_no_nodes, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_percentage_and_rotation, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_rotation_window, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_ties, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_weights_and_single, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_extenders, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_conditions, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_failure_summary, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_short_circuit_and_all, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_no_nodes, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_percentage_and_rotation, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_rotation_window, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_ties, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_weights_and_single, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_extenders, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_conditions, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_registry_covered),
-                cmocka_unit_test_setup_teardown(test_policy_file, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_masters_and_default_selector, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_staged_extenders, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_project_node_selector, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_masters_schedulable, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_high_utilization_near_tie, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_label_preferences_as_one_plugin, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_policy_file, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_masters_and_default_selector, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_staged_extenders, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_project_node_selector, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_masters_schedulable, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_high_utilization_near_tie, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_label_preferences_as_one_plugin, test_world_setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

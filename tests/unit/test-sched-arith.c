@@ -13,44 +13,14 @@
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/satmath.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 #define EI ((int64_t) 1 << 60)
 
-typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-        SchedAlgo *a;
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_algo_free(f->a);
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
-
-static SchedStr id(Fx *f, const char *s) {
-        SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
-        return r;
-}
+typedef TestWorld Fx;
 
 static void configure(Fx *f, TlPolicy *p) {
-        assert_int_equal(sched_config_new(f->t, &p->eff, NULL, &f->cfg, NULL), 0);
-        f->a = sched_algo_new(f->cfg, NULL, NULL);
-        assert_non_null(f->a);
+        test_world_configure(f, p, NULL);
 }
 
 static void test_saturating_ops(void **state) {
@@ -125,13 +95,13 @@ static void test_node_sums_saturate_and_recover(void **state) {
         assert_non_null(a);
         assert_non_null(b);
         assert_non_null(c);
-        assert_int_equal(sched_cache_assume_pod(f->c, a, id(f, "n")), 0);
-        assert_int_equal(sched_cache_assume_pod(f->c, b, id(f, "n")), 0);
-        assert_int_equal(sched_cache_assume_pod(f->c, c, id(f, "n")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, a, test_id(f->t, "n")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, b, test_id(f->t, "n")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, c, test_id(f->t, "n")), 0);
         sched_pod_unref(a);
         sched_pod_unref(b);
         sched_pod_unref(c);
-        const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, id(f, "n"));
+        const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, test_id(f->t, "n"));
         assert_int_equal(ni->req_memory, INT64_MAX);
         assert_int_equal(ni->nonzero_memory, INT64_MAX);
         assert_int_equal(ni->req_milli_cpu, 1500);
@@ -155,10 +125,10 @@ static void test_huge_capacity_scores(void **state) {
         SchedNode *n = tl_node(f->t, "n", "4", "7Ei", 110, "", "", "");
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
         SchedPod *a = tl_pod(f->t, "a", "1", "4Ei", "", "");
-        assert_int_equal(sched_cache_assume_pod(f->c, a, id(f, "n")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, a, test_id(f->t, "n")), 0);
         sched_pod_unref(a);
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "0", "", "");
-        SchedNodeInfo *nodes[1] = { (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, "n")) };
+        SchedNodeInfo *nodes[1] = { (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, "n")) };
         TlPolicy pol;
         tl_policy_init(&pol, false);
         tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
@@ -236,11 +206,11 @@ static void test_extender_total_saturates(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_saturating_ops),
-                cmocka_unit_test_setup_teardown(test_pod_request_saturates, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_sums_saturate_and_recover, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_huge_capacity_scores, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_weight_bound, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_extender_total_saturates, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pod_request_saturates, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_sums_saturate_and_recover, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_huge_capacity_scores, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_weight_bound, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_extender_total_saturates, test_world_setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

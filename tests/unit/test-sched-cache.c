@@ -8,36 +8,12 @@
 
 #include "scheduler/core/cache.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
-typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
-
-static SchedStr id(Fx *f, const char *s) {
-        SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
-        return r;
-}
+typedef TestWorld Fx;
 
 static const SchedNodeInfo *info(Fx *f, const char *name) {
-        return sched_cache_node_by_name(f->c, id(f, name));
+        return sched_cache_node_by_name(f->c, test_id(f->t, name));
 }
 
 static SchedPod *gpu_pod(Fx *f, const char *name, const char *node) {
@@ -102,7 +78,7 @@ static void test_affinity_list(void **state) {
         affinity_names(f, got, sizeof got);
         assert_string_equal(got, "a,c");
         /* assumed pods count at once and leave when forgotten */
-        assert_int_equal(sched_cache_assume_pod(f->c, d, id(f, "n2")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, d, test_id(f->t, "n2")), 0);
         affinity_names(f, got, sizeof got);
         assert_string_equal(got, "a,c,d");
         assert_int_equal(sched_cache_forget_pod(f->c, "d"), 0);
@@ -114,7 +90,7 @@ static void test_affinity_list(void **state) {
         affinity_names(f, got, sizeof got);
         assert_string_equal(got, "c");
         /* a pod whose node is deleted stays listed, without a node, until it goes */
-        assert_int_equal(sched_cache_remove_node(f->c, id(f, "n2")), 0);
+        assert_int_equal(sched_cache_remove_node(f->c, test_id(f->t, "n2")), 0);
         affinity_names(f, got, sizeof got);
         assert_string_equal(got, "-");
         assert_int_equal(sched_cache_remove_pod(f->c, "c"), 0);
@@ -126,9 +102,9 @@ static void test_assume_forget(void **state) {
         Fx *f = *state;
         assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", "")), 0);
         _cleanup_(sched_pod_unrefp) SchedPod *p = gpu_pod(f, "p", NULL);
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, "n1")), 0);
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, "n1")), -EEXIST);
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, "nope")), -EEXIST);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, "n1")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, "n1")), -EEXIST);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, "nope")), -EEXIST);
         const SchedNodeInfo *ni = info(f, "n1");
         assert_int_equal(ni->n_pods, 1);
         assert_int_equal(ni->req_milli_cpu, 250);
@@ -154,7 +130,7 @@ static void test_assume_forget(void **state) {
         assert_int_equal(sched_cache_n_pods(f->c), 0);
         /* unknown node */
         _cleanup_(sched_pod_unrefp) SchedPod *q = gpu_pod(f, "q", NULL);
-        assert_int_equal(sched_cache_assume_pod(f->c, q, id(f, "nope")), -ENOENT);
+        assert_int_equal(sched_cache_assume_pod(f->c, q, test_id(f->t, "nope")), -ENOENT);
 }
 
 static void test_expire_and_confirm(void **state) {
@@ -164,9 +140,9 @@ static void test_expire_and_confirm(void **state) {
         _cleanup_(sched_pod_unrefp) SchedPod *a = gpu_pod(f, "a", NULL);
         _cleanup_(sched_pod_unrefp) SchedPod *b = gpu_pod(f, "b", NULL);
         _cleanup_(sched_pod_unrefp) SchedPod *c = gpu_pod(f, "c", NULL);
-        assert_int_equal(sched_cache_assume_pod(f->c, a, id(f, "n1")), 0);
-        assert_int_equal(sched_cache_assume_pod(f->c, b, id(f, "n1")), 0);
-        assert_int_equal(sched_cache_assume_pod(f->c, c, id(f, "n1")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, a, test_id(f->t, "n1")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, b, test_id(f->t, "n1")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, c, test_id(f->t, "n1")), 0);
         /* a: bind finished at t=0, never confirmed: expires after the TTL (30 s) */
         assert_int_equal(sched_cache_finish_binding(f->c, "a", 0), 0);
         /* b: bound and confirmed by the informer */
@@ -217,11 +193,11 @@ static void test_pods_before_node_and_removal(void **state) {
         assert_int_equal(n, 1);
 
         /* removing the node keeps the pod's accounting until the pod goes */
-        assert_int_equal(sched_cache_remove_node(f->c, id(f, "late")), 0);
-        assert_int_equal(sched_cache_remove_node(f->c, id(f, "late")), -ENOENT);
+        assert_int_equal(sched_cache_remove_node(f->c, test_id(f->t, "late")), 0);
+        assert_int_equal(sched_cache_remove_node(f->c, test_id(f->t, "late")), -ENOENT);
         (void) sched_cache_nodes(f->c, &n);
         assert_int_equal(n, 0);
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, "late")), -EEXIST);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, "late")), -EEXIST);
         assert_int_equal(sched_cache_n_pods(f->c), 1);
         assert_int_equal(sched_cache_remove_pod(f->c, "p"), 0);
         assert_int_equal(sched_cache_n_pods(f->c), 0);
@@ -237,27 +213,27 @@ static void test_update_order_and_images(void **state) {
         assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "1", "1Gi", 10, "", "", img)), 0);
         assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", img)), 0);
         assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", "")), 0);
-        assert_int_equal(sched_cache_image_nodes(f->c, id(f, "a:1")), 2);
-        assert_int_equal(sched_cache_image_nodes(f->c, id(f, "b:1")), 2);
+        assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "a:1")), 2);
+        assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "b:1")), 2);
         assert_int_equal(info(f, "n1")->node->n_images, 2); /* repeated names dropped */
         uint64_t gen = sched_cache_generation(f->c);
         /* update n1: b:1 gone, order kept */
         assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "2", "1Gi", 10, "", "",
                                                             "'images':[{'names':['a:1'],'sizeBytes':10}]")), 0);
         assert_true(sched_cache_generation(f->c) > gen);
-        assert_int_equal(sched_cache_image_nodes(f->c, id(f, "b:1")), 1);
+        assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "b:1")), 1);
         assert_int_equal(info(f, "n1")->node->alloc_milli_cpu, 2000);
         uint32_t n;
         SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
         assert_int_equal(n, 3);
         assert_string_equal(sched_strtab_get(f->t, nodes[0]->node->name), "n1");
         assert_string_equal(sched_strtab_get(f->t, nodes[2]->node->name), "n3");
-        assert_int_equal(sched_cache_remove_node(f->c, id(f, "n2")), 0);
+        assert_int_equal(sched_cache_remove_node(f->c, test_id(f->t, "n2")), 0);
         nodes = sched_cache_nodes(f->c, &n);
         assert_int_equal(n, 2);
         assert_string_equal(sched_strtab_get(f->t, nodes[1]->node->name), "n3");
-        assert_int_equal(sched_cache_image_nodes(f->c, id(f, "a:1")), 1);
-        assert_int_equal(sched_cache_image_nodes(f->c, id(f, "b:1")), 0);
+        assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "a:1")), 1);
+        assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "b:1")), 0);
         /* a node without a name is refused (and freed) */
         SchedNode *bad = sched_node_new();
         assert_int_equal(sched_cache_add_node(f->c, bad), -EINVAL);
@@ -276,7 +252,7 @@ static void test_many(void **state) {
                 snprintf(name, sizeof name, "p%d", i);
                 snprintf(node, sizeof node, "n%d", i % 100);
                 pods[i] = tl_pod(f->t, name, "10m", "1Mi", "", "");
-                assert_int_equal(sched_cache_assume_pod(f->c, pods[i], id(f, node)), 0);
+                assert_int_equal(sched_cache_assume_pod(f->c, pods[i], test_id(f->t, node)), 0);
         }
         assert_int_equal(info(f, "n7")->n_pods, 10);
         assert_int_equal(info(f, "n7")->req_milli_cpu, 100);
@@ -296,12 +272,12 @@ static void test_many(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_assume_forget, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_expire_and_confirm, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_pods_before_node_and_removal, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_update_order_and_images, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_many, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_affinity_list, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_assume_forget, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_expire_and_confirm, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_pods_before_node_and_removal, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_update_order_and_images, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_many, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_affinity_list, test_world_setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

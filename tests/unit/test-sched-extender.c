@@ -1,7 +1,8 @@
 /* HTTP extenders against a tiny HTTP responder in a child process on loopback: the v1 wire
  * format (nodenames / failedNodes / host scores / bind), scores as v1.20 adds them (not clamped,
  * a repeated host summed), managedResources,
- * and failures (HTTP 500, an "error" reply, nothing listening). */
+ * and failures (HTTP 500, an "error" reply, nothing listening); an extender that answers
+ * each call with new failure messages, some of them huge. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 
 #include "policy-validator/policy.h"
 #include "scheduler/extender.h"
+#include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/testlib.h"
 
@@ -32,15 +35,42 @@ typedef struct Fx {
         json_t *pod_json;
 } Fx;
 
+#define CHATTY_NODES 250
+#define HUGE_MESSAGE (100 * 1024)
+
+/* A filter reply rejecting the chatty extender's nodes c0000.. with messages never seen
+ * before (a counter kept across calls). */
+static char *chatty_reply(unsigned *counter) {
+        size_t cap = CHATTY_NODES * 64 + 64, n = 0;
+        char *r = malloc(cap);
+        n += (size_t) snprintf(r + n, cap - n, "{\"nodenames\": [], \"failedNodes\": {");
+        for (int i = 0; i < CHATTY_NODES; i++)
+                n += (size_t) snprintf(r + n, cap - n, "%s\"c%04d\": \"chatty failure %u\"", i ? ", " : "", i,
+                                       (*counter)++);
+        snprintf(r + n, cap - n, "}}");
+        return r;
+}
+
+/* A filter reply rejecting n2 with a message of HUGE_MESSAGE bytes. */
+static char *huge_reply(void) {
+        char *r = malloc(HUGE_MESSAGE + 128);
+        int n = snprintf(r, 128, "{\"nodenames\": [\"n1\", \"n3\"], \"failedNodes\": {\"n2\": \"");
+        memset(r + n, 'x', HUGE_MESSAGE);
+        snprintf(r + n + HUGE_MESSAGE, 8, "\"}}");
+        return r;
+}
+
 /* Answers one request per connection from a fixed table keyed by path; checks that filter
  * requests carry what v1.20 sends a nodeCacheCapable extender: the Go field names of its
  * untagged ExtenderArgs, NodeNames and the Pod, Nodes null. */
 static void serve(int fd) {
+        unsigned counter = 0;
         for (;;) {
                 int c = accept(fd, NULL, NULL);
                 if (c < 0)
                         continue;
                 char buf[65536];
+                buf[0] = '\0';         /* a client that sends nothing matches no path */
                 size_t n = 0;
                 ssize_t k;
                 char *body = NULL;
@@ -58,6 +88,7 @@ static void serve(int fd) {
                                 break;
                 }
                 const char *status = "200 OK", *reply = "{}";
+                _cleanup_free_ char *built = NULL;
                 if (strstr(buf, "POST /ext/filter ")) {
                         if (!body || !strstr(body, "\"NodeNames\":[") || !strstr(body, "\"Pod\":{") ||
                             !strstr(body, "\"Nodes\":null"))
@@ -79,11 +110,21 @@ static void serve(int fd) {
                         reply = "{\"nodenames\": [\"n2\"]}";
                 } else if (strstr(buf, "POST /bad/bind "))
                         reply = "{\"error\": \"node is full\"}";
-                char out[1024];
+                else if (strstr(buf, "POST /chatty/filter "))
+                        reply = built = chatty_reply(&counter);
+                else if (strstr(buf, "POST /huge/filter "))
+                        reply = built = huge_reply();
+                char out[256];
                 int m = snprintf(out, sizeof out,
                                  "HTTP/1.1 %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-                                 "Connection: close\r\n\r\n%s", status, strlen(reply), reply);
+                                 "Connection: close\r\n\r\n", status, strlen(reply));
                 (void) !write(c, out, (size_t) m);
+                for (size_t off = 0, total = strlen(reply); off < total;) {
+                        ssize_t w = write(c, reply + off, total - off);
+                        if (w <= 0)
+                                break;
+                        off += (size_t) w;
+                }
                 close(c);
         }
 }
@@ -108,6 +149,8 @@ static int setup(void **state) {
         f->child = fork();
         assert_true(f->child >= 0);
         if (f->child == 0) {
+                /* a test that aborts (an assertion, a sanitizer) takes the responder along */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 serve(fd);
                 _exit(0);
         }
@@ -141,7 +184,7 @@ static Extender *make(Fx *f, const char *prefix, PolicyManagedResource *managed,
         snprintf(url, sizeof url, "http://127.0.0.1:%d/%s/", f->port, prefix);
         PolicyExtender pe = { .url_prefix = url, .filter_verb = (char *) "filter",
                               .prioritize_verb = (char *) "prioritize", .bind_verb = (char *) "bind", .weight = 3,
-                              .node_cache_capable = true, .http_timeout_ns = 2000000000LL,
+                              .node_cache_capable = true, .http_timeout_ns = 10000000000LL,
                               .managed_resources = managed, .n_managed_resources = n_managed };
         ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = f->t, .userdata = f };
         Extender *x = NULL;
@@ -339,6 +382,98 @@ static void test_async(void **state) {
         sd_event_unref(a.e);
 }
 
+/* An extender answering 100,000 distinct failure messages (250 nodes rejected per call, 400
+ * decisions) through the algorithm, as the daemon runs it: every message of the last
+ * answer reaches the failure summary intact (none read after the string pool moved), the
+ * texts are given back when the next decision starts, so a table bounded to 2,000 strings
+ * never fills up, and nodes and pods still load afterwards. */
+static void test_chatty_extender_messages_are_reclaimed(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(2000, 0);
+        SchedCache *c = sched_cache_new(t);
+        assert_non_null(c);
+        for (int i = 0; i < CHATTY_NODES; i++) {
+                char name[16];
+                snprintf(name, sizeof name, "c%04d", i);
+                assert_int_equal(sched_cache_add_node(c, tl_node(t, name, "4", "8Gi", 110, "", "", "")), 0);
+        }
+        TlPolicy p;
+        tl_policy_init(&p, false);
+        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
+        SchedConfig *cfg = NULL;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(sched_config_new(t, &p.eff, &o, &cfg, &err), 0);
+        SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+
+        char url[128];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/chatty/", f->port);
+        PolicyExtender pe = { .url_prefix = url, .filter_verb = (char *) "filter", .node_cache_capable = true,
+                              .http_timeout_ns = 10000000000LL };
+        ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = t, .userdata = f };
+        Extender *x = NULL;
+        assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
+        SchedExtender h;
+        extender_hook(x, &h);
+        assert_int_equal(sched_algo_set_extenders(a, &h, 1), 0);
+
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(t, "p", "100m", "", "", "");
+        assert_non_null(pod);
+        uint32_t base = sched_strtab_count(t);
+        const unsigned decisions = 100000 / CHATTY_NODES;
+        for (unsigned d = 0; d < decisions; d++) {
+                SchedResult res;
+                assert_int_equal(sched_algo_schedule(a, c, pod, &res), 0);
+                assert_int_equal(res.node, 0);
+                assert_true(sched_strtab_count(t) <= base + CHATTY_NODES);
+        }
+        _cleanup_buf_ Buf summary;
+        buf_init(&summary, 0);
+        assert_int_equal(sched_algo_format_failure(a, &summary), 0);
+        /* the last answer's messages, each as the extender sent it */
+        assert_non_null(strstr(buf_str(&summary), "1 chatty failure 99999"));
+        assert_non_null(strstr(buf_str(&summary), "1 chatty failure 99750"));
+        assert_null(strstr(buf_str(&summary), "chatty failure 99749"));
+
+        /* the table has room: a node and a pod still load */
+        SchedNode *late = tl_node(t, "late-node", "4", "8Gi", 110, "'labels':{'zone':'late'}", "", "");
+        assert_non_null(late);
+        assert_int_equal(sched_cache_add_node(c, late), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *late_pod = tl_pod(t, "late", "", "", "", "'labels':{'app':'late'}");
+        assert_non_null(late_pod);
+
+        extender_free(x);
+        sched_algo_free(a);
+        sched_config_free(cfg);
+        sched_cache_free(c);
+}
+
+/* A failure message is text for a person and an Event: one of 100 KiB is cut to a bound
+ * instead of being carried whole into the summary. */
+static void test_huge_extender_message_is_bounded(void **state) {
+        Fx *f = *state;
+        Extender *x = make(f, "huge", NULL, 0);
+        SchedExtender h;
+        extender_hook(x, &h);
+        uint32_t n;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        bool keep[3] = { true, true, true };
+        const char *reasons[3] = {};
+        uint32_t before = sched_strtab_count(f->t);
+        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
+        assert_false(keep[1]);
+        assert_non_null(reasons[1]);
+        assert_true(strlen(reasons[1]) > 0);
+        assert_true(strlen(reasons[1]) <= EXTENDER_MAX_MESSAGE);
+        assert_int_equal(reasons[1][0], 'x');
+        /* nothing of it was interned for good */
+        assert_int_equal(sched_strtab_count(f->t), before);
+        extender_free(x);
+}
+
 /* httpTimeout beyond the cap the validator enforces is refused here too. */
 static void test_timeout_cap(void **state) {
         Fx *f = *state;
@@ -383,6 +518,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_managed_resources, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_async, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_timeout_cap, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_chatty_extender_messages_are_reclaimed, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_huge_extender_message_is_bounded, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

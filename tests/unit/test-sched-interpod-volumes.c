@@ -14,35 +14,10 @@
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 #include "scheduler/core/volume-binding.h"
 
-typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-        SchedAlgo *a;
-        SchedObjects *o;
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        f->o = sched_objects_new(f->t);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_algo_free(f->a);
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
-        sched_objects_free(f->o);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
+typedef TestWorld Fx;
 
 /* The documented default policy's predicates plus the given priority (weight 1). */
 static void config(Fx *f, PolicyPriorityId prio) {
@@ -60,16 +35,8 @@ static void config(Fx *f, PolicyPriorityId prio) {
         if (prio != _POLICY_PRIO_INVALID)
                 tl_policy_prio(&p, prio, 1, NULL, NULL);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
-        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
-        f->a = sched_algo_new(f->cfg, NULL, NULL);
-        assert_non_null(f->a);
+        test_world_configure(f, &p, &o);
         sched_algo_set_objects(f->a, f->o);
-}
-
-static SchedStr id(Fx *f, const char *s) {
-        SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
-        return r;
 }
 
 static void node(Fx *f, const char *name, const char *zone, const char *extra_alloc) {
@@ -86,7 +53,7 @@ static void node(Fx *f, const char *name, const char *zone, const char *extra_al
                 assert_int_equal(sscanf(status, "%127[^=]=%lld", key, &v), 2);
                 SchedScalar *s = sched_arena_alloc(&n->arena, (n->n_alloc_scalar + 1) * sizeof(SchedScalar));
                 memcpy(s, n->alloc_scalar, n->n_alloc_scalar * sizeof(SchedScalar));
-                s[n->n_alloc_scalar++] = (SchedScalar) { .name = id(f, key), .value = v };
+                s[n->n_alloc_scalar++] = (SchedScalar) { .name = test_id(f->t, key), .value = v };
                 n->alloc_scalar = s;
                 n->n_alloc_scalar = sched_scalars_sort(s, n->n_alloc_scalar);
         }
@@ -102,7 +69,7 @@ static SchedPod *pod(Fx *f, const char *name, const char *labels, const char *sp
 }
 
 static void place(Fx *f, SchedPod *p, const char *node_name) {
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node_name)), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node_name)), 0);
         sched_pod_unref(p);
 }
 
@@ -198,7 +165,7 @@ static void scores(Fx *f, const SchedPod *p, const char *const *names, const int
         SchedNodeInfo *nodes[8];
         int64_t got[8], constant = -1;
         for (uint32_t i = 0; i < n; i++)
-                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, names[i]));
+                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[i]));
         if (sched_priority_run(&cy, &f->cfg->priorities[0], nodes, n, got, &constant))
                 for (uint32_t i = 0; i < n; i++)
                         got[i] = constant;
@@ -328,7 +295,7 @@ static void test_wait_for_first_consumer(void **state) {
         _cleanup_free_ char *s = feasible(f, p);
         assert_string_equal(s, "1:n2");
         SchedVolumeBinding b[4];
-        const SchedNode *n2 = sched_cache_node_by_name(f->c, id(f, "n2"))->node;
+        const SchedNode *n2 = sched_cache_node_by_name(f->c, test_id(f->t, "n2"))->node;
         assert_int_equal(sched_volume_binding_plan(f->o, f->t, p, n2, b, 4), 1);
         assert_string_equal(b[0].volume->name, "pv-big");
         assert_string_equal(b[0].claim->name, "data");
@@ -378,13 +345,13 @@ static void test_every_registry_name(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_anti_affinity, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_affinity_first_pod, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_selector_spread, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_service_spreading, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_inter_pod_priority, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_disk_conflict_and_limits, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_wait_for_first_consumer, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_anti_affinity, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_affinity_first_pod, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_selector_spread, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_service_spreading, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_inter_pod_priority, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_disk_conflict_and_limits, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_wait_for_first_consumer, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_every_registry_name),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/pod-relations.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 #define N_PODS 48
 #define N_STEPS 1500
@@ -67,12 +68,6 @@ static int teardown(void **state) {
         sched_strtab_free(f->t);
         free(f);
         return 0;
-}
-
-static SchedStr id(Fx *f, const char *s) {
-        SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
-        return r;
 }
 
 static void make_meta(Fx *f, uint32_t i) {
@@ -140,7 +135,7 @@ static void step(Fx *f) {
                         assert_int_equal(sched_cache_add_pod(f->c, p), 0);
                         f->assumed[i] = false;
                 } else {
-                        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node)), 0);
+                        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node)), 0);
                         f->assumed[i] = true;
                 }
                 sched_pod_unref(f->in[i]);
@@ -239,7 +234,7 @@ static void test_indexes_match_brute_force(void **state) {
                 step(f);
                 /* a node leaves with its pods still counted; they keep their entries */
                 if (s == N_STEPS / 2) {
-                        assert_int_equal(sched_cache_remove_node(f->c, id(f, "n4")), 0);
+                        assert_int_equal(sched_cache_remove_node(f->c, test_id(f->t, "n4")), 0);
                         f->n_nodes = 3;
                 }
                 for (uint32_t p = 0; p < N_PODS; p += 3) {

@@ -10,6 +10,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 typedef struct Fx {
         SchedStrtab *t;
@@ -56,19 +57,13 @@ static const SchedPredicate *pred(Fx *f, PolicyPredicateId pred_id) {
         return NULL;
 }
 
-static SchedStr id(Fx *f, const char *s) {
-        SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
-        return r;
-}
-
 static void add_node(Fx *f, SchedNode *n) {
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
 
 static bool run(Fx *f, PolicyPredicateId pred_id, const SchedPod *pod, const char *node, SchedReasons *out) {
-        const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, id(f, node));
+        const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, test_id(f->t, node));
         assert_non_null(ni);
         const SchedRequest *rq = &pod->req;
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = 1,
@@ -79,7 +74,7 @@ static bool run(Fx *f, PolicyPredicateId pred_id, const SchedPod *pod, const cha
 
 static void assume(Fx *f, SchedPod *p, const char *node) {
         assert_non_null(p);
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node)), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node)), 0);
         sched_pod_unref(p);
 }
 
@@ -111,8 +106,8 @@ static void test_fits_resources(void **state) {
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, big, "n1", &r));
         assert_int_equal(r.n, 2);
         assert_int_equal(r.r[0].code, SCHED_REASON_INSUFFICIENT);
-        assert_int_equal(r.r[0].a, id(f, "cpu"));
-        assert_int_equal(r.r[1].a, id(f, "memory"));
+        assert_int_equal(r.r[0].a, test_id(f->t, "cpu"));
+        assert_int_equal(r.r[1].a, test_id(f->t, "memory"));
 
         /* extended resource, ephemeral storage */
         _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
@@ -121,8 +116,8 @@ static void test_fits_resources(void **state) {
         assert_non_null(gpu);
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, gpu, "n1", &r));
         assert_int_equal(r.n, 2);
-        assert_int_equal(r.r[0].a, id(f, "ephemeral-storage"));
-        assert_int_equal(r.r[1].a, id(f, "example.com/gpu"));
+        assert_int_equal(r.r[0].a, test_id(f->t, "ephemeral-storage"));
+        assert_int_equal(r.r[1].a, test_id(f->t, "example.com/gpu"));
 
         /* pod count: 3 allowed, 1 assumed + 2 more = full; a pod without requests still
          * fails on the count only */
@@ -154,7 +149,7 @@ static void test_init_containers_and_overhead(void **state) {
         add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, p, "n2", &r));
         assert_int_equal(r.n, 1);
-        assert_int_equal(r.r[0].a, id(f, "cpu"));
+        assert_int_equal(r.r[0].a, test_id(f->t, "cpu"));
 }
 
 static void test_host_name(void **state) {

@@ -14,6 +14,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/preemption.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 typedef struct Fx {
         SchedStrtab *t;
@@ -66,7 +67,7 @@ static int teardown(void **state) {
 }
 
 static void node(Fx *f, const char *name, const char *cpu, const char *meta, const char *spec) {
-        SchedNode *n = tl_node(f->t, name, cpu, "64Gi", 110, meta, spec, "");
+        SchedNode *n = make_node(f->t, .name = name, .cpu = cpu, .mem = "64Gi", .meta = meta, .spec = spec);
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
@@ -74,9 +75,8 @@ static void node(Fx *f, const char *name, const char *cpu, const char *meta, con
 /* A bound pod: name, node, cpu, priority, start time in seconds (0: none), extra meta. */
 static void bound(Fx *f, const char *name, const char *on, const char *cpu, int prio, int64_t start_s,
                   const char *meta) {
-        char spec[256];
-        snprintf(spec, sizeof spec, "'nodeName':'%s','priority':%d", on, prio);
-        SchedPod *p = tl_pod(f->t, name, cpu, "", spec, meta);
+        SchedPod *p = make_pod(f->t, .name = name, .cpu = cpu, .node = on, .priority = prio, .has_priority = true,
+                               .meta = meta);
         assert_non_null(p);
         p->start_usec = start_s * 1000000;
         assert_int_equal(sched_cache_add_pod(f->c, p), 0);
@@ -84,9 +84,8 @@ static void bound(Fx *f, const char *name, const char *on, const char *cpu, int 
 }
 
 static SchedPod *pending(Fx *f, const char *name, const char *cpu, int prio, const char *extra_spec) {
-        char spec[1024];
-        snprintf(spec, sizeof spec, "'priority':%d%s%s", prio, *extra_spec ? "," : "", extra_spec);
-        SchedPod *p = tl_pod(f->t, name, cpu, "", spec, "");
+        SchedPod *p = make_pod(f->t, .name = name, .cpu = cpu, .priority = prio, .has_priority = true,
+                               .spec = extra_spec);
         assert_non_null(p);
         return p;
 }

@@ -10,6 +10,7 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 typedef struct Fx {
         SchedStrtab *t;
@@ -38,12 +39,6 @@ static int teardown(void **state) {
         return 0;
 }
 
-static SchedStr id(Fx *f, const char *s) {
-        SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
-        return r;
-}
-
 static void add_node(Fx *f, SchedNode *n) {
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
@@ -51,7 +46,7 @@ static void add_node(Fx *f, SchedNode *n) {
 
 static void assume(Fx *f, SchedPod *p, const char *node) {
         assert_non_null(p);
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node)), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node)), 0);
         sched_pod_unref(p);
 }
 
@@ -69,7 +64,7 @@ static void check(Fx *f, const SchedPriority *literal, const SchedPod *pod, cons
         uint32_t n = 0, n_all;
         (void) sched_cache_nodes(f->c, &n_all);
         for (; names[n]; n++) {
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, names[n]));
+                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[n]));
                 assert_non_null(nodes[n]);
         }
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = n_all };
@@ -173,7 +168,7 @@ static void test_image_locality(void **state) {
                             "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
         add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "",
                             "'images':[{'names':['huge:latest'],'sizeBytes':2097152000}]"));
-        assert_int_equal(sched_cache_image_nodes(f->c, id(f, "reg/big:v1")), 2);
+        assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "reg/big:v1")), 2);
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
                 "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','image':'reg/big:v1'}]}}");
         /* 500 MiB x 2/3 nodes = 349525333; 100 x (349525333 - 23 MiB) / (1000 MiB - 23 MiB) = 31 */
@@ -224,9 +219,9 @@ static void test_equal_and_label_preference(void **state) {
         const char *names[] = { "n1", "n2", NULL };
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_EQUAL }, p, names, (int64_t[]) { 1, 1 });
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = id(f, "zone"), .presence = true }, p, names,
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = test_id(f->t, "zone"), .presence = true }, p, names,
               (int64_t[]) { 100, 0 });
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = id(f, "zone"), .presence = false }, p, names,
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = test_id(f->t, "zone"), .presence = false }, p, names,
               (int64_t[]) { 0, 100 });
 }
 

@@ -21,6 +21,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 #define R_SPREAD "node(s) didn't match pod topology spread constraints"
 #define R_SPREAD_LABEL R_SPREAD " (missing required label)"
@@ -88,12 +89,6 @@ static void configure(Fx *f, const PolicyPredicateId *preds, size_t n, const Pol
         sched_algo_set_objects(f->a, f->o);
 }
 
-static SchedStr id(Fx *f, const char *s) {
-        SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
-        return r;
-}
-
 /* A node with the hostname label plus the given label members and extra allocatable
  * members (each "" or JSON members in single quotes). */
 static void node(Fx *f, const char *name, const char *labels, const char *alloc) {
@@ -130,7 +125,7 @@ static SchedPod *pod(Fx *f, const char *name, const char *labels, const char *sp
 }
 
 static void place(Fx *f, SchedPod *p, const char *node_name) {
-        assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node_name)), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node_name)), 0);
         sched_pod_unref(p);
 }
 
@@ -188,7 +183,7 @@ static char *verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id) {
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
         for (uint32_t i = 0; i < f->n_names; i++) {
-                const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, id(f, f->names[i]));
+                const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, test_id(f->t, f->names[i]));
                 assert_non_null(ni);
                 SchedReasons r = { .n = 0 };
                 const char *v = "ok";
@@ -241,7 +236,7 @@ static void check_scores(Fx *f, const SchedPod *p, const char *const *names, con
         int64_t got[MAX_NODES], constant = -1;
         for (; names[n]; n++) {
                 assert_true(n < MAX_NODES);
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, names[n]));
+                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[n]));
                 assert_non_null(nodes[n]);
         }
         assert_int_equal(f->cfg->n_priorities, 1);
