@@ -20,13 +20,14 @@ static void pending_event_free(PendingEvent *e) {
 static void write_event(Manager *m, const PendingEvent *e) {
         json_auto_t *regarding = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind", "Pod",
                                            "metadata", "name", e->name, "namespace", e->ns, "uid", e->uid);
-        if (!regarding || kube_event_record(m->recorder, regarding, e->type, e->reason, e->action, "%s", e->note) < 0)
+        if (!regarding || !e->recorder || kube_event_record(e->recorder, regarding, e->type, e->reason, e->action, "%s", e->note) < 0)
                 klog_v(2, "could not record event %s for %s/%s", e->reason, e->ns, e->name);
 }
 
-/* One allocation per Event: a burst queues one per pod behind the binds. */
-void events_post(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
-                 const char *note) {
+/* One allocation per Event: a burst queues one per pod behind the binds. The recorder is
+ * chosen now: the profiles outlive the queue. */
+void events_post_by(Manager *m, const SchedPod *by, const SchedPod *pod, const char *type, const char *reason,
+                    const char *action, const char *note) {
         if (m->n_events >= MAX_PENDING_EVENTS) {
                 m->events_dropped++;
                 return;
@@ -48,6 +49,8 @@ void events_post(Manager *m, const SchedPod *pod, const char *type, const char *
                 *dst[i] = p;
                 p += len[i] + 1;
         }
+        const ManagerProfile *profile = manager_profile(m, by->scheduler_name);
+        e->recorder = profile ? profile->recorder : m->profiles[0].recorder;
         e->type = type;
         e->reason = reason;
         e->action = action;
@@ -57,6 +60,11 @@ void events_post(Manager *m, const SchedPod *pod, const char *type, const char *
                 m->events_head = e;
         m->events_tail = e;
         m->n_events++;
+}
+
+void events_post(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
+                 const char *note) {
+        events_post_by(m, pod, pod, type, reason, action, note);
 }
 
 void events_flush(Manager *m, uint32_t max) {

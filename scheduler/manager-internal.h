@@ -24,6 +24,7 @@
 #include "scheduler/core/queue.h"
 #include "scheduler/extender.h"
 #include "scheduler/extender-preempt.h"
+#include "scheduler/framework-metrics.h"
 #include "scheduler/options.h"
 #include "scheduler/histogram.h"
 
@@ -45,6 +46,7 @@ typedef struct ObjInformer {
  * cluster, every Event written during a burst would delay a bind. */
 typedef struct PendingEvent {
         struct PendingEvent *next;
+        KubeEventRecorder *recorder;            /* its profile's */
         const char *type, *reason, *action;     /* static strings */
         const char *ns, *name, *uid, *note;     /* in text */
         char text[];
@@ -78,6 +80,9 @@ typedef struct ManagerProfile {
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedPreemptor *preemptor;
+        /* Events about its pods, reported under its schedulerName (reportingController), as
+         * v1.20 gives each profile its own recorder */
+        KubeEventRecorder *recorder;
 } ManagerProfile;
 
 struct Manager {
@@ -92,7 +97,6 @@ struct Manager {
         KubeClient *auth_client;        /* TokenReview / SubjectAccessReview, short timeouts */
         KubeAuthDelegate *auth;
         KubeLeaderElector *leader;
-        KubeEventRecorder *recorder;
 
         PolicyEffective *eff;
         SchedStrtab *strtab;
@@ -103,6 +107,7 @@ struct Manager {
          * (manager_use_profile), borrowed from here. */
         ManagerProfile *profiles;
         size_t n_profiles;
+        FrameworkMetrics *framework_metrics; /* the profiles' extension points and plugins */
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedStr scheduler_name;
@@ -210,9 +215,13 @@ void preemptor_pod_deleted(Manager *m, const char *uid);
  * the pods/binding subresource. Failures forget the assumed pod and requeue it. */
 void binder_bind(Manager *m, SchedPod *pod, SchedStr node);
 
-/* events.c: Events are queued behind the binds and written by events_flush(). */
+/* events.c: Events are queued behind the binds and written by events_flush(), each reported
+ * by the profile of the pod's schedulerName; events_post_by() by the profile of another
+ * pod's (a victim's Preempted event is the preemptor's profile's, as upstream). */
 void events_post(Manager *m, const SchedPod *pod, const char *type, const char *reason, const char *action,
                  const char *note);
+void events_post_by(Manager *m, const SchedPod *by, const SchedPod *pod, const char *type, const char *reason,
+                    const char *action, const char *note);
 void events_flush(Manager *m, uint32_t max);
 /* Sets the pod's PodScheduled condition to False/Unschedulable with message and, when
  * nominated is not 0, its status.nominatedNodeName, in one patch; none when the pod shows

@@ -146,6 +146,7 @@ static bool schedule_one(Manager *m, SchedPod *pod) {
         SchedExtenderCall call;
         for (size_t i = 0; i < m->n_extenders; i++)
                 extender_clear_error(m->extenders[i]);
+        sched_algo_set_sampling(m->algo, framework_metrics_sample(m->framework_metrics));
         int r = sched_algo_begin(m->algo, m->cache, pod, &res, &call);
         decision_continue(m, pod, r, &res, &call, t0);
         return !m->waiting;
@@ -391,6 +392,13 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
         p->algo = sched_algo_new(cfg, NULL, NULL);
         if (!p->algo)
                 return -ENOMEM;
+        const SchedAlgoObserver *observer = framework_metrics_add_profile(m->framework_metrics, name);
+        if (!observer || (r = kube_event_recorder_new(m->client, name, m->identity, &p->recorder)) < 0) {
+                sched_algo_free(TAKE_PTR(p->algo));
+                return observer ? r : -ENOMEM;
+        }
+        sched_algo_set_observer(p->algo, observer);
+        kube_event_recorder_set_fence(p->recorder, recorder_may_write, m);
         p->cfg = TAKE_PTR(owned);
         m->n_profiles++;
         log_profile(p->cfg);
@@ -491,10 +499,6 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                 return klog_error_errno(r, "cannot create the API client: %s", kerr.message);
         kube_client_set_rate_limit(m->client, opts->qps, opts->burst);
         kube_client_set_max_in_flight(m->client, MAX_IN_FLIGHT);
-        r = kube_event_recorder_new(m->client, opts->scheduler_name, m->identity, &m->recorder);
-        if (r < 0)
-                return klog_error_errno(r, "cannot create the event recorder: %m");
-        kube_event_recorder_set_fence(m->recorder, recorder_may_write, m);
 
         _cleanup_(policy_freep) Policy *policy = NULL;
         r = load_policy(m, &policy);
@@ -534,7 +538,7 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         buf_init(&err, 64 * 1024);
         SchedFeatureGates gates = { .default_pod_topology_spread_off = opts->default_pod_topology_spread_off };
         co.gates = gates;
-        if ((r = profiles_new(m, policy, &co, &err)) < 0)
+        if ((r = framework_metrics_new(&m->framework_metrics)) < 0 || (r = profiles_new(m, policy, &co, &err)) < 0)
                 return r;
         uint32_t need = 0;
         for (size_t i = 0; i < m->n_profiles; i++) {
@@ -631,7 +635,9 @@ Manager *manager_free(Manager *m) {
         m->leading = false;
         kube_leader_free(m->leader);
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
-        kube_event_recorder_free(m->recorder);
+        for (size_t i = 0; i < m->n_profiles; i++)
+                kube_event_recorder_free(m->profiles[i].recorder);
+        framework_metrics_free(m->framework_metrics);
         /* the delegate answers the requests still under review on m->https: first */
         kube_auth_delegate_free(m->auth);
         http_server_free(m->http);

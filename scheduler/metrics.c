@@ -135,6 +135,8 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
                 r = histogram_format(b, "scheduler_binding_duration_seconds", "Bind call latency.", &m->bind);
         if (r >= 0)
                 r = format_preemption(b, m);
+        if (r >= 0)
+                r = framework_metrics_format(b, m->framework_metrics);
         /* client-go's leader election gauge, as kube-scheduler exports it: which replica
          * schedules, with its counters, and which ones stand by */
         if (r >= 0 && m->opts->leader_elect)

@@ -365,7 +365,7 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
                 klog_v(2, "preempting %s/%s on %s for %s/%s", v->namespace_, v->name, node, pod->namespace_,
                        pod->name);
                 delete_victim(m, v, after);
-                events_post(m, v, "Normal", "Preempted", "Preempting", note);
+                events_post_by(m, pod, v, "Normal", "Preempted", "Preempting", note);
         }
         status_after_done(after, true);
         uint32_t b = 0;

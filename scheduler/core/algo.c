@@ -11,6 +11,7 @@
 #include "common/macro.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/plugin.h"
 #include "scheduler/core/preemption.h"
 #include "scheduler/core/simulate.h"
 #include "scheduler/core/satmath.h"
@@ -68,7 +69,21 @@ struct SchedAlgo {
         uint8_t *status;
         const SchedNominator *nominator;
         SchedSim nom_sim;
+        /* framework metrics (algo.h): the observer, whether the next decision and the one
+         * under way time each plugin call, and the framework plugin of each predicate,
+         * priority and distinct prepare hook */
+        const SchedAlgoObserver *observer;
+        bool sample_next, sampling;
+        SchedPluginName *pred_plugin, *prio_plugin, *prep_plugin;
 };
+
+/* The framework plugin a prepare hook is the PreFilter of: the first predicate running it. */
+static SchedPluginName prepare_plugin(const SchedConfig *cfg, uint32_t i) {
+        for (uint32_t j = 0; j < cfg->n_predicates; j++)
+                if (cfg->predicates[j].plugin->prepare == cfg->prepares[i])
+                        return sched_plugin_name_from_string(cfg->predicates[j].name);
+        return _SCHED_PLUGIN_INVALID;
+}
 
 SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_userdata) {
         SchedAlgo *a = calloc(1, sizeof(*a));
@@ -81,12 +96,19 @@ SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_u
         a->strtab = cfg->strtab;
         a->plan = calloc(cfg->n_predicates ? cfg->n_predicates : 1, sizeof(*a->plan));
         a->state = sched_cycle_state_new();
-        if (!a->plan || !a->state) {
-                free(a->plan);
-                sched_cycle_state_free(a->state);
-                free(a);
+        a->pred_plugin = calloc(cfg->n_predicates + 1, sizeof(SchedPluginName));
+        a->prio_plugin = calloc(cfg->n_priorities + 1, sizeof(SchedPluginName));
+        a->prep_plugin = calloc(cfg->n_prepares + 1, sizeof(SchedPluginName));
+        if (!a->plan || !a->state || !a->pred_plugin || !a->prio_plugin || !a->prep_plugin) {
+                sched_algo_free(a);
                 return NULL;
         }
+        for (uint32_t i = 0; i < cfg->n_predicates; i++)
+                a->pred_plugin[i] = sched_plugin_name_from_string(cfg->predicates[i].name);
+        for (uint32_t i = 0; i < cfg->n_priorities; i++)
+                a->prio_plugin[i] = sched_plugin_name_from_string(cfg->priorities[i].name);
+        for (uint32_t i = 0; i < cfg->n_prepares; i++)
+                a->prep_plugin[i] = prepare_plugin(cfg, i);
         return a;
 }
 
@@ -105,8 +127,33 @@ void sched_algo_free(SchedAlgo *a) {
         sched_strtab_release((SchedStrtab *) a->strtab, &a->text_refs);
         free(a->hist);
         free(a->plan);
+        free(a->pred_plugin);
+        free(a->prio_plugin);
+        free(a->prep_plugin);
         sched_cycle_state_free(a->state);
         free(a);
+}
+
+void sched_algo_set_observer(SchedAlgo *a, const SchedAlgoObserver *o) {
+        a->observer = o;
+}
+
+void sched_algo_set_sampling(SchedAlgo *a, bool sample) {
+        a->sample_next = sample;
+}
+
+static uint64_t obs_now(const SchedAlgo *a) {
+        return a->observer->now_ns(a->observer->userdata);
+}
+
+static void obs_plugin(const SchedAlgo *a, SchedPluginName plugin, SchedPoint point, SchedStatus status, uint64_t t0,
+                       uint64_t t1) {
+        a->observer->plugin(a->observer->userdata, plugin, point, status, t1 > t0 ? t1 - t0 : 0);
+}
+
+static void obs_point(const SchedAlgo *a, SchedPoint point, SchedStatus status, uint64_t t0) {
+        uint64_t t1 = obs_now(a);
+        a->observer->point(a->observer->userdata, point, status, t1 > t0 ? t1 - t0 : 0);
 }
 
 void sched_algo_set_objects(SchedAlgo *a, const SchedObjects *objects) {
@@ -218,7 +265,35 @@ static void hist_add(SchedAlgo *a, const SchedReason *r) {
         a->hist[a->n_hist++] = (HistEntry) { .reason = *r, .count = 1 };
 }
 
+/* run_predicates() on a decision sampled for plugin metrics: one clock read between two
+ * filters; a failing filter's status is UnschedulableAndUnresolvable when a reason it gave
+ * is (as preemption tells them apart). */
+static bool run_predicates_timed(const SchedAlgo *a, const SchedCycle *cy, const SchedNodeInfo *ni,
+                                 SchedReasons *out) {
+        bool fits = true;
+        uint64_t t = obs_now(a);
+        for (uint32_t i = 0; i < a->n_plan; i++) {
+                uint32_t before = out->n;
+                bool ok = sched_predicate_run(cy, a->plan[i], ni, out);
+                uint64_t t1 = obs_now(a);
+                SchedStatus st = ok ? SCHED_STATUS_SUCCESS : SCHED_STATUS_UNSCHEDULABLE;
+                for (uint32_t k = before; k < out->n; k++)
+                        if (sched_reason_unresolvable(cy->cfg, &out->r[k]))
+                                st = SCHED_STATUS_UNRESOLVABLE;
+                obs_plugin(a, a->pred_plugin[a->plan[i] - cy->cfg->predicates], SCHED_POINT_FILTER, st, t, t1);
+                t = t1;
+                if (!ok) {
+                        fits = false;
+                        if (!cy->cfg->always_check_all)
+                                break;
+                }
+        }
+        return fits;
+}
+
 static bool run_predicates(const SchedAlgo *a, const SchedCycle *cy, const SchedNodeInfo *ni, SchedReasons *out) {
+        if (a->sampling)
+                return run_predicates_timed(a, cy, ni, out);
         bool fits = true;
         for (uint32_t i = 0; i < a->n_plan; i++)
                 if (!sched_predicate_run(cy, a->plan[i], ni, out)) {
@@ -300,6 +375,27 @@ static void cycle_init(SchedAlgo *a, const SchedCache *cache, const SchedPod *po
         };
 }
 
+/* sched_cycle_prepare() on a decision sampled for plugin metrics: each PreFilter timed. The
+ * volume claims' PreFilter failing the pod everywhere is UnschedulableAndUnresolvable. */
+static int prepare_timed(SchedAlgo *a, SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+        const SchedConfig *cfg = a->cfg;
+        sched_cycle_state_reset(cy->state, all, n_all);
+        uint64_t t = obs_now(a);
+        for (uint32_t i = 0; i < cfg->n_prepares; i++) {
+                SchedStr vol_fail = cy->state->vol_fail;
+                int r = cfg->prepares[i](cy, all, n_all);
+                uint64_t t1 = obs_now(a);
+                SchedStatus st = r < 0                               ? SCHED_STATUS_ERROR
+                                 : cy->state->vol_fail && !vol_fail ? SCHED_STATUS_UNRESOLVABLE
+                                                                    : SCHED_STATUS_SUCCESS;
+                obs_plugin(a, a->prep_plugin[i], SCHED_POINT_PRE_FILTER, st, t, t1);
+                t = t1;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* Fills totals[] with the priorities' scores; returns the part every node shares (constant
  * priorities), kept apart so it costs nothing per node and is added to the winner's score
  * only. */
@@ -315,7 +411,11 @@ static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
         for (uint32_t p = 0; p < cfg->n_priorities; p++) {
                 const SchedPriority *prio = &cfg->priorities[p];
                 int64_t constant;
-                if (sched_priority_run(cy, prio, a->feasible, n, scores, &constant)) {
+                uint64_t t0 = a->sampling ? obs_now(a) : 0;
+                bool is_constant = sched_priority_run(cy, prio, a->feasible, n, scores, &constant);
+                if (a->sampling)
+                        obs_plugin(a, a->prio_plugin[p], SCHED_POINT_SCORE, SCHED_STATUS_SUCCESS, t0, obs_now(a));
+                if (is_constant) {
                         offset = sat_add(offset, sat_mul(constant, prio->weight));
                         continue;
                 }
@@ -352,7 +452,10 @@ static int finish(SchedAlgo *a, const SchedCache *cache, SchedResult *ret) {
                 if (r < 0)
                         return r;
         }
+        uint64_t t0 = a->observer ? obs_now(a) : 0;
         int64_t offset = score_nodes(a, &cy, n);
+        if (a->observer)
+                obs_point(a, SCHED_POINT_SCORE, SCHED_STATUS_SUCCESS, t0);
         for (uint32_t i = 0; i < n; i++)
                 a->totals[i] = sat_add(a->totals[i], a->ext_totals[i]);
         a->n_scored = n;
@@ -447,7 +550,13 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
         }
         SchedCycle cy;
         cycle_init(a, cache, pod, n_all, &cy);
-        r = sched_cycle_prepare(&cy, nodes, n_all);
+        a->sampling = a->observer && a->sample_next;
+        uint64_t t0 = a->observer ? obs_now(a) : 0;
+        r = a->sampling ? prepare_timed(a, &cy, nodes, n_all) : sched_cycle_prepare(&cy, nodes, n_all);
+        if (a->observer)
+                obs_point(a, SCHED_POINT_PRE_FILTER,
+                          r < 0 ? SCHED_STATUS_ERROR : a->state->vol_fail ? SCHED_STATUS_UNRESOLVABLE : SCHED_STATUS_SUCCESS,
+                          t0);
         if (r < 0)
                 return r;
         /* A claim that is missing, being deleted or unbound-immediate fails v1.20's

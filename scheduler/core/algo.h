@@ -137,6 +137,29 @@ void sched_algo_set_nominator(SchedAlgo *a, const struct SchedNominator *nominat
  * sched_preempt(); NULL before any decision on a cluster with nodes. */
 const uint8_t *sched_algo_node_status(const SchedAlgo *a);
 
+/* Framework metrics, as v1.20's framework runtime records them: every decision times its
+ * extension points (PreFilter; Score when nodes are scored), and a decision sampled for
+ * plugin metrics (upstream samples 10 % of scheduling cycles) also times every plugin call:
+ * each PreFilter, each Filter on each node, each Score. The core reads no clock: the caller
+ * lends one, and receives the durations to keep (the daemon's histograms). Without an
+ * observer nothing is timed; an unsampled decision reads the clock twice per extension point
+ * and never per node. */
+typedef struct SchedAlgoObserver {
+        void *userdata;
+        /* a monotonic clock in nanoseconds */
+        uint64_t (*now_ns)(void *userdata);
+        /* an extension point ran for one decision */
+        void (*point)(void *userdata, SchedPoint point, SchedStatus status, uint64_t ns);
+        /* a plugin ran once at point (sampled decisions only); plugin is the framework
+         * plugin, _SCHED_PLUGIN_INVALID for the engine's mastersSchedulable check, which no
+         * upstream plugin makes */
+        void (*plugin)(void *userdata, SchedPluginName plugin, SchedPoint point, SchedStatus status, uint64_t ns);
+} SchedAlgoObserver;
+/* Borrowed until replaced; NULL: nothing timed. */
+void sched_algo_set_observer(SchedAlgo *a, const SchedAlgoObserver *o);
+/* Whether the decisions begun from now on time every plugin call (needs an observer). */
+void sched_algo_set_sampling(SchedAlgo *a, bool sample);
+
 /* The next start index (for tests of the rotation). */
 uint32_t sched_algo_next_start(const SchedAlgo *a);
 

@@ -39,3 +39,28 @@ SchedPoint sched_point_from_string(const char *s) {
                         return (SchedPoint) i;
         return _SCHED_POINT_INVALID;
 }
+
+static const char *const status_names[_SCHED_STATUS_MAX] = {
+        [SCHED_STATUS_SUCCESS] = "Success",
+        [SCHED_STATUS_ERROR] = "Error",
+        [SCHED_STATUS_UNSCHEDULABLE] = "Unschedulable",
+        [SCHED_STATUS_UNRESOLVABLE] = "UnschedulableAndUnresolvable",
+};
+
+const char *sched_status_to_string(SchedStatus s) {
+        return s >= 0 && s < _SCHED_STATUS_MAX ? status_names[s] : NULL;
+}
+
+/* pkg/scheduler/framework/runtime/framework.go's extension point constants */
+static const char *const point_labels[_SCHED_POINT_MAX] = {
+        [SCHED_POINT_QUEUE_SORT] = "QueueSort", [SCHED_POINT_PRE_FILTER] = "PreFilter",
+        [SCHED_POINT_FILTER] = "Filter",        [SCHED_POINT_POST_FILTER] = "PostFilter",
+        [SCHED_POINT_PRE_SCORE] = "PreScore",   [SCHED_POINT_SCORE] = "Score",
+        [SCHED_POINT_RESERVE] = "Reserve",      [SCHED_POINT_PERMIT] = "Permit",
+        [SCHED_POINT_PRE_BIND] = "PreBind",     [SCHED_POINT_BIND] = "Bind",
+        [SCHED_POINT_POST_BIND] = "PostBind",
+};
+
+const char *sched_point_metric_label(SchedPoint p) {
+        return p >= 0 && p < _SCHED_POINT_MAX ? point_labels[p] : NULL;
+}

@@ -8,7 +8,12 @@
 #   (c) a pod naming a third schedulerName is left alone;
 #   (d) DefaultPreemption disabled at postFilter turns preemption off for that profile only;
 #   (e) an argument the engine cannot honour is refused at start, by name, before anything
-#       touches the cluster.
+#       touches the cluster;
+#   (f) each pod's Scheduled event is reported by its own profile (reportingController is
+#       the pod's schedulerName, as v1.20 gives every profile its recorder);
+#   (g) /metrics has v1.20's framework families with upstream's labels: every extension point
+#       run per profile, and the plugin calls of the cycles sampled for them (10 %, so 80
+#       more pods make a cycle without a sample in all of them a 1-in-4,000 event).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
@@ -125,5 +130,42 @@ wait_for "(c) a spread pod created after it is bound" 60 all_bound spread-4
 check_eq "(c) the pod naming a third schedulerName is left alone" "" "$(pod_node other-1)"
 check_eq "(c) ... without a PodScheduled condition from us" "" \
   "$(kubectl -n "$NS" get pod other-1 -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')"
+
+# ---- (f) ----
+event_lines() { # "reason pod reportingController" per Event of the namespace
+  kubectl -n "$NS" get events.events.k8s.io \
+    -o jsonpath='{range .items[*]}{.reason} {.regarding.name} {.reportingController}{"\n"}{end}' 2>/dev/null
+}
+have_scheduled_events() { local l p; l=$(event_lines); for p in "$@"; do grep -q "^Scheduled $p " <<<"$l" || return 1; done; }
+PODS=(pack-1 pack-2 pack-3 pack-4 spread-1 spread-2 spread-3 spread-4)
+wait_for "(f) every bound pod has its Scheduled event" 30 have_scheduled_events "${PODS[@]}"
+lines=$(event_lines)
+check_eq "(f) the pack profile's pods' events are reported by pack" "pack" \
+  "$(awk '$2 ~ /^pack-/ {print $3}' <<<"$lines" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "(f) the spread profile's pods' events are reported by spread" "spread" \
+  "$(awk '$2 ~ /^spread-/ {print $3}' <<<"$lines" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "(f) the pod left alone has no Event from us" "" "$(awk '$2 == "other-1"' <<<"$lines")"
+
+# ---- (g) ----
+for i in $(seq 1 80); do
+  printf -- '---\napiVersion: v1\nkind: Pod\nmetadata: {name: tiny-%d, namespace: %s}\nspec:\n  schedulerName: spread\n' "$i" "$NS"
+  printf '  containers:\n  - {name: app, image: profiles-app, resources: {requests: {cpu: 10m, memory: 16Mi}}}\n'
+done > "$T/tiny.yaml"
+kubectl apply -f "$T/tiny.yaml" >/dev/null
+all_tiny_bound() { [ "$(kubectl -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' | grep -c '^tiny-[0-9]* sp-')" = 80 ]; }
+wait_for "(g) 80 more spread pods are bound" 120 all_tiny_bound
+metrics=$(curl -sf "http://127.0.0.1:$PORT/metrics")
+for profile in spread pack; do
+  check_match "(g) the $profile profile's PreFilter runs, labelled as v1.20 labels them" \
+    "scheduler_framework_extension_point_duration_seconds_bucket\{extension_point=\"PreFilter\",status=\"Success\",profile=\"$profile\",le=\"0.0001\"\} [0-9]+" "$metrics"
+  check_match "(g) ... and its Score runs" \
+    "scheduler_framework_extension_point_duration_seconds_count\{extension_point=\"Score\",status=\"Success\",profile=\"$profile\"\} [1-9]" "$metrics"
+done
+check_match "(g) the extension point family has v1.20's buckets (0.0001 x 2^k, 12 of them)" \
+  'le="0.2048"' "$(grep '^scheduler_framework_extension_point_duration_seconds_bucket' <<<"$metrics")"
+check_match "(g) sampled plugin calls: a Filter plugin, labelled plugin, extension_point, status" \
+  "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"(NodeResourcesFit|NodeUnschedulable|TaintToleration|NodeAffinity|NodePorts|NodeName)\",extension_point=\"Filter\",status=\"Success\",le=\"1e-05\"\} [0-9]+" "$metrics"
+check_match "(g) ... and a Score plugin, with v1.20's buckets (1e-05 x 1.5^k, 20 of them)" \
+  "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"[A-Za-z]+\",extension_point=\"Score\",status=\"Success\",le=\"0.02216837820053101\"\} [0-9]+" "$metrics"
 check "policy-scheduler is still running" kill -0 "$SCHED_PID"
 finish

@@ -331,10 +331,14 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
                 nc += x->spread_c[i].schedule_anyway;
         const SchedSpreadConstraint *sc = x->spread_c;
         uint32_t n_sc = x->n_spread_c;
-        if (nc == 0 || sched_cycle_state_tmp(x, n) < 0) {
+        /* x->tmp: per node whether it is ignored, then per node and ScheduleAnyway constraint
+         * (at most 64, as below) the pair its labels give, looked up once */
+        uint32_t m = nc < 64 ? nc : 64;
+        if (nc == 0 || sched_cycle_state_tmp(x, n + n * m) < 0) {
                 *ret_constant = MAX_SCORE;
                 return true;
         }
+        int64_t *pairs = x->tmp + n;
         SchedStr hostname = cy->cfg->known->hostname;
         /* initPreScoreState: the pairs of the feasible nodes that carry every key */
         topo_clear(&x->score);
@@ -353,17 +357,18 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
                         if (!c->schedule_anyway)
                                 continue;
                         ci++;
+                        pairs[(size_t) i * m + ci - 1] = 0;
                         if (c->topology_key == hostname)
                                 continue;
                         const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
                         uint64_t key = topo_pair(l->key, l->value);
-                        if (!topo_find(&x->score, key)) {
-                                size[ci - 1]++;
-                                if (topo_add(&x->score, key, 0) < 0) {
-                                        *ret_constant = MAX_SCORE;
-                                        return true;
-                                }
+                        pairs[(size_t) i * m + ci - 1] = (int64_t) key;
+                        uint32_t before = x->score.count;
+                        if (topo_add(&x->score, key, 0) < 0) {
+                                *ret_constant = MAX_SCORE;
+                                return true;
                         }
+                        size[ci - 1] += x->score.count > before;
                 }
         }
         for (uint32_t k = 0, ci = 0; k < n_sc && ci < 64; k++) {
@@ -401,14 +406,12 @@ static bool spread_score(const SchedCycle *cy, const SchedPriority *prio, SchedN
                         scores[i] = 0;
                         continue;
                 }
-                const SchedNode *node = nodes[i]->node;
                 double s = 0;
                 for (uint32_t k = 0, ci = 0; k < n_sc && ci < 64; k++) {
                         const SchedSpreadConstraint *c = &sc[k];
                         if (!c->schedule_anyway)
                                 continue;
-                        const SchedLabel *l = sched_labels_find(node->labels, node->n_labels, c->topology_key);
-                        int64_t cnt = c->topology_key != hostname ? topo_get(&x->score, topo_pair(l->key, l->value))
+                        int64_t cnt = c->topology_key != hostname ? topo_get(&x->score, (uint64_t) pairs[(size_t) i * m + ci])
                                       : (int64_t) k == host_k ? topo_get(&x->spread_nodes, (uint64_t) (uintptr_t) nodes[i])
                                                               : count_matching(nodes[i], cy->pod, &c->selector);
                         s += (double) cnt * weight[ci++] + (double) (c->max_skew - 1);
