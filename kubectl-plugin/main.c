@@ -5,8 +5,11 @@
  *   history             the revisions and the rejected source, with their state
  *   diff N M            effective predicates and priorities between two revisions
  *   explain POD         why a pending pod fits nowhere, in the scheduler's words
- * The I/O lives here; what is computed from the objects is in history.c, diff.c and
- * explain.c (pure). */
+ *   migrate             the active Policy's translation as the operator's
+ *                       KubeSchedulerConfiguration source, and the switch to it
+ *   simulate            what a candidate configuration would change on the cluster's pods
+ * The I/O lives here; what is computed from the objects is in history.c, diff.c,
+ * explain.c, migrate.c and simulate.c (pure). */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -18,7 +21,13 @@
 #include "kube/kube.h"
 #include "kubectl-plugin/plugin.h"
 #include "kubectl-plugin/util.h"
+#include "policy-validator/kubescheduler-config.h"
+#include "reconcilers/operator-config.h"
+#include "reconcilers/profiles.h"
 #include "reconcilers/reconcile.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/objects.h"
+#include "scheduler/core/strtab.h"
 
 #define EXIT_INVALID 1  /* validate: invalid; diff: revisions differ */
 #define EXIT_USAGE 2    /* usage, I/O or API errors */
@@ -28,10 +37,15 @@
 
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
 static const KubeResource CORE_EVENTS = { "", "v1", "events", true };
+static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPERATOR_CONFIG_RESOURCE, false };
+#define MIGRATE_DEFAULT_CONFIGMAP "scheduler-config"
 
 typedef struct Args {
         const char *kubeconfig, *context, *namespace_, *output;
-        bool configmap;
+        const char *to, *scheduler_name;
+        const char *sim_config, *sim_policy, *sim_profile;
+        bool all_nodes;
+        bool configmap, dry_run, accept_lossy;
         char **rest;
         int n_rest;
 } Args;
@@ -50,17 +64,35 @@ static void usage(FILE *f) {
               "  diff N M            the effective predicates, priorities and weights of revision N against M\n"
               "  explain POD         why a pending pod fits no node: the scheduler's PodScheduled summary,\n"
               "                      one reason per line, and its FailedScheduling events\n"
+              "  migrate             write the translation of the Policy Scheduler/cluster names (the\n"
+              "                      framework configuration kube-scheduler v1.20 builds from it) as the\n"
+              "                      operator's KubeSchedulerConfiguration source, ConfigMap\n"
+              "                      openshift-config/" MIGRATE_DEFAULT_CONFIGMAP ", set spec.schedulerConfig of\n"
+              "                      SchedulerPolicyOperator/cluster to it and unset the Scheduler's\n"
+              "                      spec.policy; a translation that changes behaviour is refused\n"
+              "  simulate --config FILE | --policy FILE | --profile NAME\n"
+              "                      read the nodes and pods once and report what the candidate would change\n"
+              "                      against the serving revision: running pods placed elsewhere, pending\n"
+              "                      pods becoming (un)schedulable, per-node load; writes nothing\n"
               "\n"
               "Options:\n"
               "      --kubeconfig=FILE   kubeconfig (default: $KUBECONFIG, then ~/.kube/config)\n"
               "      --context=NAME      kubeconfig context\n"
               "  -n, --namespace=NS      the pod's namespace for explain (default: the context's, else default)\n"
-              "  -o, --output=json       history as JSON\n"
+              "  -o, --output=json       history, simulate as JSON\n"
               "  -c, --configmap         validate: FILE is a ConfigMap manifest (detected when it says kind: ConfigMap)\n"
+              "      --dry-run           migrate: print the changes (a diff) and write nothing\n"
+              "      --accept-lossy      migrate: migrate although the translation changes behaviour (listed)\n"
+              "      --to=NAME           migrate: the source ConfigMap's name (default " MIGRATE_DEFAULT_CONFIGMAP ")\n"
+              "      --scheduler-name=N  migrate: the profile's schedulerName (default default-scheduler)\n"
+              "      --config=FILE       simulate: a KubeSchedulerConfiguration candidate\n"
+              "      --policy=FILE       simulate: a Policy candidate\n"
+              "      --profile=NAME      simulate: OpenShift's profile NAME as a plugin set\n"
+              "      --all-nodes         simulate: every node in the load table, not only those that change\n"
               "  -h, --help              this help\n"
               "\n"
-              "Exit status: 0 valid / no difference / pod scheduled; 1 invalid / revisions differ / pod\n"
-              "unscheduled; 2 usage, I/O or API error.\n",
+              "Exit status: 0 valid / no difference / pod scheduled / migrated; 1 invalid / revisions differ /\n"
+              "pod unscheduled / migration refused; 2 usage, I/O or API error.\n",
               f);
 }
 
@@ -333,12 +365,377 @@ static int cmd_explain(const Args *a) {
         return r > 0 ? EXIT_INVALID : 0;
 }
 
+/* Creates obj, or replaces the existing object (its resourceVersion carried over). */
+static int create_or_replace(KubeClient *c, const KubeResource *res, const char *ns, json_t *obj,
+                             const json_t *existing, KubeError *err) {
+        json_auto_t *out = NULL;
+        if (!existing)
+                return kube_create(c, res, ns, obj, &out, err);
+        const char *rv = json_string_value(jget(existing, "metadata", "resourceVersion"));
+        if (rv && json_object_set_new(json_object_get(obj, "metadata"), "resourceVersion", json_string(rv)) < 0)
+                return -ENOMEM;
+        return kube_update(c, res, ns, obj, NULL, &out, err);
+}
+
+static int cmd_migrate(const Args *a) {
+        const char *to = a->to ? a->to : MIGRATE_DEFAULT_CONFIGMAP;
+        if (a->n_rest != 0) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        if (connect_cluster(a, &c) < 0)
+                return EXIT_USAGE;
+        KubeError err = {};
+        json_auto_t *sched = NULL, *policy_cm = NULL, *existing = NULL, *opcfg = NULL;
+        int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get Scheduler cluster", r, &err);
+        const char *name = json_string_value(jget(sched, "spec", "policy", "name"));
+        if (!name || !*name) {
+                printf("Scheduler/cluster names no Policy (spec.policy.name is unset): nothing to migrate\n");
+                return 0;
+        }
+        r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, name, &policy_cm, &err);
+        if (r == -ENOENT) {
+                fprintf(stderr, "error: the Policy's ConfigMap %s/%s does not exist\n", RECONCILE_CONFIG_NAMESPACE, name);
+                return EXIT_INVALID;
+        }
+        if (r < 0)
+                return api_error("get the policy ConfigMap", r, &err);
+        const char *text = json_string_value(jget(policy_cm, "data", RECONCILE_POLICY_KEY));
+        if (!text) {
+                fprintf(stderr, "error: ConfigMap %s/%s has no key %s\n", RECONCILE_CONFIG_NAMESPACE, name,
+                        RECONCILE_POLICY_KEY);
+                return EXIT_INVALID;
+        }
+        if (strcmp(to, name) == 0) {
+                fprintf(stderr, "error: --to=%s is the Policy's own ConfigMap; choose another name\n", to);
+                return EXIT_USAGE;
+        }
+
+        char label[300];
+        snprintf(label, sizeof(label), "configmap/%s:%s", name, RECONCILE_POLICY_KEY);
+        _cleanup_(migrate_plan_done) MigratePlan plan = {};
+        _cleanup_free_ char *problem = NULL;
+        r = migrate_plan(text, strlen(text), label, to, a->scheduler_name ? a->scheduler_name : "default-scheduler",
+                         &plan, &problem);
+        if (r == -EINVAL) {
+                fprintf(stderr, "error: %s", problem);
+                return EXIT_INVALID;
+        }
+        if (r < 0) {
+                fprintf(stderr, "error: out of memory\n");
+                return EXIT_USAGE;
+        }
+        if (plan.n_lossy > 0 && !a->accept_lossy) {
+                fprintf(stderr,
+                        "error: the translation of %s changes what the scheduler does (%zu item%s); nothing was "
+                        "written. What would change:\n%s"
+                        "Re-run with --accept-lossy to migrate anyway (policy-validator/README.md, \"Migration: what "
+                        "the translations lose\").\n",
+                        label, plan.n_lossy, plan.n_lossy == 1 ? "" : "s", plan.lossy_text);
+                return EXIT_INVALID;
+        }
+
+        r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, to, &existing, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get the source ConfigMap", r, &err);
+        r = kube_get(c, &OPERATOR_CONFIGS, NULL, OPERATOR_CONFIG_NAME, &opcfg, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get SchedulerPolicyOperator " OPERATOR_CONFIG_NAME, r, &err);
+
+        if (a->dry_run) {
+                _cleanup_(buf_free) Buf out;
+                buf_init(&out, 0);
+                r = migrate_diff(&plan, existing, opcfg, sched, &out);
+                if (r < 0)
+                        return EXIT_USAGE;
+                fputs(buf_str(&out), stdout);
+                if (plan.n_lossy > 0)
+                        printf("The translation changes (accepted with --accept-lossy):\n%s", plan.lossy_text);
+                if (plan.notes_text[0])
+                        printf("Notes:\n%s", plan.notes_text);
+                printf("(dry run: nothing was written)\n");
+                return 0;
+        }
+
+        /* The source first, then the operator's reference to it, then the Policy unset: at
+         * every step the operator has a complete, valid source to run. */
+        r = create_or_replace(c, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, plan.configmap, existing, &err);
+        if (r < 0)
+                return api_error("write the source ConfigMap", r, &err);
+        printf("configmap/%s -n %s: %s (the translation of %s)\n", to, RECONCILE_CONFIG_NAMESPACE,
+               existing ? "replaced" : "created", label);
+        json_auto_t *out = NULL;
+        if (opcfg) {
+                json_auto_t *patch = json_pack("{s:{s:{s:s}}}", "spec", "schedulerConfig", "name", to);
+                r = patch ? kube_patch(c, &OPERATOR_CONFIGS, NULL, OPERATOR_CONFIG_NAME, NULL, KUBE_MERGE_PATCH, patch,
+                                       &out, &err)
+                          : -ENOMEM;
+        } else {
+                json_auto_t *obj = json_pack("{s:s, s:s, s:{s:s}, s:{s:{s:s}}}", "apiVersion",
+                                             OPERATOR_CONFIG_API_VERSION, "kind", "SchedulerPolicyOperator", "metadata",
+                                             "name", OPERATOR_CONFIG_NAME, "spec", "schedulerConfig", "name", to);
+                r = obj ? kube_create(c, &OPERATOR_CONFIGS, NULL, obj, &out, &err) : -ENOMEM;
+        }
+        if (r < 0)
+                return api_error("set spec.schedulerConfig of SchedulerPolicyOperator " OPERATOR_CONFIG_NAME, r, &err);
+        printf("schedulerpolicyoperator/%s: spec.schedulerConfig.name=%s\n", OPERATOR_CONFIG_NAME, to);
+        json_decref(TAKE_PTR(out));
+        json_auto_t *unset = json_pack("{s:{s:n}}", "spec", "policy");
+        r = unset ? kube_patch(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, NULL, KUBE_MERGE_PATCH, unset, &out, &err)
+                  : -ENOMEM;
+        if (r < 0)
+                return api_error("unset spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME, r, &err);
+        printf("scheduler/%s: spec.policy unset (was %s); the operator validates the source and rolls it out\n",
+               RECONCILE_SCHEDULER_NAME, name);
+        return 0;
+}
+
+
+/* ---- simulate ---- */
+
+#define MAX_SIM_PROFILES 64
+#define MAX_SIM_OBJECTS ((size_t) 1000000)
+
+typedef struct SimConfigs {
+        SchedConfig *profiles[MAX_SIM_PROFILES];
+        uint32_t n;
+        char label[512];
+} SimConfigs;
+
+static void sim_configs_done(SimConfigs *s) {
+        for (uint32_t i = 0; i < s->n; i++)
+                sched_config_free(s->profiles[i]);
+        s->n = 0;
+}
+
+/* Every profile of a KubeSchedulerConfiguration text, through libpolicy's front door. */
+static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const char *label,
+                           const SchedConfigOptions *base, SimConfigs *ret) {
+        PolicyDiags diags = {};
+        KscOptions ko = { .base.max_size = MAX_POLICY_SIZE };
+        json_auto_t *eff = NULL;
+        int r = ksc_load(text, len, &ko, &eff, &diags);
+        _cleanup_free_ char *msg = NULL;
+        if (r < 0 && policy_diags_format_text(&diags, label, &msg) >= 0 && msg)
+                fputs(msg, stderr);
+        policy_diags_clear(&diags);
+        if (r < 0) {
+                fprintf(stderr, "error: %s is not a valid KubeSchedulerConfiguration\n", label);
+                return EXIT_INVALID;
+        }
+        json_t *profiles = json_object_get(eff, "profiles");
+        size_t i;
+        json_t *pr;
+        json_array_foreach (profiles, i, pr) {
+                if (ret->n == MAX_SIM_PROFILES) {
+                        fprintf(stderr, "error: %s: more than %d profiles\n", label, MAX_SIM_PROFILES);
+                        return EXIT_USAGE;
+                }
+                _cleanup_(buf_free) Buf err;
+                buf_init(&err, 64 * 1024);
+                SchedConfigOptions o = *base;
+                o.percentage_of_nodes_to_score =
+                        (int32_t) json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
+                r = sched_config_new_profile(t, pr, &o, &ret->profiles[ret->n], &err);
+                if (r < 0) {
+                        fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
+                                err.len ? buf_str(&err) : strerror(-r));
+                        return EXIT_INVALID;
+                }
+                ret->n++;
+        }
+        return 0;
+}
+
+/* A Policy as the bundled scheduler runs it: its v1.20 profile under scheduler_name. */
+static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, const char *label,
+                              const char *scheduler_name, const SchedConfigOptions *base, SimConfigs *ret) {
+        PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyDiags diags = {};
+        int r = policy_load(text, len, &opts, &p, &diags);
+        _cleanup_free_ char *msg = NULL;
+        if (r < 0 && policy_diags_format_text(&diags, label, &msg) >= 0 && msg)
+                fputs(msg, stderr);
+        policy_diags_clear(&diags);
+        if (r < 0) {
+                fprintf(stderr, "error: %s is not a valid Policy\n", label);
+                return EXIT_INVALID;
+        }
+        _cleanup_(buf_free) Buf err;
+        buf_init(&err, 64 * 1024);
+        r = sched_config_new_policy(t, p, scheduler_name, &base->gates, base, &ret->profiles[0], &err);
+        if (r < 0) {
+                fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
+                        err.len ? buf_str(&err) : strerror(-r));
+                return EXIT_INVALID;
+        }
+        ret->n = 1;
+        return 0;
+}
+
+/* OpenShift's profile as its plugin set (reconcilers/profiles.h). */
+static int sim_compile_profile(SchedStrtab *t, const char *name, const char *scheduler_name,
+                               const SchedConfigOptions *base, SimConfigs *ret) {
+        int p = scheduler_profile_from_string(name);
+        if (p < 0) {
+                fprintf(stderr, "error: %s is not a profile (LowNodeUtilization, HighNodeUtilization, NoScoring)\n",
+                        name);
+                return EXIT_USAGE;
+        }
+        _cleanup_(buf_free) Buf b;
+        buf_init(&b, 0);
+        if (buf_puts(&b, "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n") < 0 ||
+            scheduler_profile_render((SchedulerProfile) p, scheduler_name, &b) < 0)
+                return EXIT_USAGE;
+        snprintf(ret->label, sizeof(ret->label), "profile/%s", scheduler_profile_to_string((SchedulerProfile) p));
+        return sim_compile_ksc(t, buf_str(&b), b.len, ret->label, base, ret);
+}
+
+/* The serving revision (Scheduler status.revision), as the scheduler runs it: its
+ * config.yaml (the profiles, or for a Policy the schedulerName and percentageOfNodesToScore
+ * it runs policy.cfg under) and its settings (mastersSchedulable, which holds for the
+ * candidate too: *base). */
+static int sim_active(KubeClient *c, SchedStrtab *t, SchedConfigOptions *base, char *scheduler_name,
+                      size_t scheduler_name_size, SimConfigs *ret) {
+        KubeError err = {};
+        json_auto_t *sched = NULL, *cm = NULL;
+        int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
+        if (r < 0 && r != -ENOENT)
+                return api_error("get Scheduler cluster", r, &err);
+        const json_t *rev = jget(sched, "status", "revision");
+        int64_t n = json_is_integer(rev) ? json_integer_value(rev) : 0;
+        if (json_is_string(rev))
+                (void) parse_int64_str(json_string_value(rev), &n);
+        if (n < 1) {
+                fprintf(stderr, "error: no revision is serving (Scheduler/cluster has no status.revision)\n");
+                return EXIT_USAGE;
+        }
+        char name[128];
+        snprintf(name, sizeof(name), RECONCILE_REVISION_PREFIX "%lld", (long long) n);
+        r = kube_get(c, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, name, &cm, &err);
+        if (r < 0)
+                return api_error("get the serving revision", r, &err);
+        const char *policy = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
+        const char *config = json_string_value(jget(cm, "data", RECONCILE_CONFIG_KEY));
+        const char *settings = json_string_value(jget(cm, "data", RECONCILE_SETTINGS_KEY));
+        snprintf(ret->label, sizeof(ret->label), "revision %lld (serving)", (long long) n);
+        if (!config) {
+                fprintf(stderr, "error: revision %lld has no %s\n", (long long) n, RECONCILE_CONFIG_KEY);
+                return EXIT_USAGE;
+        }
+        base->exclude_masters = settings && strstr(settings, "\nmastersSchedulable: false");
+        /* the first profile's schedulerName is the one a candidate Policy or profile runs under */
+        PolicyDiags diags = {};
+        json_auto_t *eff = NULL;
+        KscOptions ko = { .base.max_size = MAX_POLICY_SIZE };
+        /* an unreadable config.yaml leaves the default name here; sim_compile_ksc() reports it */
+        (void) ksc_load(config, strlen(config), &ko, &eff, &diags);
+        policy_diags_clear(&diags);
+        const char *first = json_string_value(jget(json_array_get(json_object_get(eff, "profiles"), 0), "schedulerName"));
+        snprintf(scheduler_name, scheduler_name_size, "%s", first ?: "default-scheduler");
+        if (policy) {
+                SchedConfigOptions o = *base;
+                o.percentage_of_nodes_to_score =
+                        (int32_t) json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
+                return sim_compile_policy(t, policy, strlen(policy), ret->label, scheduler_name, &o, ret);
+        }
+        return sim_compile_ksc(t, config, strlen(config), ret->label, base, ret);
+}
+
+static int sim_candidate(const Args *a, SchedStrtab *t, const char *scheduler_name, const SchedConfigOptions *base,
+                         SimConfigs *ret) {
+        if (a->sim_profile)
+                return sim_compile_profile(t, a->sim_profile, scheduler_name, base, ret);
+        const char *path = a->sim_config ?: a->sim_policy;
+        size_t len = 0;
+        _cleanup_free_ char *text = read_input(path, &len);
+        if (!text) {
+                fprintf(stderr, "error: cannot read %s: %s\n", path, strerror(errno));
+                return EXIT_USAGE;
+        }
+        snprintf(ret->label, sizeof(ret->label), "%s", path);
+        return a->sim_config ? sim_compile_ksc(t, text, len, path, base, ret)
+                             : sim_compile_policy(t, text, len, path, scheduler_name, base, ret);
+}
+
+static int cmd_simulate(const Args *a) {
+        if (a->n_rest != 0 || (!!a->sim_config + !!a->sim_policy + !!a->sim_profile) != 1) {
+                fprintf(stderr, "error: simulate takes exactly one of --config, --policy, --profile\n");
+                return EXIT_USAGE;
+        }
+        _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
+        if (!t)
+                return EXIT_USAGE;
+        SimConfigs active = {}, candidate = {};
+        SchedConfigOptions base = {};
+        char scheduler_name[256];
+        _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
+        int code = connect_cluster(a, &c) < 0 ? EXIT_USAGE : 0;
+        if (code == 0)
+                code = sim_active(c, t, &base, scheduler_name, sizeof(scheduler_name), &active);
+        if (code == 0)
+                code = sim_candidate(a, t, scheduler_name, &base, &candidate);
+        json_auto_t *nodes = NULL, *pods = NULL;
+        KubeError err = {};
+        int r;
+        if (code == 0 && (r = kube_list_all(c, &KUBE_NODES, NULL, NULL, MAX_SIM_OBJECTS, &nodes, &err)) < 0)
+                code = api_error("list the nodes", r, &err);
+        if (code == 0 && (r = kube_list_all(c, &KUBE_PODS, NULL, NULL, MAX_SIM_OBJECTS, &pods, &err)) < 0)
+                code = api_error("list the pods", r, &err);
+        /* what the spreading plugins select pods by, as the scheduler's informers read it */
+        static const KubeResource wl_res[_SCHED_WL_MAX] = {
+                [SCHED_WL_SERVICE] = { "", "v1", "services", true },
+                [SCHED_WL_RC] = { "", "v1", "replicationcontrollers", true },
+                [SCHED_WL_RS] = { "apps", "v1", "replicasets", true },
+                [SCHED_WL_STATEFULSET] = { "apps", "v1", "statefulsets", true },
+        };
+        json_t *wl_lists[_SCHED_WL_MAX] = {};
+        const json_t *wl[_SCHED_WL_MAX] = {};
+        for (int k = 0; code == 0 && k < _SCHED_WL_MAX; k++) {
+                if ((r = kube_list_all(c, &wl_res[k], NULL, NULL, MAX_SIM_OBJECTS, &wl_lists[k], &err)) < 0)
+                        code = api_error("list the services and controllers", r, &err);
+                wl[k] = json_object_get(wl_lists[k], "items");
+        }
+        if (code == 0) {
+                SimulateSide sa = { active.label, active.profiles, active.n };
+                SimulateSide sc = { candidate.label, candidate.profiles, candidate.n };
+                _cleanup_(simulate_report_done) SimulateReport rep = {};
+                _cleanup_(buf_free) Buf msg;
+                buf_init(&msg, 4096);
+                r = simulate_run(t, json_object_get(nodes, "items"), json_object_get(pods, "items"), wl, &sa, &sc,
+                                 &rep, &msg);
+                _cleanup_(buf_free) Buf out;
+                buf_init(&out, 0);
+                if (r < 0) {
+                        fprintf(stderr, "error: cannot simulate: %s\n", msg.len ? buf_str(&msg) : strerror(-r));
+                        code = EXIT_USAGE;
+                } else if (simulate_format(&rep, &sa, &sc, a->output && strcmp(a->output, "json") == 0, a->all_nodes,
+                                           &out) < 0)
+                        code = EXIT_USAGE;
+                else
+                        fputs(buf_str(&out), stdout);
+        }
+        for (int k = 0; k < _SCHED_WL_MAX; k++)
+                json_decref(wl_lists[k]);
+        sim_configs_done(&active);
+        sim_configs_done(&candidate);
+        return code;
+}
+
 int main(int argc, char **argv) {
         Args a = {};
         static const struct option longopts[] = {
                 { "kubeconfig", required_argument, NULL, 'k' }, { "context", required_argument, NULL, 'x' },
                 { "namespace", required_argument, NULL, 'n' },  { "output", required_argument, NULL, 'o' },
                 { "configmap", no_argument, NULL, 'c' },        { "help", no_argument, NULL, 'h' },
+                { "dry-run", no_argument, NULL, 'D' },          { "accept-lossy", no_argument, NULL, 'L' },
+                { "to", required_argument, NULL, 'T' },         { "scheduler-name", required_argument, NULL, 'S' },
+                { "config", required_argument, NULL, 'C' },     { "policy", required_argument, NULL, 'P' },
+                { "profile", required_argument, NULL, 'R' },    { "all-nodes", no_argument, NULL, 'A' },
                 {},
         };
         int opt;
@@ -349,6 +746,14 @@ int main(int argc, char **argv) {
                 case 'n': a.namespace_ = optarg; break;
                 case 'o': a.output = optarg; break;
                 case 'c': a.configmap = true; break;
+                case 'D': a.dry_run = true; break;
+                case 'L': a.accept_lossy = true; break;
+                case 'T': a.to = optarg; break;
+                case 'S': a.scheduler_name = optarg; break;
+                case 'C': a.sim_config = optarg; break;
+                case 'P': a.sim_policy = optarg; break;
+                case 'R': a.sim_profile = optarg; break;
+                case 'A': a.all_nodes = true; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return EXIT_USAGE;
                 }
@@ -372,6 +777,10 @@ int main(int argc, char **argv) {
                 return cmd_diff(&a);
         if (strcmp(cmd, "explain") == 0)
                 return cmd_explain(&a);
+        if (strcmp(cmd, "migrate") == 0)
+                return cmd_migrate(&a);
+        if (strcmp(cmd, "simulate") == 0)
+                return cmd_simulate(&a);
         fprintf(stderr, "error: unknown command \"%s\"\n", cmd);
         usage(stderr);
         return EXIT_USAGE;

@@ -62,3 +62,97 @@ int effective_diff(const PolicyEffective *a, const char *label_a, const PolicyEf
  * array, core/v1 shape; may be NULL). Returns 1 when the pod is unscheduled, 0 when it
  * has a node, -ENOMEM. */
 int explain_pod(const json_t *pod, const json_t *events, Buf *out);
+
+/* ---- migrate ---- */
+
+typedef struct MigratePlan {
+        json_t *configmap;      /* the source ConfigMap to write (openshift-config/<name>) */
+        char *config_yaml;      /* its config.yaml: the v1beta1 translation */
+        size_t n_lossy;         /* what the translation cannot keep (its warnings) */
+        char *lossy_text;       /* those, one formatted diagnostic a line; "" when none */
+        char *notes_text;       /* the translation's notes (changed scales, merged plugins) */
+} MigratePlan;
+
+/* Translates the Policy text (label names it in diagnostics: "configmap/x:policy.cfg") into
+ * the ConfigMap cm_name of a KubeSchedulerConfiguration source with one profile named
+ * scheduler_name. Returns 0 and *ret (free with migrate_plan_done()); -EINVAL with
+ * *ret_error (new message) for a Policy that is invalid or has no translation; -ENOMEM. */
+int migrate_plan(const char *policy_text, size_t len, const char *label, const char *cm_name,
+                 const char *scheduler_name, MigratePlan *ret, char **ret_error);
+void migrate_plan_done(MigratePlan *p);
+/* What migrating changes: config.yaml of the source ConfigMap against existing_cm's (NULL:
+ * it does not exist) as a line diff, then the operator's spec.schedulerConfig.name
+ * (operator_cr NULL: created) and the Scheduler's spec.policy.name being unset. Returns 0
+ * when nothing would change, 1 otherwise, -ENOMEM. */
+int migrate_diff(const MigratePlan *p, const json_t *existing_cm, const json_t *operator_cr, const json_t *scheduler,
+                 Buf *out);
+
+/* ---- simulate ---- */
+
+struct SchedConfig;
+struct SchedStrtab;
+
+/* One configuration to simulate: its profiles (borrowed, compiled by libschedcore), each
+ * deciding the pods whose spec.schedulerName it names. */
+typedef struct SimulateSide {
+        const char *label;
+        struct SchedConfig *const *profiles;
+        uint32_t n_profiles;
+} SimulateSide;
+
+/* A pending pod whose fate differs between the two configurations. */
+typedef struct SimulatePending {
+        char *pod;                      /* namespace/name */
+        char *node;                     /* the candidate's node; NULL when it fits nowhere */
+        char *reason;                   /* the failure summary of the side that cannot place it */
+} SimulatePending;
+
+/* A running pod that one of the two configurations would place elsewhere than it runs. */
+typedef struct SimulateMove {
+        char *pod;                      /* namespace/name */
+        char *node;                     /* where it runs */
+        char *decided[2];               /* each side's node; NULL when it fits nowhere */
+} SimulateMove;
+
+typedef struct SimulateNode {
+        char *name;
+        /* [0] the active configuration's decisions, [1] the candidate's */
+        int64_t milli_cpu[2], memory[2];
+        uint32_t pods[2];
+        int64_t alloc_milli_cpu, alloc_memory;
+} SimulateNode;
+
+typedef struct SimulateReport {
+        uint32_t n_nodes, n_running, n_pending;
+        uint32_t n_other;               /* pods no profile of both configurations schedules */
+        uint32_t n_terminal;            /* Succeeded/Failed pods (not simulated) */
+        uint32_t moved[2];              /* running pods each configuration puts on another node */
+        uint32_t unplaceable[2];        /* running pods each configuration finds no node for */
+        uint32_t differ;                /* running pods the two configurations place apart */
+        uint32_t pending_fit[2];        /* pending pods each configuration places */
+        SimulatePending *became_schedulable, *became_unschedulable;
+        uint32_t n_became_schedulable, n_became_unschedulable;
+        SimulateMove *moves;            /* in the order read */
+        uint32_t n_moves;
+        SimulateNode *nodes;            /* in the order read */
+} SimulateReport;
+
+/* The what-if: nodes and pods (arrays of core/v1 objects, borrowed) go into one cache; each
+ * running pod (bound, not Succeeded/Failed) is re-placed under each side against the
+ * cluster without itself (the cluster is restored after each decision), and each pending
+ * pod is placed against the cluster as it is (decisions independent of one another). Before
+ * every decision the algorithm is seeded from the pod's uid, identically on both sides, so a
+ * tie between equally scored nodes is broken the same way for the same candidates, and the
+ * result does not depend on the order. Each side's rotation of the start node (percentage of
+ * nodes to score) starts at node 0. Per node, the load is the sum of the pods each side puts
+ * there. workloads: the Services, ReplicationControllers, ReplicaSets and StatefulSets
+ * (SchedWorkloadKind order, arrays of objects; NULL or a NULL element: none) whose selectors
+ * the spreading plugins count pods by. strtab is the one the profiles were compiled with. Returns 0, -EINVAL (a node or pod that does not convert; err names it), -ENOMEM. */
+int simulate_run(struct SchedStrtab *strtab, const json_t *nodes, const json_t *pods, const json_t *const *workloads,
+                 const SimulateSide *active,
+                 const SimulateSide *candidate, SimulateReport *ret, Buf *err);
+void simulate_report_done(SimulateReport *r);
+/* A summary and a per-node table (only the nodes whose load changes unless all), or a JSON
+ * object that also lists every running pod one side would place elsewhere ("moves"). */
+int simulate_format(const SimulateReport *r, const SimulateSide *active, const SimulateSide *candidate, bool json,
+                    bool all_nodes, Buf *out);

@@ -104,6 +104,11 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
                                           ? kube_informer_get(m->informers[INF_POLICY_MAPS], RECONCILE_CONFIG_NAMESPACE,
                                                               m->policy_name)
                                           : NULL;
+        const json_t *scheduler_config_cm = m->scheduler_config_name && m->informers[INF_SCHEDULER_CONFIG_MAPS]
+                                                    ? kube_informer_get(m->informers[INF_SCHEDULER_CONFIG_MAPS],
+                                                                        RECONCILE_CONFIG_NAMESPACE,
+                                                                        m->scheduler_config_name)
+                                                    : NULL;
         json_auto_t *configmaps = manager_informer_array(m->informers[INF_OPERAND_MAPS]);
         json_auto_t *pods = manager_informer_array(m->informers[INF_PODS]);
         if (!configmaps || !pods)
@@ -118,6 +123,7 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
         ReconcileInput in = {
                 .scheduler = scheduler,
                 .policy_configmap = policy_cm,
+                .scheduler_config_configmap = scheduler_config_cm,
                 .configmaps = configmaps,
                 .deployment = kube_informer_get(m->informers[INF_DEPLOYMENTS], RECONCILE_OPERAND_NAMESPACE,
                                                 RECONCILE_DEPLOYMENT_NAME),

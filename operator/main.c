@@ -44,6 +44,9 @@ static void help(void) {
                "  --scheduler-kubeconfig FILE  kubeconfig path inside the scheduler pod (default: in-cluster)\n"
                "  --scheduler-serving-cert-secret NAME  a TLS Secret in the scheduler's namespace mounted as\n"
                "                               its HTTPS serving certificate (default: none, self-signed)\n"
+               "  --profiles-as-plugins BOOL   spec.profile renders OpenShift 4.7-4.9's plugin set into the\n"
+               "                               KubeSchedulerConfiguration (default false: the profile's\n"
+               "                               built-in Policy in policy.cfg)\n"
                "  --scheduler-verbosity N      the scheduler's -v (default 2)\n"
                "  --scheduler-replicas N       (default 2)\n"
                "  --scheduler-health-port N    plain-HTTP /healthz and /readyz port of the scheduler (10251)\n"
@@ -103,7 +106,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
                 ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN,
-                ARG_TLS_CERT, ARG_TLS_KEY, ARG_SERVING_CERT_SECRET,
+                ARG_TLS_CERT, ARG_TLS_KEY, ARG_SERVING_CERT_SECRET, ARG_PROFILES_AS_PLUGINS,
         };
         static const struct option options[] = {
                 { "kubeconfig", required_argument, NULL, ARG_KUBECONFIG },
@@ -118,6 +121,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "scheduler-kubeconfig", required_argument, NULL, ARG_SCHED_KUBECONFIG },
                 { "scheduler-serving-cert-secret", required_argument, NULL, ARG_SERVING_CERT_SECRET },
                 { "scheduler-shared-lease", required_argument, NULL, ARG_SHARED_LEASE },
+                { "profiles-as-plugins", required_argument, NULL, ARG_PROFILES_AS_PLUGINS },
                 { "scheduler-verbosity", required_argument, NULL, ARG_SCHED_V },
                 { "scheduler-replicas", required_argument, NULL, ARG_REPLICAS },
                 { "revisions-to-keep", required_argument, NULL, ARG_KEEP },
@@ -182,6 +186,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 case ARG_SCHED_NAME: o->scheduler.scheduler_name = optarg; break;
                 case ARG_SCHED_KUBECONFIG: o->scheduler.kubeconfig = optarg; break;
                 case ARG_SHARED_LEASE: r = parse_bool(optarg, &o->scheduler.shared_lease); break;
+                case ARG_PROFILES_AS_PLUGINS: r = parse_bool(optarg, &o->scheduler.profiles_as_plugins); break;
                 case ARG_SCHED_V:
                         r = parse_int(optarg, 0, 10, &v);
                         o->scheduler.verbosity = (int) v;

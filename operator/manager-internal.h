@@ -35,7 +35,8 @@
 #define OPERATOR_USER_AGENT "scheduler-operator/" OPERATOR_VERSION
 #define OPERATOR_NAMESPACE "openshift-kube-scheduler-operator"
 
-enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, INF_OPERATOR_CONFIGS, _INF_MAX };
+enum { INF_SCHEDULERS, INF_POLICY_MAPS, INF_OPERAND_MAPS, INF_DEPLOYMENTS, INF_PODS, INF_OPERATOR_CONFIGS,
+       INF_SCHEDULER_CONFIG_MAPS, _INF_MAX };
 /* The ClusterOperator's cache, for expectations: not one of the informers a pass waits for. */
 #define CACHE_CLUSTER_OPERATOR _INF_MAX
 
@@ -47,6 +48,7 @@ struct Manager {
         bool synced[_INF_MAX];
         bool caches_synced_once;
         char *policy_name;              /* what INF_POLICY_MAPS selects; NULL: no informer */
+        char *scheduler_config_name;    /* what INF_SCHEDULER_CONFIG_MAPS selects; NULL: none */
         sd_event_source *policy_defer;  /* follow_policy_name() from the loop, not a callback */
         KubeLeaderElector *elector;
         bool leading;

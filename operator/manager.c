@@ -77,18 +77,32 @@ static const char *wanted_policy_name(const Manager *m) {
         return name && name[0] ? name : NULL;
 }
 
-/* Every cache has synced, the policy informer included, and that informer selects the
- * name the Scheduler asks for now: a pass never runs on a policy cache for another name. */
+/* The KubeSchedulerConfiguration source ConfigMap the operator's configuration names
+ * (borrowed), NULL for none. */
+static const char *wanted_scheduler_config_name(const Manager *m) {
+        const json_t *c = m->informers[INF_OPERATOR_CONFIGS]
+                                  ? kube_informer_get(m->informers[INF_OPERATOR_CONFIGS], NULL, OPERATOR_CONFIG_NAME)
+                                  : NULL;
+        const char *name = c ? json_string_value(kube_obj_path(c, "spec.schedulerConfig.name")) : NULL;
+        return name && name[0] ? name : NULL;
+}
+
+static bool same_name(const char *want, const char *have) {
+        if (!want || !have)
+                return !want && !have;
+        return strcmp(want, have) == 0;
+}
+
+/* Every cache has synced, the name-following informers included, and each selects the
+ * name asked for now: a pass never runs on a source cache for another name. */
 bool manager_all_synced(const Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (!m->synced[i])
                         return false;
         if (!coexistence_synced(m->coexist))
                 return false;
-        const char *want = wanted_policy_name(m);
-        if (!want || !m->policy_name)
-                return !want && !m->policy_name;
-        return strcmp(want, m->policy_name) == 0;
+        return same_name(wanted_policy_name(m), m->policy_name) &&
+               same_name(wanted_scheduler_config_name(m), m->scheduler_config_name);
 }
 
 /* Whether this replica may write now: leading, and (with leader election) still holding
@@ -137,35 +151,42 @@ static int new_informer(Manager *m, unsigned idx, const KubeResource *res, const
         return kube_informer_add_handlers(m->informers[idx], &handlers, m);
 }
 
-/* Only the ConfigMap spec.policy.name names is cached from openshift-config: the informer
- * is replaced (field selector metadata.name=NAME) whenever that name changes, and there
- * is none while no name is set. Until the new one has synced, no pass runs. */
-static int follow_policy_name(Manager *m) {
-        const char *name = wanted_policy_name(m);
-        if ((!name && !m->policy_name) || (name && m->policy_name && strcmp(name, m->policy_name) == 0))
+/* Only the ConfigMaps that spec.policy.name (Scheduler) and spec.schedulerConfig.name
+ * (SchedulerPolicyOperator) name are cached from openshift-config: each informer is replaced
+ * (field selector metadata.name=NAME) whenever its name changes, and there is none while no
+ * name is set. Until the new one has synced, no pass runs. */
+static int follow_name(Manager *m, unsigned idx, const char *name, char **have, const char *what) {
+        if (same_name(name, *have))
                 return 0;
 
-        m->informers[INF_POLICY_MAPS] = kube_informer_unref(m->informers[INF_POLICY_MAPS]);
-        m->policy_name = mfree(m->policy_name);
-        m->synced[INF_POLICY_MAPS] = !name;
+        m->informers[idx] = kube_informer_unref(m->informers[idx]);
+        *have = mfree(*have);
+        m->synced[idx] = !name;
         if (!name)
                 return 0;
         _cleanup_free_ char *field = NULL;
-        if (asprintf(&field, "metadata.name=%s", name) < 0 || !(m->policy_name = strdup(name)))
+        if (asprintf(&field, "metadata.name=%s", name) < 0 || !(*have = strdup(name)))
                 return -ENOMEM;
-        int r = new_informer(m, INF_POLICY_MAPS, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, NULL, field);
+        int r = new_informer(m, idx, &KUBE_CONFIGMAPS, RECONCILE_CONFIG_NAMESPACE, NULL, field);
         if (r >= 0)
-                r = kube_informer_start(m->informers[INF_POLICY_MAPS]);
+                r = kube_informer_start(m->informers[idx]);
         if (r < 0) {
-                /* Without it the pass cannot see the policy: retry on the next event. */
-                m->informers[INF_POLICY_MAPS] = kube_informer_unref(m->informers[INF_POLICY_MAPS]);
-                m->policy_name = mfree(m->policy_name);
-                m->synced[INF_POLICY_MAPS] = false;
-                return klog_error_errno(r, "Cannot watch the policy ConfigMap %s/%s: %m", RECONCILE_CONFIG_NAMESPACE,
+                /* Without it the pass cannot see the source: retry on the next event. */
+                m->informers[idx] = kube_informer_unref(m->informers[idx]);
+                *have = mfree(*have);
+                m->synced[idx] = false;
+                return klog_error_errno(r, "Cannot watch the %s ConfigMap %s/%s: %m", what, RECONCILE_CONFIG_NAMESPACE,
                                         LOG_TEXT(name));
         }
-        klog_v(2, "Watching ConfigMap %s/%s for the policy", RECONCILE_CONFIG_NAMESPACE, LOG_TEXT(name));
+        klog_v(2, "Watching ConfigMap %s/%s for the %s", RECONCILE_CONFIG_NAMESPACE, LOG_TEXT(name), what);
         return 0;
+}
+
+static int follow_policy_name(Manager *m) {
+        int r = follow_name(m, INF_POLICY_MAPS, wanted_policy_name(m), &m->policy_name, "policy");
+        int k = follow_name(m, INF_SCHEDULER_CONFIG_MAPS, wanted_scheduler_config_name(m), &m->scheduler_config_name,
+                            "KubeSchedulerConfiguration");
+        return r < 0 ? r : k;
 }
 
 /* ---- informers, leadership, health ------------------------------------------------- */
@@ -186,7 +207,7 @@ static void schedule_follow_policy_name(Manager *m) {
 
 static void on_add(KubeInformer *inf, json_t *obj, void *userdata) {
         Manager *m = userdata;
-        if (inf == m->informers[INF_SCHEDULERS])
+        if (inf == m->informers[INF_SCHEDULERS] || inf == m->informers[INF_OPERATOR_CONFIGS])
                 schedule_follow_policy_name(m);
         trigger(m);
 }
@@ -203,7 +224,7 @@ static void on_synced(KubeInformer *inf, void *userdata) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (inf == m->informers[i])
                         m->synced[i] = true;
-        if (inf == m->informers[INF_SCHEDULERS])
+        if (inf == m->informers[INF_SCHEDULERS] || inf == m->informers[INF_OPERATOR_CONFIGS])
                 schedule_follow_policy_name(m);
         if (!was && manager_all_synced(m)) {
                 if (!m->caches_synced_once) {
@@ -364,6 +385,7 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         char label[128];
         snprintf(label, sizeof(label), "%s=%s", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME);
         m->synced[INF_POLICY_MAPS] = true;      /* no informer until a policy name is set */
+        m->synced[INF_SCHEDULER_CONFIG_MAPS] = true; /* nor until a source name is set */
         if ((r = new_informer(m, INF_SCHEDULERS, &SCHEDULERS, NULL, NULL, "metadata.name=" RECONCILE_SCHEDULER_NAME)) < 0 ||
             (r = new_informer(m, INF_OPERAND_MAPS, &KUBE_CONFIGMAPS, RECONCILE_OPERAND_NAMESPACE, label, NULL)) < 0 ||
             (r = new_informer(m, INF_DEPLOYMENTS, &KUBE_DEPLOYMENTS, RECONCILE_OPERAND_NAMESPACE, NULL,
@@ -503,6 +525,7 @@ Manager *manager_free(Manager *m) {
         kube_client_unref(m->client);
         sd_event_unref(m->event);
         free(m->policy_name);
+        free(m->scheduler_config_name);
         free(m->pass_key);
         json_decref(m->pass_nodes);
         (void) apply_error_forget(&m->apply_error);

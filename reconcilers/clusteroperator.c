@@ -64,7 +64,13 @@ static const char *legacy_policy(const ClusterOperatorInput *in) {
 static int upgradeable(const ClusterOperatorInput *in, ConditionSpec *c, char **msg) {
         const char *policy = legacy_policy(in);
         if (!policy) {
-                *msg = strdup("no legacy scheduler Policy is in use (the Scheduler's profile is a built-in policy)");
+                const char *sc = in->pass ? jstr(in->pass->status, "policy", "schedulerConfig") : NULL;
+                if (sc && sc[0]) {
+                        if (asprintf(msg, "no legacy scheduler Policy is in use (the KubeSchedulerConfiguration in "
+                                          "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s is the source)", sc) < 0)
+                                return -ENOMEM;
+                } else
+                        *msg = strdup("no legacy scheduler Policy is in use (the Scheduler's profile is a built-in policy)");
                 if (!*msg)
                         return -ENOMEM;
                 *c = (ConditionSpec) { "Upgradeable", true, "AsExpected", *msg };
@@ -72,11 +78,11 @@ static int upgradeable(const ClusterOperatorInput *in, ConditionSpec *c, char **
         }
         if (asprintf(msg,
                      "the Scheduler uses the legacy scheduler Policy in ConfigMap " RECONCILE_CONFIG_NAMESPACE
-                     "/%s; OpenShift 4.10 removed the Policy API. Translate it into a KubeSchedulerConfiguration "
-                     "profile with `kubectl get configmap %s -n " RECONCILE_CONFIG_NAMESPACE
-                     " -o yaml | policy-validator --configmap --translate=v1beta1 -`, move to that, then unset "
-                     "spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME,
-                     policy, policy) < 0)
+                     "/%s; OpenShift 4.10 removed the Policy API. Move to its KubeSchedulerConfiguration "
+                     "translation with `kubectl scheduler-policy migrate` (--dry-run shows the change first): it "
+                     "writes the translation as the operator's KubeSchedulerConfiguration source and switches to "
+                     "it; then unset spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME,
+                     policy) < 0)
                 return -ENOMEM;
         truncate_message(*msg, RECONCILE_MAX_MESSAGE);
         *c = (ConditionSpec) { "Upgradeable", false, "LegacyPolicyInUse", *msg };

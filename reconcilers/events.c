@@ -32,10 +32,23 @@ int events_report(Pass *p, const json_t *status) {
         const Desired *w = &p->want;
         int r;
 
-        const char *old_valid = condition_status(jpath(p->old_status, "conditions"), "PolicyValid");
-        if (w->valid && (p->created || !old_valid || strcmp(old_valid, "True") != 0)) {
-                r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu predicates, %zu priorities", p->what,
-                                json_array_size(w->predicates), json_array_size(w->priorities));
+        /* A KubeSchedulerConfiguration source is judged by its own condition; PolicyValid
+         * stays True while it is active. A source "accepted" again under NotInUse (a Policy
+         * won before) is a change of source too. */
+        const char *old_valid = condition_status(jpath(p->old_status, "conditions"),
+                                                 w->framework_source ? "SchedulerConfigValid" : "PolicyValid");
+        const char *old_reason = w->framework_source ? jstr(kube_condition_find(jpath(p->old_status, "conditions"),
+                                                                                "SchedulerConfigValid"),
+                                                            "reason")
+                                                     : NULL;
+        if (w->valid && (p->created || !old_valid || strcmp(old_valid, "True") != 0 ||
+                         (old_reason && strcmp(old_reason, "NotInUse") == 0))) {
+                if (w->framework_source)
+                        r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu profile%s", p->what,
+                                        json_array_size(w->plugins), json_array_size(w->plugins) == 1 ? "" : "s");
+                else
+                        r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu predicates, %zu priorities",
+                                        p->what, json_array_size(w->predicates), json_array_size(w->priorities));
                 if (r < 0)
                         return r;
         }

@@ -21,6 +21,7 @@
 #define RECONCILE_MAX_ANNOTATIONS ((size_t) 256 * 1024)         /* all annotations of an object */
 #define RECONCILE_MAX_STATUS_LIST 1024u         /* status.predicates/priorities maxItems (CRD) */
 #define RECONCILE_MAX_STATUS_DIAGNOSTICS 256u   /* status.rejected.diagnostics maxItems (CRD) */
+#define RECONCILE_MAX_STATUS_PROFILES 64u       /* status.plugins maxItems (CRD) */
 
 /* jansson provides json_decrefp (json_auto_t); this spelling reads like the others. */
 #define _cleanup_json_ _cleanup_(json_decrefp)
@@ -55,13 +56,18 @@ void truncate_message(char *s, size_t max);
 /* ---- rendering (render.c) ------------------------------------------------------------ */
 
 typedef struct RevisionSettings {
-        const char *policy;             /* normalized policy.cfg */
+        const char *policy;             /* normalized policy.cfg; NULL for a framework revision */
+        const char *framework;          /* a framework revision: config.yaml after the header
+                                         * (no policy.cfg, no --policy-config-file); NULL for a
+                                         * Policy revision */
+        bool framework_sets_percentage; /* framework has percentageOfNodesToScore: the
+                                         * operator's setting is not written */
         const char *default_node_selector;
         bool masters_schedulable;
 } RevisionSettings;
 
-/* The data of a revision ConfigMap: {config.yaml, policy.cfg, policy-scheduler.yaml}. New
- * reference in *ret; -ENOMEM. */
+/* The data of a revision ConfigMap: {config.yaml, policy.cfg, policy-scheduler.yaml}, without
+ * policy.cfg for a framework revision (s->profiles set). New reference in *ret; -ENOMEM. */
 int render_revision_data(const ReconcileConfig *c, const RevisionSettings *s, json_t **ret);
 /* sha256 over the data's keys and values in key order: the revision's config-hash. */
 void revision_data_hash(const json_t *data, char ret_hex[static 65]);
@@ -73,9 +79,11 @@ int revision_check_limits(const json_t *cm, char **ret_problem);
  * effective are copied. -ENOMEM. */
 int render_revision_configmap(int64_t number, const json_t *data, const char *hash,
                               const json_t *source, const json_t *effective, json_t **ret);
-/* The Deployment pointed at a revision. spec_hash (65 bytes) receives the hash of the
- * rendered spec, which is also stored in the RECONCILE_ANN_SPEC_HASH annotation. */
-int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash,
+/* The Deployment pointed at a revision. policy_file: the revision has a policy.cfg, passed
+ * with --policy-config-file (a framework revision has none). spec_hash (65 bytes) receives
+ * the hash of the rendered spec, which is also stored in the RECONCILE_ANN_SPEC_HASH
+ * annotation. */
+int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash, bool policy_file,
                       int64_t now, json_t **ret, char ret_spec_hash[static 65]);
 
 /* ---- conditions (conditions.c) ------------------------------------------------------- */
@@ -124,11 +132,27 @@ typedef struct Desired {
         json_t *diagnostics;            /* rejected: [{severity, code, path, line, column, message}] */
         json_t *predicates, *priorities; /* valid: the effective lists */
         char *normalized;               /* valid: the policy.cfg to render */
+        bool framework_source;          /* the source is a KubeSchedulerConfiguration (the
+                                         * operator's spec.schedulerConfig), judged by
+                                         * SchedulerConfigValid rather than PolicyValid */
+        char *framework;                /* valid framework revision: config.yaml after the
+                                         * operator's header (a profile's `profiles:` section as
+                                         * OpenShift's asset has it, or the source's fields); the
+                                         * revision then has no policy.cfg */
+        bool framework_sets_percentage; /* framework has its own percentageOfNodesToScore */
+        json_t *plugins;                /* valid framework source: [{schedulerName,
+                                         * extensionPoints: {point: [{name[, weight]}]}}] */
 } Desired;
 
-/* Resolves and judges the desired policy of a Scheduler. The outcome (valid or not) is in
+/* Resolves and judges the desired policy of a Scheduler. Exactly one source is active: a
+ * Policy (spec.policy.name) wins, then the KubeSchedulerConfiguration the operator's
+ * configuration names (c->scheduler_config_name, ConfigMap scheduler_config_cm), then the
+ * profile; the status source and the message name what is ignored and why. A profile is rendered as OpenShift's
+ * plugin set when c->profiles_as_plugins (the built-in policy's effective lists still fill
+ * the status: kube-scheduler v1.20 runs the two alike). The outcome (valid or not) is in
  * *ret (caller frees with desired_done()); returns 0 or -ENOMEM. */
-int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret);
+int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm,
+                    const json_t *scheduler_config_cm, Desired *ret);
 void desired_done(Desired *d);
 /* Turns a valid Desired into a rejected one: reason (static) and "<source> <fmt...>" as the
  * message; the effective lists and rendering are dropped. Returns 0 or -ENOMEM. */
@@ -139,3 +163,6 @@ int desired_reject(Desired *d, const char *reason, const char *fmt, ...) _printf
 int desired_check_node_selector(Desired *d, const char *selector);
 /* "policy.cfg of ConfigMap openshift-config/x" or "the built-in policy of profile P". */
 int desired_describe(const Desired *d, char **ret);
+/* The revision's effective annotation of d: {predicates, priorities[, plugins]}. New
+ * reference; NULL on ENOMEM. */
+json_t *desired_effective(const Desired *d);

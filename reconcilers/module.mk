@@ -4,12 +4,14 @@
 RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/revisions.c reconcilers/rollout.c \
                     reconcilers/status.c reconcilers/events.c reconcilers/source.c reconcilers/render.c \
                     reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c \
-                    reconcilers/coexistence.c \
+                    reconcilers/coexistence.c reconcilers/profiles.c \
                     reconcilers/operator-config.c reconcilers/clusteroperator.c
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
 RECONCILE_WORLD := tests/unit/reconcile-world.c
 $(foreach j,install policy rollout drift,$(eval $(call unit_test,test-reconcile-$(j),tests/unit/test-reconcile-$(j).c $(RECONCILE_WORLD),reconcilers policy kube common)))
 $(eval $(call unit_test,test-reconcile-operator-config,tests/unit/test-reconcile-operator-config.c $(RECONCILE_WORLD),reconcilers policy kube common))
+$(eval $(call unit_test,test-reconcile-scheduler-config,tests/unit/test-reconcile-scheduler-config.c $(RECONCILE_WORLD),reconcilers policy kube common))
+$(eval $(call unit_test,test-reconcile-profiles,tests/unit/test-reconcile-profiles.c $(RECONCILE_WORLD),reconcilers policy kube common))
 $(eval $(call unit_test,test-reconcile-parts,tests/unit/test-reconcile-parts.c,reconcilers policy kube common))
 $(eval $(call unit_test,test-reconcile-clusteroperator,tests/unit/test-reconcile-clusteroperator.c $(RECONCILE_WORLD),reconcilers policy kube common))

@@ -117,6 +117,12 @@ static int parse_spec(const json_t *spec, OperatorSettings *s, char **ret_proble
                                 return problem(ret_problem, "nodeSelector", "values must be strings");
                 c->node_selector = j;
         }
+        if ((j = json_object_get(spec, "schedulerConfig"))) {
+                const json_t *name = json_object_get(j, "name");
+                if (!json_is_object(j) || (name && !json_is_string(name)))
+                        return problem(ret_problem, "schedulerConfig", "must be an object with a string name");
+                c->scheduler_config_name = json_string_value(name);
+        }
         if ((j = json_object_get(spec, "tolerations"))) {
                 size_t i;
                 const json_t *t;

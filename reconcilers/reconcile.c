@@ -206,7 +206,9 @@ static int step_observe(Pass *p) {
 static int render_use(Pass *p) {
         const char *dns = jstr(p->in->scheduler, "spec", "defaultNodeSelector");
         RevisionSettings s = {
-                .policy = p->use->normalized,
+                .policy = p->use->framework ? NULL : p->use->normalized,
+                .framework = p->use->framework,
+                .framework_sets_percentage = p->use->framework_sets_percentage,
                 .default_node_selector = dns && p->want.valid ? dns : "",
                 .masters_schedulable = json_is_true(jpath(p->in->scheduler, "spec", "mastersSchedulable")),
         };
@@ -223,8 +225,7 @@ static int render_use(Pass *p) {
 /* Whether want's revision fits where it goes: the ConfigMap (data, annotations) and the
  * Scheduler status lists. When it does not, want is rejected with the limit named. */
 static int check_fits(Pass *p) {
-        _cleanup_json_ json_t *effective = json_pack("{s:O, s:O}", "predicates", p->want.predicates, "priorities",
-                                                     p->want.priorities);
+        _cleanup_json_ json_t *effective = desired_effective(&p->want);
         _cleanup_json_ json_t *cm = NULL;
         _cleanup_free_ char *problem = NULL;
         int r;
@@ -244,9 +245,15 @@ static int check_fits(Pass *p) {
                      json_array_size(p->want.predicates), json_array_size(p->want.priorities),
                      RECONCILE_MAX_STATUS_LIST) < 0)
                 return -ENOMEM;
+        if (!problem && json_array_size(p->want.plugins) > RECONCILE_MAX_STATUS_PROFILES &&
+            asprintf(&problem, "it has %zu profiles; the Scheduler status lists the plugins of at most %u (the CRD's "
+                               "maxItems)",
+                     json_array_size(p->want.plugins), RECONCILE_MAX_STATUS_PROFILES) < 0)
+                return -ENOMEM;
         if (!problem)
                 return 0;
-        return desired_reject(&p->want, "PolicyTooLarge", "is valid but does not fit: %s", problem);
+        return desired_reject(&p->want, p->want.framework_source ? "SchedulerConfigTooLarge" : "PolicyTooLarge",
+                              "is valid but does not fit: %s", problem);
 }
 
 /* The profile's built-in policy, rendered instead of a rejected or missing policy when
@@ -262,7 +269,10 @@ static int use_fallback(Pass *p) {
                 if (!sched)
                         return -ENOMEM;
                 desired_done(&p->fallback);
-                r = desired_resolve(sched, NULL, &p->fallback);
+                /* The profile alone: the operator's own source is what failed or is missing. */
+                ReconcileConfig profile_only = *p->cfg;
+                profile_only.scheduler_config_name = NULL;
+                r = desired_resolve(&profile_only, sched, NULL, NULL, &p->fallback);
                 if (r < 0)
                         return r;
         }
@@ -280,7 +290,8 @@ static int use_fallback(Pass *p) {
 static int step_target(Pass *p) {
         int r;
 
-        r = desired_resolve(p->in->scheduler, p->in->policy_configmap, &p->want);
+        r = desired_resolve(p->cfg, p->in->scheduler, p->in->policy_configmap, p->in->scheduler_config_configmap,
+                           &p->want);
         if (r < 0)
                 return r;
         if (p->want.valid) {

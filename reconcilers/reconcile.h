@@ -43,6 +43,8 @@ typedef struct json_t json_t;
 #define RECONCILE_POLICY_KEY "policy.cfg"
 #define RECONCILE_CONFIG_KEY "config.yaml"
 #define RECONCILE_SETTINGS_KEY "policy-scheduler.yaml"
+/* The key of a KubeSchedulerConfiguration source ConfigMap in RECONCILE_CONFIG_NAMESPACE. */
+#define RECONCILE_SCHEDULER_CONFIG_KEY "config.yaml"
 #define RECONCILE_ANNOTATION_PREFIX "scheduler.openshift.io/"
 #define RECONCILE_ANN_REVISION RECONCILE_ANNOTATION_PREFIX "revision"
 #define RECONCILE_ANN_CONFIG_HASH RECONCILE_ANNOTATION_PREFIX "config-hash"
@@ -96,6 +98,13 @@ typedef struct ReconcileConfig {
                                          * kube-system/kube-scheduler, the one upstream
                                          * kube-scheduler uses, so the two exclude each other
                                          * (false: openshift-kube-scheduler/policy-scheduler) */
+        const char *scheduler_config_name; /* a ConfigMap in RECONCILE_CONFIG_NAMESPACE whose key
+                                         * RECONCILE_SCHEDULER_CONFIG_KEY holds a
+                                         * KubeSchedulerConfiguration source (the operator's
+                                         * spec.schedulerConfig.name); NULL/"" = none */
+        bool profiles_as_plugins;       /* spec.profile renders OpenShift 4.7-4.9's plugin set
+                                         * (reconcilers/profiles.h) into config.yaml; false:
+                                         * the profile's built-in Policy in policy.cfg */
 } ReconcileConfig;
 
 /* Fills the defaults listed above. */
@@ -105,6 +114,8 @@ typedef struct ReconcileInput {
         const json_t *scheduler;        /* Scheduler "cluster"; NULL when it does not exist */
         const json_t *policy_configmap; /* openshift-config/<spec.policy.name>; NULL when absent
                                          * (ignored when no name is set) */
+        const json_t *scheduler_config_configmap; /* openshift-config/<config's scheduler_config_name>;
+                                         * NULL when absent (ignored when no name is set) */
         const json_t *configmaps;       /* array of ConfigMaps in openshift-kube-scheduler (others
                                          * than policy-scheduler-config-<N> are ignored); NULL = [] */
         const json_t *deployment;       /* Deployment policy-scheduler; NULL when absent */

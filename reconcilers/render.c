@@ -39,14 +39,18 @@ static int yaml_quote(Buf *b, const char *s) {
         return buf_puts(b, q);
 }
 
-static int render_config_yaml(const ReconcileConfig *c, char **ret) {
+static int render_config_yaml(const ReconcileConfig *c, const RevisionSettings *s, char **ret) {
         _cleanup_buf_ Buf b;
         int r = 0;
 
         buf_init(&b, 64 * 1024);
+        if (s->framework)
+                r |= buf_puts(&b, "# Rendered by scheduler-operator from a Scheduler Framework configuration.\n");
+        else
+                r |= buf_puts(&b,
+                              "# Rendered by scheduler-operator. The policy is " RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY ",\n"
+                              "# passed with --policy-config-file: v1beta1 has no algorithmSource field.\n");
         r |= buf_puts(&b,
-                      "# Rendered by scheduler-operator. The policy is " RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY ",\n"
-                      "# passed with --policy-config-file: v1beta1 has no algorithmSource field.\n"
                       "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
                       "kind: KubeSchedulerConfiguration\n");
         if (c->kubeconfig && c->kubeconfig[0]) {
@@ -68,17 +72,22 @@ static int render_config_yaml(const ReconcileConfig *c, char **ret) {
                               "  resourceLock: leases\n"
                               "  resourceNamespace: " RECONCILE_OPERAND_NAMESPACE "\n"
                               "  resourceName: " RECONCILE_DEPLOYMENT_NAME "\n");
-        r |= buf_printf(&b, "percentageOfNodesToScore: %d\n", c->percentage_of_nodes_to_score);
-        r |= buf_puts(&b, "profiles:\n- schedulerName: ");
-        r |= yaml_quote(&b, c->scheduler_name);
-        r |= buf_putc(&b, '\n');
+        if (!s->framework_sets_percentage)
+                r |= buf_printf(&b, "percentageOfNodesToScore: %d\n", c->percentage_of_nodes_to_score);
+        if (s->framework)
+                r |= buf_puts(&b, s->framework);
+        else {
+                r |= buf_puts(&b, "profiles:\n- schedulerName: ");
+                r |= yaml_quote(&b, c->scheduler_name);
+                r |= buf_putc(&b, '\n');
+        }
         if (r != 0)
                 return -ENOMEM;
 
-        char *s = buf_steal(&b);
-        if (!s)
+        char *text = buf_steal(&b);
+        if (!text)
                 return -ENOMEM;
-        *ret = s;
+        *ret = text;
         return 0;
 }
 
@@ -91,9 +100,10 @@ static int render_settings_yaml(const RevisionSettings *s, char **ret) {
                       "# Settings of the bundled policy-scheduler that KubeSchedulerConfiguration has no\n"
                       "# field for; upstream kube-scheduler never reads this file.\n"
                       "apiVersion: scheduler.openshift.io/v1alpha1\n"
-                      "kind: PolicySchedulerSettings\n"
-                      "policyFile: \"" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY "\"\n"
-                      "defaultNodeSelector: ");
+                      "kind: PolicySchedulerSettings\n");
+        if (s->policy)
+                r |= buf_puts(&b, "policyFile: \"" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY "\"\n");
+        r |= buf_puts(&b, "defaultNodeSelector: ");
         r |= yaml_quote(&b, s->default_node_selector);
         r |= buf_printf(&b, "\nmastersSchedulable: %s\n", s->masters_schedulable ? "true" : "false");
         if (r != 0)
@@ -110,7 +120,7 @@ int render_revision_data(const ReconcileConfig *c, const RevisionSettings *s, js
         _cleanup_free_ char *config = NULL, *settings = NULL;
         int r;
 
-        r = render_config_yaml(c, &config);
+        r = render_config_yaml(c, s, &config);
         if (r < 0)
                 return r;
         r = render_settings_yaml(s, &settings);
@@ -121,7 +131,7 @@ int render_revision_data(const ReconcileConfig *c, const RevisionSettings *s, js
         if (!data)
                 return -ENOMEM;
         if (jset_str(data, RECONCILE_CONFIG_KEY, config) < 0 ||
-            jset_str(data, RECONCILE_POLICY_KEY, s->policy) < 0 ||
+            (s->policy && jset_str(data, RECONCILE_POLICY_KEY, s->policy) < 0) ||
             jset_str(data, RECONCILE_SETTINGS_KEY, settings) < 0)
                 return -ENOMEM;
         *ret = TAKE_PTR(data);
@@ -217,7 +227,7 @@ int revision_check_limits(const json_t *cm, char **ret_problem) {
         return r < 0 ? -ENOMEM : 0;
 }
 
-static json_t *render_command(const ReconcileConfig *c) {
+static json_t *render_command(const ReconcileConfig *c, bool policy_file) {
         static const char *const default_command[] = { "policy-scheduler", NULL };
         const char *const *argv = c->command ? c->command : default_command;
         char arg[64];
@@ -230,7 +240,8 @@ static json_t *render_command(const ReconcileConfig *c) {
                         return NULL;
         snprintf(arg, sizeof(arg), "--v=%d", c->verbosity);
         if (json_array_append_new(cmd, json_string("--config=" RECONCILE_MOUNT_DIR "/" RECONCILE_CONFIG_KEY)) < 0 ||
-            json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0 ||
+            (policy_file &&
+             json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0) ||
             json_array_append_new(cmd, json_string(arg)) < 0)
                 return NULL;
         json_t *taken = TAKE_PTR(cmd);
@@ -277,7 +288,7 @@ static int add_serving_cert(const ReconcileConfig *c, json_t *spec) {
         return 0;
 }
 
-int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash,
+int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash, bool policy_file,
                       int64_t now, json_t **ret, char ret_spec_hash[static 65]) {
         char num[32], cm_name[128], started[RFC3339_MAX];
 
@@ -293,7 +304,7 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
                 "name", "scheduler",
                 "image", c->image,
                 "imagePullPolicy", "IfNotPresent",
-                "command", render_command(c),
+                "command", render_command(c, policy_file),
                 "ports", "name", "healthz", "containerPort", c->health_port, "protocol", "TCP",
                 "readinessProbe", render_probe(c, c->readiness_path, 0, 5),
                 "livenessProbe", render_probe(c, c->liveness_path, 15, 10),

@@ -155,8 +155,7 @@ static int revision_delete(Pass *p, const Revision *rev, const char *description
 
 /* Creates revision `number` from the pass's rendering (p->use, p->data, p->hash). */
 int revision_create(Pass *p, int64_t number, const char *why) {
-        _cleanup_json_ json_t *effective = json_pack("{s:O, s:O}", "predicates", p->use->predicates, "priorities",
-                                                     p->use->priorities);
+        _cleanup_json_ json_t *effective = desired_effective(p->use);
         json_t *cm = NULL;
         int r;
 

@@ -205,9 +205,18 @@ static int deployment_write(Pass *p, json_t *d, int64_t revision, const char *wh
                                why);
 }
 
+/* Whether a revision carries a policy.cfg: its ConfigMap's data, or this pass's rendering
+ * when it is the revision being created or written again. */
+static bool revision_has_policy(Pass *p, int64_t revision) {
+        const Revision *t = revision_find(p, revision);
+        const json_t *data = t && t->cm && revision != p->created ? jpath(t->cm, "data") : p->data;
+        return !data || jpath(data, RECONCILE_POLICY_KEY);
+}
+
 static int render(Pass *p, int64_t revision, const char *hash, json_t **ret) {
         char spec_hash[SHA256_HEX_SIZE];
-        return render_deployment(p->cfg, revision, hash, p->in->now, ret, spec_hash);
+        return render_deployment(p->cfg, revision, hash, revision_has_policy(p, revision), p->in->now, ret,
+                                 spec_hash);
 }
 
 /* The config-hash of the revision the Deployment should run: from the revision ConfigMap,

@@ -11,12 +11,17 @@
 #include "common/sha256.h"
 #include "kube/error.h"
 #include "kube/selector.h"
+#include "policy-validator/kubescheduler-config.h"
+#include "policy-validator/parse.h"
 #include "policy-validator/policy.h"
 #include "reconcilers/internal.h"
+#include "reconcilers/profiles.h"
 
 void desired_done(Desired *d) {
         free(d->message);
         free(d->normalized);
+        free(d->framework);
+        json_decref(d->plugins);
         json_decref(d->source);
         json_decref(d->diagnostics);
         json_decref(d->predicates);
@@ -112,6 +117,8 @@ int desired_check_node_selector(Desired *d, const char *selector) {
                                 return -ENOMEM;
                         free(d->message);
                         free(TAKE_PTR(d->normalized));
+                        free(TAKE_PTR(d->framework));
+                        json_decref(TAKE_PTR(d->plugins));
                         json_decref(TAKE_PTR(d->predicates));
                         json_decref(TAKE_PTR(d->priorities));
                         return set_failure(d, "InvalidDefaultNodeSelector", msg);
@@ -123,10 +130,41 @@ int desired_check_node_selector(Desired *d, const char *selector) {
 }
 
 static int describe_source(const Desired *d, Buf *b) {
-        const char *cm = jstr(d->source, "configMap");
+        const char *cm = jstr(d->source, "configMap"), *sc = jstr(d->source, "schedulerConfig");
         if (cm)
                 return buf_printf(b, "policy.cfg of ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s", cm);
+        if (sc)
+                return buf_printf(b, RECONCILE_SCHEDULER_CONFIG_KEY " of ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s", sc);
+        if (d->framework)
+                return buf_printf(b, "the plugin set of profile %s", jstr(d->source, "profile"));
         return buf_printf(b, "the built-in policy of profile %s", jstr(d->source, "profile"));
+}
+
+/* Appends to a valid d's message; -ENOMEM. */
+static int append_message(Desired *d, const char *fmt, ...) _printf_(2, 3);
+static int append_message(Desired *d, const char *fmt, ...) {
+        _cleanup_free_ char *add = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&add, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        /* Before the warnings, if any: they end the message. */
+        char *w = strstr(d->message, " (");
+        char *m = NULL;
+        if (w && strstr(w, "warning"))
+                r = asprintf(&m, "%.*s%s%s", (int) (w - d->message), d->message, add, w);
+        else
+                r = asprintf(&m, "%s%s", d->message, add);
+        if (r < 0)
+                return -ENOMEM;
+        truncate_message(m, RECONCILE_MAX_MESSAGE);
+        free(d->message);
+        d->message = m;
+        return 0;
 }
 
 int desired_reject(Desired *d, const char *reason, const char *fmt, ...) {
@@ -150,9 +188,18 @@ int desired_reject(Desired *d, const char *reason, const char *fmt, ...) {
                 return -ENOMEM;
         free(d->message);
         free(TAKE_PTR(d->normalized));
+        free(TAKE_PTR(d->framework));
+        json_decref(TAKE_PTR(d->plugins));
         json_decref(TAKE_PTR(d->predicates));
         json_decref(TAKE_PTR(d->priorities));
         return set_failure(d, reason, m);
+}
+
+json_t *desired_effective(const Desired *d) {
+        _cleanup_json_ json_t *e = json_pack("{s:O, s:O}", "predicates", d->predicates, "priorities", d->priorities);
+        if (!e || (d->plugins && json_object_set(e, "plugins", d->plugins) < 0))
+                return NULL;
+        return TAKE_PTR(e);
 }
 
 int desired_describe(const Desired *d, char **ret) {
@@ -264,9 +311,323 @@ static const char *profile_or_default(const char *profile) {
         return profile && profile[0] ? profile : "LowNodeUtilization";
 }
 
-int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *ret) {
+/* The profile's plugin set, in the layout of OpenShift's asset, for a valid profile source. */
+static int render_profile_plugins(const ReconcileConfig *c, Desired *d) {
+        _cleanup_buf_ Buf b;
+        int p = scheduler_profile_from_string(d->profile_name), r;
+
+        if (p < 0)
+                return 0;       /* judge() has rejected it: no built-in policy either */
+        buf_init(&b, 16 * 1024);
+        r = scheduler_profile_render(p, c->scheduler_name, &b);
+        if (r < 0)
+                return r == -EINVAL ? 0 : -ENOMEM;
+        d->framework = buf_steal(&b);
+        return d->framework ? 0 : -ENOMEM;
+}
+
+/* ---- a KubeSchedulerConfiguration source ---------------------------------------------- */
+
+/* What the operator sets in every revision itself; a source may not. */
+static const struct {
+        const char *field;
+        const char *why;
+} operator_owned[] = {
+        { "clientConnection", "the operator sets the scheduler's API connection (its kubeconfig and rate limits)" },
+        { "leaderElection", "the operator sets the scheduler's leader election (its Lease), which its rollouts and "
+                            "the coexistence guard depend on" },
+        { "healthzBindAddress", "the operator serves the scheduler's health endpoints on the port its probes use" },
+        { "metricsBindAddress", "the operator serves the scheduler's metrics on the port its probes and monitoring "
+                                "use" },
+};
+
+/* Appends an error to diags as libpolicy records its own (items, counts), so that one sorted
+ * list holds the operator's rules and the validator's. -ENOMEM. */
+static int diags_add_error(PolicyDiags *diags, const char *code, PolicyPos pos, const char *path, const char *message) {
+        if (diags->n >= POLICY_MAX_DIAGS) {
+                diags->truncated = true;
+                diags->n_errors++;
+                return 0;
+        }
+        if (diags->n == diags->allocated) {
+                size_t n = diags->allocated ? diags->allocated * 2 : 8;
+                PolicyDiag *items = reallocarray(diags->items, n, sizeof(*items));
+                if (!items)
+                        return -ENOMEM;
+                diags->items = items;
+                diags->allocated = n;
+        }
+        PolicyDiag g = { .severity = POLICY_SEVERITY_ERROR, .code = code, .line = pos.line, .column = pos.column,
+                         .path = strdup(path), .message = strdup(message) };
+        if (!g.path || !g.message) {
+                free(g.path);
+                free(g.message);
+                return -ENOMEM;
+        }
+        diags->items[diags->n++] = g;
+        diags->n_errors++;
+        return 0;
+}
+
+/* The rule "operator-owned-field": one error per owned top-level field the document sets. */
+static int check_operator_owned(const PNode *root, PolicyDiags *diags) {
+        if (!root || root->type != PNODE_OBJECT)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(operator_owned); i++) {
+                const PNode *n = pnode_get(root, operator_owned[i].field);
+                _cleanup_free_ char *m = NULL;
+                if (!n)
+                        continue;
+                if (asprintf(&m, "%s is set by the operator and may not be set in the source: %s; remove it",
+                             operator_owned[i].field, operator_owned[i].why) < 0)
+                        return -ENOMEM;
+                int r = diags_add_error(diags, "operator-owned-field", n->key_pos, operator_owned[i].field, m);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A parsed scalar or tree as JSON, in the order written. New reference; NULL on ENOMEM. */
+static json_t *pnode_to_json(const PNode *n) {
+        switch (n->type) {
+        case PNODE_NULL:
+                return json_null();
+        case PNODE_BOOL:
+                return json_boolean(n->boolean);
+        case PNODE_NUMBER: {
+                json_int_t v;
+                int64_t i;
+                if (parse_int64(n->str, INT64_MIN, INT64_MAX, &i) >= 0) {
+                        v = (json_int_t) i;
+                        return json_integer(v);
+                }
+                return json_real(strtod(n->str, NULL));
+        }
+        case PNODE_STRING:
+                return json_stringn(n->str, n->len);
+        case PNODE_ARRAY: {
+                _cleanup_json_ json_t *a = json_array();
+                if (!a)
+                        return NULL;
+                for (const PNode *c = n->child; c; c = c->next)
+                        if (json_array_append_new(a, pnode_to_json(c)) < 0)
+                                return NULL;
+                return TAKE_PTR(a);
+        }
+        case PNODE_OBJECT: {
+                _cleanup_json_ json_t *o = json_object();
+                if (!o)
+                        return NULL;
+                for (const PNode *c = n->child; c; c = c->next)
+                        if (json_object_set_new(o, c->key, pnode_to_json(c)) < 0)
+                                return NULL;
+                return TAKE_PTR(o);
+        }
+        }
+        return NULL;
+}
+
+/* The body of the revision's config.yaml: every top-level field of the source but apiVersion
+ * and kind (the operator writes those, and the owned ones are refused), one per line as a
+ * JSON value, which YAML reads as flow style. Upstream decodes the revision as it decoded the
+ * source, field for field. */
+static int render_source_body(const PNode *root, char **ret, bool *ret_sets_percentage) {
+        _cleanup_buf_ Buf b;
+        bool pct = false;
+
+        buf_init(&b, RECONCILE_MAX_CONFIGMAP_DATA);
+        for (const PNode *c = root->child; c; c = c->next) {
+                if (strcmp(c->key, "apiVersion") == 0 || strcmp(c->key, "kind") == 0)
+                        continue;
+                pct = pct || strcmp(c->key, "percentageOfNodesToScore") == 0;
+                _cleanup_json_ json_t *v = pnode_to_json(c);
+                if (!v)
+                        return -ENOMEM;
+                _cleanup_free_ char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+                if (!text)
+                        return -ENOMEM;
+                int r = buf_printf(&b, "%s: %s\n", c->key, text);
+                if (r < 0)
+                        return r;
+        }
+        char *s = buf_steal(&b);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        *ret_sets_percentage = pct;
+        return 0;
+}
+
+/* The status view of an effective configuration: per profile, the enabled plugins of each
+ * extension point that has any, score plugins with their weights. New reference; NULL on
+ * ENOMEM. */
+static json_t *effective_plugins(const json_t *effective) {
+        _cleanup_json_ json_t *list = json_array();
+        const json_t *profiles = json_object_get(effective, "profiles");
+        size_t i;
+        json_t *prof;
+
+        if (!list)
+                return NULL;
+        json_array_foreach(profiles, i, prof) {
+                _cleanup_json_ json_t *points = json_object();
+                if (!points)
+                        return NULL;
+                for (int pt = 0; pt < _KSC_EXTENSION_POINT_MAX; pt++) {
+                        const char *key = ksc_extension_point_to_string(pt);
+                        const json_t *enabled = jpath(prof, "plugins", key, "enabled");
+                        if (json_array_size(enabled) == 0)
+                                continue;
+                        if (json_object_set(points, key, (json_t *) enabled) < 0)
+                                return NULL;
+                }
+                json_t *e = json_pack("{s:s?, s:O}", "schedulerName", jstr(prof, "schedulerName"), "extensionPoints",
+                                      points);
+                if (json_array_append_new(list, e) < 0)
+                        return NULL;
+        }
+        return TAKE_PTR(list);
+}
+
+/* Validates a KubeSchedulerConfiguration source; fills d (source already set) on both
+ * outcomes, the diagnostics pointing into the ConfigMap's config.yaml. */
+static int judge_scheduler_config(Desired *d, const char *text, size_t len, const char *ignored_profile) {
+        KscOptions opts = { .base = { .max_size = RECONCILE_MAX_POLICY_SIZE } };
+        _cleanup_(pdoc_freep) PDoc *doc = NULL;
+        _cleanup_json_ json_t *eff = NULL;
+        _cleanup_free_ char *diag_text = NULL;
+        _cleanup_buf_ Buf msg;
+        PolicyDiags diags = {}, parse_diags = {};
+        int r;
+
+        buf_init(&msg, RECONCILE_MAX_MESSAGE * 2);
+        /* The positions of the owned fields; a text that does not parse is the validator's to
+         * report, once. */
+        r = pdoc_parse(text, len, &opts.base, &doc, &parse_diags);
+        policy_diags_clear(&parse_diags);
+        if (r == -ENOMEM)
+                goto out;
+        if (doc && (r = check_operator_owned(doc->root, &diags)) < 0)
+                goto out;
+        r = ksc_load(text, len, &opts, &eff, &diags);
+        if (r == -ENOMEM || diags.oom) {
+                r = -ENOMEM;
+                goto out;
+        }
+        /* The revision is rendered from the parsed tree: without one (the two readers
+         * disagreeing), nothing renders, so nothing is accepted. */
+        if (diags.n_errors > 0 || !doc)
+                json_decref(TAKE_PTR(eff));
+
+        policy_diags_sort(&diags);
+        r = policy_diags_format_text(&diags, RECONCILE_SCHEDULER_CONFIG_KEY, &diag_text);
+        if (r < 0)
+                goto out;
+
+        if (!eff) {
+                bool parse = false, limit = false;
+                for (size_t i = 0; i < diags.n; i++) {
+                        parse = parse || is_parse_error(&diags.items[i]);
+                        limit = limit || is_limit_error(&diags.items[i]);
+                }
+                d->diagnostics = policy_diags_to_json(&diags);
+                if (!d->diagnostics) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                r = describe_source(d, &msg);
+                r = r < 0 ? r : buf_printf(&msg, " %s (%zu error%s):\n%s", parse ? "cannot be parsed" : "is invalid",
+                                           diags.n_errors, diags.n_errors == 1 ? "" : "s", diag_text);
+                if (r < 0 && r != -E2BIG)
+                        goto out;
+                char *m = buf_steal(&msg);
+                if (!m) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                r = set_failure(d, parse ? "SchedulerConfigParseError"
+                                         : limit ? "SchedulerConfigTooLarge" : "InvalidSchedulerConfig", m);
+                goto out;
+        }
+
+        r = render_source_body(doc->root, &d->framework, &d->framework_sets_percentage);
+        if (r < 0)
+                goto out;
+        d->plugins = effective_plugins(eff);
+        d->predicates = json_array();
+        d->priorities = json_array();
+        if (!d->plugins || !d->predicates || !d->priorities) {
+                r = -ENOMEM;
+                goto out;
+        }
+        r = describe_source(d, &msg);
+        if (r >= 0)
+                r = buf_printf(&msg, " is valid: %zu profile%s", json_array_size(d->plugins),
+                               json_array_size(d->plugins) == 1 ? "" : "s");
+        for (size_t i = 0; r >= 0 && i < json_array_size(d->plugins); i++)
+                r = buf_printf(&msg, "%s%s", i == 0 ? " (" : ", ",
+                               jstr(json_array_get(d->plugins, i), "schedulerName"));
+        if (r >= 0 && json_array_size(d->plugins) > 0)
+                r = buf_putc(&msg, ')');
+        if (r >= 0 && ignored_profile)
+                r = buf_printf(&msg, "; spec.profile %s is ignored because a KubeSchedulerConfiguration source is set",
+                               ignored_profile);
+        if (r >= 0 && diags.n_warnings > 0)
+                r = buf_printf(&msg, " (%zu warning%s):\n%s", diags.n_warnings, diags.n_warnings == 1 ? "" : "s",
+                               diag_text);
+        if (r < 0 && r != -E2BIG)
+                goto out;
+        d->message = buf_steal(&msg);
+        if (!d->message) {
+                r = -ENOMEM;
+                goto out;
+        }
+        trim_trailing_space(d->message);
+        truncate_message(d->message, RECONCILE_MAX_MESSAGE);
+        d->valid = true;
+        d->reason = "AsExpected";
+        r = 0;
+out:
+        policy_diags_clear(&diags);
+        return r;
+}
+
+/* The ConfigMap the operator's configuration names, found and read into d. */
+static int resolve_scheduler_config(const char *name, const json_t *cm, const char *ignored_profile, Desired *d) {
+        const char *cm_name = jstr(cm, "metadata", "name");
+        char *m = NULL;
+
+        if (!cm || !cm_name || strcmp(cm_name, name) != 0) {
+                if (asprintf(&m, "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%.253s (spec.schedulerConfig.name of "
+                                 "SchedulerPolicyOperator cluster) does not exist", name) < 0)
+                        return -ENOMEM;
+                return set_failure(d, "SchedulerConfigNotFound", m);
+        }
+        const char *rv = jstr(cm, "metadata", "resourceVersion");
+        if (rv && jset_str(d->source, "resourceVersion", rv) < 0)
+                return -ENOMEM;
+        const json_t *value = jpath(cm, "data", RECONCILE_SCHEDULER_CONFIG_KEY);
+        if (!json_is_string(value)) {
+                if (asprintf(&m, "ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%.253s has no key "
+                                 RECONCILE_SCHEDULER_CONFIG_KEY " in data", name) < 0)
+                        return -ENOMEM;
+                return set_failure(d, "SchedulerConfigKeyMissing", m);
+        }
+        const char *text = json_string_value(value);
+        size_t len = json_string_length(value);
+        char hex[SHA256_HEX_SIZE];
+        sha256_hex(text, len, hex);
+        if (jset_str(d->source, "sha256", hex) < 0)
+                return -ENOMEM;
+        return judge_scheduler_config(d, text, len, ignored_profile);
+}
+
+int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm,
+                    const json_t *scheduler_config_cm, Desired *ret) {
         const char *name = jstr(scheduler, "spec", "policy", "name");
         const char *profile = jstr(scheduler, "spec", "profile");
+        const char *sc_name = c->scheduler_config_name && c->scheduler_config_name[0] ? c->scheduler_config_name : NULL;
         Desired d = {};
         int r;
 
@@ -276,6 +637,8 @@ int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *r
                 if (!d.source)
                         return -ENOMEM;
                 if (ignored && jset_str(d.source, "ignoredProfile", ignored) < 0)
+                        goto oom;
+                if (sc_name && jset_str(d.source, "ignoredSchedulerConfig", sc_name) < 0)
                         goto oom;
 
                 const char *cm_name = jstr(policy_cm, "metadata", "name");
@@ -310,12 +673,31 @@ int desired_resolve(const json_t *scheduler, const json_t *policy_cm, Desired *r
                 if (jset_str(d.source, "sha256", hex) < 0)
                         goto oom;
                 r = judge(&d, text, len, true, ignored);
+                if (r >= 0 && sc_name && d.valid)
+                        r = append_message(&d, "; the KubeSchedulerConfiguration in ConfigMap " RECONCILE_CONFIG_NAMESPACE
+                                               "/%s (spec.schedulerConfig.name of SchedulerPolicyOperator cluster) is "
+                                               "ignored because spec.policy.name is set",
+                                           sc_name);
+        } else if (sc_name) {
+                const char *ignored = profile && profile[0] ? profile : NULL;
+                d.framework_source = true;
+                d.source = json_pack("{s:s}", "schedulerConfig", sc_name);
+                if (!d.source)
+                        return -ENOMEM;
+                if (ignored && jset_str(d.source, "ignoredProfile", ignored) < 0)
+                        goto oom;
+                r = resolve_scheduler_config(sc_name, scheduler_config_cm, ignored, &d);
         } else {
                 d.profile_name = profile_or_default(profile);
                 d.source = json_pack("{s:s}", "profile", d.profile_name);
                 if (!d.source)
                         return -ENOMEM;
-                r = judge(&d, NULL, 0, false, NULL);
+                /* Rendered first, so that every message names what runs: the plugin set. */
+                r = c->profiles_as_plugins ? render_profile_plugins(c, &d) : 0;
+                if (r >= 0)
+                        r = judge(&d, NULL, 0, false, NULL);
+                if (r >= 0 && !d.valid)
+                        free(TAKE_PTR(d.framework));
         }
         if (r < 0) {
                 desired_done(&d);

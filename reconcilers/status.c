@@ -45,10 +45,48 @@ static const Revision *failed_revision(Pass *p) {
 /* ---- the conditions, one function each ----------------------------------------------- */
 
 static int cond_policy_valid(Pass *p, ConditionSpec *c, char **msg) {
+        if (p->want.framework_source) {
+                /* Nothing to judge: no Policy is in use. */
+                if (asprintf(msg, "no Policy is in use: the KubeSchedulerConfiguration in ConfigMap "
+                                  RECONCILE_CONFIG_NAMESPACE "/%s is the active source (SchedulerConfigValid judges it)",
+                             jstr(p->want.source, "schedulerConfig")) < 0)
+                        return -ENOMEM;
+                *c = (ConditionSpec) { "PolicyValid", true, "AsExpected", *msg };
+                return 0;
+        }
         *msg = strdup(p->want.message ? p->want.message : "");
         if (!*msg)
                 return -ENOMEM;
         *c = (ConditionSpec) { "PolicyValid", p->want.valid, p->want.reason, *msg };
+        return 0;
+}
+
+/* The verdict on the operator's KubeSchedulerConfiguration source; present once a source
+ * has been named (type NULL: left out), True with reason NotInUse when it is not active. */
+static int cond_scheduler_config_valid(Pass *p, ConditionSpec *c, char **msg) {
+        const char *name = p->cfg->scheduler_config_name;
+
+        if (p->want.framework_source) {
+                *msg = strdup(p->want.message ? p->want.message : "");
+                if (!*msg)
+                        return -ENOMEM;
+                *c = (ConditionSpec) { "SchedulerConfigValid", p->want.valid, p->want.reason, *msg };
+                return 0;
+        }
+        if (!(name && name[0]) && !condition_status(jpath(p->old_status, "conditions"), "SchedulerConfigValid")) {
+                *c = (ConditionSpec) {};
+                return 0;
+        }
+        int r = name && name[0]
+                        ? asprintf(msg, "the KubeSchedulerConfiguration in ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%s is "
+                                        "not in use: spec.policy.name of Scheduler " RECONCILE_SCHEDULER_NAME " is set "
+                                        "and wins",
+                                   name)
+                        : asprintf(msg, "no KubeSchedulerConfiguration source is set (spec.schedulerConfig.name of "
+                                        "SchedulerPolicyOperator cluster)");
+        if (r < 0)
+                return -ENOMEM;
+        *c = (ConditionSpec) { "SchedulerConfigValid", true, "NotInUse", *msg };
         return 0;
 }
 
@@ -141,6 +179,7 @@ static const struct {
         int (*build)(Pass *p, ConditionSpec *c, char **msg);
 } condition_table[] = {
         { cond_policy_valid },
+        { cond_scheduler_config_valid },
         { cond_progressing },
         { cond_available },
         { cond_degraded },
@@ -157,7 +196,7 @@ static int status_source(Pass *p, json_t *status) {
         if (!sr) {
                 /* Its ConfigMap is gone (deleted by hand, being written again): what the
                  * previous pass reported still serves. */
-                static const char *const keys[] = { "policy", "predicates", "priorities" };
+                static const char *const keys[] = { "policy", "predicates", "priorities", "plugins" };
                 for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
                         const json_t *v = jpath(p->old_status, keys[i]);
                         if (v && jset_new(status, keys[i], json_deep_copy(v)) < 0)
@@ -168,7 +207,8 @@ static int status_source(Pass *p, json_t *status) {
         if (p->use && sr->hash && strcmp(sr->hash, p->hash) == 0) {
                 if (jset_new(status, "policy", json_deep_copy(p->use->source)) < 0 ||
                     jset_new(status, "predicates", json_deep_copy(p->use->predicates)) < 0 ||
-                    jset_new(status, "priorities", json_deep_copy(p->use->priorities)) < 0)
+                    jset_new(status, "priorities", json_deep_copy(p->use->priorities)) < 0 ||
+                    (p->use->plugins && jset_new(status, "plugins", json_deep_copy(p->use->plugins)) < 0))
                         return -ENOMEM;
                 return 0;
         }
@@ -176,7 +216,11 @@ static int status_source(Pass *p, json_t *status) {
         _cleanup_json_ json_t *src = annotation_json(sr->cm, RECONCILE_ANN_SOURCE);
         _cleanup_json_ json_t *eff = annotation_json(sr->cm, RECONCILE_ANN_EFFECTIVE);
         const json_t *preds = jpath(eff, "predicates"), *prios = jpath(eff, "priorities");
+        const json_t *plugins = jpath(eff, "plugins");
         if (json_is_object(src) && json_object_set(status, "policy", src) < 0)
+                return -ENOMEM;
+        if (json_is_array(plugins) && json_array_size(plugins) <= RECONCILE_MAX_STATUS_PROFILES &&
+            jset_new(status, "plugins", json_deep_copy(plugins)) < 0)
                 return -ENOMEM;
         if (json_is_array(preds) && json_array_size(preds) <= RECONCILE_MAX_STATUS_LIST &&
             jset_new(status, "predicates", json_deep_copy(preds)) < 0)
@@ -191,6 +235,7 @@ static int status_source(Pass *p, json_t *status) {
 static int copy_foreign_keys(const json_t *old, json_t *status) {
         static const char *const ours[] = {
                 "observedGeneration", "conditions", "revision", "policy", "predicates", "priorities", "rejected",
+                "plugins",
         };
         const char *k;
         json_t *v;
@@ -241,9 +286,13 @@ int step_status(Pass *p, json_t **ret) {
         char *msgs[ELEMENTSOF(condition_table)] = {};
         int r = 0;
 
+        size_t n_conds = 0;
         describe_running(p);
-        for (size_t i = 0; i < ELEMENTSOF(condition_table) && r >= 0; i++)
-                r = condition_table[i].build(p, &conds[i], &msgs[i]);
+        for (size_t i = 0; i < ELEMENTSOF(condition_table) && r >= 0; i++) {
+                r = condition_table[i].build(p, &conds[n_conds], &msgs[i]);
+                if (r >= 0 && conds[n_conds].type)
+                        n_conds++;
+        }
         if (r < 0)
                 goto out;
 
@@ -251,7 +300,7 @@ int step_status(Pass *p, json_t **ret) {
         status = json_object();
         if (!status || jset_new(status, "observedGeneration", json_integer(p->generation)) < 0 ||
             jset_new(status, "conditions", conditions_build(jpath(p->old_status, "conditions"), conds,
-                                                            ELEMENTSOF(conds), p->generation, p->in->now)) < 0)
+                                                            n_conds, p->generation, p->in->now)) < 0)
                 goto out;
         if (p->serving > 0) {
                 if (jset_new(status, "revision", json_integer(p->serving)) < 0)

@@ -120,7 +120,7 @@ wait_for "the documented policy rolls out as revision 2" 90 serving 2
 wait_for "a legacy Policy in use: Upgradeable=False" 20 cis Upgradeable False
 check "... reason LegacyPolicyInUse" creason Upgradeable LegacyPolicyInUse
 msg=$(ccondition Upgradeable message)
-check_match "... the message points at policy-validator --translate=v1beta1" 'policy-validator --configmap --translate=v1beta1' "$msg"
+check_match "... the message names kubectl scheduler-policy migrate" 'kubectl scheduler-policy migrate' "$msg"
 check_match "... and says OpenShift 4.10 removed the Policy API" '4\.10' "$msg"
 check_match "... and names the ConfigMap" 'openshift-config/scheduler-policy' "$msg"
 wait_for "... relatedObjects follow: revision 2 and the policy ConfigMap" 20 bash -c \

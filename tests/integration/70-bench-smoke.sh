@@ -30,6 +30,7 @@ SMOKE=(
   "bench-sched-soak 20000 20"
   "bench-kube-informer"
   "bench-operator --smoke $O/bin/scheduler-operator"
+  "bench-simulate --nodes 50 --pods 500"
 )
 covered=(bench-sched-bind)
 for s in "${SMOKE[@]}"; do covered+=("${s%% *}"); done

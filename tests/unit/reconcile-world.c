@@ -170,6 +170,10 @@ ReconcileOutput *pass(World *w) {
         ReconcileInput in = {
                 .scheduler = w->scheduler,
                 .policy_configmap = w->scheduler ? policy_cm_for(w) : NULL,
+                /* The operator's KubeSchedulerConfiguration source lives beside the policies. */
+                .scheduler_config_configmap = w->config.scheduler_config_name
+                                                      ? json_object_get(w->policy_cms, w->config.scheduler_config_name)
+                                                      : NULL,
                 .configmaps = w->configmaps,
                 .deployment = w->deployment,
                 .pods = w->pods,

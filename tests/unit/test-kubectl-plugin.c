@@ -1,14 +1,21 @@
 /* kubectl-scheduler_policy's pure parts: history rows from what the operator writes, the
- * effective diff between two policies, and explain's reading of the scheduler's words. */
+ * effective diff between two policies, explain's reading of the scheduler's words, and
+ * simulate's comparison of two configurations on the same cluster. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kubectl-plugin/plugin.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/strtab.h"
+#include "scheduler/core/testlib.h"
 
 static json_t *load(const char *text) {
         json_error_t e;
@@ -139,11 +146,336 @@ static void test_explain(void **state) {
         json_decref(bound);
 }
 
+/* ---- migrate ---- */
+
+static char *slurp(const char *path) {
+        FILE *f = fopen(path, "re");
+        assert_non_null(f);
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *m = open_memstream(&buf, &size);
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                fwrite(chunk, 1, n, m);
+        fclose(f);
+        fclose(m);
+        return buf;
+}
+
+/* The documented default policy translates without loss into a source ConfigMap whose
+ * config.yaml is libpolicy's v1beta1 translation (after its comment line). */
+static void test_migrate_default_policy(void **state) {
+        (void) state;
+        char *text = slurp("deploy/policy.cfg"), *problem = NULL;
+        MigratePlan p = {};
+        assert_int_equal(migrate_plan(text, strlen(text), "configmap/scheduler-policy:policy.cfg", "scheduler-config",
+                                      "default-scheduler", &p, &problem),
+                         0);
+        assert_null(problem);
+        assert_int_equal(p.n_lossy, 0);
+        assert_string_equal(p.lossy_text, "");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(p.configmap, "metadata"), "name")),
+                            "scheduler-config");
+        assert_string_equal(json_string_value(json_object_get(json_object_get(p.configmap, "metadata"), "namespace")),
+                            "openshift-config");
+        const char *cfg = json_string_value(json_object_get(json_object_get(p.configmap, "data"), "config.yaml"));
+        assert_string_equal(cfg, p.config_yaml);
+        assert_true(strncmp(cfg, "# The translation of configmap/scheduler-policy:policy.cfg", 58) == 0);
+
+        json_error_t err;
+        json_t *got = json_loads(strchr(cfg, '\n') + 1, 0, &err);
+        assert_non_null(got);
+        PolicyOptions opts = {};
+        Policy *pol = NULL;
+        PolicyDiags diags = {};
+        json_t *want = NULL;
+        assert_int_equal(policy_load(text, strlen(text), &opts, &pol, &diags), 0);
+        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1BETA1, "default-scheduler", &opts, &want, &diags), 0);
+        assert_true(json_equal(got, want));
+        assert_null(json_object_get(got, "clientConnection"));
+        assert_null(json_object_get(got, "leaderElection"));
+        json_decref(got);
+        json_decref(want);
+        policy_free(pol);
+        policy_diags_clear(&diags);
+
+        /* Nothing exists yet: every line is added, the operator's CR is created and the
+         * Policy is unset. */
+        json_t *sched = load("{\"spec\":{\"policy\":{\"name\":\"scheduler-policy\"}}}");
+        Buf out;
+        buf_init(&out, 0);
+        assert_int_equal(migrate_diff(&p, NULL, NULL, sched, &out), 1);
+        assert_non_null(strstr(buf_str(&out), "--- configmap/scheduler-config -n openshift-config (does not exist)\n"));
+        assert_non_null(strstr(buf_str(&out), "\n+  \"kind\": \"KubeSchedulerConfiguration\",\n"));
+        assert_null(strstr(buf_str(&out), "\n-"));
+        assert_non_null(strstr(buf_str(&out), "~ SchedulerPolicyOperator/cluster spec.schedulerConfig.name: (unset) -> "
+                                              "scheduler-config (the object is created)\n"));
+        assert_non_null(strstr(buf_str(&out), "~ Scheduler/cluster spec.policy.name: scheduler-policy -> (unset)"));
+        buf_free(&out);
+
+        /* Done already: nothing changes. */
+        json_t *cm = json_deep_copy(p.configmap);
+        json_t *op = load("{\"spec\":{\"schedulerConfig\":{\"name\":\"scheduler-config\"}}}");
+        json_t *sched2 = load("{\"spec\":{}}");
+        buf_init(&out, 0);
+        assert_int_equal(migrate_diff(&p, cm, op, sched2, &out), 0);
+        assert_null(strstr(buf_str(&out), "\n+{"));
+        assert_null(strstr(buf_str(&out), "\n+ "));
+        assert_non_null(strstr(buf_str(&out), "\n {\n"));
+        assert_null(strstr(buf_str(&out), "~ "));
+        buf_free(&out);
+
+        /* One line differs: one line out, one in, the rest kept. */
+        json_t *data = json_object_get(cm, "data");
+        char *edited = strdup(p.config_yaml);
+        char *k = strstr(edited, "\"KubeSchedulerConfiguration\"");
+        memcpy(k + 1, "X", 1);
+        json_object_set_new(data, "config.yaml", json_string(edited));
+        buf_init(&out, 0);
+        assert_int_equal(migrate_diff(&p, cm, op, sched2, &out), 1);
+        assert_non_null(strstr(buf_str(&out), "\n-  \"kind\": \"XubeSchedulerConfiguration\",\n"
+                                              "+  \"kind\": \"KubeSchedulerConfiguration\",\n"));
+        size_t minus = 0;
+        for (const char *c = buf_str(&out); (c = strstr(c, "\n-")); c++)
+                minus++;
+        assert_int_equal(minus, 1);
+        buf_free(&out);
+        free(edited);
+        json_decref(cm);
+        json_decref(op);
+        json_decref(sched);
+        json_decref(sched2);
+        migrate_plan_done(&p);
+        free(text);
+}
+
+/* A translation that changes behaviour lists what changes; an invalid Policy has none. */
+static void test_migrate_lossy_and_invalid(void **state) {
+        (void) state;
+        const char *lossy = "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"alwaysCheckAllPredicates\":true,"
+                            "\"priorities\":[{\"name\":\"LeastRequestedPriority\",\"weight\":3000000000}]}";
+        MigratePlan p = {};
+        char *problem = NULL;
+        assert_int_equal(migrate_plan(lossy, strlen(lossy), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
+                                      &problem),
+                         0);
+        assert_int_equal(p.n_lossy, 2);
+        assert_non_null(strstr(p.lossy_text, "alwaysCheckAllPredicates"));
+        assert_non_null(strstr(p.lossy_text, "[translate-unmappable]"));
+        assert_non_null(strstr(p.lossy_text, "configmap/p:policy.cfg:1:"));
+        migrate_plan_done(&p);
+
+        const char *invalid = "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\n \"predicates\":[{\"name\":\"NoSuchPredicate\"}]}";
+        assert_int_equal(migrate_plan(invalid, strlen(invalid), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
+                                      &problem),
+                         -EINVAL);
+        assert_non_null(problem);
+        assert_non_null(strstr(problem, "is not a valid Policy (1 error)"));
+        assert_non_null(strstr(problem, "configmap/p:policy.cfg:2:"));
+        free(problem);
+}
+
+/* A profile with NodeResourcesFit (when fit) and one resource score plugin. */
+static SchedConfig *sim_profile(SchedStrtab *t, const char *score, bool fit) {
+        TlProfile b = tl_profile("default-scheduler");
+        tl_enable(&b, "queueSort", "PrioritySort");
+        if (fit) {
+                tl_enable(&b, "preFilter", "NodeResourcesFit");
+                tl_enable(&b, "filter", "NodeResourcesFit");
+        }
+        tl_score(&b, score, 1);
+        tl_enable(&b, "bind", "DefaultBinder");
+        SchedConfig *cfg = NULL;
+        SchedConfigOptions o = {};
+        assert_int_equal(sched_config_new_profile(t, b.json, &o, &cfg, NULL), 0);
+        tl_profile_done(&b);
+        return cfg;
+}
+
+static const SimulateNode *sim_node(const SimulateReport *r, const char *name) {
+        for (uint32_t i = 0; i < r->n_nodes; i++)
+                if (strcmp(r->nodes[i].name, name) == 0)
+                        return &r->nodes[i];
+        fail_msg("no node %s", name);
+        return NULL;
+}
+
+#define SIM_NODE(n, cpu, mem) \
+        "{'metadata':{'name':'" n "'},'status':{'allocatable':{'cpu':'" cpu "','memory':'" mem "','pods':'110'}}}"
+#define SIM_POD(n, cpu, mem, extra) \
+        "{'metadata':{'name':'" n "','namespace':'default','uid':'uid-" n "'},'spec':{" extra \
+        "'containers':[{'name':'c','image':'img','resources':{'requests':{'cpu':'" cpu "','memory':'" mem "'}}}]}," \
+        "'status':{'phase':'Running'}}"
+
+/* Three nodes, memory 2Gi per cpu everywhere (so cpu and memory fractions agree): n1 4 cpu
+ * running a (1000m) and b (1000m), n2 4 cpu running c (500m), n3 3 cpu empty; pending d
+ * (3500m) fits n2 only. Computed by hand (score = free fraction after the pod, x100):
+ *   LeastAllocated: a (and b) without itself: n1 50, n2 62, n3 66 -> n3 (moved);
+ *                   c: n1 37, n2 87, n3 83 -> n2 (stays).            moved 2
+ *   MostAllocated:  a (and b): n1 50, n2 37, n3 33 -> n1 (stays);
+ *                   c: n1 62, n2 12, n3 16 -> n1 (moved).             moved 1 */
+static json_t *sim_nodes(void) {
+        return tl_json("[" SIM_NODE("n1", "4", "8Gi") "," SIM_NODE("n2", "4", "8Gi") "," SIM_NODE("n3", "3", "6Gi") "]");
+}
+
+static json_t *sim_pods(void) {
+        return tl_json("[" SIM_POD("a", "1000m", "2Gi", "'nodeName':'n1',") "," SIM_POD("b", "1000m", "2Gi",
+                                                                                       "'nodeName':'n1',") ","
+                       SIM_POD("c", "500m", "1Gi", "'nodeName':'n2',") "," SIM_POD("d", "3500m", "7Gi", "") ","
+                       SIM_POD("e", "5000m", "10Gi", "") ","
+                       SIM_POD("other", "100m", "100Mi", "'schedulerName':'someone-else',") ","
+                       "{'metadata':{'name':'done','namespace':'default','uid':'uid-done'},'spec':{'nodeName':'n1',"
+                       "'containers':[{'name':'c','image':'img'}]},'status':{'phase':'Succeeded'}}]");
+}
+
+static void test_simulate_profile_switch(void **state) {
+        SchedStrtab *t = sched_strtab_new(0, 0);
+        SchedConfig *least = sim_profile(t, "NodeResourcesLeastAllocated", true);
+        SchedConfig *most = sim_profile(t, "NodeResourcesMostAllocated", true);
+        json_t *nodes = sim_nodes(), *pods = sim_pods();
+        SimulateSide a = { "least", &least, 1 }, c = { "most", &most, 1 };
+        SimulateReport r = {};
+        Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
+        assert_int_equal(r.n_nodes, 3);
+        assert_int_equal(r.n_running, 3);
+        assert_int_equal(r.n_pending, 2);
+        assert_int_equal(r.n_other, 1);
+        assert_int_equal(r.n_terminal, 1);
+        assert_int_equal(r.moved[0], 2);
+        assert_int_equal(r.moved[1], 1);
+        assert_int_equal(r.unplaceable[0], 0);
+        assert_int_equal(r.unplaceable[1], 0);
+        assert_int_equal(r.differ, 3);
+        assert_int_equal(r.pending_fit[0], 1);  /* d; e fits nowhere */
+        assert_int_equal(r.pending_fit[1], 1);
+        assert_int_equal(r.n_became_schedulable, 0);
+        assert_int_equal(r.n_became_unschedulable, 0);
+        const SimulateNode *n1 = sim_node(&r, "n1"), *n2 = sim_node(&r, "n2"), *n3 = sim_node(&r, "n3");
+        assert_int_equal(n1->pods[0], 0);
+        assert_int_equal(n1->pods[1], 3);
+        assert_int_equal(n1->milli_cpu[1], 2500);
+        assert_int_equal(n1->memory[1], 5LL << 30);
+        assert_int_equal(n2->pods[0], 2);       /* c and d */
+        assert_int_equal(n2->milli_cpu[0], 4000);
+        assert_int_equal(n2->pods[1], 1);       /* d */
+        assert_int_equal(n2->milli_cpu[1], 3500);
+        assert_int_equal(n3->pods[0], 2);
+        assert_int_equal(n3->milli_cpu[0], 2000);
+        assert_int_equal(n3->pods[1], 0);
+        assert_int_equal(n1->alloc_milli_cpu, 4000);
+
+        Buf out;
+        buf_init(&out, 0);
+        assert_int_equal(simulate_format(&r, &a, &c, false, false, &out), 0);
+        assert_non_null(strstr(buf_str(&out), "active places 2 on another node (0 nowhere), candidate 1 (0 nowhere); "
+                                              "the two place 3 apart."));
+        assert_non_null(strstr(buf_str(&out), "n1 "));
+        buf_reset(&out);
+        assert_int_equal(simulate_format(&r, &a, &c, true, false, &out), 0);
+        json_t *j = json_loads(buf_str(&out), 0, NULL);
+        assert_non_null(j);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "activeDecisions"), "moved")), 2);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "candidateDecisions"), "moved")), 1);
+        assert_int_equal(json_integer_value(json_object_get(j, "runningPlacedApart")), 3);
+        assert_int_equal(json_array_size(json_object_get(j, "nodeLoad")), 3);
+        /* a, b and c: each moves on one side */
+        json_t *moves = json_object_get(j, "moves");
+        assert_int_equal(json_array_size(moves), 3);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "pod")), "default/a");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "node")), "n1");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "active")), "n3");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 0), "candidate")), "n1");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 2), "active")), "n2");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(moves, 2), "candidate")), "n1");
+        json_decref(j);
+        buf_free(&out);
+        simulate_report_done(&r);
+
+        /* the cluster is read only: a second run decides alike */
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
+        assert_int_equal(r.moved[0], 2);
+        assert_int_equal(r.moved[1], 1);
+        assert_int_equal(r.differ, 3);
+        simulate_report_done(&r);
+
+        json_decref(nodes);
+        json_decref(pods);
+        buf_free(&err);
+        sched_config_free(least);
+        sched_config_free(most);
+        sched_strtab_free(t);
+}
+
+/* A candidate without NodeResourcesFit places e (5000m, bigger than any node): it becomes
+ * schedulable, with the active side's reason; the other way round it becomes unschedulable. */
+static void test_simulate_pending(void **state) {
+        SchedStrtab *t = sched_strtab_new(0, 0);
+        SchedConfig *fit = sim_profile(t, "NodeResourcesLeastAllocated", true);
+        SchedConfig *nofit = sim_profile(t, "NodeResourcesLeastAllocated", false);
+        json_t *nodes = sim_nodes(), *pods = sim_pods();
+        SimulateSide a = { "fit", &fit, 1 }, c = { "nofit", &nofit, 1 };
+        SimulateReport r = {};
+        Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
+        assert_int_equal(r.n_became_schedulable, 1);
+        assert_string_equal(r.became_schedulable[0].pod, "default/e");
+        assert_non_null(r.became_schedulable[0].node);
+        assert_non_null(strstr(r.became_schedulable[0].reason, "3 Insufficient cpu"));
+        assert_int_equal(r.n_became_unschedulable, 0);
+        assert_int_equal(r.pending_fit[0], 1);
+        assert_int_equal(r.pending_fit[1], 2);
+        simulate_report_done(&r);
+
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, &c, &a, &r, &err), 0);
+        assert_int_equal(r.n_became_schedulable, 0);
+        assert_int_equal(r.n_became_unschedulable, 1);
+        assert_string_equal(r.became_unschedulable[0].pod, "default/e");
+        assert_null(r.became_unschedulable[0].node);
+        assert_non_null(strstr(r.became_unschedulable[0].reason, "0/3 nodes are available"));
+        simulate_report_done(&r);
+
+        /* the same configuration on both sides: ties (n1 and n2 alike for a pod on n3) are
+         * broken alike, so nothing is placed apart */
+        json_t *twins = tl_json("[" SIM_NODE("n1", "4", "8Gi") "," SIM_NODE("n2", "4", "8Gi") "," SIM_NODE("n3", "4", "8Gi") "]");
+        json_t *spread = tl_json("[" SIM_POD("x", "1000m", "2Gi", "'nodeName':'n3',") "," SIM_POD("y", "1000m", "2Gi",
+                                                                                                 "'nodeName':'n3',") ","
+                                 SIM_POD("z", "1000m", "2Gi", "'nodeName':'n3',") "]");
+        assert_int_equal(simulate_run(t, twins, spread, NULL, &a, &a, &r, &err), 0);
+        assert_int_equal(r.n_running, 3);
+        assert_int_equal(r.differ, 0);
+        assert_int_equal(r.moved[0], r.moved[1]);
+        simulate_report_done(&r);
+
+        /* a pod that does not convert is named */
+        json_t *bad = tl_json("[{'metadata':{'name':'broken','namespace':'default','uid':'u'},'spec':{'containers':"
+                              "[{'name':'c','resources':{'requests':{'cpu':'lots'}}}]}}]");
+        assert_int_equal(simulate_run(t, nodes, bad, NULL, &a, &c, &r, &err), -EINVAL);
+        assert_non_null(strstr(buf_str(&err), "default/broken"));
+
+        json_decref(bad);
+        json_decref(twins);
+        json_decref(spread);
+        json_decref(nodes);
+        json_decref(pods);
+        buf_free(&err);
+        sched_config_free(fit);
+        sched_config_free(nofit);
+        sched_strtab_free(t);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_history),
                 cmocka_unit_test(test_diff),
                 cmocka_unit_test(test_explain),
+                cmocka_unit_test(test_migrate_default_policy),
+                cmocka_unit_test(test_migrate_lossy_and_invalid),
+                cmocka_unit_test(test_simulate_profile_switch),
+                cmocka_unit_test(test_simulate_pending),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -273,7 +273,7 @@ static void test_world_journey(void **state) {
         co = co2;
         assert_co_condition(co, "Upgradeable", "False", "LegacyPolicyInUse");
         assert_contains(json_string_value(json_object_get(co_condition(co, "Upgradeable"), "message")),
-                        "policy-validator --configmap --translate=v1beta1");
+                        "kubectl scheduler-policy migrate");
         char *related = json_dumps(json_object_get(json_object_get(co, "status"), "relatedObjects"), 0);
         assert_contains(related, "policy-scheduler-config-2");
         assert_contains(related, "\"name\": \"scheduler-policy\"");

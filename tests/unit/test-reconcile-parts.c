@@ -172,7 +172,7 @@ static void test_render_deployment(void **state) {
         json_t *d = NULL;
         char h1[65], h2[65];
         const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-        assert_int_equal(render_deployment(&cfg, 7, hash, 1790000000, &d, h1), 0);
+        assert_int_equal(render_deployment(&cfg, 7, hash, true, 1790000000, &d, h1), 0);
         assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_SPEC_HASH), h1);
         assert_string_equal(jstr(d, "metadata", "annotations", RECONCILE_ANN_ROLLOUT_STARTED),
                             "2026-09-21T14:13:20Z");
@@ -191,10 +191,10 @@ static void test_render_deployment(void **state) {
         json_decref(d);
 
         /* The spec hash ignores the time, so a later render of the same thing matches. */
-        assert_int_equal(render_deployment(&cfg, 7, hash, 1790009999, &d, h2), 0);
+        assert_int_equal(render_deployment(&cfg, 7, hash, true, 1790009999, &d, h2), 0);
         assert_string_equal(h1, h2);
         json_decref(d);
-        assert_int_equal(render_deployment(&cfg, 8, hash, 1790000000, &d, h2), 0);
+        assert_int_equal(render_deployment(&cfg, 8, hash, true, 1790000000, &d, h2), 0);
         assert_string_not_equal(h1, h2);
         json_decref(d);
         json_decref(sel);
@@ -208,12 +208,12 @@ static void test_render_deployment_serving_cert(void **state) {
         json_t *d = NULL;
         char h1[65], h2[65];
         const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-        assert_int_equal(render_deployment(&cfg, 1, hash, 1790000000, &d, h1), 0);
+        assert_int_equal(render_deployment(&cfg, 1, hash, true, 1790000000, &d, h1), 0);
         assert_int_equal(json_array_size(jpath(d, "spec", "template", "spec", "volumes")), 1);
         json_decref(d);
 
         cfg.serving_cert_secret = "policy-scheduler-metrics-tls";
-        assert_int_equal(render_deployment(&cfg, 1, hash, 1790000000, &d, h2), 0);
+        assert_int_equal(render_deployment(&cfg, 1, hash, true, 1790000000, &d, h2), 0);
         assert_string_not_equal(h1, h2);        /* a change of it rolls the pods */
         const json_t *pod = jpath(d, "spec", "template", "spec");
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
