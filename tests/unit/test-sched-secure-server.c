@@ -76,10 +76,14 @@ static void *loop_main(void *arg) {
         return NULL;
 }
 
+/* Publishes once before the thread starts, so the next request sees this snapshot whenever
+ * the thread gets to run on a loaded machine. */
 static void loop_start(Loop *l, SchedSecureServer *s, const SchedMetricsSnapshot *snap) {
         l->server = s;
         l->snap = *snap;
         l->stop = 0;
+        l->snap.heartbeat_usec = now_monotonic_usec();
+        sched_secure_server_publish(s, &l->snap);
         assert_int_equal(pthread_create(&l->thread, NULL, loop_main, l), 0);
 }
 
