@@ -29,6 +29,9 @@ cleanup() {
   stack_nodesim_stop
   kubectl delete namespace fw --ignore-not-found --wait=false >/dev/null 2>&1
   kubectl delete schedulerpolicyoperator cluster --ignore-not-found --wait=false >/dev/null 2>&1
+  # the operator scripts after this one on the plane start from nothing: no ClusterOperator
+  # CRD, source ConfigMap, revision or scheduler pod of this script's
+  stack_reset_operator_state >/dev/null 2>&1
   rm -rf "$T"
 }
 trap cleanup EXIT

@@ -30,6 +30,9 @@ cleanup() {
   kubectl delete node "${SIM_NODES[@]}" --ignore-not-found --wait=false >/dev/null 2>&1
   kubectl delete clusterrolebinding simulate-reader clusterrole simulate-reader --ignore-not-found >/dev/null 2>&1
   kubectl taint node node-1 node-2 simulate-e2e- >/dev/null 2>&1
+  # the operator scripts after this one on the plane start from nothing: no ClusterOperator
+  # CRD, source ConfigMap, revision or scheduler pod of this script's
+  stack_reset_operator_state >/dev/null 2>&1
   rm -rf "$T"
 }
 trap cleanup EXIT

@@ -183,7 +183,7 @@ stack_reset_operator_state() {
   _reset kubectl -n $ns delete deployment policy-scheduler --ignore-not-found
   _reset kubectl -n $ns delete replicasets,configmaps -l app=policy-scheduler --ignore-not-found --wait=false
   _reset kubectl -n $ns delete pods -l app=policy-scheduler --ignore-not-found --grace-period=0 --force
-  _reset kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found
+  _reset kubectl -n openshift-config delete configmap scheduler-policy scheduler-config --ignore-not-found
   _reset kubectl -n $opns delete lease scheduler-operator-lock --ignore-not-found
   _reset kubectl -n $opns delete events --all
   _reset kubectl delete events -A --field-selector involvedObject.kind=Scheduler
