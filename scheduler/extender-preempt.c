@@ -42,12 +42,12 @@ static SchedPod *pod_on_node(const SchedCache *cache, SchedStr node, const char 
         return NULL;
 }
 
-static int process(void *userdata, const SchedPod *pod, SchedCandidate *cands, uint32_t *n) {
-        ExtenderPreempt *ep = userdata;
+/* The request for the candidates; -ENOENT when the extender has nothing to say about pod. */
+static int request(ExtenderPreempt *ep, const SchedPod *pod, const SchedCandidate *cands, uint32_t n,
+                   json_t **ret) {
         Extender *x = ep->extender;
-        const char *verb = extender_preempt_verb(x);
-        if (!verb || !extender_is_interested(x, pod))
-                return 0;
+        if (!extender_preempt_verb(x) || !extender_is_interested(x, pod))
+                return -ENOENT;
         bool meta = extender_node_cache_capable(x);
         json_t *map = json_object(), *p = extender_pod_object(x, pod);
         /* ExtenderPreemptionArgs as v1.20 marshals it: Go field names, the unused map null */
@@ -57,15 +57,19 @@ static int process(void *userdata, const SchedPod *pod, SchedCandidate *cands, u
                                 : NULL;
         if (!args)
                 return -ENOMEM;
-        for (uint32_t i = 0; i < *n; i++) {
+        for (uint32_t i = 0; i < n; i++) {
                 json_t *v = victims_json(x, &cands[i], meta);
                 if (!v || json_object_set_new(map, extender_node_name(x, cands[i].node), v) < 0)
                         return -ENOMEM;
         }
-        json_auto_t *res = NULL;
-        int r = extender_call(x, verb, args, &res);
-        if (r < 0)
-                return r;
+        *ret = TAKE_PTR(args);
+        return 0;
+}
+
+/* Narrows the candidates to the reply's, with the victims it names, looked up in the cache
+ * as it is now. */
+static int apply(ExtenderPreempt *ep, json_t *res, SchedCandidate *cands, uint32_t *n) {
+        Extender *x = ep->extender;
         json_t *out = extender_reply_get(res, "nodeNameToMetaVictims");
         /* count the victims first: the new lists live in ep->pool */
         size_t total = 0;
@@ -108,6 +112,52 @@ static int process(void *userdata, const SchedPod *pod, SchedCandidate *cands, u
                 cands[kept++] = c;
         }
         *n = kept;
+        return 0;
+}
+
+static int process(void *userdata, const SchedPod *pod, SchedCandidate *cands, uint32_t *n) {
+        ExtenderPreempt *ep = userdata;
+        json_auto_t *args = NULL;
+        int r = request(ep, pod, cands, *n, &args);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        json_auto_t *res = NULL;
+        r = extender_call(ep->extender, extender_preempt_verb(ep->extender), args, &res);
+        if (r < 0)
+                return r;
+        return apply(ep, res, cands, n);
+}
+
+static void on_reply(Extender *x, int r, json_t *reply, void *userdata) {
+        ExtenderPreempt *ep = userdata;
+        uint32_t n = ep->n;
+        if (r >= 0)
+                r = apply(ep, reply, ep->cands, &n);
+        ExtenderPreemptDoneFn done = ep->done;
+        void *ud = ep->userdata;
+        ep->done = NULL;
+        ep->cands = NULL;
+        if (done)
+                done(ep, r, n, ud);
+}
+
+int extender_preempt_async(ExtenderPreempt *ep, CurlEvent *ce, const SchedPod *pod, SchedCandidate *cands,
+                           uint32_t n, ExtenderPreemptDoneFn done, void *userdata) {
+        if (ep->done)
+                return -EBUSY;
+        json_auto_t *args = NULL;
+        int r = request(ep, pod, cands, n, &args);
+        if (r < 0)
+                return r;
+        r = extender_post_async(ep->extender, ce, extender_preempt_verb(ep->extender), args, on_reply, ep);
+        if (r < 0)
+                return r;
+        ep->cands = cands;
+        ep->n = n;
+        ep->done = done;
+        ep->userdata = userdata;
         return 0;
 }
 

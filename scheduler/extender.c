@@ -35,6 +35,7 @@ typedef struct Transfer {
         Buf reply;
         bool bind;
         SchedExtenderCall call;         /* filter / prioritize: where the answer goes */
+        ExtenderReplyFn reply_done;     /* any other verb: the decoded reply to it */
         ExtenderDoneFn done;
         void *userdata;
         char url[];
@@ -631,6 +632,17 @@ int extender_bind_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const c
         return 0;
 }
 
+int extender_post_async(Extender *x, CurlEvent *ce, const char *verb, json_t *body, ExtenderReplyFn done,
+                        void *userdata) {
+        Transfer *t;
+        int r = transfer_start(x, ce, verb, body, &t);
+        if (r < 0)
+                return r;
+        t->reply_done = done;
+        t->userdata = userdata;
+        return 0;
+}
+
 void extender_on_action(CurlEvent *ce, void *userdata) {
         CURL *e;
         CURLcode cc;
@@ -644,6 +656,13 @@ void extender_on_action(CurlEvent *ce, void *userdata) {
                 Extender *x = t->x;
                 json_auto_t *res = NULL;
                 int r = reply_decode(x, e, cc, t->url, &t->reply, &res);
+                if (t->reply_done) {
+                        ExtenderReplyFn reply_done = t->reply_done;
+                        void *ud = t->userdata;
+                        transfer_free(t);
+                        reply_done(x, r, r >= 0 ? res : NULL, ud);
+                        continue;
+                }
                 if (r >= 0 && t->bind)
                         r = parse_bind(x, res);
                 else if (r >= 0 && t->call.prioritize)

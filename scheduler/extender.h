@@ -84,6 +84,12 @@ int extender_call_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const S
 /* Binds through the extender. Returns 0 (done will run once), -ENOMEM. */
 int extender_bind_async(Extender *x, CurlEvent *ce, const SchedPod *pod, const char *node, ExtenderDoneFn done,
                         void *userdata);
+/* reply: the decoded answer (borrowed for the call) when r is 0, else NULL. */
+typedef void (*ExtenderReplyFn)(Extender *x, int r, json_t *reply, void *userdata);
+/* POSTs body to urlPrefix/verb (the preemption hook's call). Returns 0 (done will run once,
+ * unless the call is cancelled), -ENOMEM. */
+int extender_post_async(Extender *x, CurlEvent *ce, const char *verb, json_t *body, ExtenderReplyFn done,
+                        void *userdata);
 /* The CurlEvent's action callback (userdata unused): completes finished calls. */
 void extender_on_action(CurlEvent *ce, void *userdata);
 /* Drops the calls in flight without running their callbacks (extender_free does too). */

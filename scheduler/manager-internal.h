@@ -126,6 +126,13 @@ struct Manager {
         SchedPod *waiting;
         uint64_t waiting_t0;
         SchedExtenderCall waiting_call;
+        /* or, when preempting_with is set, the decision found no node and its preemption waits
+         * for an extender's preemptVerb (preemptor.c): the preemptor (the pod's profile's),
+         * the staged result, the call asked and the failure's text for the pod's status */
+        SchedPreemptor *preempting_with;
+        SchedPreemption preempt_res;
+        SchedPreemptCall preempt_call;
+        char *preempt_message;
 
         SchedObjects *objects;          /* NULL when the policy reads no such object */
         ObjInformer objinf[_SCHED_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
@@ -179,6 +186,11 @@ static inline bool manager_ready(const Manager *m) {
  * the state it had. */
 bool manager_may_write(Manager *m);
 
+/* manager.c: the end of a decision that found no node, once its preemption is decided
+ * (nominated: the node, or 0): the FailedScheduling Event, the nomination or the pod's
+ * PodScheduled condition, the pod back to the queue as unschedulable. */
+void manager_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated);
+
 /* informers.c */
 extern const KubeResource SCHED_RES_PVS, SCHED_RES_PVCS;
 /* Starts the pod, node and namespace informers and those of the object kinds the policy
@@ -200,11 +212,16 @@ bool manager_use_profile(Manager *m, const SchedPod *pod);
 int preemptor_init(Manager *m);
 int preemptor_start(Manager *m);
 void preemptor_free(Manager *m);
-/* Runs the preemption for pod; returns the node to nominate it to (0: none) after deleting
- * the victims and clearing lower-priority nominations there. When it nominates, it writes
- * the pod's PodScheduled condition (message) and nomination once the victims' deletions are
- * answered; otherwise the caller writes the condition. */
-SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message);
+/* Runs the preemption for pod; returns 0 with *ret_node the node to nominate it to (0: none)
+ * after deleting the victims and clearing lower-priority nominations there. When it
+ * nominates, it writes the pod's PodScheduled condition (message) and nomination once the
+ * victims' deletions are answered; otherwise the caller writes the condition (as
+ * manager_unschedulable() does). Returns PREEMPTOR_WAITING when an extender's preemptVerb
+ * is asked: the decision then waits (m->waiting holds the pod, the caller takes a reference)
+ * and the answer ends it with manager_unschedulable(), after checking what may have changed
+ * meanwhile (the lease, the pod still pending, the node and each victim still there). */
+#define PREEMPTOR_WAITING 1
+int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node);
 /* Records pod's nomination to node in the nominator (events_set_unschedulable() writes
  * status.nominatedNodeName). */
 void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node);

@@ -32,7 +32,17 @@ static int64_t queue_clock(void *userdata) {
         return (int64_t) now_realtime_usec();
 }
 
-/* The end of a decision: the pod is bound, reported unschedulable or retried. */
+void manager_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated) {
+        events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", message);
+        if (nominated)
+                preemptor_nominate(m, pod, nominated);
+        else
+                events_set_unschedulable(m, pod, message, 0);
+        (void) sched_queue_failed(m->queue, pod->uid, true);
+}
+
+/* The end of a decision: the pod is bound, reported unschedulable, retried, or waits for
+ * its preemption's extenders (m->waiting). */
 static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in, uint64_t t0) {
         SchedResult res = *res_in;
         histogram_observe(&m->algorithm, (double) (now_monotonic_usec() - t0) / 1e6);
@@ -61,13 +71,12 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                 buf_init(&msg, 64 * 1024);
                 (void) sched_algo_format_failure(m->algo, &msg);
                 klog_v(2, "unable to schedule %s/%s: %s", pod->namespace_, pod->name, buf_str(&msg));
-                SchedStr nominated = preemptor_run(m, pod, buf_str(&msg));
-                events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", buf_str(&msg));
-                if (nominated)
-                        preemptor_nominate(m, pod, nominated);
-                else
-                        events_set_unschedulable(m, pod, buf_str(&msg), 0);
-                (void) sched_queue_failed(m->queue, pod->uid, true);
+                SchedStr nominated;
+                if (preemptor_run(m, pod, buf_str(&msg), &nominated) == PREEMPTOR_WAITING) {
+                        m->waiting = sched_pod_ref(pod);
+                        return;
+                }
+                manager_unschedulable(m, pod, buf_str(&msg), nominated);
                 return;
         }
         m->attempts_scheduled++;
@@ -120,7 +129,7 @@ static void decision_continue(Manager *m, SchedPod *pod, int r, SchedResult *res
 static void on_extender_done(Extender *x, int r, void *userdata) {
         Manager *m = userdata;
         SchedPod *pod = m->waiting;
-        if (!pod)
+        if (!pod || m->preempting_with)
                 return;
         SchedResult res = {};
         SchedExtenderCall call = m->waiting_call;
@@ -669,6 +678,8 @@ Manager *manager_free(Manager *m) {
         sched_objects_free(m->objects);
         sched_pod_unref(m->waiting);
         m->waiting = NULL;
+        free(m->preempt_message);
+        m->preempt_message = NULL;
         for (size_t i = 0; i < m->n_extenders; i++)
                 extender_free(m->extenders[i]);
         m->ext_curl = curl_event_free(m->ext_curl);

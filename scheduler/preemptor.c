@@ -313,7 +313,132 @@ static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
         }
 }
 
-SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
+/* What a decided preemption does: the victims deleted, the nominations on their node. */
+static SchedStr act(Manager *m, SchedPod *pod, const char *message, const SchedPreemption *res) {
+        if (res->not_eligible) {
+                klog_v(5, "pod %s/%s is not eligible for more preemption", pod->namespace_, pod->name);
+                return 0;
+        }
+        if (res->clear_nomination) {
+                klog_v(3, "preemption will not help schedule pod %s/%s on any node", pod->namespace_, pod->name);
+                if (pod->nominated_node || sched_nominator_node_of(m->nominator, pod->uid)) {
+                        set_nominated_node(m, pod, NULL);
+                        (void) sched_nominator_remove(m->nominator, pod->uid);
+                }
+                return 0;
+        }
+        if (!res->node)
+                return 0;
+        const char *node = sched_strtab_get(m->strtab, res->node);
+        char note[1024];
+        snprintf(note, sizeof note, "Preempted by %s/%s on node %s", pod->namespace_, pod->name, node);
+        StatusAfter *after = status_after_new(m, pod, res->node, message);
+        if (after)
+                after->pending = 1;     /* held until every deletion is sent */
+        else
+                events_set_unschedulable(m, pod, message, res->node);
+        for (uint32_t i = 0; i < res->n_victims; i++) {
+                const SchedPod *v = res->victims[i];
+                klog_v(2, "preempting %s/%s on %s for %s/%s", v->namespace_, v->name, node, pod->namespace_,
+                       pod->name);
+                delete_victim(m, v, after);
+                events_post_by(m, pod, v, "Normal", "Preempted", "Preempting", note);
+        }
+        status_after_done(after, true);
+        uint32_t b = 0;
+        while (b < PREEMPTION_VICTIM_BUCKETS && res->n_victims > (1U << b))
+                b++;
+        m->victims_buckets[b]++;
+        m->victims_sum += res->n_victims;
+        m->victims_n++;
+        /* lower-priority pods nominated to the node may no longer fit there */
+        uint32_t n;
+        SchedPod *const *nominated = sched_nominator_for_node(m->nominator, res->node, &n);
+        for (uint32_t i = n; i > 0; i--) {
+                SchedPod *x = nominated[i - 1];
+                if (x->priority >= pod->priority)
+                        continue;
+                set_nominated_node(m, x, NULL);
+                (void) sched_nominator_remove(m->nominator, x->uid);
+        }
+        return res->node;
+}
+
+
+static void preemption_failed(Manager *m, const SchedPod *pod, int r) {
+        const char *detail = strerror(-r);
+        for (size_t i = 0; i < m->n_extenders; i++)
+                if (*extender_last_error(m->extenders[i]))
+                        detail = extender_last_error(m->extenders[i]);
+        klog_error("%s/%s: preemption failed: %s", pod->namespace_, pod->name, detail);
+}
+
+static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void *userdata);
+
+/* Asks the extenders the staged preemption waits for, without waiting; those with nothing to
+ * say are passed at once. Returns SCHED_PREEMPT_WAIT while one is asked, else the end. */
+static int ask_extenders(Manager *m, SchedPod *pod, int r, SchedPreemption *res, SchedPreemptCall *call) {
+        while (r == SCHED_PREEMPT_WAIT) {
+                ExtenderPreempt *ep = call->hook->userdata;
+                int q = extender_preempt_async(ep, m->ext_curl, pod, call->candidates, call->n, on_extender_answer, m);
+                if (q >= 0)
+                        return SCHED_PREEMPT_WAIT;
+                r = sched_preempt_resume(m->preempting_with, pod, q, call->n, res, call);
+        }
+        return r;
+}
+
+/* The preemption's end after the extenders answered: what may have changed while they
+ * thought is checked before anything is written. */
+static SchedStr conclude(Manager *m, SchedPod *pod, const char *message, int r, const SchedPreemption *res) {
+        if (r < 0) {
+                preemption_failed(m, pod, r);
+                return 0;
+        }
+        if (!manager_may_write(m)) {
+                klog_warning("not preempting for %s/%s: this replica lost the lease while the extenders answered",
+                             pod->namespace_, pod->name);
+                return 0;
+        }
+        if (res->node && !sched_preemption_current(m->cache, res)) {
+                klog_warning("not preempting for %s/%s: its node or victims changed while the extenders answered",
+                             pod->namespace_, pod->name);
+                return 0;
+        }
+        return act(m, pod, message, res);
+}
+
+static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void *userdata) {
+        Manager *m = userdata;
+        SchedPod *pod = m->waiting;
+        if (!pod || !m->preempting_with)
+                return;
+        SchedPreemptCall call = m->preempt_call;
+        r = sched_preempt_resume(m->preempting_with, pod, r, n_kept, &m->preempt_res, &call);
+        r = ask_extenders(m, pod, r, &m->preempt_res, &call);
+        if (r == SCHED_PREEMPT_WAIT) {
+                m->preempt_call = call;
+                return;
+        }
+        char *message = TAKE_PTR(m->preempt_message);
+        SchedPreemptor *with = TAKE_PTR(m->preempting_with);
+        m->waiting = NULL;
+        /* the pod may have gone (deleted, bound by another) while the extenders answered */
+        bool assumed;
+        if (sched_queue_attempts(m->queue, pod->uid) > 0 && !sched_cache_has_pod(m->cache, pod->uid, &assumed)) {
+                SchedStr node = conclude(m, pod, message, r, &m->preempt_res);
+                manager_unschedulable(m, pod, message, node);
+        } else
+                klog_v(2, "%s/%s left the queue while the extenders considered its preemption", pod->namespace_,
+                       pod->name);
+        sched_preempt_abandon(with);
+        free(message);
+        sched_pod_unref(pod);
+        manager_kick(m);
+}
+
+int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node) {
+        *ret_node = 0;
         if (!m->preemptor)
                 return 0;
         /* The victims and the nomination are chosen from this replica's cache: one whose
@@ -328,63 +453,30 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
         if (getrandom(&offset, sizeof offset, 0) != (ssize_t) sizeof offset)
                 offset = (uint32_t) now_monotonic_usec();
         SchedPreemption res;
-        int r = sched_preempt(m->preemptor, m->cache, m->nominator, m->pdbs, pod, sched_algo_node_status(m->algo),
-                              offset, (int64_t) now_realtime_usec(), &res);
-        if (r < 0) {
-                const char *detail = strerror(-r);
-                for (size_t i = 0; i < m->n_extenders; i++)
-                        if (*extender_last_error(m->extenders[i]))
-                                detail = extender_last_error(m->extenders[i]);
-                klog_error("%s/%s: preemption failed: %s", pod->namespace_, pod->name, detail);
-                return 0;
-        }
-        if (res.not_eligible) {
-                klog_v(5, "pod %s/%s is not eligible for more preemption", pod->namespace_, pod->name);
-                return 0;
-        }
-        if (res.clear_nomination) {
-                klog_v(3, "preemption will not help schedule pod %s/%s on any node", pod->namespace_, pod->name);
-                if (pod->nominated_node || sched_nominator_node_of(m->nominator, pod->uid)) {
-                        set_nominated_node(m, pod, NULL);
-                        (void) sched_nominator_remove(m->nominator, pod->uid);
+        SchedPreemptCall call;
+        m->preempting_with = m->preemptor;
+        int r = sched_preempt_begin(m->preemptor, m->cache, m->nominator, m->pdbs, pod,
+                                    sched_algo_node_status(m->algo), offset, (int64_t) now_realtime_usec(), &res,
+                                    &call);
+        r = ask_extenders(m, pod, r, &res, &call);
+        if (r == SCHED_PREEMPT_WAIT) {
+                m->preempt_message = strdup(message);
+                if (m->preempt_message) {
+                        m->preempt_res = res;
+                        m->preempt_call = call;
+                        return PREEMPTOR_WAITING;
                 }
+                /* no room to wait in: the answer will find nothing waiting */
+                r = -ENOMEM;
+        }
+        m->preempting_with = NULL;
+        if (r < 0) {
+                sched_preempt_abandon(m->preemptor);
+                preemption_failed(m, pod, r);
                 return 0;
         }
-        if (!res.node)
-                return 0;
-        const char *node = sched_strtab_get(m->strtab, res.node);
-        char note[1024];
-        snprintf(note, sizeof note, "Preempted by %s/%s on node %s", pod->namespace_, pod->name, node);
-        StatusAfter *after = status_after_new(m, pod, res.node, message);
-        if (after)
-                after->pending = 1;     /* held until every deletion is sent */
-        else
-                events_set_unschedulable(m, pod, message, res.node);
-        for (uint32_t i = 0; i < res.n_victims; i++) {
-                const SchedPod *v = res.victims[i];
-                klog_v(2, "preempting %s/%s on %s for %s/%s", v->namespace_, v->name, node, pod->namespace_,
-                       pod->name);
-                delete_victim(m, v, after);
-                events_post_by(m, pod, v, "Normal", "Preempted", "Preempting", note);
-        }
-        status_after_done(after, true);
-        uint32_t b = 0;
-        while (b < PREEMPTION_VICTIM_BUCKETS && res.n_victims > (1U << b))
-                b++;
-        m->victims_buckets[b]++;
-        m->victims_sum += res.n_victims;
-        m->victims_n++;
-        /* lower-priority pods nominated to the node may no longer fit there */
-        uint32_t n;
-        SchedPod *const *nominated = sched_nominator_for_node(m->nominator, res.node, &n);
-        for (uint32_t i = n; i > 0; i--) {
-                SchedPod *x = nominated[i - 1];
-                if (x->priority >= pod->priority)
-                        continue;
-                set_nominated_node(m, x, NULL);
-                (void) sched_nominator_remove(m->nominator, x->uid);
-        }
-        return res.node;
+        *ret_node = act(m, pod, message, &res);
+        return 0;
 }
 
 void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node) {

@@ -201,8 +201,18 @@ struct SchedPreemptor {
         uint32_t pool_cap;
         SchedPod **result;
         uint32_t result_cap;
+        /* a preemption between its extenders (sched_preempt_begin/resume): the next one to
+         * ask, the candidates left in cands, the time it began; the victims' objects held */
+        bool staged;
+        uint32_t stage_extender, stage_n;
+        int64_t stage_now;
+        SchedPod **held;
+        uint32_t n_held, held_cap;
+        bool stage_hold;                /* asynchronous: hold the victims while waiting */
         KubeMap *deleting;              /* uid -> its copy (the key): victims asked to go */
 };
+
+static void release_victims(SchedPreemptor *p);
 
 SchedPreemptor *sched_preemptor_new(const SchedConfig *cfg) {
         SchedPreemptor *p = calloc(1, sizeof(*p));
@@ -243,6 +253,8 @@ void sched_preemptor_free(SchedPreemptor *p) {
         free(p->cand_off);
         free(p->pool);
         free(p->result);
+        release_victims(p);
+        free(p->held);
         free(p);
 }
 
@@ -544,10 +556,14 @@ static bool eligible(const SchedPreemptor *p, const SchedPod *pod, const SchedNo
         return true;
 }
 
-int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom, const SchedPDBs *pdbs,
-                  const SchedPod *pod, const uint8_t *status, uint32_t offset, int64_t now_usec,
-                  SchedPreemption *ret) {
+static int next_extender(SchedPreemptor *p, const SchedPod *pod, SchedPreemption *ret, SchedPreemptCall *ret_call);
+
+static int begin(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom, const SchedPDBs *pdbs,
+                 const SchedPod *pod, const uint8_t *status, uint32_t offset, int64_t now_usec, bool hold,
+                 SchedPreemption *ret, SchedPreemptCall *ret_call) {
         *ret = (SchedPreemption) {};
+        sched_preempt_abandon(p);
+        p->stage_hold = hold;
         uint32_t n_all;
         SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
         if (!eligible(p, pod, nom, cache, nodes, n_all, status)) {
@@ -622,17 +638,52 @@ int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominat
         if (n_c == 0)
                 return 0;
 
-        for (uint32_t e = 0; e < p->n_extenders && n_c > 0; e++) {
-                const SchedPreemptExtender *x = &p->extenders[e];
-                uint32_t n = n_c;
-                r = x->process(x->userdata, pod, p->cands, &n);
-                if (r < 0) {
-                        if (x->ignorable)
-                                continue;
+        p->stage_extender = 0;
+        p->stage_n = n_c;
+        p->stage_now = now_usec;
+        return next_extender(p, pod, ret, ret_call);
+}
+
+/* A preemption waiting for an extender keeps its victims' pod objects: the cache may drop
+ * them meanwhile, and the candidates (an ignorable extender's failure keeps them as they
+ * were) and the result still point at them. Released by the next preemption. */
+static int hold_victims(SchedPreemptor *p) {
+        uint32_t add = 0;
+        for (uint32_t i = 0; i < p->stage_n; i++)
+                add += p->cands[i].n_victims;
+        int r = sched_grow((void **) &p->held, &p->held_cap, p->n_held + add, sizeof(SchedPod *));
+        if (r < 0)
+                return r;
+        for (uint32_t i = 0; i < p->stage_n; i++)
+                for (uint32_t j = 0; j < p->cands[i].n_victims; j++)
+                        p->held[p->n_held++] = sched_pod_ref(p->cands[i].victims[j]);
+        return 0;
+}
+
+static void release_victims(SchedPreemptor *p) {
+        for (uint32_t i = 0; i < p->n_held; i++)
+                sched_pod_unref(p->held[i]);
+        p->n_held = 0;
+}
+
+/* The extenders in turn (upstream's CallExtenders), then the choice among what they left. */
+static int next_extender(SchedPreemptor *p, const SchedPod *pod, SchedPreemption *ret, SchedPreemptCall *ret_call) {
+        if (p->stage_extender < p->n_extenders && p->stage_n > 0) {
+                int r = p->stage_hold ? hold_victims(p) : 0;
+                if (r < 0)
                         return r;
-                }
-                n_c = MIN(n, n_c);
+                *ret_call = (SchedPreemptCall) {
+                        .extender = p->stage_extender,
+                        .hook = &p->extenders[p->stage_extender],
+                        .candidates = p->cands,
+                        .n = p->stage_n,
+                };
+                p->staged = true;
+                return SCHED_PREEMPT_WAIT;
         }
+        p->staged = false;
+        uint32_t n_c = p->stage_n;
+        int64_t now_usec = p->stage_now;
         /* an extender may leave a node without victims: nothing to compare it by but the
          * order, as upstream would index an empty list */
         uint32_t n_ok = 0;
@@ -645,6 +696,7 @@ int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominat
                 ret->node = p->cands[0].node;
                 return 0;
         }
+        int r;
         if ((r = sched_grow((void **) &p->idx, &p->idx_cap, n_ok, sizeof(uint32_t))) < 0)
                 return r;
         uint32_t best = pick(p->cands, n_ok, p->idx, now_usec);
@@ -657,4 +709,59 @@ int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominat
         ret->n_victims = c->n_victims;
         ret->n_pdb_violations = c->n_pdb_violations;
         return 0;
+}
+
+int sched_preempt_resume(SchedPreemptor *p, const SchedPod *pod, int r, uint32_t n_kept, SchedPreemption *ret,
+                         SchedPreemptCall *ret_call) {
+        if (!p->staged)
+                return -EINVAL;
+        const SchedPreemptExtender *x = &p->extenders[p->stage_extender];
+        p->stage_extender++;
+        if (r < 0 && r != -ENOENT) {
+                if (!x->ignorable) {
+                        p->staged = false;
+                        return r;
+                }
+        } else if (r >= 0)
+                p->stage_n = MIN(n_kept, p->stage_n);
+        return next_extender(p, pod, ret, ret_call);
+}
+
+void sched_preempt_abandon(SchedPreemptor *p) {
+        p->staged = false;
+        release_victims(p);
+}
+
+int sched_preempt_begin(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom,
+                        const SchedPDBs *pdbs, const SchedPod *pod, const uint8_t *status, uint32_t offset,
+                        int64_t now_usec, SchedPreemption *ret, SchedPreemptCall *ret_call) {
+        return begin(p, cache, nom, pdbs, pod, status, offset, now_usec, true, ret, ret_call);
+}
+
+/* The extenders answer at once here: nothing changes while they do. */
+int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom, const SchedPDBs *pdbs,
+                  const SchedPod *pod, const uint8_t *status, uint32_t offset, int64_t now_usec,
+                  SchedPreemption *ret) {
+        SchedPreemptCall call;
+        int r = begin(p, cache, nom, pdbs, pod, status, offset, now_usec, false, ret, &call);
+        while (r == SCHED_PREEMPT_WAIT) {
+                uint32_t n = call.n;
+                int q = call.hook->process(call.hook->userdata, pod, call.candidates, &n);
+                r = sched_preempt_resume(p, pod, q, n, ret, &call);
+        }
+        return r;
+}
+
+bool sched_preemption_current(const SchedCache *cache, const SchedPreemption *res) {
+        const SchedNodeInfo *ni = sched_cache_node_by_name(cache, res->node);
+        if (!ni || !ni->node)
+                return false;
+        for (uint32_t i = 0; i < res->n_victims; i++) {
+                bool found = false;
+                for (uint32_t j = 0; j < ni->n_pods && !found; j++)
+                        found = strcmp(ni->pods[j]->uid, res->victims[i]->uid) == 0;
+                if (!found)
+                        return false;
+        }
+        return true;
 }

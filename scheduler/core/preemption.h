@@ -136,7 +136,46 @@ uint32_t sched_preempt_num_candidates(int32_t percentage, int32_t absolute, uint
  * decision's status of sched_cache_nodes()[i] (NULL: all UNSCHEDULABLE). nom and pdbs may be
  * NULL. offset: where the candidate search starts (taken modulo the potential nodes; upstream
  * draws it at random). now_usec stands for a victim's start time when it has none. Returns 0
- * (ret->node 0 when nothing can be done), -ENOMEM, or an extender's error. */
+ * (ret->node 0 when nothing can be done), -ENOMEM, or an extender's error. The extenders'
+ * process hooks are called in turn, synchronously. */
 int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom, const SchedPDBs *pdbs,
                   const SchedPod *pod, const uint8_t *status, uint32_t offset, int64_t now_usec,
                   SchedPreemption *ret);
+
+/* ---- the same in stages, for a caller that asks the extenders asynchronously ---- */
+
+/* What sched_preempt_begin/resume wait for: the extender hook (the preemptor's
+ * extenders[extender]) asked about the candidates. The caller sends the candidates and
+ * narrows them in place as the hook's process does, then resumes with the count kept. */
+typedef struct SchedPreemptCall {
+        uint32_t extender;
+        const SchedPreemptExtender *hook;
+        SchedCandidate *candidates;     /* borrowed until the resume */
+        uint32_t n;
+} SchedPreemptCall;
+
+#define SCHED_PREEMPT_WAIT 1
+
+/* As sched_preempt(), but returns SCHED_PREEMPT_WAIT with *ret_call set where an extender is
+ * to be asked: the caller then calls sched_preempt_resume() with its answer, or
+ * sched_preempt_abandon(). While it waits, the candidates' victims are held (the cache may
+ * drop them meanwhile), and so are the result's until the preemptor's next preemption: a
+ * victim's object is valid then, but it may have left the cache (the caller checks). ret's
+ * other fields (not_eligible, clear_nomination, counts) are set by begin only: keep the struct
+ * across the wait. */
+int sched_preempt_begin(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom,
+                        const SchedPDBs *pdbs, const SchedPod *pod, const uint8_t *status, uint32_t offset,
+                        int64_t now_usec, SchedPreemption *ret, SchedPreemptCall *ret_call);
+/* The extender's answer: r 0 with n_kept the candidates kept (compacted at the front of
+ * call->candidates), -ENOENT when it had nothing to say (no preemptVerb, not interested),
+ * or its error (the preemption fails with it unless the extender is ignorable, which is
+ * then skipped, as upstream's CallExtenders does). Returns 0, SCHED_PREEMPT_WAIT (the next
+ * extender), -EINVAL when nothing waits, or an error. */
+int sched_preempt_resume(SchedPreemptor *p, const SchedPod *pod, int r, uint32_t n_kept, SchedPreemption *ret,
+                         SchedPreemptCall *ret_call);
+/* Drops a waiting preemption (and releases the objects held). */
+void sched_preempt_abandon(SchedPreemptor *p);
+
+/* Whether the chosen node and victims of a preemption still stand in cache: the node is
+ * there and every victim is still on it (by uid). Pure; for a caller that waited. */
+bool sched_preemption_current(const SchedCache *cache, const SchedPreemption *res);

@@ -23,6 +23,7 @@
 
 #include "policy-validator/policy.h"
 #include "scheduler/extender.h"
+#include "scheduler/extender-preempt.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/testlib.h"
@@ -110,7 +111,16 @@ static void serve(int fd) {
                         reply = "{\"nodenames\": [\"n2\"]}";
                 } else if (strstr(buf, "POST /bad/bind "))
                         reply = "{\"error\": \"node is full\"}";
-                else if (strstr(buf, "POST /chatty/filter "))
+                else if (strstr(buf, "POST /ext/preempt "))
+                        reply = body && strstr(body, "\"NodeNameToMetaVictims\":{") &&
+                                                strstr(body, "\"UID\":\"uid-v1\"") && strstr(body, "\"NodeNameToVictims\":null")
+                                        ? "{\"nodeNameToMetaVictims\": {\"n2\": {\"pods\": [{\"uid\": \"uid-v2\"}], "
+                                          "\"numPDBViolations\": 1}}}"
+                                        : "{\"nodeNameToMetaVictims\": {}}";
+                else if (strstr(buf, "POST /stall/preempt ")) {
+                        usleep(1000 * 1000);
+                        reply = "{\"nodeNameToMetaVictims\": {}}";
+                } else if (strstr(buf, "POST /chatty/filter "))
                         reply = built = chatty_reply(&counter);
                 else if (strstr(buf, "POST /huge/filter "))
                         reply = built = huge_reply();
@@ -179,19 +189,25 @@ static int teardown(void **state) {
         return 0;
 }
 
-static Extender *make(Fx *f, const char *prefix, PolicyManagedResource *managed, size_t n_managed) {
+static Extender *make_timeout(Fx *f, const char *prefix, PolicyManagedResource *managed, size_t n_managed,
+                              int64_t timeout_ns) {
         char url[128];
         snprintf(url, sizeof url, "http://127.0.0.1:%d/%s/", f->port, prefix);
         PolicyExtender pe = { .url_prefix = url, .filter_verb = (char *) "filter",
-                              .prioritize_verb = (char *) "prioritize", .bind_verb = (char *) "bind", .weight = 3,
-                              .node_cache_capable = true, .http_timeout_ns = 10000000000LL,
-                              .managed_resources = managed, .n_managed_resources = n_managed };
+                              .prioritize_verb = (char *) "prioritize", .bind_verb = (char *) "bind",
+                              .preempt_verb = (char *) "preempt", .weight = 3, .node_cache_capable = true,
+                              .http_timeout_ns = timeout_ns, .managed_resources = managed,
+                              .n_managed_resources = n_managed };
         ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = f->t, .userdata = f };
         Extender *x = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
         assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
         return x;
+}
+
+static Extender *make(Fx *f, const char *prefix, PolicyManagedResource *managed, size_t n_managed) {
+        return make_timeout(f, prefix, managed, n_managed, 10000000000LL);
 }
 
 static void test_wire_format(void **state) {
@@ -382,6 +398,108 @@ static void test_async(void **state) {
         sd_event_unref(a.e);
 }
 
+typedef struct PreemptFx {
+        int done, r;
+        uint32_t n_kept;
+} PreemptFx;
+
+static void on_preempt_done(ExtenderPreempt *ep, int r, uint32_t n_kept, void *userdata) {
+        PreemptFx *p = userdata;
+        p->done++;
+        p->r = r;
+        p->n_kept = n_kept;
+}
+
+/* The preemptVerb on the loop: the candidates (n1 with v1, n2 with v2) go out by uid, the
+ * answer (n2 only, v2, one PDB violation) narrows them in place when it comes; the loop keeps
+ * ticking meanwhile, a call that outlasts the extender's timeout fails with -ETIMEDOUT, and
+ * an extender without the verb (or a second call while one is in flight) is refused. */
+static void test_preempt_async(void **state) {
+        Fx *f = *state;
+        AsyncFx a = {};
+        assert_int_equal(sd_event_new(&a.e), 0);
+        CurlEvent *ce = NULL;
+        assert_int_equal(curl_event_new(a.e, extender_on_action, NULL, &ce), 0);
+        SchedPod *v[2];
+        for (int i = 0; i < 2; i++) {
+                char name[8], spec[32];
+                snprintf(name, sizeof name, "v%d", i + 1);
+                snprintf(spec, sizeof spec, "'nodeName':'n%d'", i + 1);
+                v[i] = tl_pod(f->t, name, "", "", spec, "");
+                assert_non_null(v[i]);
+                assert_int_equal(sched_cache_add_pod(f->c, v[i]), 0);
+        }
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        SchedStr n1, n2;
+        assert_int_equal(sched_strtab_intern_str(f->t, "n1", &n1), 0);
+        assert_int_equal(sched_strtab_intern_str(f->t, "n2", &n2), 0);
+        SchedPod *victims[2] = { v[0], v[1] };
+        SchedCandidate cands[2] = { { .node = n1, .victims = &victims[0], .n_victims = 1 },
+                                    { .node = n2, .victims = &victims[1], .n_victims = 1 } };
+
+        Extender *x = make(f, "ext", NULL, 0);
+        ExtenderPreempt ep = {};
+        SchedPreemptExtender hook;
+        extender_preempt_hook(&ep, x, f->c, &hook);
+        PreemptFx p = {};
+        sd_event_source *tick = NULL;
+        uint64_t now;
+        assert_true(sd_event_now(a.e, CLOCK_MONOTONIC, &now) >= 0);
+        assert_int_equal(sd_event_add_time(a.e, &tick, CLOCK_MONOTONIC, now + 50 * 1000, 1000, on_tick, &a), 0);
+        assert_int_equal(sd_event_source_set_enabled(tick, SD_EVENT_ON), 0);
+        assert_int_equal(extender_preempt_async(&ep, ce, pod, cands, 2, on_preempt_done, &p), 0);
+        assert_int_equal(extender_preempt_async(&ep, ce, pod, cands, 2, on_preempt_done, &p), -EBUSY);
+        while (!p.done)
+                assert_true(sd_event_run(a.e, 5 * 1000 * 1000) >= 0);
+        assert_int_equal(p.r, 0);
+        assert_int_equal(p.n_kept, 1);
+        assert_int_equal(cands[0].node, n2);
+        assert_int_equal(cands[0].n_victims, 1);
+        assert_string_equal(cands[0].victims[0]->uid, "uid-v2");
+        assert_int_equal(cands[0].n_pdb_violations, 1);
+        extender_preempt_done(&ep);
+        extender_free(x);
+
+        /* 200 ms timeout, a 1 s answer: the loop ticks through it */
+        x = make_timeout(f, "stall", NULL, 0, 200 * 1000 * 1000LL);
+        extender_preempt_hook(&ep, x, f->c, &hook);
+        cands[0] = (SchedCandidate) { .node = n1, .victims = &victims[0], .n_victims = 1 };
+        p = (PreemptFx) {};
+        a.ticks = 0;
+        assert_int_equal(extender_preempt_async(&ep, ce, pod, cands, 1, on_preempt_done, &p), 0);
+        while (!p.done)
+                assert_true(sd_event_run(a.e, 5 * 1000 * 1000) >= 0);
+        assert_int_equal(p.r, -ETIMEDOUT);
+        assert_true(a.ticks >= 2);
+        assert_non_null(strstr(extender_last_error(x), "/stall/preempt"));
+        /* dropped with its extender: never calls back */
+        p = (PreemptFx) {};
+        assert_int_equal(extender_preempt_async(&ep, ce, pod, cands, 1, on_preempt_done, &p), 0);
+        extender_preempt_done(&ep);
+        extender_free(x);
+        for (int i = 0; i < 5; i++)
+                assert_true(sd_event_run(a.e, 20 * 1000) >= 0);
+        assert_int_equal(p.done, 0);
+
+        char url[128];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/ext/", f->port);
+        PolicyExtender pe = { .url_prefix = url, .filter_verb = (char *) "filter", .node_cache_capable = true };
+        ExtenderLookup lk = { .pod = lookup_pod, .node = lookup_node, .strtab = f->t, .userdata = f };
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
+        extender_preempt_hook(&ep, x, f->c, &hook);
+        assert_int_equal(extender_preempt_async(&ep, ce, pod, cands, 1, on_preempt_done, &p), -ENOENT);
+        extender_preempt_done(&ep);
+        extender_free(x);
+
+        sd_event_source_unref(tick);
+        for (int i = 0; i < 2; i++)
+                sched_pod_unref(v[i]);
+        curl_event_free(ce);
+        sd_event_unref(a.e);
+}
+
 /* An extender answering 100,000 distinct failure messages (250 nodes rejected per call, 400
  * decisions) through the algorithm, as the daemon runs it: every message of the last
  * answer reaches the failure summary intact (none read after the string pool moved), the
@@ -517,6 +635,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_managed_resources, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_async, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_preempt_async, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_timeout_cap, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_chatty_extender_messages_are_reclaimed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_huge_extender_message_is_bounded, setup, teardown),

@@ -418,6 +418,158 @@ static void test_pdb_api_version_by_discovery(void **state) {
         assert_null(sched_pdb_api_version(NULL));
 }
 
+/* ---- extenders with a preemptVerb, asked synchronously or in stages ---- */
+
+/* A stand-in extender: keeps the candidate on node `keep` (all when NULL), or fails with
+ * `fail`; counts its calls. */
+typedef struct StandIn {
+        SchedStrtab *t;
+        const char *keep;
+        int fail;
+        unsigned calls;
+} StandIn;
+
+static int stand_in_keep(StandIn *x, SchedCandidate *c, uint32_t *n) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < *n; i++)
+                if (!x->keep || strcmp(sched_strtab_get(x->t, c[i].node), x->keep) == 0)
+                        c[kept++] = c[i];
+        *n = kept;
+        return 0;
+}
+
+static int stand_in_process(void *userdata, const SchedPod *pod, SchedCandidate *c, uint32_t *n) {
+        StandIn *x = userdata;
+        x->calls++;
+        return x->fail ? x->fail : stand_in_keep(x, c, n);
+}
+
+/* Three nodes, each full of one low-priority pod of its own start time: without extenders n3
+ * (its victim started last) is chosen. */
+static SchedPod *three_full_nodes(Fx *f) {
+        node(f, "n1", "2", "", "");
+        node(f, "n2", "2", "", "");
+        node(f, "n3", "2", "", "");
+        bound(f, "v1", "n1", "2", 1, 100, "");
+        bound(f, "v2", "n2", "2", 1, 200, "");
+        bound(f, "v3", "n3", "2", 1, 300, "");
+        SchedPod *pod = pending(f, "p", "2", 100, "");
+        SchedResult r;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
+        assert_int_equal(r.node, 0);
+        return pod;
+}
+
+static int begin(Fx *f, SchedPod *pod, SchedPreemptCall *call) {
+        return sched_preempt_begin(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 0,
+                                   1000 * 1000000LL, &f->res, call);
+}
+
+/* The staged form decides as the synchronous one: the extender's narrowing is kept, each
+ * extender is asked in policy order with what the previous one left. */
+static void test_extenders_staged_as_sync(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = three_full_nodes(f);
+        StandIn a = { .t = f->t, .keep = NULL }, b = { .t = f->t, .keep = "n2" };
+        SchedPreemptExtender hooks[] = {
+                { .name = "a", .userdata = &a, .process = stand_in_process },
+                { .name = "b", .userdata = &b, .process = stand_in_process },
+        };
+        assert_string_equal(preempt(f, pod), "n3");
+        assert_int_equal(sched_preemptor_set_extenders(f->p, hooks, 2), 0);
+        assert_string_equal(preempt(f, pod), "n2");
+        assert_string_equal(victims(f), "v2");
+        assert_int_equal(a.calls + b.calls, 2);
+
+        SchedPreemptCall call;
+        assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
+        assert_int_equal(call.extender, 0);
+        assert_ptr_equal(call.hook, &hooks[0]);
+        assert_int_equal(call.n, 3);
+        uint32_t n = call.n;
+        assert_int_equal(stand_in_keep(&a, call.candidates, &n), 0);
+        assert_int_equal(sched_preempt_resume(f->p, pod, 0, n, &f->res, &call), SCHED_PREEMPT_WAIT);
+        assert_int_equal(call.extender, 1);
+        assert_int_equal(call.n, 3);
+        n = call.n;
+        assert_int_equal(stand_in_keep(&b, call.candidates, &n), 0);
+        assert_int_equal(n, 1);
+        assert_int_equal(sched_preempt_resume(f->p, pod, 0, n, &f->res, &call), 0);
+        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n2");
+        assert_string_equal(victims(f), "v2");
+        assert_true(sched_preemption_current(f->c, &f->res));
+        /* nothing waits any more */
+        assert_int_equal(sched_preempt_resume(f->p, pod, 0, 1, &f->res, &call), -EINVAL);
+}
+
+/* An extender with nothing to say (-ENOENT) leaves the candidates; a failing one fails the
+ * preemption unless it is ignorable, which is then skipped (upstream's CallExtenders). */
+static void test_extender_errors(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = three_full_nodes(f);
+        StandIn a = { .t = f->t, .fail = -ETIMEDOUT };
+        SchedPreemptExtender hooks[] = { { .name = "a", .userdata = &a, .process = stand_in_process } };
+        assert_int_equal(sched_preemptor_set_extenders(f->p, hooks, 1), 0);
+        SchedPreemptCall call;
+        assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
+        assert_int_equal(sched_preempt_resume(f->p, pod, -ENOENT, 0, &f->res, &call), 0);
+        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n3");
+
+        assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
+        assert_int_equal(sched_preempt_resume(f->p, pod, -ETIMEDOUT, 0, &f->res, &call), -ETIMEDOUT);
+        assert_int_equal(f->res.node, 0);
+        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 0,
+                                       1000 * 1000000LL, &f->res),
+                         -ETIMEDOUT);
+
+        hooks[0].ignorable = true;
+        assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
+        assert_int_equal(sched_preempt_resume(f->p, pod, -ETIMEDOUT, 0, &f->res, &call), 0);
+        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n3");
+        assert_string_equal(preempt(f, pod), "n3");
+}
+
+/* While the extender thinks the cache moves on: the candidates' victims stay readable (held),
+ * and the caller learns that the chosen victim left its node, or the node itself went. */
+static void test_extender_waits_while_cache_changes(void **state) {
+        Fx *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = three_full_nodes(f);
+        StandIn a = { .t = f->t };
+        SchedPreemptExtender hooks[] = { { .name = "a", .userdata = &a, .process = stand_in_process } };
+        assert_int_equal(sched_preemptor_set_extenders(f->p, hooks, 1), 0);
+        SchedPreemptCall call;
+        assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
+        assert_int_equal(sched_cache_remove_pod(f->c, "uid-v3"), 0);
+        assert_int_equal(sched_cache_remove_pod(f->c, "uid-v1"), 0);
+        /* the extender's answer is applied to the candidates as they were sent */
+        uint32_t n = call.n;
+        assert_int_equal(stand_in_keep(&a, call.candidates, &n), 0);
+        assert_int_equal(sched_preempt_resume(f->p, pod, 0, n, &f->res, &call), 0);
+        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n3");
+        assert_string_equal(victims(f), "v3");
+        assert_false(sched_preemption_current(f->c, &f->res));
+
+        bound(f, "w1", "n1", "2", 1, 100, "");
+        bound(f, "w3", "n3", "2", 1, 100, "");
+        a.keep = "n2";
+        assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
+        assert_int_equal(call.n, 3);
+        n = call.n;
+        assert_int_equal(stand_in_keep(&a, call.candidates, &n), 0);
+        assert_int_equal(sched_preempt_resume(f->p, pod, 0, n, &f->res, &call), 0);
+        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n2");
+        assert_true(sched_preemption_current(f->c, &f->res));
+        assert_int_equal(sched_cache_remove_node(f->c, f->res.node), 0);
+        assert_false(sched_preemption_current(f->c, &f->res));
+
+        /* abandoned while waiting: nothing is held after */
+        node(f, "n4", "2", "", "");
+        bound(f, "v4", "n4", "2", 1, 400, "");
+        assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
+        sched_preempt_abandon(f->p);
+        assert_int_equal(sched_preempt_resume(f->p, pod, 0, call.n, &f->res, &call), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_single_node_reprieve, setup, teardown),
@@ -434,6 +586,9 @@ int main(void) {
                 cmocka_unit_test(test_num_candidates),
                 cmocka_unit_test_setup_teardown(test_candidate_limit_and_offset, setup, teardown),
                 cmocka_unit_test(test_pdb_api_version_by_discovery),
+                cmocka_unit_test_setup_teardown(test_extenders_staged_as_sync, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_extender_errors, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_extender_waits_while_cache_changes, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
