@@ -6,6 +6,7 @@
 #   make check      the quick tier: build, unit tests plain, a smoke run on a local plane
 #   make demo       the administrator's journey on the local control plane
 #   make bench      benchmarks                 make fuzz    longer fuzzing runs
+#   make abuse-asan / abuse-valgrind   the abuse suites with the daemons under ASan+UBSan / memcheck
 #   make lint       clang-tidy + cppcheck      make install PREFIX=/usr/local DESTDIR=
 #   SANITIZE=address,undefined   build with sanitizers (objects go to a separate build dir)
 #   VALGRIND=1                   run unit tests under valgrind
@@ -173,6 +174,19 @@ test: deps
 		INTEGRATION_SCRIPTS="$(INTEGRATION_SCRIPTS)" \
 		tools/test-all
 
+# The abuse suites with the daemons under the memory checkers: abuse-asan runs them from the
+# ASan+UBSan build (build/san/bin), abuse-valgrind under valgrind's memcheck. Each fails on
+# any report, leaks found as the daemons exit included (the timing bounds are the suites'
+# own: under valgrind the daemons run many times slower, and those checks say so).
+ABUSE_SCRIPTS := tests/e2e/70-abuse-http.sh tests/e2e/71-abuse-inputs.sh
+abuse-asan:
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined all
+	@BIN_DIR=build/san/bin CLUSTER_DIR=$(CURDIR)/build/cluster-abuse-asan tools/with-cluster \
+		tools/run-tests --name abuse-asan $(ABUSE_SCRIPTS)
+abuse-valgrind: all
+	@ABUSE_VALGRIND=1 CLUSTER_DIR=$(CURDIR)/build/cluster-abuse-valgrind tools/with-cluster \
+		tools/run-tests --name abuse-valgrind $(ABUSE_SCRIPTS)
+
 # The quick tier for the edit-compile-test loop (a few minutes): the plain build, the unit
 # tests plain, and on a fresh local control plane its smoke test and CHECK_SCRIPTS. `make
 # test` stays the full gate.
@@ -229,6 +243,6 @@ install: all
 clean:
 	rm -rf build/default build/san build/fuzz build/summary
 
-.PHONY: all deps unit policy-cases-update integration test check demo bench fuzz lint install clean tests-build benches-build
+.PHONY: all deps unit policy-cases-update integration test check abuse-asan abuse-valgrind demo bench fuzz lint install clean tests-build benches-build
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -13,7 +13,10 @@
 # default-scheduler, last observed in 2099 about a real node, or timed now about a node the
 # cluster does not have, one carrying 120 KB of annotations): its coexistence guard finds
 # no other scheduler, its /healthz answers within 1 s, its RSS stays bounded.
-# Runs under tools/with-cluster.
+# Runs under tools/with-cluster; BIN_DIR=build/san/bin runs the daemons under ASan+UBSan
+# (make abuse-asan), ABUSE_VALGRIND=1 under valgrind (make abuse-valgrind: the checks of
+# time, rate and RSS bounds are skipped then); either way each daemon's log must hold no
+# report once it is stopped, leaks found at exit included.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/e2e.sh"
@@ -131,7 +134,7 @@ cat > "$T/policy.json" <<JSON
 JSON
 PORT=$(free_port)
 : > "$LOG"
-"$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
+${DAEMON_WRAP[@]+"${DAEMON_WRAP[@]}"} "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
   --scheduler-name "$SCHED" --leader-elect=true --leader-elect-resource-name "$SCHED" \
   --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 >> "$LOG" 2>&1 &
 SCHED_PID=$!
@@ -194,15 +197,15 @@ sent=$(cat "$T/sent")
 check "... the extender sent at least 100,000 distinct failure messages ($sent)" test "$sent" -ge 100000
 # rates in pods per second x 1000: chatty >= quiet / 2
 quiet_rate=$(( QUIET_PODS * 1000000 / quiet_ms )) chatty_rate=$(( CHATTY_PODS * 1000000 / chatty_ms ))
-check "... bound at no less than half the undisturbed rate ($((chatty_rate / 1000)) against $((quiet_rate / 1000)) pods/s)" \
+measured check "... bound at no less than half the undisturbed rate ($((chatty_rate / 1000)) against $((quiet_rate / 1000)) pods/s)" \
   test $((chatty_rate * 2)) -ge "$quiet_rate"
 stop_pid "$PROBE_PID"; PROBE_PID=
 check "the scheduler is still running" kill -0 "$SCHED_PID"
-check_eq "/healthz answered every probe within 1 s" "" "$(grep '^fail' "$T/probe")"
+measured check_eq "/healthz answered every probe within 1 s" "" "$(grep '^fail' "$T/probe")"
 check "... and was probed throughout ($(wc -l < "$T/probe") probes, slowest $(sort -k2 -n "$T/probe" | tail -1 | cut -d' ' -f2) ms)" \
   test "$(wc -l < "$T/probe")" -ge 10
 max_rss=$(sort -n "$T/rss" | tail -1)
-check "RSS stayed below $MAX_RSS_MIB MiB (at most $max_rss MiB; $rss_before MiB before the flood)" \
+measured check "RSS stayed below $MAX_RSS_MIB MiB (at most $max_rss MiB; $rss_before MiB before the flood)" \
   test "$max_rss" -lt "$MAX_RSS_MIB"
 check_eq "the lease stayed with the one replica" "$ID" "$(holder)"
 check_eq "... which never lost it" "" "$(grep -i 'lost the leader lease\|stopped leading' "$LOG")"
@@ -227,6 +230,8 @@ YAML
 late_bound() { [ "$(kubectl -n "$NS" get pod late -o jsonpath='{.spec.nodeName}')" = late-0 ]; }
 wait_for "... and a pod that only fits it is bound there" 30 late_bound
 stop_pid "$SCHED_PID"; SCHED_PID=
+# a sanitized build (BIN_DIR=build/san/bin) reports its leaks as it exits
+check_eq "no sanitizer report in the scheduler's log, its exit's leak check included" "" "$(memcheck_reports "$LOG")"
 
 # ---- the operator and forged Scheduled Events
 check "the operator's CRDs, namespaces and RBAC install" stack_install
@@ -267,7 +272,7 @@ sched_cond() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(
 has_status() { [ -n "$(sched_cond Degraded status)" ]; }
 wait_for "the operator reports on the Scheduler" 60 has_status
 check "the operator is running" kill -0 "$OPID"
-check_eq "its /healthz answered every probe within 1 s" "" "$(grep -v '^ok' "$T/oprobe")"
+measured check_eq "its /healthz answered every probe within 1 s" "" "$(grep -v '^ok' "$T/oprobe")"
 check "... probed throughout ($(wc -l < "$T/oprobe") probes, slowest $(sort -k2 -n "$T/oprobe" | tail -1 | cut -d' ' -f2) s)" \
   test "$(wc -l < "$T/oprobe")" -ge 30
 check_eq "... its guard found no other scheduler: Degraded is not ConflictingScheduler" "" \
@@ -275,6 +280,8 @@ check_eq "... its guard found no other scheduler: Degraded is not ConflictingSch
 check_eq "... and its log never says another scheduler is active" "0" \
   "$(grep -c 'Another default-scheduler is active' "$CLUSTER_DIR/logs/operator-abuse.log")"
 max_orss=$(sort -n "$T/orss" | tail -1)
-check "... its RSS stayed below $MAX_OP_RSS_MIB MiB (at most $max_orss MiB)" test "$max_orss" -lt "$MAX_OP_RSS_MIB"
+measured check "... its RSS stayed below $MAX_OP_RSS_MIB MiB (at most $max_orss MiB)" test "$max_orss" -lt "$MAX_OP_RSS_MIB"
 stack_stop_pid operator-abuse
+check_eq "no sanitizer report in the operator's log, its exit's leak check included" "" \
+  "$(memcheck_reports "$CLUSTER_DIR/logs/operator-abuse.log")"
 finish

@@ -1,17 +1,35 @@
 # Helpers the end-to-end scripts share (sourced after tap.sh). Each script starts its own
 # processes and simulated nodes on a plane that later scripts use too.
 #
-#   stop_pid PID          SIGTERM, up to 10 s, then SIGKILL; nothing if PID is empty or gone
+#   stop_pid PID          SIGTERM, up to STOP_WAIT_S (10) s, then SIGKILL; nothing if PID is
+#                         empty or gone
 #   free_port             a free TCP port on 127.0.0.1
 #   nodes_ready NODE...   succeeds once every named node reports Ready
 #   only_nodes NODE...    fails, naming them, while any other node is registered (placements
 #                         and failure summaries count every node on the plane)
+#   DAEMON_WRAP           what the abuse suites put before the daemons they start: nothing, or
+#                         with ABUSE_VALGRIND=1 valgrind's memcheck (errors and definite or
+#                         indirect leaks; its ERROR SUMMARY ends the daemon's log), and then
+#                         STOP_WAIT_S is 120 for its leak check at exit and MEASURED_SKIP
+#                         skips the checks of time, rate and memory bounds (tap.sh: measured)
+#   memcheck_reports LOG...
+#                         the memory checkers' reports in daemons' logs, one line each (none
+#                         when clean): ASan, UBSan, LeakSanitizer (written when a sanitized
+#                         daemon exits: stop it first) and valgrind's error summaries
+
+DAEMON_WRAP=()
+if [ "${ABUSE_VALGRIND:-0}" = 1 ]; then
+  DAEMON_WRAP=(valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
+               --show-leak-kinds=definite,indirect --track-fds=no)
+  : "${STOP_WAIT_S:=120}"
+  MEASURED_SKIP="the daemons run under valgrind"
+fi
 
 stop_pid() {
   local pid=$1
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
   kill -TERM "$pid"
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 1 $((${STOP_WAIT_S:-10} * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null
   return 0
 }
@@ -31,4 +49,10 @@ only_nodes() {
   local others
   others=$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | grep -vxF -f <(printf '%s\n' "$@"))
   [ -z "$others" ] || { echo "other nodes on the plane:" $others; return 1; }
+}
+
+memcheck_reports() {
+  grep -h -e 'ERROR: AddressSanitizer' -e 'runtime error:' -e 'ERROR: LeakSanitizer' -e 'ERROR SUMMARY: [1-9]' \
+    "$@" 2>/dev/null
+  return 0
 }

@@ -9,11 +9,13 @@
 #   stack_nodesim_stop            stops it and deletes its nodes (the scheduler tests that
 #                                 follow count every node on the plane)
 #   stack_operator_start NAME ... a scheduler-operator process with the operator service
-#                                 account's own credentials (so the shipped RBAC applies)
+#                                 account's own credentials (so the shipped RBAC applies),
+#                                 under DAEMON_WRAP when e2e.sh set one
 #   stack_operator_metrics NAME   that operator's /metrics, scraped over HTTPS with the token
 #                                 of a service account bound to the shipped
 #                                 scheduler-policy-metrics-reader (stack_scrape_token)
-#   stack_stop_pid NAME           SIGTERM (then SIGKILL) a process started here, by PID file
+#   stack_stop_pid NAME           SIGTERM (then SIGKILL after STOP_WAIT_S, 10 s) a process
+#                                 started here, by PID file
 #   stack_operator_has_run_since_now NAME
 #                                 returns once operator NAME has run a whole reconcile pass
 #                                 begun after the call (before asserting nothing changed)
@@ -117,6 +119,7 @@ stack_operator_start() {
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   echo "$sport" > "$CLUSTER_DIR/pids/operator-$name.metrics-port"
+  ${DAEMON_WRAP[@]+"${DAEMON_WRAP[@]}"} \
   "$BIN_DIR/scheduler-operator" --kubeconfig "$kc" --listen "127.0.0.1:$port" --secure-listen "127.0.0.1:$sport" \
     --identity "$name" --scheduler-image "$SCHEDULER_IMAGE" "${SCHEDULER_ARGS[@]}" "$@" \
     >> "$CLUSTER_DIR/logs/operator-$name.log" 2>&1 &
@@ -161,7 +164,7 @@ stack_stop_pid() {
   pid=$(cat "$f" 2>/dev/null) || return 0
   if kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid"
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 $((${STOP_WAIT_S:-10} * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null
   fi
   rm -f "$f"
