@@ -40,7 +40,7 @@ NODES=(abuse-0 abuse-1 abuse-2)
 RATE=${ABUSE_POD_RATE:-10}
 APISERVER=$(cat "$CLUSTER_DIR/pids/kube-apiserver.pid")
 NS_PID= S_PID= PROBE_PID= STREAM_PID= LEASE_PID=
-LOG_S="$CLUSTER_DIR/logs/policy-scheduler-abuse.log"
+LOG_S="$CLUSTER_DIR/logs/policy-scheduler-abuse-http.log"
 OP_LOG="$CLUSTER_DIR/logs/operator-abuse.log"
 
 cleanup() {
