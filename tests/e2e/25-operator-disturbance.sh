@@ -67,11 +67,11 @@ EOF
 stack_operator_start a --progress-deadline 20 > "$T/port-a"
 wait_for "first install with an invalid policy: PolicyValid=False" 30 \
   bash -c '[ "$(kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"PolicyValid\")].status}")" = False ]'
-wait_for "... a scheduler runs anyway: the profile's built-in policy serves as revision 1" 60 serving 1
+wait_for "... a scheduler runs anyway: the profile's plugin set serves as revision 1" 60 serving 1
 check_eq "... revision 1 comes from the profile" "LowNodeUtilization" "$(sched '{.status.policy.profile}')"
 check_eq "... Degraded=True, reason InvalidPolicy" "True InvalidPolicy" \
   "$(condition Degraded status) $(condition Degraded reason)"
-check_match "... Degraded says the built-in policy runs instead" 'built-in policy of profile LowNodeUtilization' \
+check_match "... Degraded says the profile's plugin set runs instead" 'plugin set of profile LowNodeUtilization' \
   "$(condition Degraded message)"
 
 stack_put_policy deploy/policy.cfg
