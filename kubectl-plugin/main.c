@@ -3,12 +3,13 @@
  *   validate [FILE|-]   the cluster's current policy ConfigMap, or a file, checked as the
  *                       operator checks it
  *   history             the revisions and the rejected source, with their state
- *   diff N M            effective predicates and priorities between two revisions
+ *   diff N M            effective predicates and priorities between two revisions, or
+ *                       plugins per profile when one is a framework revision
  *   explain POD         why a pending pod fits nowhere, in the scheduler's words
  *   migrate             the active Policy's translation as the operator's
  *                       KubeSchedulerConfiguration source, and the switch to it
  *   simulate            what a candidate configuration would change on the cluster's pods
- * The I/O lives here; what is computed from the objects is in history.c, diff.c,
+ * The I/O lives here; what is computed from the objects is in history.c, diff.c, diff-framework.c,
  * explain.c, migrate.c and simulate.c (pure). */
 #include <errno.h>
 #include <getopt.h>
@@ -61,7 +62,9 @@ static void usage(FILE *f) {
               "  history             the revisions: source ConfigMap, resourceVersion, sha256, creation time,\n"
               "                      and whether each is serving, rolling out, rolled back or superseded; the\n"
               "                      rejected source last\n"
-              "  diff N M            the effective predicates, priorities and weights of revision N against M\n"
+              "  diff N M            the effective predicates, priorities and weights of revision N against M;\n"
+              "                      for a framework revision, the plugins per profile and extension point\n"
+              "                      (a Policy revision then as its v1beta1 translation)\n"
               "  explain POD         why a pending pod fits no node: the scheduler's PodScheduled summary,\n"
               "                      one reason per line, and its FailedScheduling events\n"
               "  migrate             write the translation of the Policy Scheduler/cluster names (the\n"
@@ -265,8 +268,8 @@ static int cmd_history(const Args *a) {
         return 0;
 }
 
-/* The effective configuration of revision N, and a label naming it and its source. */
-static int load_revision(KubeClient *c, const char *num, PolicyEffective **ret, char *label, size_t label_size) {
+/* Revision N's ConfigMap, and a label naming it and its source. */
+static int load_revision(KubeClient *c, const char *num, json_t **ret, char *label, size_t label_size) {
         int64_t n;
         if (parse_int64_str(num, &n) < 0 || n < 1) {
                 fprintf(stderr, "error: %s is not a revision number\n", num);
@@ -283,25 +286,18 @@ static int load_revision(KubeClient *c, const char *num, PolicyEffective **ret, 
         }
         if (r < 0)
                 return api_error("get the revision", r, &err);
-        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
-        PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
-        _cleanup_(policy_freep) Policy *p = NULL;
-        PolicyDiags diags = {};
-        r = text ? policy_load(text, strlen(text), &opts, &p, &diags) : -EINVAL;
-        policy_diags_clear(&diags);
-        if (r < 0 || policy_effective(p, &opts, ret) < 0) {
-                fprintf(stderr, "error: revision %s holds no valid %s\n", num, RECONCILE_POLICY_KEY);
-                return EXIT_USAGE;
-        }
         json_auto_t *src = json_loads(
                 json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE)) ?: "{}", 0, NULL);
-        const char *source = json_string_value(json_object_get(src, "configMap"));
+        const char *policy_cm = json_string_value(json_object_get(src, "configMap"));
+        const char *config_cm = json_string_value(json_object_get(src, "schedulerConfig"));
         const char *rv = json_string_value(json_object_get(src, "resourceVersion"));
         const char *profile = json_string_value(json_object_get(src, "profile"));
-        if (source)
-                snprintf(label, label_size, "revision %s (configmap/%s resourceVersion %s)", num, source, rv ?: "?");
+        if (policy_cm || config_cm)
+                snprintf(label, label_size, "revision %s (configmap/%s resourceVersion %s)", num, policy_cm ?: config_cm,
+                         rv ?: "?");
         else
                 snprintf(label, label_size, "revision %s (profile/%s)", num, profile ?: "LowNodeUtilization");
+        *ret = TAKE_PTR(cm);
         return 0;
 }
 
@@ -313,20 +309,22 @@ static int cmd_diff(const Args *a) {
         _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
         if (connect_cluster(a, &c) < 0)
                 return EXIT_USAGE;
-        _cleanup_(policy_effective_freep) PolicyEffective *ea = NULL;
-        _cleanup_(policy_effective_freep) PolicyEffective *eb = NULL;
+        json_auto_t *ca = NULL, *cb = NULL;
         char la[512], lb[512];
-        int r = load_revision(c, a->rest[0], &ea, la, sizeof(la));
+        int r = load_revision(c, a->rest[0], &ca, la, sizeof(la));
         if (r != 0)
                 return r;
-        r = load_revision(c, a->rest[1], &eb, lb, sizeof(lb));
+        r = load_revision(c, a->rest[1], &cb, lb, sizeof(lb));
         if (r != 0)
                 return r;
         _cleanup_(buf_free) Buf out;
+        _cleanup_free_ char *error = NULL;
         buf_init(&out, 0);
-        r = effective_diff(ea, la, eb, lb, &out);
-        if (r < 0)
+        r = revision_diff(ca, la, cb, lb, &out, &error);
+        if (r < 0) {
+                fprintf(stderr, "error: %s\n", error ?: strerror(-r));
                 return EXIT_USAGE;
+        }
         fputs(buf_str(&out), stdout);
         return r > 0 ? EXIT_INVALID : 0;
 }

@@ -54,6 +54,39 @@ int history_format(const HistoryRow *rows, int n, bool json, Buf *out);
 int effective_diff(const PolicyEffective *a, const char *label_a, const PolicyEffective *b, const char *label_b,
                    Buf *out);
 
+/* ---- diff of framework revisions ---- */
+
+/* The differences between two effective KubeSchedulerConfigurations (the shape of
+ * policy-validator/kubescheduler-config.h), a and b, under the labels: profiles one has and
+ * the other not (with their plugins), and per profile of the same schedulerName, per
+ * extension point, plugins removed ("-"), added ("+"), score weights changed and the order of
+ * the common plugins ("~"); the resolved arguments of the plugins either enables; the
+ * scheduling fields (percentageOfNodesToScore, backoffs, parallelism); the extenders. The
+ * operator's own fields (clientConnection, leaderElection, serving) are not compared.
+ * Returns 0 when they are the same (the header and a line saying so), 1 when they differ,
+ * -ENOMEM. */
+int framework_diff(const json_t *a, const char *label_a, const json_t *b, const char *label_b, Buf *out);
+
+/* The effective KubeSchedulerConfiguration a revision ConfigMap (cm, borrowed; label names
+ * it in messages) makes the scheduler run: its config.yaml; for a revision rendered from a
+ * Policy (it has policy.cfg), config.yaml with the profile's plugins and the extenders
+ * replaced by libpolicy's v1beta1 translation of the Policy, which is what kube-scheduler
+ * v1.20 builds from the Policy itself. On success returns 0, *ret_effective (new reference),
+ * *ret_from_policy, and *ret_lossy (new string, "" when none): what the translation cannot
+ * express, one diagnostic a line. -EINVAL with *ret_error (new string) for a revision that
+ * holds no valid configuration; -ENOMEM. */
+int revision_framework_effective(const json_t *cm, const char *label, json_t **ret_effective, bool *ret_from_policy,
+                                 char **ret_lossy, char **ret_error);
+
+/* What `diff N M` prints for two revision ConfigMaps (borrowed) under their labels: for two
+ * Policy revisions, effective_diff() of their Policies; otherwise framework_diff() of their
+ * revision_framework_effective(), after a "#" line per Policy revision saying it is compared
+ * as its translation, and what that translation loses. Returns 0 (the same), 1 (they
+ * differ), -EINVAL with *ret_error (new string) for a revision that holds no valid
+ * configuration, -ENOMEM. */
+int revision_diff(const json_t *cm_a, const char *label_a, const json_t *cm_b, const char *label_b, Buf *out,
+                  char **ret_error);
+
 /* ---- explain ---- */
 
 /* Why the pod is not running where the scheduler put it, from what the scheduler wrote:

@@ -116,6 +116,134 @@ static void test_diff(void **state) {
         policy_effective_free(b);
 }
 
+/* ---- diff of framework revisions, on the revision ConfigMaps in tests/data/kubectl-plugin-diff ---- */
+
+#define DIFF_CASES "tests/data/kubectl-plugin-diff/"
+
+static json_t *load_revision_file(const char *name) {
+        json_error_t e;
+        char path[256];
+        snprintf(path, sizeof(path), DIFF_CASES "revision-%s.json", name);
+        json_t *j = json_load_file(path, 0, &e);
+        if (!j)
+                fail_msg("%s: %s", path, e.text);
+        return j;
+}
+
+/* revision_diff of two fixtures: its return value, and its output in out. */
+static int diff_files(const char *a, const char *b, Buf *out) {
+        json_t *ca = load_revision_file(a), *cb = load_revision_file(b);
+        char *err = NULL;
+        buf_init(out, 0);
+        int r = revision_diff(ca, a, cb, b, out, &err);
+        if (getenv("SHOW_DIFF"))
+                print_message("%s", buf_str(out));
+        if (err)
+                print_message("%s\n", err);
+        free(err);
+        json_decref(ca);
+        json_decref(cb);
+        return r;
+}
+
+static void test_diff_framework_profiles(void **state) {
+        Buf out;
+        /* HighNodeUtilization against the defaults: its three score changes, nothing else. */
+        assert_int_equal(diff_files("low", "high", &out), 1);
+        assert_string_equal(buf_str(&out), "--- low\n+++ high\n"
+                                           "profile default-scheduler:\n"
+                                           "  score:\n"
+                                           "    - NodeResourcesBalancedAllocation weight 1\n"
+                                           "    - NodeResourcesLeastAllocated weight 1\n"
+                                           "    + NodeResourcesMostAllocated weight 5\n");
+        buf_free(&out);
+        assert_int_equal(diff_files("high", "low", &out), 1);
+        assert_non_null(strstr(buf_str(&out), "    - NodeResourcesMostAllocated weight 5\n"
+                                              "    + NodeResourcesBalancedAllocation weight 1\n"
+                                              "    + NodeResourcesLeastAllocated weight 1\n"));
+        buf_free(&out);
+        assert_int_equal(diff_files("two", "two", &out), 0);
+        assert_string_equal(buf_str(&out), "--- two\n+++ two\n"
+                                           "no difference in the effective profiles, plugins, arguments and extenders\n");
+        buf_free(&out);
+}
+
+static void test_diff_framework_source(void **state) {
+        Buf out;
+        /* The source moves NodePorts to the end of filter, raises InterPodAffinity's
+         * hardPodAffinityWeight, adds a packing profile and scores 50% of the nodes. */
+        assert_int_equal(diff_files("low", "two", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "profile default-scheduler:\n  filter:\n    ~ order: NodeUnschedulable NodeName "
+                                  "TaintToleration NodeAffinity NodePorts NodeResourcesFit VolumeRestrictions"));
+        assert_non_null(strstr(s, "      now:   NodeUnschedulable NodeName TaintToleration NodeAffinity NodeResourcesFit "
+                                  "VolumeRestrictions"));
+        assert_non_null(strstr(s, " InterPodAffinity NodePorts\n"));
+        assert_null(strstr(s, "  preFilter:\n")); /* NodePorts keeps its preFilter place */
+        assert_non_null(strstr(s, "  pluginConfig:\n    ~ InterPodAffinity {\"hardPodAffinityWeight\":1}\n"
+                                  "      now {\"hardPodAffinityWeight\":3}\n"));
+        assert_non_null(strstr(s, "+ profile packing-scheduler:\n"));
+        assert_non_null(strstr(s, "    score: NodeResourcesBalancedAllocation (1), ImageLocality (1), InterPodAffinity (1), "
+                                  "NodeAffinity (1), NodePreferAvoidPods (10000), PodTopologySpread (2), "
+                                  "TaintToleration (1), NodeResourcesMostAllocated (5)\n"));
+        assert_non_null(strstr(s, "~ percentageOfNodesToScore 0 -> 50\n"));
+        assert_null(strstr(s, "leaderElection"));
+        buf_free(&out);
+        /* The other way round the packing profile is the one removed. */
+        assert_int_equal(diff_files("two", "low", &out), 1);
+        assert_non_null(strstr(buf_str(&out), "- profile packing-scheduler:\n"));
+        assert_non_null(strstr(buf_str(&out), "~ percentageOfNodesToScore 50 -> 0\n"));
+        buf_free(&out);
+}
+
+static void test_diff_framework_policy(void **state) {
+        Buf out;
+        /* Two Policy revisions: compared as Policies, as before. */
+        assert_int_equal(diff_files("policy", "policy2", &out), 1);
+        assert_string_equal(buf_str(&out), "--- policy\n+++ policy2\npriorities:\n  ~ LeastRequestedPriority weight 2 -> 3\n");
+        buf_free(&out);
+        /* A Policy against the default plugins: the Policy through its v1beta1 translation.
+         * It scores with two plugins, LeastAllocated at weight 2; the defaults score with
+         * eight, LeastAllocated at 1. */
+        assert_int_equal(diff_files("policy", "low", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "# policy: its Policy compared as the framework configuration v1.20 builds from it "
+                                  "(the v1beta1 translation)\n--- policy\n+++ low\n"));
+        assert_non_null(strstr(s, "    ~ NodeResourcesLeastAllocated weight 2 -> 1\n"));
+        assert_non_null(strstr(s, "    + ImageLocality weight 1\n"));
+        assert_non_null(strstr(s, "    + NodePreferAvoidPods weight 10000\n"));
+        assert_null(strstr(s, "NodeResourcesBalancedAllocation weight"));
+        assert_non_null(strstr(s, "    + VolumeBinding\n"));
+        buf_free(&out);
+}
+
+static void test_diff_framework_lossy(void **state) {
+        Buf out;
+        /* A translation that loses something says what, before the diff. */
+        assert_int_equal(diff_files("two", "lossy", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "# lossy: its Policy compared as the framework configuration v1.20 builds from it "
+                                  "(the v1beta1 translation), which loses:\n"
+                                  "#  lossy:policy.cfg: warning: alwaysCheckAllPredicates has no field"));
+        assert_non_null(strstr(s, "- profile packing-scheduler:\n"));
+        buf_free(&out);
+        /* A revision with nothing valid in it is an error naming it. */
+        json_t *bad = load("{\"data\":{\"config.yaml\":\"kind: KubeSchedulerConfiguration\\n"
+                           "apiVersion: kubescheduler.config.k8s.io/v1beta1\\nprofiles:\\n- schedulerName: x\\n"
+                           "  plugins: {score: {enabled: [{name: NoSuchPlugin}]}}\\n\"}}");
+        json_t *low = load_revision_file("low");
+        char *err = NULL;
+        buf_init(&out, 0);
+        assert_int_equal(revision_diff(bad, "revision 9", low, "revision 1", &out, &err), -EINVAL);
+        assert_non_null(err);
+        assert_non_null(strstr(err, "revision 9:config.yaml:5:"));
+        assert_non_null(strstr(err, "NoSuchPlugin"));
+        free(err);
+        buf_free(&out);
+        json_decref(bad);
+        json_decref(low);
+}
+
 static void test_explain(void **state) {
         json_t *pod = load("{\"metadata\":{\"name\":\"big\",\"namespace\":\"e2e\"},\"spec\":{},\"status\":{\"phase\":\"Pending\","
                            "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
@@ -471,6 +599,10 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_history),
                 cmocka_unit_test(test_diff),
+                cmocka_unit_test(test_diff_framework_profiles),
+                cmocka_unit_test(test_diff_framework_source),
+                cmocka_unit_test(test_diff_framework_policy),
+                cmocka_unit_test(test_diff_framework_lossy),
                 cmocka_unit_test(test_explain),
                 cmocka_unit_test(test_migrate_default_policy),
                 cmocka_unit_test(test_migrate_lossy_and_invalid),
