@@ -70,7 +70,8 @@ static int describe_profile(const json_t *profile, const char *indent, Buf *out)
                 json_array_foreach(enabled, i, e) {
                         if (r < 0)
                                 break;
-                        r = buf_printf(out, "%s %s", i ? "," : "", json_string_value(json_object_get(e, "name")) ?: "?");
+                        r = buf_printf(out, "%s %s", i ? "," : "",
+                                       json_string_value(json_object_get(e, "name")) ?: "?");
                         if (r >= 0 && pt == KSC_SCORE)
                                 r = buf_printf(out, " (%" JSON_INTEGER_FORMAT ")", weight_of(e));
                 }
@@ -240,7 +241,8 @@ int framework_diff(const json_t *a, const char *label_a, const json_t *b, const 
                 return -ENOMEM;
         if (r >= 0 && strcmp(xa, xb) != 0) {
                 changes++;
-                r = buf_printf(out, "~ extenders: %zu -> %zu\n  - %s\n  + %s\n", json_array_size(json_object_get(a, "extenders")),
+                r = buf_printf(out, "~ extenders: %zu -> %zu\n  - %s\n  + %s\n",
+                               json_array_size(json_object_get(a, "extenders")),
                                json_array_size(json_object_get(b, "extenders")), xa, xb);
         }
         if (r >= 0 && changes == 0)

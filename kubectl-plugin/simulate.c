@@ -233,7 +233,8 @@ static json_t *namespace_selectors(const json_t *namespaces) {
 static int apply_project_selector(SchedStrtab *t, SchedPod *pod, const json_t *ns_selectors, const char *dflt) {
         const json_t *ann = json_object_get(ns_selectors, pod->namespace_);
         const char *sel = ann ? json_string_value(ann) : dflt;
-        const char *from = ann ? "the namespace's " SCHED_PROJECT_NODE_SELECTOR_ANNOTATION " annotation" : "defaultNodeSelector";
+        const char *from = ann ? "the namespace's " SCHED_PROJECT_NODE_SELECTOR_ANNOTATION " annotation"
+                               : "defaultNodeSelector";
         char reason[512];
         int r = sched_pod_apply_node_selector(t, pod, sel);
         if (r >= 0 || r == -ENOMEM)
@@ -304,7 +305,8 @@ static int load_cluster(SchedStrtab *t, SchedCache *c, const json_t *nodes, cons
                 }
                 /* a running pod rescheduled now is queued anew, so it gets today's selector too */
                 if (decided_by(sides, t, p)) {
-                        int r = apply_project_selector(t, p, ns_selectors, cluster ? cluster->default_node_selector : NULL);
+                        int r = apply_project_selector(t, p, ns_selectors,
+                                                       cluster ? cluster->default_node_selector : NULL);
                         if (r < 0) {
                                 sched_pod_unref(p);
                                 return r;
