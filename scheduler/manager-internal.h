@@ -31,7 +31,7 @@
 #include "scheduler/metrics-snapshot.h"
 #include "scheduler/secure-server.h"
 
-#define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+#define NODE_SELECTOR_ANNOTATION SCHED_PROJECT_NODE_SELECTOR_ANNOTATION
 #define MASTER_TAINT_KEY "node-role.kubernetes.io/master"
 
 typedef struct Manager Manager;
@@ -83,6 +83,8 @@ typedef struct ManagerProfile {
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedPreemptor *preemptor;
+        /* its framework metrics (borrowed from the manager's FrameworkMetrics) */
+        const SchedAlgoObserver *observer;
         /* Events about its pods, reported under its schedulerName (reportingController), as
          * v1.20 gives each profile its own recorder */
         KubeEventRecorder *recorder;
@@ -114,6 +116,7 @@ struct Manager {
         const struct PluginLoader *plugins; /* --plugin-dir's (the options own them); NULL: none */
         SchedConfig *cfg;
         SchedAlgo *algo;
+        const SchedAlgoObserver *observer;
         SchedStr scheduler_name;
         SchedStr master_taint;          /* node-role.kubernetes.io/master, interned */
         char *identity;
@@ -133,6 +136,7 @@ struct Manager {
         SchedPreemption preempt_res;
         SchedPreemptCall preempt_call;
         char *preempt_message;
+        uint64_t preempt_tp;            /* when its PostFilter began (the observer's clock) */
 
         SchedObjects *objects;          /* NULL when the policy reads no such object */
         ObjInformer objinf[_SCHED_OBJ_MAX];   /* .inf NULL for kinds the policy does not need */
@@ -187,9 +191,11 @@ static inline bool manager_ready(const Manager *m) {
 bool manager_may_write(Manager *m);
 
 /* manager.c: the end of a decision that found no node, once its preemption is decided
- * (nominated: the node, or 0): the FailedScheduling Event, the nomination or the pod's
- * PodScheduled condition, the pod back to the queue as unschedulable. */
-void manager_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated);
+ * (nominated: the node, or 0; post_filter: its status, timed from post_filter_t0 for the
+ * profile's observer): the FailedScheduling Event, the nomination or the pod's PodScheduled
+ * condition, the pod back to the queue as unschedulable. */
+void manager_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated,
+                           SchedStatus post_filter, uint64_t post_filter_t0);
 
 /* informers.c */
 extern const KubeResource SCHED_RES_PVS, SCHED_RES_PVCS;
@@ -212,16 +218,18 @@ bool manager_use_profile(Manager *m, const SchedPod *pod);
 int preemptor_init(Manager *m);
 int preemptor_start(Manager *m);
 void preemptor_free(Manager *m);
-/* Runs the preemption for pod; returns 0 with *ret_node the node to nominate it to (0: none)
- * after deleting the victims and clearing lower-priority nominations there. When it
- * nominates, it writes the pod's PodScheduled condition (message) and nomination once the
- * victims' deletions are answered; otherwise the caller writes the condition (as
- * manager_unschedulable() does). Returns PREEMPTOR_WAITING when an extender's preemptVerb
- * is asked: the decision then waits (m->waiting holds the pod, the caller takes a reference)
- * and the answer ends it with manager_unschedulable(), after checking what may have changed
+/* Runs the preemption for pod (upstream's PostFilter); returns 0 with *ret_node the node to
+ * nominate it to (0: none) after deleting the victims and clearing lower-priority
+ * nominations there, and *ret_status its PostFilter status: Success when it nominates,
+ * Error when the preemption failed, Unschedulable otherwise. When it nominates, it writes
+ * the pod's PodScheduled condition (message) and nomination once the victims' deletions are
+ * answered; otherwise the caller writes the condition (as manager_unschedulable() does).
+ * Returns PREEMPTOR_WAITING when an extender's preemptVerb is asked: the decision then waits
+ * (m->waiting holds the pod, the caller takes a reference and sets m->preempt_tp) and the
+ * answer ends it with manager_unschedulable(), after checking what may have changed
  * meanwhile (the lease, the pod still pending, the node and each victim still there). */
 #define PREEMPTOR_WAITING 1
-int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node);
+int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node, SchedStatus *ret_status);
 /* Records pod's nomination to node in the nominator (events_set_unschedulable() writes
  * status.nominatedNodeName). */
 void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node);

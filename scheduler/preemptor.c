@@ -390,9 +390,12 @@ static int ask_extenders(Manager *m, SchedPod *pod, int r, SchedPreemption *res,
 
 /* The preemption's end after the extenders answered: what may have changed while they
  * thought is checked before anything is written. */
-static SchedStr conclude(Manager *m, SchedPod *pod, const char *message, int r, const SchedPreemption *res) {
+static SchedStr conclude(Manager *m, SchedPod *pod, const char *message, int r, const SchedPreemption *res,
+                         SchedStatus *ret_status) {
+        *ret_status = SCHED_STATUS_UNSCHEDULABLE;
         if (r < 0) {
                 preemption_failed(m, pod, r);
+                *ret_status = SCHED_STATUS_ERROR;
                 return 0;
         }
         if (!manager_may_write(m)) {
@@ -405,7 +408,10 @@ static SchedStr conclude(Manager *m, SchedPod *pod, const char *message, int r, 
                              pod->namespace_, pod->name);
                 return 0;
         }
-        return act(m, pod, message, res);
+        SchedStr node = act(m, pod, message, res);
+        if (node)
+                *ret_status = SCHED_STATUS_SUCCESS;
+        return node;
 }
 
 static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void *userdata) {
@@ -426,8 +432,9 @@ static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void
         /* the pod may have gone (deleted, bound by another) while the extenders answered */
         bool assumed;
         if (sched_queue_attempts(m->queue, pod->uid) > 0 && !sched_cache_has_pod(m->cache, pod->uid, &assumed)) {
-                SchedStr node = conclude(m, pod, message, r, &m->preempt_res);
-                manager_unschedulable(m, pod, message, node);
+                SchedStatus pf;
+                SchedStr node = conclude(m, pod, message, r, &m->preempt_res, &pf);
+                manager_unschedulable(m, pod, message, node, pf, m->preempt_tp);
         } else
                 klog_v(2, "%s/%s left the queue while the extenders considered its preemption", pod->namespace_,
                        pod->name);
@@ -437,8 +444,9 @@ static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void
         manager_kick(m);
 }
 
-int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node) {
+int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node, SchedStatus *ret_status) {
         *ret_node = 0;
+        *ret_status = SCHED_STATUS_UNSCHEDULABLE;
         if (!m->preemptor)
                 return 0;
         /* The victims and the nomination are chosen from this replica's cache: one whose
@@ -473,9 +481,12 @@ int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_
         if (r < 0) {
                 sched_preempt_abandon(m->preemptor);
                 preemption_failed(m, pod, r);
+                *ret_status = SCHED_STATUS_ERROR;
                 return 0;
         }
         *ret_node = act(m, pod, message, &res);
+        if (*ret_node)
+                *ret_status = SCHED_STATUS_SUCCESS;
         return 0;
 }
 
