@@ -6,11 +6,11 @@
 # pod that may only go to sx-0 or sx-1 needs a preemption, and the extender keeps sx-1 only.
 #   (a) the extender answers after 5 s: while it thinks, /healthz answers within 1 s every
 #       time it is asked, the lease stays with the scheduler (a 5 s stall of the loop would
-#       lose it, and the scheduler exits as kube-scheduler does); the pods already decided
-#       are bound, and a pod that needs no preemption, created meanwhile, is bound once the
-#       decision in progress ends (decisions are taken one at a time, as upstream's
-#       scheduling cycle takes them); then the preemption completes with the extender's
-#       choice: nominated to sx-1, sx-1's pods deleted, sx-0's untouched, the pod bound;
+#       lose it, and the scheduler exits as kube-scheduler does); a pod that needs no
+#       preemption, created meanwhile, is bound once the decision in progress ends
+#       (decisions are taken one at a time, as upstream's scheduling cycle takes them); the
+#       preemption completes with the extender's choice: nominated to sx-1, sx-1's pods
+#       deleted, sx-0's untouched, the pod bound;
 #   (b) the extender never answers within its httpTimeout: the same promises while it
 #       stalls; then, as v1.20.2 does when a non-ignorable extender's ProcessPreemption
 #       fails (PostFilter returns the error, recordSchedulingFailure with no nomination),
