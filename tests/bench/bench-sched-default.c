@@ -576,7 +576,9 @@ int main(int argc, char **argv) {
         if (plugin_dir) {
                 _cleanup_buf_ Buf perr;
                 buf_init(&perr, 4096);
-                if (plugin_loader_open(plugin_dir, NULL, 0, &plugins, &perr) < 0) {
+                /* as the daemon runs them: its clock, the default 100 ms budget, the watchdog */
+                if (plugin_loader_open(plugin_dir, plugin_loader_now_ns, 100 * 1000 * 1000, &plugins, &perr) < 0 ||
+                    plugin_loader_watch(plugins) < 0) {
                         fprintf(stderr, "--plugin-dir: %s\n", buf_str(&perr));
                         return 2;
                 }
