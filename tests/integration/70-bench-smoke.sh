@@ -46,9 +46,9 @@ check "tests/bench/e2e-sched.sh runs policy-scheduler, kube-scheduler and the bi
   env E2E_NODES=3 E2E_PODS=6 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-sched.sh
 check "tests/bench/e2e-preempt.sh runs both schedulers on 2 nodes" \
   env E2E_NODES=2 E2E_PODS=2 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-preempt.sh
-check "tests/bench/sched-plugins.sh runs the engine alone and with each example plugin on 20 nodes" \
-  env PLUGIN_BENCH_NODES=20 PLUGIN_BENCH_PODS=50 PLUGIN_BENCH_ROUNDS=1 O="$O" tests/bench/sched-plugins.sh
-check_eq "... and writes a row per configuration" "engine score filter" \
+check "tests/bench/sched-plugins.sh runs the engine alone, with each example plugin and with the extender twin on 20 nodes" \
+  env PLUGIN_BENCH_NODES=20 PLUGIN_BENCH_PODS=50 PLUGIN_BENCH_EXT_PODS=20 PLUGIN_BENCH_ROUNDS=1 O="$O" tests/bench/sched-plugins.sh
+check_eq "... and writes a row per configuration" "engine score filter extender" \
   "$(tail -n +2 "$BENCH_DIR/sched-plugins.csv" | cut -d, -f2 | tr '\n' ' ' | sed 's/ $//')"
 check "tools/bench-plots draws every chart from the CSV files" tools/bench-plots "$BENCH_DIR"
 check_eq "the charts are written" "e2e-sched.svg sched-default.svg sched-plugins.svg" "$(cd "$BENCH_DIR" && echo *.svg)"
