@@ -67,20 +67,26 @@ run() { # CONFIG NODES
 
 echo "nodes,config,pods_per_s,p99_us,vs_engine,load1" > "$OUT"
 printf '| nodes | configuration | pods/s (1 core) | p99 us/pod | vs the engine alone |\n| ---: | --- | ---: | ---: | ---: |\n'
+CONFIGS=(engine score filter extender)
 for n in $NODES; do
-  engine=
-  for c in engine score filter extender; do
-    best= p99=
-    for _ in $(seq "$ROUNDS"); do
+  declare -A best=() p99=()
+  # the configurations in turn within each round, so that a change of the machine's load
+  # falls on all of them
+  for _ in $(seq "$ROUNDS"); do
+    for c in "${CONFIGS[@]}"; do
       read -r us p <<< "$(run "$c" "$n")"
-      if [ -z "$best" ] || awk -v a="$us" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$us p99=$p; fi
+      if [ -z "${best[$c]:-}" ] || awk -v a="$us" -v b="${best[$c]}" 'BEGIN { exit !(a < b) }'; then
+        best[$c]=$us p99[$c]=$p
+      fi
     done
-    [ "$c" = engine ] && engine=$best
-    pps=$(awk -v u="$best" 'BEGIN { printf "%.0f", 1e6 / u }')
-    ratio=$(awk -v u="$best" -v e="$engine" 'BEGIN { printf "%.3f", e / u }')
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    echo "$n,$c,$pps,$p99,$ratio,$load" >> "$OUT"
-    printf '| %s | %s | %s | %s | %s |\n' "$n" "$c" "$pps" "$p99" "$ratio"
   done
+  for c in "${CONFIGS[@]}"; do
+    pps=$(awk -v u="${best[$c]}" 'BEGIN { printf "%.0f", 1e6 / u }')
+    ratio=$(awk -v u="${best[$c]}" -v e="${best[engine]}" 'BEGIN { printf "%.3f", e / u }')
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    echo "$n,$c,$pps,${p99[$c]},$ratio,$load" >> "$OUT"
+    printf '| %s | %s | %s | %s | %s |\n' "$n" "$c" "$pps" "${p99[$c]}" "$ratio"
+  done
+  unset best p99
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
