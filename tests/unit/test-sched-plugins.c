@@ -231,6 +231,28 @@ static void test_node_label_score_reverse(void **state) {
         assert_string_equal(got, "n2:n1=0 n2=72");
 }
 
+/* node-label-score reads a value as strtoll(s, &end, 10) does, to the end of the text: white
+ * space and a sign before the digits are read, anything after them, a negative value or one
+ * past 10^12 counts 0. Raw 8, 4, 0, 0, 0, 12 -> normalized by 12. */
+static void test_node_label_score_values(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "node-label-score", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        add_node(f, "n1", "'labels':{'cost':'+8'}");
+        add_node(f, "n2", "'labels':{'cost':' 4'}");
+        add_node(f, "n3", "'labels':{'cost':'-8'}");
+        add_node(f, "n4", "'labels':{'cost':'8x'}");
+        add_node(f, "n5", "'labels':{'cost':'1000000000001'}");
+        add_node(f, "n6", "'labels':{'cost':'0012'}");
+        TlProfile b = tl_profile("p");
+        tl_score(&b, "node-label-score", 1);
+        tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}]}");
+        SchedConfig *cfg = compile(f, &b, l, NULL);
+        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        assert_string_equal(got, "n6:n1=66 n2=33 n3=0 n4=0 n5=0 n6=100");
+        sched_config_free(cfg);
+}
+
 static void test_profile_refusals(void **state) {
         Fx *f = *state;
         put(f, "plugins", "pair-anti-affinity", 0755);
@@ -424,6 +446,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_examples_place_pods, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_node_label_score_reverse, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_label_score_values, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_profile_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_loader_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
