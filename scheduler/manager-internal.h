@@ -31,7 +31,7 @@
 #include "scheduler/metrics-snapshot.h"
 #include "scheduler/secure-server.h"
 
-#define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+#define NODE_SELECTOR_ANNOTATION SCHED_PROJECT_NODE_SELECTOR_ANNOTATION
 #define MASTER_TAINT_KEY "node-role.kubernetes.io/master"
 
 typedef struct Manager Manager;
