@@ -96,12 +96,11 @@ struct Manager {
         sd_event_source *defer, *tick;
         KubeClient *client;
         KubeInformer *pods, *nodes, *namespaces;
-        HttpServer *http;               /* insecure: --address:--port */
-        SchedSecureServer *secure;      /* --bind-address:--secure-port, on its own thread */
-        sd_event_source *publish;       /* the secure port's snapshot, after each dispatch */
+        /* every HTTP port (secure and plain), on its own thread */
+        SchedSecureServer *secure;
+        sd_event_source *publish;       /* the serving thread's snapshot, after each dispatch */
         uint64_t families_published_usec; /* CLOCK_MONOTONIC of the last labelled families sent */
-        HttpServer *http_metrics;       /* metricsBindAddress, when it differs from healthz's */
-        KubeLeaderElector *leader;
+        struct SchedLeaseThread *lease; /* leader election, on its own thread (lease-thread.h) */
 
         PolicyEffective *eff;
         SchedStrtab *strtab;
@@ -113,7 +112,7 @@ struct Manager {
         ManagerProfile *profiles;
         size_t n_profiles;
         FrameworkMetrics *framework_metrics; /* the profiles' extension points and plugins */
-        const struct PluginLoader *plugins; /* --plugin-dir's (the options own them); NULL: none */
+        struct PluginLoader *plugins;   /* --plugin-dir's (the options own them); NULL: none */
         SchedConfig *cfg;
         SchedAlgo *algo;
         const SchedAlgoObserver *observer;

@@ -18,6 +18,7 @@
 #include "common/time-util.h"
 #include "kube/log.h"
 #include "scheduler/manager-internal.h"
+#include "scheduler/lease-thread.h"
 #include "scheduler/plugin-loader.h"
 
 #define BATCH 256
@@ -209,7 +210,7 @@ bool manager_may_write(Manager *m) {
                 return false;
         /* the lease as this host's clock sees it: a leader that could not renew in time
          * (stopped, starved) learns here, before writing, that it no longer leads */
-        return !m->leader || kube_leader_check(m->leader);
+        return !m->lease || sched_lease_thread_valid(m->lease);
 }
 
 /* The recorder's fence: an Event repeated after the lease lapsed does not patch its series. */
@@ -234,14 +235,14 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* ---- leadership ---- */
 
-static void on_started_leading(KubeLeaderElector *le, void *userdata) {
+static void on_started_leading(void *userdata) {
         Manager *m = userdata;
         klog_info("became leader (%s)", m->identity);
         m->leading = true;
         manager_kick(m);
 }
 
-static void on_stopped_leading(KubeLeaderElector *le, void *userdata) {
+static void on_stopped_leading(void *userdata) {
         Manager *m = userdata;
         if (!m->leading)
                 return;
@@ -573,6 +574,8 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                         klog_info("out-of-tree plugin %s loaded from %s (runs in-process)", m->plugins->set.v[i]->name,
                                   m->plugins->set.v[i]->path);
                 co.externals = &m->plugins->set;
+                if ((r = plugin_loader_watch(m->plugins)) < 0)
+                        return klog_error_errno(r, "cannot start the plugins' watchdog: %m");
         }
         if ((r = framework_metrics_new(&m->framework_metrics)) < 0 || (r = profiles_new(m, policy, &co, &err)) < 0)
                 return r;
@@ -638,23 +641,33 @@ int manager_start(Manager *m) {
         if ((r = metrics_serve(m)) < 0)
                 return r;
         if (m->opts->leader_elect) {
-                KubeLeaderConfig lc = {
-                        .lease_namespace = m->opts->lease_namespace,
-                        .lease_name = m->opts->lease_name,
-                        .identity = m->identity,
-                        .lease_duration_usec = (uint64_t) m->opts->lease_duration_usec,
-                        .renew_deadline_usec = (uint64_t) m->opts->renew_deadline_usec,
-                        .retry_period_usec = (uint64_t) m->opts->retry_period_usec,
-                        .on_started_leading = on_started_leading,
-                        .on_stopped_leading = on_stopped_leading,
+                /* the lease is renewed on a thread of its own, with its own client: however
+                 * long a decision takes (an out-of-tree plugin's calls run on this loop), the
+                 * renewals are on time (lease-thread.h) */
+                _cleanup_kube_config_ KubeConfig *kc = NULL;
+                KubeError kerr = {};
+                if ((r = manager_load_kubeconfig(m->opts, m->opts->kubeconfig, &kc, &kerr)) < 0)
+                        return klog_error_errno(r, "cannot load the leader election client's configuration: %s",
+                                                kerr.message);
+                SchedLeaseThreadOptions lo = {
+                        .config = TAKE_PTR(kc),
+                        .leader = {
+                                .lease_namespace = m->opts->lease_namespace,
+                                .lease_name = m->opts->lease_name,
+                                .identity = m->identity,
+                                .lease_duration_usec = (uint64_t) m->opts->lease_duration_usec,
+                                .renew_deadline_usec = (uint64_t) m->opts->renew_deadline_usec,
+                                .retry_period_usec = (uint64_t) m->opts->retry_period_usec,
+                        },
+                        .loop = m->event,
+                        .on_started = on_started_leading,
+                        .on_stopped = on_stopped_leading,
                         .userdata = m,
                 };
-                r = kube_leader_new(m->client, &lc, &m->leader);
-                if (r >= 0)
-                        r = kube_leader_start(m->leader);
-                if (r < 0)
-                        return klog_error_errno(r, "cannot start leader election: %m");
-                klog_info("waiting for the lease %s/%s as %s", lc.lease_namespace, lc.lease_name, lc.identity);
+                if ((r = sched_lease_thread_new(&lo, &m->lease)) < 0)
+                        return r;
+                klog_info("waiting for the lease %s/%s as %s", lo.leader.lease_namespace, lo.leader.lease_name,
+                          lo.leader.identity);
         }
         return 0;
 }
@@ -669,14 +682,12 @@ Manager *manager_free(Manager *m) {
         /* a leader hands its lease over at once instead of letting it expire; that is a
          * chosen stop, not a lost lease */
         m->leading = false;
-        kube_leader_free(m->leader);
+        m->lease = sched_lease_thread_free(m->lease);
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
         for (size_t i = 0; i < m->n_profiles; i++)
                 kube_event_recorder_free(m->profiles[i].recorder);
         m->secure = sched_secure_server_free(m->secure);
         m->publish = sd_event_source_disable_unref(m->publish);
-        http_server_free(m->http);
-        http_server_free(m->http_metrics);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);

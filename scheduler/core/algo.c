@@ -392,6 +392,7 @@ static void cycle_init(SchedAlgo *a, const SchedCache *cache, const SchedPod *po
                 .pod = pod,
                 .n_all_nodes = n_all,
                 .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar,
+                .timed = a->sampling,
                 .objects = a->objects,
                 .state = a->state,
         };
@@ -610,9 +611,9 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
                 *ret = res;
                 return 0;
         }
+        a->sampling = a->observer && a->sample_next;
         SchedCycle cy;
         cycle_init(a, cache, pod, n_all, &cy);
-        a->sampling = a->observer && a->sample_next;
         uint64_t t0 = a->observer ? obs_now(a) : 0;
         r = a->sampling ? prepare_timed(a, &cy, nodes, n_all) : sched_cycle_prepare(&cy, nodes, n_all);
         if (a->observer)

@@ -147,6 +147,7 @@ typedef struct SchedCycle {
         const SchedPod *pod;
         uint32_t n_all_nodes;
         bool pod_has_requests;          /* any of cpu/memory/ephemeral/scalars non-zero */
+        bool timed;                     /* sampled for plugin metrics: out-of-tree plugin calls are timed */
         /* the other cluster objects (may be NULL: none known) and the per-pod state the
          * plugins' prepare hooks compute once per decision (cycle-state.h) */
         const struct SchedObjects *objects;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every benchmark `make bench` runs, once, on a tiny size, so that none rots unnoticed
 # between two bench runs: each bench binary (its --smoke or smallest arguments), the two
-# end-to-end bench scripts with a few nodes and pods, and tools/bench-plots on the CSV files
+# end-to-end bench scripts with a few nodes and pods, the out-of-tree plugins' bench on 20
+# nodes, and tools/bench-plots on the CSV files
 # they wrote. It measures nothing. The benches run on a control plane of their own, started
 # here (bench-operator leaves the operator's objects behind, the end-to-end benches register
 # nodes), so the plane this script was given stays as it was.
@@ -50,6 +51,10 @@ check_eq "... each run is a row of e2e-sched.csv, all 6 pods bound" \
   "$(tail -n +2 "$BENCH_DIR/e2e-sched.csv" 2>/dev/null | cut -d, -f2,4 | tr , ' ' | paste -sd'|')"
 check "tests/bench/e2e-preempt.sh runs both schedulers on 2 nodes" \
   env E2E_NODES=2 E2E_PODS=2 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-preempt.sh
+check "tests/bench/sched-plugins.sh runs the engine alone, with each example plugin and with the extender twin on 20 nodes" \
+  env PLUGIN_BENCH_NODES=20 PLUGIN_BENCH_PODS=50 PLUGIN_BENCH_EXT_PODS=20 PLUGIN_BENCH_ROUNDS=1 O="$O" tests/bench/sched-plugins.sh
+check_eq "... and writes a row per configuration" "engine score filter extender" \
+  "$(tail -n +2 "$BENCH_DIR/sched-plugins.csv" | cut -d, -f2 | tr '\n' ' ' | sed 's/ $//')"
 check "tools/bench-plots draws every chart from the CSV files" tools/bench-plots "$BENCH_DIR"
-check_eq "the charts are written" "e2e-sched.svg sched-default.svg" "$(cd "$BENCH_DIR" && echo *.svg)"
+check_eq "the charts are written" "e2e-sched.svg sched-default.svg sched-plugins.svg" "$(cd "$BENCH_DIR" && echo *.svg)"
 finish
