@@ -54,32 +54,20 @@ plane_nodes_up near "the ${#NODES[@]} nodes of the comparison" --nodes-file "$DA
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import extender
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        # v1.20 marshals ExtenderArgs without json tags (Pod, Nodes, NodeNames), and so does
-        # policy-scheduler; both decode the reply case-insensitively
-        pod = (args.get("Pod") or {}).get("metadata", {}).get("name", "")
-        names = args.get("NodeNames")
-        if names is None:
-            names = [n["metadata"]["name"] for n in (args.get("Nodes") or {}).get("items", [])]
-        if self.path != "/prioritize":
-            self.send_response(404); self.end_headers(); return
-        reply = [{"host": n, "score": (sum(map(ord, pod)) + 3 * int(n.split("-")[1])) % 11} for n in names]
-        body = json.dumps(reply).encode()
-        print(self.path, pod, json.dumps(reply), file=sys.stderr, flush=True)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    # v1.20 marshals ExtenderArgs without json tags (Pod, Nodes, NodeNames), and so does
+    # policy-scheduler; both decode the reply case-insensitively
+    pod = extender.pod_name(args)
+    names = extender.node_names(args)
+    if path != "/prioritize":
+        return None
+    reply = [{"host": n, "score": (sum(map(ord, pod)) + 3 * int(n.split("-")[1])) % 11} for n in names]
+    print(path, pod, json.dumps(reply), file=sys.stderr, flush=True)
+    return reply
 
-    def log_message(self, *a):
-        pass
-
-HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+extender.serve(int(sys.argv[1]), answer)
 PY
 plane_extender_start near "$T/extender.py"
 EXT_URL=http://127.0.0.1:$EXT_PORT

@@ -193,30 +193,19 @@ SCHED_PID=
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import extender
 
 port, log = int(sys.argv[1]), sys.argv[2]
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with open(log, "a") as f:
-            # v1.20's untagged ExtenderPreemptionArgs: Go field names, the unused map null
-            f.write(json.dumps({"path": self.path, "nodes": sorted((args.get("NodeNameToMetaVictims") or {}).keys()),
-                                "whole": args.get("NodeNameToVictims") is not None}) + "\n")
-        m = args.get("NodeNameToMetaVictims") or {}
-        out = {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
-        body = json.dumps(out).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    with open(log, "a") as f:
+        # v1.20's untagged ExtenderPreemptionArgs: Go field names, the unused map null
+        f.write(json.dumps({"path": path, "nodes": sorted((args.get("NodeNameToMetaVictims") or {}).keys()),
+                            "whole": args.get("NodeNameToVictims") is not None}) + "\n")
+    m = args.get("NodeNameToMetaVictims") or {}
+    return {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
 
-    def log_message(self, *a):
-        pass
-
-HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+extender.serve(port, answer)
 PY
 plane_extender_start preempt "$T/extender.py" "$T/extender.log"
 cat > "$T/policy-ext.json" <<JSON

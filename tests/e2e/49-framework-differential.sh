@@ -74,36 +74,26 @@ wait_for "nodesim registers the ${#NODES[@]} nodes" 30 nodes_ready "${NODES[@]}"
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import extender
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        pod = (args.get("Pod") or {}).get("metadata", {}).get("name", "")
-        nodes = (args.get("Nodes") or {}).get("items", [])
-        if self.path == "/filter":
-            keep = [n for n in nodes if n["metadata"]["name"] != "fd-5"]
-            reply = {"Nodes": {"items": keep}, "FailedNodes": {"fd-5": "fd-5 is kept for others"}
-                     if len(keep) < len(nodes) else {}, "Error": ""}
-        elif self.path == "/prioritize":
-            base = pod.rsplit("-", 1)[0]     # the same score for the two schedulers' copies
-            reply = [{"Host": n["metadata"]["name"],
-                      "Score": (sum(map(ord, base)) + 7 * int(n["metadata"]["name"].split("-")[1])) % 11}
-                     for n in nodes]
-        else:
-            self.send_response(404); self.end_headers(); return
-        body = json.dumps(reply).encode()
-        print(self.path, pod, json.dumps(reply)[:300], file=sys.stderr, flush=True)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    pod = extender.pod_name(args)
+    nodes = (args.get("Nodes") or {}).get("items", [])
+    if path == "/filter":
+        keep = [n for n in nodes if n["metadata"]["name"] != "fd-5"]
+        reply = {"Nodes": {"items": keep}, "FailedNodes": {"fd-5": "fd-5 is kept for others"}
+                 if len(keep) < len(nodes) else {}, "Error": ""}
+    elif path == "/prioritize":
+        base = pod.rsplit("-", 1)[0]     # the same score for the two schedulers' copies
+        reply = [{"Host": n["metadata"]["name"],
+                  "Score": (sum(map(ord, base)) + 7 * int(n["metadata"]["name"].split("-")[1])) % 11}
+                 for n in nodes]
+    else:
+        return None
+    print(path, pod, json.dumps(reply)[:300], file=sys.stderr, flush=True)
+    return reply
 
-    def log_message(self, *a):
-        pass
-
-HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+extender.serve(int(sys.argv[1]), answer)
 PY
 python3 "$T/extender.py" "$EXT_PORT" 2>> "$CLUSTER_DIR/logs/extender-fdiff.log" &
 EXT_PID=$!

@@ -77,43 +77,29 @@ wait_for "nodesim registers $N_NODES nodes" 90 nodes_ready "${NODES[@]}"
 EXT_PORT=$(free_port)
 echo quiet > "$T/mode"
 cat > "$T/extender.py" <<'PY'
-import json, sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
+import extender
 
 port, mode_file, count_file = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 sent = 0
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_POST(self):
-        global sent
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        names = args.get("NodeNames") or []
-        if self.path != "/filter":
-            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
-        if open(mode_file).read().strip() == "chatty" and names:
-            failed = {}
-            for n in names[1:]:
-                sent += 1
-                text = "chatty extender says no to %s, message %d" % (n, sent)
-                failed[n] = text + (" " + "x" * 65536 if sent % 100 == 0 else "")
-            reply = {"nodenames": names[:1], "failedNodes": failed}
-            with open(count_file, "w") as f:
-                f.write(str(sent))
-        else:
-            reply = {"nodenames": names, "failedNodes": {}}
-        body = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    global sent
+    names = args.get("NodeNames") or []
+    if path != "/filter":
+        return None
+    if open(mode_file).read().strip() == "chatty" and names:
+        failed = {}
+        for n in names[1:]:
+            sent += 1
+            text = "chatty extender says no to %s, message %d" % (n, sent)
+            failed[n] = text + (" " + "x" * 65536 if sent % 100 == 0 else "")
+        with open(count_file, "w") as f:
+            f.write(str(sent))
+        return {"nodenames": names[:1], "failedNodes": failed}
+    return {"nodenames": names, "failedNodes": {}}
 
-    def log_message(self, *a):
-        pass
-
-ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+extender.serve(port, answer, threaded=True)
 PY
 echo 0 > "$T/sent"
 python3 "$T/extender.py" "$EXT_PORT" "$T/mode" "$T/sent" 2>> "$CLUSTER_DIR/logs/extender-abuse.log" &

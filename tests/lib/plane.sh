@@ -21,8 +21,9 @@
 #                                 their Leases, without waiting
 #   plane_extender_start TAG SCRIPT ARGS...
 #                                 runs the test's Python extender SCRIPT on port EXT_PORT
-#                                 (EXT_PID; the port is its first argument, then ARGS), stderr to logs/extender-TAG.log, and waits until it
-#                                 listens (set-up)
+#                                 (EXT_PID; the port is its first argument, then ARGS; the
+#                                 HTTP side: tests/lib/extender.py), stderr to
+#                                 logs/extender-TAG.log, and waits until it listens (set-up)
 #   plane_scheduler_start LOG POLICY ARGS...
 #                                 policy-scheduler named $SCHED with POLICY, no leader
 #                                 election, plain HTTP on a free 127.0.0.1 port (PORT,
