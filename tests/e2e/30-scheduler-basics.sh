@@ -50,14 +50,14 @@ plane_nodes_up basics "three 4-cpu nodes" --nodes 3 --name-prefix sb --cpu 4 --m
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys, time
-import extender
+import extender_http
 
 port, log = int(sys.argv[1]), sys.argv[2]
 
 def answer(path, args):
     # what v1.20 sends: its untagged types' Go field names, the unused list null
     pod = args.get("Pod") or {}
-    names = extender.node_names(args)
+    names = extender_http.node_names(args)
     labels = pod.get("metadata", {}).get("labels") or {}
     picky = labels.get("ext") == "picky"
     if labels.get("burst"):
@@ -73,7 +73,7 @@ def answer(path, args):
         return [{"host": n, "score": 10 if n == "sb-2" else 0} for n in names]
     return None
 
-extender.serve(port, answer)
+extender_http.serve(port, answer)
 PY
 plane_extender_start basics "$T/extender.py" "$T/extender.log"
 

@@ -43,7 +43,7 @@ plane_nodes_up one-binder "three nodes" --nodes 3 --name-prefix ob --cpu 16 --me
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import sys, time
-import extender
+import extender_http
 
 port, delay = int(sys.argv[1]), int(sys.argv[2]) / 1000.0
 
@@ -57,7 +57,7 @@ def answer(path, args):
     return None
 
 # one thread per connection: each replica keeps its own connection open
-extender.serve(port, answer, threaded=True)
+extender_http.serve(port, answer, threaded=True)
 PY
 plane_extender_start one-binder "$T/extender.py" "$EXT_MS"
 

@@ -54,20 +54,20 @@ plane_nodes_up near "the ${#NODES[@]} nodes of the comparison" --nodes-file "$DA
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-import extender
+import extender_http
 
 def answer(path, args):
     # v1.20 marshals ExtenderArgs without json tags (Pod, Nodes, NodeNames), and so does
     # policy-scheduler; both decode the reply case-insensitively
-    pod = extender.pod_name(args)
-    names = extender.node_names(args)
+    pod = extender_http.pod_name(args)
+    names = extender_http.node_names(args)
     if path != "/prioritize":
         return None
     reply = [{"host": n, "score": (sum(map(ord, pod)) + 3 * int(n.split("-")[1])) % 11} for n in names]
     print(path, pod, json.dumps(reply), file=sys.stderr, flush=True)
     return reply
 
-extender.serve(int(sys.argv[1]), answer)
+extender_http.serve(int(sys.argv[1]), answer)
 PY
 plane_extender_start near "$T/extender.py"
 EXT_URL=http://127.0.0.1:$EXT_PORT

@@ -193,7 +193,7 @@ SCHED_PID=
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-import extender
+import extender_http
 
 port, log = int(sys.argv[1]), sys.argv[2]
 
@@ -205,7 +205,7 @@ def answer(path, args):
     m = args.get("NodeNameToMetaVictims") or {}
     return {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
 
-extender.serve(port, answer)
+extender_http.serve(port, answer)
 PY
 plane_extender_start preempt "$T/extender.py" "$T/extender.log"
 cat > "$T/policy-ext.json" <<JSON

@@ -74,10 +74,10 @@ wait_for "nodesim registers the ${#NODES[@]} nodes" 30 nodes_ready "${NODES[@]}"
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-import extender
+import extender_http
 
 def answer(path, args):
-    pod = extender.pod_name(args)
+    pod = extender_http.pod_name(args)
     nodes = (args.get("Nodes") or {}).get("items", [])
     if path == "/filter":
         keep = [n for n in nodes if n["metadata"]["name"] != "fd-5"]
@@ -93,7 +93,7 @@ def answer(path, args):
     print(path, pod, json.dumps(reply)[:300], file=sys.stderr, flush=True)
     return reply
 
-extender.serve(int(sys.argv[1]), answer)
+extender_http.serve(int(sys.argv[1]), answer)
 PY
 python3 "$T/extender.py" "$EXT_PORT" 2>> "$CLUSTER_DIR/logs/extender-fdiff.log" &
 EXT_PID=$!

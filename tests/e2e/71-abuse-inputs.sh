@@ -78,7 +78,7 @@ EXT_PORT=$(free_port)
 echo quiet > "$T/mode"
 cat > "$T/extender.py" <<'PY'
 import sys
-import extender
+import extender_http
 
 port, mode_file, count_file = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 sent = 0
@@ -99,7 +99,7 @@ def answer(path, args):
         return {"nodenames": names[:1], "failedNodes": failed}
     return {"nodenames": names, "failedNodes": {}}
 
-extender.serve(port, answer, threaded=True)
+extender_http.serve(port, answer, threaded=True)
 PY
 echo 0 > "$T/sent"
 python3 "$T/extender.py" "$EXT_PORT" "$T/mode" "$T/sent" 2>> "$CLUSTER_DIR/logs/extender-abuse.log" &

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-import extender  # noqa: E402  (tests/lib/extender.py: the HTTP side)
+import extender_http  # noqa: E402  (the HTTP side)
 
 PORT = int(sys.argv[1])
 PAIR = json.loads(sys.argv[2])
@@ -81,4 +81,4 @@ def answer(path, args):
     return [{"Host": h, "Score": (r * 10 // top) if top else 0} for h, r in raw]
 
 
-extender.serve(PORT, answer)
+extender_http.serve(PORT, answer)

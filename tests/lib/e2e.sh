@@ -7,7 +7,7 @@
 #   only_nodes NODE...    fails, naming them, while any other node is registered (placements
 #                         and failure summaries count every node on the plane)
 #
-# The tests' Python modules (extender.py: the HTTP side of a test's scheduler extender) are
+# The tests' Python modules (extender_http.py: the HTTP side of a test's scheduler extender) are
 # importable by the Python programs a script runs.
 
 export PYTHONPATH="$ROOT/tests/lib${PYTHONPATH:+:$PYTHONPATH}"

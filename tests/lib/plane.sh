@@ -22,7 +22,7 @@
 #   plane_extender_start TAG SCRIPT ARGS...
 #                                 runs the test's Python extender SCRIPT on port EXT_PORT
 #                                 (EXT_PID; the port is its first argument, then ARGS; the
-#                                 HTTP side: tests/lib/extender.py), stderr to
+#                                 HTTP side: tests/lib/extender_http.py), stderr to
 #                                 logs/extender-TAG.log, and waits until it listens (set-up)
 #   plane_scheduler_start LOG POLICY ARGS...
 #                                 policy-scheduler named $SCHED with POLICY, no leader

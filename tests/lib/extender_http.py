@@ -1,15 +1,15 @@
 """The HTTP side of the tests' scheduler extenders (kube-scheduler v1.20's extender protocol:
 a POST per verb, JSON both ways), so that each test's extender is only its decisions.
 
-    import extender
-    extender.serve(port, answer, threaded=False)
+    import extender_http
+    extender_http.serve(port, answer, threaded=False)
 
 answer(path, args) gets the verb's path ("/filter", "/prioritize", "/preempt", ...) and the
 decoded arguments, and returns the reply to send as JSON, or None for a 404 (a verb the
 extender does not serve). threaded: one thread per connection, HTTP/1.1 keep-alive (each
 scheduler replica keeps its own connection open); otherwise one request at a time,
-HTTP/1.0. The e2e scripts run their extenders through plane_extender_start
-(tests/lib/plane.sh), which puts this directory on PYTHONPATH.
+HTTP/1.0. tests/lib/e2e.sh puts this directory on PYTHONPATH for the programs the
+end-to-end scripts run.
 """
 import json
 from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
