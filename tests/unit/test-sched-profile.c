@@ -23,24 +23,22 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
+        TestWorld w;
 } Fx;
 
 static int setup(void **state) {
         Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
+        assert_int_equal(test_world_init(&f->w), 0);
         *state = f;
         return 0;
 }
 
 static int teardown(void **state) {
         Fx *f = *state;
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
+        test_world_fini(&f->w);
         free(f);
         return 0;
 }
@@ -50,7 +48,7 @@ static SchedConfig *compile(Fx *f, TlProfile *b, const SchedConfigOptions *o, ch
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
         SchedConfig *cfg = NULL;
-        int r = sched_config_new_profile(f->t, b->json, o, &cfg, &err);
+        int r = sched_config_new_profile(f->w.t, b->json, o, &cfg, &err);
         if (ret_err)
                 *ret_err = r < 0 ? strdup(buf_str(&err)) : NULL;
         return r < 0 ? NULL : cfg;
@@ -174,7 +172,7 @@ static void test_refused_by_name(void **state) {
 
 static void add_node(Fx *f, SchedNode *n) {
         assert_non_null(n);
-        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+        assert_int_equal(sched_cache_add_node(f->w.c, n), 0);
 
 }
 
@@ -189,7 +187,7 @@ static char *schedule_scores(Fx *f, const SchedConfig *cfg, const SchedPod *pod)
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
         SchedResult res;
-        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
+        assert_int_equal(sched_algo_schedule(a, f->w.c, pod, &res), 0);
         return scores(a);
 }
 
@@ -198,9 +196,9 @@ static char *schedule_scores(Fx *f, const SchedConfig *cfg, const SchedPod *pod)
  * 33 x 3 = 99, as v1.20 (and as the Policy's three labelPreference entries of weight 1). */
 static void test_node_label_scores_as_one_plugin(void **state) {
         Fx *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
-        add_node(f, tl_node(f->t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        add_node(f, tl_node(f->w.t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
+        add_node(f, tl_node(f->w.t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->w.t, "p", "100m", "", "", "");
         TlProfile b = tl_profile("p");
         tl_score(&b, "NodeLabel", 3);
         tl_args(&b, "NodeLabel", "{'presentLabelsPreference':['ssd','gpu'],'absentLabelsPreference':['hdd']}");
@@ -224,7 +222,7 @@ static void test_node_label_scores_as_one_plugin(void **state) {
         _cleanup_(sched_config_freep) SchedConfig *pcfg = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        if (sched_config_new_policy(f->t, pol, NULL, NULL, NULL, &pcfg, &err) < 0)
+        if (sched_config_new_policy(f->w.t, pol, NULL, NULL, NULL, &pcfg, &err) < 0)
                 fail_msg("%s", buf_str(&err));
         _cleanup_free_ char *pgot = schedule_scores(f, pcfg, pod);
         assert_string_equal(pgot, got);
@@ -300,7 +298,7 @@ static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const 
         _cleanup_(sched_config_freep) SchedConfig *direct = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        if (sched_config_new_policy(f->t, pol, "s", &g, NULL, &direct, &err) < 0)
+        if (sched_config_new_policy(f->w.t, pol, "s", &g, NULL, &direct, &err) < 0)
                 fail_msg("%s: %s", path, buf_str(&err));
 
         json_auto_t *translated = NULL;
@@ -320,7 +318,7 @@ static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const 
         policy_diags_clear(&diags);
         _cleanup_(sched_config_freep) SchedConfig *via = NULL;
         SchedConfigOptions o = { .gates = g };
-        if (sched_config_new_profile(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via, &err) < 0)
+        if (sched_config_new_profile(f->w.t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via, &err) < 0)
                 fail_msg("%s: %s", path, buf_str(&err));
         _cleanup_free_ char *a = NULL, *b = NULL;
         assert_int_equal(sched_config_format_profile(direct, &a), 0);
@@ -334,12 +332,12 @@ static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const 
 }
 
 static SchedPod *translation_fixture(Fx *f) {
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
+        add_node(f, tl_node(f->w.t, "node-a", "4", "8Gi", 110,
                             "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
                             "", ""));
-        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
-        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
-        return tl_pod(f->t, "p", "100m", "128Mi", "", "");
+        add_node(f, tl_node(f->w.t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
+        add_node(f, tl_node(f->w.t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
+        return tl_pod(f->w.t, "p", "100m", "128Mi", "", "");
 }
 
 /* Run from the source tree (the data's paths are relative). */
