@@ -52,7 +52,7 @@ static void fake_plugin(void *userdata, SchedPluginName plugin, SchedPoint point
 }
 
 typedef struct Fx {
-        TestWorld w;
+        TestWorld w; /* first: test_world_teardown frees the fixture */
         Obs obs;
         SchedAlgoObserver observer;
 } Fx;
@@ -93,13 +93,6 @@ static int setup(void **state) {
         f->observer = (SchedAlgoObserver) { .userdata = &f->obs, .now_ns = fake_now, .point = fake_point,
                                             .plugin = fake_plugin };
         *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        test_world_fini(&f->w);
-        free(f);
         return 0;
 }
 
@@ -233,9 +226,9 @@ static void test_families_with_upstream_labels(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_without_observer_nothing_is_timed, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unsampled_decision_times_extension_points_only, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_sampled_decision_times_every_plugin_call, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_without_observer_nothing_is_timed, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_unsampled_decision_times_extension_points_only, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_sampled_decision_times_every_plugin_call, setup, test_world_teardown),
                 cmocka_unit_test(test_upstream_buckets_and_their_le_labels),
                 cmocka_unit_test(test_families_with_upstream_labels),
         };

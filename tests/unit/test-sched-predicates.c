@@ -13,7 +13,7 @@
 #include "tests/unit/builders.h"
 
 typedef struct Fx {
-        TestWorld w;
+        TestWorld w; /* first: test_world_teardown frees the fixture */
         PolicyArgument presence;
         char *labels[2];
 } Fx;
@@ -34,13 +34,6 @@ static int setup(void **state) {
                                  .n_ignored_resources = 1 };
         assert_int_equal(sched_config_new(f->w.t, &p.eff, &o, &f->w.cfg, NULL), 0);
         *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        test_world_fini(&f->w);
-        free(f);
         return 0;
 }
 
@@ -315,15 +308,15 @@ static void test_labels_presence(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_order_and_expansion, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_fits_resources, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_host_name, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_host_ports, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_taints, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unschedulable, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_labels_presence, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_order_and_expansion, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_fits_resources, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_host_name, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_host_ports, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_taints, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_unschedulable, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_labels_presence, setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 #include "tests/unit/builders.h"
 
 typedef struct Fx {
-        TestWorld w;
+        TestWorld w; /* first: test_world_teardown frees the fixture */
 } Fx;
 
 static int setup(void **state) {
@@ -24,13 +24,6 @@ static int setup(void **state) {
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
         assert_int_equal(sched_config_new(f->w.t, &p.eff, NULL, &f->w.cfg, NULL), 0);
         *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        test_world_fini(&f->w);
-        free(f);
         return 0;
 }
 
@@ -255,13 +248,13 @@ static void test_requested_to_capacity_ratio(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_least_most_balanced, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_affinity, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_taint_toleration, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_image_locality, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_prefer_avoid_pods, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_equal_and_label_preference, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_requested_to_capacity_ratio, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_least_most_balanced, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_affinity, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_taint_toleration, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_image_locality, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_prefer_avoid_pods, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_equal_and_label_preference, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_requested_to_capacity_ratio, setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,20 +26,13 @@
 #include "tests/unit/builders.h"
 
 typedef struct Fx {
-        TestWorld w;
+        TestWorld w; /* first: test_world_teardown frees the fixture */
 } Fx;
 
 static int setup(void **state) {
         Fx *f = calloc(1, sizeof(*f));
         assert_int_equal(test_world_init(&f->w), 0);
         *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        test_world_fini(&f->w);
-        free(f);
         return 0;
 }
 
@@ -407,13 +400,13 @@ static void test_every_lossless_case_runs_as_its_translation(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table_has_every_in_tree_plugin),
-                cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_refused_by_name, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_refused_by_name, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
-                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
