@@ -10,11 +10,7 @@
 #   (d) the scheduler is killed (SIGKILL) in the middle of a burst of pods and started
 #       again: every pod ends up bound exactly once.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-basics
 SCHED=basics-scheduler
 NODES=(sb-0 sb-1 sb-2)

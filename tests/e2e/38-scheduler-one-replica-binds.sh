@@ -9,11 +9,7 @@
 #   - the standby binds nothing.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 # ONE_BINDER_PODS (default 600) and ONE_BINDER_EXT_MS (default 40) size the burst.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-one-binder
 SCHED=one-binder-scheduler
 NODES=(ob-0 ob-1 ob-2)

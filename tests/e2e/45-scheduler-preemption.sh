@@ -15,11 +15,7 @@
 #       the candidates and their victims by uid and keeps what it answers: it keeps pe-2
 #       only, so a system-node-critical pod is nominated there and pe-2's pods are its victims.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-preempt
 SCHED=preempt-scheduler
 NODES=(pe-0 pe-1 pe-2)

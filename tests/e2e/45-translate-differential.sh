@@ -15,11 +15,7 @@
 # best score, upstream picks one at random, so the chosen node is compared only when the
 # best node is unique; the scores still are.
 # Policies with the same normalized form run once. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir) || bail_out "no Kubernetes binaries (tests/cluster/build.sh)"
 DATA=tests/data/translate-diff

@@ -11,11 +11,7 @@
 #   (b) exactly N low-priority pods are gone, one per node;
 #   (c) exactly N Preempted events, none repeated: no preemption was made twice.
 # E2E_VICTIMS_NODES sets N (default 30). Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 N=${E2E_VICTIMS_NODES:-30}
 NS=sched-victims
 FILL=sched-victims-fill

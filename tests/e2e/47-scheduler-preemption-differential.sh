@@ -34,11 +34,7 @@
 #                                               scenario where neither scheduler preempts
 #                                               cannot pass by agreeing
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-preempt-diff

@@ -23,17 +23,10 @@
 # image as it was when that node last changed, so an image on two nodes scores by the order
 # of their status updates.
 # FDIFF_CASES="a b" runs a subset. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir) || exit 1
 DATA=tests/data/framework-diff
-T=$(mktemp -d)
 NS=fdiff
 NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
 if [ -n "${FDIFF_CASES:-}" ]; then CASES=($FDIFF_CASES); else CASES=($(ls "$DATA/cases")); fi
@@ -45,15 +38,12 @@ cleanup() {
   local p
   for p in "${PIDS[@]}"; do stop_pid "$p"; done
   stop_pid "$EXT_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-fdiff.pid"
   {
     kubectl -n "$NS" delete pods --all --grace-period=0 --force
     kubectl delete namespace "$NS" --wait=false
     kubectl delete priorityclass fdiff-high --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup fdiff
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -61,13 +51,7 @@ trap 'exit 143' TERM INT
 
 # ---- the cluster --------------------------------------------------------------------
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-fdiff.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-fdiff.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up fdiff "the ${#NODES[@]} nodes" --counted --seconds 30 --nodes-file "$DATA/nodes.json"
 
 # The extender: filter drops fd-5, prioritize scores 0..10 from the pod's and the node's
 # names; nodes come as objects (nodeCacheCapable false).

@@ -14,15 +14,8 @@
 # cluster does not have, one carrying 120 KB of annotations): its coexistence guard finds
 # no other scheduler, its /healthz answers within 1 s, its RSS stays bounded.
 # Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/lib/stack.sh
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
 NS=abuse-inputs
 SCHED=abuse-scheduler
 N_NODES=100
@@ -51,26 +44,18 @@ cleanup() {
   reset_operand
   stop_pid "$SCHED_PID"
   stop_pid "$EXT_PID"
-  stop_pid "$NS_PID"
   stop_pid "$NS2_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-abuse.pid" "$CLUSTER_DIR/pids/nodesim-abuse-late.pid"
+  rm -f "$CLUSTER_DIR/pids/nodesim-abuse-late.pid"
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
     kubectl -n kube-system delete lease "$SCHED" --ignore-not-found --wait=false
-    kubectl delete node "${NODES[@]}" late-0 --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" late-0 --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup abuse late-0
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes "$N_NODES" --name-prefix ab --cpu 64 --memory 256Gi --pods 500 \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-abuse.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-abuse.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers $N_NODES nodes" 90 nodes_ready "${NODES[@]}"
+plane_nodes_up abuse "$N_NODES nodes" --counted --seconds 90 --nodes "$N_NODES" --name-prefix ab --cpu 64 --memory 256Gi --pods 500
 
 # ---- the extender: quiet (keeps every node) or chatty (keeps the first node it is sent,
 # rejects the others, each with a message never sent before; every 100th one 64 KiB long)

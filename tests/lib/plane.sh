@@ -8,14 +8,16 @@
 #                                 programs are not built), CLUSTER_DIR required, T a
 #                                 scratch directory (removed by plane_nodes_cleanup's
 #                                 callers' cleanup: rm -rf "$T")
-#   plane_nodes_up TAG WHAT [--not-alone] NODESIM-ARGS...
+#   plane_nodes_up TAG WHAT [--not-alone] [--counted] [--seconds N] NODESIM-ARGS...
 #                                 waits until no other script's nodes are left (placements
 #                                 and failure summaries count every node; --not-alone skips
 #                                 that), starts nodesim with the plane's kubelet certificate,
 #                                 state in $T/nodesim, pid file pids/nodesim-TAG.pid, log
-#                                 logs/nodesim-TAG.log (NS_PID set), then waits until the
-#                                 nodes in NODES are Ready ("nodesim registers WHAT"); set-up
-#                                 steps: bails out when they fail
+#                                 logs/nodesim-TAG.log (NS_PID set), then waits up to N
+#                                 seconds (60) until the nodes in NODES are Ready ("nodesim
+#                                 registers WHAT"); set-up steps: bails out when they fail
+#                                 (--counted: the two waits are checks, wait_for, as the
+#                                 scripts that take it have always counted them)
 #   plane_nodes_cleanup TAG [NODE...]
 #                                 stops that nodesim, deletes NODES (and the extra NODEs) and
 #                                 their Leases, without waiting
@@ -47,15 +49,22 @@ plane_script() {
 }
 
 plane_nodes_up() {
-  local tag=$1 what=$2 alone=1; shift 2
-  [ "${1:-}" = --not-alone ] && { alone=0; shift; }
-  [ $alone = 0 ] || setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+  local tag=$1 what=$2 alone=1 wait=setup_wait secs=60; shift 2
+  while :; do
+    case ${1:-} in
+      --not-alone) alone=0; shift ;;
+      --counted) wait=wait_for; shift ;;
+      --seconds) secs=$2; shift 2 ;;
+      *) break ;;
+    esac
+  done
+  [ $alone = 0 ] || $wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
   "$BIN_DIR/nodesim" "$@" \
     --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
     --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-$tag.pid" \
     >> "$CLUSTER_DIR/logs/nodesim-$tag.log" 2>&1 &
   NS_PID=$!
-  setup_wait "nodesim registers $what" 60 nodes_ready "${NODES[@]}"
+  $wait "nodesim registers $what" "$secs" nodes_ready "${NODES[@]}"
 }
 
 plane_nodes_cleanup() {
