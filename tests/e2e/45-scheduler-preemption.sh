@@ -51,20 +51,8 @@ wait_for "policy-scheduler becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/re
 kubectl create namespace "$NS" >/dev/null
 
 # ---- (a) priority classes
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: preempt-low}
-value: 10
-description: "preemption e2e: the Deployment's pods"
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: preempt-high}
-value: 1000000
-preemptionPolicy: Never
-description: "preemption e2e: high, but never preempts"
-YAML
+plane_priority_class preempt-low 10 "preemption e2e: the Deployment's pods"
+plane_priority_class preempt-high 1000000 "preemption e2e: high, but never preempts" Never
 setup "system-cluster-critical and system-node-critical exist on the plane" \
   kubectl get priorityclass system-cluster-critical system-node-critical
 

@@ -36,17 +36,8 @@ trap cleanup EXIT
 
 plane_nodes_up victims "$N 2-cpu nodes" --nodes "$N" --name-prefix pv --cpu 2 --memory 8Gi
 
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: victims-low}
-value: 10
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: victims-high}
-value: 1000
-YAML
+plane_priority_class victims-low 10
+plane_priority_class victims-high 1000
 kubectl create namespace "$FILL" >/dev/null
 kubectl create namespace "$NS" >/dev/null
 

@@ -52,17 +52,8 @@ start_scheduler() { # LOG
 }
 
 kubectl create namespace "$NS" >/dev/null
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: pdb-low}
-value: 10
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: pdb-high}
-value: 1000
-YAML
+plane_priority_class pdb-low 10
+plane_priority_class pdb-high 1000
 
 pod() { # NAME NODE|"" CPU CLASS [LABEL]
   kubectl apply -n "$NS" -f - >/dev/null <<YAML

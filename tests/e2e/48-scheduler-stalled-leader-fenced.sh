@@ -31,17 +31,8 @@ cleanup() {
 trap cleanup EXIT
 
 plane_nodes_up stalled "two 2-cpu nodes" --counted --nodes 2 --name-prefix sl --cpu 2 --memory 8Gi
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: stall-low}
-value: 10
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: stall-high}
-value: 1000
-YAML
+plane_priority_class stall-low 10
+plane_priority_class stall-high 1000
 kubectl create namespace "$FILL" >/dev/null
 kubectl create namespace "$NS" >/dev/null
 # pod NAME NAMESPACE CLASS [NODE] [EXTRA-SPEC]: a 1-cpu pod, bound by name when NODE is given

@@ -87,13 +87,7 @@ wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$E
 ns_gone() { ! kubectl get namespace "$NS" >/dev/null 2>&1; }
 wait_for "namespace $NS of an earlier run is gone" 120 ns_gone
 kubectl create namespace "$NS" >/dev/null
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: fdiff-high}
-value: 1000000
-description: "framework differential: a pod that would preempt"
-YAML
+plane_priority_class fdiff-high 1000000 "framework differential: a pod that would preempt"
 
 # create_docs FILE: each YAML document of FILE, in order (@NS@, @UID:KIND/NAME@ resolved).
 create_docs() {
@@ -120,7 +114,7 @@ OWNER=$(kubectl -n "$NS" get configmap owner -o jsonpath='{.metadata.uid}')
 # start WHO CASE LOG: kube-scheduler (WHO upstream) or policy-scheduler (ours) with the case's
 # configuration, its profiles named fdiff-WHO...; prints the PID.
 start() {
-  local who=$1 case=$2 log=$3 port i pid gates=() bin
+  local who=$1 case=$2 log=$3 port pid gates=() bin
   port=$(free_port)
   [ -f "$DATA/cases/$case/gates" ] && gates=(--feature-gates "$(cat "$DATA/cases/$case/gates")")
   {
@@ -135,23 +129,13 @@ YAML
   if [ "$who" = upstream ]; then bin=$K8S_BIN/kube-scheduler; else bin=$BIN_DIR/policy-scheduler; fi
   "$bin" --config "$log.config.yaml" --secure-port 0 "${gates[@]}" -v 10 > "$log" 2>&1 &
   pid=$!
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && { echo "$pid"; return 0; }
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  echo "$who scheduler did not come up on $case:" >&2
-  grep -v flags.go "$log" | tail -5 >&2
-  stop_pid "$pid"
-  return 1
+  plane_await_healthz "$pid" "$port" "$who scheduler on $case" "$log" || { stop_pid "$pid"; return 1; }
+  echo "$pid"
 }
 
 # The placement loop talks to the API server with curl (a kubectl process per call would
 # dominate the run): the admin credentials of the plane's kubeconfig.
-API=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
-CURL=(curl -sf --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
-      --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
-      --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+plane_api_curl
 PODS_URL=$API/api/v1/namespaces/$NS/pods
 
 # outcome POD: "node NODE", "unschedulable: MESSAGE" (with ", nominated NODE" when a node was

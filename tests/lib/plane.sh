@@ -36,6 +36,16 @@
 #                                 {result="unschedulable"}) / whether it is at least N: how
 #                                 a script knows a Pending pod was tried again before saying
 #                                 it is still not placed
+#   plane_await_healthz PID PORT WHAT LOG
+#                                 waits up to 30 s until the scheduler PID (kube-scheduler or
+#                                 policy-scheduler) answers /healthz on 127.0.0.1:PORT; fails,
+#                                 saying "WHAT did not come up" and LOG's last lines, when it
+#                                 exits or time runs out
+#   plane_api_curl                API (the plane's API server URL) and CURL (curl with the
+#                                 kubeconfig's admin credentials), for loops that call the API
+#                                 server more often than a kubectl process per call allows
+#   plane_priority_class NAME VALUE [DESCRIPTION [PREEMPTION_POLICY]]
+#                                 creates or updates PriorityClass NAME
 #   pod_node NS POD / pod_bound NS POD
 #                                 the node POD is bound to (empty while pending) / whether
 #                                 it is bound
@@ -93,6 +103,32 @@ plane_scheduler_start() {
     --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 \
     "$@" >> "$log" 2>&1 &
   SCHED_PID=$!
+}
+
+plane_await_healthz() {
+  local pid=$1 port=$2 what=$3 log=$4 i
+  for i in $(seq 1 150); do
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "$what did not come up; its log:" >&2
+  grep -v flags.go "$log" | tail -20 >&2
+  return 1
+}
+
+plane_api_curl() {
+  API=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
+  CURL=(curl -sf --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
+        --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
+        --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+}
+
+plane_priority_class() {
+  { printf 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\nvalue: %s\n' "$1" "$2"
+    [ -z "${4:-}" ] || printf 'preemptionPolicy: %s\n' "$4"
+    [ -z "${3:-}" ] || printf 'description: "%s"\n' "$3"
+  } | kubectl apply -f - >/dev/null
 }
 
 pod_node() { kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}'; }
