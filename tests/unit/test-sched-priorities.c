@@ -12,35 +12,32 @@
 #include "scheduler/core/testlib.h"
 #include "tests/unit/builders.h"
 
-typedef struct Fx {
-        TestWorld w; /* first: test_world_teardown frees the fixture */
-} Fx;
-
+/* A world configured with GeneralPredicates alone. */
 static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        assert_int_equal(test_world_init(&f->w), 0);
+        int r = test_world_setup(state);
+        if (r < 0)
+                return r;
         TlPolicy p;
         tl_policy_init(&p, false);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        assert_int_equal(sched_config_new(f->w.t, &p.eff, NULL, &f->w.cfg, NULL), 0);
-        *state = f;
+        test_world_configure(*state, &p, NULL);
         return 0;
 }
 
-static void add_node(Fx *f, SchedNode *n) {
+static void add_node(TestWorld *f, SchedNode *n) {
         assert_non_null(n);
-        assert_int_equal(sched_cache_add_node(f->w.c, n), 0);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
 
-static void assume(Fx *f, SchedPod *p, const char *node) {
+static void assume(TestWorld *f, SchedPod *p, const char *node) {
         assert_non_null(p);
-        assert_int_equal(sched_cache_assume_pod(f->w.c, p, test_id(f->w.t, node)), 0);
+        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node)), 0);
         sched_pod_unref(p);
 }
 
 /* Scores nodes (by name, NULL-terminated) for one priority and compares with want[]. */
 /* prio may be a literal with only the registry id set: its plugin is looked up here. */
-static void check(Fx *f, const SchedPriority *literal, const SchedPod *pod, const char *const *names,
+static void check(TestWorld *f, const SchedPriority *literal, const SchedPod *pod, const char *const *names,
                   const int64_t *want) {
         SchedPriority bound = *literal;
         if (!bound.plugin)
@@ -50,12 +47,12 @@ static void check(Fx *f, const SchedPriority *literal, const SchedPod *pod, cons
         SchedNodeInfo *nodes[16];
         int64_t got[16];
         uint32_t n = 0, n_all;
-        (void) sched_cache_nodes(f->w.c, &n_all);
+        (void) sched_cache_nodes(f->c, &n_all);
         for (; names[n]; n++) {
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->w.c, test_id(f->w.t, names[n]));
+                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[n]));
                 assert_non_null(nodes[n]);
         }
-        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = pod, .n_all_nodes = n_all };
+        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = n_all };
         int64_t constant;
         if (sched_priority_run(&cy, prio, nodes, n, got, &constant))
                 for (uint32_t i = 0; i < n; i++)
@@ -66,16 +63,16 @@ static void check(Fx *f, const SchedPriority *literal, const SchedPod *pod, cons
                                  (long long) want[i]);
 }
 
-static void resources_fixture(Fx *f) {
-        add_node(f, tl_node(f->w.t, "n1", "4", "8Gi", 110, "", "", ""));
-        add_node(f, tl_node(f->w.t, "n2", "2", "8Gi", 110, "", "", ""));
-        assume(f, tl_pod(f->w.t, "existing", "1", "2Gi", "", ""), "n1");
+static void resources_fixture(TestWorld *f) {
+        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", ""));
+        add_node(f, tl_node(f->t, "n2", "2", "8Gi", 110, "", "", ""));
+        assume(f, tl_pod(f->t, "existing", "1", "2Gi", "", ""), "n1");
 }
 
 static void test_least_most_balanced(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         resources_fixture(f);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "1", "2Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
         const char *names[] = { "n1", "n2", NULL };
         /* n1: cpu 2/4 -> 50, mem 4/8 -> 50. n2: cpu 1/2 -> 50, mem 2/8, free 6/8 -> 75; (50+75)/2 =
          * 62 (62.5 floored) */
@@ -87,18 +84,18 @@ static void test_least_most_balanced(void **state) {
 
         /* A pod without requests counts 100m / 200Mi: n2 cpu 1900/2000 -> 95, mem 7992/8192 -> 97;
          * (95+97)/2 = 96 */
-        _cleanup_(sched_pod_unrefp) SchedPod *z = tl_pod(f->w.t, "z", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *z = tl_pod(f->t, "z", "", "", "", "");
         assert_int_equal(z->nonzero_milli_cpu, 100);
         assert_int_equal(z->nonzero_memory, 200 * 1024 * 1024);
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, z, (const char *[]) { "n2", NULL },
               (int64_t[]) { 96 });
         /* explicit zero requests stay zero: mem 8/8 free -> 100, cpu 100 */
-        _cleanup_(sched_pod_unrefp) SchedPod *e = tl_pod(f->w.t, "e", "0", "0", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *e = tl_pod(f->t, "e", "0", "0", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, e, (const char *[]) { "n2", NULL },
               (int64_t[]) { 100 });
 
         /* over capacity: least/most 0 for that resource, balanced 0 */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->w.t, "big", "3", "1Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "3", "1Gi", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, big, (const char *[]) { "n2", NULL },
               (int64_t[]) { 43 }); /* cpu 0, mem 7/8 -> 87; (0+87)/2 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_MOST_REQUESTED }, big, (const char *[]) { "n2", NULL },
@@ -108,11 +105,11 @@ static void test_least_most_balanced(void **state) {
 }
 
 static void test_node_affinity(void **state) {
-        Fx *f = *state;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
-        add_node(f, tl_node(f->w.t, "n3", "1", "1Gi", 10, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "",
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
+        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "",
                 "'affinity':{'nodeAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':["
                 "{'weight':2,'preference':{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}},"
                 "{'weight':3,'preference':{'matchExpressions':[{'key':'disk','operator':'Exists'}]}},"
@@ -122,53 +119,53 @@ static void test_node_affinity(void **state) {
         /* raw 5, 2, 0 -> normalized 100, 100*2/5 = 40, 0 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, p, (const char *[]) { "n1", "n2", "n3", NULL },
               (int64_t[]) { 100, 40, 0 });
-        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->w.t, "q", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, q, (const char *[]) { "n1", "n2", NULL },
               (int64_t[]) { 0, 0 });
 }
 
 static void test_taint_toleration(void **state) {
-        Fx *f = *state;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "",
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "",
                             "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'b','effect':'PreferNoSchedule'},"
                             "{'key':'hard','effect':'NoSchedule'}]", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "",
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "",
                             "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'c','effect':'PreferNoSchedule'}]", ""));
-        add_node(f, tl_node(f->w.t, "n3", "1", "1Gi", 10, "", "", ""));
+        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", ""));
         /* tolerates c (empty effect counts); the NoSchedule toleration of b does not count */
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "",
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "",
                 "'tolerations':[{'key':'c','operator':'Exists'},{'key':'b','operator':'Exists','effect':'NoSchedule'}]", "");
         /* intolerable: n1 2, n2 1, n3 0 -> 100 - 100*c/2 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, p, (const char *[]) { "n1", "n2", "n3", NULL },
               (int64_t[]) { 0, 50, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *all = tl_pod(f->w.t, "all", "", "", "'tolerations':[{'operator':'Exists'}]", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *all = tl_pod(f->t, "all", "", "", "'tolerations':[{'operator':'Exists'}]", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, all, (const char *[]) { "n1", "n2", NULL },
               (int64_t[]) { 100, 100 });
 }
 
 static void test_image_locality(void **state) {
-        Fx *f = *state;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "", "",
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "",
                             "'images':[{'names':['reg/big:v1','reg/big@sha256:x'],'sizeBytes':524288000},"
                             "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "",
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "",
                             "'images':[{'names':['reg/big:v1'],'sizeBytes':524288000},"
                             "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
-        add_node(f, tl_node(f->w.t, "n3", "1", "1Gi", 10, "", "",
+        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "",
                             "'images':[{'names':['huge:latest'],'sizeBytes':2097152000}]"));
-        assert_int_equal(sched_cache_image_nodes(f->w.c, test_id(f->w.t, "reg/big:v1")), 2);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->w.t,
+        assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "reg/big:v1")), 2);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
                 "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','image':'reg/big:v1'}]}}");
         /* 500 MiB x 2/3 nodes = 349525333; 100 x (349525333 - 23 MiB) / (1000 MiB - 23 MiB) = 31 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, p, (const char *[]) { "n1", "n2", "n3", NULL },
               (int64_t[]) { 31, 31, 0 });
         /* untagged names get ":latest"; a 2000 MiB image on every node saturates at 100 */
-        _cleanup_(sched_pod_unrefp) SchedPod *h = tl_pod_json(f->w.t,
+        _cleanup_(sched_pod_unrefp) SchedPod *h = tl_pod_json(f->t,
                 "{'metadata':{'name':'h','uid':'h'},'spec':{'containers':[{'name':'c','image':'huge'}]}}");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_IMAGE_LOCALITY }, h, (const char *[]) { "n1", "n3", NULL },
               (int64_t[]) { 100, 100 });
         /* two containers double the ceiling to 2000 MiB; reg/small is nowhere */
-        _cleanup_(sched_pod_unrefp) SchedPod *two = tl_pod_json(f->w.t,
+        _cleanup_(sched_pod_unrefp) SchedPod *two = tl_pod_json(f->t,
                 "{'metadata':{'name':'t','uid':'t'},'spec':{'containers':[{'name':'a','image':'reg/big:v1'},"
                 "{'name':'b','image':'reg/small:v2'}]}}");
         /* n1: 349525333 of a 2000 MiB ceiling: 100 x (349525333 - 24117248) / (2097152000 - 24117248) = 15 */
@@ -177,59 +174,59 @@ static void test_image_locality(void **state) {
 }
 
 static void test_prefer_avoid_pods(void **state) {
-        Fx *f = *state;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10,
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10,
                             "'annotations':{'scheduler.alpha.kubernetes.io/preferAvoidPods':"
                             "'{\\'preferAvoidPods\\':[{\\'podSignature\\':{\\'podController\\':"
                             "{\\'kind\\':\\'ReplicaSet\\',\\'name\\':\\'web\\',\\'uid\\':\\'rs-1\\'}}}]}'}",
                             "", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
         const char *names[] = { "n1", "n2", NULL };
-        _cleanup_(sched_pod_unrefp) SchedPod *rs = tl_pod(f->w.t, "rs", "", "", "",
+        _cleanup_(sched_pod_unrefp) SchedPod *rs = tl_pod(f->t, "rs", "", "", "",
                 "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1','controller':true}]");
         assert_non_null(rs);
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, rs, names, (int64_t[]) { 0, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *other = tl_pod(f->w.t, "o", "", "", "",
+        _cleanup_(sched_pod_unrefp) SchedPod *other = tl_pod(f->t, "o", "", "", "",
                 "'ownerReferences':[{'kind':'ReplicaSet','name':'web2','uid':'rs-2','controller':true}]");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, other, names, (int64_t[]) { 100, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *ss = tl_pod(f->w.t, "s", "", "", "",
+        _cleanup_(sched_pod_unrefp) SchedPod *ss = tl_pod(f->t, "s", "", "", "",
                 "'ownerReferences':[{'kind':'StatefulSet','name':'web','uid':'rs-1','controller':true}]");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, ss, names, (int64_t[]) { 100, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *nc = tl_pod(f->w.t, "nc", "", "", "",
+        _cleanup_(sched_pod_unrefp) SchedPod *nc = tl_pod(f->t, "nc", "", "", "",
                 "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1'}]");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, nc, names, (int64_t[]) { 100, 100 });
 }
 
 static void test_equal_and_label_preference(void **state) {
-        Fx *f = *state;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
+        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
         const char *names[] = { "n1", "n2", NULL };
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_EQUAL }, p, names, (int64_t[]) { 1, 1 });
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = test_id(f->w.t, "zone"), .presence = true }, p, names,
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = test_id(f->t, "zone"), .presence = true }, p, names,
               (int64_t[]) { 100, 0 });
-        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = test_id(f->w.t, "zone"), .presence = false }, p, names,
+        check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = test_id(f->t, "zone"), .presence = false }, p, names,
               (int64_t[]) { 0, 100 });
 }
 
-static SchedConfig *rtcr_config(Fx *f, PolicyShapePoint *shape, size_t n_shape, PolicyResourceSpec *res, size_t n_res) {
+static SchedConfig *rtcr_config(TestWorld *f, PolicyShapePoint *shape, size_t n_shape, PolicyResourceSpec *res, size_t n_res) {
         TlPolicy p;
         tl_policy_init(&p, false);
         PolicyArgument arg = { .kind = POLICY_ARG_REQUESTED_TO_CAPACITY_RATIO, .shape = shape, .n_shape = n_shape,
                                .resources = res, .n_resources = n_res };
         tl_policy_prio(&p, POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO, 1, "BinPack", &arg);
         SchedConfig *cfg = NULL;
-        assert_int_equal(sched_config_new(f->w.t, &p.eff, NULL, &cfg, NULL), 0);
+        assert_int_equal(sched_config_new(f->t, &p.eff, NULL, &cfg, NULL), 0);
         return cfg;
 }
 
 static void test_requested_to_capacity_ratio(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         resources_fixture(f);
-        add_node(f, tl_node(f->w.t, "g", "2", "8Gi", 110, "", "",
+        add_node(f, tl_node(f->t, "g", "2", "8Gi", 110, "", "",
                             "'allocatable':{'cpu':'2','memory':'8Gi','pods':'110','example.com/gpu':'4'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "1", "2Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
         PolicyShapePoint up[] = { { .utilization = 0, .score = 0 }, { .utilization = 100, .score = 10 } };
         _cleanup_(sched_config_freep) SchedConfig *c1 = rtcr_config(f, up, 2, NULL, 0);
         /* n1: cpu 50%, mem 50% -> 50 each -> 50. n2: cpu 50 -> 50, mem 25 -> 25; mean 37.5

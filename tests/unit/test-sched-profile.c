@@ -25,29 +25,18 @@
 #include "scheduler/core/testlib.h"
 #include "tests/unit/builders.h"
 
-typedef struct Fx {
-        TestWorld w; /* first: test_world_teardown frees the fixture */
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        assert_int_equal(test_world_init(&f->w), 0);
-        *state = f;
-        return 0;
-}
-
 /* Compiles b; on failure returns NULL with the reason in *ret_err (new string). */
-static SchedConfig *compile(Fx *f, TlProfile *b, const SchedConfigOptions *o, char **ret_err) {
+static SchedConfig *compile(TestWorld *f, TlProfile *b, const SchedConfigOptions *o, char **ret_err) {
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
         SchedConfig *cfg = NULL;
-        int r = sched_config_new_profile(f->w.t, b->json, o, &cfg, &err);
+        int r = sched_config_new_profile(f->t, b->json, o, &cfg, &err);
         if (ret_err)
                 *ret_err = r < 0 ? strdup(buf_str(&err)) : NULL;
         return r < 0 ? NULL : cfg;
 }
 
-static void expect_refused(Fx *f, TlProfile *b, const char *needle) {
+static void expect_refused(TestWorld *f, TlProfile *b, const char *needle) {
         _cleanup_free_ char *err = NULL;
         _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, b, NULL, &err);
         assert_null(cfg);
@@ -77,7 +66,7 @@ static void test_table_has_every_in_tree_plugin(void **state) {
 }
 
 static void test_profile_keeps_order_and_weights(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         TlProfile b = tl_profile("bin-packer");
         tl_enable(&b, "queueSort", "PrioritySort");
         tl_enable(&b, "filter", "TaintToleration");
@@ -112,7 +101,7 @@ static void test_profile_keeps_order_and_weights(void **state) {
 }
 
 static void test_post_filter_decides_preemption(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         TlProfile b = tl_profile("p");
         tl_enable(&b, "postFilter", "DefaultPreemption");
         tl_args(&b, "DefaultPreemption", "{'minCandidateNodesPercentage':10,'minCandidateNodesAbsolute':100}");
@@ -123,7 +112,7 @@ static void test_post_filter_decides_preemption(void **state) {
 }
 
 static void test_refused_by_name(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         TlProfile b = tl_profile("p");
         tl_enable(&b, "filter", "NoSuchPlugin");
         expect_refused(f, &b, "plugins.filter.enabled[0]: \"NoSuchPlugin\" is not an in-tree plugin");
@@ -163,9 +152,9 @@ static void test_refused_by_name(void **state) {
         expect_refused(f, &b, "plugins.score.disabled");
 }
 
-static void add_node(Fx *f, SchedNode *n) {
+static void add_node(TestWorld *f, SchedNode *n) {
         assert_non_null(n);
-        assert_int_equal(sched_cache_add_node(f->w.c, n), 0);
+        assert_int_equal(sched_cache_add_node(f->c, n), 0);
 
 }
 
@@ -176,11 +165,11 @@ static char *scores(SchedAlgo *a) {
         return buf_steal(&b);
 }
 
-static char *schedule_scores(Fx *f, const SchedConfig *cfg, const SchedPod *pod) {
+static char *schedule_scores(TestWorld *f, const SchedConfig *cfg, const SchedPod *pod) {
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
         SchedResult res;
-        assert_int_equal(sched_algo_schedule(a, f->w.c, pod, &res), 0);
+        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
         return scores(a);
 }
 
@@ -188,10 +177,10 @@ static char *schedule_scores(Fx *f, const SchedConfig *cfg, const SchedPod *pod)
  * number of labels (integer), times the plugin's weight. Three labels, one held, weight 3:
  * 33 x 3 = 99, as v1.20 (and as the Policy's three labelPreference entries of weight 1). */
 static void test_node_label_scores_as_one_plugin(void **state) {
-        Fx *f = *state;
-        add_node(f, tl_node(f->w.t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
-        add_node(f, tl_node(f->w.t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->w.t, "p", "100m", "", "", "");
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
+        add_node(f, tl_node(f->t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
         TlProfile b = tl_profile("p");
         tl_score(&b, "NodeLabel", 3);
         tl_args(&b, "NodeLabel", "{'presentLabelsPreference':['ssd','gpu'],'absentLabelsPreference':['hdd']}");
@@ -215,7 +204,7 @@ static void test_node_label_scores_as_one_plugin(void **state) {
         _cleanup_(sched_config_freep) SchedConfig *pcfg = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        if (sched_config_new_policy(f->w.t, pol, NULL, NULL, NULL, &pcfg, &err) < 0)
+        if (sched_config_new_policy(f->t, pol, NULL, NULL, NULL, &pcfg, &err) < 0)
                 fail_msg("%s", buf_str(&err));
         _cleanup_free_ char *pgot = schedule_scores(f, pcfg, pod);
         assert_string_equal(pgot, got);
@@ -281,7 +270,7 @@ static void test_policy_profile_follows_the_gate(void **state) {
  * fixture's cluster. At v1.20's default gates, the ones the translation assumes (with the
  * gate off the Policy runs SelectorSpread while its translation names PodTopologySpread).
  * Returns false without comparing when skip_lossy and the translation has warnings. */
-static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const char *text, SchedPod *pod,
+static bool check_translation_runs_as_the_policy(TestWorld *f, const char *path, const char *text, SchedPod *pod,
                                                  bool skip_lossy) {
         PolicyDiags diags = {};
         _cleanup_(policy_freep) Policy *pol = NULL;
@@ -291,7 +280,7 @@ static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const 
         _cleanup_(sched_config_freep) SchedConfig *direct = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        if (sched_config_new_policy(f->w.t, pol, "s", &g, NULL, &direct, &err) < 0)
+        if (sched_config_new_policy(f->t, pol, "s", &g, NULL, &direct, &err) < 0)
                 fail_msg("%s: %s", path, buf_str(&err));
 
         json_auto_t *translated = NULL;
@@ -311,7 +300,7 @@ static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const 
         policy_diags_clear(&diags);
         _cleanup_(sched_config_freep) SchedConfig *via = NULL;
         SchedConfigOptions o = { .gates = g };
-        if (sched_config_new_profile(f->w.t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via, &err) < 0)
+        if (sched_config_new_profile(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via, &err) < 0)
                 fail_msg("%s: %s", path, buf_str(&err));
         _cleanup_free_ char *a = NULL, *b = NULL;
         assert_int_equal(sched_config_format_profile(direct, &a), 0);
@@ -324,18 +313,18 @@ static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const 
         return true;
 }
 
-static SchedPod *translation_fixture(Fx *f) {
-        add_node(f, tl_node(f->w.t, "node-a", "4", "8Gi", 110,
+static SchedPod *translation_fixture(TestWorld *f) {
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
                             "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
                             "", ""));
-        add_node(f, tl_node(f->w.t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
-        add_node(f, tl_node(f->w.t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
-        return tl_pod(f->w.t, "p", "100m", "128Mi", "", "");
+        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
+        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
+        return tl_pod(f->t, "p", "100m", "128Mi", "", "");
 }
 
 /* Run from the source tree (the data's paths are relative). */
 static void test_translation_runs_as_the_policy(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         static const char *const examples[] = {
                 "openshift-default", "label-presence-preference", "static-and-configurable",
                 "topology-city-building-room", "topology-region-zone-rack", "extender-secondary-scheduler",
@@ -362,7 +351,7 @@ static bool file_is_empty(const char *path) {
  * lossless (tests/data/policy/CASE: a clean diagnostics file, input.json or input.yaml with
  * no options, and a translation without warnings) runs as its translation does. */
 static void test_every_lossless_case_runs_as_its_translation(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         _cleanup_(sched_pod_unrefp) SchedPod *pod = translation_fixture(f);
         DIR *d = opendir("tests/data/policy");
         assert_non_null(d);
@@ -400,13 +389,13 @@ static void test_every_lossless_case_runs_as_its_translation(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table_has_every_in_tree_plugin),
-                cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, setup, test_world_teardown),
-                cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, setup, test_world_teardown),
-                cmocka_unit_test_setup_teardown(test_refused_by_name, setup, test_world_teardown),
-                cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_refused_by_name, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
-                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, setup, test_world_teardown),
-                cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, test_world_setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
