@@ -73,6 +73,9 @@ wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[
   >> "$CLUSTER_DIR/logs/nodesim-abuse.log" 2>&1 &
 NS_PID=$!
 wait_for "nodesim registers three nodes" 30 nodes_ready "${NODES[@]}"
+# An earlier run's namespace may still be terminating: its pods, going, would be counted.
+ns_absent() { ! kubectl get namespace "$NS" >/dev/null 2>&1; }
+setup_wait "no earlier run's namespace $NS is left" 120 ns_absent
 kubectl create namespace "$NS" >/dev/null
 
 S_PORT=$(free_port)
