@@ -18,6 +18,7 @@
 #include "common/time-util.h"
 #include "kube/log.h"
 #include "scheduler/manager-internal.h"
+#include "scheduler/lease-thread.h"
 #include "scheduler/plugin-loader.h"
 
 #define BATCH 256
@@ -61,7 +62,13 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                 buf_init(&msg, 64 * 1024);
                 (void) sched_algo_format_failure(m->algo, &msg);
                 klog_v(2, "unable to schedule %s/%s: %s", pod->namespace_, pod->name, buf_str(&msg));
-                SchedStr nominated = preemptor_run(m, pod, buf_str(&msg));
+                /* PostFilter: the preemption, when the profile has it (upstream times the point
+                 * only when a PostFilter plugin is enabled) */
+                SchedStatus pf = SCHED_STATUS_UNSCHEDULABLE;
+                uint64_t tp = sched_observer_now(m->observer);
+                SchedStr nominated = preemptor_run(m, pod, buf_str(&msg), &pf);
+                if (m->preemptor)
+                        sched_observer_point(m->observer, SCHED_POINT_POST_FILTER, pf, tp);
                 events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", buf_str(&msg));
                 if (nominated)
                         preemptor_nominate(m, pod, nominated);
@@ -79,13 +86,21 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                 klog_info("scores for %s/%s: %s; chose %s (%u node(s) with the best score)", pod->namespace_,
                           pod->name, buf_str(&scores), sched_strtab_get(m->strtab, res.node), res.n_best);
         }
+        /* Reserve: the pod counted on its node in the cache before its binding is written (the
+         * volumes it binds are assumed with their writes, in PreBind) */
+        uint64_t tr = sched_observer_now(m->observer);
         r = sched_cache_assume_pod(m->cache, pod, res.node);
+        sched_observer_point(m->observer, SCHED_POINT_RESERVE, r < 0 ? SCHED_STATUS_ERROR : SCHED_STATUS_SUCCESS, tr);
         if (r < 0) {
                 klog_error_errno(r, "%s/%s: cannot assume on %s: %m", pod->namespace_, pod->name,
                            sched_strtab_get(m->strtab, res.node));
                 (void) sched_queue_failed(m->queue, pod->uid, false);
                 return;
         }
+        /* Permit: no plugin of v1.20.2 (nor an out-of-tree one here) extends it, so it
+         * approves at once; upstream still runs and times it for every reserved pod, and so
+         * does this */
+        sched_observer_point(m->observer, SCHED_POINT_PERMIT, SCHED_STATUS_SUCCESS, sched_observer_now(m->observer));
         preemptor_pod_gone(m, pod->uid);
         binder_bind(m, pod, res.node);
         histogram_observe(&m->e2e, (double) (now_monotonic_usec() - t0) / 1e6);
@@ -184,7 +199,7 @@ bool manager_may_write(Manager *m) {
                 return false;
         /* the lease as this host's clock sees it: a leader that could not renew in time
          * (stopped, starved) learns here, before writing, that it no longer leads */
-        return !m->leader || kube_leader_check(m->leader);
+        return !m->lease || sched_lease_thread_valid(m->lease);
 }
 
 /* The recorder's fence: an Event repeated after the lease lapsed does not patch its series. */
@@ -209,14 +224,14 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* ---- leadership ---- */
 
-static void on_started_leading(KubeLeaderElector *le, void *userdata) {
+static void on_started_leading(void *userdata) {
         Manager *m = userdata;
         klog_info("became leader (%s)", m->identity);
         m->leading = true;
         manager_kick(m);
 }
 
-static void on_stopped_leading(KubeLeaderElector *le, void *userdata) {
+static void on_stopped_leading(void *userdata) {
         Manager *m = userdata;
         if (!m->leading)
                 return;
@@ -370,6 +385,7 @@ bool manager_use_profile(Manager *m, const SchedPod *pod) {
         m->cfg = p->cfg;
         m->algo = p->algo;
         m->preemptor = p->preemptor;
+        m->observer = p->observer;
         return true;
 }
 
@@ -400,6 +416,7 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
                 return observer ? r : -ENOMEM;
         }
         sched_algo_set_observer(p->algo, observer);
+        p->observer = observer;
         kube_event_recorder_set_fence(p->recorder, recorder_may_write, m);
         p->cfg = TAKE_PTR(owned);
         m->n_profiles++;
@@ -546,6 +563,8 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                         klog_info("out-of-tree plugin %s loaded from %s (runs in-process)", m->plugins->set.v[i]->name,
                                   m->plugins->set.v[i]->path);
                 co.externals = &m->plugins->set;
+                if ((r = plugin_loader_watch(m->plugins)) < 0)
+                        return klog_error_errno(r, "cannot start the plugins' watchdog: %m");
         }
         if ((r = framework_metrics_new(&m->framework_metrics)) < 0 || (r = profiles_new(m, policy, &co, &err)) < 0)
                 return r;
@@ -611,23 +630,33 @@ int manager_start(Manager *m) {
         if ((r = metrics_serve(m)) < 0)
                 return r;
         if (m->opts->leader_elect) {
-                KubeLeaderConfig lc = {
-                        .lease_namespace = m->opts->lease_namespace,
-                        .lease_name = m->opts->lease_name,
-                        .identity = m->identity,
-                        .lease_duration_usec = (uint64_t) m->opts->lease_duration_usec,
-                        .renew_deadline_usec = (uint64_t) m->opts->renew_deadline_usec,
-                        .retry_period_usec = (uint64_t) m->opts->retry_period_usec,
-                        .on_started_leading = on_started_leading,
-                        .on_stopped_leading = on_stopped_leading,
+                /* the lease is renewed on a thread of its own, with its own client: however
+                 * long a decision takes (an out-of-tree plugin's calls run on this loop), the
+                 * renewals are on time (lease-thread.h) */
+                _cleanup_kube_config_ KubeConfig *kc = NULL;
+                KubeError kerr = {};
+                if ((r = manager_load_kubeconfig(m->opts, m->opts->kubeconfig, &kc, &kerr)) < 0)
+                        return klog_error_errno(r, "cannot load the leader election client's configuration: %s",
+                                                kerr.message);
+                SchedLeaseThreadOptions lo = {
+                        .config = TAKE_PTR(kc),
+                        .leader = {
+                                .lease_namespace = m->opts->lease_namespace,
+                                .lease_name = m->opts->lease_name,
+                                .identity = m->identity,
+                                .lease_duration_usec = (uint64_t) m->opts->lease_duration_usec,
+                                .renew_deadline_usec = (uint64_t) m->opts->renew_deadline_usec,
+                                .retry_period_usec = (uint64_t) m->opts->retry_period_usec,
+                        },
+                        .loop = m->event,
+                        .on_started = on_started_leading,
+                        .on_stopped = on_stopped_leading,
                         .userdata = m,
                 };
-                r = kube_leader_new(m->client, &lc, &m->leader);
-                if (r >= 0)
-                        r = kube_leader_start(m->leader);
-                if (r < 0)
-                        return klog_error_errno(r, "cannot start leader election: %m");
-                klog_info("waiting for the lease %s/%s as %s", lc.lease_namespace, lc.lease_name, lc.identity);
+                if ((r = sched_lease_thread_new(&lo, &m->lease)) < 0)
+                        return r;
+                klog_info("waiting for the lease %s/%s as %s", lo.leader.lease_namespace, lo.leader.lease_name,
+                          lo.leader.identity);
         }
         return 0;
 }
@@ -642,15 +671,12 @@ Manager *manager_free(Manager *m) {
         /* a leader hands its lease over at once instead of letting it expire; that is a
          * chosen stop, not a lost lease */
         m->leading = false;
-        kube_leader_free(m->leader);
+        m->lease = sched_lease_thread_free(m->lease);
         events_flush(m, UINT32_MAX);    /* queued on the client; written if it lives on */
         for (size_t i = 0; i < m->n_profiles; i++)
                 kube_event_recorder_free(m->profiles[i].recorder);
         m->secure = sched_secure_server_free(m->secure);
         m->publish = sd_event_source_disable_unref(m->publish);
-        framework_metrics_free(m->framework_metrics);
-        http_server_free(m->http);
-        http_server_free(m->http_metrics);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);
@@ -674,6 +700,8 @@ Manager *manager_free(Manager *m) {
         m->ext_curl = curl_event_free(m->ext_curl);
         free(m->extenders);
         free(m->hooks);
+        /* after the client and the extenders: the binds they cancel still time their Bind */
+        framework_metrics_free(m->framework_metrics);
         sched_queue_free(m->queue);
         sched_cache_free(m->cache);
         sched_strtab_free(m->strtab);

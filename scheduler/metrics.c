@@ -2,10 +2,10 @@
  * (attempts, queue, binds, Events, cache, and the latency histograms), served as
  * kube-scheduler v1.20 serves them: HTTPS on --bind-address:--secure-port with /metrics
  * behind delegated authentication and authorization (TokenReview + SubjectAccessReview) and
- * the health paths open (kubeadm's probes are anonymous), on a thread of its own
- * (secure-server.c) serving the snapshot the loop publishes after each dispatch; plain HTTP
- * on --address:--port (healthzBindAddress) and, when it differs, metricsBindAddress, all
- * open, on the loop. */
+ * the health paths open (kubeadm's probes are anonymous); plain HTTP on --address:--port
+ * (healthzBindAddress) and, when it differs, metricsBindAddress, all open. Every port is
+ * served on one thread of its own (secure-server.c) from the snapshot the loop publishes
+ * after each dispatch, so probes are answered while a decision holds the loop. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,21 +26,7 @@
  * not after every dispatch. */
 #define FAMILIES_PUBLISH_USEC (1ULL * 1000000ULL)
 
-static int on_healthz(const HttpRequest *req, HttpReply *reply, void *userdata) {
-        return buf_puts(&reply->body, "ok");
-}
-
-static int on_readyz(const HttpRequest *req, HttpReply *reply, void *userdata) {
-        Manager *m = userdata;
-        if (!manager_ready(m)) {
-                reply->status = 503;
-                return buf_puts(&reply->body, "caches not synced");
-        }
-        return buf_puts(&reply->body, "ok");
-}
-
-/* The loop's state as the secure port's thread serves it; on the loop, the plain ports
- * render it too, so both show the same figures. */
+/* The loop's state as the serving thread serves it on every port. */
 static void metrics_snapshot(const Manager *m, SchedMetricsSnapshot *s) {
         SchedQueueStats st;
         sched_queue_stats(m->queue, &st);
@@ -169,16 +155,6 @@ static int format_families(Buf *b, const Manager *m) {
         return r;
 }
 
-/* the plain ports' /metrics, on the loop */
-static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) {
-        const Manager *m = userdata;
-        SchedMetricsSnapshot snap;
-        metrics_snapshot(m, &snap);
-        reply->content_type = "text/plain; version=0.0.4";
-        int r = sched_metrics_format(&reply->body, &snap, m->opts->lease_name, (int64_t) now_realtime_usec());
-        return r < 0 ? r : format_families(&reply->body, m);
-}
-
 static int read_pem(const char *path, char **ret) {
         _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f)
@@ -193,15 +169,6 @@ static int read_pem(const char *path, char **ret) {
                 return -E2BIG;
         data[n] = '\0';
         *ret = TAKE_PTR(data);
-        return 0;
-}
-
-static int add_health_routes(Manager *m, HttpServer *s) {
-        int r;
-        if ((r = http_server_add_route(s, "/healthz", on_healthz, m)) < 0 ||
-            (r = http_server_add_route(s, "/livez", on_healthz, m)) < 0 ||
-            (r = http_server_add_route(s, "/readyz", on_readyz, m)) < 0)
-                return r;
         return 0;
 }
 
@@ -225,7 +192,8 @@ static int on_publish(sd_event_source *src, void *userdata) {
         return 0;
 }
 
-static int serve_secure(Manager *m) {
+/* The HTTPS port's options: the delegated reviews' client and TTLs, the certificate. */
+static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_cert, char **ret_key) {
         const SchedOptions *o = m->opts;
         int r;
         if (o->authn_kubeconfig && o->authz_kubeconfig && strcmp(o->authn_kubeconfig, o->authz_kubeconfig) != 0)
@@ -254,20 +222,43 @@ static int serve_secure(Manager *m) {
                 if ((r = read_pem(o->tls_key_file, &key)) < 0)
                         return klog_error_errno(r, "--tls-private-key-file %s: %m", o->tls_key_file);
         }
+        so->address = o->bind_address;
+        so->port = (uint16_t) o->secure_port;
+        so->cert_pem = cert;
+        so->key_pem = key;
+        so->review_config = TAKE_PTR(kc);
+        so->auth = ao;
+        so->always_allow_paths = o->always_allow_paths;
+        *ret_cert = TAKE_PTR(cert);
+        *ret_key = TAKE_PTR(key);
+        return 0;
+}
+
+/* Every port is served on the serving thread (secure-server.h) from the snapshot the loop
+ * publishes after each dispatch: the loop may be held by a decision (an out-of-tree plugin's
+ * long call) and the probes must still be answered. */
+int metrics_serve(Manager *m) {
+        const SchedOptions *o = m->opts;
+        int r;
         /* A stalled loop neither schedules nor renews: /healthz fails once it has not run
          * for as long as upstream's leader election watchdog tolerates a lease that was not
          * renewed (the lease duration and 20 s). */
         SchedSecureServerOptions so = {
-                .address = o->bind_address,
-                .port = (uint16_t) o->secure_port,
-                .cert_pem = cert,
-                .key_pem = key,
-                .review_config = TAKE_PTR(kc),
-                .auth = ao,
-                .always_allow_paths = o->always_allow_paths,
+                .no_https = o->secure_port <= 0,
                 .lease_name = o->leader_elect ? o->lease_name : NULL,
                 .stall_usec = (uint64_t) o->lease_duration_usec + LOOP_STALL_TOLERANCE_USEC,
         };
+        _cleanup_free_ char *cert = NULL, *key = NULL;
+        if (o->secure_port > 0 && (r = secure_options(m, &so, &cert, &key)) < 0)
+                return r;
+        if (o->port > 0)
+                so.plain[so.n_plain++] = (struct SchedPlainPort) { .address = o->address, .port = (uint16_t) o->port,
+                                                                   .health = true, .metrics = o->metrics_port <= 0 };
+        if (o->metrics_port > 0)
+                so.plain[so.n_plain++] = (struct SchedPlainPort) { .address = o->metrics_address,
+                                                                   .port = (uint16_t) o->metrics_port, .metrics = true };
+        if (so.no_https && so.n_plain == 0)
+                return 0;
         SchedMetricsSnapshot snap;
         metrics_snapshot(m, &snap);
         if ((r = sched_secure_server_new(&so, &snap, &m->secure)) < 0)
@@ -275,34 +266,8 @@ static int serve_secure(Manager *m) {
         if ((r = sd_event_add_post(m->event, &m->publish, on_publish, m)) < 0)
                 return r;
         (void) sd_event_source_set_description(m->publish, "scheduler-metrics-publish");
-        klog_info("serving HTTPS on %s:%d (%s certificate)", o->bind_address, o->secure_port,
-                  cert ? "the given" : "a self-signed");
-        return 0;
-}
-
-int metrics_serve(Manager *m) {
-        const SchedOptions *o = m->opts;
-        int r;
-        if (o->secure_port > 0 && (r = serve_secure(m)) < 0)
-                return r;
-        if (o->port > 0) {
-                HttpServerOptions ho = { .address = o->address, .port = (uint16_t) o->port };
-                r = http_server_new(m->event, &ho, &m->http);
-                if (r < 0)
-                        return klog_error_errno(r, "cannot serve HTTP on %s:%d: %m", o->address, o->port);
-                if ((r = add_health_routes(m, m->http)) < 0)
-                        return r;
-                if (o->metrics_port <= 0 && (r = http_server_add_route(m->http, "/metrics", on_metrics, m)) < 0)
-                        return r;
-        }
-        if (o->metrics_port > 0) {
-                HttpServerOptions ho = { .address = o->metrics_address, .port = (uint16_t) o->metrics_port };
-                r = http_server_new(m->event, &ho, &m->http_metrics);
-                if (r < 0)
-                        return klog_error_errno(r, "cannot serve /metrics on %s:%d: %m", o->metrics_address,
-                                                o->metrics_port);
-                if ((r = http_server_add_route(m->http_metrics, "/metrics", on_metrics, m)) < 0)
-                        return r;
-        }
+        if (o->secure_port > 0)
+                klog_info("serving HTTPS on %s:%d (%s certificate)", o->bind_address, o->secure_port,
+                          cert ? "the given" : "a self-signed");
         return 0;
 }

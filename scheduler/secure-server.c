@@ -23,6 +23,7 @@ struct SchedSecureServer {
         KubeClient *client;             /* the reviews' client, on the thread's loop */
         KubeAuthDelegate *auth;
         HttpServer *https;
+        HttpServer *plain[2];
         char *always_allow_paths, *lease_name;
         uint64_t stall_usec;
         pthread_t thread;
@@ -134,7 +135,11 @@ void sched_secure_server_publish_families(SchedSecureServer *s, char *text) {
 }
 
 uint16_t sched_secure_server_port(const SchedSecureServer *s) {
-        return http_server_port(s->https);
+        return s->https ? http_server_port(s->https) : 0;
+}
+
+uint16_t sched_secure_server_plain_port(const SchedSecureServer *s, uint32_t i) {
+        return i < ELEMENTSOF(s->plain) && s->plain[i] ? http_server_port(s->plain[i]) : 0;
 }
 
 SchedSecureServer *sched_secure_server_free(SchedSecureServer *s) {
@@ -151,6 +156,8 @@ SchedSecureServer *sched_secure_server_free(SchedSecureServer *s) {
          * delegate first (it answers the requests still under review on the server). */
         kube_auth_delegate_free(s->auth);
         http_server_free(s->https);
+        for (size_t i = 0; i < ELEMENTSOF(s->plain); i++)
+                http_server_free(s->plain[i]);
         kube_client_unref(s->client);
         sd_event_source_disable_unref(s->stop_source);
         sd_event_unref(s->event);
@@ -164,24 +171,22 @@ SchedSecureServer *sched_secure_server_free(SchedSecureServer *s) {
         return NULL;
 }
 
-static int setup(SchedSecureServer *s, const SchedSecureServerOptions *o, KubeConfig *config) {
-        int r = sd_event_new(&s->event);
-        if (r < 0) {
-                kube_config_free(config);
+static int add_health_routes(SchedSecureServer *s, HttpServer *h) {
+        int r;
+        if ((r = http_server_add_route(h, "/healthz", on_healthz, s)) < 0 ||
+            (r = http_server_add_route(h, "/livez", on_healthz, s)) < 0 ||
+            (r = http_server_add_route(h, "/readyz", on_readyz, s)) < 0)
                 return r;
-        }
+        return 0;
+}
+
+static int setup_https(SchedSecureServer *s, const SchedSecureServerOptions *o, KubeConfig *config) {
         KubeError err = {};
-        r = kube_client_new(config, s->event, &s->client, &err);
+        int r = kube_client_new(config, s->event, &s->client, &err);
         if (r < 0)
                 return klog_error_errno(r, "cannot create the delegated authentication client: %s", err.message);
         kube_client_set_timeouts(s->client, 2000, 5000);
         if ((r = kube_auth_delegate_new(s->client, &o->auth, &s->auth)) < 0)
-                return r;
-        s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (s->stop_fd < 0)
-                return -errno;
-        r = sd_event_add_io(s->event, &s->stop_source, s->stop_fd, EPOLLIN, on_stop, s);
-        if (r < 0)
                 return r;
         HttpServerOptions ho = { .address = o->address, .port = o->port, .cert_pem = o->cert_pem,
                                  .key_pem = o->key_pem, .tls_self_signed = !o->cert_pem };
@@ -189,11 +194,43 @@ static int setup(SchedSecureServer *s, const SchedSecureServerOptions *o, KubeCo
         if (r < 0)
                 return klog_error_errno(r, "cannot serve HTTPS on %s:%u: %s", o->address ? o->address : "127.0.0.1",
                                         o->port, r == -EINVAL && o->cert_pem ? "invalid certificate or key" : strerror(-r));
-        if ((r = http_server_add_route(s->https, "/healthz", on_healthz, s)) < 0 ||
-            (r = http_server_add_route(s->https, "/livez", on_healthz, s)) < 0 ||
-            (r = http_server_add_route(s->https, "/readyz", on_readyz, s)) < 0 ||
+        if ((r = add_health_routes(s, s->https)) < 0 ||
             (r = http_server_add_route(s->https, "/metrics", on_metrics, s)) < 0)
                 return r;
+        return 0;
+}
+
+static int setup(SchedSecureServer *s, const SchedSecureServerOptions *o, KubeConfig *config) {
+        int r = sd_event_new(&s->event);
+        if (r < 0) {
+                kube_config_free(config);
+                return r;
+        }
+        s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (s->stop_fd < 0) {
+                kube_config_free(config);
+                return -errno;
+        }
+        r = sd_event_add_io(s->event, &s->stop_source, s->stop_fd, EPOLLIN, on_stop, s);
+        if (r < 0) {
+                kube_config_free(config);
+                return r;
+        }
+        if (o->no_https)
+                kube_config_free(config);
+        else if ((r = setup_https(s, o, config)) < 0)
+                return r;
+        for (uint32_t i = 0; i < o->n_plain && i < ELEMENTSOF(s->plain); i++) {
+                const struct SchedPlainPort *p = &o->plain[i];
+                HttpServerOptions ho = { .address = p->address, .port = p->port };
+                if ((r = http_server_new(s->event, &ho, &s->plain[i])) < 0)
+                        return klog_error_errno(r, "cannot serve HTTP on %s:%u: %m", p->address ? p->address : "127.0.0.1",
+                                                p->port);
+                if (p->health && (r = add_health_routes(s, s->plain[i])) < 0)
+                        return r;
+                if (p->metrics && (r = http_server_add_route(s->plain[i], "/metrics", render_metrics, s)) < 0)
+                        return r;
+        }
         return 0;
 }
 

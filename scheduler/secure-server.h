@@ -1,9 +1,13 @@
 #pragma once
-/* SchedSecureServer: policy-scheduler's HTTPS port (--bind-address:--secure-port) on a
- * thread of its own, as the operator's /metrics server (operator/metrics-server.h): its own
+/* SchedSecureServer: policy-scheduler's HTTP ports on a thread of their own: the HTTPS port
+ * (--bind-address:--secure-port) and the plain ones (--address:--port, healthzBindAddress,
+ * and metricsBindAddress when it differs, all paths open as upstream serves them). On a
+ * thread, as the operator's /metrics server (operator/metrics-server.h): its own
  * sd-event loop, HttpServer, API client and review cache (kube/auth-delegate), so neither
  * TLS handshakes nor delegated reviews under a flood share the scheduling loop, and the
- * kubelet's liveness probe (kubeadm's targets this port) is answered while the loop works.
+ * kubelet's liveness probe (kubeadm's targets the secure port, a Deployment's often the plain
+ * one) is answered while the loop works: an out-of-tree plugin's call that takes seconds
+ * holds the loop, not the probes.
  *
  * The thread never touches the Manager: the loop publishes a SchedMetricsSnapshot after each
  * dispatch (a struct copy under a mutex) and the thread serves the latest copy:
@@ -32,6 +36,14 @@ typedef struct SchedSecureServerOptions {
         const char *always_allow_paths; /* comma-separated, served without review; copied */
         const char *lease_name;         /* leader_election_master_status's name; copied */
         uint64_t stall_usec;            /* heartbeat age past which /healthz fails */
+        bool no_https;                  /* plain ports only (--secure-port 0) */
+        /* The plain ports: the health paths and/or /metrics, open. */
+        struct SchedPlainPort {
+                const char *address;
+                uint16_t port;
+                bool health, metrics;
+        } plain[2];
+        uint32_t n_plain;
 } SchedSecureServerOptions;
 
 /* Binds, and starts the thread serving initial until the first publish. Returns 0,
@@ -48,4 +60,6 @@ void sched_secure_server_publish(SchedSecureServer *s, const SchedMetricsSnapsho
  * histograms) that /metrics appends to the snapshot's; steals text (may be NULL). */
 void sched_secure_server_publish_families(SchedSecureServer *s, char *text);
 
+/* The HTTPS port (0 without), and plain port i's. */
 uint16_t sched_secure_server_port(const SchedSecureServer *s);
+uint16_t sched_secure_server_plain_port(const SchedSecureServer *s, uint32_t i);

@@ -28,10 +28,43 @@ static const char *str(SchedStr id) {
         return id ? sched_strtab_get(view_strtab, id) : NULL;
 }
 
+/* The ids of the last keys the hooks asked for, by the key's address: a plugin passes the
+ * same key strings (from its args) on every call, and hashing a key and probing the table
+ * cost more than the rest of a label lookup. An entry holds a copy of the key's text and the
+ * table's generation: it serves only while the text at the address is the same and the
+ * table has freed no id (which could come back as another string), so neither a plugin
+ * reusing a buffer for another key nor the table can make it lie. Keys the table does not
+ * hold, and long ones, are not remembered. */
+#define KEY_CACHE_SIZE 16
+#define KEY_CACHE_TEXT 48
+static _Thread_local struct KeyEntry {
+        const char *key;
+        uint64_t generation;
+        SchedStr id;
+        char text[KEY_CACHE_TEXT];
+} key_cache[KEY_CACHE_SIZE];
+/* The table's generation, read once per hook call. */
+static _Thread_local uint64_t view_generation;
+
+static SchedStr key_id(const char *key) {
+        struct KeyEntry *e = &key_cache[((uintptr_t) key >> 3) % KEY_CACHE_SIZE];
+        if (e->key == key && e->generation == view_generation && strcmp(e->text, key) == 0)
+                return e->id;
+        size_t n = strlen(key);
+        SchedStr id = sched_strtab_lookup(view_strtab, key, n);
+        if (id && n < KEY_CACHE_TEXT) {
+                e->key = key;
+                e->generation = view_generation;
+                e->id = id;
+                memcpy(e->text, key, n + 1);
+        }
+        return id;
+}
+
 static const char *label_of(const SchedLabel *labels, uint32_t n, const char *key) {
-        if (!key)
+        if (!key || n == 0)
                 return NULL;
-        SchedStr k = sched_strtab_lookup(view_strtab, key, strlen(key));
+        SchedStr k = key_id(key);
         if (!k)
                 return NULL;
         const SchedLabel *l = sched_labels_find(labels, n, k);
@@ -47,7 +80,7 @@ static int label_at(const SchedLabel *labels, uint32_t n, uint32_t i, const char
 }
 
 static SchedStr resource_id(const char *resource) {
-        return resource ? sched_strtab_lookup(view_strtab, resource, strlen(resource)) : 0;
+        return resource ? key_id(resource) : 0;
 }
 
 static const char *pod_namespace(const PspPod *p) {
@@ -277,28 +310,43 @@ int sched_external_instance_new(SchedExternal *ext, SchedStrtab *strtab, const c
         return 0;
 }
 
-static int64_t call_start(const SchedExternal *ext, const SchedStrtab *t) {
-        view_strtab = t;
-        return ext->now_ns ? ext->now_ns() : 0;
+/* Around each hook call (see Timing in external.h). Returns the start time when this call is
+ * timed from its start (a sampled decision), else -1. */
+static int64_t call_start(SchedExternal *ext, const SchedCycle *cy) {
+        view_strtab = cy->strtab;
+        view_generation = sched_strtab_generation(cy->strtab);
+        /* only this thread writes seq: the load needs no ordering */
+        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
+        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+        return cy->timed && ext->now_ns ? ext->now_ns() : -1;
 }
 
 static void call_end(SchedExternal *ext, int64_t start, bool error) {
-        SchedExternalStats *s = &ext->stats;
-        s->calls++;
-        s->errors += error;
+        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
+        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+        SchedExternalStats *st = &ext->stats;
+        st->calls++;
+        st->errors += error;
         if (!ext->now_ns)
                 return;
+        if (start < 0) {
+                /* the watchdog flagged this call as long: timed from when it saw it */
+                if (atomic_load_explicit(&ext->long_seq, memory_order_acquire) != s)
+                        return;
+                start = atomic_load_explicit(&ext->long_since, memory_order_relaxed);
+        }
         int64_t d = ext->now_ns() - start;
         if (d < 0)
                 d = 0;
-        s->ns += (uint64_t) d;
+        st->timed++;
+        st->ns += (uint64_t) d;
         if (ext->budget_ns > 0 && d > ext->budget_ns)
-                s->over_budget++;
+                st->over_budget++;
         double sec = (double) d / 1e9;
         uint32_t b = 0;
         while (b < SCHED_EXTERNAL_BUCKETS - 1 && sec > sched_external_bucket_le[b])
                 b++;
-        s->buckets[b]++;
+        st->buckets[b]++;
 }
 
 /* The interned reason text of a refusal: the plugin's own (up to 32 distinct texts per
@@ -326,8 +374,9 @@ static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
                 in->prefilter_reason = 0;
                 if (!ext->plugin->pre_filter || !in->filters)
                         continue;
-                char reason[256] = "";
-                int64_t t = call_start(ext, cy->strtab);
+                char reason[256];
+                reason[0] = 0;
+                int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->pre_filter(in->state, (const PspPod *) (const void *) cy->pod, reason,
                                                        sizeof(reason));
                 call_end(ext, t, st == PSP_ERROR);
@@ -344,8 +393,9 @@ static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const
         SchedExternal *ext = in->ext;
         SchedStr why = in->prefilter_reason;
         if (!why && ext->plugin->filter) {
-                char reason[256] = "";
-                int64_t t = call_start(ext, cy->strtab);
+                char reason[256];
+                reason[0] = 0;
+                int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->filter(in->state, (const PspPod *) (const void *) cy->pod,
                                                    (const PspNode *) (const void *) ni, reason, sizeof(reason));
                 call_end(ext, t, st == PSP_ERROR);
@@ -376,7 +426,7 @@ static bool external_score(const SchedCycle *cy, const SchedPriority *p, SchedNo
         PspStatus st;
         int64_t t;
         if (pl->pre_score) {
-                t = call_start(ext, cy->strtab);
+                t = call_start(ext, cy);
                 st = pl->pre_score(in->state, pod, (const PspNode *const *) (const void *) nodes, n);
                 call_end(ext, t, st != PSP_SUCCESS);
                 if (st != PSP_SUCCESS)
@@ -384,14 +434,14 @@ static bool external_score(const SchedCycle *cy, const SchedPriority *p, SchedNo
         }
         for (uint32_t i = 0; i < n; i++) {
                 scores[i] = 0;
-                t = call_start(ext, cy->strtab);
+                t = call_start(ext, cy);
                 st = pl->score(in->state, pod, (const PspNode *) (const void *) nodes[i], &scores[i]);
                 call_end(ext, t, st != PSP_SUCCESS);
                 if (st != PSP_SUCCESS)
                         goto failed;
         }
         if (pl->normalize_score) {
-                t = call_start(ext, cy->strtab);
+                t = call_start(ext, cy);
                 st = pl->normalize_score(in->state, pod, scores, n);
                 call_end(ext, t, st != PSP_SUCCESS);
                 if (st != PSP_SUCCESS)

@@ -6,6 +6,7 @@
 #include "scheduler/core/strtab.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -32,7 +33,11 @@ struct SchedStrtab {
         uint32_t max_strings;
         size_t max_bytes;
         SchedStrRefs *rec;
+        uint64_t generation;    /* sched_strtab_generation() */
 };
+
+/* Tables' generations start 2^32 apart, so that no two tables of a process share one. */
+static _Atomic uint64_t next_generation = 1;
 
 /* FNV-1a: short keys, good enough spread, no dependencies. */
 static uint32_t hash_bytes(const char *s, size_t n) {
@@ -65,6 +70,7 @@ SchedStrtab *sched_strtab_new(uint32_t max_strings, size_t max_bytes) {
                 return NULL;
         }
         t->pool_len = t->live_bytes = 1; /* id 0 -> "" at offset 0 */
+        t->generation = atomic_fetch_add(&next_generation, UINT64_C(1) << 32);
         return t;
 }
 
@@ -281,6 +287,11 @@ static void free_id(SchedStrtab *t, SchedStr id) {
         t->slots[i] = 0;
         t->live_bytes -= (size_t) t->lengths[id] + 1;
         t->free_ids[t->n_free++] = id;
+        t->generation++;
+}
+
+uint64_t sched_strtab_generation(const SchedStrtab *t) {
+        return t->generation;
 }
 
 SchedStrRefs *sched_strtab_record(SchedStrtab *t, SchedStrRefs *r) {

@@ -64,6 +64,10 @@ void sched_strtab_unref(SchedStrtab *t, SchedStr id);
 const char *sched_strtab_get(const SchedStrtab *t, SchedStr id);
 /* Number of distinct live interned strings (not counting ""). */
 uint32_t sched_strtab_count(const SchedStrtab *t);
+/* A value that changes whenever an id is freed (and so may come back as another string's);
+ * no two tables of the process have the same. What was looked up under one generation holds
+ * while the generation stays. */
+uint64_t sched_strtab_generation(const SchedStrtab *t);
 /* Bytes of the string pool in use by live strings (NULs included). */
 size_t sched_strtab_bytes(const SchedStrtab *t);
 

@@ -8,7 +8,6 @@
  * zero: all 0); reverse gives 100 minus that, so the lowest label wins.
  *
  * Built against policy-scheduler-plugin.h alone (and jansson for the args). */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,15 +102,25 @@ static void fini(void *state) {
         free(state);
 }
 
+/* A label's value as strtoll(s, &end, 10) reads it, without its locale and errno work (this
+ * runs for every node scored): leading white space and a sign as strtoll accepts them, then
+ * digits to the end. No digit, anything after them, a negative value or one past MAX_VALUE
+ * counts 0. */
 static int64_t value(const char *s) {
-        if (!s || !*s)
+        if (!s)
                 return 0;
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 10);
-        if (errno || *end || v < 0 || v > MAX_VALUE)
+        while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+                s++;
+        int negative = *s == '-';
+        if (*s == '+' || *s == '-')
+                s++;
+        if (*s < '0' || *s > '9')
                 return 0;
-        return v;
+        int64_t v = 0;
+        for (; *s >= '0' && *s <= '9'; s++)
+                if ((v = v * 10 + (*s - '0')) > MAX_VALUE)
+                        return 0;
+        return *s || negative ? 0 : v;
 }
 
 static PspStatus score(void *state, const PspPod *pod, const PspNode *node, int64_t *ret_score) {
@@ -130,7 +139,9 @@ static PspStatus normalize_score(void *state, const PspPod *pod, int64_t *scores
                 if (scores[i] > max)
                         max = scores[i];
         for (uint32_t i = 0; i < n; i++) {
-                int64_t s = max ? (int64_t) ((__int128) scores[i] * PSP_MAX_NODE_SCORE / max) : 0;
+                /* 0 <= scores[i] <= max: in 64 bits unless max x 100 is not */
+                int64_t s = !max ? 0 : max <= INT64_MAX / PSP_MAX_NODE_SCORE ? scores[i] * PSP_MAX_NODE_SCORE / max :
+                            (int64_t) ((__int128) scores[i] * PSP_MAX_NODE_SCORE / max);
                 scores[i] = st->reverse ? PSP_MAX_NODE_SCORE - s : s;
         }
         return PSP_SUCCESS;

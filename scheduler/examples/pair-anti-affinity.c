@@ -120,27 +120,42 @@ static int conflict(const State *st, const char *a, const char *b) {
         return 0;
 }
 
+/* Whether role is in any conflict pair: a role in none constrains nothing. */
+static int conflicts_with_any(const State *st, const char *role) {
+        for (int i = 0; i < st->n_conflicts; i++)
+                if (strcmp(st->conflicts[i][0], role) == 0 || strcmp(st->conflicts[i][1], role) == 0)
+                        return 1;
+        return 0;
+}
+
+/* The cheap tests first: most pods' roles conflict with nothing, and most pods on a node do
+ * not conflict with this one's role; the group, namespace and uid are read only then. */
 static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size) {
         const State *st = state;
         const PspHost *h = st->host;
+        uint32_t n = h->node_n_pods(node);
+        if (n == 0)
+                return PSP_SUCCESS;
         const char *role = h->pod_label(pod, st->role_label);
+        if (!role || !conflicts_with_any(st, role))
+                return PSP_SUCCESS;
         const char *group = st->group_label[0] ? h->pod_label(pod, st->group_label) : "";
-        if (!role || !group)
+        if (!group)
                 return PSP_SUCCESS;
         const char *ns = h->pod_namespace(pod), *uid = h->pod_uid(pod);
-        for (uint32_t i = 0; i < h->node_n_pods(node); i++) {
+        for (uint32_t i = 0; i < n; i++) {
                 const PspPod *other = h->node_pod(node, i);
                 const char *orole = h->pod_label(other, st->role_label);
+                if (!orole || !conflict(st, role, orole))
+                        continue;
                 const char *ogroup = st->group_label[0] ? h->pod_label(other, st->group_label) : "";
-                if (!orole || !ogroup || strcmp(ogroup, group) != 0 || strcmp(h->pod_namespace(other), ns) != 0)
+                if (!ogroup || strcmp(ogroup, group) != 0 || strcmp(h->pod_namespace(other), ns) != 0)
                         continue;
                 if (uid && h->pod_uid(other) && strcmp(h->pod_uid(other), uid) == 0)
                         continue;
-                if (conflict(st, role, orole)) {
-                        (void) snprintf(reason, reason_size, "node(s) had a %s and this pod is a %s of the same group",
-                                        orole, role);
-                        return PSP_UNSCHEDULABLE;
-                }
+                (void) snprintf(reason, reason_size, "node(s) had a %s and this pod is a %s of the same group",
+                                orole, role);
+                return PSP_UNSCHEDULABLE;
         }
         return PSP_SUCCESS;
 }

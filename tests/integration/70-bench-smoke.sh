@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every benchmark `make bench` runs, once, on a tiny size, so that none rots unnoticed
 # between two bench runs: each bench binary (its --smoke or smallest arguments), the two
-# end-to-end bench scripts with a few nodes and pods, and tools/bench-plots on the CSV files
+# end-to-end bench scripts with a few nodes and pods, the out-of-tree plugins' bench on 20
+# nodes, and tools/bench-plots on the CSV files
 # they wrote. It measures nothing. The benches run on a control plane of their own, started
 # here (bench-operator leaves the operator's objects behind, the end-to-end benches register
 # nodes), so the plane this script was given stays as it was.
@@ -41,10 +42,19 @@ for s in "${SMOKE[@]}"; do
   read -r -a cmd <<< "$s"
   check "${cmd[0]} runs on a tiny size" env KUBE_BENCH_OBJECTS=50 "$O/bench/${cmd[0]}" "${cmd[@]:1}"
 done
-check "tests/bench/e2e-sched.sh runs policy-scheduler, kube-scheduler and the bind-only client on 3 nodes" \
+check "tests/bench/e2e-sched.sh runs policy-scheduler (the Policy, the default profile), kube-scheduler and the bind-only client on 3 nodes" \
   env E2E_NODES=3 E2E_PODS=6 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-sched.sh
+check "tests/bench/e2e-sched.sh runs kube-scheduler with the default profile on 3 nodes" \
+  env E2E_NODES=3 E2E_PODS=6 E2E_TIMEOUT=120 E2E_RUNS=upstream-profile O="$O" tests/bench/e2e-sched.sh
+check_eq "... each run is a row of e2e-sched.csv, all 6 pods bound" \
+  "policy-scheduler 6|policy-scheduler default profile 6|kube-scheduler v1.20 6|bind-only client 6|kube-scheduler v1.20 default profile 6" \
+  "$(tail -n +2 "$BENCH_DIR/e2e-sched.csv" 2>/dev/null | cut -d, -f2,4 | tr , ' ' | paste -sd'|')"
 check "tests/bench/e2e-preempt.sh runs both schedulers on 2 nodes" \
   env E2E_NODES=2 E2E_PODS=2 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-preempt.sh
+check "tests/bench/sched-plugins.sh runs the engine alone, with each example plugin and with the extender twin on 20 nodes" \
+  env PLUGIN_BENCH_NODES=20 PLUGIN_BENCH_PODS=50 PLUGIN_BENCH_EXT_PODS=20 PLUGIN_BENCH_ROUNDS=1 O="$O" tests/bench/sched-plugins.sh
+check_eq "... and writes a row per configuration" "engine score filter extender" \
+  "$(tail -n +2 "$BENCH_DIR/sched-plugins.csv" | cut -d, -f2 | tr '\n' ' ' | sed 's/ $//')"
 check "tools/bench-plots draws every chart from the CSV files" tools/bench-plots "$BENCH_DIR"
-check_eq "the charts are written" "e2e-sched.svg sched-default.svg" "$(cd "$BENCH_DIR" && echo *.svg)"
+check_eq "the charts are written" "e2e-sched.svg sched-default.svg sched-plugins.svg" "$(cd "$BENCH_DIR" && echo *.svg)"
 finish

@@ -3,6 +3,7 @@
  * loader refuses (another ABI version, an in-tree name, a file others can write, a missing
  * directory) naming the file and the reason; the per-plugin call counts and time budget. */
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <libgen.h>
 #include <limits.h>
@@ -109,11 +110,23 @@ static void add_pod(Fx *f, const char *name, const char *node, const char *label
         assert_int_equal(sched_cache_add_pod(f->c, p), 0);
 }
 
-/* The node the pod goes to ("" when none fits) and the scores. */
-static char *place(Fx *f, const SchedConfig *cfg, const char *name, const char *labels) {
+static uint64_t obs_now(void *userdata) {
+        return 0;
+}
+static void obs_point(void *userdata, SchedPoint point, SchedStatus status, uint64_t ns) {
+}
+static void obs_plugin(void *userdata, SchedPluginName plugin, SchedPoint point, SchedStatus status, uint64_t ns) {
+}
+static const SchedAlgoObserver observer = { .now_ns = obs_now, .point = obs_point, .plugin = obs_plugin };
+
+/* The node the pod goes to ("" when none fits) and the scores; sampled: the decision is one
+ * the daemon samples for plugin metrics. */
+static char *place_sampled(Fx *f, const SchedConfig *cfg, const char *name, const char *labels, bool sampled) {
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, name, "100m", "", "", labels);
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
+        sched_algo_set_observer(a, &observer);
+        sched_algo_set_sampling(a, sampled);
         SchedResult res;
         assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
         Buf b;
@@ -124,6 +137,10 @@ static char *place(Fx *f, const SchedConfig *cfg, const char *name, const char *
         else
                 assert_int_equal(sched_algo_format_failure(a, &b), 0);
         return buf_steal(&b);
+}
+
+static char *place(Fx *f, const SchedConfig *cfg, const char *name, const char *labels) {
+        return place_sampled(f, cfg, name, labels, false);
 }
 
 static SchedConfig *compile(Fx *f, TlProfile *b, const PluginLoader *l, char **ret_err) {
@@ -212,6 +229,28 @@ static void test_node_label_score_reverse(void **state) {
         _cleanup_free_ char *got = place(f, cfg, "p", "");
         /* n1: 100 - 7x100/7 = 0; n2: 100 - 2x100/7 (28) = 72 */
         assert_string_equal(got, "n2:n1=0 n2=72");
+}
+
+/* node-label-score reads a value as strtoll(s, &end, 10) does, to the end of the text: white
+ * space and a sign before the digits are read, anything after them, a negative value or one
+ * past 10^12 counts 0. Raw 8, 4, 0, 0, 0, 12 -> normalized by 12. */
+static void test_node_label_score_values(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "node-label-score", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        add_node(f, "n1", "'labels':{'cost':'+8'}");
+        add_node(f, "n2", "'labels':{'cost':' 4'}");
+        add_node(f, "n3", "'labels':{'cost':'-8'}");
+        add_node(f, "n4", "'labels':{'cost':'8x'}");
+        add_node(f, "n5", "'labels':{'cost':'1000000000001'}");
+        add_node(f, "n6", "'labels':{'cost':'0012'}");
+        TlProfile b = tl_profile("p");
+        tl_score(&b, "node-label-score", 1);
+        tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}]}");
+        SchedConfig *cfg = compile(f, &b, l, NULL);
+        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        assert_string_equal(got, "n6:n1=66 n2=33 n3=0 n4=0 n5=0 n6=100");
+        sched_config_free(cfg);
 }
 
 static void test_profile_refusals(void **state) {
@@ -303,7 +342,9 @@ static int64_t fake_clock(void) {
         return fake_ns += 3 * 1000 * 1000; /* every reading 3 ms later */
 }
 
-/* Every hook call is timed with the daemon's clock; calls over the budget are counted. */
+/* Every hook call is counted; the calls of a decision sampled for plugin metrics are timed
+ * with the daemon's clock (an unsampled one reads no clock per call), and those over the
+ * budget are counted. */
 static void test_budget(void **state) {
         Fx *f = *state;
         put(f, "plugins", "node-label-score", 0755);
@@ -317,10 +358,19 @@ static void test_budget(void **state) {
         tl_score(&b, "node-label-score", 1);
         tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}]}");
         SchedConfig *cfg = compile(f, &b, l, NULL);
+        const SchedExternalStats *s = &l->set.v[0]->stats;
+        int64_t before = fake_ns;
         _cleanup_free_ char *got = place(f, cfg, "p", "");
         assert_string_equal(got, "n1:n1=100 n2=28");
-        const SchedExternalStats *s = &l->set.v[0]->stats;
         assert_int_equal(s->calls, 3);          /* two scores, one normalize */
+        assert_int_equal(s->timed, 0);
+        assert_int_equal(s->ns, 0);
+        assert_int_equal(s->over_budget, 0);
+        assert_int_equal(fake_ns, before);      /* no clock read */
+        _cleanup_free_ char *got2 = place_sampled(f, cfg, "p", "", true);
+        assert_string_equal(got2, "n1:n1=100 n2=28");
+        assert_int_equal(s->calls, 6);
+        assert_int_equal(s->timed, 3);
         assert_int_equal(s->over_budget, 3);
         assert_int_equal(s->ns, 3 * 3 * 1000 * 1000);
         assert_int_equal(s->buckets[4], 3);     /* <= 10 ms */
@@ -328,6 +378,7 @@ static void test_budget(void **state) {
         buf_init(&m, 0);
         assert_int_equal(plugin_metrics_format(&m, &l->set), 0);
         static const char *const want[] = {
+                "policy_scheduler_plugin_calls_total{plugin=\"node-label-score\"} 6\n",
                 "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"0.001\"} 0\n",
                 "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"0.01\"} 3\n",
                 "policy_scheduler_plugin_call_duration_seconds_bucket{plugin=\"node-label-score\",le=\"+Inf\"} 3\n",
@@ -343,13 +394,64 @@ static void test_budget(void **state) {
         plugin_loader_free(l);
 }
 
+/* A long call of an unsampled decision is still timed and counted over the budget: the
+ * watchdog thread sees it running and the call's end reads the clock. */
+static void test_watchdog(void **state) {
+        Fx *f = *state;
+        put(f, "test-plugins", "slow-filter", 0755);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        PluginLoader *l = NULL;
+        assert_int_equal(plugin_loader_open(f->dir, plugin_loader_now_ns, 20 * 1000 * 1000, &l, &err), 0);
+        assert_int_equal(plugin_loader_watch(l), 0);
+        add_node(f, "n1", "");
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "slow-filter");
+        tl_args(&b, "slow-filter", "{'sleepMs':200}");
+        SchedConfig *cfg = compile(f, &b, l, NULL);
+        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        assert_true(strncmp(got, "n1:", 3) == 0);
+        const SchedExternalStats *s = &l->set.v[0]->stats;
+        assert_int_equal(s->calls, 1);
+        assert_int_equal(s->timed, 1);
+        assert_int_equal(s->over_budget, 1);
+        /* timed from when the watchdog first saw it: one period (budget / 4) late, more when
+         * a loaded machine runs the thread late; never longer than it was */
+        if (s->ns < 100 * 1000 * 1000 || s->ns > 1000 * 1000 * 1000)
+                fail_msg("the 200 ms call was timed %" PRIu64 " ns", s->ns);
+        sched_config_free(cfg);
+        plugin_loader_free(l);
+}
+
+/* Only root's files: a plugin (or its directory) owned by another user is refused, even
+ * when that user is the scheduler's own. */
+static void test_owner(void **state) {
+        Fx *f = *state;
+        if (geteuid() != 0)
+                skip();
+        char path[PATH_MAX + 32];
+        put(f, "plugins", "node-label-score", 0755);
+        snprintf(path, sizeof(path), "%s/node-label-score.so", f->dir);
+        assert_int_equal(chown(path, 1, 1), 0);
+        expect_refused(f, path, "owned by uid 1, not by root");
+        assert_int_equal(chown(path, 0, 0), 0);
+        assert_int_equal(chown(f->dir, 1, 1), 0);
+        expect_refused(f, f->dir, "owned by uid 1, not by root");
+        assert_int_equal(chown(f->dir, 0, 0), 0);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        assert_non_null(l);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_examples_place_pods, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_node_label_score_reverse, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_label_score_values, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_profile_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_loader_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watchdog, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_owner, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
