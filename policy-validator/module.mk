@@ -32,12 +32,12 @@ $(eval $(call static_lib,policy,$(POLICY_LIB_SRCS)))
 $(eval $(call program,policy-validator,policy-validator/main.c,scheduler schedcore policy kube common))
 MANPAGES += policy-validator/policy-validator.1
 
-$(eval $(call unit_test,test-policy,tests/unit/test-policy.c,policy common))
+$(eval $(call unit_test,test-policy,tests/unit/test-policy.c tests/unit/case-dirs.c,policy common))
 
 $(eval $(call fuzzer,fuzz-policy,tests/fuzz/fuzz-policy.c $(POLICY_LIB_SRCS) common/buf.c common/base64.c))
 $(eval $(call bench,bench-policy,tests/bench/bench-policy.c,policy common))
 # The command's own tests run the binary built beside them.
 $(eval $(call unit_test,test-policy-cli,tests/unit/test-policy-cli.c,common))
 $(O)/tests/test-policy-cli: | $(O)/bin/policy-validator
-$(eval $(call unit_test,test-kubescheduler-config,tests/unit/test-kubescheduler-config.c,policy common))
+$(eval $(call unit_test,test-kubescheduler-config,tests/unit/test-kubescheduler-config.c tests/unit/case-dirs.c,policy common))
 $(eval $(call fuzzer,fuzz-kubescheduler-config,tests/fuzz/fuzz-kubescheduler-config.c $(POLICY_LIB_SRCS) common/buf.c common/base64.c))

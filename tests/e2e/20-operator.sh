@@ -6,28 +6,15 @@
 # mid-rollout finishes without a duplicate revision; two replicas never both write;
 # kube-apiserver restarted while the policy changes; the shipped RBAC is enough and does not
 # reach Secrets. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 cleanup() {
-  for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done
   stack_nodesim_stop
   kubectl delete namespace e2e --ignore-not-found --wait=false >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
-revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
-condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
 revisions() { kubectl -n openshift-kube-scheduler get configmaps -l app=policy-scheduler -o name | sort -V | xargs; }
 deployment_rv() { kubectl -n openshift-kube-scheduler get deployment policy-scheduler -o jsonpath='{.metadata.resourceVersion}'; }
-settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 revision_is() { [ "$(revision)" = "$1" ]; }
-# status.revision is the revision *serving*: it moves once the rollout completes.
-written() { kubectl -n openshift-kube-scheduler get configmap "policy-scheduler-config-$1" >/dev/null 2>&1; }
-serving() { settled && revision_is "$1"; }
 
 setup "CRD, namespaces and RBAC install" stack_install
 setup "nothing of the operator is left from earlier scripts" stack_reset_operator_state

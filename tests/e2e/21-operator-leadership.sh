@@ -10,29 +10,13 @@
 # roll back or "repair" at once. Also checks the shape of what the operator writes:
 # managedFields under "scheduler-operator", Events in the operator's namespace about the
 # Scheduler, repeats aggregated. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 cleanup() {
-  for p in "$CLUSTER_DIR"/pids/operator-*.pid; do
-    [ -e "$p" ] || continue
-    kill -CONT "$(cat "$p")" 2>/dev/null
-    stack_stop_pid "$(basename "$p" .pid)"
-  done
   stack_nodesim_stop
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
 OPNS=openshift-kube-scheduler-operator
 LEASE_SECONDS=15
-revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
-condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
-settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
-serving() { settled && [ "$(revision)" = "$1" ]; }
-written() { kubectl -n openshift-kube-scheduler get configmap "policy-scheduler-config-$1" >/dev/null 2>&1; }
 put_policy() { stack_put_policy "$(stack_weight_policy "$1")"; }   # WEIGHT: the documented policy at that LeastRequestedPriority weight
 metric() { stack_operator_metrics "$1" | sed -n "s/^scheduler_operator_$2 //p"; }
 leader_is() { [ "$(metric "$1" leader)" = "$2" ]; }

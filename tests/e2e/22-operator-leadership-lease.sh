@@ -4,17 +4,10 @@
 # the lease namespace missing, then RBAC denying the lease. Once the cause is fixed it
 # leads without a restart. And text from users cannot forge a log line: a predicate name
 # carrying a newline and a fake klog header is logged escaped. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 cleanup() {
-  for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done
   kubectl delete namespace lease-later --ignore-not-found --wait=false >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 readyz() { curl -s -w ' %{http_code}' "http://127.0.0.1:$1/readyz"; }

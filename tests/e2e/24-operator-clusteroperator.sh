@@ -14,28 +14,16 @@
 #   - the ClusterOperator deleted: recreated; its status conditions edited by hand: restored;
 #   - the CRD removed while the operator runs: nothing degrades; installed again: reported.
 # Leaves no CRD, ClusterOperator or policy behind. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 OPNS=openshift-kube-scheduler
 CO_CRD=tests/data/crds/clusteroperators.config.openshift.io.yaml
 cleanup() {
-  stack_stop_pid operator-co
   stack_nodesim_stop
   kubectl delete crd clusteroperators.config.openshift.io --ignore-not-found >/dev/null 2>&1
   kubectl patch scheduler cluster --type=merge -p '{"spec":{"policy":null}}' >/dev/null 2>&1
   kubectl -n openshift-config delete configmap scheduler-policy --ignore-not-found >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
-sched() { kubectl get scheduler cluster -o jsonpath="$1"; }
-revision() { sched '{.status.revision}'; }
-scondition() { sched "{.status.conditions[?(@.type==\"$1\")].$2}"; }
-settled() { [ "$(scondition Progressing status)" = False ] && [ "$(scondition Available status)" = True ]; }
-serving() { settled && [ "$(revision)" = "$1" ]; }
 co() { kubectl get clusteroperators.config.openshift.io scheduler-policy -o jsonpath="$1"; }
 ccondition() { co "{.status.conditions[?(@.type==\"$1\")].$2}"; }
 cis() { [ "$(ccondition "$1" status)" = "$2" ]; }   # TYPE STATUS
@@ -67,7 +55,7 @@ wait_for "... and the operator says it does not report one" 10 \
   grep -q 'not reporting a ClusterOperator' "$CLUSTER_DIR/logs/operator-co.log"
 sleep 5
 check_eq "... once, though it keeps looking for the CRD" "1" "$(not_reporting_lines)"
-check "... Degraded=False on the Scheduler" [ "$(scondition Degraded status)" = False ]
+check "... Degraded=False on the Scheduler" [ "$(condition Degraded status)" = False ]
 
 # --- the CRD installed while the operator runs ---------------------------------------------
 setup "the ClusterOperator CRD (OpenShift's schema) is accepted" kubectl apply -f "$CO_CRD"
@@ -135,7 +123,7 @@ sed 's/{"name" : "GeneralPredicates"},/{"name" : "GeneralPredicates"},\n{"name" 
   deploy/policy.cfg > "$T/bad.cfg"
 put_policy "$T/bad.cfg"
 wait_for "a rejected policy: Degraded=True" 30 cis Degraded True
-check_eq "... with the Scheduler's reason" "$(scondition Degraded reason)" "$(ccondition Degraded reason)"
+check_eq "... with the Scheduler's reason" "$(condition Degraded reason)" "$(ccondition Degraded reason)"
 check_match "... and its message (which revision keeps running)" 'revision 2' "$(ccondition Degraded message)"
 check "... Available stays True: revision 2 serves" cis Available True
 check_eq "... its lastTransitionTime did not move" "$avail_since" "$(ccondition Available lastTransitionTime)"

@@ -9,23 +9,13 @@
 #   - Unmanaged leaves a hand edit of the Deployment alone (Managed puts it back);
 #   - Removed deletes the Deployment and the revision ConfigMaps, Managed brings them back.
 # Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
+. "$(dirname "$0")/../lib/stack-script.sh"
 OPNS=openshift-kube-scheduler
 cleanup() {
-  for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done
   stack_nodesim_stop
   kubectl delete schedulerpolicyoperator cluster --ignore-not-found --wait=false >/dev/null 2>&1
 }
-trap cleanup EXIT
 
-sched() { kubectl get scheduler cluster -o jsonpath="$1"; }
-revision() { sched '{.status.revision}'; }
-scondition() { sched "{.status.conditions[?(@.type==\"$1\")].$2}"; }
-settled() { [ "$(scondition Progressing status)" = False ] && [ "$(scondition Available status)" = True ]; }
-serving() { settled && [ "$(revision)" = "$1" ]; }
 deploy() { kubectl -n $OPNS get deployment policy-scheduler -o jsonpath="$1" 2>/dev/null; }
 opc() { kubectl get schedulerpolicyoperator cluster -o jsonpath="$1"; }
 ocondition() { opc "{.status.conditions[?(@.type==\"$1\")].$2}"; }

@@ -9,14 +9,9 @@
 # Forged Scheduled Events (last observed in 2099, about a node the cluster does not have)
 # hold nothing, while kube-scheduler's genuine ones do.
 # Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
+. "$(dirname "$0")/../lib/stack-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
-T=$(mktemp -d)
 UP_PID=
 LOG_UP="$CLUSTER_DIR/logs/kube-scheduler-coexistence.log"
 NS=coexist
@@ -33,16 +28,13 @@ reset_operand() {
 } >/dev/null 2>&1
 cleanup() {
   stop_pid "$UP_PID"
-  for p in "$CLUSTER_DIR"/pids/operator-*.pid; do [ -e "$p" ] && stack_stop_pid "$(basename "$p" .pid)"; done
   stack_nodesim_stop
   # kube-scheduler's Scheduled events would keep the next script's operator guarded for the
   # guard's 120 s window: they go now, not when the namespace controller gets to them
   kubectl -n "$NS" delete events --all >/dev/null 2>&1
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
   reset_operand
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
 start_upstream() {
   "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" "${LE[@]}" --secure-port=0 --port=0 --v=2 \

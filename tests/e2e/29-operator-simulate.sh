@@ -15,17 +15,12 @@
 #     9), so the 59 of sim-0 stay and the 441 others move; the two place all 500 apart.
 # Then the namespace gets a project node selector (openshift.io/node-selector) only sim-1
 # satisfies: under both, every pod goes to sim-1.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || exit 1
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 NS=simulate-e2e-$$
 N_NODES=50
 SIM_NODES=()
 for i in $(seq 0 $((N_NODES - 1))); do SIM_NODES+=("sim-$i"); done
 cleanup() {
-  stack_stop_pid operator-simulate
   [ -n "${SIM_PID:-}" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
   stack_nodesim_stop
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
@@ -35,9 +30,7 @@ cleanup() {
   # the operator scripts after this one on the plane start from nothing: no ClusterOperator
   # CRD, source ConfigMap, revision or scheduler pod of this script's
   stack_reset_operator_state >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
 condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
 settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ] &&
@@ -85,27 +78,7 @@ kubectl create clusterrole simulate-reader --verb=get,list \
   >/dev/null
 kubectl -n "$NS" create serviceaccount reader >/dev/null
 kubectl create clusterrolebinding simulate-reader --clusterrole=simulate-reader --serviceaccount="$NS:reader" >/dev/null
-secret=""
-for i in $(seq 1 100); do
-  secret=$(kubectl -n "$NS" get serviceaccount reader -o jsonpath='{.secrets[0].name}' 2>/dev/null)
-  [ -n "$secret" ] && break
-  sleep 0.1
-done
-token=$(kubectl -n "$NS" get secret "$secret" -o jsonpath='{.data.token}' | base64 -d)
-cat > "$T/reader.kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: local
-  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$CLUSTER_DIR/pki/ca.crt"}
-users:
-- name: reader
-  user: {token: "$token"}
-contexts:
-- name: local
-  context: {cluster: local, user: reader}
-current-context: local
-KC
+sa_kubeconfig "$NS" reader "$T/reader.kubeconfig"
 check "the reader may not write (RBAC)" \
   test "$(kubectl --kubeconfig "$T/reader.kubeconfig" auth can-i create pods -A 2>/dev/null)" = no
 

@@ -10,11 +10,7 @@
 #   (d) the scheduler is killed (SIGKILL) in the middle of a burst of pods and started
 #       again: every pod ends up bound exactly once.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-basics
 SCHED=basics-scheduler
 NODES=(sb-0 sb-1 sb-2)
@@ -50,44 +46,30 @@ plane_nodes_up basics "three 4-cpu nodes" --nodes 3 --name-prefix sb --cpu 4 --m
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys, time
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import extender_http
 
 port, log = int(sys.argv[1]), sys.argv[2]
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        # what v1.20 sends: its untagged types' Go field names, the unused list null
-        pod = args.get("Pod") or {}
-        names = args.get("NodeNames")
-        if names is None:
-            names = [n["metadata"]["name"] for n in (args.get("Nodes") or {}).get("items", [])]
-        labels = pod.get("metadata", {}).get("labels") or {}
-        picky = labels.get("ext") == "picky"
-        if labels.get("burst"):
-            time.sleep(0.03)
-        with open(log, "a") as f:
-            f.write(json.dumps({"verb": self.path, "pod": pod.get("metadata", {}).get("name"),
-                                "nodenames": args.get("NodeNames")}) + "\n")
-        if self.path == "/filter":
-            keep = [n for n in names if not (picky and n == "sb-0")]
-            reply = {"nodenames": keep,
-                     "failedNodes": {n: "extender: sb-0 is reserved" for n in names if n not in keep}}
-        elif self.path == "/prioritize":
-            reply = [{"host": n, "score": 10 if n == "sb-2" else 0} for n in names]
-        else:
-            self.send_response(404); self.end_headers(); return
-        body = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    # what v1.20 sends: its untagged types' Go field names, the unused list null
+    pod = args.get("Pod") or {}
+    names = extender_http.node_names(args)
+    labels = pod.get("metadata", {}).get("labels") or {}
+    picky = labels.get("ext") == "picky"
+    if labels.get("burst"):
+        time.sleep(0.03)
+    with open(log, "a") as f:
+        f.write(json.dumps({"verb": path, "pod": pod.get("metadata", {}).get("name"),
+                            "nodenames": args.get("NodeNames")}) + "\n")
+    if path == "/filter":
+        keep = [n for n in names if not (picky and n == "sb-0")]
+        return {"nodenames": keep,
+                "failedNodes": {n: "extender: sb-0 is reserved" for n in names if n not in keep}}
+    if path == "/prioritize":
+        return [{"host": n, "score": 10 if n == "sb-2" else 0} for n in names]
+    return None
 
-    def log_message(self, *a):
-        pass
-
-HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+extender_http.serve(port, answer)
 PY
 plane_extender_start basics "$T/extender.py" "$T/extender.log"
 

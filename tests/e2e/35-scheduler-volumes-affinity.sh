@@ -7,11 +7,7 @@
 # on kubernetes.io/hostname land on three different nodes; (c) four replicas selected by a
 # Service spread over both zones, two and two (SelectorSpreadPriority).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-volumes
 SCHED=volumes-scheduler
 NODES=(sv-0 sv-1 sv-2 sv-3)

@@ -9,11 +9,7 @@
 #   - the standby binds nothing.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 # ONE_BINDER_PODS (default 600) and ONE_BINDER_EXT_MS (default 40) size the burst.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-one-binder
 SCHED=one-binder-scheduler
 NODES=(ob-0 ob-1 ob-2)
@@ -42,36 +38,22 @@ plane_nodes_up one-binder "three nodes" --nodes 3 --name-prefix ob --cpu 16 --me
 # ---- the slow extender: every call takes EXT_MS; it keeps every node, scores them all 0 ----
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
-import json, sys, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys, time
+import extender_http
 
 port, delay = int(sys.argv[1]), int(sys.argv[2]) / 1000.0
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        names = args.get("NodeNames") or []   # v1.20's untagged ExtenderArgs
-        time.sleep(delay)
-        if self.path == "/filter":
-            reply = {"nodenames": names, "failedNodes": {}}
-        elif self.path == "/prioritize":
-            reply = [{"host": n, "score": 0} for n in names]
-        else:
-            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
-        body = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *a):
-        pass
+def answer(path, args):
+    names = args.get("NodeNames") or []   # v1.20's untagged ExtenderArgs
+    time.sleep(delay)
+    if path == "/filter":
+        return {"nodenames": names, "failedNodes": {}}
+    if path == "/prioritize":
+        return [{"host": n, "score": 0} for n in names]
+    return None
 
 # one thread per connection: each replica keeps its own connection open
-ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+extender_http.serve(port, answer, threaded=True)
 PY
 plane_extender_start one-binder "$T/extender.py" "$EXT_MS"
 

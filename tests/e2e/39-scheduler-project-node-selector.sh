@@ -9,11 +9,7 @@
 #     selecting the master lands there: its NoSchedule taint is treated as removed);
 #   - an unparsable namespace selector makes the pod Unschedulable, never placed anywhere.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 SCHED=selector-scheduler
 NODES=(ps-master ps-infra ps-app)
 NSS=(ps-default ps-optout ps-infra ps-invalid)

@@ -19,12 +19,8 @@
 # the test also checks that claim on both logs (a workload edit that introduces a tie fails
 # here rather than flaking later).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-. "$(dirname "$0")/../lib/sched-diff.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
+. "$ROOT/tests/lib/sched-diff.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-diff

@@ -9,12 +9,8 @@
 # insecure port (--port=0); it holds the kube-system/kube-scheduler Lease; pods of the
 # default scheduler are scheduled onto the simulated nodes.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-. "$(dirname "$0")/../lib/sa-token.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
+. "$ROOT/tests/lib/sa-token.sh"
 . "$CLUSTER_DIR/env"
 MANIFEST=tests/data/kubeadm/kube-scheduler.yaml
 NS=kubeadm-drop-in

@@ -18,12 +18,8 @@
 # placement must be identical, and each pod must have one best node in both schedulers'
 # -v=10 scores (an exact tie is settled at random and proves nothing).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-. "$(dirname "$0")/../lib/sched-diff.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
+. "$ROOT/tests/lib/sched-diff.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-near-ties
@@ -54,32 +50,20 @@ plane_nodes_up near "the ${#NODES[@]} nodes of the comparison" --nodes-file "$DA
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import extender_http
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        # v1.20 marshals ExtenderArgs without json tags (Pod, Nodes, NodeNames), and so does
-        # policy-scheduler; both decode the reply case-insensitively
-        pod = (args.get("Pod") or {}).get("metadata", {}).get("name", "")
-        names = args.get("NodeNames")
-        if names is None:
-            names = [n["metadata"]["name"] for n in (args.get("Nodes") or {}).get("items", [])]
-        if self.path != "/prioritize":
-            self.send_response(404); self.end_headers(); return
-        reply = [{"host": n, "score": (sum(map(ord, pod)) + 3 * int(n.split("-")[1])) % 11} for n in names]
-        body = json.dumps(reply).encode()
-        print(self.path, pod, json.dumps(reply), file=sys.stderr, flush=True)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    # v1.20 marshals ExtenderArgs without json tags (Pod, Nodes, NodeNames), and so does
+    # policy-scheduler; both decode the reply case-insensitively
+    pod = extender_http.pod_name(args)
+    names = extender_http.node_names(args)
+    if path != "/prioritize":
+        return None
+    reply = [{"host": n, "score": (sum(map(ord, pod)) + 3 * int(n.split("-")[1])) % 11} for n in names]
+    print(path, pod, json.dumps(reply), file=sys.stderr, flush=True)
+    return reply
 
-    def log_message(self, *a):
-        pass
-
-HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+extender_http.serve(int(sys.argv[1]), answer)
 PY
 plane_extender_start near "$T/extender.py"
 EXT_URL=http://127.0.0.1:$EXT_PORT

@@ -15,11 +15,7 @@
 #       the candidates and their victims by uid and keeps what it answers: it keeps pe-2
 #       only, so a system-node-critical pod is nominated there and pe-2's pods are its victims.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-preempt
 SCHED=preempt-scheduler
 NODES=(pe-0 pe-1 pe-2)
@@ -55,20 +51,8 @@ wait_for "policy-scheduler becomes ready" 30 curl -sf "http://127.0.0.1:$PORT/re
 kubectl create namespace "$NS" >/dev/null
 
 # ---- (a) priority classes
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: preempt-low}
-value: 10
-description: "preemption e2e: the Deployment's pods"
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: preempt-high}
-value: 1000000
-preemptionPolicy: Never
-description: "preemption e2e: high, but never preempts"
-YAML
+plane_priority_class preempt-low 10 "preemption e2e: the Deployment's pods"
+plane_priority_class preempt-high 1000000 "preemption e2e: high, but never preempts" Never
 setup "system-cluster-critical and system-node-critical exist on the plane" \
   kubectl get priorityclass system-cluster-critical system-node-critical
 
@@ -193,30 +177,19 @@ SCHED_PID=
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import extender_http
 
 port, log = int(sys.argv[1]), sys.argv[2]
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with open(log, "a") as f:
-            # v1.20's untagged ExtenderPreemptionArgs: Go field names, the unused map null
-            f.write(json.dumps({"path": self.path, "nodes": sorted((args.get("NodeNameToMetaVictims") or {}).keys()),
-                                "whole": args.get("NodeNameToVictims") is not None}) + "\n")
-        m = args.get("NodeNameToMetaVictims") or {}
-        out = {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
-        body = json.dumps(out).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    with open(log, "a") as f:
+        # v1.20's untagged ExtenderPreemptionArgs: Go field names, the unused map null
+        f.write(json.dumps({"path": path, "nodes": sorted((args.get("NodeNameToMetaVictims") or {}).keys()),
+                            "whole": args.get("NodeNameToVictims") is not None}) + "\n")
+    m = args.get("NodeNameToMetaVictims") or {}
+    return {"nodeNameToMetaVictims": {k: v for k, v in m.items() if k == "pe-2"}}
 
-    def log_message(self, *a):
-        pass
-
-HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+extender_http.serve(port, answer)
 PY
 plane_extender_start preempt "$T/extender.py" "$T/extender.log"
 cat > "$T/policy-ext.json" <<JSON

@@ -15,11 +15,7 @@
 # best score, upstream picks one at random, so the chosen node is compared only when the
 # best node is unique; the scores still are.
 # Policies with the same normalized form run once. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir) || bail_out "no Kubernetes binaries (tests/cluster/build.sh)"
 DATA=tests/data/translate-diff
@@ -138,7 +134,7 @@ WEB_OWNER=$(kubectl -n "$NS" get configmap web-owner -o jsonpath='{.metadata.uid
 
 # start WHO POLICY LOG: WHO is "policy" or "config"; prints the PID.
 start() {
-  local who=$1 policy=$2 log=$3 port i pid
+  local who=$1 policy=$2 log=$3 port pid
   port=$(free_port)
   if [ "$who" = policy ]; then
     "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
@@ -153,23 +149,13 @@ start() {
     "$K8S_BIN/kube-scheduler" --config "$log.config.json" --secure-port 0 -v 10 > "$log" 2>&1 &
   fi
   pid=$!
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && { echo "$pid"; return 0; }
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  echo "kube-scheduler ($who) did not come up:" >&2
-  grep -v flags.go "$log" | tail -5 >&2
-  stop_pid "$pid"
-  return 1
+  plane_await_healthz "$pid" "$port" "kube-scheduler ($who)" "$log" || { stop_pid "$pid"; return 1; }
+  echo "$pid"
 }
 
 # The placement loop talks to the API server with curl (a kubectl process per call would
 # dominate the run): the admin credentials of the plane's kubeconfig.
-API=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
-CURL=(curl -sf --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
-      --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
-      --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+plane_api_curl
 PODS_URL=$API/api/v1/namespaces/$NS/pods
 
 # The test pods as JSON, once; each placement renames one and sets its scheduler.

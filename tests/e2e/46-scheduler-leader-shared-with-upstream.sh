@@ -8,11 +8,7 @@
 # (SIGKILL: no release) hands the Lease to the other within the lease duration, and the
 # other schedules from then on; both directions.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 NS=leader-shared

@@ -11,11 +11,7 @@
 #   (b) exactly N low-priority pods are gone, one per node;
 #   (c) exactly N Preempted events, none repeated: no preemption was made twice.
 # E2E_VICTIMS_NODES sets N (default 30). Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 N=${E2E_VICTIMS_NODES:-30}
 NS=sched-victims
 FILL=sched-victims-fill
@@ -40,17 +36,8 @@ trap cleanup EXIT
 
 plane_nodes_up victims "$N 2-cpu nodes" --nodes "$N" --name-prefix pv --cpu 2 --memory 8Gi
 
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: victims-low}
-value: 10
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: victims-high}
-value: 1000
-YAML
+plane_priority_class victims-low 10
+plane_priority_class victims-high 1000
 kubectl create namespace "$FILL" >/dev/null
 kubectl create namespace "$NS" >/dev/null
 

@@ -34,11 +34,7 @@
 #                                               scenario where neither scheduler preempts
 #                                               cannot pass by agreeing
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-. "$(dirname "$0")/../lib/plane.sh"
-plane_script
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir)
 DATA=tests/data/sched-preempt-diff
@@ -66,7 +62,7 @@ setup "the scenarios' PriorityClasses are created (one at -2^31, one with preemp
   kubectl apply -f "$DATA/classes.yaml"
 
 start_scheduler() { # WHO LOG
-  local who=$1 log=$2 port i
+  local who=$1 log=$2 port
   port=$(free_port)
   if [ "$who" = upstream ]; then
     "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$DATA/policy.json" \
@@ -78,14 +74,7 @@ start_scheduler() { # WHO LOG
       -v 5 > "$log" 2>&1 &
   fi
   SCHED_PID=$!
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0
-    kill -0 "$SCHED_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  echo "$who scheduler did not come up" >&2
-  tail -20 "$log" >&2
-  return 1
+  plane_await_healthz "$SCHED_PID" "$port" "$who scheduler" "$log"
 }
 
 # The documents are written with all metadata on one line so they stay readable here.

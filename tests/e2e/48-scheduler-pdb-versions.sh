@@ -9,14 +9,7 @@
 #       ready, says so once at error level, and preempts without PDBs.
 # The API server is restarted with its recorded command line at the end.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-pdb
 SCHED=pdb-scheduler
 NODES=(pdb-0 pdb-1)
@@ -27,27 +20,18 @@ LOG="$CLUSTER_DIR/logs/policy-scheduler-pdb.log"
 
 cleanup() {
   stop_pid "$SCHED_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-pdb.pid"
   # later scripts need policy/v1beta1 back
   [ -z "$RESTARTED" ] || "$ROOT/tests/cluster/restart" kube-apiserver >/dev/null 2>&1
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
     kubectl delete priorityclass pdb-low pdb-high --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup pdb
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes 2 --name-prefix pdb --cpu 2 --memory 8Gi \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-pdb.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-pdb.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers two 2-cpu nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up pdb "two 2-cpu nodes" --counted --seconds 30 --nodes 2 --name-prefix pdb --cpu 2 --memory 8Gi
 
 cat > "$T/policy.json" <<JSON
 {
@@ -68,17 +52,8 @@ start_scheduler() { # LOG
 }
 
 kubectl create namespace "$NS" >/dev/null
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: pdb-low}
-value: 10
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: pdb-high}
-value: 1000
-YAML
+plane_priority_class pdb-low 10
+plane_priority_class pdb-high 1000
 
 pod() { # NAME NODE|"" CPU CLASS [LABEL]
   kubectl apply -n "$NS" -f - >/dev/null <<YAML

@@ -8,14 +8,7 @@
 # the scheduler goes through the lease check, as its binds do) before it gives up and exits.
 # Once the lease is free again a scheduler takes it and preempts as it should (one victim,
 # the pod bound): the setup does call for a preemption. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=stall-high
 FILL=stall-fill
 SCHED=stall-scheduler
@@ -27,37 +20,19 @@ LOG="$CLUSTER_DIR/logs/policy-scheduler-stalled.log"
 cleanup() {
   [ -n "$SCHED_PID" ] && kill -CONT "$SCHED_PID" 2>/dev/null
   stop_pid "$SCHED_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-stalled.pid"
   {
     kubectl delete namespace "$NS" "$FILL" --ignore-not-found --wait=false
     kubectl delete priorityclass stall-low stall-high --ignore-not-found
     kubectl -n kube-system delete lease "$SCHED" --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup stalled
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes 2 --name-prefix sl --cpu 2 --memory 8Gi \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-stalled.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-stalled.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers two 2-cpu nodes" 60 nodes_ready "${NODES[@]}"
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: stall-low}
-value: 10
----
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: stall-high}
-value: 1000
-YAML
+plane_nodes_up stalled "two 2-cpu nodes" --counted --nodes 2 --name-prefix sl --cpu 2 --memory 8Gi
+plane_priority_class stall-low 10
+plane_priority_class stall-high 1000
 kubectl create namespace "$FILL" >/dev/null
 kubectl create namespace "$NS" >/dev/null
 # pod NAME NAMESPACE CLASS [NODE] [EXTRA-SPEC]: a 1-cpu pod, bound by name when NODE is given

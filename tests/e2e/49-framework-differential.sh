@@ -23,17 +23,10 @@
 # image as it was when that node last changed, so an image on two nodes scores by the order
 # of their status updates.
 # FDIFF_CASES="a b" runs a subset. Runs under tools/with-cluster.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/cluster/lib.sh
 K8S_BIN=$(k8s_bin_dir) || exit 1
 DATA=tests/data/framework-diff
-T=$(mktemp -d)
 NS=fdiff
 NODES=($(jq -r '.[].name' "$DATA/nodes.json"))
 if [ -n "${FDIFF_CASES:-}" ]; then CASES=($FDIFF_CASES); else CASES=($(ls "$DATA/cases")); fi
@@ -45,15 +38,12 @@ cleanup() {
   local p
   for p in "${PIDS[@]}"; do stop_pid "$p"; done
   stop_pid "$EXT_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-fdiff.pid"
   {
     kubectl -n "$NS" delete pods --all --grace-period=0 --force
     kubectl delete namespace "$NS" --wait=false
     kubectl delete priorityclass fdiff-high --ignore-not-found
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup fdiff
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -61,49 +51,33 @@ trap 'exit 143' TERM INT
 
 # ---- the cluster --------------------------------------------------------------------
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes-file "$DATA/nodes.json" \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-fdiff.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-fdiff.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers the ${#NODES[@]} nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up fdiff "the ${#NODES[@]} nodes" --counted --seconds 30 --nodes-file "$DATA/nodes.json"
 
 # The extender: filter drops fd-5, prioritize scores 0..10 from the pod's and the node's
 # names; nodes come as objects (nodeCacheCapable false).
 EXT_PORT=$(free_port)
 cat > "$T/extender.py" <<'PY'
 import json, sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import extender_http
 
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        pod = (args.get("Pod") or {}).get("metadata", {}).get("name", "")
-        nodes = (args.get("Nodes") or {}).get("items", [])
-        if self.path == "/filter":
-            keep = [n for n in nodes if n["metadata"]["name"] != "fd-5"]
-            reply = {"Nodes": {"items": keep}, "FailedNodes": {"fd-5": "fd-5 is kept for others"}
-                     if len(keep) < len(nodes) else {}, "Error": ""}
-        elif self.path == "/prioritize":
-            base = pod.rsplit("-", 1)[0]     # the same score for the two schedulers' copies
-            reply = [{"Host": n["metadata"]["name"],
-                      "Score": (sum(map(ord, base)) + 7 * int(n["metadata"]["name"].split("-")[1])) % 11}
-                     for n in nodes]
-        else:
-            self.send_response(404); self.end_headers(); return
-        body = json.dumps(reply).encode()
-        print(self.path, pod, json.dumps(reply)[:300], file=sys.stderr, flush=True)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    pod = extender_http.pod_name(args)
+    nodes = (args.get("Nodes") or {}).get("items", [])
+    if path == "/filter":
+        keep = [n for n in nodes if n["metadata"]["name"] != "fd-5"]
+        reply = {"Nodes": {"items": keep}, "FailedNodes": {"fd-5": "fd-5 is kept for others"}
+                 if len(keep) < len(nodes) else {}, "Error": ""}
+    elif path == "/prioritize":
+        base = pod.rsplit("-", 1)[0]     # the same score for the two schedulers' copies
+        reply = [{"Host": n["metadata"]["name"],
+                  "Score": (sum(map(ord, base)) + 7 * int(n["metadata"]["name"].split("-")[1])) % 11}
+                 for n in nodes]
+    else:
+        return None
+    print(path, pod, json.dumps(reply)[:300], file=sys.stderr, flush=True)
+    return reply
 
-    def log_message(self, *a):
-        pass
-
-HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+extender_http.serve(int(sys.argv[1]), answer)
 PY
 python3 "$T/extender.py" "$EXT_PORT" 2>> "$CLUSTER_DIR/logs/extender-fdiff.log" &
 EXT_PID=$!
@@ -113,13 +87,7 @@ wait_for "the test's extender listens" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$E
 ns_gone() { ! kubectl get namespace "$NS" >/dev/null 2>&1; }
 wait_for "namespace $NS of an earlier run is gone" 120 ns_gone
 kubectl create namespace "$NS" >/dev/null
-kubectl apply -f - >/dev/null <<YAML
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: fdiff-high}
-value: 1000000
-description: "framework differential: a pod that would preempt"
-YAML
+plane_priority_class fdiff-high 1000000 "framework differential: a pod that would preempt"
 
 # create_docs FILE: each YAML document of FILE, in order (@NS@, @UID:KIND/NAME@ resolved).
 create_docs() {
@@ -146,7 +114,7 @@ OWNER=$(kubectl -n "$NS" get configmap owner -o jsonpath='{.metadata.uid}')
 # start WHO CASE LOG: kube-scheduler (WHO upstream) or policy-scheduler (ours) with the case's
 # configuration, its profiles named fdiff-WHO...; prints the PID.
 start() {
-  local who=$1 case=$2 log=$3 port i pid gates=() bin
+  local who=$1 case=$2 log=$3 port pid gates=() bin
   port=$(free_port)
   [ -f "$DATA/cases/$case/gates" ] && gates=(--feature-gates "$(cat "$DATA/cases/$case/gates")")
   {
@@ -161,23 +129,13 @@ YAML
   if [ "$who" = upstream ]; then bin=$K8S_BIN/kube-scheduler; else bin=$BIN_DIR/policy-scheduler; fi
   "$bin" --config "$log.config.yaml" --secure-port 0 "${gates[@]}" -v 10 > "$log" 2>&1 &
   pid=$!
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && { echo "$pid"; return 0; }
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  echo "$who scheduler did not come up on $case:" >&2
-  grep -v flags.go "$log" | tail -5 >&2
-  stop_pid "$pid"
-  return 1
+  plane_await_healthz "$pid" "$port" "$who scheduler on $case" "$log" || { stop_pid "$pid"; return 1; }
+  echo "$pid"
 }
 
 # The placement loop talks to the API server with curl (a kubectl process per call would
 # dominate the run): the admin credentials of the plane's kubeconfig.
-API=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
-CURL=(curl -sf --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
-      --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
-      --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+plane_api_curl
 PODS_URL=$API/api/v1/namespaces/$NS/pods
 
 # outcome POD: "node NODE", "unschedulable: MESSAGE" (with ", nominated NODE" when a node was

@@ -17,14 +17,7 @@
 #       that preempts only), and the plugin calls of the cycles sampled for them (10 %, so 80
 #       more pods make a cycle without a sample in all of them a 1-in-4,000 event).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-profiles
 NODES=(sp-0 sp-1 sp-2)
 NS_PID=
@@ -33,24 +26,15 @@ LOG="$CLUSTER_DIR/logs/policy-scheduler-profiles.log"
 
 cleanup() {
   stop_pid "$SCHED_PID"
-  stop_pid "$NS_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-profiles.pid"
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
-    kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup profiles
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes 3 --name-prefix sp --cpu 4 --memory 8Gi \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-profiles.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-profiles.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers three 4-cpu nodes" 30 nodes_ready "${NODES[@]}"
+plane_nodes_up profiles "three 4-cpu nodes" --counted --seconds 30 --nodes 3 --name-prefix sp --cpu 4 --memory 8Gi
 
 PORT=$(free_port)
 config() { # EXTRA_PLUGIN_CONFIG: the configuration file's text

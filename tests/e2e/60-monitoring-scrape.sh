@@ -4,21 +4,12 @@
 # token bound to scheduler-policy-metrics-reader, pass `promtool check metrics` (exposition
 # format and naming lint), and carry every series deploy/monitoring/prometheusrule.yaml
 # uses from them. The operator's plain-HTTP port serves the probes only.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 cleanup() {
-  stack_stop_pid operator-mon
   kubectl -n default delete serviceaccount no-metrics --ignore-not-found >/dev/null 2>&1
   stack_nodesim_stop
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
-condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
-settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 
 setup "the stack installs (kubectl apply -k)" stack_install
 setup "nodesim brings up three Ready nodes" stack_nodesim_start

@@ -10,28 +10,18 @@
 # mounts (--scheduler-serving-cert-secret); Prometheus verifies both against that CA and
 # the Services' names, as the shipped ServiceMonitors do. Two more jobs scrape the operator without a token (refused: 401) and with a
 # token lacking the RBAC (forbidden: 403).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-. tests/lib/e2e.sh
+. "$(dirname "$0")/../lib/stack-script.sh"
 . tests/lib/sa-token.sh
-T=$(mktemp -d)
 NS=prom-e2e-$$
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do stop_pid "$p"; done
-  stack_stop_pid operator-prom
   stack_nodesim_stop
   kubectl -n openshift-kube-scheduler delete secret policy-scheduler-metrics-tls --ignore-not-found >/dev/null 2>&1
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
   kubectl delete clusterrolebinding "$NS-scraper" --ignore-not-found >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
-condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
-settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 
 setup "the shipped install (kubectl apply -k) is in place" stack_install
 tls_of() { # NS NAME: how the shipped ServiceMonitor's endpoint checks the server

@@ -11,26 +11,15 @@
 # block scalars, policies inside ConfigMaps, and log lines; then in the archive: the
 # rejected policy's key written with an escaped slash, and the operator's log with the key
 # in JSON, escaped JSON and a YAML block.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-. tests/lib/e2e.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 export PATH="$BIN_DIR:$PATH"
 cleanup() {
-  stack_stop_pid operator-mg
   stack_nodesim_stop
   kubectl -n openshift-kube-scheduler delete secret must-not-leak --ignore-not-found >/dev/null 2>&1
   kubectl delete crd clusteroperators.config.openshift.io --ignore-not-found >/dev/null 2>&1
   kubectl delete -f "$T/policy.yaml" --ignore-not-found >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
-condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
-revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
-settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving_after() { settled && [ "$(revision)" -gt "$1" ]; }
 
 # --- the redaction alone, every encoding of a secret field ----------------------------------

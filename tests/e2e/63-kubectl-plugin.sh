@@ -5,19 +5,12 @@
 # validate agrees with the operator on the cluster's policy and checks files; diff shows a
 # weight change between two revisions; explain gives the scheduler's reasons for a pod that
 # fits nowhere and says where a scheduled pod went.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 NS=plugin-e2e-$$
 cleanup() {
-  stack_stop_pid operator-plugin
   stack_nodesim_stop
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
 check "make install puts the plugin and its man page under DESTDIR" \
   env -u MAKEFLAGS -u MFLAGS make -s install DESTDIR="$T/root" PREFIX=/usr O="${BIN_DIR%/bin}"
@@ -27,9 +20,6 @@ export PATH="$T/root/usr/bin:$PATH"
 check_match "kubectl plugin list finds it on PATH" "kubectl-scheduler_policy" "$(kubectl plugin list 2>&1)"
 plugin() { kubectl scheduler-policy "$@"; }
 
-condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].status}"; }
-revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
-settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
 serving_after() { settled && [ "$(revision)" -gt "$1" ]; }
 
 setup "the stack installs (kubectl apply -k)" stack_install

@@ -34,11 +34,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-sched() { kubectl get scheduler cluster -o jsonpath="$1"; }
-condition() { sched "{.status.conditions[?(@.type==\"$1\")].status}"; }
-settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
-serving() { settled && [ "$(sched '{.status.revision}')" = "$1" ]; }
-written() { kubectl -n $OPNS get configmap "policy-scheduler-config-$1" >/dev/null 2>&1; }
 newest_revision() {
   kubectl -n $OPNS get configmaps -l app=policy-scheduler -o jsonpath='{range .items[*]}{.metadata.labels.revision}{"\n"}{end}' |
     sort -n | tail -1

@@ -17,15 +17,8 @@
 # (make abuse-asan), ABUSE_VALGRIND=1 under valgrind (make abuse-valgrind: the checks of
 # time, rate and RSS bounds are skipped then); either way each daemon's log must hold no
 # report once it is stopped, leaks found at exit included.
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-. "$(dirname "$0")/../lib/e2e.sh"
-cd "$ROOT" || exit 1
+. "$(dirname "$0")/../lib/plane-script.sh"
 . tests/lib/stack.sh
-BIN_DIR=${BIN_DIR:-build/default/bin}
-BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || { echo "not ok 1 - binaries missing in ${BIN_DIR} (make all)"; exit 1; }
-: "${CLUSTER_DIR:?run under tools/with-cluster}"
-T=$(mktemp -d)
 NS=abuse-inputs
 SCHED=abuse-scheduler
 N_NODES=100
@@ -54,69 +47,47 @@ cleanup() {
   reset_operand
   stop_pid "$SCHED_PID"
   stop_pid "$EXT_PID"
-  stop_pid "$NS_PID"
   stop_pid "$NS2_PID"
-  rm -f "$CLUSTER_DIR/pids/nodesim-abuse.pid" "$CLUSTER_DIR/pids/nodesim-abuse-late.pid"
+  rm -f "$CLUSTER_DIR/pids/nodesim-abuse-late.pid"
   {
     kubectl delete namespace "$NS" --ignore-not-found --wait=false
     kubectl -n kube-system delete lease "$SCHED" --ignore-not-found --wait=false
-    kubectl delete node "${NODES[@]}" late-0 --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" late-0 --ignore-not-found --wait=false
   } >/dev/null 2>&1
+  plane_nodes_cleanup abuse late-0
   rm -rf "$T"
 }
 trap cleanup EXIT
 
-wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
-"$BIN_DIR/nodesim" --nodes "$N_NODES" --name-prefix ab --cpu 64 --memory 256Gi --pods 500 \
-  --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-abuse.pid" \
-  >> "$CLUSTER_DIR/logs/nodesim-abuse.log" 2>&1 &
-NS_PID=$!
-wait_for "nodesim registers $N_NODES nodes" 90 nodes_ready "${NODES[@]}"
+plane_nodes_up abuse "$N_NODES nodes" --counted --seconds 90 --nodes "$N_NODES" --name-prefix ab --cpu 64 --memory 256Gi --pods 500
 
 # ---- the extender: quiet (keeps every node) or chatty (keeps the first node it is sent,
 # rejects the others, each with a message never sent before; every 100th one 64 KiB long)
 EXT_PORT=$(free_port)
 echo quiet > "$T/mode"
 cat > "$T/extender.py" <<'PY'
-import json, sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
+import extender_http
 
 port, mode_file, count_file = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 sent = 0
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_POST(self):
-        global sent
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        names = args.get("NodeNames") or []
-        if self.path != "/filter":
-            self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
-        if open(mode_file).read().strip() == "chatty" and names:
-            failed = {}
-            for n in names[1:]:
-                sent += 1
-                text = "chatty extender says no to %s, message %d" % (n, sent)
-                failed[n] = text + (" " + "x" * 65536 if sent % 100 == 0 else "")
-            reply = {"nodenames": names[:1], "failedNodes": failed}
-            with open(count_file, "w") as f:
-                f.write(str(sent))
-        else:
-            reply = {"nodenames": names, "failedNodes": {}}
-        body = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def answer(path, args):
+    global sent
+    names = args.get("NodeNames") or []
+    if path != "/filter":
+        return None
+    if open(mode_file).read().strip() == "chatty" and names:
+        failed = {}
+        for n in names[1:]:
+            sent += 1
+            text = "chatty extender says no to %s, message %d" % (n, sent)
+            failed[n] = text + (" " + "x" * 65536 if sent % 100 == 0 else "")
+        with open(count_file, "w") as f:
+            f.write(str(sent))
+        return {"nodenames": names[:1], "failedNodes": failed}
+    return {"nodenames": names, "failedNodes": {}}
 
-    def log_message(self, *a):
-        pass
-
-ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+extender_http.serve(port, answer, threaded=True)
 PY
 echo 0 > "$T/sent"
 python3 "$T/extender.py" "$EXT_PORT" "$T/mode" "$T/sent" 2>> "$CLUSTER_DIR/logs/extender-abuse.log" &

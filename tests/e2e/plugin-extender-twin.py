@@ -6,9 +6,12 @@ node-label-score on the extender scale (0..10: raw x 10 / max over the nodes giv
 usage: plugin-extender-twin.py PORT PAIR_ARGS_JSON SCORE_ARGS_JSON
 """
 import json
+import os
 import subprocess
 import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import extender_http  # noqa: E402  (the HTTP side)
 
 PORT = int(sys.argv[1])
 PAIR = json.loads(sys.argv[2])
@@ -59,35 +62,23 @@ def value(s):
     return v if 0 <= v <= 10**12 else 0
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        args = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        pod, nodes = args["Pod"], (args.get("Nodes") or {}).get("items") or []
-        if self.path.endswith("/filter"):
-            by = pods_by_node()
-            keep, failed = [], {}
-            for n in nodes:
-                why = refuses(pod, n["metadata"]["name"], by)
-                if why:
-                    failed[n["metadata"]["name"]] = why
-                else:
-                    keep.append(n)
-            body = {"Nodes": {"items": keep}, "FailedNodes": failed, "Error": ""}
-        else:
-            raw = [(n["metadata"]["name"],
-                    sum(l.get("weight", 1) * value(labels(n).get(l["key"])) for l in SCORE["labels"]))
-                   for n in nodes]
-            top = max([r for _, r in raw] + [0])
-            body = [{"Host": h, "Score": (r * 10 // top) if top else 0} for h, r in raw]
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+def answer(path, args):
+    pod, nodes = args["Pod"], (args.get("Nodes") or {}).get("items") or []
+    if path.endswith("/filter"):
+        by = pods_by_node()
+        keep, failed = [], {}
+        for n in nodes:
+            why = refuses(pod, n["metadata"]["name"], by)
+            if why:
+                failed[n["metadata"]["name"]] = why
+            else:
+                keep.append(n)
+        return {"Nodes": {"items": keep}, "FailedNodes": failed, "Error": ""}
+    raw = [(n["metadata"]["name"],
+            sum(l.get("weight", 1) * value(labels(n).get(l["key"])) for l in SCORE["labels"]))
+           for n in nodes]
+    top = max([r for _, r in raw] + [0])
+    return [{"Host": h, "Score": (r * 10 // top) if top else 0} for h, r in raw]
 
 
-HTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
+extender_http.serve(PORT, answer)

@@ -5,18 +5,12 @@
 # earlier script left; it fails, naming it, when a revision cannot go (a finalizer holds it);
 # it fails when one delete in the middle fails, even though the ones after it succeed (the
 # status of every delete counts, not only the last one's).
-set -uo pipefail
-. "$(dirname "$0")/../lib/tap.sh"
-cd "$ROOT" || bail_out "no source tree at $ROOT"
-. tests/lib/stack.sh
-T=$(mktemp -d)
+. "$(dirname "$0")/../lib/stack-script.sh"
 NS=openshift-kube-scheduler
 cleanup() {
   kubectl -n $NS patch configmap policy-scheduler-held --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
   stack_reset_operator_state >/dev/null 2>&1
-  rm -rf "$T"
 }
-trap cleanup EXIT
 
 leave_state() {
   kubectl apply -f - >/dev/null <<'YAML' &&

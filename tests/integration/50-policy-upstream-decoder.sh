@@ -33,57 +33,14 @@ K8S_BIN=$(k8s_bin_dir) || bail_out "no Kubernetes binaries (tests/cluster/build.
 CASES=${POLICY_DECODER_CASES:-tests/data/policy}
 JOBS=${DECODER_JOBS:-4}
 MAX_SIZE=$((1024 * 1024))   # what the operator passes (a ConfigMap cannot hold more)
-T=$(mktemp -d)
-PIDS_DIR=$T/pids
-mkdir -p "$PIDS_DIR"
-
-cleanup() {
-  local f
-  for f in "$PIDS_DIR"/*; do
-    [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-  done
-  rm -rf "$T"
-}
-trap cleanup EXIT
-
+. tests/lib/decoder.sh
 # The stricter rules: `code` in the first column of the README's table.
-STRICTER=$(awk '/^## Deliberately stricter than kube-scheduler/ { on = 1; next }
-                /^## / { on = 0 }
-                on && /^\| `[a-z0-9-]+`/ {
-                  split($0, col, "|"); n = split(col[2], f, "`")
-                  for (i = 2; i <= n; i += 2) print f[i]
-                }' policy-validator/README.md)
-[ -n "$STRICTER" ] || bail_out "no stricter-rule table in policy-validator/README.md"
+decoder_setup "Deliberately stricter than kube-scheduler"
 
-# upstream_judge POLICY OUT NAME: writes OUT/upstream ("started" or "refused: MESSAGE").
-upstream_judge() {
-  local policy=$1 out=$2 name=$3 log=$2/upstream.log pid i
-  "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
-    --scheduler-name "decoder-$name" --leader-elect=false --port 0 --secure-port 0 -v 1 > "$log" 2>&1 &
-  pid=$!
-  echo "$pid" > "$PIDS_DIR/$name"
-  for i in $(seq 1 600); do
-    if grep -qs 'Starting Kubernetes Scheduler' "$log"; then
-      kill -KILL "$pid" 2>/dev/null
-      wait "$pid" 2>/dev/null
-      echo started > "$out/upstream"
-      rm -f "$PIDS_DIR/$name"
-      return
-    fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    echo "undecided after 30 s" > "$out/upstream"
-  else
-    wait "$pid" 2>/dev/null
-    # the reason: klog's fatal line, or cobra's error (the last line that is not a flag dump)
-    echo "refused: $(grep -av 'flags.go' "$log" | grep -aE '^(F[0-9]{4} |Error: |invalid policy|couldn)' | head -n 1 | cut -c1-300)" \
-      > "$out/upstream"
-  fi
-  rm -f "$PIDS_DIR/$name"
+# upstream's reason for refusing: klog's fatal line, or cobra's error (the last line that is
+# not a flag dump)
+refusal() {
+  grep -av 'flags.go' "$1" | grep -aE '^(F[0-9]{4} |Error: |invalid policy|couldn)' | head -n 1 | cut -c1-300
 }
 
 # judge CASE: both verdicts into $T/CASE/.
@@ -110,18 +67,9 @@ judge() {
   [ -n "$input" ] || { echo "no input (input.json, input.yaml, input, source or a profile)" > "$out/unjudged"; return; }
 
   # The validator, as the operator runs it.
-  local vargs=(--kind Policy --max-size "$MAX_SIZE" --output json)
+  local vargs=(--kind Policy --max-size "$MAX_SIZE")
   [ -n "$configmap" ] && vargs+=(--configmap)
-  local rc
-  "$BIN_DIR/policy-validator" "${vargs[@]}" "$input" > "$out/validator.json" 2>/dev/null
-  rc=$?
-  case $rc in
-    0) echo accepted > "$out/validator" ;;
-    1) echo rejected > "$out/validator" ;;
-    *) echo "failed (exit status $rc)" > "$out/validator" ;;
-  esac
-  jq -r '[.diagnostics[]? | select(.severity == "error") | .code] | unique | .[]' "$out/validator.json" \
-    > "$out/codes" 2>/dev/null
+  decoder_validate "$out" "${vargs[@]}" "$input"
 
   # Upstream gets the policy.cfg of a ConfigMap as the API server would store it.
   local policy=$input
@@ -138,50 +86,14 @@ judge() {
     jq -j '.data["policy.cfg"]' "$out/cm.json" > "$out/policy.cfg"
     policy=$out/policy.cfg
   fi
-  upstream_judge "$policy" "$out" "$(echo "$c" | tr 'A-Z_' 'a-z-' | cut -c1-50)"
+  local name
+  name=$(echo "$c" | tr 'A-Z_' 'a-z-' | cut -c1-50)
+  decoder_upstream "$out" "$name" refusal "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" \
+    --policy-config-file "$policy" --scheduler-name "decoder-$name" --leader-elect=false --port 0 --secure-port 0 -v 1
 }
 
-start=$(date +%s)
-n=0
-for dir in "$CASES"/*/; do
-  c=$(basename "$dir")
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-  judge "$c" &
-  n=$((n + 1))
-done
-wait
-elapsed=$(( $(date +%s) - start ))
+decoder_judge_all "$CASES" judge
 
-agree=0 stricter=0 disagree=0 unjudged=0
-for dir in "$CASES"/*/; do
-  c=$(basename "$dir")
-  out=$T/$c
-  if [ -f "$out/unjudged" ]; then
-    not_ok "$c: cannot be judged: $(cat "$out/unjudged")"
-    unjudged=$((unjudged + 1))
-    continue
-  fi
-  v=$(cat "$out/validator" 2>/dev/null || echo "no verdict")
-  u=$(cat "$out/upstream" 2>/dev/null || echo "no verdict")
-  codes=$(tr '\n' ' ' < "$out/codes" 2>/dev/null | sed 's/ $//')
-  if [[ $u == refused:* ]] && [ "$v" = rejected ]; then
-    ok "$c: both refuse (validator: $codes)"; agree=$((agree + 1))
-  elif [ "$u" = started ] && [ "$v" = accepted ]; then
-    ok "$c: both accept"; agree=$((agree + 1))
-  elif [ "$u" = started ] && [ "$v" = rejected ]; then
-    loose=$(grep -vxF -f <(echo "$STRICTER") "$out/codes" | tr '\n' ' ' | sed 's/ $//')
-    if [ -z "$loose" ] && [ -n "$codes" ]; then
-      ok "$c: upstream starts, the validator rejects by its stricter rules: $codes"; stricter=$((stricter + 1))
-    else
-      not_ok "$c: upstream starts, but the validator rejects it for: ${loose:-no error code}" \
-        "validator: $(jq -c '[.diagnostics[]? | select(.severity == "error") | {code, path, message}]' "$out/validator.json" | cut -c1-600)"
-      disagree=$((disagree + 1))
-    fi
-  else
-    not_ok "$c: upstream ${u%%:*}, the validator $v" "upstream: $u" \
-      "validator: $(jq -c '[.diagnostics[]? | {severity, code, path}]' "$out/validator.json" 2>/dev/null | cut -c1-600)"
-    disagree=$((disagree + 1))
-  fi
-done
+decoder_compare_all "$CASES"
 echo "# $n cases in ${elapsed}s ($JOBS at a time): $agree agree, $stricter rejected only by stricter rules, $disagree disagree, $unjudged cannot be judged"
 finish

@@ -32,63 +32,20 @@ K8S_BIN=$(k8s_bin_dir) || exit 1
 [ -x "$K8S_BIN/kube-scheduler" ] || { echo "not ok 1 - no cached kube-scheduler in $K8S_BIN (tests/cluster/build.sh)"; exit 1; }
 unshare -rn sh -c 'ip link set lo up' 2>/dev/null || { echo "not ok 1 - unshare -rn (a user and network namespace) is not available here"; exit 1; }
 CASES=tests/data/kubescheduler-config
-JOBS=${DECODER_JOBS:-4}
 MIN_CASES=100
-T=$(mktemp -d)
-PIDS_DIR=$T/pids
-mkdir -p "$PIDS_DIR"
+. tests/lib/decoder.sh
+decoder_setup ".*[Dd]eliberately stricter than kube-scheduler"
 
-cleanup() {
-  local f
-  for f in "$PIDS_DIR"/*; do
-    [ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-  done
-  rm -rf "$T"
-}
-trap cleanup EXIT
-
-STRICTER=$(awk '/^## .*[Dd]eliberately stricter than kube-scheduler/ { on = 1; next }
-                /^## / { on = 0 }
-                on && /^\| `[a-z0-9-]+`/ {
-                  split($0, col, "|"); n = split(col[2], f, "`")
-                  for (i = 2; i <= n; i += 2) print f[i]
-                }' policy-validator/README.md)
-[ -n "$STRICTER" ] || { echo "not ok 1 - no stricter-rule table in policy-validator/README.md"; exit 1; }
-
-# upstream_judge CONFIG OUT NAME GATES: writes OUT/upstream ("started" or "refused: MESSAGE").
-upstream_judge() {
-  local config=$1 out=$2 name=$3 gates=$4 log=$2/upstream.log pid i
-  unshare -rn sh -c 'ip link set lo up && exec "$@"' sh "$K8S_BIN/kube-scheduler" --config "$config" \
-    --master https://127.0.0.1:6443 --secure-port 0 ${gates:+--feature-gates "$gates"} -v 1 > "$log" 2>&1 &
-  pid=$!
-  echo "$pid" > "$PIDS_DIR/$name"
-  for i in $(seq 1 600); do
-    if grep -qs 'Starting Kubernetes Scheduler' "$log"; then
-      kill -KILL "$pid" 2>/dev/null
-      wait "$pid" 2>/dev/null
-      echo started > "$out/upstream"
-      rm -f "$PIDS_DIR/$name"
-      return
-    fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    echo "undecided after 30 s" > "$out/upstream"
-  else
-    wait "$pid" 2>/dev/null
-    # the reason: what follows the flag dump, without cobra's indented usage text
-    echo "refused: $(grep -av 'flags.go' "$log" | grep -av '^ ' | grep -av '^$' | grep -av '^Usage:\|^Flags:\|^  -' |
-      head -n 3 | tr '\n' ' ' | cut -c1-300)" > "$out/upstream"
-  fi
-  rm -f "$PIDS_DIR/$name"
+# upstream's reason for refusing: what follows the flag dump, without cobra's indented usage
+# text
+refusal() {
+  grep -av 'flags.go' "$1" | grep -av '^ ' | grep -av '^$' | grep -av '^Usage:\|^Flags:\|^  -' |
+    head -n 3 | tr '\n' ' ' | cut -c1-300
 }
 
 # judge CASE: both verdicts into $T/CASE/.
 judge() {
-  local c=$1 dir=$CASES/$1 out=$T/$1 input= opt gates= vargs=(--output json)
+  local c=$1 dir=$CASES/$1 out=$T/$1 input= opt gates= vargs=()
   mkdir -p "$out"
   [ -f "$dir/options" ] && while read -r opt; do
     case $opt in
@@ -98,60 +55,15 @@ judge() {
   done < "$dir/options"
   for f in input.yaml input.json; do [ -f "$dir/$f" ] && { input=$dir/$f; break; }; done
   [ -n "$input" ] || { echo "skip: no input" > "$out/skip"; return; }
-  "$BIN_DIR/policy-validator" --kind KubeSchedulerConfiguration "${vargs[@]}" "$input" > "$out/validator.json" 2>/dev/null
-  local rc=$?
-  case $rc in
-    0) echo accepted > "$out/validator" ;;
-    1) echo rejected > "$out/validator" ;;
-    *) echo "failed (exit status $rc)" > "$out/validator" ;;
-  esac
-  jq -r '[.diagnostics[]? | select(.severity == "error") | .code] | unique | .[]' "$out/validator.json" \
-    > "$out/codes" 2>/dev/null
-  upstream_judge "$input" "$out" "$(echo "$c" | cut -c1-60)" "$gates"
+  decoder_validate "$out" --kind KubeSchedulerConfiguration "${vargs[@]}" "$input"
+  decoder_upstream "$out" "$(echo "$c" | cut -c1-60)" refusal \
+    unshare -rn sh -c 'ip link set lo up && exec "$@"' sh "$K8S_BIN/kube-scheduler" --config "$input" \
+    --master https://127.0.0.1:6443 --secure-port 0 ${gates:+--feature-gates "$gates"} -v 1
 }
 
-start=$(date +%s)
-n=0
-for dir in "$CASES"/*/; do
-  c=$(basename "$dir")
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-  judge "$c" &
-  n=$((n + 1))
-done
-wait
-elapsed=$(( $(date +%s) - start ))
+decoder_judge_all "$CASES" judge
 
-agree=0 stricter=0 disagree=0 skipped=0
-for dir in "$CASES"/*/; do
-  c=$(basename "$dir")
-  out=$T/$c
-  if [ -f "$out/skip" ]; then
-    echo "ok $((TAP_N + 1)) - $c # SKIP $(cat "$out/skip")"
-    TAP_N=$((TAP_N + 1)); skipped=$((skipped + 1))
-    continue
-  fi
-  v=$(cat "$out/validator" 2>/dev/null || echo "no verdict")
-  u=$(cat "$out/upstream" 2>/dev/null || echo "no verdict")
-  codes=$(tr '\n' ' ' < "$out/codes" 2>/dev/null | sed 's/ $//')
-  if [[ $u == refused:* ]] && [ "$v" = rejected ]; then
-    ok "$c: both refuse (validator: $codes)"; agree=$((agree + 1))
-  elif [ "$u" = started ] && [ "$v" = accepted ]; then
-    ok "$c: both accept"; agree=$((agree + 1))
-  elif [ "$u" = started ] && [ "$v" = rejected ]; then
-    loose=$(grep -vxF -f <(echo "$STRICTER") "$out/codes" | tr '\n' ' ' | sed 's/ $//')
-    if [ -z "$loose" ] && [ -n "$codes" ]; then
-      ok "$c: upstream starts, the validator rejects by its stricter rules: $codes"; stricter=$((stricter + 1))
-    else
-      not_ok "$c: upstream starts, but the validator rejects it for: ${loose:-no error code}" \
-        "validator: $(jq -c '[.diagnostics[]? | select(.severity == "error") | {code, path, message}]' "$out/validator.json" | cut -c1-600)"
-      disagree=$((disagree + 1))
-    fi
-  else
-    not_ok "$c: upstream ${u%%:*}, the validator $v" "upstream: $u" \
-      "validator: $(jq -c '[.diagnostics[]? | {severity, code, path}]' "$out/validator.json" 2>/dev/null | cut -c1-600)"
-    disagree=$((disagree + 1))
-  fi
-done
+decoder_compare_all "$CASES"
 compared=$((agree + stricter + disagree))
 if [ "$compared" -ge "$MIN_CASES" ]; then
   ok "at least $MIN_CASES cases compared with upstream ($compared)"

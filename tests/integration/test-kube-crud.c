@@ -18,34 +18,17 @@
 
 #include "kube/kube.h"
 #include "kube/log.h"
+#include "tests/integration/plane-client.h"
 
 static char ns[64];
 
-static KubeClient *client_new(void) {
-        KubeConfig *cfg = NULL;
-        KubeError err = {};
-        int r = kube_config_load(NULL, NULL, &cfg, &err);
-        if (r < 0)
-                fail_msg("kubeconfig: %s", err.message);
-        KubeClient *c = NULL;
-        assert_int_equal(kube_client_new(cfg, NULL, &c, &err), 0);
-        return c;
-}
-
 static int setup(void **state) {
-        if (!getenv("KUBECONFIG")) {
-                fprintf(stderr, "KUBECONFIG is not set: these tests need the local control plane\n");
+        KubeClient *c = NULL;
+        if (plane_client(&c) < 0)
                 return -1;
-        }
-        KubeClient *c = client_new();
-        snprintf(ns, sizeof ns, "kube-crud-%d", (int) getpid());
-        json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", ns);
-        KubeError err = {};
-        int r = kube_create(c, &KUBE_NAMESPACES, NULL, n, NULL, &err);
-        if (r < 0 && r != -EEXIST)
-                fail_msg("create namespace: %d %s", r, err.message);
         *state = c;
-        return 0;
+        int r = plane_namespace(c, "kube-crud", ns, sizeof ns);
+        return r < 0 && r != -EEXIST ? -1 : 0;
 }
 
 static int teardown(void **state) {
@@ -366,8 +349,7 @@ static void test_binding(void **state) {
 }
 
 int main(void) {
-        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
-        setvbuf(stdout, NULL, _IONBF, 0);
+        plane_test_output();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_configmap_crud),
                 cmocka_unit_test(test_pagination),

@@ -19,6 +19,7 @@
 #include "kube/informer.h"
 #include "kube/kube.h"
 #include "kube/workqueue.h"
+#include "tests/integration/plane-client.h"
 
 static char ns[64];
 static KubeClient *client;
@@ -48,17 +49,7 @@ static void settle(void) {
 }
 
 static int setup(void **state) {
-        if (!getenv("KUBECONFIG")) {
-                fprintf(stderr, "KUBECONFIG is not set: these tests need the local control plane\n");
-                return -1;
-        }
-        KubeConfig *cfg = NULL;
-        KubeError err = {};
-        if (kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, NULL, &client, &err) < 0)
-                return -1;
-        snprintf(ns, sizeof ns, "kube-ev-%d", (int) getpid());
-        json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", ns);
-        return kube_create(client, &KUBE_NAMESPACES, NULL, n, NULL, &err) < 0 ? -1 : 0;
+        return plane_client(&client) < 0 || plane_namespace(client, "kube-ev", ns, sizeof ns) < 0 ? -1 : 0;
 }
 
 static int teardown(void **state) {
@@ -260,8 +251,7 @@ static void test_queue_controller(void **state) {
 }
 
 int main(void) {
-        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
-        setvbuf(stdout, NULL, _IONBF, 0);
+        plane_test_output();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_events_counted),
                 cmocka_unit_test(test_events_fenced),

@@ -24,6 +24,7 @@
 #include "kube/kube.h"
 #include "kube/log.h"
 #include "kube/watch.h"
+#include "tests/integration/plane-client.h"
 
 static char ns[64];
 static KubeClient *client;
@@ -51,21 +52,7 @@ static void run_for(uint64_t ms) {
 }
 
 static int setup(void **state) {
-        if (!getenv("KUBECONFIG")) {
-                fprintf(stderr, "KUBECONFIG is not set: these tests need the local control plane\n");
-                return -1;
-        }
-        if (getenv("KUBE_TEST_V"))
-                klog_set_verbosity((int) strtol(getenv("KUBE_TEST_V"), NULL, 10) & 15);
-        KubeConfig *cfg = NULL;
-        KubeError err = {};
-        if (kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, NULL, &client, &err) < 0) {
-                fprintf(stderr, "client: %s\n", err.message);
-                return -1;
-        }
-        snprintf(ns, sizeof ns, "kube-inf-%d", (int) getpid());
-        json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", ns);
-        return kube_create(client, &KUBE_NAMESPACES, NULL, n, NULL, &err) < 0 ? -1 : 0;
+        return plane_client(&client) < 0 || plane_namespace(client, "kube-inf", ns, sizeof ns) < 0 ? -1 : 0;
 }
 
 static int teardown(void **state) {
@@ -558,8 +545,7 @@ static void test_informer_relists_after_410(void **state) {
 }
 
 int main(void) {
-        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
-        setvbuf(stdout, NULL, _IONBF, 0);
+        plane_test_output();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_informer_events_and_index),
                 cmocka_unit_test(test_informer_transform),

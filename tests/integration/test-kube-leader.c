@@ -23,6 +23,7 @@
 #include "kube/kube.h"
 #include "kube/leader.h"
 #include "kube/log.h"
+#include "tests/integration/plane-client.h"
 
 #define LEASE_USEC 4000000ULL
 #define RENEW_USEC 3000000ULL
@@ -118,20 +119,11 @@ static void reap(Child *c) {
 }
 
 static int setup(void **state) {
-        if (!getenv("KUBECONFIG")) {
-                fprintf(stderr, "KUBECONFIG is not set: these tests need the local control plane\n");
-                return -1;
-        }
-        KubeConfig *cfg = NULL;
         KubeClient *c = NULL;
-        KubeError err = {};
-        if (kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, NULL, &c, &err) < 0)
+        if (plane_client(&c) < 0)
                 return -1;
-        snprintf(ns, sizeof ns, "kube-le-%d", (int) getpid());
-        json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", ns);
-        int r = kube_create(c, &KUBE_NAMESPACES, NULL, n, NULL, &err);
         *state = c;
-        return r < 0 ? -1 : 0;
+        return plane_namespace(c, "kube-le", ns, sizeof ns) < 0 ? -1 : 0;
 }
 
 static int teardown(void **state) {
@@ -260,8 +252,7 @@ static void test_holder_clock_ahead(void **state) {
 }
 
 int main(void) {
-        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
-        setvbuf(stdout, NULL, _IONBF, 0);
+        plane_test_output();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_handover),
                 cmocka_unit_test(test_holder_clock_behind),

@@ -20,30 +20,14 @@
 #include "kube/internal.h"
 #include "kube/kube.h"
 #include "kube/log.h"
+#include "tests/integration/plane-client.h"
+#include "tests/unit/test-files.h"
 
-/* mkdtemp() wants six trailing 'X's; they are written at run time. */
-static char *temp_dir(char *buf, size_t size, const char *prefix) {
-        int n = snprintf(buf, size, "%s", prefix);
-        if (n < 0 || (size_t) n + 7 > size)
-                return NULL;
-        memset(buf + n, 'X', 6);
-        buf[n + 6] = '\0';
-        return mkdtemp(buf);
-}
 
 static char ns[64];
 static char dir[64];
 static char *token;
 static KubeClient *admin;
-
-static void write_file(const char *name, const char *text) {
-        char p[256];
-        snprintf(p, sizeof p, "%s/%s", dir, name);
-        FILE *f = fopen(p, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
 
 /* A kubeconfig for the plane's server with the given CA settings and token user. */
 static KubeClient *client_with(const char *cluster_extra) {
@@ -53,7 +37,7 @@ static KubeClient *client_with(const char *cluster_extra) {
                  "users:\n- name: u\n  user:\n    token: %s\n"
                  "contexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n",
                  kube_config_server(kube_client_get_config(admin)), cluster_extra, token);
-        write_file("kubeconfig", text);
+        temp_file(dir, "kubeconfig", text);
         char p[256];
         snprintf(p, sizeof p, "%s/kubeconfig", dir);
         KubeConfig *cfg = NULL;
@@ -66,21 +50,12 @@ static KubeClient *client_with(const char *cluster_extra) {
 }
 
 static int setup(void **state) {
-        if (!getenv("KUBECONFIG")) {
-                fprintf(stderr, "KUBECONFIG is not set: these tests need the local control plane\n");
+        if (plane_client(&admin) < 0 || !temp_dir(dir, sizeof dir, "/tmp/kube-sec-") ||
+            plane_namespace(admin, "kube-sec", ns, sizeof ns) < 0)
                 return -1;
-        }
-        KubeConfig *cfg = NULL;
         KubeError err = {};
-        if (kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, NULL, &admin, &err) < 0)
-                return -1;
-        if (!temp_dir(dir, sizeof dir, "/tmp/kube-sec-"))
-                return -1;
-        snprintf(ns, sizeof ns, "kube-sec-%d", (int) getpid());
-        json_auto_t *n = json_pack("{sss{ss}}", "apiVersion", "v1", "metadata", "name", ns);
         json_auto_t *sa = json_pack("{sssss{ss}}", "apiVersion", "v1", "kind", "ServiceAccount", "metadata", "name", "probe");
-        if (kube_create(admin, &KUBE_NAMESPACES, NULL, n, NULL, &err) < 0 ||
-            kube_create(admin, &(KubeResource) { "", "v1", "serviceaccounts", true }, ns, sa, NULL, &err) < 0)
+        if (kube_create(admin, &(KubeResource) { "", "v1", "serviceaccounts", true }, ns, sa, NULL, &err) < 0)
                 return -1;
         /* A token from the TokenRequest API (served by kube-apiserver itself) ... */
         json_auto_t *treq = json_pack("{sssss{si}}", "apiVersion", "authentication.k8s.io/v1", "kind", "TokenRequest", "spec",
@@ -237,8 +212,7 @@ static void test_token_never_logged(void **state) {
 }
 
 int main(void) {
-        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
-        setvbuf(stdout, NULL, _IONBF, 0);
+        plane_test_output();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_unknown_ca_refused),
                 cmocka_unit_test(test_token_never_logged),

@@ -29,18 +29,11 @@
 #include "kube/informer.h"
 #include "kube/kube.h"
 #include "kube/watch.h"
+#include "tests/unit/test-files.h"
+#include "tests/integration/plane-client.h"
 
 enum { R_OK200, R_429, R_503, R_BIG, R_SLOW, R_NOTJSON, R_WATCH, R_WATCH_BIG, R_WATCH_GONE, R_OTHER,
        R_INF_FIRST, R_INF_C1, R_INF_C2, R_INF_WATCH, R_MAX };
-/* mkdtemp() wants six trailing 'X's; they are written at run time. */
-static char *temp_dir(char *buf, size_t size, const char *prefix) {
-        int n = snprintf(buf, size, "%s", prefix);
-        if (n < 0 || (size_t) n + 7 > size)
-                return NULL;
-        memset(buf + n, 'X', 6);
-        buf[n + 6] = '\0';
-        return mkdtemp(buf);
-}
 
 static unsigned *counts;        /* shared with the server processes */
 static pid_t server_pid;
@@ -531,8 +524,7 @@ static void test_informer_script(void **state) {
 }
 
 int main(void) {
-        /* Progress notes go to stderr: keep cmocka's stdout lines whole and in order. */
-        setvbuf(stdout, NULL, _IONBF, 0);
+        plane_test_output();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_retry_after_429),
                 cmocka_unit_test(test_5xx_idempotent_only),

@@ -16,6 +16,11 @@
 #                         the memory checkers' reports in daemons' logs, one line each (none
 #                         when clean): ASan, UBSan, LeakSanitizer (written when a sanitized
 #                         daemon exits: stop it first) and valgrind's error summaries
+#
+# The tests' Python modules (extender_http.py: the HTTP side of a test's scheduler extender) are
+# importable by the Python programs a script runs.
+
+export PYTHONPATH="$ROOT/tests/lib${PYTHONPATH:+:$PYTHONPATH}"
 
 DAEMON_WRAP=()
 if [ "${ABUSE_VALGRIND:-0}" = 1 ]; then

@@ -8,21 +8,24 @@
 #                                 programs are not built), CLUSTER_DIR required, T a
 #                                 scratch directory (removed by plane_nodes_cleanup's
 #                                 callers' cleanup: rm -rf "$T")
-#   plane_nodes_up TAG WHAT [--not-alone] NODESIM-ARGS...
+#   plane_nodes_up TAG WHAT [--not-alone] [--counted] [--seconds N] NODESIM-ARGS...
 #                                 waits until no other script's nodes are left (placements
 #                                 and failure summaries count every node; --not-alone skips
 #                                 that), starts nodesim with the plane's kubelet certificate,
 #                                 state in $T/nodesim, pid file pids/nodesim-TAG.pid, log
-#                                 logs/nodesim-TAG.log (NS_PID set), then waits until the
-#                                 nodes in NODES are Ready ("nodesim registers WHAT"); set-up
-#                                 steps: bails out when they fail
+#                                 logs/nodesim-TAG.log (NS_PID set), then waits up to N
+#                                 seconds (60) until the nodes in NODES are Ready ("nodesim
+#                                 registers WHAT"); set-up steps: bails out when they fail
+#                                 (--counted: the two waits are checks, wait_for, as the
+#                                 scripts that take it have always counted them)
 #   plane_nodes_cleanup TAG [NODE...]
 #                                 stops that nodesim, deletes NODES (and the extra NODEs) and
 #                                 their Leases, without waiting
 #   plane_extender_start TAG SCRIPT ARGS...
 #                                 runs the test's Python extender SCRIPT on port EXT_PORT
-#                                 (EXT_PID; the port is its first argument, then ARGS), stderr to logs/extender-TAG.log, and waits until it
-#                                 listens (set-up)
+#                                 (EXT_PID; the port is its first argument, then ARGS; the
+#                                 HTTP side: tests/lib/extender_http.py), stderr to
+#                                 logs/extender-TAG.log, and waits until it listens (set-up)
 #   plane_scheduler_start LOG POLICY ARGS...
 #                                 policy-scheduler named $SCHED with POLICY, no leader
 #                                 election, plain HTTP on a free 127.0.0.1 port (PORT,
@@ -33,6 +36,16 @@
 #                                 {result="unschedulable"}) / whether it is at least N: how
 #                                 a script knows a Pending pod was tried again before saying
 #                                 it is still not placed
+#   plane_await_healthz PID PORT WHAT LOG
+#                                 waits up to 30 s until the scheduler PID (kube-scheduler or
+#                                 policy-scheduler) answers /healthz on 127.0.0.1:PORT; fails,
+#                                 saying "WHAT did not come up" and LOG's last lines, when it
+#                                 exits or time runs out
+#   plane_api_curl                API (the plane's API server URL) and CURL (curl with the
+#                                 kubeconfig's admin credentials), for loops that call the API
+#                                 server more often than a kubectl process per call allows
+#   plane_priority_class NAME VALUE [DESCRIPTION [PREEMPTION_POLICY]]
+#                                 creates or updates PriorityClass NAME
 #   pod_node NS POD / pod_bound NS POD
 #                                 the node POD is bound to (empty while pending) / whether
 #                                 it is bound
@@ -46,15 +59,22 @@ plane_script() {
 }
 
 plane_nodes_up() {
-  local tag=$1 what=$2 alone=1; shift 2
-  [ "${1:-}" = --not-alone ] && { alone=0; shift; }
-  [ $alone = 0 ] || setup_wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
+  local tag=$1 what=$2 alone=1 wait=setup_wait secs=60; shift 2
+  while :; do
+    case ${1:-} in
+      --not-alone) alone=0; shift ;;
+      --counted) wait=wait_for; shift ;;
+      --seconds) secs=$2; shift 2 ;;
+      *) break ;;
+    esac
+  done
+  [ $alone = 0 ] || $wait "no other script's nodes are left on the plane" 30 only_nodes "${NODES[@]}"
   "$BIN_DIR/nodesim" "$@" \
     --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
     --state-dir "$T/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim-$tag.pid" \
     >> "$CLUSTER_DIR/logs/nodesim-$tag.log" 2>&1 &
   NS_PID=$!
-  setup_wait "nodesim registers $what" 60 nodes_ready "${NODES[@]}"
+  $wait "nodesim registers $what" "$secs" nodes_ready "${NODES[@]}"
 }
 
 plane_nodes_cleanup() {
@@ -83,6 +103,32 @@ plane_scheduler_start() {
     --scheduler-name "$SCHED" --leader-elect=false --bind-address 127.0.0.1 --port "$PORT" --secure-port 0 \
     "$@" >> "$log" 2>&1 &
   SCHED_PID=$!
+}
+
+plane_await_healthz() {
+  local pid=$1 port=$2 what=$3 log=$4 i
+  for i in $(seq 1 150); do
+    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  echo "$what did not come up; its log:" >&2
+  grep -v flags.go "$log" | tail -20 >&2
+  return 1
+}
+
+plane_api_curl() {
+  API=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
+  CURL=(curl -sf --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
+        --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
+        --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+}
+
+plane_priority_class() {
+  { printf 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\nvalue: %s\n' "$1" "$2"
+    [ -z "${4:-}" ] || printf 'preemptionPolicy: %s\n' "$4"
+    [ -z "${3:-}" ] || printf 'description: "%s"\n' "$3"
+  } | kubectl apply -f - >/dev/null
 }
 
 pod_node() { kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}'; }

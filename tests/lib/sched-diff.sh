@@ -1,5 +1,5 @@
 # The differential tests' rounds (tests/e2e/40-scheduler-differential.sh,
-# 45-scheduler-near-ties.sh), sourced after tap.sh and e2e.sh. The caller sets DATA (the
+# 45-scheduler-near-ties.sh), sourced after plane-script.sh. The caller sets DATA (the
 # data directory: PHASE/phase.json names the policy, PHASE/workload.yaml the objects), T (a
 # scratch directory), K8S_BIN and BIN_DIR, and EXT_URL when a policy names "@EXT_URL@"
 # (the extender's URL prefix, filled in per run), and DIFF_NAME (default "diff": the
@@ -33,27 +33,14 @@ start_scheduler() {
       ${DIFF_GATES:+--feature-gates "$DIFF_GATES"} -v 10 > "$log" 2>&1 &
   fi
   SCHED_PID=$!
-  local i
-  for i in $(seq 1 150); do
-    curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0
-    kill -0 "$SCHED_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  echo "$who scheduler did not come up; its log:" >&2
-  tail -20 "$log" >&2
-  return 1
+  plane_await_healthz "$SCHED_PID" "$port" "$who scheduler" "$log"
 }
 
 # api_get PATH: GET from the API server with curl and the kubeconfig's admin credentials:
 # the rounds poll every pod, and a kubectl process per poll would dominate their CPU time.
 api_get() {
-  if [ -z "${API_CURL:-}" ]; then
-    API_SERVER=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
-    API_CURL="curl -sf --cacert $(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
-    API_CURL+=" --cert $(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
-    API_CURL+=" --key $(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")"
-  fi
-  $API_CURL "$API_SERVER$1"
+  [ -n "${API:-}" ] || plane_api_curl
+  "${CURL[@]}" "$API$1"
 }
 
 # outcome NS POD: "POD NODE" once bound, "POD unschedulable: MESSAGE" once reported

@@ -31,6 +31,7 @@ BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)
 # Absolute: the kubeconfigs written below name files under it.
 CLUSTER_DIR=$(cd "$CLUSTER_DIR" && pwd)
 . "$CLUSTER_DIR/env"
+. "$ROOT/tests/lib/sa-token.sh"
 SCHEDULER_IMAGE=policy-scheduler:latest
 
 # Which scheduler the Deployment runs: STACK_SCHEDULER=bundled (policy-scheduler, the
@@ -84,30 +85,8 @@ stack_nodesim_stop() {
 
 # Writes a kubeconfig with the operator service account's token (no admin rights).
 stack_operator_kubeconfig() {
-  local out="$CLUSTER_DIR/operator.kubeconfig" secret token i
-  for i in $(seq 1 100); do
-    secret=$(kubectl -n openshift-kube-scheduler-operator get serviceaccount scheduler-operator \
-      -o jsonpath='{.secrets[0].name}' 2>/dev/null)
-    [ -n "$secret" ] && break
-    sleep 0.1
-  done
-  token=$(kubectl -n openshift-kube-scheduler-operator get secret "$secret" -o jsonpath='{.data.token}' | base64 -d)
-  [ -n "$token" ] || { echo "stack: no token for the operator service account" >&2; return 1; }
-  umask 077
-  cat > "$out" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: local
-  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$CLUSTER_DIR/pki/ca.crt"}
-users:
-- name: scheduler-operator
-  user: {token: "$token"}
-contexts:
-- name: local
-  context: {cluster: local, user: scheduler-operator}
-current-context: local
-KC
+  local out="$CLUSTER_DIR/operator.kubeconfig"
+  sa_kubeconfig openshift-kube-scheduler-operator scheduler-operator "$out" || return 1
   echo "$out"
 }
 
@@ -131,7 +110,7 @@ stack_operator_start() {
 # to the shipped ClusterRole scheduler-policy-metrics-reader (both created once per plane;
 # the token is kept per start of the plane: under its API server's process id).
 stack_scrape_token() {
-  local f secret i
+  local f
   f="$CLUSTER_DIR/scrape-token.$(cat "$CLUSTER_DIR/pids/kube-apiserver.pid")"
   if [ ! -s "$f" ]; then
     kubectl -n default get serviceaccount metrics-scraper >/dev/null 2>&1 ||
@@ -139,14 +118,8 @@ stack_scrape_token() {
     kubectl get clusterrolebinding metrics-scraper >/dev/null 2>&1 ||
       kubectl create clusterrolebinding metrics-scraper --clusterrole=scheduler-policy-metrics-reader \
         --serviceaccount=default:metrics-scraper >/dev/null || return 1
-    for i in $(seq 1 100); do
-      secret=$(kubectl -n default get serviceaccount metrics-scraper -o jsonpath='{.secrets[0].name}' 2>/dev/null)
-      [ -n "$secret" ] && break
-      sleep 0.2
-    done
-    [ -n "$secret" ] || { echo "stack: no token for default/metrics-scraper" >&2; return 1; }
     rm -f "$CLUSTER_DIR"/scrape-token.*
-    ( umask 077; kubectl -n default get secret "$secret" -o jsonpath='{.data.token}' | base64 -d > "$f" )
+    ( umask 077; sa_token default metrics-scraper > "$f" ) || { rm -f "$f"; return 1; }
   fi
   cat "$f"
 }
@@ -261,3 +234,29 @@ stack_weight_policy() {
     "$ROOT/deploy/policy.cfg" > "${T:?stack_weight_policy needs T}/w$1.cfg"
   echo "$T/w$1.cfg"
 }
+
+# stack_stop_operators: stops every operator process the script started (pids/operator-*.pid),
+# one it stopped (SIGSTOP) included.
+stack_stop_operators() {
+  local p
+  for p in "$CLUSTER_DIR"/pids/operator-*.pid; do
+    [ -e "$p" ] || continue
+    kill -CONT "$(cat "$p")" 2>/dev/null
+    stack_stop_pid "$(basename "$p" .pid)"
+  done
+  return 0
+}
+
+# The Scheduler "cluster" as the operator reports it, for the scripts' checks and waits
+# (a script may define its own variant after sourcing this file):
+#   revision                its .status.revision: the revision serving (it moves once the
+#                           rollout completes)
+#   condition TYPE [FIELD]  FIELD (default status) of its condition TYPE
+#   settled                 Progressing False and Available True
+#   serving REV             settled, at revision REV
+#   written REV             revision REV's ConfigMap (policy-scheduler-config-REV) exists
+revision() { kubectl get scheduler cluster -o jsonpath='{.status.revision}'; }
+condition() { kubectl get scheduler cluster -o jsonpath="{.status.conditions[?(@.type==\"$1\")].${2:-status}}"; }
+settled() { [ "$(condition Progressing)" = False ] && [ "$(condition Available)" = True ]; }
+serving() { settled && [ "$(revision)" = "$1" ]; }
+written() { kubectl -n openshift-kube-scheduler get configmap "policy-scheduler-config-$1" >/dev/null 2>&1; }

@@ -54,14 +54,11 @@ SchedNode *build_node(SchedStrtab *t, NodeSpec s) {
                        or_empty(s.spec), or_empty(s.status));
 }
 
-int test_world_setup(void **state) {
-        TestWorld *w = calloc(1, sizeof(*w));
-        if (!w)
-                return -1;
+int test_world_init(TestWorld *w) {
+        *w = (TestWorld) {};
         w->t = sched_strtab_new(0, 0);
         w->c = w->t ? sched_cache_new(w->t) : NULL;
         w->o = w->t ? sched_objects_new(w->t) : NULL;
-        *state = w;
         return w->c && w->o ? 0 : -1;
 }
 
@@ -72,14 +69,27 @@ void test_world_unconfigure(TestWorld *w) {
         w->cfg = NULL;
 }
 
-int test_world_teardown(void **state) {
-        TestWorld *w = *state;
-        if (!w)
-                return 0;
+void test_world_fini(TestWorld *w) {
         test_world_unconfigure(w);
         sched_cache_free(w->c);
         sched_objects_free(w->o);
         sched_strtab_free(w->t);
+        *w = (TestWorld) {};
+}
+
+int test_world_setup(void **state) {
+        TestWorld *w = calloc(1, sizeof(*w));
+        if (!w)
+                return -1;
+        *state = w;
+        return test_world_init(w);
+}
+
+int test_world_teardown(void **state) {
+        TestWorld *w = *state;
+        if (!w)
+                return 0;
+        test_world_fini(w);
         free(w);
         return 0;
 }

@@ -55,6 +55,12 @@ typedef struct TestWorld {
 } TestWorld;
 int test_world_setup(void **state);
 int test_world_teardown(void **state);
+/* The same in place, for a test's own fixture that holds a TestWorld first: init returns 0
+ * or -1 (what it has built stays for fini); fini frees the world's members, NULL ones
+ * included, not W itself. test_world_teardown is the teardown of such a fixture (allocated
+ * with calloc) too, when nothing beside its world needs freeing. */
+int test_world_init(TestWorld *w);
+void test_world_fini(TestWorld *w);
 void test_world_configure(TestWorld *w, TlPolicy *p, const SchedConfigOptions *o);
 void test_world_unconfigure(TestWorld *w);
 

@@ -16,30 +16,13 @@
 
 #include "kube/internal.h"
 #include "kube/kube.h"
+#include "tests/unit/test-files.h"
 
-/* mkdtemp() wants six trailing 'X's; they are written at run time. */
-static char *temp_dir(char *buf, size_t size, const char *prefix) {
-        int n = snprintf(buf, size, "%s", prefix);
-        if (n < 0 || (size_t) n + 7 > size)
-                return NULL;
-        memset(buf + n, 'X', 6);
-        buf[n + 6] = '\0';
-        return mkdtemp(buf);
-}
 
 static char dir[64];
 
-static void write_file(const char *name, const char *text) {
-        char p[256];
-        snprintf(p, sizeof p, "%s/%s", dir, name);
-        FILE *f = fopen(p, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
-
 static int load(const char *text, const char *context, KubeConfig **ret, KubeError *err) {
-        write_file("config", text);
+        temp_file(dir, "config", text);
         char p[256];
         snprintf(p, sizeof p, "%s/config", dir);
         return kube_config_load(p, context, ret, err);
@@ -48,10 +31,10 @@ static int load(const char *text, const char *context, KubeConfig **ret, KubeErr
 static int setup(void **state) {
         if (!temp_dir(dir, sizeof dir, "/tmp/kube-config-test-"))
                 return -1;
-        write_file("ca.crt", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
-        write_file("admin.crt", "cert");
-        write_file("admin.key", "key");
-        write_file("token", "file-token-123\n");
+        temp_file(dir, "ca.crt", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+        temp_file(dir, "admin.crt", "cert");
+        temp_file(dir, "admin.key", "key");
+        temp_file(dir, "token", "file-token-123\n");
         return 0;
 }
 
@@ -204,7 +187,7 @@ static void test_in_cluster(void **state) {
         assert_int_equal(kube_config_in_cluster(dir, &c, &err), -ENOENT);
         setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);
         setenv("KUBERNETES_SERVICE_PORT", "443", 1);
-        write_file("namespace", "kube-system\n");
+        temp_file(dir, "namespace", "kube-system\n");
         char sa[128];
         /* The service-account layout: token, ca.crt, namespace. */
         snprintf(sa, sizeof sa, "%s", dir);
@@ -213,7 +196,7 @@ static void test_in_cluster(void **state) {
         assert_string_equal(kube_config_namespace(c), "kube-system");
         assert_string_equal(kube_config_token(c), "file-token-123");
         /* A rotated token is picked up at the next check (every 10 s; forced here). */
-        write_file("token", "rotated-token-456\n");
+        temp_file(dir, "token", "rotated-token-456\n");
         struct timespec later = { .tv_sec = c->token_mtime.tv_sec + 5 };
         char tp[256];
         snprintf(tp, sizeof tp, "%s/token", dir);
@@ -226,7 +209,7 @@ static void test_in_cluster(void **state) {
         unlink(tp);
         c->token_checked_usec = 0;
         assert_string_equal(kube_config_token(c), "rotated-token-456");
-        write_file("token", "file-token-123\n");
+        temp_file(dir, "token", "file-token-123\n");
         kube_config_free(c);
         setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
         assert_int_equal(kube_config_in_cluster(sa, &c, &err), 0);

@@ -28,122 +28,23 @@
 #include "common/macro.h"
 #include "policy-validator/ksc-internal.h"
 #include "policy-validator/kubescheduler-config.h"
+#include "tests/unit/case-dirs.h"
 
 #define CASES_DIR "tests/data/kubescheduler-config"
 #define MIN_CASES 100
 
 static bool update_mode(void) {
-        const char *e = getenv("KSC_CASES_UPDATE");
-        return e && strcmp(e, "1") == 0;
+        return case_update_mode("KSC_CASES_UPDATE");
 }
 
-static char *path_join(const char *dir, const char *name) {
-        char *p = NULL;
-        assert_true(asprintf(&p, "%s/%s", dir, name) >= 0);
-        return p;
-}
-
-static char *read_file(const char *path, size_t *ret_len) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        Buf b;
-        buf_init(&b, 0);
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                assert_int_equal(buf_append(&b, chunk, n), 0);
-        if (ret_len)
-                *ret_len = b.len;
-        char *s = buf_steal(&b);
-        assert_non_null(s);
-        return s;
-}
-
-static void write_file(const char *path, const char *content) {
-        _cleanup_fclose_ FILE *f = fopen(path, "we");
-        assert_non_null(f);
-        assert_true(fputs(content, f) >= 0);
-}
-
-static char *trim_trailing(char *s) {
-        size_t n = strlen(s);
-        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
-                s[--n] = '\0';
-        return s;
-}
-
-static char *diags_compact(const PolicyDiags *d) {
-        Buf b;
-        buf_init(&b, 0);
-        for (size_t i = 0; i < d->n; i++) {
-                const PolicyDiag *g = &d->items[i];
-                assert_int_equal(buf_printf(&b, "%u:%u %s %s %s\n", g->line, g->column,
-                                            policy_severity_to_string(g->severity), g->code, g->path[0] ? g->path : "-"),
-                                 0);
-        }
-        char *s = buf_steal(&b);
-        assert_non_null(s);
-        return s;
-}
-
-static void expect_text(const char *dir, const char *name, const char *actual) {
-        _cleanup_free_ char *path = path_join(dir, name);
-        if (update_mode()) {
-                write_file(path, actual);
-                return;
-        }
-        _cleanup_free_ char *expected = read_file(path, NULL);
-        if (!expected)
-                fail_msg("%s: missing %s; actual:\n%s", dir, name, actual);
-        _cleanup_free_ char *a = strdup(actual);
-        assert_non_null(a);
-        if (strcmp(trim_trailing(expected), trim_trailing(a)) != 0)
-                fail_msg("%s/%s differs.\n--- expected\n%s\n--- actual\n%s", dir, name, expected, a);
-}
-
-static void expect_json(const char *dir, const char *name, const json_t *actual) {
-        _cleanup_free_ char *path = path_join(dir, name);
-        struct stat st;
-        if (stat(path, &st) != 0)
-                return;
-        _cleanup_free_ char *text = json_dumps(actual, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        assert_non_null(text);
-        if (update_mode()) {
-                _cleanup_free_ char *nl = NULL;
-                assert_true(asprintf(&nl, "%s\n", text) >= 0);
-                write_file(path, nl);
-                return;
-        }
-        json_error_t err;
-        json_t *expected = json_load_file(path, 0, &err);
-        if (!expected)
-                fail_msg("%s: %s:%d: %s", dir, name, err.line, err.text);
-        bool eq = json_equal(expected, actual);
-        json_decref(expected);
-        if (!eq)
-                fail_msg("%s/%s differs; actual:\n%s", dir, name, text);
-}
-
-static void read_options(const char *dir, KscOptions *o) {
-        _cleanup_free_ char *path = path_join(dir, "options");
-        _cleanup_free_ char *text = read_file(path, NULL);
-        if (!text)
-                return;
-        char *save = NULL;
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                unsigned long v;
-                if (strcmp(line, "feature-gate-off") == 0)
-                        o->default_pod_topology_spread_off = true;
-                else if (strcmp(line, "v1beta2") == 0)
-                        ;
-                else if (sscanf(line, "max-size=%lu", &v) == 1)
-                        o->base.max_size = v;
-                else if (sscanf(line, "max-depth=%lu", &v) == 1)
-                        o->base.max_depth = (unsigned) v;
-                else
-                        fail_msg("%s: unknown option line '%s'", dir, line);
-        }
+static void read_option(const char *dir, char *line, void *userdata) {
+        KscOptions *o = userdata;
+        if (strcmp(line, "feature-gate-off") == 0)
+                o->default_pod_topology_spread_off = true;
+        else if (strcmp(line, "v1beta2") == 0)
+                ;
+        else if (!case_limit_option(line, &o->base))
+                fail_msg("%s: unknown option line '%s'", dir, line);
 }
 
 /* The effective shape every consumer relies on (kubescheduler-config.h). */
@@ -174,12 +75,12 @@ static void check_effective_shape(const json_t *eff) {
 static void run_case(void **state) {
         const char *dir = *state;
         KscOptions opts = {};
-        read_options(dir, &opts);
+        case_each_line(dir, "options", read_option, &opts);
         size_t len = 0;
-        _cleanup_free_ char *p1 = path_join(dir, "input.yaml"), *p2 = path_join(dir, "input.json");
-        _cleanup_free_ char *input = read_file(p1, &len);
+        _cleanup_free_ char *p1 = case_path(dir, "input.yaml"), *p2 = case_path(dir, "input.json");
+        _cleanup_free_ char *input = case_read(p1, &len);
         if (!input)
-                input = read_file(p2, &len);
+                input = case_read(p2, &len);
         if (!input)
                 fail_msg("%s: no input.yaml or input.json", dir);
         PolicyDiags diags = {};
@@ -188,33 +89,18 @@ static void run_case(void **state) {
         assert_true(r == 0 || r == -EINVAL || r == -E2BIG);
         assert_int_equal(r == 0, diags.n_errors == 0);
         assert_int_equal(r == 0, eff != NULL);
-        _cleanup_free_ char *compact = diags_compact(&diags);
-        expect_text(dir, "diagnostics", compact);
-        _cleanup_free_ char *mpath = path_join(dir, "messages");
-        _cleanup_free_ char *mtext = read_file(mpath, NULL);
-        if (mtext) {
-                char *save = NULL;
-                for (char *line = strtok_r(mtext, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                        bool found = false;
-                        for (size_t i = 0; i < diags.n && !found; i++)
-                                found = strstr(diags.items[i].message, line) != NULL;
-                        if (!found)
-                                fail_msg("%s: no diagnostic message contains \"%s\"", dir, line);
-                }
-        }
+        _cleanup_free_ char *compact = case_diags_compact(&diags);
+        case_expect_text(dir, "diagnostics", compact, update_mode());
+        case_expect_messages(dir, &diags);
         if (eff) {
                 check_effective_shape(eff);
-                expect_json(dir, "effective.json", eff);
+                case_expect_json(dir, "effective.json", eff, update_mode(), false);
                 _cleanup_free_ char *view = NULL;
                 assert_int_equal(ksc_effective_format_text(eff, &view), 0);
                 assert_non_null(strstr(view, "  queueSort: "));
         }
         json_decref(eff);
         policy_diags_clear(&diags);
-}
-
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
 /* ---- focused tests ---------------------------------------------------------------------- */
@@ -292,7 +178,7 @@ static void test_external_plugins(void **state) {
         PolicyDiags d = {};
         json_t *eff = NULL;
         if (ksc_load(ok, strlen(ok), &opts, &eff, &d) != 0) {
-                _cleanup_free_ char *got = diags_compact(&d);
+                _cleanup_free_ char *got = case_diags_compact(&d);
                 fail_msg("%s", got);
         }
         _cleanup_free_ char *text = json_dumps(eff, JSON_COMPACT);
@@ -420,40 +306,13 @@ static void test_effective_defaults(void **state) {
 }
 
 int main(void) {
-        DIR *d = opendir(CASES_DIR);
-        assert_non_null(d);
-        char **names = NULL;
-        size_t n = 0;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                names = reallocarray(names, n + 1, sizeof(char *));
-                assert_non_null(names);
-                names[n++] = path_join(CASES_DIR, de->d_name);
-        }
-        closedir(d);
-        if (n < MIN_CASES) {
-                fprintf(stderr, "only %zu cases in %s\n", n, CASES_DIR);
-                return 1;
-        }
-        qsort(names, n, sizeof(char *), cmp_str);
-        struct CMUnitTest *tests = calloc(n + 6, sizeof(struct CMUnitTest));
-        assert_non_null(tests);
-        size_t k = 0;
-        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_detect);
-        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_durations);
-        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_bounds);
-        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_external_plugins);
-        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_every_error_at_once);
-        tests[k++] = (struct CMUnitTest) cmocka_unit_test(test_effective_defaults);
-        for (size_t i = 0; i < n; i++)
-                tests[k++] = (struct CMUnitTest) { .name = names[i] + strlen(CASES_DIR) + 1, .test_func = run_case,
-                                                   .initial_state = names[i] };
-        int r = _cmocka_run_group_tests("kubescheduler-config", tests, k, NULL, NULL);
-        for (size_t i = 0; i < n; i++)
-                free(names[i]);
-        free(names);
-        free(tests);
-        return r;
+        static const struct CMUnitTest focused[] = {
+                cmocka_unit_test(test_detect),
+                cmocka_unit_test(test_durations),
+                cmocka_unit_test(test_bounds),
+                cmocka_unit_test(test_external_plugins),
+                cmocka_unit_test(test_every_error_at_once),
+                cmocka_unit_test(test_effective_defaults),
+        };
+        return case_dirs_run("kubescheduler-config", CASES_DIR, MIN_CASES, run_case, focused, ELEMENTSOF(focused));
 }

@@ -37,110 +37,12 @@
 #include "policy-validator/policy.h"
 #include "policy-validator/registry.h"
 #include "policy-validator/util.h"
+#include "tests/unit/case-dirs.h"
 
 #define CASES_DIR "tests/data/policy"
 
 static bool update_mode(void) {
-        const char *e = getenv("POLICY_CASES_UPDATE");
-        return e && strcmp(e, "1") == 0;
-}
-
-static char *path_join(const char *dir, const char *name) {
-        char *p = NULL;
-        assert_true(asprintf(&p, "%s/%s", dir, name) >= 0);
-        return p;
-}
-
-/* Reads a file; NULL when it does not exist. */
-static char *read_file(const char *path, size_t *ret_len) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        if (!f)
-                return NULL;
-        Buf b;
-        buf_init(&b, 0);
-        char chunk[65536];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-                assert_int_equal(buf_append(&b, chunk, n), 0);
-        if (ret_len)
-                *ret_len = b.len;
-        char *s = buf_steal(&b);
-        assert_non_null(s);
-        return s;
-}
-
-static void write_file(const char *path, const char *content) {
-        _cleanup_fclose_ FILE *f = fopen(path, "we");
-        assert_non_null(f);
-        assert_int_equal(fputs(content, f) >= 0, 1);
-}
-
-static char *trim_trailing(char *s) {
-        size_t n = strlen(s);
-        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
-                s[--n] = '\0';
-        return s;
-}
-
-static char *diags_compact(const PolicyDiags *d) {
-        Buf b;
-        buf_init(&b, 0);
-        for (size_t i = 0; i < d->n; i++) {
-                const PolicyDiag *g = &d->items[i];
-                assert_int_equal(buf_printf(&b, "%u:%u %s %s %s\n", g->line, g->column,
-                                            policy_severity_to_string(g->severity), g->code, g->path[0] ? g->path : "-"),
-                                 0);
-        }
-        char *s = buf_steal(&b);
-        assert_non_null(s);
-        return s;
-}
-
-static char *json_text(json_t *j) {
-        char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        assert_non_null(s);
-        char *t = NULL;
-        assert_true(asprintf(&t, "%s\n", s) >= 0);
-        free(s);
-        return t;
-}
-
-/* Compares actual text with the expected file (or writes it in update mode). */
-static void expect_text(const char *dir, const char *name, const char *actual) {
-        _cleanup_free_ char *path = path_join(dir, name);
-        if (update_mode()) {
-                write_file(path, actual);
-                return;
-        }
-        _cleanup_free_ char *expected = read_file(path, NULL);
-        if (!expected)
-                fail_msg("%s: missing %s; actual:\n%s", dir, name, actual);
-        _cleanup_free_ char *a = strdup(actual);
-        assert_non_null(a);
-        if (strcmp(trim_trailing(expected), trim_trailing(a)) != 0)
-                fail_msg("%s/%s differs.\n--- expected\n%s\n--- actual\n%s", dir, name, expected, a);
-}
-
-static void expect_json(const char *dir, const char *name, json_t *actual, bool create) {
-        _cleanup_free_ char *path = path_join(dir, name);
-        _cleanup_free_ char *text = json_text(actual);
-        struct stat st;
-        bool exists = stat(path, &st) == 0;
-        if (update_mode()) {
-                if (exists || create)
-                        write_file(path, text);
-                return;
-        }
-        if (!exists)
-                return;
-        json_error_t err;
-        json_t *expected = json_load_file(path, 0, &err);
-        if (!expected)
-                fail_msg("%s: %s:%d: %s", dir, name, err.line, err.text);
-        bool eq = json_equal(expected, actual);
-        json_decref(expected);
-        if (!eq)
-                fail_msg("%s/%s differs; actual:\n%s", dir, name, text);
+        return case_update_mode("POLICY_CASES_UPDATE");
 }
 
 typedef struct CaseOptions {
@@ -150,55 +52,58 @@ typedef struct CaseOptions {
         bool has_profile;
 } CaseOptions;
 
-static void read_options(const char *dir, CaseOptions *co) {
-        _cleanup_free_ char *path = path_join(dir, "options");
-        _cleanup_free_ char *text = read_file(path, NULL);
-        if (!text)
-                return;
-        char *save = NULL;
-        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                unsigned long v;
-                if (strcmp(line, "configmap") == 0)
-                        co->configmap = true;
-                else if (strcmp(line, "tnbc-off") == 0)
-                        co->opts.taint_nodes_by_condition_off = true;
-                else if (strcmp(line, "format=json") == 0)
-                        co->opts.format = POLICY_FORMAT_JSON;
-                else if (strcmp(line, "format=yaml") == 0)
-                        co->opts.format = POLICY_FORMAT_YAML;
-                else if (sscanf(line, "max-size=%lu", &v) == 1)
-                        co->opts.max_size = v;
-                else if (sscanf(line, "max-depth=%lu", &v) == 1)
-                        co->opts.max_depth = (unsigned) v;
-                else if (strncmp(line, "profile=", 8) == 0) {
-                        snprintf(co->profile, sizeof co->profile, "%s", line + 8);
-                        co->has_profile = true;
-                } else
-                        fail_msg("%s: unknown option line '%s'", dir, line);
-        }
+static void read_option(const char *dir, char *line, void *userdata) {
+        CaseOptions *co = userdata;
+        if (strcmp(line, "configmap") == 0)
+                co->configmap = true;
+        else if (strcmp(line, "tnbc-off") == 0)
+                co->opts.taint_nodes_by_condition_off = true;
+        else if (strcmp(line, "format=json") == 0)
+                co->opts.format = POLICY_FORMAT_JSON;
+        else if (strcmp(line, "format=yaml") == 0)
+                co->opts.format = POLICY_FORMAT_YAML;
+        else if (strncmp(line, "profile=", 8) == 0) {
+                snprintf(co->profile, sizeof co->profile, "%s", line + 8);
+                co->has_profile = true;
+        } else if (!case_limit_option(line, &co->opts))
+                fail_msg("%s: unknown option line '%s'", dir, line);
 }
 
 static char *read_input(const char *dir, size_t *len) {
         static const char *const names[] = { "input.json", "input.yaml", "input" };
         for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                _cleanup_free_ char *p = path_join(dir, names[i]);
-                char *s = read_file(p, len);
+                _cleanup_free_ char *p = case_path(dir, names[i]);
+                char *s = case_read(p, len);
                 if (s)
                         return s;
         }
-        _cleanup_free_ char *sp = path_join(dir, "source");
-        _cleanup_free_ char *source = read_file(sp, NULL);
+        _cleanup_free_ char *sp = case_path(dir, "source");
+        _cleanup_free_ char *source = case_read(sp, NULL);
         if (!source)
                 fail_msg("%s: no input.json, input.yaml, input or source", dir);
-        char *s = read_file(trim_trailing(source), len);
+        char *s = case_read(case_trim(source), len);
         if (!s)
                 fail_msg("%s: cannot read source %s", dir, source);
         return s;
 }
 
+/* A translation and its diagnostics against the case's files NAME and DIAGS_NAME, where the
+ * case has NAME. */
+static void expect_translation(const char *dir, const char *name, const char *diags_name, const json_t *cfg,
+                               PolicyDiags *diags) {
+        _cleanup_free_ char *path = case_path(dir, name);
+        struct stat st;
+        if (stat(path, &st) != 0)
+                return;
+        case_expect_json(dir, name, cfg, update_mode(), false);
+        policy_diags_sort(diags);
+        _cleanup_free_ char *compact = case_diags_compact(diags);
+        case_expect_text(dir, diags_name, compact, update_mode());
+}
+
 static void check_case(const char *dir) {
         CaseOptions co = {};
-        read_options(dir, &co);
+        case_each_line(dir, "options", read_option, &co);
         PolicyDiags diags = {};
         Policy *p = NULL;
         int r;
@@ -216,25 +121,10 @@ static void check_case(const char *dir) {
         assert_true(r == 0 || r == -EINVAL || r == -E2BIG);
         assert_int_equal(r == 0, diags.n_errors == 0);
         assert_int_equal(r == 0, p != NULL);
-        _cleanup_free_ char *compact = diags_compact(&diags);
-        expect_text(dir, "diagnostics", compact);
-
+        _cleanup_free_ char *compact = case_diags_compact(&diags);
+        case_expect_text(dir, "diagnostics", compact, update_mode());
         /* Messages: each expected substring appears in some message. */
-        _cleanup_free_ char *mpath = path_join(dir, "messages");
-        _cleanup_free_ char *mtext = read_file(mpath, NULL);
-        if (mtext) {
-                char *save = NULL;
-                for (char *line = strtok_r(mtext, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                        bool found = false;
-                        for (size_t i = 0; i < diags.n && !found; i++)
-                                found = strstr(diags.items[i].message, line) != NULL;
-                        if (!found) {
-                                _cleanup_free_ char *all = NULL;
-                                policy_diags_format_text(&diags, dir, &all);
-                                fail_msg("%s: no diagnostic message contains \"%s\":\n%s", dir, line, all);
-                        }
-                }
-        }
+        case_expect_messages(dir, &diags);
         /* Every diagnostic is well formed. */
         for (size_t i = 0; i < diags.n; i++) {
                 assert_non_null(diags.items[i].code);
@@ -250,16 +140,16 @@ static void check_case(const char *dir) {
         assert_int_equal(policy_effective(p, &co.opts, &e), 0);
         json_t *ej = policy_effective_to_json(e);
         assert_non_null(ej);
-        expect_json(dir, "effective.json", ej, true);
+        case_expect_json(dir, "effective.json", ej, update_mode(), true);
         json_decref(ej);
         policy_effective_free(e);
 
         _cleanup_free_ char *rendered = NULL;
         assert_int_equal(policy_render(p, &rendered), 0);
-        _cleanup_free_ char *npath = path_join(dir, "normalized.json");
+        _cleanup_free_ char *npath = case_path(dir, "normalized.json");
         struct stat st;
         if (update_mode() || stat(npath, &st) == 0)
-                expect_text(dir, "normalized.json", rendered);
+                case_expect_text(dir, "normalized.json", rendered, update_mode());
 
         /* Idempotence: the rendered policy is valid and renders to itself. */
         Policy *p2 = NULL;
@@ -277,25 +167,16 @@ static void check_case(const char *dir) {
 
         json_t *cfg = NULL;
         assert_int_equal(policy_translate(p, NULL, &co.opts, &cfg, &diags), 0);
-        _cleanup_free_ char *tpath = path_join(dir, "translated.json");
-        if (stat(tpath, &st) == 0) {
-                expect_json(dir, "translated.json", cfg, false);
-                policy_diags_sort(&diags);
-                _cleanup_free_ char *tcompact = diags_compact(&diags);
-                expect_text(dir, "translate-diagnostics", tcompact);
-        }
+        expect_translation(dir, "translated.json", "translate-diagnostics", cfg, &diags);
         json_decref(cfg);
         policy_diags_clear(&diags);
 
         /* The v1beta1 translation (what kube-scheduler v1.20 reads), where the case has one. */
-        _cleanup_free_ char *bpath = path_join(dir, "translated-v1beta1.json");
+        _cleanup_free_ char *bpath = case_path(dir, "translated-v1beta1.json");
         if (stat(bpath, &st) == 0) {
                 cfg = NULL;
                 assert_int_equal(policy_translate_to(p, POLICY_TRANSLATE_V1BETA1, NULL, &co.opts, &cfg, &diags), 0);
-                expect_json(dir, "translated-v1beta1.json", cfg, false);
-                policy_diags_sort(&diags);
-                _cleanup_free_ char *bcompact = diags_compact(&diags);
-                expect_text(dir, "translate-v1beta1-diagnostics", bcompact);
+                expect_translation(dir, "translated-v1beta1.json", "translate-v1beta1-diagnostics", cfg, &diags);
                 json_decref(cfg);
                 policy_diags_clear(&diags);
         }
@@ -309,10 +190,6 @@ static void run_case(void **state) {
                 fail_msg("%s: expectations rewritten from this run (POLICY_CASES_UPDATE=1), nothing compared: "
                          "review the diff and run again without it",
                          dir);
-}
-
-static int strp_cmp(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
 /* ---- focused tests ------------------------------------------------------------------ */
@@ -662,7 +539,7 @@ static void test_configmap_block_scalar_positions(void **state) {
 
 static void test_copy_roundtrip(void **state) {
         /* Every field survives the deep copy inside policy_effective(). */
-        _cleanup_free_ char *text = read_file("tests/data/policy/extender-all-fields/input.json", NULL);
+        _cleanup_free_ char *text = case_read("tests/data/policy/extender-all-fields/input.json", NULL);
         assert_non_null(text);
         Policy *p = NULL;
         PolicyDiags d = {};
@@ -745,56 +622,6 @@ int main(void) {
                 cmocka_unit_test(test_copy_roundtrip),
                 cmocka_unit_test(test_name_grammars),
         };
-        int failed = cmocka_run_group_tests_name("policy", focused, NULL, NULL);
-
-        /* One test per case directory. */
-        DIR *dir = opendir(CASES_DIR);
-        if (!dir) {
-                fprintf(stderr, "cannot open %s (run from the repository root): %m\n", CASES_DIR);
-                return 1;
-        }
-        size_t n = 0, cap = 0;
-        char **names = NULL;
-        struct dirent *de;
-        while ((de = readdir(dir))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                char *path = NULL;
-                struct stat st;
-                if (asprintf(&path, CASES_DIR "/%s", de->d_name) < 0)
-                        return 1;
-                bool is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-                free(path);
-                if (!is_dir)
-                        continue; /* README.md */
-                if (n == cap) {
-                        cap = cap ? cap * 2 : 64;
-                        char **grown = reallocarray(names, cap, sizeof(char *));
-                        if (!grown)
-                                return 1;
-                        names = grown;
-                }
-                if (asprintf(&names[n], CASES_DIR "/%s", de->d_name) < 0)
-                        return 1;
-                n++;
-        }
-        closedir(dir);
-        if (n == 0) {
-                fprintf(stderr, "no case directories under %s\n", CASES_DIR);
-                return 1;
-        }
-        qsort(names, n, sizeof(char *), strp_cmp);
-        struct CMUnitTest *tests = calloc(n + 1, sizeof(struct CMUnitTest));
-        if (!tests)
-                return 1;
-        for (size_t i = 0; i < n; i++)
-                tests[i] = (struct CMUnitTest) {
-                        .name = names[i] + strlen(CASES_DIR) + 1, .test_func = run_case, .initial_state = names[i],
-                };
-        failed += _cmocka_run_group_tests("policy-cases", tests, n, NULL, NULL);
-        free(tests);
-        for (size_t i = 0; i < n; i++)
-                free(names[i]);
-        free(names);
-        return failed;
+        /* Then one test per case directory. */
+        return case_dirs_run("policy", CASES_DIR, 1, run_case, focused, ELEMENTSOF(focused));
 }

@@ -18,6 +18,7 @@
 #include "scheduler/core/testlib.h"
 #include "scheduler/framework-metrics.h"
 #include "scheduler/histogram.h"
+#include "tests/unit/builders.h"
 
 #define TICK_NS 1000
 
@@ -51,18 +52,15 @@ static void fake_plugin(void *userdata, SchedPluginName plugin, SchedPoint point
 }
 
 typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-        SchedAlgo *a;
+        TestWorld w; /* first: test_world_teardown frees the fixture */
         Obs obs;
         SchedAlgoObserver observer;
 } Fx;
 
 static void add_node(Fx *f, const char *name, const char *cpu, const char *spec) {
-        SchedNode *n = tl_node(f->t, name, cpu, "8Gi", 110, "", spec, "");
+        SchedNode *n = tl_node(f->w.t, name, cpu, "8Gi", 110, "", spec, "");
         assert_non_null(n);
-        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+        assert_int_equal(sched_cache_add_node(f->w.c, n), 0);
 }
 
 /* Four nodes: n1, n2 fit; n3 is cordoned (NodeUnschedulable: unresolvable); n4 is too small
@@ -71,9 +69,7 @@ static void add_node(Fx *f, const char *name, const char *cpu, const char *spec)
 static int setup(void **state) {
         Fx *f = calloc(1, sizeof(*f));
         assert_non_null(f);
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        assert_true(f->t && f->c);
+        assert_int_equal(test_world_init(&f->w), 0);
         add_node(f, "n1", "4", "");
         add_node(f, "n2", "4", "");
         add_node(f, "n3", "4", "'unschedulable':true");
@@ -88,40 +84,30 @@ static int setup(void **state) {
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        int r = sched_config_new_profile(f->t, b.json, &o, &f->cfg, &err);
+        int r = sched_config_new_profile(f->w.t, b.json, &o, &f->w.cfg, &err);
         tl_profile_done(&b);
         if (r < 0)
                 fail_msg("profile: %s", buf_str(&err));
-        f->a = sched_algo_new(f->cfg, NULL, NULL);
-        assert_non_null(f->a);
+        f->w.a = sched_algo_new(f->w.cfg, NULL, NULL);
+        assert_non_null(f->w.a);
         f->observer = (SchedAlgoObserver) { .userdata = &f->obs, .now_ns = fake_now, .point = fake_point,
                                             .plugin = fake_plugin };
         *state = f;
         return 0;
 }
 
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_algo_free(f->a);
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
-
 static void decide(Fx *f) {
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "500m", "1Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "500m", "1Gi", "", "");
         assert_non_null(p);
         SchedResult res;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, p, &res), 0);
         assert_int_not_equal(res.node, 0);
         assert_int_equal(res.n_feasible, 2);
 }
 
 static void test_without_observer_nothing_is_timed(void **state) {
         Fx *f = *state;
-        sched_algo_set_sampling(f->a, true);
+        sched_algo_set_sampling(f->w.a, true);
         decide(f);
         assert_int_equal(f->obs.reads, 0);
 }
@@ -131,7 +117,7 @@ static void test_without_observer_nothing_is_timed(void **state) {
  * none per node or plugin. */
 static void test_unsampled_decision_times_extension_points_only(void **state) {
         Fx *f = *state;
-        sched_algo_set_observer(f->a, &f->observer);
+        sched_algo_set_observer(f->w.a, &f->observer);
         decide(f);
         assert_int_equal(f->obs.n_plugins, 0);
         assert_int_equal(f->obs.points[SCHED_POINT_PRE_FILTER][SCHED_STATUS_SUCCESS], 1);
@@ -145,15 +131,15 @@ static void test_unsampled_decision_times_extension_points_only(void **state) {
 /* One feasible node: upstream skips prioritizeNodes, so neither PreScore nor Score runs. */
 static void test_single_feasible_node_runs_no_score_points(void **state) {
         Fx *f = *state;
-        sched_algo_set_observer(f->a, &f->observer);
+        sched_algo_set_observer(f->w.a, &f->observer);
         /* n1 full: n2 is the one node left */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "3800m", "", "'nodeName':'n1'", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->w.t, "big", "3800m", "", "'nodeName':'n1'", "");
         assert_non_null(big);
-        assert_int_equal(sched_cache_add_pod(f->c, big), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "500m", "1Gi", "", "");
+        assert_int_equal(sched_cache_add_pod(f->w.c, big), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "500m", "1Gi", "", "");
         assert_non_null(p);
         SchedResult res;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, p, &res), 0);
         assert_int_equal(res.n_feasible, 1);
         assert_int_equal(f->obs.points[SCHED_POINT_PRE_FILTER][SCHED_STATUS_SUCCESS], 1);
         assert_int_equal(f->obs.points[SCHED_POINT_FILTER][SCHED_STATUS_SUCCESS], 1);
@@ -165,8 +151,8 @@ static void test_single_feasible_node_runs_no_score_points(void **state) {
 /* A sampled decision: each plugin call, each with its status; one read between two calls. */
 static void test_sampled_decision_times_every_plugin_call(void **state) {
         Fx *f = *state;
-        sched_algo_set_observer(f->a, &f->observer);
-        sched_algo_set_sampling(f->a, true);
+        sched_algo_set_observer(f->w.a, &f->observer);
+        sched_algo_set_sampling(f->w.a, true);
         decide(f);
         assert_int_equal(PLUGIN(f, POD_TOPOLOGY_SPREAD, PRE_FILTER, SUCCESS), 1);
         /* the filter runs in order and stops at the first failure */
@@ -181,7 +167,7 @@ static void test_sampled_decision_times_every_plugin_call(void **state) {
         assert_false(f->obs.other_duration);
         assert_int_equal(f->obs.n_points, 4);
         /* the next decision, unsampled, times no plugin */
-        sched_algo_set_sampling(f->a, false);
+        sched_algo_set_sampling(f->w.a, false);
         uint32_t before = f->obs.n_plugins;
         decide(f);
         assert_int_equal(f->obs.n_plugins, before);
@@ -262,10 +248,10 @@ static void test_families_with_upstream_labels(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_without_observer_nothing_is_timed, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unsampled_decision_times_extension_points_only, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_single_feasible_node_runs_no_score_points, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_sampled_decision_times_every_plugin_call, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_without_observer_nothing_is_timed, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_unsampled_decision_times_extension_points_only, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_single_feasible_node_runs_no_score_points, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_sampled_decision_times_every_plugin_call, setup, test_world_teardown),
                 cmocka_unit_test(test_upstream_buckets_and_their_le_labels),
                 cmocka_unit_test(test_families_with_upstream_labels),
         };

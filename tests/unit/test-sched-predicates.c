@@ -13,17 +13,14 @@
 #include "tests/unit/builders.h"
 
 typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
+        TestWorld w; /* first: test_world_teardown frees the fixture */
         PolicyArgument presence;
         char *labels[2];
 } Fx;
 
 static int setup(void **state) {
         Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
+        assert_int_equal(test_world_init(&f->w), 0);
         TlPolicy p;
         tl_policy_init(&p, false);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
@@ -35,38 +32,29 @@ static int setup(void **state) {
         tl_policy_pred(&p, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, "RequireRegion", &f->presence);
         SchedConfigOptions o = { .ignored_resources = (const char *const[]) { "example.com/ignored" },
                                  .n_ignored_resources = 1 };
-        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
+        assert_int_equal(sched_config_new(f->w.t, &p.eff, &o, &f->w.cfg, NULL), 0);
         *state = f;
         return 0;
 }
 
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
-
 static const SchedPredicate *pred(Fx *f, PolicyPredicateId pred_id) {
-        for (uint32_t i = 0; i < f->cfg->n_predicates; i++)
-                if (f->cfg->predicates[i].id == pred_id)
-                        return &f->cfg->predicates[i];
+        for (uint32_t i = 0; i < f->w.cfg->n_predicates; i++)
+                if (f->w.cfg->predicates[i].id == pred_id)
+                        return &f->w.cfg->predicates[i];
         fail_msg("predicate %d not configured", (int) pred_id);
         return NULL;
 }
 
 static void add_node(Fx *f, SchedNode *n) {
         assert_non_null(n);
-        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+        assert_int_equal(sched_cache_add_node(f->w.c, n), 0);
 }
 
 static bool run(Fx *f, PolicyPredicateId pred_id, const SchedPod *pod, const char *node, SchedReasons *out) {
-        const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, test_id(f->t, node));
+        const SchedNodeInfo *ni = sched_cache_node_by_name(f->w.c, test_id(f->w.t, node));
         assert_non_null(ni);
         const SchedRequest *rq = &pod->req;
-        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = 1,
+        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = pod, .n_all_nodes = 1,
                           .pod_has_requests = rq->milli_cpu || rq->memory || rq->ephemeral || rq->n_scalar };
         out->n = 0;
         return sched_predicate_run(&cy, pred(f, pred_id), ni, out);
@@ -74,7 +62,7 @@ static bool run(Fx *f, PolicyPredicateId pred_id, const SchedPod *pod, const cha
 
 static void assume(Fx *f, SchedPod *p, const char *node) {
         assert_non_null(p);
-        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node)), 0);
+        assert_int_equal(sched_cache_assume_pod(f->w.c, p, test_id(f->w.t, node)), 0);
         sched_pod_unref(p);
 }
 
@@ -83,47 +71,47 @@ static void test_order_and_expansion(void **state) {
         const char *want[] = { "CheckNodeUnschedulable", "PodFitsResources", "HostName", "PodFitsHostPorts",
                                "MatchNodeSelector", "PodToleratesNodeTaints", "PodToleratesNodeNoExecuteTaints",
                                "RequireRegion" };
-        assert_int_equal(sched_config_n_predicates(f->cfg), ELEMENTSOF(want));
+        assert_int_equal(sched_config_n_predicates(f->w.cfg), ELEMENTSOF(want));
         for (uint32_t i = 0; i < ELEMENTSOF(want); i++)
-                assert_string_equal(sched_config_predicate_name(f->cfg, i), want[i]);
+                assert_string_equal(sched_config_predicate_name(f->w.cfg, i), want[i]);
 }
 
 static void test_fits_resources(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->t, "n1", "2", "4Gi", 3, "", "",
+        add_node(f, tl_node(f->w.t, "n1", "2", "4Gi", 3, "", "",
                             "'capacity':{}, 'allocatable':{'cpu':'2','memory':'4Gi','pods':'3',"
                             "'ephemeral-storage':'10Gi','example.com/gpu':'2'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *small = tl_pod(f->t, "small", "500m", "1Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *small = tl_pod(f->w.t, "small", "500m", "1Gi", "", "");
         assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, small, "n1", &r));
-        assume(f, tl_pod(f->t, "a", "1500m", "1Gi", "", ""), "n1");
+        assume(f, tl_pod(f->w.t, "a", "1500m", "1Gi", "", ""), "n1");
         /* 1500m + 500m = 2 cores exactly: fits */
         assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, small, "n1", &r));
         /* cpu and memory both short: both reasons, as upstream keeps all of them */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "501m", "3Gi+1", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->w.t, "big", "501m", "3Gi+1", "", "");
         assert_null(big); /* "3Gi+1" is not a quantity */
-        big = tl_pod(f->t, "big", "501m", "3073Mi", "", "");
+        big = tl_pod(f->w.t, "big", "501m", "3073Mi", "", "");
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, big, "n1", &r));
         assert_int_equal(r.n, 2);
         assert_int_equal(r.r[0].code, SCHED_REASON_INSUFFICIENT);
-        assert_int_equal(r.r[0].a, test_id(f->t, "cpu"));
-        assert_int_equal(r.r[1].a, test_id(f->t, "memory"));
+        assert_int_equal(r.r[0].a, test_id(f->w.t, "cpu"));
+        assert_int_equal(r.r[1].a, test_id(f->w.t, "memory"));
 
         /* extended resource, ephemeral storage */
-        _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
+        _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->w.t,
                 "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
                 "{'example.com/gpu':'3','ephemeral-storage':'11Gi','example.com/ignored':'5'}}}]}}");
         assert_non_null(gpu);
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, gpu, "n1", &r));
         assert_int_equal(r.n, 2);
-        assert_int_equal(r.r[0].a, test_id(f->t, "ephemeral-storage"));
-        assert_int_equal(r.r[1].a, test_id(f->t, "example.com/gpu"));
+        assert_int_equal(r.r[0].a, test_id(f->w.t, "ephemeral-storage"));
+        assert_int_equal(r.r[1].a, test_id(f->w.t, "example.com/gpu"));
 
         /* pod count: 3 allowed, 1 assumed + 2 more = full; a pod without requests still
          * fails on the count only */
-        assume(f, tl_pod(f->t, "b", "", "", "", ""), "n1");
-        assume(f, tl_pod(f->t, "c", "", "", "", ""), "n1");
-        _cleanup_(sched_pod_unrefp) SchedPod *none = tl_pod(f->t, "none", "", "", "", "");
+        assume(f, tl_pod(f->w.t, "b", "", "", "", ""), "n1");
+        assume(f, tl_pod(f->w.t, "c", "", "", "", ""), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *none = tl_pod(f->w.t, "none", "", "", "", "");
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, none, "n1", &r));
         assert_int_equal(r.n, 1);
         assert_int_equal(r.r[0].code, SCHED_REASON_TOO_MANY_PODS);
@@ -132,7 +120,7 @@ static void test_fits_resources(void **state) {
 static void test_init_containers_and_overhead(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->w.t,
                 "{'metadata':{'name':'i','uid':'i'},'spec':{"
                 "'containers':[{'name':'a','resources':{'requests':{'cpu':'200m','memory':'100Mi'}}},"
                 "{'name':'b','resources':{'requests':{'cpu':'300m'}}}],"
@@ -146,19 +134,19 @@ static void test_init_containers_and_overhead(void **state) {
         /* non-zero: container b asks no memory -> 200Mi default; init i2 no cpu -> 100m */
         assert_int_equal(p->nonzero_milli_cpu, 1100);
         assert_int_equal(p->nonzero_memory, (300 + 10) * 1024 * 1024);
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, p, "n2", &r));
         assert_int_equal(r.n, 1);
-        assert_int_equal(r.r[0].a, test_id(f->t, "cpu"));
+        assert_int_equal(r.r[0].a, test_id(f->w.t, "cpu"));
 }
 
 static void test_host_name(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeName':'n2'", "");
-        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "", "", "");
+        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "", "", ""));
+        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "'nodeName':'n2'", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->w.t, "q", "", "", "", "");
         assert_false(run(f, POLICY_PRED_HOST_NAME, p, "n1", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_HOSTNAME);
         assert_true(run(f, POLICY_PRED_HOST_NAME, p, "n2", &r));
@@ -169,7 +157,7 @@ static SchedPod *port_pod(Fx *f, const char *name, const char *ports) {
         char buf[1024];
         snprintf(buf, sizeof buf, "{'metadata':{'name':'%s','uid':'%s'},'spec':{'containers':[{'name':'c',"
                                   "'ports':[%s]}]}}", name, name, ports);
-        SchedPod *p = tl_pod_json(f->t, buf);
+        SchedPod *p = tl_pod_json(f->w.t, buf);
         assert_non_null(p);
         return p;
 }
@@ -177,7 +165,7 @@ static SchedPod *port_pod(Fx *f, const char *name, const char *ports) {
 static void test_host_ports(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "", ""));
+        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "", "", ""));
         assume(f, port_pod(f, "e1", "{'containerPort':80,'hostPort':8080},"
                                     "{'containerPort':53,'hostPort':53,'protocol':'UDP','hostIP':'10.0.0.1'}"), "n1");
         struct {
@@ -202,7 +190,7 @@ static void test_host_ports(void **state) {
                         assert_int_equal(r.r[0].code, SCHED_REASON_PORTS);
         }
         /* the port is free again once the pod is gone */
-        assert_int_equal(sched_cache_forget_pod(f->c, "e1"), 0);
+        assert_int_equal(sched_cache_forget_pod(f->w.c, "e1"), 0);
         _cleanup_(sched_pod_unrefp) SchedPod *p = port_pod(f, "w", "{'containerPort':80,'hostPort':8080}");
         assert_true(run(f, POLICY_PRED_POD_FITS_HOST_PORTS, p, "n1", &r));
 }
@@ -210,8 +198,8 @@ static void test_host_ports(void **state) {
 static void test_node_selector_and_affinity(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd','cores':'16'}", "", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'zone':'b','cores':'4'}", "", ""));
+        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd','cores':'16'}", "", ""));
+        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "'labels':{'zone':'b','cores':'4'}", "", ""));
         struct {
                 const char *spec;
                 bool n1, n2;
@@ -244,13 +232,13 @@ static void test_node_selector_and_affinity(void **state) {
 #undef REQ
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", cases[i].spec, "");
+                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", cases[i].spec, "");
                 assert_non_null(p);
                 bool a = run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", &r), b = run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n2", &r);
                 if (a != cases[i].n1 || b != cases[i].n2)
                         fail_msg("case %zu: n1 %d n2 %d", i, a, b);
         }
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeSelector':{'zone':'x'}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "'nodeSelector':{'zone':'x'}", "");
         assert_false(run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", &r));
         assert_int_equal(r.n, 1);
         assert_int_equal(r.r[0].code, SCHED_REASON_NODE_SELECTOR);
@@ -259,7 +247,7 @@ static void test_node_selector_and_affinity(void **state) {
 static void test_taints(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "",
+        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "",
                             "'taints':[{'key':'soft','value':'x','effect':'PreferNoSchedule'},"
                             "{'key':'dedicated','value':'gpu','effect':'NoSchedule'},"
                             "{'key':'evict','effect':'NoExecute'}]", ""));
@@ -279,14 +267,14 @@ static void test_taints(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char spec[512];
                 snprintf(spec, sizeof spec, "'tolerations':%s", cases[i].tolerations);
-                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", spec, "");
+                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", spec, "");
                 assert_non_null(p);
                 bool a = run(f, POLICY_PRED_POD_TOLERATES_NODE_TAINTS, p, "n1", &r);
                 if (a != cases[i].all)
                         fail_msg("case %zu: taints %d", i, a);
                 if (!a) {
                         assert_int_equal(r.r[0].code, SCHED_REASON_TAINT);
-                        assert_string_equal(sched_strtab_get(f->t, r.r[0].a), cases[i].first_key);
+                        assert_string_equal(sched_strtab_get(f->w.t, r.r[0].a), cases[i].first_key);
                 }
                 if (run(f, POLICY_PRED_POD_TOLERATES_NODE_NO_EXECUTE_TAINTS, p, "n1", &r) != cases[i].no_execute)
                         fail_msg("case %zu: no-execute", i);
@@ -296,13 +284,13 @@ static void test_taints(void **state) {
 static void test_unschedulable(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "'unschedulable':true", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "", "'unschedulable':true", ""));
+        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "", "");
         assert_false(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, p, "n1", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_UNSCHEDULABLE);
         assert_true(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, p, "n2", &r));
-        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "",
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->w.t, "q", "", "",
                 "'tolerations':[{'key':'node.kubernetes.io/unschedulable','operator':'Exists','effect':'NoSchedule'}]", "");
         assert_true(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, q, "n1", &r));
 }
@@ -310,9 +298,9 @@ static void test_unschedulable(void **state) {
 static void test_labels_presence(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'region':'r1','zone':'z1'}", "", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'region':'r1'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "'labels':{'region':'r1','zone':'z1'}", "", ""));
+        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "'labels':{'region':'r1'}", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "", "");
         assert_true(run(f, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, p, "n1", &r));
         assert_false(run(f, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, p, "n2", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_LABELS_PRESENCE);
@@ -320,15 +308,15 @@ static void test_labels_presence(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_order_and_expansion, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_fits_resources, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_host_name, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_host_ports, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_taints, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unschedulable, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_labels_presence, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_order_and_expansion, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_fits_resources, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_host_name, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_host_ports, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_taints, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_unschedulable, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_labels_presence, setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,10 +17,7 @@
 #include "tests/unit/builders.h"
 
 typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-        SchedAlgo *a;
+        TestWorld w;
         SchedPreemptor *p;
         SchedNominator *nom;
         SchedPDBs *pdbs;
@@ -29,10 +26,9 @@ typedef struct Fx {
 
 static int setup(void **state) {
         Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
+        assert_int_equal(test_world_init(&f->w), 0);
         f->nom = sched_nominator_new();
-        f->pdbs = sched_pdbs_new(f->t);
+        f->pdbs = sched_pdbs_new(f->w.t);
         TlPolicy pol;
         tl_policy_init(&pol, false);
         tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
@@ -42,13 +38,13 @@ static int setup(void **state) {
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        if (sched_config_new(f->t, &pol.eff, &o, &f->cfg, &err) < 0)
+        if (sched_config_new(f->w.t, &pol.eff, &o, &f->w.cfg, &err) < 0)
                 fail_msg("config: %s", buf_str(&err));
-        f->a = sched_algo_new(f->cfg, NULL, NULL);
-        f->p = sched_preemptor_new(f->cfg);
-        assert_non_null(f->a);
+        f->w.a = sched_algo_new(f->w.cfg, NULL, NULL);
+        f->p = sched_preemptor_new(f->w.cfg);
+        assert_non_null(f->w.a);
         assert_non_null(f->p);
-        sched_algo_set_nominator(f->a, f->nom);
+        sched_algo_set_nominator(f->w.a, f->nom);
         *state = f;
         return 0;
 }
@@ -56,35 +52,33 @@ static int setup(void **state) {
 static int teardown(void **state) {
         Fx *f = *state;
         sched_preemptor_free(f->p);
-        sched_algo_free(f->a);
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
+        test_world_unconfigure(&f->w);
         sched_nominator_free(f->nom);
         sched_pdbs_free(f->pdbs);
-        sched_strtab_free(f->t);
+        test_world_fini(&f->w);
         free(f);
         return 0;
 }
 
 static void node(Fx *f, const char *name, const char *cpu, const char *meta, const char *spec) {
-        SchedNode *n = make_node(f->t, .name = name, .cpu = cpu, .mem = "64Gi", .meta = meta, .spec = spec);
+        SchedNode *n = make_node(f->w.t, .name = name, .cpu = cpu, .mem = "64Gi", .meta = meta, .spec = spec);
         assert_non_null(n);
-        assert_int_equal(sched_cache_add_node(f->c, n), 0);
+        assert_int_equal(sched_cache_add_node(f->w.c, n), 0);
 }
 
 /* A bound pod: name, node, cpu, priority, start time in seconds (0: none), extra meta. */
 static void bound(Fx *f, const char *name, const char *on, const char *cpu, int prio, int64_t start_s,
                   const char *meta) {
-        SchedPod *p = make_pod(f->t, .name = name, .cpu = cpu, .node = on, .priority = prio, .has_priority = true,
+        SchedPod *p = make_pod(f->w.t, .name = name, .cpu = cpu, .node = on, .priority = prio, .has_priority = true,
                                .meta = meta);
         assert_non_null(p);
         p->start_usec = start_s * 1000000;
-        assert_int_equal(sched_cache_add_pod(f->c, p), 0);
+        assert_int_equal(sched_cache_add_pod(f->w.c, p), 0);
         sched_pod_unref(p);
 }
 
 static SchedPod *pending(Fx *f, const char *name, const char *cpu, int prio, const char *extra_spec) {
-        SchedPod *p = make_pod(f->t, .name = name, .cpu = cpu, .priority = prio, .has_priority = true,
+        SchedPod *p = make_pod(f->w.t, .name = name, .cpu = cpu, .priority = prio, .has_priority = true,
                                .spec = extra_spec);
         assert_non_null(p);
         return p;
@@ -93,12 +87,12 @@ static SchedPod *pending(Fx *f, const char *name, const char *cpu, int prio, con
 /* Schedules pod (it must fit nowhere), then preempts; returns the chosen node or NULL. */
 static const char *preempt(Fx *f, SchedPod *pod) {
         SchedResult r;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, pod, &r), 0);
         assert_int_equal(r.node, 0);
-        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 0,
+        assert_int_equal(sched_preempt(f->p, f->w.c, f->nom, f->pdbs, pod, sched_algo_node_status(f->w.a), 0,
                                        1000 * 1000000LL, &f->res),
                          0);
-        return f->res.node ? sched_strtab_get(f->t, f->res.node) : NULL;
+        return f->res.node ? sched_strtab_get(f->w.t, f->res.node) : NULL;
 }
 
 /* The victims' names, comma-separated, in the order returned. */
@@ -144,7 +138,7 @@ static void test_unresolvable_and_equal_priority(void **state) {
 
         Fx *g = f;
         bound(g, "low", "n1", "1", 1, 10, "");
-        sched_cache_remove_pod(g->c, "uid-same");
+        sched_cache_remove_pod(g->w.c, "uid-same");
         bound(g, "same2", "n1", "2", 10, 10, "");
         /* n1: same2 (prio 10, 2 cpu) stays; low (1 cpu) must go: 2 + 1 + 2 > 4 */
         assert_string_equal(preempt(g, pod), "n1");
@@ -159,13 +153,13 @@ static void test_never_and_terminating(void **state) {
         assert_null(preempt(f, never));
         assert_true(f->res.not_eligible);
         /* nominated to n1 where a lower-priority pod is still terminating: wait for it */
-        SchedPod *gone = tl_pod(f->t, "gone", "1", "", "'nodeName':'n1','priority':1",
+        SchedPod *gone = tl_pod(f->w.t, "gone", "1", "", "'nodeName':'n1','priority':1",
                                 "'deletionTimestamp':'2021-01-01T00:00:00Z'");
         assert_non_null(gone);
-        assert_int_equal(sched_cache_add_pod(f->c, gone), 0);
+        assert_int_equal(sched_cache_add_pod(f->w.c, gone), 0);
         sched_pod_unref(gone);
         _cleanup_(sched_pod_unrefp) SchedPod *nominated = pending(f, "nom", "2", 10, "");
-        assert_int_equal(sched_nominator_set(f->nom, nominated, sched_strtab_lookup(f->t, "n1", 2)), 0);
+        assert_int_equal(sched_nominator_set(f->nom, nominated, sched_strtab_lookup(f->w.t, "n1", 2)), 0);
         assert_null(preempt(f, nominated));
         assert_true(f->res.not_eligible);
 }
@@ -188,7 +182,7 @@ static void test_deletion_requested_is_terminating(void **state) {
         assert_int_equal(f->res.n_victims, 1);
         char victim[64];
         snprintf(victim, sizeof victim, "uid-%s", f->res.victims[0]->name);
-        SchedStr nn = sched_strtab_lookup(f->t, on, strlen(on));
+        SchedStr nn = sched_strtab_lookup(f->w.t, on, strlen(on));
         assert_int_equal(sched_nominator_set(f->nom, pod, nn), 0);
         assert_int_equal(sched_preemptor_victim_deleting(f->p, victim), 0);
         /* retried before the victim's deletion shows: no second victim elsewhere */
@@ -200,11 +194,11 @@ static void test_deletion_requested_is_terminating(void **state) {
         assert_false(f->res.not_eligible);
         /* the victim gone: the pod fits its nominated node */
         assert_int_equal(sched_preemptor_victim_deleting(f->p, victim), 0);
-        assert_int_equal(sched_cache_remove_pod(f->c, victim), 0);
+        assert_int_equal(sched_cache_remove_pod(f->w.c, victim), 0);
         sched_preemptor_victim_gone(f->p, victim);
         SchedResult r;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
-        assert_string_equal(sched_strtab_get(f->t, r.node), on);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, pod, &r), 0);
+        assert_string_equal(sched_strtab_get(f->w.t, r.node), on);
 }
 
 /* Node choice, each criterion deciding in turn between two nodes of 2 cpu; the preemptor
@@ -226,7 +220,7 @@ static void test_pick_fewest_pdb_violations(void **state) {
         assert_string_equal(victims(f), "free");
         assert_int_equal(f->res.n_pdb_violations, 0);
         /* with only n1 left, the PDB must be violated */
-        sched_cache_remove_node(f->c, sched_strtab_lookup(f->t, "n2", 2));
+        sched_cache_remove_node(f->w.c, sched_strtab_lookup(f->w.t, "n2", 2));
         assert_string_equal(preempt(f, pod), "n1");
         assert_int_equal(f->res.n_pdb_violations, 1);
 }
@@ -242,7 +236,7 @@ static void test_pick_criteria(void **state) {
         bound(f, "c3", "n2", "1", 3, 10, "");
         assert_string_equal(preempt(f, pod), "n2");
         /* 3. same highest (3), lowest sum: n1 gets 3 + 1, n2 has 3 + 3 -> n1 */
-        sched_cache_remove_pod(f->c, "uid-a5");
+        sched_cache_remove_pod(f->w.c, "uid-a5");
         bound(f, "a3", "n1", "1", 3, 10, "");
         bound(f, "a1", "n1", "1", 1, 10, "");
         assert_string_equal(preempt(f, pod), "n1");
@@ -276,7 +270,7 @@ static void test_pick_start_then_first(void **state) {
         assert_string_equal(preempt(f, pod), "n2");
         assert_string_equal(victims(f), "late");
         /* 6. all equal: the first candidate in node order */
-        sched_cache_remove_pod(f->c, "uid-late");
+        sched_cache_remove_pod(f->w.c, "uid-late");
         bound(f, "late2", "n2", "2", 3, 100, "");
         assert_string_equal(preempt(f, pod), "n1");
 }
@@ -326,30 +320,30 @@ static void test_nominated_room(void **state) {
         node(f, "n1", "4", "", "");
         bound(f, "half", "n1", "2", 1000, 10, "");
         _cleanup_(sched_pod_unrefp) SchedPod *nominated = pending(f, "nom", "2", 100, "");
-        assert_int_equal(sched_nominator_set(f->nom, nominated, sched_strtab_lookup(f->t, "n1", 2)), 0);
+        assert_int_equal(sched_nominator_set(f->nom, nominated, sched_strtab_lookup(f->w.t, "n1", 2)), 0);
         _cleanup_(sched_pod_unrefp) SchedPod *lower = pending(f, "lower", "1", 50, "");
         _cleanup_(sched_pod_unrefp) SchedPod *equal = pending(f, "equal", "1", 100, "");
         _cleanup_(sched_pod_unrefp) SchedPod *higher = pending(f, "higher", "1", 500, "");
         SchedResult r;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, lower, &r), 0);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, lower, &r), 0);
         assert_int_equal(r.node, 0);
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
-        assert_int_equal(sched_algo_format_failure(f->a, &b), 0);
+        assert_int_equal(sched_algo_format_failure(f->w.a, &b), 0);
         assert_string_equal(buf_str(&b), "0/1 nodes are available: 1 Insufficient cpu.");
         /* the lower pod may not preempt the nominated one: nominated pods are no victims,
          * and the only lower pod... there is none below 50 */
-        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, lower, sched_algo_node_status(f->a), 0, 0,
+        assert_int_equal(sched_preempt(f->p, f->w.c, f->nom, f->pdbs, lower, sched_algo_node_status(f->w.a), 0, 0,
                                        &f->res),
                          0);
         assert_int_equal(f->res.node, 0);
-        assert_int_equal(sched_algo_schedule(f->a, f->c, equal, &r), 0);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, equal, &r), 0);
         assert_int_equal(r.node, 0);
-        assert_int_equal(sched_algo_schedule(f->a, f->c, higher, &r), 0);
-        assert_string_equal(sched_strtab_get(f->t, r.node), "n1");
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, higher, &r), 0);
+        assert_string_equal(sched_strtab_get(f->w.t, r.node), "n1");
         /* the nominated pod itself is not counted against itself */
-        assert_int_equal(sched_algo_schedule(f->a, f->c, nominated, &r), 0);
-        assert_string_equal(sched_strtab_get(f->t, r.node), "n1");
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, nominated, &r), 0);
+        assert_string_equal(sched_strtab_get(f->w.t, r.node), "n1");
         assert_int_equal(sched_nominator_remove(f->nom, "uid-nom"), 0);
         assert_int_equal(sched_nominator_count(f->nom), 0);
 }
@@ -376,13 +370,13 @@ static void test_candidate_limit_and_offset(void **state) {
         }
         _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "1", 100, "");
         SchedResult r;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
-        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 120, 0,
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, pod, &r), 0);
+        assert_int_equal(sched_preempt(f->p, f->w.c, f->nom, f->pdbs, pod, sched_algo_node_status(f->w.a), 120, 0,
                                        &f->res),
                          0);
         assert_int_equal(f->res.n_potential, 150);
         assert_int_equal(f->res.n_candidates, 100);
-        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n120");
+        assert_string_equal(sched_strtab_get(f->w.t, f->res.node), "n120");
 }
 
 /* Which policy version PDBs are read from, by the group's discovery document: v1 wins where

@@ -12,39 +12,24 @@
 #include "scheduler/core/testlib.h"
 #include "tests/unit/builders.h"
 
-typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-} Fx;
-
+/* A world configured with GeneralPredicates alone. */
 static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
+        int r = test_world_setup(state);
+        if (r < 0)
+                return r;
         TlPolicy p;
         tl_policy_init(&p, false);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        assert_int_equal(sched_config_new(f->t, &p.eff, NULL, &f->cfg, NULL), 0);
-        *state = f;
+        test_world_configure(*state, &p, NULL);
         return 0;
 }
 
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
-
-static void add_node(Fx *f, SchedNode *n) {
+static void add_node(TestWorld *f, SchedNode *n) {
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
 
-static void assume(Fx *f, SchedPod *p, const char *node) {
+static void assume(TestWorld *f, SchedPod *p, const char *node) {
         assert_non_null(p);
         assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node)), 0);
         sched_pod_unref(p);
@@ -52,7 +37,7 @@ static void assume(Fx *f, SchedPod *p, const char *node) {
 
 /* Scores nodes (by name, NULL-terminated) for one priority and compares with want[]. */
 /* prio may be a literal with only the registry id set: its plugin is looked up here. */
-static void check(Fx *f, const SchedPriority *literal, const SchedPod *pod, const char *const *names,
+static void check(TestWorld *f, const SchedPriority *literal, const SchedPod *pod, const char *const *names,
                   const int64_t *want) {
         SchedPriority bound = *literal;
         if (!bound.plugin)
@@ -78,14 +63,14 @@ static void check(Fx *f, const SchedPriority *literal, const SchedPod *pod, cons
                                  (long long) want[i]);
 }
 
-static void resources_fixture(Fx *f) {
+static void resources_fixture(TestWorld *f) {
         add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", ""));
         add_node(f, tl_node(f->t, "n2", "2", "8Gi", 110, "", "", ""));
         assume(f, tl_pod(f->t, "existing", "1", "2Gi", "", ""), "n1");
 }
 
 static void test_least_most_balanced(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         resources_fixture(f);
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
         const char *names[] = { "n1", "n2", NULL };
@@ -120,7 +105,7 @@ static void test_least_most_balanced(void **state) {
 }
 
 static void test_node_affinity(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
         add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
         add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", ""));
@@ -140,7 +125,7 @@ static void test_node_affinity(void **state) {
 }
 
 static void test_taint_toleration(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "",
                             "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'b','effect':'PreferNoSchedule'},"
                             "{'key':'hard','effect':'NoSchedule'}]", ""));
@@ -159,7 +144,7 @@ static void test_taint_toleration(void **state) {
 }
 
 static void test_image_locality(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "",
                             "'images':[{'names':['reg/big:v1','reg/big@sha256:x'],'sizeBytes':524288000},"
                             "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
@@ -189,7 +174,7 @@ static void test_image_locality(void **state) {
 }
 
 static void test_prefer_avoid_pods(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10,
                             "'annotations':{'scheduler.alpha.kubernetes.io/preferAvoidPods':"
                             "'{\\'preferAvoidPods\\':[{\\'podSignature\\':{\\'podController\\':"
@@ -213,7 +198,7 @@ static void test_prefer_avoid_pods(void **state) {
 }
 
 static void test_equal_and_label_preference(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
         add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
         const char *names[] = { "n1", "n2", NULL };
@@ -225,7 +210,7 @@ static void test_equal_and_label_preference(void **state) {
               (int64_t[]) { 0, 100 });
 }
 
-static SchedConfig *rtcr_config(Fx *f, PolicyShapePoint *shape, size_t n_shape, PolicyResourceSpec *res, size_t n_res) {
+static SchedConfig *rtcr_config(TestWorld *f, PolicyShapePoint *shape, size_t n_shape, PolicyResourceSpec *res, size_t n_res) {
         TlPolicy p;
         tl_policy_init(&p, false);
         PolicyArgument arg = { .kind = POLICY_ARG_REQUESTED_TO_CAPACITY_RATIO, .shape = shape, .n_shape = n_shape,
@@ -237,7 +222,7 @@ static SchedConfig *rtcr_config(Fx *f, PolicyShapePoint *shape, size_t n_shape, 
 }
 
 static void test_requested_to_capacity_ratio(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         resources_fixture(f);
         add_node(f, tl_node(f->t, "g", "2", "8Gi", 110, "", "",
                             "'allocatable':{'cpu':'2','memory':'8Gi','pods':'110','example.com/gpu':'4'}"));
@@ -260,13 +245,13 @@ static void test_requested_to_capacity_ratio(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_least_most_balanced, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_affinity, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_taint_toleration, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_image_locality, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_prefer_avoid_pods, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_equal_and_label_preference, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_requested_to_capacity_ratio, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_least_most_balanced, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_affinity, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_taint_toleration, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_image_locality, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_prefer_avoid_pods, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_equal_and_label_preference, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_requested_to_capacity_ratio, setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,30 +23,10 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/testlib.h"
-
-typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-} Fx;
-
-static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        sched_cache_free(f->c);
-        sched_strtab_free(f->t);
-        free(f);
-        return 0;
-}
+#include "tests/unit/builders.h"
 
 /* Compiles b; on failure returns NULL with the reason in *ret_err (new string). */
-static SchedConfig *compile(Fx *f, TlProfile *b, const SchedConfigOptions *o, char **ret_err) {
+static SchedConfig *compile(TestWorld *f, TlProfile *b, const SchedConfigOptions *o, char **ret_err) {
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
         SchedConfig *cfg = NULL;
@@ -56,7 +36,7 @@ static SchedConfig *compile(Fx *f, TlProfile *b, const SchedConfigOptions *o, ch
         return r < 0 ? NULL : cfg;
 }
 
-static void expect_refused(Fx *f, TlProfile *b, const char *needle) {
+static void expect_refused(TestWorld *f, TlProfile *b, const char *needle) {
         _cleanup_free_ char *err = NULL;
         _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, b, NULL, &err);
         assert_null(cfg);
@@ -86,7 +66,7 @@ static void test_table_has_every_in_tree_plugin(void **state) {
 }
 
 static void test_profile_keeps_order_and_weights(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         TlProfile b = tl_profile("bin-packer");
         tl_enable(&b, "queueSort", "PrioritySort");
         tl_enable(&b, "filter", "TaintToleration");
@@ -121,7 +101,7 @@ static void test_profile_keeps_order_and_weights(void **state) {
 }
 
 static void test_post_filter_decides_preemption(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         TlProfile b = tl_profile("p");
         tl_enable(&b, "postFilter", "DefaultPreemption");
         tl_args(&b, "DefaultPreemption", "{'minCandidateNodesPercentage':10,'minCandidateNodesAbsolute':100}");
@@ -132,7 +112,7 @@ static void test_post_filter_decides_preemption(void **state) {
 }
 
 static void test_refused_by_name(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         TlProfile b = tl_profile("p");
         tl_enable(&b, "filter", "NoSuchPlugin");
         expect_refused(f, &b, "plugins.filter.enabled[0]: \"NoSuchPlugin\" is not an in-tree plugin");
@@ -172,7 +152,7 @@ static void test_refused_by_name(void **state) {
         expect_refused(f, &b, "plugins.score.disabled");
 }
 
-static void add_node(Fx *f, SchedNode *n) {
+static void add_node(TestWorld *f, SchedNode *n) {
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 
@@ -185,7 +165,7 @@ static char *scores(SchedAlgo *a) {
         return buf_steal(&b);
 }
 
-static char *schedule_scores(Fx *f, const SchedConfig *cfg, const SchedPod *pod) {
+static char *schedule_scores(TestWorld *f, const SchedConfig *cfg, const SchedPod *pod) {
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
         SchedResult res;
@@ -197,7 +177,7 @@ static char *schedule_scores(Fx *f, const SchedConfig *cfg, const SchedPod *pod)
  * number of labels (integer), times the plugin's weight. Three labels, one held, weight 3:
  * 33 x 3 = 99, as v1.20 (and as the Policy's three labelPreference entries of weight 1). */
 static void test_node_label_scores_as_one_plugin(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
         add_node(f, tl_node(f->t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
@@ -290,7 +270,7 @@ static void test_policy_profile_follows_the_gate(void **state) {
  * fixture's cluster. At v1.20's default gates, the ones the translation assumes (with the
  * gate off the Policy runs SelectorSpread while its translation names PodTopologySpread).
  * Returns false without comparing when skip_lossy and the translation has warnings. */
-static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const char *text, SchedPod *pod,
+static bool check_translation_runs_as_the_policy(TestWorld *f, const char *path, const char *text, SchedPod *pod,
                                                  bool skip_lossy) {
         PolicyDiags diags = {};
         _cleanup_(policy_freep) Policy *pol = NULL;
@@ -333,7 +313,7 @@ static bool check_translation_runs_as_the_policy(Fx *f, const char *path, const 
         return true;
 }
 
-static SchedPod *translation_fixture(Fx *f) {
+static SchedPod *translation_fixture(TestWorld *f) {
         add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
                             "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
                             "", ""));
@@ -344,7 +324,7 @@ static SchedPod *translation_fixture(Fx *f) {
 
 /* Run from the source tree (the data's paths are relative). */
 static void test_translation_runs_as_the_policy(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         static const char *const examples[] = {
                 "openshift-default", "label-presence-preference", "static-and-configurable",
                 "topology-city-building-room", "topology-region-zone-rack", "extender-secondary-scheduler",
@@ -371,7 +351,7 @@ static bool file_is_empty(const char *path) {
  * lossless (tests/data/policy/CASE: a clean diagnostics file, input.json or input.yaml with
  * no options, and a translation without warnings) runs as its translation does. */
 static void test_every_lossless_case_runs_as_its_translation(void **state) {
-        Fx *f = *state;
+        TestWorld *f = *state;
         _cleanup_(sched_pod_unrefp) SchedPod *pod = translation_fixture(f);
         DIR *d = opendir("tests/data/policy");
         assert_non_null(d);
@@ -409,13 +389,13 @@ static void test_every_lossless_case_runs_as_its_translation(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_table_has_every_in_tree_plugin),
-                cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_refused_by_name, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_refused_by_name, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
-                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, test_world_setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/spread-args.h"
 #include "scheduler/core/testlib.h"
+#include "tests/unit/builders.h"
 
 #define MAX_NODES 8
 #define HOST "kubernetes.io/hostname"
@@ -223,10 +224,7 @@ static void test_args_largest_list(void **state) {
 /* ---- the plugin with default constraints ---- */
 
 typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-        SchedObjects *o;
+        TestWorld w;
         SchedArena arena;
         SchedSpreadArgs args;
         char names[MAX_NODES][16];
@@ -237,21 +235,15 @@ typedef struct Fx {
 static int setup(void **state) {
         Fx *f = calloc(1, sizeof(*f));
         assert_non_null(f);
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        f->o = sched_objects_new(f->t);
-        assert_true(f->t && f->c && f->o);
+        assert_int_equal(test_world_init(&f->w), 0);
         *state = f;
         return 0;
 }
 
 static int teardown(void **state) {
         Fx *f = *state;
-        sched_config_free(f->cfg);
-        sched_cache_free(f->c);
-        sched_objects_free(f->o);
         sched_arena_free(&f->arena);
-        sched_strtab_free(f->t);
+        test_world_fini(&f->w);
         free(f);
         return 0;
 }
@@ -264,18 +256,18 @@ static void configure(Fx *f, const char *args, bool gate) {
         tl_policy_pred(&p, POLICY_PRED_EVEN_PODS_SPREAD, NULL, NULL);
         tl_policy_prio(&p, POLICY_PRIO_EVEN_PODS_SPREAD, 1, NULL, NULL);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
-        sched_config_free(f->cfg);
-        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
+        sched_config_free(f->w.cfg);
+        assert_int_equal(sched_config_new(f->w.t, &p.eff, &o, &f->w.cfg, NULL), 0);
         json_t *j = args ? tl_json(args) : NULL;
         assert_true(!args || j);
-        assert_int_equal(sched_spread_args_from_json(f->t, &f->arena, j, gate, &f->args, NULL), 0);
+        assert_int_equal(sched_spread_args_from_json(f->w.t, &f->arena, j, gate, &f->args, NULL), 0);
         json_decref(j);
-        f->cfg->spread_args = &f->args;
+        f->w.cfg->spread_args = &f->args;
 }
 
 static SchedStr id(Fx *f, const char *s) {
         SchedStr r;
-        assert_int_equal(sched_strtab_intern_str(f->t, s, &r), 0);
+        assert_int_equal(sched_strtab_intern_str(f->w.t, s, &r), 0);
         return r;
 }
 
@@ -287,9 +279,9 @@ static void node(Fx *f, const char *name, const char *labels) {
                          "'status':{'allocatable':{'cpu':'4','memory':'8Gi','pods':'110'}}}",
                          name, name, *labels ? "," : "", labels);
         assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedNode *nd = tl_node_json(f->t, buf);
+        SchedNode *nd = tl_node_json(f->w.t, buf);
         assert_non_null(nd);
-        assert_int_equal(sched_cache_add_node(f->c, nd), 0);
+        assert_int_equal(sched_cache_add_node(f->w.c, nd), 0);
         assert_true(f->n_names < MAX_NODES);
         snprintf(f->names[f->n_names++], sizeof f->names[0], "%s", name);
 }
@@ -301,7 +293,7 @@ static SchedPod *pod_ns(Fx *f, const char *ns, const char *name, const char *lab
                          "'spec':{'containers':[{'name':'c','image':'img'}]%s%s}}",
                          name, ns, ns, name, labels, *spec ? "," : "", spec);
         assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedPod *p = tl_pod_json(f->t, buf);
+        SchedPod *p = tl_pod_json(f->w.t, buf);
         assert_non_null(p);
         return p;
 }
@@ -316,7 +308,7 @@ static void place_n(Fx *f, int count, const char *labels, const char *node_name)
                 char name[64];
                 snprintf(name, sizeof name, "e-%s-%u", node_name, f->n_pods++);
                 SchedPod *p = pod(f, name, labels, "");
-                assert_int_equal(sched_cache_assume_pod(f->c, p, id(f, node_name)), 0);
+                assert_int_equal(sched_cache_assume_pod(f->w.c, p, id(f, node_name)), 0);
                 sched_pod_unref(p);
         }
 }
@@ -324,15 +316,15 @@ static void place_n(Fx *f, int count, const char *labels, const char *node_name)
 static void put(Fx *f, SchedWorkloadKind kind, const char *text) {
         json_t *j = tl_json(text);
         assert_non_null(j);
-        assert_int_equal(sched_objects_put_workload(f->o, kind, j), 0);
+        assert_int_equal(sched_objects_put_workload(f->w.o, kind, j), 0);
         json_decref(j);
 }
 
 static void cycle_begin(Fx *f, const SchedPod *p, SchedCycle *cy, SchedCycleState *x) {
         uint32_t n_all;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
-        *cy = (SchedCycle) { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                             .objects = f->o, .state = x };
+        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
+        *cy = (SchedCycle) { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
+                             .objects = f->w.o, .state = x };
         assert_int_equal(sched_cycle_prepare(cy, all, n_all), 0);
 }
 
@@ -343,21 +335,21 @@ static void check_verdicts(Fx *f, const SchedPod *p, const char *want) {
         SchedCycle cy;
         cycle_begin(f, p, &cy, x);
         const SchedPredicate *pred = NULL; /* the Policy adds its mandatory predicates */
-        for (uint32_t i = 0; i < f->cfg->n_predicates && !pred; i++)
-                if (f->cfg->predicates[i].id == POLICY_PRED_EVEN_PODS_SPREAD)
-                        pred = &f->cfg->predicates[i];
+        for (uint32_t i = 0; i < f->w.cfg->n_predicates && !pred; i++)
+                if (f->w.cfg->predicates[i].id == POLICY_PRED_EVEN_PODS_SPREAD)
+                        pred = &f->w.cfg->predicates[i];
         assert_non_null(pred);
         bool needed = sched_predicate_needed(&cy, pred);
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
         for (uint32_t i = 0; i < f->n_names; i++) {
-                const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, id(f, f->names[i]));
+                const SchedNodeInfo *ni = sched_cache_node_by_name(f->w.c, id(f, f->names[i]));
                 assert_non_null(ni);
                 SchedReasons r = { .n = 0 };
                 const char *v = "ok";
                 if (needed && !sched_predicate_run(&cy, pred, ni, &r)) {
                         assert_int_equal(r.n, 1);
-                        const char *text = sched_strtab_get(f->t, r.r[0].a);
+                        const char *text = sched_strtab_get(f->w.t, r.r[0].a);
                         v = strstr(text, "missing required label") ? "nolabel" : "spread";
                 }
                 assert_int_equal(buf_printf(&b, "%s%s:%s", i ? " " : "", f->names[i], v), 0);
@@ -375,10 +367,10 @@ static void check_scores_in(Fx *f, SchedCycleState *x, const SchedPod *p, const 
         SchedNodeInfo *nodes[MAX_NODES];
         int64_t got[MAX_NODES], constant = -1;
         for (uint32_t i = 0; i < f->n_names; i++) {
-                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, id(f, f->names[i]));
+                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->w.c, id(f, f->names[i]));
                 assert_non_null(nodes[i]);
         }
-        if (sched_priority_run(&cy, &f->cfg->priorities[0], nodes, f->n_names, got, &constant))
+        if (sched_priority_run(&cy, &f->w.cfg->priorities[0], nodes, f->n_names, got, &constant))
                 for (uint32_t i = 0; i < f->n_names; i++)
                         got[i] = constant;
         for (uint32_t i = 0; i < f->n_names; i++)
@@ -572,19 +564,19 @@ static void zone_nodes_and_pods_not_counted(Fx *f) {
         zone_nodes(f);
         node(f, "gone", "'" ZONE "':'b'");
         place_n(f, 4, "'foo':'x'", "gone");
-        assert_int_equal(sched_cache_remove_node(f->c, id(f, "gone")), 0);
+        assert_int_equal(sched_cache_remove_node(f->w.c, id(f, "gone")), 0);
         f->n_names--;
-        SchedPod *d = tl_pod_json(f->t, "{'metadata':{'name':'d','namespace':'default','uid':'uid-d','labels':{'foo':'x'},"
+        SchedPod *d = tl_pod_json(f->w.t, "{'metadata':{'name':'d','namespace':'default','uid':'uid-d','labels':{'foo':'x'},"
                                         "'deletionTimestamp':'2021-01-01T00:00:00Z'},"
                                         "'spec':{'containers':[{'name':'c','image':'img'}]}}");
         assert_non_null(d);
-        assert_int_equal(sched_cache_assume_pod(f->c, d, id(f, "n3")), 0);
+        assert_int_equal(sched_cache_assume_pod(f->w.c, d, id(f, "n3")), 0);
         sched_pod_unref(d);
         for (int i = 0; i < 2; i++) {
                 char name[16];
                 snprintf(name, sizeof name, "o%d", i);
                 SchedPod *o = pod_ns(f, "other", name, "'foo':'x'", "");
-                assert_int_equal(sched_cache_assume_pod(f->c, o, id(f, "n3")), 0);
+                assert_int_equal(sched_cache_assume_pod(f->w.c, o, id(f, "n3")), 0);
                 sched_pod_unref(o);
         }
 }

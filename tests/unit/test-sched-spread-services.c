@@ -32,11 +32,7 @@
 #define MAX_NODES 8
 
 typedef struct Fx {
-        SchedStrtab *t;
-        SchedCache *c;
-        SchedConfig *cfg;
-        SchedAlgo *a;
-        SchedObjects *o;
+        TestWorld w;
         char names[MAX_NODES][16];      /* nodes in the order they were added */
         uint32_t n_names;
 } Fx;
@@ -44,26 +40,15 @@ typedef struct Fx {
 static int setup(void **state) {
         Fx *f = calloc(1, sizeof(*f));
         assert_non_null(f);
-        f->t = sched_strtab_new(0, 0);
-        f->c = sched_cache_new(f->t);
-        f->o = sched_objects_new(f->t);
+        assert_int_equal(test_world_init(&f->w), 0);
         *state = f;
         return 0;
 }
 
-static void unconfigure(Fx *f) {
-        sched_algo_free(f->a);
-        sched_config_free(f->cfg);
-        f->a = NULL;
-        f->cfg = NULL;
-}
-
 static int teardown(void **state) {
         Fx *f = *state;
-        unconfigure(f);
-        sched_cache_free(f->c);
-        sched_objects_free(f->o);
-        sched_strtab_free(f->t);
+        test_world_unconfigure(&f->w);
+        test_world_fini(&f->w);
         free(f);
         return 0;
 }
@@ -73,7 +58,7 @@ static int teardown(void **state) {
  * _POLICY_PRIO_INVALID. Replaces any earlier configuration. */
 static void configure(Fx *f, const PolicyPredicateId *preds, size_t n, const PolicyArgument *svc_aff,
                       PolicyPriorityId prio, const PolicyArgument *prio_arg) {
-        unconfigure(f);
+        test_world_unconfigure(&f->w);
         TlPolicy p;
         tl_policy_init(&p, false);
         for (size_t i = 0; i < n; i++)
@@ -83,10 +68,10 @@ static void configure(Fx *f, const PolicyPredicateId *preds, size_t n, const Pol
         if (prio != _POLICY_PRIO_INVALID)
                 tl_policy_prio(&p, prio, 1, prio_arg ? "SpreadByLabel" : NULL, prio_arg);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
-        assert_int_equal(sched_config_new(f->t, &p.eff, &o, &f->cfg, NULL), 0);
-        f->a = sched_algo_new(f->cfg, NULL, NULL);
-        assert_non_null(f->a);
-        sched_algo_set_objects(f->a, f->o);
+        assert_int_equal(sched_config_new(f->w.t, &p.eff, &o, &f->w.cfg, NULL), 0);
+        f->w.a = sched_algo_new(f->w.cfg, NULL, NULL);
+        assert_non_null(f->w.a);
+        sched_algo_set_objects(f->w.a, f->w.o);
 }
 
 /* A node with the hostname label plus the given label members and extra allocatable
@@ -98,9 +83,9 @@ static void node(Fx *f, const char *name, const char *labels, const char *alloc)
                          "'status':{'allocatable':{'cpu':'4','memory':'8Gi','pods':'110'%s%s}}}",
                          name, name, *labels ? "," : "", labels, *alloc ? "," : "", alloc);
         assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedNode *nd = tl_node_json(f->t, buf);
+        SchedNode *nd = tl_node_json(f->w.t, buf);
         assert_non_null(nd);
-        assert_int_equal(sched_cache_add_node(f->c, nd), 0);
+        assert_int_equal(sched_cache_add_node(f->w.c, nd), 0);
         assert_true(f->n_names < MAX_NODES);
         snprintf(f->names[f->n_names++], sizeof f->names[0], "%s", name);
 }
@@ -115,7 +100,7 @@ static SchedPod *pod_ns(Fx *f, const char *ns, const char *name, const char *lab
                          "'spec':{'containers':[{'name':'c','image':'img'}]%s%s}}",
                          name, ns, ns, name, labels, *meta ? "," : "", meta, *spec ? "," : "", spec);
         assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedPod *p = tl_pod_json(f->t, buf);
+        SchedPod *p = tl_pod_json(f->w.t, buf);
         assert_non_null(p);
         return p;
 }
@@ -125,7 +110,7 @@ static SchedPod *pod(Fx *f, const char *name, const char *labels, const char *sp
 }
 
 static void place(Fx *f, SchedPod *p, const char *node_name) {
-        assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, node_name)), 0);
+        assert_int_equal(sched_cache_assume_pod(f->w.c, p, test_id(f->w.t, node_name)), 0);
         sched_pod_unref(p);
 }
 
@@ -141,7 +126,7 @@ static void place_n(Fx *f, int count, const char *prefix, const char *labels, co
 static void put(Fx *f, int (*fn)(SchedObjects *, const json_t *), const char *text) {
         json_t *j = tl_json(text);
         assert_non_null(j);
-        assert_int_equal(fn(f->o, j), 0);
+        assert_int_equal(fn(f->w.o, j), 0);
         json_decref(j);
 }
 
@@ -168,29 +153,29 @@ static const char *tag(const char *reason) {
  * reason appears verbatim. */
 static char *verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id) {
         const SchedPredicate *pred = NULL;
-        for (uint32_t i = 0; i < f->cfg->n_predicates && !pred; i++)
-                if (f->cfg->predicates[i].id == pred_id)
-                        pred = &f->cfg->predicates[i];
+        for (uint32_t i = 0; i < f->w.cfg->n_predicates && !pred; i++)
+                if (f->w.cfg->predicates[i].id == pred_id)
+                        pred = &f->w.cfg->predicates[i];
         assert_non_null(pred);
         SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
         uint32_t n_all;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
-        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->o, .state = x };
+        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
+        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
+                          .objects = f->w.o, .state = x };
         assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         bool needed = sched_predicate_needed(&cy, pred);
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
         for (uint32_t i = 0; i < f->n_names; i++) {
-                const SchedNodeInfo *ni = sched_cache_node_by_name(f->c, test_id(f->t, f->names[i]));
+                const SchedNodeInfo *ni = sched_cache_node_by_name(f->w.c, test_id(f->w.t, f->names[i]));
                 assert_non_null(ni);
                 SchedReasons r = { .n = 0 };
                 const char *v = "ok";
                 if (needed && !sched_predicate_run(&cy, pred, ni, &r)) {
                         assert_int_equal(r.n, 1);
                         assert_int_equal(r.r[0].code, SCHED_REASON_TEXT);
-                        v = tag(sched_strtab_get(f->t, r.r[0].a));
+                        v = tag(sched_strtab_get(f->w.t, r.r[0].a));
                 }
                 assert_int_equal(buf_printf(&b, "%s%s:%s", i ? " " : "", f->names[i], v), 0);
         }
@@ -207,13 +192,13 @@ static void check_verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id, 
 /* The algorithm's outcome: "<feasible>:<node>" or the failure summary. */
 static char *schedule(Fx *f, const SchedPod *p) {
         SchedResult res;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, p, &res), 0);
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
         if (res.node == 0)
-                assert_int_equal(sched_algo_format_failure(f->a, &b), 0);
+                assert_int_equal(sched_algo_format_failure(f->w.a, &b), 0);
         else
-                assert_int_equal(buf_printf(&b, "%u:%s", res.n_feasible, sched_strtab_get(f->t, res.node)), 0);
+                assert_int_equal(buf_printf(&b, "%u:%s", res.n_feasible, sched_strtab_get(f->w.t, res.node)), 0);
         return buf_steal(&b);
 }
 
@@ -228,19 +213,19 @@ static void check_scores(Fx *f, const SchedPod *p, const char *const *names, con
         SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
         uint32_t n_all, n = 0;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
-        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->o, .state = x };
+        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
+        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
+                          .objects = f->w.o, .state = x };
         assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
         SchedNodeInfo *nodes[MAX_NODES];
         int64_t got[MAX_NODES], constant = -1;
         for (; names[n]; n++) {
                 assert_true(n < MAX_NODES);
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[n]));
+                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->w.c, test_id(f->w.t, names[n]));
                 assert_non_null(nodes[n]);
         }
-        assert_int_equal(f->cfg->n_priorities, 1);
-        if (sched_priority_run(&cy, &f->cfg->priorities[0], nodes, n, got, &constant))
+        assert_int_equal(f->w.cfg->n_priorities, 1);
+        if (sched_priority_run(&cy, &f->w.cfg->priorities[0], nodes, n, got, &constant))
                 for (uint32_t i = 0; i < n; i++)
                         got[i] = constant;
         for (uint32_t i = 0; i < n; i++)
