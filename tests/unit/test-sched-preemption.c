@@ -449,13 +449,13 @@ static SchedPod *three_full_nodes(Fx *f) {
         bound(f, "v3", "n3", "2", 1, 300, "");
         SchedPod *pod = pending(f, "p", "2", 100, "");
         SchedResult r;
-        assert_int_equal(sched_algo_schedule(f->a, f->c, pod, &r), 0);
+        assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, pod, &r), 0);
         assert_int_equal(r.node, 0);
         return pod;
 }
 
 static int begin(Fx *f, SchedPod *pod, SchedPreemptCall *call) {
-        return sched_preempt_begin(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 0,
+        return sched_preempt_begin(f->p, f->w.c, f->nom, f->pdbs, pod, sched_algo_node_status(f->w.a), 0,
                                    1000 * 1000000LL, &f->res, call);
 }
 
@@ -464,7 +464,7 @@ static int begin(Fx *f, SchedPod *pod, SchedPreemptCall *call) {
 static void test_extenders_staged_as_sync(void **state) {
         Fx *f = *state;
         _cleanup_(sched_pod_unrefp) SchedPod *pod = three_full_nodes(f);
-        StandIn a = { .t = f->t, .keep = NULL }, b = { .t = f->t, .keep = "n2" };
+        StandIn a = { .t = f->w.t, .keep = NULL }, b = { .t = f->w.t, .keep = "n2" };
         SchedPreemptExtender hooks[] = {
                 { .name = "a", .userdata = &a, .process = stand_in_process },
                 { .name = "b", .userdata = &b, .process = stand_in_process },
@@ -489,9 +489,9 @@ static void test_extenders_staged_as_sync(void **state) {
         assert_int_equal(stand_in_keep(&b, call.candidates, &n), 0);
         assert_int_equal(n, 1);
         assert_int_equal(sched_preempt_resume(f->p, pod, 0, n, &f->res, &call), 0);
-        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n2");
+        assert_string_equal(sched_strtab_get(f->w.t, f->res.node), "n2");
         assert_string_equal(victims(f), "v2");
-        assert_true(sched_preemption_current(f->c, &f->res));
+        assert_true(sched_preemption_current(f->w.c, &f->res));
         /* nothing waits any more */
         assert_int_equal(sched_preempt_resume(f->p, pod, 0, 1, &f->res, &call), -EINVAL);
 }
@@ -501,25 +501,25 @@ static void test_extenders_staged_as_sync(void **state) {
 static void test_extender_errors(void **state) {
         Fx *f = *state;
         _cleanup_(sched_pod_unrefp) SchedPod *pod = three_full_nodes(f);
-        StandIn a = { .t = f->t, .fail = -ETIMEDOUT };
+        StandIn a = { .t = f->w.t, .fail = -ETIMEDOUT };
         SchedPreemptExtender hooks[] = { { .name = "a", .userdata = &a, .process = stand_in_process } };
         assert_int_equal(sched_preemptor_set_extenders(f->p, hooks, 1), 0);
         SchedPreemptCall call;
         assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
         assert_int_equal(sched_preempt_resume(f->p, pod, -ENOENT, 0, &f->res, &call), 0);
-        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n3");
+        assert_string_equal(sched_strtab_get(f->w.t, f->res.node), "n3");
 
         assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
         assert_int_equal(sched_preempt_resume(f->p, pod, -ETIMEDOUT, 0, &f->res, &call), -ETIMEDOUT);
         assert_int_equal(f->res.node, 0);
-        assert_int_equal(sched_preempt(f->p, f->c, f->nom, f->pdbs, pod, sched_algo_node_status(f->a), 0,
+        assert_int_equal(sched_preempt(f->p, f->w.c, f->nom, f->pdbs, pod, sched_algo_node_status(f->w.a), 0,
                                        1000 * 1000000LL, &f->res),
                          -ETIMEDOUT);
 
         hooks[0].ignorable = true;
         assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
         assert_int_equal(sched_preempt_resume(f->p, pod, -ETIMEDOUT, 0, &f->res, &call), 0);
-        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n3");
+        assert_string_equal(sched_strtab_get(f->w.t, f->res.node), "n3");
         assert_string_equal(preempt(f, pod), "n3");
 }
 
@@ -528,20 +528,20 @@ static void test_extender_errors(void **state) {
 static void test_extender_waits_while_cache_changes(void **state) {
         Fx *f = *state;
         _cleanup_(sched_pod_unrefp) SchedPod *pod = three_full_nodes(f);
-        StandIn a = { .t = f->t };
+        StandIn a = { .t = f->w.t };
         SchedPreemptExtender hooks[] = { { .name = "a", .userdata = &a, .process = stand_in_process } };
         assert_int_equal(sched_preemptor_set_extenders(f->p, hooks, 1), 0);
         SchedPreemptCall call;
         assert_int_equal(begin(f, pod, &call), SCHED_PREEMPT_WAIT);
-        assert_int_equal(sched_cache_remove_pod(f->c, "uid-v3"), 0);
-        assert_int_equal(sched_cache_remove_pod(f->c, "uid-v1"), 0);
+        assert_int_equal(sched_cache_remove_pod(f->w.c, "uid-v3"), 0);
+        assert_int_equal(sched_cache_remove_pod(f->w.c, "uid-v1"), 0);
         /* the extender's answer is applied to the candidates as they were sent */
         uint32_t n = call.n;
         assert_int_equal(stand_in_keep(&a, call.candidates, &n), 0);
         assert_int_equal(sched_preempt_resume(f->p, pod, 0, n, &f->res, &call), 0);
-        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n3");
+        assert_string_equal(sched_strtab_get(f->w.t, f->res.node), "n3");
         assert_string_equal(victims(f), "v3");
-        assert_false(sched_preemption_current(f->c, &f->res));
+        assert_false(sched_preemption_current(f->w.c, &f->res));
 
         bound(f, "w1", "n1", "2", 1, 100, "");
         bound(f, "w3", "n3", "2", 1, 100, "");
@@ -551,10 +551,10 @@ static void test_extender_waits_while_cache_changes(void **state) {
         n = call.n;
         assert_int_equal(stand_in_keep(&a, call.candidates, &n), 0);
         assert_int_equal(sched_preempt_resume(f->p, pod, 0, n, &f->res, &call), 0);
-        assert_string_equal(sched_strtab_get(f->t, f->res.node), "n2");
-        assert_true(sched_preemption_current(f->c, &f->res));
-        assert_int_equal(sched_cache_remove_node(f->c, f->res.node), 0);
-        assert_false(sched_preemption_current(f->c, &f->res));
+        assert_string_equal(sched_strtab_get(f->w.t, f->res.node), "n2");
+        assert_true(sched_preemption_current(f->w.c, &f->res));
+        assert_int_equal(sched_cache_remove_node(f->w.c, f->res.node), 0);
+        assert_false(sched_preemption_current(f->w.c, &f->res));
 
         /* abandoned while waiting: nothing is held after */
         node(f, "n4", "2", "", "");
