@@ -44,18 +44,6 @@ start_scheduler() {
   return 1
 }
 
-# api_get PATH: GET from the API server with curl and the kubeconfig's admin credentials:
-# the rounds poll every pod, and a kubectl process per poll would dominate their CPU time.
-api_get() {
-  if [ -z "${API_CURL:-}" ]; then
-    API_SERVER=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
-    API_CURL="curl -sf --cacert $(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
-    API_CURL+=" --cert $(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
-    API_CURL+=" --key $(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")"
-  fi
-  $API_CURL "$API_SERVER$1"
-}
-
 # outcome NS POD: "POD NODE" once bound, "POD unschedulable: MESSAGE" once reported
 # unschedulable; fails while neither.
 outcome() {
