@@ -16,6 +16,7 @@ cd "$ROOT" || bail_out "no source tree at $ROOT"
 . tests/lib/stack.sh
 T=$(mktemp -d)
 cleanup() {
+  [ -z "${NODESIM:-}" ] || kill -CONT "$NODESIM" 2>/dev/null
   for p in "$CLUSTER_DIR"/pids/operator-*.pid; do
     [ -e "$p" ] || continue
     kill -CONT "$(cat "$p")" 2>/dev/null
@@ -72,12 +73,18 @@ check_eq "... and none in default" "" \
   "$(kubectl -n default get events -o jsonpath='{range .items[?(@.involvedObject.kind=="Scheduler")]}{.reason} {end}')"
 
 # --- frozen mid-rollout --------------------------------------------------------------------
+# nodesim (the kubelets) is frozen until the leader is, so that no scheduler pod of the new
+# revision can start before: the rollout is still under way then, however fast a pod
+# becomes ready.
+NODESIM=$(cat "$CLUSTER_DIR/pids/nodesim.pid")
+kill -STOP "$NODESIM"
 put_policy 1
 kubectl patch Scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a policy change starts revision 2" 30 written 2
 wait_for "... and the rollout is in progress" 5 bash -c "[ \"\$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type==\"Progressing\")].status}')\" = True ]"
 kill -STOP "$(cat "$CLUSTER_DIR/pids/operator-a.pid")"
 stopped_at=$(date +%s)
+kill -CONT "$NODESIM"
 wait_for "the standby takes over once the lease runs out" $((LEASE_SECONDS * 3)) leads b
 check "... no sooner than one lease duration after its last renew (renews every 2 s)" test $(( $(date +%s) - stopped_at )) -ge $((LEASE_SECONDS - 3))
 check_eq "the Lease names b" "b" "$(holder)"
