@@ -14,6 +14,10 @@
 #   api_get PATH          api GET PATH
 #   api_create PATH       POSTs the JSON object on stdin to the collection PATH
 #   api_merge PATH JSON   a JSON merge patch of the object at PATH
+#   docs_json FILE        each object of the YAML (or JSON) FILE as one line of JSON, in
+#                         order (one kubectl for all of them)
+#   api_path OBJECT-JSON  the API path of the collection OBJECT belongs to (the kinds the
+#                         tests create; kubectl's default namespace when it names none)
 
 stop_pid() {
   local pid=$1
@@ -55,3 +59,17 @@ api() {
 api_get() { api GET "$1"; }
 api_create() { api POST "$1" -H 'Content-Type: application/json' --data-binary @-; }
 api_merge() { api PATCH "$1" -H 'Content-Type: application/merge-patch+json' --data-binary "$2"; }
+docs_json() {
+  kubectl create --dry-run=client -o json -f "$1" | jq -c 'if .kind == "List" then .items[] else . end'
+}
+api_path() {
+  jq -r '{Pod: "pods", ConfigMap: "configmaps", Secret: "secrets", Service: "services",
+          PersistentVolumeClaim: "persistentvolumeclaims", ReplicaSet: "replicasets",
+          Deployment: "deployments", PodDisruptionBudget: "poddisruptionbudgets"}[.kind] as $namespaced
+    | {PersistentVolume: "persistentvolumes", StorageClass: "storageclasses", PriorityClass: "priorityclasses",
+       Namespace: "namespaces", Node: "nodes"}[.kind] as $cluster
+    | if ($namespaced // $cluster) == null then error("api_path: no path known for kind \(.kind)") else . end
+    | (if .apiVersion == "v1" then "/api/v1" else "/apis/" + .apiVersion end)
+      + (if $namespaced then "/namespaces/" + (.metadata.namespace // "default") else "" end)
+      + "/" + ($namespaced // $cluster)' <<< "$1"
+}
