@@ -23,6 +23,7 @@
 #include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <systemd/sd-event.h>
@@ -57,6 +58,9 @@ typedef struct Conn {
         bool dropped;           /* shut down by us: no longer counted */
         uint64_t deadline;      /* CLOCK_MONOTONIC usec by which the current request must
                                  * have arrived; 0 while it is being answered */
+        uint64_t waiting_since; /* the server's count of waits begun when this one began:
+                                 * orders connections admitted within one loop iteration,
+                                 * which share a loop time */
         char client[INET6_ADDRSTRLEN];
 } Conn;
 
@@ -94,6 +98,9 @@ struct HttpServer {
         size_t n_parked, cap_parked;
         Conn *conns;                    /* every connection MHD holds */
         unsigned n_active;              /* of them, not dropped */
+        uint64_t waits_begun;           /* Conn.waiting_since's clock */
+        Conn **by_client;               /* eviction's scratch: the active ones, grouped */
+        size_t cap_by_client;
 };
 
 typedef struct Stream {
@@ -211,17 +218,57 @@ static void conn_drop(HttpServer *s, Conn *c) {
         kick(s);
 }
 
-/* At the total limit a newcomer takes the place of the connection that has waited longest
- * for its request (a connection being answered is never dropped). Returns whether one
- * was dropped. */
-static bool evict_waiting(HttpServer *s) {
-        Conn *oldest = NULL;
-        for (Conn *c = s->conns; c; c = c->next)
-                if (!c->dropped && c->deadline && (!oldest || c->deadline < oldest->deadline))
-                        oldest = c;
-        if (!oldest)
+static void conn_begin_wait(HttpServer *s, Conn *c) {
+        c->deadline = loop_now(s) + s->request_timeout_usec;
+        c->waiting_since = ++s->waits_begun;
+}
+
+static int by_client_then_age(const void *a, const void *b) {
+        const Conn *x = *(Conn * const *) a, *y = *(Conn * const *) b;
+        int r = strcmp(x->client, y->client);
+        if (r != 0)
+                return r;
+        return (x->waiting_since > y->waiting_since) - (x->waiting_since < y->waiting_since);
+}
+
+/* At the total limit a newcomer from a client holding `held` connections takes the place
+ * of a waiting connection (one being answered is never dropped) of the client holding the
+ * most, its longest waiting; among equals, the longest waiting of all. A flood from a few
+ * addresses thus gives way to a lone client such as the kubelet's probe, and a flood from
+ * many addresses at least rotates in arrival order. When no client holds more than the
+ * newcomer's, the newcomer is the one refused. Returns whether one was dropped. */
+static bool evict_for(HttpServer *s, unsigned held) {
+        size_t n = 0;
+        if (s->cap_by_client < s->n_active) {
+                Conn **p = realloc(s->by_client, s->n_active * sizeof(*p));
+                if (!p)
+                        return false;
+                s->by_client = p;
+                s->cap_by_client = s->n_active;
+        }
+        for (Conn *c = s->conns; c && n < s->cap_by_client; c = c->next)
+                if (!c->dropped)
+                        s->by_client[n++] = c;
+        qsort(s->by_client, n, sizeof(*s->by_client), by_client_then_age);
+        Conn *victim = NULL;
+        size_t victim_group = 0;
+        for (size_t i = 0; i < n;) {
+                size_t j = i;
+                Conn *oldest = NULL;
+                for (; j < n && strcmp(s->by_client[j]->client, s->by_client[i]->client) == 0; j++)
+                        if (!oldest && s->by_client[j]->deadline)
+                                oldest = s->by_client[j];
+                size_t group = j - i;
+                if (oldest && (group > victim_group ||
+                               (group == victim_group && oldest->waiting_since < victim->waiting_since))) {
+                        victim = oldest;
+                        victim_group = group;
+                }
+                i = j;
+        }
+        if (!victim || victim_group <= held)
                 return false;
-        conn_drop(s, oldest);
+        conn_drop(s, victim);
         return true;
 }
 
@@ -232,7 +279,7 @@ static void admit(HttpServer *s, int fd, const struct sockaddr *sa, socklen_t le
         for (Conn *c = s->conns; c; c = c->next)
                 if (!c->dropped && strcmp(c->client, client) == 0)
                         same++;
-        if (same >= s->max_per_client || (s->n_active >= s->max_connections && !evict_waiting(s))) {
+        if (same >= s->max_per_client || (s->n_active >= s->max_connections && !evict_for(s, same))) {
                 close(fd);
                 return;
         }
@@ -309,7 +356,7 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
                 c->fd = fd_info->connect_fd;
                 if (addr_info && addr_info->client_addr)
                         format_client(addr_info->client_addr, c->client);
-                c->deadline = loop_now(s) + s->request_timeout_usec;
+                conn_begin_wait(s, c);
                 c->next = s->conns;
                 if (s->conns)
                         s->conns->prev = c;
@@ -347,7 +394,7 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **co
         *con_cls = NULL;
         Conn *c = conn_of(connection);
         if (c && !c->dropped)
-                c->deadline = loop_now(s) + s->request_timeout_usec;
+                conn_begin_wait(s, c);
         if (!rq)
                 return;
         if (rq->deferred && !rq->finished) {
@@ -684,6 +731,7 @@ HttpServer *http_server_free(HttpServer *s) {
         for (size_t i = 0; i < s->n_routes; i++)
                 free(s->routes[i].path);
         free(s->parked);
+        free(s->by_client);
         free(s->cert_pem);
         if (s->key_pem)
                 explicit_bzero(s->key_pem, strlen(s->key_pem));

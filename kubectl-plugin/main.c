@@ -3,12 +3,13 @@
  *   validate [FILE|-]   the cluster's current policy ConfigMap, or a file, checked as the
  *                       operator checks it
  *   history             the revisions and the rejected source, with their state
- *   diff N M            effective predicates and priorities between two revisions
+ *   diff N M            effective predicates and priorities between two revisions, or
+ *                       plugins per profile when one is a framework revision
  *   explain POD         why a pending pod fits nowhere, in the scheduler's words
  *   migrate             the active Policy's translation as the operator's
  *                       KubeSchedulerConfiguration source, and the switch to it
  *   simulate            what a candidate configuration would change on the cluster's pods
- * The I/O lives here; what is computed from the objects is in history.c, diff.c,
+ * The I/O lives here; what is computed from the objects is in history.c, diff.c, diff-framework.c,
  * explain.c, migrate.c and simulate.c (pure). */
 #include <errno.h>
 #include <getopt.h>
@@ -61,7 +62,9 @@ static void usage(FILE *f) {
               "  history             the revisions: source ConfigMap, resourceVersion, sha256, creation time,\n"
               "                      and whether each is serving, rolling out, rolled back or superseded; the\n"
               "                      rejected source last\n"
-              "  diff N M            the effective predicates, priorities and weights of revision N against M\n"
+              "  diff N M            the effective predicates, priorities and weights of revision N against M;\n"
+              "                      for a framework revision, the plugins per profile and extension point\n"
+              "                      (a Policy revision then as its v1beta1 translation)\n"
               "  explain POD         why a pending pod fits no node: the scheduler's PodScheduled summary,\n"
               "                      one reason per line, and its FailedScheduling events\n"
               "  migrate             write the translation of the Policy Scheduler/cluster names (the\n"
@@ -265,8 +268,8 @@ static int cmd_history(const Args *a) {
         return 0;
 }
 
-/* The effective configuration of revision N, and a label naming it and its source. */
-static int load_revision(KubeClient *c, const char *num, PolicyEffective **ret, char *label, size_t label_size) {
+/* Revision N's ConfigMap, and a label naming it and its source. */
+static int load_revision(KubeClient *c, const char *num, json_t **ret, char *label, size_t label_size) {
         int64_t n;
         if (parse_int64_str(num, &n) < 0 || n < 1) {
                 fprintf(stderr, "error: %s is not a revision number\n", num);
@@ -283,25 +286,18 @@ static int load_revision(KubeClient *c, const char *num, PolicyEffective **ret, 
         }
         if (r < 0)
                 return api_error("get the revision", r, &err);
-        const char *text = json_string_value(jget(cm, "data", RECONCILE_POLICY_KEY));
-        PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
-        _cleanup_(policy_freep) Policy *p = NULL;
-        PolicyDiags diags = {};
-        r = text ? policy_load(text, strlen(text), &opts, &p, &diags) : -EINVAL;
-        policy_diags_clear(&diags);
-        if (r < 0 || policy_effective(p, &opts, ret) < 0) {
-                fprintf(stderr, "error: revision %s holds no valid %s\n", num, RECONCILE_POLICY_KEY);
-                return EXIT_USAGE;
-        }
         json_auto_t *src = json_loads(
                 json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_SOURCE)) ?: "{}", 0, NULL);
-        const char *source = json_string_value(json_object_get(src, "configMap"));
+        const char *policy_cm = json_string_value(json_object_get(src, "configMap"));
+        const char *config_cm = json_string_value(json_object_get(src, "schedulerConfig"));
         const char *rv = json_string_value(json_object_get(src, "resourceVersion"));
         const char *profile = json_string_value(json_object_get(src, "profile"));
-        if (source)
-                snprintf(label, label_size, "revision %s (configmap/%s resourceVersion %s)", num, source, rv ?: "?");
+        if (policy_cm || config_cm)
+                snprintf(label, label_size, "revision %s (configmap/%s resourceVersion %s)", num, policy_cm ?: config_cm,
+                         rv ?: "?");
         else
                 snprintf(label, label_size, "revision %s (profile/%s)", num, profile ?: "LowNodeUtilization");
+        *ret = TAKE_PTR(cm);
         return 0;
 }
 
@@ -313,20 +309,22 @@ static int cmd_diff(const Args *a) {
         _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
         if (connect_cluster(a, &c) < 0)
                 return EXIT_USAGE;
-        _cleanup_(policy_effective_freep) PolicyEffective *ea = NULL;
-        _cleanup_(policy_effective_freep) PolicyEffective *eb = NULL;
+        json_auto_t *ca = NULL, *cb = NULL;
         char la[512], lb[512];
-        int r = load_revision(c, a->rest[0], &ea, la, sizeof(la));
+        int r = load_revision(c, a->rest[0], &ca, la, sizeof(la));
         if (r != 0)
                 return r;
-        r = load_revision(c, a->rest[1], &eb, lb, sizeof(lb));
+        r = load_revision(c, a->rest[1], &cb, lb, sizeof(lb));
         if (r != 0)
                 return r;
         _cleanup_(buf_free) Buf out;
+        _cleanup_free_ char *error = NULL;
         buf_init(&out, 0);
-        r = effective_diff(ea, la, eb, lb, &out);
-        if (r < 0)
+        r = revision_diff(ca, la, cb, lb, &out, &error);
+        if (r < 0) {
+                fprintf(stderr, "error: %s\n", error ?: strerror(-r));
                 return EXIT_USAGE;
+        }
         fputs(buf_str(&out), stdout);
         return r > 0 ? EXIT_INVALID : 0;
 }
@@ -503,12 +501,32 @@ typedef struct SimConfigs {
         SchedConfig *profiles[MAX_SIM_PROFILES];
         uint32_t n;
         char label[512];
+        json_t *extenders_json;         /* KubeSchedulerConfiguration-shaped extenders (owned) */
+        SimulateExtender *extenders;    /* borrowing from extenders_json */
+        uint32_t n_extenders;
 } SimConfigs;
 
 static void sim_configs_done(SimConfigs *s) {
         for (uint32_t i = 0; i < s->n; i++)
                 sched_config_free(s->profiles[i]);
         s->n = 0;
+        free(s->extenders);
+        json_decref(s->extenders_json);
+        s->extenders = NULL;
+        s->extenders_json = NULL;
+        s->n_extenders = 0;
+}
+
+/* The configuration's extenders, which simulate does not call (it reports the pods they
+ * would take part in). */
+static int sim_set_extenders(SimConfigs *ret, json_t *extenders) {
+        json_decref(ret->extenders_json);
+        ret->extenders_json = extenders;
+        if (!extenders || simulate_extenders_from_json(extenders, &ret->extenders, &ret->n_extenders) < 0) {
+                fprintf(stderr, "error: out of memory\n");
+                return EXIT_USAGE;
+        }
+        return 0;
 }
 
 /* Every profile of a KubeSchedulerConfiguration text, through libpolicy's front door. */
@@ -547,7 +565,7 @@ static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const c
                 }
                 ret->n++;
         }
-        return 0;
+        return sim_set_extenders(ret, json_incref(json_object_get(eff, "extenders")));
 }
 
 /* A Policy as the bundled scheduler runs it: its v1.20 profile under scheduler_name. */
@@ -574,7 +592,21 @@ static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, cons
                 return EXIT_INVALID;
         }
         ret->n = 1;
-        return 0;
+        /* the Policy's extenders, spelt as the KubeSchedulerConfiguration's */
+        json_t *x = json_array();
+        for (size_t i = 0; x && i < p->n_extenders; i++) {
+                const PolicyExtender *e = &p->extenders[i];
+                json_t *managed = json_array();
+                for (size_t k = 0; managed && k < e->n_managed_resources; k++)
+                        if (json_array_append_new(managed, json_pack("{s:s}", "name", e->managed_resources[k].name)) < 0)
+                                json_decref(TAKE_PTR(managed));
+                if (!managed || json_array_append_new(x, json_pack("{s:s, s:s, s:s, s:o}", "urlPrefix", e->url_prefix ?: "",
+                                                                   "filterVerb", e->filter_verb ?: "", "prioritizeVerb",
+                                                                   e->prioritize_verb ?: "", "managedResources",
+                                                                   managed)) < 0)
+                        json_decref(TAKE_PTR(x));
+        }
+        return sim_set_extenders(ret, x);
 }
 
 /* OpenShift's profile as its plugin set (reconcilers/profiles.h). */
@@ -599,8 +631,21 @@ static int sim_compile_profile(SchedStrtab *t, const char *name, const char *sch
  * config.yaml (the profiles, or for a Policy the schedulerName and percentageOfNodesToScore
  * it runs policy.cfg under) and its settings (mastersSchedulable, which holds for the
  * candidate too: *base). */
+/* The settings' defaultNodeSelector (a JSON-quoted string, reconcilers/render.c); NULL when
+ * none. New string. */
+static char *settings_default_node_selector(const char *settings) {
+        static const char key[] = "\ndefaultNodeSelector: ";
+        const char *at = settings ? strstr(settings, key) : NULL;
+        if (!at)
+                return NULL;
+        at += sizeof(key) - 1;
+        const char *end = strchrnul(at, '\n');
+        json_auto_t *v = json_loadb(at, (size_t) (end - at), JSON_DECODE_ANY, NULL);
+        return json_is_string(v) ? strdup(json_string_value(v)) : NULL;
+}
+
 static int sim_active(KubeClient *c, SchedStrtab *t, SchedConfigOptions *base, char *scheduler_name,
-                      size_t scheduler_name_size, SimConfigs *ret) {
+                      size_t scheduler_name_size, char **ret_default_node_selector, SimConfigs *ret) {
         KubeError err = {};
         json_auto_t *sched = NULL, *cm = NULL;
         int r = kube_get(c, &SCHEDULERS, NULL, RECONCILE_SCHEDULER_NAME, &sched, &err);
@@ -628,6 +673,7 @@ static int sim_active(KubeClient *c, SchedStrtab *t, SchedConfigOptions *base, c
                 return EXIT_USAGE;
         }
         base->exclude_masters = settings && strstr(settings, "\nmastersSchedulable: false");
+        *ret_default_node_selector = settings_default_node_selector(settings);
         /* the first profile's schedulerName is the one a candidate Policy or profile runs under */
         PolicyDiags diags = {};
         json_auto_t *eff = NULL;
@@ -672,11 +718,12 @@ static int cmd_simulate(const Args *a) {
                 return EXIT_USAGE;
         SimConfigs active = {}, candidate = {};
         SchedConfigOptions base = {};
+        _cleanup_free_ char *default_node_selector = NULL;
         char scheduler_name[256];
         _cleanup_(kube_client_unrefp) KubeClient *c = NULL;
         int code = connect_cluster(a, &c) < 0 ? EXIT_USAGE : 0;
         if (code == 0)
-                code = sim_active(c, t, &base, scheduler_name, sizeof(scheduler_name), &active);
+                code = sim_active(c, t, &base, scheduler_name, sizeof(scheduler_name), &default_node_selector, &active);
         if (code == 0)
                 code = sim_candidate(a, t, scheduler_name, &base, &candidate);
         json_auto_t *nodes = NULL, *pods = NULL;
@@ -700,13 +747,32 @@ static int cmd_simulate(const Args *a) {
                         code = api_error("list the services and controllers", r, &err);
                 wl[k] = json_object_get(wl_lists[k], "items");
         }
+        /* the namespaces' node selectors and what the volume filters read */
+        static const KubeResource PVS = { "", "v1", "persistentvolumes", false };
+        static const KubeResource PVCS = { "", "v1", "persistentvolumeclaims", true };
+        static const KubeResource STORAGE_CLASSES = { "storage.k8s.io", "v1", "storageclasses", false };
+        static const KubeResource CSINODES = { "storage.k8s.io", "v1", "csinodes", false };
+        const KubeResource *const more_res[] = { &KUBE_NAMESPACES, &PVS, &PVCS, &STORAGE_CLASSES, &CSINODES };
+        json_t *more[ELEMENTSOF(more_res)] = {};
+        for (size_t k = 0; code == 0 && k < ELEMENTSOF(more_res); k++)
+                if ((r = kube_list_all(c, more_res[k], NULL, NULL, MAX_SIM_OBJECTS, &more[k], &err)) < 0)
+                        code = api_error("list the namespaces and the volume objects", r, &err);
         if (code == 0) {
-                SimulateSide sa = { active.label, active.profiles, active.n };
-                SimulateSide sc = { candidate.label, candidate.profiles, candidate.n };
+                SimulateSide sa = { active.label, active.profiles, active.n, active.extenders, active.n_extenders };
+                SimulateSide sc = { candidate.label, candidate.profiles, candidate.n, candidate.extenders,
+                                    candidate.n_extenders };
+                SimulateCluster cl = {
+                        .namespaces = json_object_get(more[0], "items"),
+                        .default_node_selector = default_node_selector,
+                        .pvs = json_object_get(more[1], "items"),
+                        .pvcs = json_object_get(more[2], "items"),
+                        .storage_classes = json_object_get(more[3], "items"),
+                        .csinodes = json_object_get(more[4], "items"),
+                };
                 _cleanup_(simulate_report_done) SimulateReport rep = {};
                 _cleanup_(buf_free) Buf msg;
                 buf_init(&msg, 4096);
-                r = simulate_run(t, json_object_get(nodes, "items"), json_object_get(pods, "items"), wl, &sa, &sc,
+                r = simulate_run(t, json_object_get(nodes, "items"), json_object_get(pods, "items"), wl, &cl, &sa, &sc,
                                  &rep, &msg);
                 _cleanup_(buf_free) Buf out;
                 buf_init(&out, 0);
@@ -721,6 +787,8 @@ static int cmd_simulate(const Args *a) {
         }
         for (int k = 0; k < _SCHED_WL_MAX; k++)
                 json_decref(wl_lists[k]);
+        for (size_t k = 0; k < ELEMENTSOF(more); k++)
+                json_decref(more[k]);
         sim_configs_done(&active);
         sim_configs_done(&candidate);
         return code;

@@ -1,6 +1,6 @@
 # kubectl-scheduler_policy: the kubectl plugin (kubectl finds kubectl-* programs on PATH),
 # installed with the other programs by `make install`, with its man page.
-KUBECTL_PLUGIN_SRCS := kubectl-plugin/history.c kubectl-plugin/diff.c kubectl-plugin/explain.c kubectl-plugin/util.c \
+KUBECTL_PLUGIN_SRCS := kubectl-plugin/history.c kubectl-plugin/diff.c kubectl-plugin/diff-framework.c kubectl-plugin/explain.c kubectl-plugin/util.c \
                        kubectl-plugin/migrate.c kubectl-plugin/simulate.c
 $(eval $(call static_lib,kubectlplugin,$(KUBECTL_PLUGIN_SRCS)))
 $(eval $(call program,kubectl-scheduler_policy,kubectl-plugin/main.c,kubectlplugin reconcilers schedcore policy kube common))

@@ -54,6 +54,39 @@ int history_format(const HistoryRow *rows, int n, bool json, Buf *out);
 int effective_diff(const PolicyEffective *a, const char *label_a, const PolicyEffective *b, const char *label_b,
                    Buf *out);
 
+/* ---- diff of framework revisions ---- */
+
+/* The differences between two effective KubeSchedulerConfigurations (the shape of
+ * policy-validator/kubescheduler-config.h), a and b, under the labels: profiles one has and
+ * the other not (with their plugins), and per profile of the same schedulerName, per
+ * extension point, plugins removed ("-"), added ("+"), score weights changed and the order of
+ * the common plugins ("~"); the resolved arguments of the plugins either enables; the
+ * scheduling fields (percentageOfNodesToScore, backoffs, parallelism); the extenders. The
+ * operator's own fields (clientConnection, leaderElection, serving) are not compared.
+ * Returns 0 when they are the same (the header and a line saying so), 1 when they differ,
+ * -ENOMEM. */
+int framework_diff(const json_t *a, const char *label_a, const json_t *b, const char *label_b, Buf *out);
+
+/* The effective KubeSchedulerConfiguration a revision ConfigMap (cm, borrowed; label names
+ * it in messages) makes the scheduler run: its config.yaml; for a revision rendered from a
+ * Policy (it has policy.cfg), config.yaml with the profile's plugins and the extenders
+ * replaced by libpolicy's v1beta1 translation of the Policy, which is what kube-scheduler
+ * v1.20 builds from the Policy itself. On success returns 0, *ret_effective (new reference),
+ * *ret_from_policy, and *ret_lossy (new string, "" when none): what the translation cannot
+ * express, one diagnostic a line. -EINVAL with *ret_error (new string) for a revision that
+ * holds no valid configuration; -ENOMEM. */
+int revision_framework_effective(const json_t *cm, const char *label, json_t **ret_effective, bool *ret_from_policy,
+                                 char **ret_lossy, char **ret_error);
+
+/* What `diff N M` prints for two revision ConfigMaps (borrowed) under their labels: for two
+ * Policy revisions, effective_diff() of their Policies; otherwise framework_diff() of their
+ * revision_framework_effective(), after a "#" line per Policy revision saying it is compared
+ * as its translation, and what that translation loses. Returns 0 (the same), 1 (they
+ * differ), -EINVAL with *ret_error (new string) for a revision that holds no valid
+ * configuration, -ENOMEM. */
+int revision_diff(const json_t *cm_a, const char *label_a, const json_t *cm_b, const char *label_b, Buf *out,
+                  char **ret_error);
+
 /* ---- explain ---- */
 
 /* Why the pod is not running where the scheduler put it, from what the scheduler wrote:
@@ -92,13 +125,53 @@ int migrate_diff(const MigratePlan *p, const json_t *existing_cm, const json_t *
 struct SchedConfig;
 struct SchedStrtab;
 
+/* An extender of a configuration, as simulate sees it: it is not called (a what-if calls
+ * nothing outside the process), so the decisions of the pods it would take part in are
+ * reported as depending on it. */
+typedef struct SimulateExtender {
+        const char *url_prefix;                 /* borrowed */
+        bool decides;                           /* a filterVerb or prioritizeVerb: it helps choose the node */
+        const json_t *managed_resources;        /* borrowed array of {name}; empty: every pod */
+} SimulateExtender;
+
+/* The extenders of an "extenders" array in the KubeSchedulerConfiguration shape (urlPrefix,
+ * filterVerb, prioritizeVerb, managedResources[].name; a Policy's are spelt alike), borrowed
+ * from it. Returns 0 and *ret (free() it; NULL when none), -ENOMEM. */
+int simulate_extenders_from_json(const json_t *extenders, SimulateExtender **ret, uint32_t *ret_n);
+/* upstream's HTTPExtender.IsInterested (v1.20): an extender without managedResources is
+ * interested in every pod, otherwise in the pods one of whose containers or init
+ * containers requests or limits one of them. */
+bool simulate_extender_interested(const SimulateExtender *x, const json_t *pod);
+
 /* One configuration to simulate: its profiles (borrowed, compiled by libschedcore), each
- * deciding the pods whose spec.schedulerName it names. */
+ * deciding the pods whose spec.schedulerName it names, and its extenders (borrowed; may be
+ * none). */
 typedef struct SimulateSide {
         const char *label;
         struct SchedConfig *const *profiles;
         uint32_t n_profiles;
+        const SimulateExtender *extenders;
+        uint32_t n_extenders;
 } SimulateSide;
+
+/* What simulate reads besides nodes, pods and workloads (all borrowed; NULL: none). The
+ * project node selector of a pod is its namespace's openshift.io/node-selector annotation
+ * ("" opts out), else default_node_selector (the Scheduler's spec.defaultNodeSelector), merged
+ * into the pod's own as the scheduler does (a conflict: the pod fits nowhere). The volume
+ * objects feed the volume filters (VolumeBinding's offline part: bound claims' PV node
+ * affinity, WaitForFirstConsumer claims matched against available PVs or their class's
+ * allowed topologies; VolumeZone; the attach limits). */
+typedef struct SimulateCluster {
+        const json_t *namespaces;
+        const char *default_node_selector;
+        const json_t *pvs, *pvcs, *storage_classes, *csinodes;
+} SimulateCluster;
+
+/* A decided pod one of whose sides has an interested extender that helps choose the node. */
+typedef struct SimulateExtenderPod {
+        char *pod;                      /* namespace/name */
+        char *extenders[2];             /* each side's such extenders' urlPrefixes, ", " between; NULL: none */
+} SimulateExtenderPod;
 
 /* A pending pod whose fate differs between the two configurations. */
 typedef struct SimulatePending {
@@ -135,6 +208,9 @@ typedef struct SimulateReport {
         SimulateMove *moves;            /* in the order read */
         uint32_t n_moves;
         SimulateNode *nodes;            /* in the order read */
+        uint32_t extender_dependent[2]; /* decided pods each side's extenders would take part in */
+        SimulateExtenderPod *extender_pods;     /* those pods, in the order read */
+        uint32_t n_extender_pods;
 } SimulateReport;
 
 /* The what-if: nodes and pods (arrays of core/v1 objects, borrowed) go into one cache; each
@@ -147,12 +223,19 @@ typedef struct SimulateReport {
  * nodes to score) starts at node 0. Per node, the load is the sum of the pods each side puts
  * there. workloads: the Services, ReplicationControllers, ReplicaSets and StatefulSets
  * (SchedWorkloadKind order, arrays of objects; NULL or a NULL element: none) whose selectors
- * the spreading plugins count pods by. strtab is the one the profiles were compiled with. Returns 0, -EINVAL (a node or pod that does not convert; err names it), -ENOMEM. */
+ * the spreading plugins count pods by. cluster: the namespaces' node selectors and the volume
+ * objects (NULL: none). The extenders are not called: each decided pod an extender of a side
+ * is interested in is listed in extender_pods, its decision being the one without the
+ * extender. strtab is the one the profiles were compiled with. Returns 0, -EINVAL (an
+ * object that does not convert; err names it), -ENOMEM. */
 int simulate_run(struct SchedStrtab *strtab, const json_t *nodes, const json_t *pods, const json_t *const *workloads,
-                 const SimulateSide *active,
-                 const SimulateSide *candidate, SimulateReport *ret, Buf *err);
+                 const SimulateCluster *cluster, const SimulateSide *active, const SimulateSide *candidate,
+                 SimulateReport *ret, Buf *err);
 void simulate_report_done(SimulateReport *r);
 /* A summary and a per-node table (only the nodes whose load changes unless all), or a JSON
- * object that also lists every running pod one side would place elsewhere ("moves"). */
+ * object that also lists every running pod one side would place elsewhere ("moves"). Both
+ * say which pods' results depend on an extender that was not called (the text lists the
+ * first SIMULATE_MAX_LISTED, the JSON all, "extenderDependent"). */
+#define SIMULATE_MAX_LISTED 20
 int simulate_format(const SimulateReport *r, const SimulateSide *active, const SimulateSide *candidate, bool json,
                     bool all_nodes, Buf *out);

@@ -2,6 +2,8 @@
  * libschedcore in process (plugin.h). No I/O: main.c reads the objects. */
 #include <errno.h>
 #include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,7 @@
 
 typedef struct SimPod {
         SchedPod *pod;
+        const json_t *obj;              /* the pod as read (borrowed): what extenders look at */
         SchedStr node;                  /* where it runs now; 0 when pending */
         int profile[2];                 /* the profile of each side deciding it */
         SchedStr decided[2];            /* each side's node; 0 when none fits */
@@ -29,6 +32,51 @@ static uint64_t pod_seed(const SchedPod *p) {
                 h *= 1099511628211ULL;
         }
         return h | 1;
+}
+
+int simulate_extenders_from_json(const json_t *extenders, SimulateExtender **ret, uint32_t *ret_n) {
+        size_t n = json_array_size(extenders), i;
+        json_t *x;
+        SimulateExtender *a = NULL;
+
+        if (n > 0 && !(a = calloc(n, sizeof(*a))))
+                return -ENOMEM;
+        json_array_foreach (extenders, i, x) {
+                const char *filter = json_string_value(json_object_get(x, "filterVerb"));
+                const char *prioritize = json_string_value(json_object_get(x, "prioritizeVerb"));
+                a[i] = (SimulateExtender) {
+                        .url_prefix = json_string_value(json_object_get(x, "urlPrefix")) ?: "",
+                        .decides = (filter && *filter) || (prioritize && *prioritize),
+                        .managed_resources = json_object_get(x, "managedResources"),
+                };
+        }
+        *ret = a;
+        *ret_n = (uint32_t) n;
+        return 0;
+}
+
+/* Whether one of the containers asks for a managed resource (requests or limits). */
+static bool containers_use(const json_t *containers, const json_t *managed) {
+        size_t i, k;
+        json_t *c, *m;
+        json_array_foreach (containers, i, c) {
+                const json_t *res = json_object_get(c, "resources");
+                json_array_foreach (managed, k, m) {
+                        const char *name = json_string_value(json_object_get(m, "name"));
+                        if (name && (json_object_get(json_object_get(res, "requests"), name) ||
+                                     json_object_get(json_object_get(res, "limits"), name)))
+                                return true;
+                }
+        }
+        return false;
+}
+
+bool simulate_extender_interested(const SimulateExtender *x, const json_t *pod) {
+        if (json_array_size(x->managed_resources) == 0)
+                return true;
+        const json_t *spec = json_object_get(pod, "spec");
+        return containers_use(json_object_get(spec, "containers"), x->managed_resources) ||
+               containers_use(json_object_get(spec, "initContainers"), x->managed_resources);
 }
 
 static int profile_for(const SimulateSide *s, const SchedStrtab *t, SchedStr name) {
@@ -95,12 +143,115 @@ void simulate_report_done(SimulateReport *r) {
                 free(r->moves[i].decided[1]);
         }
         free(r->moves);
+        for (uint32_t i = 0; i < r->n_extender_pods; i++) {
+                free(r->extender_pods[i].pod);
+                free(r->extender_pods[i].extenders[0]);
+                free(r->extender_pods[i].extenders[1]);
+        }
+        free(r->extender_pods);
         pending_free(r->became_schedulable, r->n_became_schedulable);
         pending_free(r->became_unschedulable, r->n_became_unschedulable);
         for (uint32_t i = 0; i < r->n_nodes; i++)
                 free(r->nodes[i].name);
         free(r->nodes);
         *r = (SimulateReport) {};
+}
+
+/* The urlPrefixes of the extenders of side that would take part in choosing p's node, ", "
+ * between; NULL (and 0) when none. */
+static int interested_extenders(const SimulateSide *side, const json_t *pod, char **ret) {
+        _cleanup_(buf_free) Buf b;
+        buf_init(&b, 64 * 1024);
+        *ret = NULL;
+        for (uint32_t i = 0; i < side->n_extenders; i++) {
+                const SimulateExtender *x = &side->extenders[i];
+                if (!x->decides || !simulate_extender_interested(x, pod))
+                        continue;
+                int r = buf_printf(&b, "%s%s", b.len ? ", " : "", x->url_prefix);
+                if (r < 0)
+                        return r;
+        }
+        if (b.len == 0)
+                return 0;
+        *ret = buf_steal(&b);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int note_extenders(SimulateReport *rep, const SimulateSide *const sides[2], const SimPod *p) {
+        char *x[2] = {};
+        int r = 0;
+        for (int s = 0; r >= 0 && s < 2; s++)
+                r = interested_extenders(sides[s], p->obj, &x[s]);
+        if (r >= 0 && (x[0] || x[1])) {
+                if (rep->n_extender_pods % 256 == 0) {
+                        SimulateExtenderPod *a = reallocarray(rep->extender_pods, rep->n_extender_pods + 256,
+                                                              sizeof(*a));
+                        if (!a)
+                                r = -ENOMEM;
+                        else
+                                rep->extender_pods = a;
+                }
+                if (r >= 0) {
+                        SimulateExtenderPod *e = &rep->extender_pods[rep->n_extender_pods];
+                        *e = (SimulateExtenderPod) { .pod = pod_label(p->pod), .extenders = { x[0], x[1] } };
+                        if (!e->pod) {
+                                r = -ENOMEM;
+                        } else {
+                                rep->n_extender_pods++;
+                                for (int s = 0; s < 2; s++)
+                                        rep->extender_dependent[s] += x[s] != NULL;
+                                return 0;
+                        }
+                }
+        }
+        free(x[0]);
+        free(x[1]);
+        return r;
+}
+
+/* The namespaces' openshift.io/node-selector annotations by name (values borrowed), so that
+ * a pod's is found in constant time. */
+static json_t *namespace_selectors(const json_t *namespaces) {
+        json_t *m = json_object(), *o;
+        size_t i;
+        if (!m)
+                return NULL;
+        json_array_foreach (namespaces, i, o) {
+                const char *name = json_string_value(jget(o, "metadata", "name"));
+                json_t *sel = jget(o, "metadata", "annotations", SCHED_PROJECT_NODE_SELECTOR_ANNOTATION);
+                if (name && json_is_string(sel) && json_object_set(m, name, sel) < 0) {
+                        json_decref(m);
+                        return NULL;
+                }
+        }
+        return m;
+}
+
+/* The pod's project node selector merged into its own, as the scheduler does when it queues
+ * a pod (scheduler/informers.c), before the pod is shared: a conflict or a malformed
+ * selector makes it fit nowhere, saying why. */
+static int apply_project_selector(SchedStrtab *t, SchedPod *pod, const json_t *ns_selectors, const char *dflt) {
+        const json_t *ann = json_object_get(ns_selectors, pod->namespace_);
+        const char *sel = ann ? json_string_value(ann) : dflt;
+        const char *from = ann ? "the namespace's " SCHED_PROJECT_NODE_SELECTOR_ANNOTATION " annotation"
+                               : "defaultNodeSelector";
+        char reason[512];
+        int r = sched_pod_apply_node_selector(t, pod, sel);
+        if (r >= 0 || r == -ENOMEM)
+                return r;
+        if (r == -EEXIST)
+                snprintf(reason, sizeof reason,
+                         "pod node label selector conflicts with its project node label selector \"%.200s\" (%s)", sel,
+                         from);
+        else
+                snprintf(reason, sizeof reason,
+                         "project node label selector \"%.200s\" (%s) is not valid: only comma-separated key=value "
+                         "pairs are allowed", sel, from);
+        return sched_pod_set_unschedulable(t, pod, reason);
+}
+
+static bool decided_by(const SimulateSide *const sides[2], const SchedStrtab *t, const SchedPod *pod) {
+        return profile_for(sides[0], t, pod->scheduler_name) >= 0 && profile_for(sides[1], t, pod->scheduler_name) >= 0;
 }
 
 /* One decision of side s for p; the failure summary into why when it fits nowhere. */
@@ -120,10 +271,14 @@ static int decide(SchedAlgo *a, SchedCache *c, SimPod *p, SchedStr *ret, Buf *wh
         return 0;
 }
 
-static int load_cluster(SchedStrtab *t, SchedCache *c, const json_t *nodes, const json_t *pods, SimPod *sp,
+static int load_cluster(SchedStrtab *t, SchedCache *c, const json_t *nodes, const json_t *pods,
+                        const SimulateCluster *cluster, const SimulateSide *const sides[2], SimPod *sp,
                         uint32_t *ret_n, SimulateReport *rep, Buf *err) {
+        json_auto_t *ns_selectors = namespace_selectors(cluster ? cluster->namespaces : NULL);
         size_t i;
         json_t *o;
+        if (!ns_selectors)
+                return -ENOMEM;
         json_array_foreach (nodes, i, o) {
                 SchedNode *n = NULL;
                 if (sched_node_from_json(t, o, &n) < 0) {
@@ -148,7 +303,16 @@ static int load_cluster(SchedStrtab *t, SchedCache *c, const json_t *nodes, cons
                                    json_string_value(jget(o, "metadata", "name")) ?: "(unnamed)");
                         return -EINVAL;
                 }
-                sp[n] = (SimPod) { .pod = p, .node = p->node_name };
+                /* a running pod rescheduled now is queued anew, so it gets today's selector too */
+                if (decided_by(sides, t, p)) {
+                        int r = apply_project_selector(t, p, ns_selectors,
+                                                       cluster ? cluster->default_node_selector : NULL);
+                        if (r < 0) {
+                                sched_pod_unref(p);
+                                return r;
+                        }
+                }
+                sp[n] = (SimPod) { .pod = p, .obj = o, .node = p->node_name };
                 if (p->node_name) {
                         int r = sched_cache_add_pod(c, p);
                         if (r < 0)
@@ -168,8 +332,8 @@ static SimulateNode *node_of(SimulateReport *rep, const SchedCache *c, SchedStr 
 }
 
 int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const json_t *const *workloads,
-                 const SimulateSide *active,
-                 const SimulateSide *candidate, SimulateReport *ret, Buf *err) {
+                 const SimulateCluster *cluster, const SimulateSide *active, const SimulateSide *candidate,
+                 SimulateReport *ret, Buf *err) {
         const SimulateSide *sides[2] = { active, candidate };
         SimulateReport rep = {};
         _cleanup_(sched_cache_freep) SchedCache *c = sched_cache_new(t);
@@ -210,7 +374,32 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
                                 goto out;
                         else
                                 sched_algo_set_objects(algo[s][k], objs);
-        r = load_cluster(t, c, nodes, pods, sp, &n, &rep, err);
+        /* the volume objects, as the scheduler's informers feed them */
+        static const struct {
+                size_t offset;
+                int (*put)(SchedObjects *, const json_t *);
+                const char *what;
+        } volume_kinds[] = {
+                { offsetof(SimulateCluster, pvs), sched_objects_put_pv, "persistentvolume" },
+                { offsetof(SimulateCluster, pvcs), sched_objects_put_pvc, "persistentvolumeclaim" },
+                { offsetof(SimulateCluster, storage_classes), sched_objects_put_storage_class, "storageclass" },
+                { offsetof(SimulateCluster, csinodes), sched_objects_put_csinode, "csinode" },
+        };
+        for (size_t k = 0; cluster && k < ELEMENTSOF(volume_kinds); k++) {
+                const json_t *list = *(const json_t *const *) ((const char *) cluster + volume_kinds[k].offset);
+                size_t i;
+                json_t *o;
+                json_array_foreach (list, i, o)
+                        if ((r = volume_kinds[k].put(objs, o)) < 0) {
+                                if (r == -EINVAL)
+                                        buf_printf(err, "%s %s%s%s does not convert", volume_kinds[k].what,
+                                                   json_string_value(jget(o, "metadata", "namespace")) ?: "",
+                                                   jget(o, "metadata", "namespace") ? "/" : "",
+                                                   json_string_value(jget(o, "metadata", "name")) ?: "(unnamed)");
+                                goto out;
+                        }
+        }
+        r = load_cluster(t, c, nodes, pods, cluster, sides, sp, &n, &rep, err);
         if (r < 0)
                 goto out;
 
@@ -279,6 +468,8 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
                         if (r < 0)
                                 goto out;
                 }
+                if ((r = note_extenders(&rep, sides, p)) < 0)
+                        goto out;
                 for (int s = 0; s < 2; s++) {
                         SimulateNode *sn = p->decided[s] ? node_of(&rep, c, p->decided[s]) : NULL;
                         if (!sn)
@@ -318,9 +509,30 @@ static int format_json(const SimulateReport *r, const SimulateSide *active, cons
                                    "pendingPlaced", (json_int_t) r->pending_fit[1], "runningPlacedApart",
                                    (json_int_t) r->differ);
         json_t *sched = json_array(), *unsched = json_array(), *nodes = json_array(), *moves = json_array();
+        json_t *dep = json_array();
         if (!o || json_object_set_new(o, "moves", moves) < 0 || json_object_set_new(o, "becameSchedulable", sched) < 0 ||
-            json_object_set_new(o, "becameUnschedulable", unsched) < 0 || json_object_set_new(o, "nodeLoad", nodes) < 0)
+            json_object_set_new(o, "becameUnschedulable", unsched) < 0 || json_object_set_new(o, "nodeLoad", nodes) < 0 ||
+            json_object_set_new(o, "extenderDependent", dep) < 0 ||
+            json_object_set_new(o, "extenderDependentPods", json_pack("{s:I, s:I}", "active",
+                                                                      (json_int_t) r->extender_dependent[0], "candidate",
+                                                                      (json_int_t) r->extender_dependent[1])) < 0)
                 return -ENOMEM;
+        for (uint32_t i = 0; i < r->n_extender_pods; i++) {
+                const SimulateExtenderPod *x = &r->extender_pods[i];
+                json_t *e = json_pack("{s:s, s:[], s:[]}", "pod", x->pod, "active", "candidate");
+                if (!e || json_array_append_new(dep, e) < 0)
+                        return -ENOMEM;
+                for (int s = 0; s < 2; s++) {
+                        json_t *urls = json_object_get(e, s == 0 ? "active" : "candidate");
+                        for (const char *u = x->extenders[s]; u && *u;) {
+                                const char *end = strstr(u, ", ");
+                                size_t len = end ? (size_t) (end - u) : strlen(u);
+                                if (json_array_append_new(urls, json_stringn(u, len)) < 0)
+                                        return -ENOMEM;
+                                u = end ? end + 2 : u + len;
+                        }
+                }
+        }
         for (uint32_t i = 0; i < r->n_moves; i++) {
                 const SimulateMove *m = &r->moves[i];
                 if (json_array_append_new(moves, json_pack("{s:s, s:s, s:s?, s:s?}", "pod", m->pod, "node", m->node,
@@ -386,6 +598,20 @@ int simulate_format(const SimulateReport *r, const SimulateSide *active, const S
         for (uint32_t i = 0; i < r->n_became_unschedulable; i++)
                 bad |= buf_printf(out, "  %s (candidate: %s)\n", r->became_unschedulable[i].pod,
                            r->became_unschedulable[i].reason ?: "");
+        if (r->n_extender_pods > 0) {
+                bad |= buf_printf(out, "Pods whose result depends on an extender that was not called (decided without "
+                                       "it): active %u, candidate %u\n",
+                                  r->extender_dependent[0], r->extender_dependent[1]);
+                for (uint32_t i = 0; i < r->n_extender_pods && i < SIMULATE_MAX_LISTED; i++) {
+                        const SimulateExtenderPod *x = &r->extender_pods[i];
+                        bad |= buf_printf(out, "  %s (%s%s%s%s%s)\n", x->pod, x->extenders[0] ? "active: " : "",
+                                          x->extenders[0] ?: "", x->extenders[0] && x->extenders[1] ? "; " : "",
+                                          x->extenders[1] ? "candidate: " : "", x->extenders[1] ?: "");
+                }
+                if (r->n_extender_pods > SIMULATE_MAX_LISTED)
+                        bad |= buf_printf(out, "  ... and %u more (-o json lists them all)\n",
+                                          r->n_extender_pods - SIMULATE_MAX_LISTED);
+        }
         bad |= buf_printf(out, "%-30s %15s %15s %15s %15s %9s\n", "NODE", "CPU(m) BEFORE", "CPU(m) AFTER", "MEM(Mi) BEFORE",
                    "MEM(Mi) AFTER", "PODS");
         uint32_t shown = 0;

@@ -192,9 +192,10 @@ int scheduler_recreate(Pass *p) {
                 return r;
         r = queue_event(p, "Warning", "SchedulerRecreated",
                         "Scheduler " RECONCILE_SCHEDULER_NAME " was deleted and is recreated with an empty spec; "
-                        "what revision %" PRId64 " was rendered from is lost: %s. The built-in policy of profile "
+                        "what revision %" PRId64 " was rendered from is lost: %s. The %s of profile "
                         "LowNodeUtilization replaces it unless the spec is set again",
-                        rev->number, lost.len ? buf_str(&lost) : "nothing but defaults");
+                        rev->number, lost.len ? buf_str(&lost) : "nothing but defaults",
+                        p->cfg->profiles_as_plugins ? "plugin set" : "built-in policy");
         if (r < 0)
                 return r;
         return events_emit(p);

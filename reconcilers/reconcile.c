@@ -59,6 +59,7 @@ void reconcile_config_init(ReconcileConfig *c) {
                 .liveness_path = "/healthz",
                 .service_account = "policy-scheduler",
                 .operator_name = "scheduler-operator",
+                .profiles_as_plugins = true,
         };
 }
 

@@ -99,12 +99,15 @@ void revision_describe(Pass *p, int64_t number, char *buf, size_t size) {
         const Revision *r = revision_find(p, number);
         _cleanup_json_ json_t *src = r ? annotation_json(r->cm, RECONCILE_ANN_SOURCE) : NULL;
         const char *cm = jstr(src, "configMap"), *profile = jstr(src, "profile");
+        /* a profile's revision holds its built-in Policy, or only its plugin set */
+        bool has_policy = r && json_object_get(json_object_get(r->cm, "data"), RECONCILE_POLICY_KEY);
 
         if (cm)
                 snprintf(buf, size, "revision %" PRId64 " (policy.cfg of ConfigMap " RECONCILE_CONFIG_NAMESPACE "/%.253s)",
                          number, cm);
         else if (profile)
-                snprintf(buf, size, "revision %" PRId64 " (the built-in policy of profile %.64s)", number, profile);
+                snprintf(buf, size, "revision %" PRId64 " (the %s of profile %.64s)", number,
+                         has_policy ? "built-in policy" : "plugin set", profile);
         else
                 snprintf(buf, size, "revision %" PRId64, number);
 }

@@ -31,7 +31,7 @@
 #include "scheduler/metrics-snapshot.h"
 #include "scheduler/secure-server.h"
 
-#define NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+#define NODE_SELECTOR_ANNOTATION SCHED_PROJECT_NODE_SELECTOR_ANNOTATION
 #define MASTER_TAINT_KEY "node-role.kubernetes.io/master"
 
 typedef struct Manager Manager;
@@ -83,6 +83,8 @@ typedef struct ManagerProfile {
         SchedConfig *cfg;
         SchedAlgo *algo;
         SchedPreemptor *preemptor;
+        /* its framework metrics (borrowed from the manager's FrameworkMetrics) */
+        const SchedAlgoObserver *observer;
         /* Events about its pods, reported under its schedulerName (reportingController), as
          * v1.20 gives each profile its own recorder */
         KubeEventRecorder *recorder;
@@ -114,6 +116,7 @@ struct Manager {
         const struct PluginLoader *plugins; /* --plugin-dir's (the options own them); NULL: none */
         SchedConfig *cfg;
         SchedAlgo *algo;
+        const SchedAlgoObserver *observer;
         SchedStr scheduler_name;
         SchedStr master_taint;          /* node-role.kubernetes.io/master, interned */
         char *identity;
@@ -203,8 +206,9 @@ void preemptor_free(Manager *m);
 /* Runs the preemption for pod; returns the node to nominate it to (0: none) after deleting
  * the victims and clearing lower-priority nominations there. When it nominates, it writes
  * the pod's PodScheduled condition (message) and nomination once the victims' deletions are
- * answered; otherwise the caller writes the condition. */
-SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message);
+ * answered; otherwise the caller writes the condition. *ret_status: its PostFilter status,
+ * Success when it nominates, Error when the preemption failed, Unschedulable otherwise. */
+SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStatus *ret_status);
 /* Records pod's nomination to node in the nominator (events_set_unschedulable() writes
  * status.nominatedNodeName). */
 void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node);

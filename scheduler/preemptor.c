@@ -313,7 +313,8 @@ static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
         }
 }
 
-SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
+SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStatus *ret_status) {
+        *ret_status = SCHED_STATUS_UNSCHEDULABLE;
         if (!m->preemptor)
                 return 0;
         /* The victims and the nomination are chosen from this replica's cache: one whose
@@ -336,6 +337,7 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
                         if (*extender_last_error(m->extenders[i]))
                                 detail = extender_last_error(m->extenders[i]);
                 klog_error("%s/%s: preemption failed: %s", pod->namespace_, pod->name, detail);
+                *ret_status = SCHED_STATUS_ERROR;
                 return 0;
         }
         if (res.not_eligible) {
@@ -374,6 +376,7 @@ SchedStr preemptor_run(Manager *m, SchedPod *pod, const char *message) {
         m->victims_buckets[b]++;
         m->victims_sum += res.n_victims;
         m->victims_n++;
+        *ret_status = SCHED_STATUS_SUCCESS;
         /* lower-priority pods nominated to the node may no longer fit there */
         uint32_t n;
         SchedPod *const *nominated = sched_nominator_for_node(m->nominator, res.node, &n);

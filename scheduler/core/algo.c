@@ -75,6 +75,11 @@ struct SchedAlgo {
         const SchedAlgoObserver *observer;
         bool sample_next, sampling;
         SchedPluginName *pred_plugin, *prio_plugin, *prep_plugin;
+        /* PreScore's answer per priority: every node scores prio_value[p] for this pod; on a
+         * sampled decision, how long the check took */
+        bool *prio_constant;
+        int64_t *prio_value;
+        uint64_t *prio_check_ns;
 };
 
 /* The framework plugin a prepare hook is the PreFilter of: the first predicate running it. */
@@ -99,7 +104,11 @@ SchedAlgo *sched_algo_new(const SchedConfig *cfg, SchedRandFn rand, void *rand_u
         a->pred_plugin = calloc(cfg->n_predicates + 1, sizeof(SchedPluginName));
         a->prio_plugin = calloc(cfg->n_priorities + 1, sizeof(SchedPluginName));
         a->prep_plugin = calloc(cfg->n_prepares + 1, sizeof(SchedPluginName));
-        if (!a->plan || !a->state || !a->pred_plugin || !a->prio_plugin || !a->prep_plugin) {
+        a->prio_constant = calloc(cfg->n_priorities + 1, sizeof(bool));
+        a->prio_value = calloc(cfg->n_priorities + 1, sizeof(int64_t));
+        a->prio_check_ns = calloc(cfg->n_priorities + 1, sizeof(uint64_t));
+        if (!a->plan || !a->state || !a->pred_plugin || !a->prio_plugin || !a->prep_plugin || !a->prio_constant ||
+            !a->prio_value || !a->prio_check_ns) {
                 sched_algo_free(a);
                 return NULL;
         }
@@ -130,6 +139,9 @@ void sched_algo_free(SchedAlgo *a) {
         free(a->pred_plugin);
         free(a->prio_plugin);
         free(a->prep_plugin);
+        free(a->prio_constant);
+        free(a->prio_value);
+        free(a->prio_check_ns);
         sched_cycle_state_free(a->state);
         free(a);
 }
@@ -151,9 +163,19 @@ static void obs_plugin(const SchedAlgo *a, SchedPluginName plugin, SchedPoint po
         a->observer->plugin(a->observer->userdata, plugin, point, status, t1 > t0 ? t1 - t0 : 0);
 }
 
+uint64_t sched_observer_now(const SchedAlgoObserver *o) {
+        return o ? o->now_ns(o->userdata) : 0;
+}
+
+void sched_observer_point(const SchedAlgoObserver *o, SchedPoint point, SchedStatus status, uint64_t t0) {
+        if (!o)
+                return;
+        uint64_t t1 = o->now_ns(o->userdata);
+        o->point(o->userdata, point, status, t1 > t0 ? t1 - t0 : 0);
+}
+
 static void obs_point(const SchedAlgo *a, SchedPoint point, SchedStatus status, uint64_t t0) {
-        uint64_t t1 = obs_now(a);
-        a->observer->point(a->observer->userdata, point, status, t1 > t0 ? t1 - t0 : 0);
+        sched_observer_point(a->observer, point, status, t0);
 }
 
 void sched_algo_set_objects(SchedAlgo *a, const SchedObjects *objects) {
@@ -396,9 +418,29 @@ static int prepare_timed(SchedAlgo *a, SchedCycle *cy, SchedNodeInfo *const *all
         return 0;
 }
 
+/* PreScore: each priority's per-pod, node-independent check whether every node scores the
+ * same for this pod (NodeAffinity without preferred terms, ImageLocality with no node holding
+ * the images, ...), so that Score skips it. The priorities whose v1.20 PreScore builds state
+ * over the feasible nodes (InterPodAffinity, PodTopologySpread, SelectorSpread) build it in
+ * their score, as they share the cycle's scratch state: that time is Score's. On a sampled
+ * decision each check is timed (one clock read between two), for the Score plugin call of a
+ * priority found constant. */
+static void prescore_nodes(SchedAlgo *a, const SchedCycle *cy) {
+        const SchedConfig *cfg = a->cfg;
+        uint64_t t = a->sampling ? obs_now(a) : 0;
+        for (uint32_t p = 0; p < cfg->n_priorities; p++) {
+                a->prio_constant[p] = sched_priority_constant(cy, &cfg->priorities[p], &a->prio_value[p]);
+                if (a->sampling) {
+                        uint64_t t1 = obs_now(a);
+                        a->prio_check_ns[p] = t1 > t ? t1 - t : 0;
+                        t = t1;
+                }
+        }
+}
+
 /* Fills totals[] with the priorities' scores; returns the part every node shares (constant
  * priorities), kept apart so it costs nothing per node and is added to the winner's score
- * only. */
+ * only. Runs after prescore_nodes(). */
 static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
         const SchedConfig *cfg = a->cfg;
         int64_t *totals = a->totals, *scores = a->scores, offset = 0;
@@ -408,13 +450,23 @@ static int64_t score_nodes(SchedAlgo *a, const SchedCycle *cy, uint32_t n) {
                 return 0;
         }
         memset(totals, 0, n * sizeof(*totals));
+        uint64_t t = a->sampling ? obs_now(a) : 0;
         for (uint32_t p = 0; p < cfg->n_priorities; p++) {
                 const SchedPriority *prio = &cfg->priorities[p];
-                int64_t constant;
-                uint64_t t0 = a->sampling ? obs_now(a) : 0;
-                bool is_constant = sched_priority_run(cy, prio, a->feasible, n, scores, &constant);
-                if (a->sampling)
-                        obs_plugin(a, a->prio_plugin[p], SCHED_POINT_SCORE, SCHED_STATUS_SUCCESS, t0, obs_now(a));
+                int64_t constant = a->prio_value[p];
+                bool is_constant = a->prio_constant[p];
+                if (!is_constant)
+                        is_constant = sched_priority_score(cy, prio, a->feasible, n, scores, &constant);
+                if (a->sampling) {
+                        /* a priority PreScore found constant: its check was its Score call */
+                        uint64_t t1 = obs_now(a);
+                        if (a->prio_constant[p])
+                                obs_plugin(a, a->prio_plugin[p], SCHED_POINT_SCORE, SCHED_STATUS_SUCCESS, 0,
+                                           a->prio_check_ns[p]);
+                        else
+                                obs_plugin(a, a->prio_plugin[p], SCHED_POINT_SCORE, SCHED_STATUS_SUCCESS, t, t1);
+                        t = t1;
+                }
                 if (is_constant) {
                         offset = sat_add(offset, sat_mul(constant, prio->weight));
                         continue;
@@ -445,14 +497,24 @@ static int finish(SchedAlgo *a, const SchedCache *cache, SchedResult *ret) {
         SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
         SchedCycle cy;
         cycle_init(a, cache, a->pod, n_all, &cy);
+        /* upstream's prioritizeNodes: PreScore, then Score (its NormalizeScore and weights
+         * included), each timed apart */
+        uint64_t t0 = a->observer ? obs_now(a) : 0;
         if (a->waited) {
                 /* the cluster moved on while the extenders answered: the priorities' state
                  * is prepared again from the cache as it is now */
                 int r = sched_cycle_prepare(&cy, nodes, n_all);
-                if (r < 0)
+                if (r < 0) {
+                        if (a->observer)
+                                obs_point(a, SCHED_POINT_PRE_SCORE, SCHED_STATUS_ERROR, t0);
                         return r;
+                }
         }
-        uint64_t t0 = a->observer ? obs_now(a) : 0;
+        prescore_nodes(a, &cy);
+        if (a->observer) {
+                obs_point(a, SCHED_POINT_PRE_SCORE, SCHED_STATUS_SUCCESS, t0);
+                t0 = obs_now(a);
+        }
         int64_t offset = score_nodes(a, &cy, n);
         if (a->observer)
                 obs_point(a, SCHED_POINT_SCORE, SCHED_STATUS_SUCCESS, t0);
@@ -573,6 +635,9 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
                 return 0;
         }
 
+        /* Filter: every node's filters together, as upstream's findNodesThatPassFilters times
+         * them (the nominated pods' simulation included); the extenders' filters are not */
+        uint64_t tf = a->observer ? obs_now(a) : 0;
         a->n_plan = 0;
         for (uint32_t i = 0; i < a->cfg->n_predicates; i++)
                 if (sched_predicate_needed(&cy, &a->cfg->predicates[i]))
@@ -589,8 +654,11 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
                 reasons.n = 0;
                 processed++;
                 r = node_passes(a, &cy, ni, &reasons);
-                if (r < 0)
+                if (r < 0) {
+                        if (a->observer)
+                                obs_point(a, SCHED_POINT_FILTER, SCHED_STATUS_ERROR, tf);
                         return r;
+                }
                 if (r > 0) {
                         a->names[n_feasible] = ni->node->name;
                         a->feasible[n_feasible++] = ni;
@@ -600,6 +668,8 @@ int sched_algo_begin(SchedAlgo *a, const SchedCache *cache, const SchedPod *pod,
                                 hist_add(a, &reasons.r[k]);
                 }
         }
+        if (a->observer)
+                obs_point(a, SCHED_POINT_FILTER, SCHED_STATUS_SUCCESS, tf);
         a->next_start = (start + processed) % n_all;
         res.n_evaluated = processed;
 

@@ -157,6 +157,11 @@ typedef struct SchedAlgoObserver {
 } SchedAlgoObserver;
 /* Borrowed until replaced; NULL: nothing timed. */
 void sched_algo_set_observer(SchedAlgo *a, const SchedAlgoObserver *o);
+/* For the extension points the daemon runs after the decision (PostFilter, Reserve, Permit,
+ * PreBind, Bind, PostBind): the observer's clock (0 without one), and one run of point that
+ * began at t0. Both accept a NULL observer and then do nothing. */
+uint64_t sched_observer_now(const SchedAlgoObserver *o);
+void sched_observer_point(const SchedAlgoObserver *o, SchedPoint point, SchedStatus status, uint64_t t0);
 /* Whether the decisions begun from now on time every plugin call (needs an observer). */
 void sched_algo_set_sampling(SchedAlgo *a, bool sample);
 

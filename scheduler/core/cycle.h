@@ -175,3 +175,10 @@ bool sched_predicate_needed(const SchedCycle *cy, const SchedPredicate *p);
  * skip the per-node work: a constant never changes the ranking. */
 bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
                         uint32_t n, int64_t *scores, int64_t *ret_constant);
+/* sched_priority_run() in its two steps, for the algorithm to time them apart (its PreScore
+ * and Score): whether every node scores the same for this pod (true with *ret_constant: the
+ * per-pod, node-independent check, nothing written), then the scores over the nodes
+ * (normalization included; true with *ret_constant when the score finds them all equal). */
+bool sched_priority_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret_constant);
+bool sched_priority_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes,
+                          uint32_t n, int64_t *scores, int64_t *ret_constant);

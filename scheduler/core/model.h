@@ -249,6 +249,9 @@ bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *
 #define SCHED_DEFAULT_MILLI_CPU_REQUEST 100
 #define SCHED_DEFAULT_MEMORY_REQUEST ((int64_t) 200 * 1024 * 1024)
 
+/* The namespace annotation that holds its project node selector (OpenShift's). */
+#define SCHED_PROJECT_NODE_SELECTOR_ANNOTATION "openshift.io/node-selector"
+
 /* Applies a project node selector ("k=v,k2=v2": OpenShift's defaultNodeSelector, or the
  * namespace's openshift.io/node-selector annotation, which replaces it) to a pod before the
  * pod is shared, as OpenShift's PodNodeSelector admission does: merged with the pod's own

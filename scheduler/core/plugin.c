@@ -52,16 +52,24 @@ bool sched_predicate_run(const SchedCycle *cy, const SchedPredicate *p, const Sc
         return p->plugin->filter(cy, p, ni, out);
 }
 
-bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
-                        int64_t *scores, int64_t *ret_constant) {
+bool sched_priority_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret_constant) {
+        return p->plugin->constant && p->plugin->constant(cy, p, ret_constant);
+}
+
+bool sched_priority_score(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                          int64_t *scores, int64_t *ret_constant) {
         const SchedPriorityPlugin *pl = p->plugin;
-        if (pl->constant && pl->constant(cy, p, ret_constant))
-                return true;
         if (pl->score(cy, p, nodes, n, scores, ret_constant))
                 return true;
         if (pl->normalize)
                 pl->normalize(scores, n);
         return false;
+}
+
+bool sched_priority_run(const SchedCycle *cy, const SchedPriority *p, SchedNodeInfo *const *nodes, uint32_t n,
+                        int64_t *scores, int64_t *ret_constant) {
+        return sched_priority_constant(cy, p, ret_constant) ||
+               sched_priority_score(cy, p, nodes, n, scores, ret_constant);
 }
 
 int sched_cycle_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {

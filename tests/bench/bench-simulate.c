@@ -112,12 +112,12 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "cannot compile the profiles\n");
                 return 1;
         }
-        SimulateSide a = { "profile/LowNodeUtilization", &low, 1 }, c = { "profile/HighNodeUtilization", &high, 1 };
+        SimulateSide a = { "profile/LowNodeUtilization", &low, 1, NULL, 0 }, c = { "profile/HighNodeUtilization", &high, 1, NULL, 0 };
         SimulateReport rep = {};
         _cleanup_(buf_free) Buf err;
         buf_init(&err, 4096);
         double w0 = now_sec(CLOCK_MONOTONIC), c0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
-        int r = simulate_run(t, nodes, pods, NULL, &a, &c, &rep, &err);
+        int r = simulate_run(t, nodes, pods, NULL, NULL, &a, &c, &rep, &err);
         double wall = now_sec(CLOCK_MONOTONIC) - w0, cpu = now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
         if (r < 0) {
                 fprintf(stderr, "simulate: %s\n", err.len ? buf_str(&err) : strerror(-r));

@@ -3,15 +3,19 @@
 # nodes (nodesim, default 500) and, for each run in turn, E2E_PODS pending ownerless pods
 # (default 2,000; 10m CPU / 16Mi each, created in parallel) that one of these binds:
 #
-#   policy    policy-scheduler
-#   upstream  kube-scheduler v1.20 (tests/cluster/build.sh), the same legacy Policy
-#   bind      build/<O>/bench/bench-sched-bind: binds every pending pod round-robin, no
-#             decisions (the API server's bind ceiling on this machine)
+#   policy            policy-scheduler, the legacy Policy
+#   profile           policy-scheduler, the Scheduler Framework's v1.20 default profile (a
+#                     KubeSchedulerConfiguration whose profile names no plugins, no Policy)
+#   upstream          kube-scheduler v1.20 (tests/cluster/build.sh), the same legacy Policy
+#   upstream-profile  kube-scheduler v1.20, the same default profile
+#   bind              build/<O>/bench/bench-sched-bind: binds every pending pod round-robin,
+#                     no decisions (the API server's bind ceiling on this machine)
 #
 # Each scheduler gets the same KubeSchedulerConfiguration v1beta1 (clientConnection qps
 # 5000 / burst 10000, leader election off, its own schedulerName, health and metrics on
-# 127.0.0.1) and the Policy with --policy-config-file (v1.20's v1beta1 has no
-# algorithmSource). The pods of a run are in their own namespace, created before the process starts and deleted (grace 0) after it, so every
+# 127.0.0.1); the Policy runs add the Policy with --policy-config-file (v1.20's v1beta1 has
+# no algorithmSource), the profile runs give the configuration alone, at upstream's default
+# feature gates. The pods of a run are in their own namespace, created before the process starts and deleted (grace 0) after it, so every
 # run's informers see the nodes and its own pods only. Per run: time from process start to
 # the last binding, first -> last binding throughput (bindings timestamped as a watch
 # delivers them), CPU time and VmHWM from /proc/PID at the last binding, wait4's maxrss at
@@ -19,7 +23,7 @@
 #
 #   tools/with-cluster tests/bench/e2e-sched.sh          (make bench runs it so)
 #
-# Environment: E2E_NODES, E2E_PODS, E2E_RUNS (default "policy upstream bind"), E2E_POLICY
+# Environment: E2E_NODES, E2E_PODS, E2E_RUNS (default "policy profile upstream bind"), E2E_POLICY
 # (node or default), E2E_POD_KIND (plain or anti: required anti-affinity on the hostname
 # within groups of E2E_ANTI_GROUP_SIZE pods, default 500),
 # E2E_EXISTING (pods already bound before the runs, in namespace e2e-sched-existing, spread
@@ -56,7 +60,7 @@ case "$O" in /*) ;; *) O=$ROOT/$O ;; esac
 NODES=${E2E_NODES:-500}
 PODS=${E2E_PODS:-2000}
 EXISTING=${E2E_EXISTING:-0}
-RUNS=${E2E_RUNS:-policy upstream bind}
+RUNS=${E2E_RUNS:-policy profile upstream bind}
 TIMEOUT=${E2E_TIMEOUT:-600}
 HELPER=$ROOT/tests/bench/e2e-sched.py
 WORK=$CLUSTER_DIR/e2e-sched
@@ -90,12 +94,12 @@ trap cleanup EXIT
 
 # The legacy Policy both schedulers run: E2E_POLICY=node (default) the one below (node predicates and priorities),
 # E2E_POLICY=default the documented default policy (deploy/policy.cfg). With the
-# default policy upstream runs with DefaultPodTopologySpread off, so that both run the
+# default policy both run with DefaultPodTopologySpread off, so that both run the
 # documented SelectorSpreadPriority (see tests/e2e/40-scheduler-differential.sh).
-UPSTREAM_GATES=()
+POLICY_GATES=()
 if [ "${E2E_POLICY:-node}" = default ]; then
   cp "$ROOT/deploy/policy.cfg" "$WORK/policy.json"
-  UPSTREAM_GATES=(--feature-gates=DefaultPodTopologySpread=false)
+  POLICY_GATES=(--feature-gates=DefaultPodTopologySpread=false)
 else
 cat > "$WORK/policy.json" <<'JSON'
 {"kind": "Policy", "apiVersion": "v1",
@@ -154,18 +158,28 @@ for run in $RUNS; do
     policy)
       name=e2e-policy
       cmd=("${POLICY_WRAP[@]}" "$O/bin/policy-scheduler" --config "$(scheduler_config "$name" "$port")"
-           --policy-config-file "$WORK/policy.json" --bind-address 127.0.0.1 --port "$port" --secure-port 0)
+           --policy-config-file "$WORK/policy.json" --bind-address 127.0.0.1 --port "$port" --secure-port 0
+           "${POLICY_GATES[@]}")
       label=policy-scheduler kill=--kill ;;
+    profile)
+      name=e2e-profile
+      cmd=("${POLICY_WRAP[@]}" "$O/bin/policy-scheduler" --config "$(scheduler_config "$name" "$port")"
+           --bind-address 127.0.0.1 --port "$port" --secure-port 0)
+      label="policy-scheduler default profile" kill=--kill ;;
     upstream)
       name=e2e-upstream
       cmd=("$BIN/kube-scheduler" --config="$(scheduler_config "$name" "$port")"
-           --policy-config-file="$WORK/policy.json" --secure-port=0 --v=1 "${UPSTREAM_GATES[@]}")
+           --policy-config-file="$WORK/policy.json" --secure-port=0 --v=1 "${POLICY_GATES[@]}")
       label="kube-scheduler v1.20" kill=--kill ;;
+    upstream-profile)
+      name=e2e-upstream-profile
+      cmd=("$BIN/kube-scheduler" --config="$(scheduler_config "$name" "$port")" --secure-port=0 --v=1)
+      label="kube-scheduler v1.20 default profile" kill=--kill ;;
     bind)
       name=e2e-bind-only        # no scheduler serves it: the client binds them
       cmd=("$O/bench/bench-sched-bind" "$ns")
       label="bind-only client" kill= ;;
-    *) echo "e2e-sched: unknown run $run (policy, upstream, bind)" >&2; exit 1 ;;
+    *) echo "e2e-sched: unknown run $run (policy, profile, upstream, upstream-profile, bind)" >&2; exit 1 ;;
   esac
   python3 "$HELPER" create "$ns" "$PODS" "$name"
   python3 "$HELPER" run "$ns" "$PODS" "$label" "$OUT" $kill --log "$WORK/$run.log" --timeout "$TIMEOUT" \

@@ -36,7 +36,7 @@ setup "nodesim brings up three Ready nodes" stack_nodesim_start
 stack_operator_start a --progress-deadline 120 > "$T/port-a"
 wait_for "the operator creates Scheduler/cluster with an empty spec" 30 kubectl get scheduler cluster
 check_eq "... and its spec is empty" "{}" "$(kubectl get scheduler cluster -o jsonpath='{.spec}')"
-wait_for "the profile's built-in policy rolls out as revision 1 and becomes Available" 120 settled
+wait_for "the profile's plugin set rolls out as revision 1 and becomes Available" 120 settled
 check_eq "revision 1 comes from the profile" "1 LowNodeUtilization" \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.revision} {.status.policy.profile}')"
 

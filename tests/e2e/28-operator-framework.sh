@@ -12,9 +12,15 @@
 #     comma, a duplicate profile name, clientConnection set) are rejected with line:column
 #     and the running revision keeps scheduling;
 #   - switching to a Policy, back to the source, and to a profile;
-#   - disturbance: the source ConfigMap edited by hand, deleted, oversized;
+#   - kubectl scheduler-policy diff between framework revisions (two profiles, a profile
+#     and the source) and between a Policy revision and the source;
+#   - disturbance: the source ConfigMap deleted; the largest source (exactly 1 MiB) read
+#     whole and accepted, one byte more refused; the rendered framework revision and its
+#     Deployment (a --policy-config-file added) edited by hand and put back;
 #   - kubectl scheduler-policy migrate --dry-run, then migrate, on the documented default
-#     policy: the same fixed workload lands on the same nodes before and after.
+#     policy: the same fixed workload lands on the same nodes before and after;
+#   - a first install with an invalid source: Degraded with line:column, nothing of it
+#     rendered, the profile's plugin set schedules meanwhile, the source fixed rolls out.
 # The scheduler the Deployment runs is STACK_SCHEDULER (tests/lib/stack.sh): the bundled
 # policy-scheduler by default; STACK_SCHEDULER=upstream runs the same script on kube-scheduler
 # v1.20, which reads the same rendered files. Runs under tools/with-cluster.
@@ -126,6 +132,7 @@ for p in HighNodeUtilization NoScoring LowNodeUtilization; do
   kubectl patch scheduler cluster --type merge -p "{\"spec\":{\"profile\":\"$p\"}}" >/dev/null
   wait_for "profile $p rolls out" 150 rolled_past $n
   n=$(newest_revision)
+  [ "$p" = HighNodeUtilization ] && high=$n
   if [ "$p" = LowNodeUtilization ]; then
     check_eq "... its profiles section is OpenShift's (the default plugins)" \
       "$(printf 'profiles:\n  - schedulerName: default-scheduler')" "$(config_of "$n" | profiles_section)"
@@ -181,6 +188,23 @@ check_match "... with packing-scheduler's score plugins and weights" 'NodeResour
   "$(sched '{.status.plugins[?(@.schedulerName=="packing-scheduler")].extensionPoints.score}')"
 check "the revision has no policy.cfg and the Deployment no --policy-config-file" bash -c \
   "! kubectl -n $OPNS get deployment policy-scheduler -o jsonpath='{.spec.template.spec.containers[0].command}' | grep -q policy-config-file"
+export PATH="$BIN_DIR:$PATH"
+out=$(kubectl scheduler-policy diff 1 "$high"); rc=$?
+check_eq "diff of two profiles' revisions (1, $high) exits 1: they differ" 1 "$rc"
+check_eq "... in HighNodeUtilization's three score plugins, nothing else" "--- revision 1 (profile/LowNodeUtilization)
++++ revision $high (profile/HighNodeUtilization)
+profile default-scheduler:
+  score:
+    - NodeResourcesBalancedAllocation weight 1
+    - NodeResourcesLeastAllocated weight 1
+    + NodeResourcesMostAllocated weight 5" "$out"
+out=$(kubectl scheduler-policy diff 1 "$good"); rc=$?
+check_eq "diff of the profile's revision against the source's ($good) exits 1" 1 "$rc"
+check_match "... the source adds packing-scheduler, with its score plugins" \
+  $'\n\\+ profile packing-scheduler:\n.*\n    score: [^\n]*NodeResourcesMostAllocated \\(5\\)\n' "$out"
+check_match "... and scores every node, with a shorter maximum backoff" \
+  $'~ percentageOfNodesToScore [0-9]+ -> 100\n~ podMaxBackoffSeconds 10 -> 5' "$out"
+check "diff $good $good: no difference (exit 0)" kubectl scheduler-policy diff "$good" "$good"
 make_pods a 3 100m default-scheduler
 make_pods b 3 100m packing-scheduler
 wait_for "pods of both scheduler names are placed" 60 bash -c "$(declare -f placed); placed a 3 && placed b 3"
@@ -221,20 +245,38 @@ put_source "$T/two.yaml"
 wait_for "... recreated: accepted, the same revision" 30 bash -c \
   "[ \"\$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type==\"SchedulerConfigValid\")].status}')\" = True ]"
 check_eq "... no new revision for the same content" "$good" "$(newest_revision)"
-{ cat "$T/two.yaml"; head -c 1100000 /dev/zero | tr '\0' '#'; echo; } > "$T/big.yaml"
-kubectl create configmap -n openshift-config scheduler-config --from-file=config.yaml="$T/big.yaml" \
-  --dry-run=client -o yaml | kubectl replace -f - >/dev/null 2>&1 ||
-  echo "# the API server refused the oversized ConfigMap itself"
-check_eq "a source over what a ConfigMap holds is never stored; revision $good serves" "$good $good" \
-  "$(newest_revision) $(revision)"
-# The largest source the API server stores (just under 1 MiB, mostly comments): read whole,
-# accepted, and it renders the same revision (comments are not part of what runs).
-{ cat "$T/two.yaml"; for _ in $(seq 1 1020); do printf '#%01000d\n' 0; done; } > "$T/large.yaml"
-echo "# the large source: $(wc -c < "$T/large.yaml") bytes"
-# (replace, not apply: apply would copy it into an annotation, which holds 256 KiB)
-kubectl create configmap -n openshift-config scheduler-config --from-file=config.yaml="$T/large.yaml" \
-  --dry-run=client -o yaml | kubectl replace -f - >/dev/null
-wait_for "... the largest accepted source is read and accepted" 30 bash -c \
+# The largest source accepted: config.yaml of exactly 1 MiB, what the API server lets a
+# ConfigMap's data hold and the operator's own bound (mostly comments: read whole, accepted,
+# and the same revision, since comments are not part of what runs); one byte more is refused.
+sized() { # FILE BYTES: two.yaml padded with comment lines to exactly BYTES
+  python3 - "$T/two.yaml" "$1" "$2" <<'PY'
+import sys
+base = open(sys.argv[1]).read()
+want = int(sys.argv[3])
+pad = want - len(base)
+lines = []
+while pad > 0:
+    n = min(1000, pad)
+    lines.append("#" * (n - 1) + "\n" if n > 1 else "\n")
+    pad -= n
+open(sys.argv[2], "w").write(base + "".join(lines))
+PY
+}
+replace_source() { # FILE (replace, not apply: apply copies it into an annotation, which holds 256 KiB)
+  kubectl create configmap -n openshift-config scheduler-config --from-file=config.yaml="$1" \
+    --dry-run=client -o yaml | kubectl replace -f - 2>&1
+}
+sized "$T/over.yaml" 1048577
+sized "$T/large.yaml" 1048576
+sha_good=$(sched '{.status.policy.sha256}')
+check_match "a source one byte over 1 MiB (1048577 bytes) is refused by the API server" 'Too long|too long' \
+  "$(replace_source "$T/over.yaml")"
+sleep 2
+check_eq "... nothing changes: the same source, revision $good serves" "$sha_good $good $good" \
+  "$(sched '{.status.policy.sha256}') $(newest_revision) $(revision)"
+check_eq "the largest source, exactly 1048576 bytes, is stored" "1048576" \
+  "$(replace_source "$T/large.yaml" >/dev/null; kubectl -n openshift-config get configmap scheduler-config -o jsonpath='{.data.config\.yaml}' | wc -c)"
+wait_for "... read whole and accepted" 30 bash -c \
   "[ \"\$(kubectl get scheduler cluster -o jsonpath='{.status.policy.sha256}')\" = $(sha256sum "$T/large.yaml" | cut -c1-64) ]"
 check_eq "... SchedulerConfigValid True, the same revision $good" "True $good $good" \
   "$(condition SchedulerConfigValid status) $(newest_revision) $(revision)"
@@ -245,12 +287,27 @@ kubectl -n $OPNS get configmap "policy-scheduler-config-$good" -o json |
 kubectl -n $OPNS replace --force -f "$T/edited.json" >/dev/null 2>&1
 wait_for "a hand edit of the framework revision is put back" 30 bash -c \
   "kubectl -n $OPNS get configmap policy-scheduler-config-$good -o jsonpath='{.data.config\.yaml}' | grep -q packing-scheduler"
+# The Deployment of a framework revision passes no --policy-config-file: one added by hand
+# would make the scheduler look for a policy.cfg the revision does not have.
+kubectl -n $OPNS patch deployment policy-scheduler --type json \
+  -p '[{"op":"add","path":"/spec/template/spec/containers/0/command/-","value":"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg"}]' >/dev/null
+wait_for "a --policy-config-file added by hand to the framework revision's Deployment is removed" 30 bash -c \
+  "! kubectl -n $OPNS get deployment policy-scheduler -o jsonpath='{.spec.template.spec.containers[0].command}' | grep -q policy-config-file"
+wait_for "... with an Event naming the command" 10 bash -c \
+  "kubectl -n openshift-kube-scheduler-operator get events --field-selector involvedObject.kind=Scheduler -o jsonpath='{range .items[*]}{.reason}: {.message}{\"\\n\"}{end}' | grep -qE 'DriftReverted: .*command'"
+wait_for "... and revision $good serves again" 90 serving "$good"
 
 # --- to a Policy and back -------------------------------------------------------------------
 put_policy deploy/policy.cfg
 kubectl patch scheduler cluster --type merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a Policy wins over the source: it rolls out" 150 rolled_past "$good"
 pol=$(newest_revision)
+out=$(kubectl scheduler-policy diff "$pol" "$good"); rc=$?
+check_eq "diff of the Policy's revision ($pol) against the source's exits 1" 1 "$rc"
+check_match "... the Policy is compared as its v1beta1 translation" \
+  "^# revision $pol \\(configmap/scheduler-policy resourceVersion [0-9]+\\): its Policy compared as the framework configuration v1.20 builds from it" "$out"
+check_match "... whose scores differ from the defaults" $'\n  score:\n' "$out"
+check_match "... and the source adds packing-scheduler" $'\n\\+ profile packing-scheduler:\n' "$out"
 check_eq "... status names the ignored source, SchedulerConfigValid NotInUse" "scheduler-config NotInUse" \
   "$(sched '{.status.policy.ignoredSchedulerConfig}') $(condition SchedulerConfigValid reason)"
 kubectl patch scheduler cluster --type json -p '[{"op":"remove","path":"/spec/policy"}]' >/dev/null
@@ -297,4 +354,42 @@ echo "# placements under the translation: $after"
 check_eq "the same workload lands on the same nodes" "$before" "$after"
 msg=$(kubectl get clusteroperator scheduler-policy -o jsonpath='{.status.conditions[?(@.type=="Upgradeable")].status}' 2>/dev/null)
 check_eq "no legacy Policy in use any more: Upgradeable is True" "True" "$msg"
+
+# --- first install with an invalid source ---------------------------------------------------
+# Nothing of the operator's is left (no revision, no Deployment); the source it is told to use
+# names an unknown plugin. It comes up Degraded with the line and column, renders nothing of
+# the source, a scheduler runs anyway (the profile's plugin set) and schedules; the source
+# fixed rolls out.
+stack_stop_pid operator-a
+setup "the operator's state is removed" stack_reset_operator_state
+put_source "$T/b1.yaml"
+kubectl apply -f - >/dev/null <<'Y'
+apiVersion: operator.scheduler-policy.io/v1
+kind: SchedulerPolicyOperator
+metadata: {name: cluster}
+spec: {progressDeadlineSeconds: 120, schedulerConfig: {name: scheduler-config}}
+Y
+stack_operator_start a --profiles-as-plugins true --scheduler-shared-lease $shared > /dev/null
+wait_for "first install with an invalid source: SchedulerConfigValid=False" 60 bash -c \
+  "[ \"\$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type==\"SchedulerConfigValid\")].status}')\" = False ]"
+check_eq "... Degraded=True, reason InvalidSchedulerConfig" "True InvalidSchedulerConfig" \
+  "$(condition Degraded status) $(condition Degraded reason)"
+check_match "... Degraded names config.yaml:15: and the plugin" 'config\.yaml:15:[0-9]+:.*NodeResourcesMostAlocated' \
+  "$(condition Degraded message)"
+wait_for "... a scheduler runs anyway: the profile's plugin set serves as revision 1" 150 serving 1
+check_eq "... the only revision, from the profile" "1 LowNodeUtilization" \
+  "$(newest_revision) $(sched '{.status.policy.profile}')"
+check "... nothing of the source is rendered" bash -c \
+  "! kubectl -n $OPNS get configmap policy-scheduler-config-1 -o jsonpath='{.data}' | grep -qE 'NodeResourcesMostAlocated|packing-scheduler'"
+make_pods keep 1 50m
+wait_for "... and it schedules" 60 placed keep 1
+clear_pods
+put_source "$T/two.yaml"
+wait_for "the source fixed rolls out" 150 rolled_past 1
+check_eq "... SchedulerConfigValid True, Degraded False" "True False" \
+  "$(condition SchedulerConfigValid status) $(condition Degraded status)"
+check_eq "... status.plugins lists both profiles" "default-scheduler packing-scheduler" \
+  "$(sched '{.status.plugins[*].schedulerName}')"
+make_pods b 2 100m packing-scheduler
+wait_for "... packing-scheduler's pods are placed" 60 placed b 2
 finish

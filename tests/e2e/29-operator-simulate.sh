@@ -13,6 +13,8 @@
 #     elsewhere (scores 91 against 90), so the 441 others stay.
 #   HighNodeUtilization (most requests wins): every pod goes to sim-0 (58 or 59 pods against
 #     9), so the 59 of sim-0 stay and the 441 others move; the two place all 500 apart.
+# Then the namespace gets a project node selector (openshift.io/node-selector) only sim-1
+# satisfies: under both, every pod goes to sim-1.
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
 cd "$ROOT" || exit 1
@@ -79,7 +81,7 @@ wait_for "the 500 pods run" 120 running
 
 # A service account that may only get and list what simulate reads.
 kubectl create clusterrole simulate-reader --verb=get,list \
-  --resource=nodes,pods,services,replicationcontrollers,replicasets.apps,statefulsets.apps,configmaps,schedulers.config.openshift.io \
+  --resource=nodes,pods,services,replicationcontrollers,replicasets.apps,statefulsets.apps,configmaps,schedulers.config.openshift.io,namespaces,persistentvolumes,persistentvolumeclaims,storageclasses.storage.k8s.io,csinodes.storage.k8s.io \
   >/dev/null
 kubectl -n "$NS" create serviceaccount reader >/dev/null
 kubectl create clusterrolebinding simulate-reader --clusterrole=simulate-reader --serviceaccount="$NS:reader" >/dev/null
@@ -161,6 +163,22 @@ check_eq "the serving profile against itself: nothing placed apart" 0 "$(jq -r .
 versions > "$T/after"
 check "the nodes' and pods' resourceVersions are unchanged" cmp -s "$T/before" "$T/after"
 check_eq "no Event was written" "$E0" "$(events)"
+# The project node selector: the namespace annotated openshift.io/node-selector
+# simulate-zone=a, which only sim-1 has. Rescheduled now, every pod is queued with the
+# selector merged in (the NodeAffinity filter of both profiles holds it to sim-1): the 491
+# pods of the other nodes move there under both, and the two place none apart.
+kubectl label node sim-1 simulate-zone=a >/dev/null
+kubectl annotate namespace "$NS" openshift.io/node-selector=simulate-zone=a >/dev/null
+plugin simulate --profile HighNodeUtilization -o json > "$T/sel.json"
+mine_sel() { jq -r --arg ns "$NS/" "[.moves[] | select(.pod | startswith(\$ns)) | $1] | length" "$T/sel.json"; }
+check_eq "a project node selector: under LowNodeUtilization the 491 pods off sim-1 move to sim-1" 491 \
+  "$(mine_sel 'select(.node != "sim-1" and .active == "sim-1")')"
+check_eq "... and under HighNodeUtilization" 491 "$(mine_sel 'select(.node != "sim-1" and .candidate == "sim-1")')"
+check_eq "... no pod is placed elsewhere, and the two place none apart" "0 0" \
+  "$(mine_sel 'select(.active != "sim-1" or .candidate != "sim-1")') $(jq -r .runningPlacedApart "$T/sel.json")"
+kubectl annotate namespace "$NS" openshift.io/node-selector- >/dev/null
+kubectl label node sim-1 simulate-zone- >/dev/null
+
 out=$(plugin simulate --profile NoSuchProfile 2>&1); rc=$?
 check_eq "an unknown profile is a usage error" 2 "$rc"
 check_match "... naming the profiles" "is not a profile \(LowNodeUtilization, HighNodeUtilization, NoScoring\)" "$out"

@@ -12,7 +12,9 @@
 #   (f) each pod's Scheduled event is reported by its own profile (reportingController is
 #       the pod's schedulerName, as v1.20 gives every profile its recorder);
 #   (g) /metrics has v1.20's framework families with upstream's labels: every extension point
-#       run per profile, and the plugin calls of the cycles sampled for them (10 %, so 80
+#       run per profile, each timed apart (PreFilter, Filter, PreScore, Score, Reserve,
+#       Permit, PreBind, Bind, PostBind; PostFilter once a pod fits nowhere, for the profile
+#       that preempts only), and the plugin calls of the cycles sampled for them (10 %, so 80
 #       more pods make a cycle without a sample in all of them a 1-in-4,000 event).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
@@ -154,13 +156,27 @@ done > "$T/tiny.yaml"
 kubectl apply -f "$T/tiny.yaml" >/dev/null
 all_tiny_bound() { [ "$(kubectl -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' | grep -c '^tiny-[0-9]* sp-')" = 80 ]; }
 wait_for "(g) 80 more spread pods are bound" 120 all_tiny_bound
+# a pod of each profile that fits nowhere: the spread profile's runs its PostFilter (the
+# preemption, finding no victim), the pack profile's has none enabled
+for p in spread pack; do
+  pod_yaml "huge-$p" "$p" | sed 's/cpu: 500m/cpu: "64"/' | kubectl apply -f - >/dev/null
+done
+unschedulable() { [ "$(kubectl -n "$NS" get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}')" = Unschedulable ]; }
+both_unschedulable() { unschedulable huge-spread && unschedulable huge-pack; }
+wait_for "(g) the two 64-cpu pods are found unschedulable" 60 both_unschedulable
 metrics=$(curl -sf "http://127.0.0.1:$PORT/metrics")
 for profile in spread pack; do
   check_match "(g) the $profile profile's PreFilter runs, labelled as v1.20 labels them" \
     "scheduler_framework_extension_point_duration_seconds_bucket\{extension_point=\"PreFilter\",status=\"Success\",profile=\"$profile\",le=\"0.0001\"\} [0-9]+" "$metrics"
-  check_match "(g) ... and its Score runs" \
-    "scheduler_framework_extension_point_duration_seconds_count\{extension_point=\"Score\",status=\"Success\",profile=\"$profile\"\} [1-9]" "$metrics"
+  for point in Filter PreScore Score Reserve Permit PreBind Bind PostBind; do
+    check_match "(g) ... its $point is timed apart" \
+      "scheduler_framework_extension_point_duration_seconds_count\{extension_point=\"$point\",status=\"Success\",profile=\"$profile\"\} [1-9]" "$metrics"
+  done
 done
+check_match "(g) the spread profile's PostFilter runs for its pod that fits nowhere, Unschedulable" \
+  "scheduler_framework_extension_point_duration_seconds_count\{extension_point=\"PostFilter\",status=\"Unschedulable\",profile=\"spread\"\} [1-9]" "$metrics"
+check_eq "(g) ... the pack profile, preemption disabled at postFilter, runs none" "" \
+  "$(grep '^scheduler_framework_extension_point_duration_seconds_count{extension_point="PostFilter",.*profile="pack"' <<<"$metrics")"
 check_match "(g) the extension point family has v1.20's buckets (0.0001 x 2^k, 12 of them)" \
   'le="0.2048"' "$(grep '^scheduler_framework_extension_point_duration_seconds_bucket' <<<"$metrics")"
 check_match "(g) sampled plugin calls: a Filter plugin, labelled plugin, extension_point, status" \

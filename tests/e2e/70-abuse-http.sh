@@ -73,6 +73,9 @@ wait_for "no other script's nodes are left on the plane" 30 only_nodes "${NODES[
   >> "$CLUSTER_DIR/logs/nodesim-abuse.log" 2>&1 &
 NS_PID=$!
 wait_for "nodesim registers three nodes" 30 nodes_ready "${NODES[@]}"
+# An earlier run's namespace may still be terminating: its pods, going, would be counted.
+ns_absent() { ! kubectl get namespace "$NS" >/dev/null 2>&1; }
+setup_wait "no earlier run's namespace $NS is left" 120 ns_absent
 kubectl create namespace "$NS" >/dev/null
 
 S_PORT=$(free_port)
@@ -109,7 +112,19 @@ check_eq "... and the operator's" 200 "$(scrape "$OP_SPORT" | cut -d' ' -f1)"
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 RSS_S0=$(rss "$S_PID") RSS_OP0=$(rss "$OP_PID")
 # from the API server, not from the scheduler's own port (which is under attack)
-bound() { kubectl -n "$NS" get pods --field-selector spec.nodeName!= -o name | grep -c .; }
+# A kubectl that fails under load (a timeout) must not read as "0 bound": it is asked again.
+bound() {
+  local out try
+  for try in 1 2 3 4 5; do
+    if out=$(kubectl -n "$NS" get pods --field-selector spec.nodeName!= -o name); then
+      grep -c . <<< "$out"
+      return
+    fi
+    sleep 0.5
+  done
+  echo "kubectl could not count the bound pods" >&2
+  return 1
+}
 
 # ---- the witnesses: a prober, the lease holders, the pod stream -------------------------------
 "${ABUSE[@]}" probe --seconds 300 --interval 0.2 \

@@ -41,8 +41,13 @@ for s in "${SMOKE[@]}"; do
   read -r -a cmd <<< "$s"
   check "${cmd[0]} runs on a tiny size" env KUBE_BENCH_OBJECTS=50 "$O/bench/${cmd[0]}" "${cmd[@]:1}"
 done
-check "tests/bench/e2e-sched.sh runs policy-scheduler, kube-scheduler and the bind-only client on 3 nodes" \
+check "tests/bench/e2e-sched.sh runs policy-scheduler (the Policy, the default profile), kube-scheduler and the bind-only client on 3 nodes" \
   env E2E_NODES=3 E2E_PODS=6 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-sched.sh
+check "tests/bench/e2e-sched.sh runs kube-scheduler with the default profile on 3 nodes" \
+  env E2E_NODES=3 E2E_PODS=6 E2E_TIMEOUT=120 E2E_RUNS=upstream-profile O="$O" tests/bench/e2e-sched.sh
+check_eq "... each run is a row of e2e-sched.csv, all 6 pods bound" \
+  "policy-scheduler 6|policy-scheduler default profile 6|kube-scheduler v1.20 6|bind-only client 6|kube-scheduler v1.20 default profile 6" \
+  "$(tail -n +2 "$BENCH_DIR/e2e-sched.csv" 2>/dev/null | cut -d, -f2,4 | tr , ' ' | paste -sd'|')"
 check "tests/bench/e2e-preempt.sh runs both schedulers on 2 nodes" \
   env E2E_NODES=2 E2E_PODS=2 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-preempt.sh
 check "tools/bench-plots draws every chart from the CSV files" tools/bench-plots "$BENCH_DIR"

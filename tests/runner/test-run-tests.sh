@@ -36,6 +36,8 @@ check_match "unit: the skip is counted apart from the passes" \
 check_match "integration: skip and dropped checks counted" \
   'integration: 2 passed, 2 failed, 1 skipped' "$report"
 check_match "total: the skips are visible" 'total: 5 passed, 2 failed, 2 skipped' "$report"
+check_match "the report names what failed above the counts (a log's tail says which)" \
+  'failed: plan-not-reached.sh \(planned 3 checks, ran 1\)' "$report"
 "$RUN_TESTS" --name unit --summary-file "$T/valgrind" tests/runner/cases/cmocka-skip.sh tests/runner/cases/tap-lib-fail.sh >/dev/null 2>&1
 report=$("$RUN_TESTS" --report --unit "$T/plain" "$T/asan" "$T/valgrind")
 check_match "a unit test failing in one pass fails once" \

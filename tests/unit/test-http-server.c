@@ -402,6 +402,38 @@ static void test_total_limit_evicts_waiting(void **state) {
         sd_event_unref(e);
 }
 
+/* At the total limit a flood from other addresses cannot push out a lone client (the
+ * kubelet's probe): the connections all wait in the kernel's backlog before the loop runs,
+ * so one accept batch admits the flood, the probe and more flood, with one loop time for
+ * all. The probe used to be evicted by the next newcomer (the newest of equally old
+ * connections gave way); now the client holding the most connections gives way. */
+static void test_total_limit_spares_a_lone_client(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .max_connections = 8, .max_per_client = 100 }, &s), 0);
+        assert_int_equal(http_server_add_route(s, "/hello/", hello, NULL), 0);
+        uint16_t port = http_server_port(s);
+        int before = 0, after = 0;
+        int *flood = open_many("127.0.0.2", port, 8, &before);
+        assert_int_equal(before, 8);
+        int probe = connect_from("127.0.0.1", port);
+        assert_true(probe >= 0);
+        assert_int_equal(send(probe, GET_HELLO, strlen(GET_HELLO), MSG_NOSIGNAL), (ssize_t) strlen(GET_HELLO));
+        int *more = open_many("127.0.0.3", port, 8, &after);
+        assert_int_equal(after, 8);
+        spin(e, 300 * 1000);
+        char buf[256] = {};
+        ssize_t n = recv(probe, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+        assert_true(n > 12);
+        assert_int_equal(strncmp(buf, "HTTP/1.1 200", 12), 0);
+        close(probe);
+        close_many(flood, before);
+        close_many(more, after);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
 /* A client sending its request a byte at a time (slowloris) is cut at the request
  * deadline, and others are answered meanwhile. */
 static void slowloris(Client *c) {
@@ -610,6 +642,7 @@ int main(void) {
                 cmocka_unit_test(test_accepts_after_connection_limit),
                 cmocka_unit_test(test_per_client_limit),
                 cmocka_unit_test(test_total_limit_evicts_waiting),
+                cmocka_unit_test(test_total_limit_spares_a_lone_client),
                 cmocka_unit_test(test_request_deadline),
                 cmocka_unit_test(test_oversized_requests),
                 cmocka_unit_test(test_deferred_answer),

@@ -116,6 +116,134 @@ static void test_diff(void **state) {
         policy_effective_free(b);
 }
 
+/* ---- diff of framework revisions, on the revision ConfigMaps in tests/data/kubectl-plugin-diff ---- */
+
+#define DIFF_CASES "tests/data/kubectl-plugin-diff/"
+
+static json_t *load_revision_file(const char *name) {
+        json_error_t e;
+        char path[256];
+        snprintf(path, sizeof(path), DIFF_CASES "revision-%s.json", name);
+        json_t *j = json_load_file(path, 0, &e);
+        if (!j)
+                fail_msg("%s: %s", path, e.text);
+        return j;
+}
+
+/* revision_diff of two fixtures: its return value, and its output in out. */
+static int diff_files(const char *a, const char *b, Buf *out) {
+        json_t *ca = load_revision_file(a), *cb = load_revision_file(b);
+        char *err = NULL;
+        buf_init(out, 0);
+        int r = revision_diff(ca, a, cb, b, out, &err);
+        if (getenv("SHOW_DIFF"))
+                print_message("%s", buf_str(out));
+        if (err)
+                print_message("%s\n", err);
+        free(err);
+        json_decref(ca);
+        json_decref(cb);
+        return r;
+}
+
+static void test_diff_framework_profiles(void **state) {
+        Buf out;
+        /* HighNodeUtilization against the defaults: its three score changes, nothing else. */
+        assert_int_equal(diff_files("low", "high", &out), 1);
+        assert_string_equal(buf_str(&out), "--- low\n+++ high\n"
+                                           "profile default-scheduler:\n"
+                                           "  score:\n"
+                                           "    - NodeResourcesBalancedAllocation weight 1\n"
+                                           "    - NodeResourcesLeastAllocated weight 1\n"
+                                           "    + NodeResourcesMostAllocated weight 5\n");
+        buf_free(&out);
+        assert_int_equal(diff_files("high", "low", &out), 1);
+        assert_non_null(strstr(buf_str(&out), "    - NodeResourcesMostAllocated weight 5\n"
+                                              "    + NodeResourcesBalancedAllocation weight 1\n"
+                                              "    + NodeResourcesLeastAllocated weight 1\n"));
+        buf_free(&out);
+        assert_int_equal(diff_files("two", "two", &out), 0);
+        assert_string_equal(buf_str(&out), "--- two\n+++ two\n"
+                                           "no difference in the effective profiles, plugins, arguments and extenders\n");
+        buf_free(&out);
+}
+
+static void test_diff_framework_source(void **state) {
+        Buf out;
+        /* The source moves NodePorts to the end of filter, raises InterPodAffinity's
+         * hardPodAffinityWeight, adds a packing profile and scores 50% of the nodes. */
+        assert_int_equal(diff_files("low", "two", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "profile default-scheduler:\n  filter:\n    ~ order: NodeUnschedulable NodeName "
+                                  "TaintToleration NodeAffinity NodePorts NodeResourcesFit VolumeRestrictions"));
+        assert_non_null(strstr(s, "      now:   NodeUnschedulable NodeName TaintToleration NodeAffinity NodeResourcesFit "
+                                  "VolumeRestrictions"));
+        assert_non_null(strstr(s, " InterPodAffinity NodePorts\n"));
+        assert_null(strstr(s, "  preFilter:\n")); /* NodePorts keeps its preFilter place */
+        assert_non_null(strstr(s, "  pluginConfig:\n    ~ InterPodAffinity {\"hardPodAffinityWeight\":1}\n"
+                                  "      now {\"hardPodAffinityWeight\":3}\n"));
+        assert_non_null(strstr(s, "+ profile packing-scheduler:\n"));
+        assert_non_null(strstr(s, "    score: NodeResourcesBalancedAllocation (1), ImageLocality (1), InterPodAffinity (1), "
+                                  "NodeAffinity (1), NodePreferAvoidPods (10000), PodTopologySpread (2), "
+                                  "TaintToleration (1), NodeResourcesMostAllocated (5)\n"));
+        assert_non_null(strstr(s, "~ percentageOfNodesToScore 0 -> 50\n"));
+        assert_null(strstr(s, "leaderElection"));
+        buf_free(&out);
+        /* The other way round the packing profile is the one removed. */
+        assert_int_equal(diff_files("two", "low", &out), 1);
+        assert_non_null(strstr(buf_str(&out), "- profile packing-scheduler:\n"));
+        assert_non_null(strstr(buf_str(&out), "~ percentageOfNodesToScore 50 -> 0\n"));
+        buf_free(&out);
+}
+
+static void test_diff_framework_policy(void **state) {
+        Buf out;
+        /* Two Policy revisions: compared as Policies, as before. */
+        assert_int_equal(diff_files("policy", "policy2", &out), 1);
+        assert_string_equal(buf_str(&out), "--- policy\n+++ policy2\npriorities:\n  ~ LeastRequestedPriority weight 2 -> 3\n");
+        buf_free(&out);
+        /* A Policy against the default plugins: the Policy through its v1beta1 translation.
+         * It scores with two plugins, LeastAllocated at weight 2; the defaults score with
+         * eight, LeastAllocated at 1. */
+        assert_int_equal(diff_files("policy", "low", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "# policy: its Policy compared as the framework configuration v1.20 builds from it "
+                                  "(the v1beta1 translation)\n--- policy\n+++ low\n"));
+        assert_non_null(strstr(s, "    ~ NodeResourcesLeastAllocated weight 2 -> 1\n"));
+        assert_non_null(strstr(s, "    + ImageLocality weight 1\n"));
+        assert_non_null(strstr(s, "    + NodePreferAvoidPods weight 10000\n"));
+        assert_null(strstr(s, "NodeResourcesBalancedAllocation weight"));
+        assert_non_null(strstr(s, "    + VolumeBinding\n"));
+        buf_free(&out);
+}
+
+static void test_diff_framework_lossy(void **state) {
+        Buf out;
+        /* A translation that loses something says what, before the diff. */
+        assert_int_equal(diff_files("two", "lossy", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "# lossy: its Policy compared as the framework configuration v1.20 builds from it "
+                                  "(the v1beta1 translation), which loses:\n"
+                                  "#  lossy:policy.cfg: warning: alwaysCheckAllPredicates has no field"));
+        assert_non_null(strstr(s, "- profile packing-scheduler:\n"));
+        buf_free(&out);
+        /* A revision with nothing valid in it is an error naming it. */
+        json_t *bad = load("{\"data\":{\"config.yaml\":\"kind: KubeSchedulerConfiguration\\n"
+                           "apiVersion: kubescheduler.config.k8s.io/v1beta1\\nprofiles:\\n- schedulerName: x\\n"
+                           "  plugins: {score: {enabled: [{name: NoSuchPlugin}]}}\\n\"}}");
+        json_t *low = load_revision_file("low");
+        char *err = NULL;
+        buf_init(&out, 0);
+        assert_int_equal(revision_diff(bad, "revision 9", low, "revision 1", &out, &err), -EINVAL);
+        assert_non_null(err);
+        assert_non_null(strstr(err, "revision 9:config.yaml:5:"));
+        assert_non_null(strstr(err, "NoSuchPlugin"));
+        free(err);
+        buf_free(&out);
+        json_decref(bad);
+        json_decref(low);
+}
+
 static void test_explain(void **state) {
         json_t *pod = load("{\"metadata\":{\"name\":\"big\",\"namespace\":\"e2e\"},\"spec\":{},\"status\":{\"phase\":\"Pending\","
                            "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
@@ -334,11 +462,11 @@ static void test_simulate_profile_switch(void **state) {
         SchedConfig *least = sim_profile(t, "NodeResourcesLeastAllocated", true);
         SchedConfig *most = sim_profile(t, "NodeResourcesMostAllocated", true);
         json_t *nodes = sim_nodes(), *pods = sim_pods();
-        SimulateSide a = { "least", &least, 1 }, c = { "most", &most, 1 };
+        SimulateSide a = { "least", &least, 1, NULL, 0 }, c = { "most", &most, 1, NULL, 0 };
         SimulateReport r = {};
         Buf err;
         buf_init(&err, 0);
-        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, NULL, &a, &c, &r, &err), 0);
         assert_int_equal(r.n_nodes, 3);
         assert_int_equal(r.n_running, 3);
         assert_int_equal(r.n_pending, 2);
@@ -395,7 +523,7 @@ static void test_simulate_profile_switch(void **state) {
         simulate_report_done(&r);
 
         /* the cluster is read only: a second run decides alike */
-        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, NULL, &a, &c, &r, &err), 0);
         assert_int_equal(r.moved[0], 2);
         assert_int_equal(r.moved[1], 1);
         assert_int_equal(r.differ, 3);
@@ -416,11 +544,11 @@ static void test_simulate_pending(void **state) {
         SchedConfig *fit = sim_profile(t, "NodeResourcesLeastAllocated", true);
         SchedConfig *nofit = sim_profile(t, "NodeResourcesLeastAllocated", false);
         json_t *nodes = sim_nodes(), *pods = sim_pods();
-        SimulateSide a = { "fit", &fit, 1 }, c = { "nofit", &nofit, 1 };
+        SimulateSide a = { "fit", &fit, 1, NULL, 0 }, c = { "nofit", &nofit, 1, NULL, 0 };
         SimulateReport r = {};
         Buf err;
         buf_init(&err, 0);
-        assert_int_equal(simulate_run(t, nodes, pods, NULL, &a, &c, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, NULL, &a, &c, &r, &err), 0);
         assert_int_equal(r.n_became_schedulable, 1);
         assert_string_equal(r.became_schedulable[0].pod, "default/e");
         assert_non_null(r.became_schedulable[0].node);
@@ -430,7 +558,7 @@ static void test_simulate_pending(void **state) {
         assert_int_equal(r.pending_fit[1], 2);
         simulate_report_done(&r);
 
-        assert_int_equal(simulate_run(t, nodes, pods, NULL, &c, &a, &r, &err), 0);
+        assert_int_equal(simulate_run(t, nodes, pods, NULL, NULL, &c, &a, &r, &err), 0);
         assert_int_equal(r.n_became_schedulable, 0);
         assert_int_equal(r.n_became_unschedulable, 1);
         assert_string_equal(r.became_unschedulable[0].pod, "default/e");
@@ -444,7 +572,7 @@ static void test_simulate_pending(void **state) {
         json_t *spread = tl_json("[" SIM_POD("x", "1000m", "2Gi", "'nodeName':'n3',") "," SIM_POD("y", "1000m", "2Gi",
                                                                                                  "'nodeName':'n3',") ","
                                  SIM_POD("z", "1000m", "2Gi", "'nodeName':'n3',") "]");
-        assert_int_equal(simulate_run(t, twins, spread, NULL, &a, &a, &r, &err), 0);
+        assert_int_equal(simulate_run(t, twins, spread, NULL, NULL, &a, &a, &r, &err), 0);
         assert_int_equal(r.n_running, 3);
         assert_int_equal(r.differ, 0);
         assert_int_equal(r.moved[0], r.moved[1]);
@@ -453,7 +581,7 @@ static void test_simulate_pending(void **state) {
         /* a pod that does not convert is named */
         json_t *bad = tl_json("[{'metadata':{'name':'broken','namespace':'default','uid':'u'},'spec':{'containers':"
                               "[{'name':'c','resources':{'requests':{'cpu':'lots'}}}]}}]");
-        assert_int_equal(simulate_run(t, nodes, bad, NULL, &a, &c, &r, &err), -EINVAL);
+        assert_int_equal(simulate_run(t, nodes, bad, NULL, NULL, &a, &c, &r, &err), -EINVAL);
         assert_non_null(strstr(buf_str(&err), "default/broken"));
 
         json_decref(bad);
@@ -467,15 +595,206 @@ static void test_simulate_pending(void **state) {
         sched_strtab_free(t);
 }
 
+/* ---- simulate: project node selectors, volumes, extenders (tests/data/kubectl-plugin-simulate) ---- */
+
+static json_t *sim_fixture(const char *name) {
+        char path[256];
+        json_error_t e;
+        snprintf(path, sizeof(path), "tests/data/kubectl-plugin-simulate/%s.json", name);
+        json_t *j = json_load_file(path, 0, &e);
+        if (!j)
+                fail_msg("%s: %s", path, e.text);
+        return j;
+}
+
+/* queueSort, the given filters (each also at preFilter when it has one there), LeastAllocated. */
+static SchedConfig *sim_filters(SchedStrtab *t, const char *const *filters, const char *const *prefilters) {
+        TlProfile b = tl_profile("default-scheduler");
+        tl_enable(&b, "queueSort", "PrioritySort");
+        for (size_t i = 0; prefilters && prefilters[i]; i++)
+                tl_enable(&b, "preFilter", prefilters[i]);
+        for (size_t i = 0; filters && filters[i]; i++)
+                tl_enable(&b, "filter", filters[i]);
+        tl_score(&b, "NodeResourcesLeastAllocated", 1);
+        tl_enable(&b, "bind", "DefaultBinder");
+        SchedConfig *cfg = NULL;
+        SchedConfigOptions o = {};
+        Buf err;
+        buf_init(&err, 0);
+        if (sched_config_new_profile(t, b.json, &o, &cfg, &err) < 0)
+                fail_msg("profile: %s", buf_str(&err));
+        buf_free(&err);
+        tl_profile_done(&b);
+        return cfg;
+}
+
+static void test_simulate_project_node_selector(void **state) {
+        SchedStrtab *t = sched_strtab_new(0, 0);
+        json_t *fx = sim_fixture("project-node-selector");
+        static const char *const with[] = { "NodeAffinity", NULL };
+        SchedConfig *aff = sim_filters(t, with, NULL), *none = sim_filters(t, NULL, NULL);
+        SimulateSide a = { "affinity", &aff, 1, NULL, 0 }, c = { "no filter", &none, 1, NULL, 0 };
+        SimulateCluster cl = { .namespaces = json_object_get(fx, "namespaces"),
+                               .default_node_selector = json_string_value(json_object_get(fx, "defaultNodeSelector")) };
+        SimulateReport r = {};
+        Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(simulate_run(t, json_object_get(fx, "nodes"), json_object_get(fx, "pods"), NULL, &cl, &a, &c, &r,
+                                      &err), 0);
+        assert_int_equal(r.n_pending, 4);
+        assert_int_equal(r.n_running, 1);
+        /* p1 (east), p2 (the default) -> n1; p3 (opted out) -> n2; p4 conflicts: nowhere,
+         * whichever filters the profile has (as the scheduler: the pod is marked). */
+        assert_int_equal(r.pending_fit[0], 3);
+        assert_int_equal(r.pending_fit[1], 3);
+        assert_int_equal(r.n_became_schedulable, 0);
+        /* r1, running on n2, goes to n1 when rescheduled now; the candidate has no
+         * NodeAffinity, the plugin that checks a nodeSelector (v1.20), so for it every pod
+         * but p4 goes to n2, the emptier node */
+        assert_int_equal(r.moved[0], 1);
+        assert_int_equal(r.moved[1], 0);
+        assert_int_equal(r.differ, 1);
+        const SimulateNode *n1 = sim_node(&r, "n1"), *n2 = sim_node(&r, "n2");
+        assert_int_equal(n1->pods[0], 3);
+        assert_int_equal(n1->pods[1], 0);
+        assert_int_equal(n2->pods[0], 1);
+        assert_int_equal(n2->pods[1], 4);
+        assert_int_equal(n1->milli_cpu[0], 1500);
+        simulate_report_done(&r);
+
+        /* Without the namespaces and the default, LeastAllocated sends every pod to n2. */
+        assert_int_equal(simulate_run(t, json_object_get(fx, "nodes"), json_object_get(fx, "pods"), NULL, NULL, &a, &c,
+                                      &r, &err), 0);
+        assert_int_equal(sim_node(&r, "n2")->pods[0], 5);
+        assert_int_equal(r.moved[0], 0);
+        simulate_report_done(&r);
+        buf_free(&err);
+        sched_config_free(aff);
+        sched_config_free(none);
+        json_decref(fx);
+        sched_strtab_free(t);
+}
+
+static void test_simulate_volumes(void **state) {
+        SchedStrtab *t = sched_strtab_new(0, 0);
+        json_t *fx = sim_fixture("volumes");
+        static const char *const vb[] = { "VolumeBinding", NULL };
+        SchedConfig *bind = sim_filters(t, vb, vb), *none = sim_filters(t, NULL, NULL);
+        SimulateSide a = { "volume binding", &bind, 1, NULL, 0 }, c = { "no filter", &none, 1, NULL, 0 };
+        SimulateCluster cl = { .pvs = json_object_get(fx, "pvs"), .pvcs = json_object_get(fx, "pvcs"),
+                               .storage_classes = json_object_get(fx, "storageClasses") };
+        SimulateReport r = {};
+        Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(simulate_run(t, json_object_get(fx, "nodes"), json_object_get(fx, "pods"), NULL, &cl, &a, &c, &r,
+                                      &err), 0);
+        /* v1 (bound to pv-n1) and v3 (the free PV on n1) -> n1; v2's claim does not exist */
+        assert_int_equal(r.n_pending, 3);
+        assert_int_equal(r.pending_fit[0], 2);
+        assert_int_equal(r.pending_fit[1], 3);
+        assert_int_equal(r.n_became_schedulable, 1);
+        assert_string_equal(r.became_schedulable[0].pod, "default/v2");
+        assert_non_null(strstr(r.became_schedulable[0].reason, "persistentvolumeclaim \"missing\" not found"));
+        assert_int_equal(r.moved[0], 1); /* r1 to n1, where its volume is */
+        assert_int_equal(r.moved[1], 0);
+        const SimulateNode *n1 = sim_node(&r, "n1");
+        assert_int_equal(n1->pods[0], 3);
+        assert_int_equal(n1->pods[1], 0);
+        simulate_report_done(&r);
+
+        /* Without the volume objects, every pod with a claim fits nowhere under VolumeBinding. */
+        assert_int_equal(simulate_run(t, json_object_get(fx, "nodes"), json_object_get(fx, "pods"), NULL, NULL, &a, &c,
+                                      &r, &err), 0);
+        assert_int_equal(r.pending_fit[0], 0);
+        simulate_report_done(&r);
+        buf_free(&err);
+        sched_config_free(bind);
+        sched_config_free(none);
+        json_decref(fx);
+        sched_strtab_free(t);
+}
+
+static void test_simulate_extenders(void **state) {
+        SchedStrtab *t = sched_strtab_new(0, 0);
+        json_t *fx = sim_fixture("extenders");
+        SchedConfig *p = sim_filters(t, NULL, NULL);
+        SimulateExtender *xs = NULL, *every = NULL;
+        uint32_t n_xs = 0, n_every = 0;
+        assert_int_equal(simulate_extenders_from_json(json_object_get(fx, "candidateExtenders"), &xs, &n_xs), 0);
+        assert_int_equal(n_xs, 2);
+        assert_true(xs[0].decides);
+        assert_false(xs[1].decides); /* it only binds: the node is chosen without it */
+        assert_int_equal(simulate_extenders_from_json(json_object_get(fx, "everyPodExtenders"), &every, &n_every), 0);
+        SimulateSide a = { "plain", &p, 1, NULL, 0 }, c = { "gpu extender", &p, 1, xs, n_xs };
+        SimulateReport r = {};
+        Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(simulate_run(t, json_object_get(fx, "nodes"), json_object_get(fx, "pods"), NULL, NULL, &a, &c, &r,
+                                      &err), 0);
+        /* g1 limits the managed resource, g3 requests it in an init container; g2 does not */
+        assert_int_equal(r.extender_dependent[0], 0);
+        assert_int_equal(r.extender_dependent[1], 2);
+        assert_int_equal(r.n_extender_pods, 2);
+        assert_string_equal(r.extender_pods[0].pod, "default/g1");
+        assert_null(r.extender_pods[0].extenders[0]);
+        assert_string_equal(r.extender_pods[0].extenders[1], "http://127.0.0.1:8888/gpu");
+        assert_string_equal(r.extender_pods[1].pod, "default/g3");
+        Buf out;
+        buf_init(&out, 0);
+        assert_int_equal(simulate_format(&r, &a, &c, false, false, &out), 0);
+        assert_non_null(strstr(buf_str(&out), "Pods whose result depends on an extender that was not called "
+                                              "(decided without it): active 0, candidate 2\n"
+                                              "  default/g1 (candidate: http://127.0.0.1:8888/gpu)\n"));
+        buf_reset(&out);
+        assert_int_equal(simulate_format(&r, &a, &c, true, false, &out), 0);
+        json_t *j = json_loads(buf_str(&out), 0, NULL);
+        assert_non_null(j);
+        json_t *dep = json_object_get(j, "extenderDependent");
+        assert_int_equal(json_array_size(dep), 2);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(dep, 1), "pod")), "default/g3");
+        assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(dep, 1), "candidate"), 0)),
+                            "http://127.0.0.1:8888/gpu");
+        assert_int_equal(json_array_size(json_object_get(json_array_get(dep, 1), "active")), 0);
+        json_decref(j);
+        simulate_report_done(&r);
+
+        /* An extender without managedResources takes part in every pod's decision, on both
+         * sides here; the text lists them all (3, under the bound). */
+        SimulateSide e = { "score extender", &p, 1, every, n_every };
+        assert_int_equal(simulate_run(t, json_object_get(fx, "nodes"), json_object_get(fx, "pods"), NULL, NULL, &e, &e, &r,
+                                      &err), 0);
+        assert_int_equal(r.extender_dependent[0], 3);
+        assert_int_equal(r.extender_dependent[1], 3);
+        buf_reset(&out);
+        assert_int_equal(simulate_format(&r, &e, &e, false, false, &out), 0);
+        assert_non_null(strstr(buf_str(&out), "  default/g2 (active: http://127.0.0.1:8888/score; candidate: "
+                                              "http://127.0.0.1:8888/score)\n"));
+        simulate_report_done(&r);
+        buf_free(&out);
+        buf_free(&err);
+        free(xs);
+        free(every);
+        sched_config_free(p);
+        json_decref(fx);
+        sched_strtab_free(t);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_history),
                 cmocka_unit_test(test_diff),
+                cmocka_unit_test(test_diff_framework_profiles),
+                cmocka_unit_test(test_diff_framework_source),
+                cmocka_unit_test(test_diff_framework_policy),
+                cmocka_unit_test(test_diff_framework_lossy),
                 cmocka_unit_test(test_explain),
                 cmocka_unit_test(test_migrate_default_policy),
                 cmocka_unit_test(test_migrate_lossy_and_invalid),
                 cmocka_unit_test(test_simulate_profile_switch),
                 cmocka_unit_test(test_simulate_pending),
+                cmocka_unit_test(test_simulate_project_node_selector),
+                cmocka_unit_test(test_simulate_volumes),
+                cmocka_unit_test(test_simulate_extenders),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

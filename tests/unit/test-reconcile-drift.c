@@ -123,9 +123,12 @@ static void test_deleted_revision_configmap_is_recreated(void **state) {
 static void test_tampered_revision_configmap_is_restored(void **state) {
         World *w = installed();
         json_t *cm = (json_t *) revision_cm(w, 1);
-        _cleanup_free_ char *policy = strdup(json_string_value(json_object_get(json_object_get(cm, "data"), "policy.cfg")));
-        json_object_set_new(json_object_get(cm, "data"), "policy.cfg",
-                            json_string("{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\"predicates\":[]}"));
+        _cleanup_free_ char *config = strdup(json_string_value(json_object_get(json_object_get(cm, "data"), "config.yaml")));
+        json_object_set_new(json_object_get(cm, "data"), "config.yaml",
+                            json_string("apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                        "kind: KubeSchedulerConfiguration\nprofiles:\n"
+                                        "- schedulerName: default-scheduler\n  plugins:\n    score:\n"
+                                        "      disabled:\n      - name: '*'\n"));
         stamp(w, cm);
 
         ReconcileOutput *o = pass(w);
@@ -138,8 +141,8 @@ static void test_tampered_revision_configmap_is_restored(void **state) {
         assert_true(has_event(o, "DriftReverted"));
         apply(w, o);
         reconcile_output_free(o);
-        assert_string_equal(json_string_value(json_object_get(json_object_get(revision_cm(w, 1), "data"), "policy.cfg")),
-                            policy);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(revision_cm(w, 1), "data"), "config.yaml")),
+                            config);
         assert_settled(w);
         world_free(w);
 }

@@ -60,14 +60,16 @@ static void test_first_install(void **state) {
         assert_contains(config, "kind: KubeSchedulerConfiguration");
         assert_contains(config, "resourceLock: leases");
         assert_contains(config, "resourceNamespace: openshift-kube-scheduler");
-        assert_contains(config, "- schedulerName: \"default-scheduler\"");
+        /* spec.profile "" as OpenShift renders it: the asset's profiles section */
+        assert_contains(config, "profiles:\n  - schedulerName: default-scheduler\n");
         assert_contains(config, "percentageOfNodesToScore: 0");
         /* v1beta1 decodes strictly and has no algorithmSource: it must not be there. */
         assert_null(strstr(config, "\nalgorithmSource"));
-        assert_non_null(json_object_get(data, "policy.cfg"));
+        /* a plugin set: no Policy beside it, in the data, the settings or the command */
+        assert_null(json_object_get(data, "policy.cfg"));
         const char *settings = json_string_value(json_object_get(data, "policy-scheduler.yaml"));
         assert_contains(settings, "mastersSchedulable: false");
-        assert_contains(settings, "policyFile: \"/etc/kubernetes/policy-scheduler/policy.cfg\"");
+        assert_null(strstr(settings, "policyFile"));
 
         const json_t *d = o->actions[1].body;
         const json_t *spec = json_object_get(d, "spec");
@@ -86,8 +88,8 @@ static void test_first_install(void **state) {
         const json_t *cmd = json_object_get(c0, "command");
         assert_string_equal(json_string_value(json_array_get(cmd, 1)),
                             "--config=/etc/kubernetes/policy-scheduler/config.yaml");
-        assert_string_equal(json_string_value(json_array_get(cmd, 2)),
-                            "--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg");
+        for (size_t i = 0; i < json_array_size(cmd); i++)
+                assert_null(strstr(json_string_value(json_array_get(cmd, i)), "--policy-config-file"));
         assert_string_equal(json_string_value(json_object_get(json_object_get(
                                     json_array_get(json_object_get(pod, "volumes"), 0), "configMap"), "name")),
                             "policy-scheduler-config-1");
@@ -155,7 +157,7 @@ static void test_invalid_policy_on_first_install(void **state) {
         assert_condition(o->status, "PolicyValid", "False", "InvalidPolicy");
         assert_condition(o->status, "Degraded", "True", "InvalidPolicy");
         assert_contains(condition_message(o->status, "Degraded"),
-                        "the built-in policy of profile LowNodeUtilization runs instead, as revision 1");
+                        "the plugin set of profile LowNodeUtilization runs instead, as revision 1");
         assert_condition(o->status, "Progressing", "True", "RollingOut");
         apply(w, o);
         reconcile_output_free(o);
@@ -172,7 +174,7 @@ static void test_invalid_policy_on_first_install(void **state) {
         assert_condition(st, "Available", "True", "AsExpected");
         assert_condition(st, "Degraded", "True", "InvalidPolicy");
         assert_contains(condition_message(st, "Degraded"),
-                        "revision 1 (the built-in policy of profile LowNodeUtilization) keeps running");
+                        "revision 1 (the plugin set of profile LowNodeUtilization) keeps running");
         assert_non_null(json_object_get(st, "rejected"));
         apply(w, o);
         reconcile_output_free(o);
@@ -195,7 +197,7 @@ static void test_missing_policy_on_first_install(void **state) {
         assert_non_null(find_action(o, RECONCILE_CREATE, "deployments"));
         assert_condition(o->status, "PolicyValid", "False", "PolicyNotFound");
         assert_condition(o->status, "Degraded", "True", "PolicyNotFound");
-        assert_contains(condition_message(o->status, "Degraded"), "built-in policy of profile LowNodeUtilization");
+        assert_contains(condition_message(o->status, "Degraded"), "plugin set of profile LowNodeUtilization");
         apply(w, o);
         reconcile_output_free(o);
         finish(w);

@@ -108,7 +108,7 @@ static void test_invalid_policy_changes_nothing_that_runs(void **state) {
         assert_condition(st, "PolicyValid", "False", "InvalidPolicy");
         assert_condition(st, "Degraded", "True", "InvalidPolicy");
         assert_condition(st, "Available", "True", NULL);
-        assert_contains(condition_message(st, "Degraded"), "revision 1 (the built-in policy of profile LowNodeUtilization) keeps running");
+        assert_contains(condition_message(st, "Degraded"), "revision 1 (the plugin set of profile LowNodeUtilization) keeps running");
         assert_contains(condition_message(st, "PolicyValid"), "GeneralPredicates");
         /* The running revision stays reported as it was. */
         assert_int_equal(json_integer_value(json_object_get(st, "revision")), 1);
@@ -161,7 +161,7 @@ static void test_configmap_missing_and_key_missing(void **state) {
         assert_condition(o->status, "PolicyValid", "False", "PolicyNotFound");
         assert_condition(o->status, "Degraded", "True", "PolicyNotFound");
         assert_contains(condition_message(o->status, "PolicyValid"), "openshift-config/scheduler-policy");
-        assert_contains(condition_message(o->status, "Degraded"), "revision 1 (the built-in policy of profile LowNodeUtilization) keeps running");
+        assert_contains(condition_message(o->status, "Degraded"), "revision 1 (the plugin set of profile LowNodeUtilization) keeps running");
         assert_int_equal(count_actions(o, RECONCILE_CREATE, NULL) + count_actions(o, RECONCILE_UPDATE, NULL), 0);
         assert_true(has_event(o, "PolicyRejected"));
         apply(w, o);
@@ -202,8 +202,14 @@ static bool has_priority(const json_t *st, const char *name, int64_t weight) {
         return false;
 }
 
+/* The profiles as their built-in Policies (--profiles-as-plugins false; as plugin sets:
+ * test-reconcile-profiles.c). */
 static void test_profile_switches(void **state) {
-        World *w = installed();
+        World *w = world_new();
+        w->config.profiles_as_plugins = false;
+        set_scheduler(w, "{}");
+        finish(w);
+        assert_int_equal(status_revision(w), 1);
         const json_t *st = json_object_get(w->scheduler, "status");
         assert_true(has_priority(st, "LeastRequestedPriority", 1));
 

@@ -62,7 +62,7 @@ static void test_rollback_after_progress_deadline(void **state) {
         assert_int_equal(count_actions(o, RECONCILE_CREATE, NULL), 0);
         assert_int_equal(count_actions(o, RECONCILE_UPDATE, NULL), 0);
         assert_condition(o->status, "Degraded", "True", "RolloutFailed");
-        assert_contains(condition_message(o->status, "Degraded"), "revision 1 (the built-in policy of profile LowNodeUtilization) keeps running");
+        assert_contains(condition_message(o->status, "Degraded"), "revision 1 (the plugin set of profile LowNodeUtilization) keeps running");
         assert_condition(o->status, "Available", "True", NULL);
         apply(w, o);
         reconcile_output_free(o);
@@ -260,7 +260,7 @@ static void test_deleted_deployment_is_restored(void **state) {
         assert_string_equal(template_revision(c->body), "1");
         assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
         assert_condition(o->status, "Degraded", "True", "InvalidPolicy");
-        assert_contains(condition_message(o->status, "Degraded"), "revision 1 (the built-in policy of profile LowNodeUtilization) is being restored");
+        assert_contains(condition_message(o->status, "Degraded"), "revision 1 (the plugin set of profile LowNodeUtilization) is being restored");
         assert_null(json_object_get(o->status, "revision"));
         apply(w, o);
         reconcile_output_free(o);
@@ -272,7 +272,7 @@ static void test_deleted_deployment_is_restored(void **state) {
         assert_settled(w);
         assert_int_equal(status_revision(w), 1);
         assert_contains(condition_message(json_object_get(w->scheduler, "status"), "Degraded"),
-                        "revision 1 (the built-in policy of profile LowNodeUtilization) keeps running");
+                        "revision 1 (the plugin set of profile LowNodeUtilization) keeps running");
         world_free(w);
 }
 

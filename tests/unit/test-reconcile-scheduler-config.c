@@ -382,8 +382,8 @@ static void test_source_oversized(void **state) {
         free(text);
 }
 
-/* A first install whose source is invalid: the profile's built-in policy runs, so the
- * cluster has a scheduler; the source is reported. */
+/* A first install whose source is invalid: the profile's plugin set runs, so the cluster
+ * has a scheduler; the source is reported. */
 static void test_first_install_invalid_source(void **state) {
         (void) state;
         char *text = ksc("clientConnection:\n  kubeconfig: /tmp/x\n");
@@ -394,7 +394,10 @@ static void test_first_install_invalid_source(void **state) {
         assert_int_equal(status_revision(w), 1);
         assert_string_equal(json_string_value(json_object_get(json_object_get(st, "policy"), "profile")),
                             "LowNodeUtilization");
-        assert_non_null(json_object_get(json_object_get(revision_cm(w, 1), "data"), RECONCILE_POLICY_KEY));
+        assert_null(json_object_get(json_object_get(revision_cm(w, 1), "data"), RECONCILE_POLICY_KEY));
+        assert_non_null(strstr(json_string_value(json_object_get(json_object_get(revision_cm(w, 1), "data"),
+                                                                 RECONCILE_CONFIG_KEY)),
+                               "profiles:\n  - schedulerName: default-scheduler\n"));
 
         /* Fixed: it replaces the fallback. */
         char *good = two_profiles();

@@ -126,16 +126,38 @@ static void test_without_observer_nothing_is_timed(void **state) {
         assert_int_equal(f->obs.reads, 0);
 }
 
-/* Every decision: PreFilter and Score, two clock reads each, none per node or plugin. */
+/* Every decision: PreFilter, Filter (all nodes' filters together, as upstream's
+ * findNodesThatPassFilters), PreScore and Score, each timed on its own: two clock reads each,
+ * none per node or plugin. */
 static void test_unsampled_decision_times_extension_points_only(void **state) {
         Fx *f = *state;
         sched_algo_set_observer(f->a, &f->observer);
         decide(f);
         assert_int_equal(f->obs.n_plugins, 0);
-        assert_int_equal(f->obs.n_points, 2);
         assert_int_equal(f->obs.points[SCHED_POINT_PRE_FILTER][SCHED_STATUS_SUCCESS], 1);
+        assert_int_equal(f->obs.points[SCHED_POINT_FILTER][SCHED_STATUS_SUCCESS], 1);
+        assert_int_equal(f->obs.points[SCHED_POINT_PRE_SCORE][SCHED_STATUS_SUCCESS], 1);
         assert_int_equal(f->obs.points[SCHED_POINT_SCORE][SCHED_STATUS_SUCCESS], 1);
-        assert_int_equal(f->obs.reads, 4);
+        assert_int_equal(f->obs.n_points, 4);
+        assert_int_equal(f->obs.reads, 8);
+}
+
+/* One feasible node: upstream skips prioritizeNodes, so neither PreScore nor Score runs. */
+static void test_single_feasible_node_runs_no_score_points(void **state) {
+        Fx *f = *state;
+        sched_algo_set_observer(f->a, &f->observer);
+        /* n1 full: n2 is the one node left */
+        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "3800m", "", "'nodeName':'n1'", "");
+        assert_non_null(big);
+        assert_int_equal(sched_cache_add_pod(f->c, big), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "500m", "1Gi", "", "");
+        assert_non_null(p);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
+        assert_int_equal(res.n_feasible, 1);
+        assert_int_equal(f->obs.points[SCHED_POINT_PRE_FILTER][SCHED_STATUS_SUCCESS], 1);
+        assert_int_equal(f->obs.points[SCHED_POINT_FILTER][SCHED_STATUS_SUCCESS], 1);
+        assert_int_equal(f->obs.n_points, 2);
 }
 
 #define PLUGIN(f, name, point, status) (f)->obs.plugins[SCHED_PLUGIN_##name][SCHED_POINT_##point][SCHED_STATUS_##status]
@@ -157,7 +179,7 @@ static void test_sampled_decision_times_every_plugin_call(void **state) {
         /* PodTopologySpread cannot fail for a pod without constraints: not in the plan */
         assert_int_equal(f->obs.n_plugins, 1 + 4 + 3 + 2);
         assert_false(f->obs.other_duration);
-        assert_int_equal(f->obs.n_points, 2);
+        assert_int_equal(f->obs.n_points, 4);
         /* the next decision, unsampled, times no plugin */
         sched_algo_set_sampling(f->a, false);
         uint32_t before = f->obs.n_plugins;
@@ -242,6 +264,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_without_observer_nothing_is_timed, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unsampled_decision_times_extension_points_only, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_single_feasible_node_runs_no_score_points, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_sampled_decision_times_every_plugin_call, setup, teardown),
                 cmocka_unit_test(test_upstream_buckets_and_their_le_labels),
                 cmocka_unit_test(test_families_with_upstream_labels),
