@@ -156,12 +156,13 @@ policy-cases-update: $(O)/tests/test-policy
 	@git status --short tests/data/policy
 
 # Integration tests (cmocka binaries and scripts under tests/integration and tests/e2e) run
-# against a local control plane that is started here and stopped afterwards; the plane's own
-# smoke test comes first.
+# as `make test` runs them: on TEST_PLANES local control planes started here and stopped
+# afterwards (tools/test-all's plane lane, without the unit lane), the plane's own smoke test
+# first.
 INTEGRATION_SCRIPTS := $(sort $(wildcard tests/integration/*.sh tests/e2e/*.sh))
-integration: all $(INTEGRATION_TESTS) benches-build
-	@tools/with-cluster tools/run-tests --name integration $(filter %/00-control-plane.sh,$(INTEGRATION_SCRIPTS)) \
-		$(INTEGRATION_TESTS) $(filter-out %/00-control-plane.sh,$(INTEGRATION_SCRIPTS))
+integration:
+	@TEST_ONLY=integration MAKE="$(MAKE)" V=$(V) O=$(O) INTEGRATION_TESTS="$(INTEGRATION_TESTS)" \
+		INTEGRATION_SCRIPTS="$(INTEGRATION_SCRIPTS)" tools/test-all
 
 # What CI runs: dependencies, then tools/test-all's stages (a plain build, unit tests plain,
 # under ASan+UBSan and under valgrind, the Kubernetes binaries, then the integration and

@@ -8,6 +8,7 @@
 # reach Secrets. Runs under tools/with-cluster.
 . "$(dirname "$0")/../lib/stack-script.sh"
 cleanup() {
+  [ -z "${NODESIM:-}" ] || kill -CONT "$NODESIM" 2>/dev/null
   stack_nodesim_stop
   kubectl delete namespace e2e --ignore-not-found --wait=false >/dev/null 2>&1
 }
@@ -106,11 +107,17 @@ check_match "... with no priorities" '^(|\[\])$' "$(kubectl get scheduler cluste
 check_match "only 5 revisions are kept" '^configmap/policy-scheduler-config-2 .*config-6$' "$(revisions)"
 
 # --- killed -9 mid-rollout --------------------------------------------------------------
+# nodesim (the kubelets) is frozen until the operator is replaced, so that no scheduler pod
+# of the new revision can start before the kill: the rollout is still under way then,
+# however fast a pod becomes ready.
+NODESIM=$(cat "$CLUSTER_DIR/pids/nodesim.pid")
+kill -STOP "$NODESIM"
 kubectl patch Scheduler cluster --type=merge -p '{"spec":{"profile":"LowNodeUtilization","policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a policy change starts revision 7" 30 written 7
 kill -KILL "$(cat "$CLUSTER_DIR/pids/operator-a.pid")"
 stack_stop_pid operator-a
 stack_operator_start b --progress-deadline 120 > "$T/port-b"
+kill -CONT "$NODESIM"
 wait_for "a restarted operator finishes the rollout" 150 serving 7
 check_eq "... without a duplicate revision" "7" "$(revision)"
 check_match "... the newest revision ConfigMap is 7" 'config-7$' "$(revisions)"

@@ -12,6 +12,7 @@
 # Scheduler, repeats aggregated. Runs under tools/with-cluster.
 . "$(dirname "$0")/../lib/stack-script.sh"
 cleanup() {
+  [ -z "${NODESIM:-}" ] || kill -CONT "$NODESIM" 2>/dev/null
   stack_nodesim_stop
 }
 
@@ -56,12 +57,18 @@ check_eq "... and none in default" "" \
   "$(kubectl -n default get events -o jsonpath='{range .items[?(@.involvedObject.kind=="Scheduler")]}{.reason} {end}')"
 
 # --- frozen mid-rollout --------------------------------------------------------------------
+# nodesim (the kubelets) is frozen until the leader is, so that no scheduler pod of the new
+# revision can start before: the rollout is still under way then, however fast a pod
+# becomes ready.
+NODESIM=$(cat "$CLUSTER_DIR/pids/nodesim.pid")
+kill -STOP "$NODESIM"
 put_policy 1
 kubectl patch Scheduler cluster --type=merge -p '{"spec":{"policy":{"name":"scheduler-policy"}}}' >/dev/null
 wait_for "a policy change starts revision 2" 30 written 2
 wait_for "... and the rollout is in progress" 5 bash -c "[ \"\$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type==\"Progressing\")].status}')\" = True ]"
 kill -STOP "$(cat "$CLUSTER_DIR/pids/operator-a.pid")"
 stopped_at=$(date +%s)
+kill -CONT "$NODESIM"
 wait_for "the standby takes over once the lease runs out" $((LEASE_SECONDS * 3)) leads b
 check "... no sooner than one lease duration after its last renew (renews every 2 s)" test $(( $(date +%s) - stopped_at )) -ge $((LEASE_SECONDS - 3))
 check_eq "the Lease names b" "b" "$(holder)"

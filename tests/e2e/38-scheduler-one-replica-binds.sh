@@ -74,7 +74,9 @@ start_replica() { # PORT LOG
   "$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$T/policy.json" \
     --scheduler-name "$SCHED" --leader-elect=true --leader-elect-resource-name "$SCHED" --bind-address 127.0.0.1 --port "$1" --secure-port 0 >> "$2" 2>&1 &
 }
-holder() { kubectl -n kube-system get lease "$SCHED" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
+# (the polls below go through curl, tests/lib/e2e.sh's api: a kubectl process every half
+# second would compete for the CPU with the schedulers under test)
+holder() { api_get "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/$SCHED" 2>/dev/null | jq -r '.spec.holderIdentity // empty'; }
 identity_of() { sed -n 's/.*waiting for the lease .* as \([^ ]*\)$/\1/p' "$1" | tail -1; }
 : > "$LOG_A"
 : > "$LOG_B"
@@ -117,9 +119,9 @@ spec:
 YAML
 done > "$T/burst.yaml"
 t0=$(date +%s.%N)
-kubectl apply -f "$T/burst.yaml" >/dev/null
+kubectl create -f "$T/burst.yaml" >/dev/null
 n_bound() {
-  kubectl -n "$NS" get pods -l burst=yes -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | grep -c .
+  api_get "/api/v1/namespaces/$NS/pods?labelSelector=burst%3Dyes" | jq '[.items[] | select(.spec.nodeName)] | length'
 }
 all_bound() { local n; n=$(n_bound); [ "$n" = "$PODS" ] || { echo "$n of $PODS bound"; return 1; }; }
 wait_for "every pod of the burst ($PODS, extender ${EXT_MS} ms a call) is bound" 300 all_bound
@@ -127,8 +129,8 @@ t1=$(date +%s.%N)
 echo "# burst bound in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 
 scheduled_events() {
-  kubectl -n "$NS" get events --field-selector reason=Scheduled \
-    -o jsonpath='{range .items[*]}{.involvedObject.name} {.reportingInstance} {.count}{"\n"}{end}'
+  api_get "/api/v1/namespaces/$NS/events?fieldSelector=reason%3DScheduled" |
+    jq -r '.items[] | "\(.involvedObject.name) \(.reportingInstance // "") \(.count // "")"'
 }
 n_events() { local n; n=$(scheduled_events | grep -c .); [ "$n" -ge "$PODS" ] || { echo "$n Scheduled events"; return 1; }; }
 wait_for "a Scheduled event for every pod is written" 60 n_events

@@ -27,7 +27,7 @@ PIDS=()
 
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do stop_pid "$p"; done
+  for p in "${PIDS[@]}" $(cat "$T"/run-*/*.pid 2>/dev/null); do stop_pid "$p"; done
   {
     kubectl -n "$NS" delete pods --all --grace-period=0 --force
     kubectl delete namespace "$NS" --wait=false
@@ -132,16 +132,17 @@ WEB_OWNER=$(kubectl -n "$NS" get configmap web-owner -o jsonpath='{.metadata.uid
 
 # ---- one comparison -----------------------------------------------------------------
 
-# start WHO POLICY LOG: WHO is "policy" or "config"; prints the PID.
+# start WHO POLICY LOG NAME: WHO is "policy" or "config", NAME its scheduler name; prints
+# the PID.
 start() {
-  local who=$1 policy=$2 log=$3 port pid
+  local who=$1 policy=$2 log=$3 name=$4 port pid
   port=$(free_port)
   if [ "$who" = policy ]; then
     "$K8S_BIN/kube-scheduler" --kubeconfig "$KUBECONFIG" --policy-config-file "$policy" \
-      --scheduler-name tdiff-policy --leader-elect=false --address 127.0.0.1 --port "$port" \
+      --scheduler-name "$name" --leader-elect=false --address 127.0.0.1 --port "$port" \
       --secure-port 0 --kube-api-qps 1000 --kube-api-burst 1000 -v 10 > "$log" 2>&1 &
   else
-    "$V" --translate=v1beta1 --scheduler-name tdiff-config "$policy" 2>/dev/null |
+    "$V" --translate=v1beta1 --scheduler-name "$name" "$policy" 2>/dev/null |
       jq --arg k "$KUBECONFIG" --arg a "127.0.0.1:$port" \
         '. + {clientConnection: {kubeconfig: $k, qps: 1000, burst: 1000},
               leaderElection: {leaderElect: false}, healthzBindAddress: $a, metricsBindAddress: $a}' \
@@ -208,32 +209,49 @@ place() {
   echo "$base: $got${s:+ | $s}"
 }
 
-compare() {
-  local hash=$1 policy=$T/p/$1 dir=$T/run-$1 ppid cpid i scoring
+# launch HASH: starts the two schedulers of policy HASH in the background, each under a
+# name of its own (tdiff-policy-HASH, tdiff-config-HASH), their PIDs (empty when one did
+# not come up) to $T/run-HASH/{policy,config}.pid: the next policy's pair starts while the
+# current one places its pods (their pods name the current pair, which alone decides them)
+LAUNCHED=()
+launch() {
+  local hash=$1 dir=$T/run-$1
   mkdir -p "$dir"
+  start policy "$T/p/$hash" "$dir/policy.log" "tdiff-policy-$hash" > "$dir/policy.pid" &
+  LAUNCHED+=($!)
+  start config "$T/p/$hash" "$dir/config.log" "tdiff-config-$hash" > "$dir/config.pid" &
+  LAUNCHED+=($!)
+}
+
+# compare HASH [NEXT]: policy HASH's pair (launched) places every test pod; NEXT's pair is
+# launched meanwhile.
+compare() {
+  local hash=$1 next=${2:-} policy=$T/p/$1 dir=$T/run-$1 ppid cpid i scoring
   scoring=$("$V" --translate=v1beta1 "$policy" 2>/dev/null | jq '.profiles[0].plugins.score.enabled // [] | length')
-  local w1 w2
-  start policy "$policy" "$dir/policy.log" > "$dir/policy.pid" &
-  w1=$!
-  start config "$policy" "$dir/config.log" > "$dir/config.pid" &
-  w2=$!
-  wait "$w1" "$w2"
+  [ ${#LAUNCHED[@]} -eq 0 ] || wait "${LAUNCHED[@]}"
+  LAUNCHED=()
+  [ -z "$next" ] || launch "$next"
   ppid=$(cat "$dir/policy.pid"); cpid=$(cat "$dir/config.pid")
   PIDS=($ppid $cpid)
-  if [ -z "$ppid" ] || [ -z "$cpid" ]; then stop_pid "$ppid"; stop_pid "$cpid"; PIDS=(); return 1; fi
+  if [ -z "$ppid" ] || [ -z "$cpid" ]; then stop_pid "$ppid"; stop_pid "$cpid"; PIDS=(); : > "$dir/policy.pid"; : > "$dir/config.pid"; return 1; fi
   : > "$dir/policy.out"; : > "$dir/config.out"
   for i in $(seq 0 $((N_PODS - 1))); do
-    place "$i" p tdiff-policy "$dir/policy.log" "$scoring" >> "$dir/policy.out"
-    place "$i" c tdiff-config "$dir/config.log" "$scoring" >> "$dir/config.out"
+    place "$i" p "tdiff-policy-$hash" "$dir/policy.log" "$scoring" >> "$dir/policy.out"
+    place "$i" c "tdiff-config-$hash" "$dir/config.log" "$scoring" >> "$dir/config.out"
   done
   stop_pid "$ppid"; stop_pid "$cpid"
+  : > "$dir/policy.pid"; : > "$dir/config.pid"
   PIDS=()
 }
 
 placed=0 same=0
-for hash in "${POLICIES[@]}"; do
+RUNS=("${POLICIES[@]}")
+[ -f "$T/p/control" ] && RUNS+=(control)
+[ ${#RUNS[@]} -eq 0 ] || launch "${RUNS[0]}"
+for k in "${!POLICIES[@]}"; do
+  hash=${POLICIES[$k]}
   names=${SEEN[$hash]}
-  if ! compare "$hash"; then
+  if ! compare "$hash" "${RUNS[$((k + 1))]:-}"; then
     not_ok "${names%% *}: both schedulers run" "$(tail -3 "$T/run-$hash"/*.log 2>/dev/null)"
     continue
   fi

@@ -77,44 +77,80 @@ start_scheduler() { # WHO LOG
   plane_await_healthz "$SCHED_PID" "$port" "$who scheduler" "$log"
 }
 
-# The documents are written with all metadata on one line so they stay readable here.
-pod_doc() { # NS NAME NODE CLASS CPU LABELS HOLD
-  local meta="name: $2, namespace: $1"
-  [ "${6:--}" != - ] && meta="$meta, labels: {${6/=/: }}"
-  [ "${7:-}" = hold ] && meta="$meta, finalizers: [example.com/hold]"
-  printf 'apiVersion: v1\nkind: Pod\nmetadata: {%s}\nspec:\n  nodeName: %s\n  priorityClassName: %s\n  terminationGracePeriodSeconds: 0\n  containers:\n  - {name: app, image: pdiff/app, resources: {requests: {cpu: "%s", memory: 64Mi}}}\n' \
-    "$meta" "$3" "$4" "$5"
+# The objects go to the API server as JSON through curl (tests/lib/e2e.sh's api): a
+# kubectl process per create and per poll would make most of the script's CPU time.
+pod_json() { # NS NAME NODE CLASS CPU LABELS HOLD
+  jq -nc --arg ns "$1" --arg name "$2" --arg node "$3" --arg class "$4" --arg cpu "$5" \
+    --arg labels "${6:--}" --arg hold "${7:-}" '
+    {apiVersion: "v1", kind: "Pod",
+     metadata: ({name: $name, namespace: $ns}
+       + (if $labels != "-" then {labels: {($labels | split("=")[0]): ($labels | split("=")[1])}} else {} end)
+       + (if $hold == "hold" then {finalizers: ["example.com/hold"]} else {} end)),
+     spec: {nodeName: $node, priorityClassName: $class, terminationGracePeriodSeconds: 0,
+            containers: [{name: "app", image: "pdiff/app", resources: {requests: {cpu: $cpu, memory: "64Mi"}}}]}}'
 }
 
-preemptor_doc() { # NS NAME CLASS CPU SCHED WHERE [ANTI]
-  local where=$6 anti=${7:-} aff
-  if [[ $where == host=* ]]; then
-    aff="nodeSelector: {kubernetes.io/hostname: ${where#host=}}"
-  else
-    aff="affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [${where#hosts=}]}]}]}}}"
-  fi
-  printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: %s}\nspec:\n  schedulerName: %s\n  priorityClassName: %s\n  terminationGracePeriodSeconds: 0\n  %s\n' \
-    "$2" "$1" "$5" "$3" "$aff"
-  if [ -n "$anti" ]; then
-    local k=${anti#anti=}
-    printf '  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {%s: %s}}, topologyKey: kubernetes.io/hostname}]}}\n' \
-      "${k%%=*}" "${k#*=}"
-  fi
-  printf '  containers:\n  - {name: app, image: pdiff/app, resources: {requests: {cpu: "%s", memory: 64Mi}}}\n' "$4"
+preemptor_json() { # NS NAME CLASS CPU SCHED WHERE [ANTI]
+  jq -nc --arg ns "$1" --arg name "$2" --arg class "$3" --arg cpu "$4" --arg sched "$5" \
+    --arg where "$6" --arg anti "${7:-}" '
+    {apiVersion: "v1", kind: "Pod", metadata: {name: $name, namespace: $ns},
+     spec: ({schedulerName: $sched, priorityClassName: $class, terminationGracePeriodSeconds: 0,
+             containers: [{name: "app", image: "pdiff/app", resources: {requests: {cpu: $cpu, memory: "64Mi"}}}]}
+       + (if ($where | startswith("host=")) then {nodeSelector: {"kubernetes.io/hostname": ($where | ltrimstr("host="))}}
+          else {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [
+                 {matchExpressions: [{key: "kubernetes.io/hostname", operator: "In",
+                                      values: ($where | ltrimstr("hosts=") | split(","))}]}]}}}} end))}
+     | if $anti != "" then
+         ($anti | ltrimstr("anti=")) as $kv
+         | .spec.affinity.podAntiAffinity = {requiredDuringSchedulingIgnoredDuringExecution: [
+             {labelSelector: {matchLabels: {($kv | split("=")[0]): ($kv | split("=")[1])}},
+              topologyKey: "kubernetes.io/hostname"}]}
+       else . end'
 }
 
-# until_ok SECONDS CMD...: polls CMD every 0.2 s until it succeeds or SECONDS have passed
-# (by the clock: a count of polls would stretch with every slow kubectl on a loaded machine)
-until_ok() { local end=$((SECONDS + $1)); shift; until "$@"; do [ $SECONDS -lt $end ] || return 1; sleep 0.2; done; }
-running() { [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.status.startTime}' 2>/dev/null)" ]; }
-pdb_counted() { [ -n "$(kubectl -n "$1" get pdb "$2" -o jsonpath='{.status.observedGeneration}' 2>/dev/null)" ] &&
-  [ "$(kubectl -n "$1" get pdb "$2" -o jsonpath='{.status.expectedPods}')" -ge 1 ] 2>/dev/null; }
+# until_ok SECONDS CMD...: polls CMD every 0.1 s until it succeeds or SECONDS have passed
+# (by the clock: a count of polls would stretch with every slow request on a loaded machine)
+until_ok() { local end=$((SECONDS + $1)); shift; until "$@"; do [ $SECONDS -lt $end ] || return 1; sleep 0.1; done; }
+pods_path() { echo "/api/v1/namespaces/$1/pods"; }
+# pod_jq NS POD FILTER: FILTER (jq -r) of the pod; fails when it cannot be read
+pod_jq() { api_get "$(pods_path "$1")/$2" | jq -r "$3"; }
+running() { [ -n "$(pod_jq "$1" "$2" '.status.startTime // empty')" ]; }
+pdb_jq() { api_get "/apis/policy/v1beta1/namespaces/$1/poddisruptionbudgets/$2" | jq -r "$3"; }
+pdb_counted() { [ "$(pdb_jq "$1" "$2" '.status.observedGeneration != null and (.status.expectedPods // 0) >= 1')" = true ]; }
 # the pods alive (no deletionTimestamp), one name a line
-alive() { kubectl -n "$1" get pods -o json | jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name' | sort; }
-failed() { [ "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')" = False ] ||
-  [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}')" ]; }
-no_pods() { [ -z "$(kubectl -n "$1" get pods -o name 2>/dev/null)" ]; }
-is_bound() { [ -n "$(kubectl -n "$1" get pod "$2" -o jsonpath='{.spec.nodeName}')" ]; }
+alive() { api_get "$(pods_path "$1")" | jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name' | sort; }
+# the scheduler has decided: PodScheduled False, or bound
+failed() { [ "$(pod_jq "$1" "$2" '(.status.conditions // [] | map(select(.type == "PodScheduled")) | .[0].status) == "False"
+  or (.spec.nodeName // "") != ""')" = true ]; }
+no_pods() { [ "$(api_get "$(pods_path "$1")" | jq '.items | length')" = 0 ]; }
+is_bound() { [ -n "$(pod_jq "$1" "$2" '.spec.nodeName // empty')" ]; }
+# drop_finalizers NS: every pod of NS loses its finalizers (the held ones may then go)
+drop_finalizers() {
+  local p
+  for p in $(api_get "$(pods_path "$1")" | jq -r '.items[] | select(.metadata.finalizers) | .metadata.name'); do
+    api_merge "$(pods_path "$1")/$p" '{"metadata":{"finalizers":null}}' >/dev/null
+  done
+}
+# events NS: the round's Preempted and FailedScheduling events, each distinct message once
+events_of() {
+  api_get "/api/v1/namespaces/$1/events" |
+    jq -r --arg ns "$1" '.items[] | select(.reason == "Preempted" or .reason == "FailedScheduling") |
+      "event \(.reason) \(.involvedObject.name): \(.message | gsub($ns; "NS"))"' | sort -u
+}
+# expected_events_in NS OUT: succeeds once the events the round's records imply are all
+# there: a FailedScheduling for each preemptor that was nominated or not bound, a Preempted
+# for each of its victims (the schedulers write them asynchronously)
+expected_events_in() {
+  local want got
+  want=$(awk '$1 == "preemptor" && $3 ~ /^nominated=/ {
+                p = $2; sub(/:$/, "", p)
+                if ($3 != "nominated=-" || $4 == "bound=-") print "FailedScheduling " p }
+              $1 == "preemptor" && $3 ~ /^victims=/ {
+                v = $3; sub(/^victims=/, "", v); n = split(v, a, ",")
+                for (i = 1; i <= n; i++) if (a[i] != "" && a[i] != "-") print "Preempted " a[i] }' "$2" | sort -u)
+  got=$(events_of "$1" | awk '{ print $2, substr($3, 1, length($3) - 1) }' | sort -u)
+  [ -z "$(comm -23 <(echo "$want") <(echo "$got") | grep .)" ]
+}
 
 # expect_met OUT UNMET NAME KEY=VALUE...: each KEY (nominated, victims) of preemptor NAME as
 # recorded in OUT; a difference is a line in UNMET.
@@ -138,54 +174,58 @@ run_round() { # SCENARIO WHO
   local unmet="$T/$1-$2.unmet"
   local verb a b c d e f before i nom node
   : > "$out"; : > "$unmet"
-  kubectl create namespace "$ns" >/dev/null || return 1
+  printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"}}' "$ns" | api_create /api/v1/namespaces >/dev/null ||
+    return 1
   start_scheduler "$who" "$log" || return 1
   while read -r verb a b c d e f; do
     case $verb in
     ''|'#'*) continue ;;
     pod)
-      pod_doc "$ns" "$a" "$b" "$c" "$d" "${e:--}" "${f:-}" | kubectl create -f - >/dev/null || echo "pod $a: create failed" >> "$out"
+      pod_json "$ns" "$a" "$b" "$c" "$d" "${e:--}" "${f:-}" | api_create "$(pods_path "$ns")" >/dev/null ||
+        echo "pod $a: create failed" >> "$out"
       until_ok 20 running "$ns" "$a" ;;
     pdb)
-      printf 'apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: %s, namespace: %s}\nspec: {minAvailable: %s, selector: {matchLabels: {%s: %s}}}\n' \
-        "$a" "$ns" "$c" "${b%%=*}" "${b#*=}" | kubectl create -f - >/dev/null || echo "pdb $a: create failed" >> "$out"
+      jq -nc --arg ns "$ns" --arg name "$a" --arg sel "$b" --argjson min "$c" \
+        '{apiVersion: "policy/v1beta1", kind: "PodDisruptionBudget", metadata: {name: $name, namespace: $ns},
+          spec: {minAvailable: $min, selector: {matchLabels: {($sel | split("=")[0]): ($sel | split("=")[1])}}}}' |
+        api_create "/apis/policy/v1beta1/namespaces/$ns/poddisruptionbudgets" >/dev/null ||
+        echo "pdb $a: create failed" >> "$out"
       until_ok 20 pdb_counted "$ns" "$a"
-      echo "pdb $a allows $(kubectl -n "$ns" get pdb "$a" -o jsonpath='{.status.disruptionsAllowed}')" >> "$out" ;;
+      echo "pdb $a allows $(pdb_jq "$ns" "$a" '.status.disruptionsAllowed // ""')" >> "$out" ;;
     sleep) sleep "$a" ;;
     preemptor)
       before=$(alive "$ns")
-      preemptor_doc "$ns" "$a" "$b" "$c" "pd-$who" "$d" "${e:-}" | kubectl create -f - >/dev/null || { echo "preemptor $a: create failed" >> "$out"; continue; }
+      preemptor_json "$ns" "$a" "$b" "$c" "pd-$who" "$d" "${e:-}" | api_create "$(pods_path "$ns")" >/dev/null ||
+        { echo "preemptor $a: create failed" >> "$out"; continue; }
       until_ok 30 failed "$ns" "$a"
-      sleep 2
-      nom=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.status.nominatedNodeName}')
+      # Both schedulers write the nomination in the same status update as PodScheduled=False
+      # (upstream's updatePod, after the victims' deletions): it is there once failed says so.
+      nom=$(pod_jq "$ns" "$a" '.status.nominatedNodeName // empty')
       [ -z "$nom" ] || until_ok 5 is_bound "$ns" "$a"
-      node=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.spec.nodeName}')
+      node=$(pod_jq "$ns" "$a" '.spec.nodeName // empty')
       echo "preemptor $a: nominated=${nom:--} bound=${node:--}" >> "$out"
       echo "preemptor $a: victims=$(comm -23 <(echo "$before") <(alive "$ns") | paste -sd, -)" >> "$out" ;;
-    release)
-      kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null ;;
+    release) drop_finalizers "$ns" ;;
     settle)
       until_ok 20 is_bound "$ns" "$a"
-      echo "settled $a: bound=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.spec.nodeName}') nominated=$(kubectl -n "$ns" get pod "$a" -o jsonpath='{.status.nominatedNodeName}')" >> "$out" ;;
+      echo "settled $a: $(pod_jq "$ns" "$a" '"bound=\(.spec.nodeName // "") nominated=\(.status.nominatedNodeName // "")"')" >> "$out" ;;
     expect) expect_met "$out" "$unmet" "$a" $b $c $d ;;
     *) echo "unknown step: $verb" >> "$out" ;;
     esac
   done < "$DATA/$sc/steps"
-  sleep 1
   # (a pod bound at its first retry may have had its PodScheduled=False overwritten
   # already: the Events keep every message)
-  kubectl -n "$ns" get events -o json |
-    jq -r --arg ns "$ns" '.items[] | select(.reason == "Preempted" or .reason == "FailedScheduling") |
-      "event \(.reason) \(.regarding.name // .involvedObject.name): \(.note // .message | gsub($ns; "NS"))"' | sort -u >> "$out"
-  kubectl -n "$ns" get pods -o json |
+  until_ok 10 expected_events_in "$ns" "$out"
+  events_of "$ns" >> "$out"
+  api_get "$(pods_path "$ns")" |
     jq -r '.items[] | "final \(.metadata.name) \(.spec.nodeName // "-")\(if .metadata.deletionTimestamp then " deleting" else "" end)"' | sort >> "$out"
   kill -0 "$SCHED_PID" 2>/dev/null || echo "the $who scheduler exited during the round (log: $log)" >> "$unmet"
   stop_pid "$SCHED_PID"
   SCHED_PID=
   grep -h 'create failed\|unknown step' "$out" >> "$unmet"
-  kubectl -n "$ns" get pods -o name | xargs -r kubectl -n "$ns" patch --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
-  kubectl -n "$ns" delete pods --all --grace-period=0 --force >/dev/null 2>&1
-  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
+  drop_finalizers "$ns" 2>/dev/null
+  api DELETE "$(pods_path "$ns")" -H 'Content-Type: application/json' --data '{"gracePeriodSeconds":0}' >/dev/null 2>&1
+  api DELETE "/api/v1/namespaces/$ns" >/dev/null 2>&1
   until_ok 30 no_pods "$ns"
   [ -s "$unmet" ] && { cat "$unmet"; return 1; }
   return 0

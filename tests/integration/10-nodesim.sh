@@ -4,7 +4,8 @@
 # program really running, its readiness probe answered and its ConfigMap and
 # service-account volumes mounted; `kubectl logs` (plain, --tail, --limit-bytes, -f) goes
 # through kube-apiserver to nodesim's kubelet endpoint; a rollout to a new template stops
-# the old process and starts a new one; `kubectl delete pod` returns promptly; a pod bound
+# the old process and starts a new one; --readiness-retry-ms retries a starting container's
+# failed readiness probe before its period is over; `kubectl delete pod` returns promptly; a pod bound
 # through the pods/binding subresource runs too; nodesim's SIGTERM leaves no process behind.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
@@ -20,7 +21,7 @@ NS_PID=
 cleanup_api() {
   kubectl delete deployment testapp --ignore-not-found --wait=false
   kubectl delete pod -l app=testapp --ignore-not-found --grace-period=0 --force
-  kubectl delete pod bound incluster1 incluster2 crasher unhealthy stubborn --ignore-not-found --grace-period=0 --force
+  kubectl delete pod bound slowready incluster1 incluster2 crasher unhealthy stubborn --ignore-not-found --grace-period=0 --force
   kubectl delete configmap testapp-config --ignore-not-found
   kubectl delete rolebinding nodesim-view --ignore-not-found
   kubectl delete node smoke-0 smoke-1 smoke-2 --ignore-not-found --wait=false
@@ -42,7 +43,7 @@ NS_LOG="$CLUSTER_DIR/logs/nodesim.log"
 "$BIN_DIR/nodesim" --nodes 3 --name-prefix smoke --zones 2 --label tier=sim \
   --run "testapp=$BIN_DIR/testapp" --run "kubectl=$(command -v kubectl)" \
   --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
-  --state-dir "$T/state" --pid-file "$CLUSTER_DIR/pids/nodesim.pid" -v 1 >> "$NS_LOG" 2>&1 &
+  --state-dir "$T/state" --pid-file "$CLUSTER_DIR/pids/nodesim.pid" --readiness-retry-ms 200 -v 1 >> "$NS_LOG" 2>&1 &
 NS_PID=$!
 
 nodes_ready() {
@@ -174,6 +175,26 @@ check "it is bound to smoke-2 through pods/binding" \
   kubectl create --raw /api/v1/namespaces/default/pods/bound/binding -f "$T/binding.json"
 wait_for "the bound pod becomes Ready" 30 kubectl wait --for=condition=Ready --timeout=1s pod/bound
 check_match "its log shows the program" "message=bound" "$(kubectl logs bound)"
+
+# --readiness-retry-ms: a program that answers /readyz with 503 for its first 2 s, under a
+# readiness period of 60 s, is Ready soon after (with the kubelet's period: after 60 s).
+setup "a pod whose program becomes ready after 2 s is created (readiness period 60 s)" kubectl apply -f - <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: slowready, namespace: default}
+spec:
+  nodeName: smoke-1
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: testapp:v1
+    args: ["--bind", "$(POD_IP)", "--port", "8082", "--ready-after", "2", "slowready"]
+    env: [{name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}]
+    readinessProbe: {httpGet: {path: /readyz, port: 8082}, periodSeconds: 60}
+YAML
+wait_for "a starting container's failed readiness probe is retried: Ready within 15 s, not 60" 15 \
+  kubectl wait --for=condition=Ready --timeout=1s pod/slowready
+check "the pod is deleted" timeout 20 kubectl delete pod slowready
 
 # A process that ignores SIGTERM is killed once the grace period is over.
 setup "a pod whose program ignores SIGTERM is created" kubectl apply -f - <<'YAML'

@@ -16,6 +16,18 @@
 #                         the memory checkers' reports in daemons' logs, one line each (none
 #                         when clean): ASan, UBSan, LeakSanitizer (written when a sanitized
 #                         daemon exits: stop it first) and valgrind's error summaries
+#   api METHOD PATH [CURL-ARGS...]
+#                         one request to the API server with curl and the kubeconfig's admin
+#                         credentials; the body on stdout; fails on an HTTP error (printing
+#                         the error's body). For polls and creates in loops: a kubectl
+#                         process per call costs 0.1-0.3 s of CPU, curl a few milliseconds
+#   api_get PATH          api GET PATH
+#   api_create PATH       POSTs the JSON object on stdin to the collection PATH
+#   api_merge PATH JSON   a JSON merge patch of the object at PATH
+#   docs_json FILE        each object of the YAML (or JSON) FILE as one line of JSON, in
+#                         order (one kubectl for all of them)
+#   api_path OBJECT-JSON  the API path of the collection OBJECT belongs to (the kinds the
+#                         tests create; kubectl's default namespace when it names none)
 #
 # The tests' Python modules (extender_http.py: the HTTP side of a test's scheduler extender) are
 # importable by the Python programs a script runs.
@@ -60,4 +72,33 @@ memcheck_reports() {
   grep -h -e 'ERROR: AddressSanitizer' -e 'runtime error:' -e 'ERROR: LeakSanitizer' -e 'ERROR SUMMARY: [1-9]' \
     "$@" 2>/dev/null
   return 0
+}
+
+api() {
+  local method=$1 path=$2; shift 2
+  if [ -z "${API_SERVER:-}" ]; then
+    API_SERVER=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
+    API_CURL=(curl -s --fail-with-body --max-time 30
+              --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
+              --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
+              --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+  fi
+  "${API_CURL[@]}" -X "$method" "$@" "$API_SERVER$path"
+}
+api_get() { api GET "$1"; }
+api_create() { api POST "$1" -H 'Content-Type: application/json' --data-binary @-; }
+api_merge() { api PATCH "$1" -H 'Content-Type: application/merge-patch+json' --data-binary "$2"; }
+docs_json() {
+  kubectl create --dry-run=client -o json -f "$1" | jq -c 'if .kind == "List" then .items[] else . end'
+}
+api_path() {
+  jq -r '{Pod: "pods", ConfigMap: "configmaps", Secret: "secrets", Service: "services",
+          PersistentVolumeClaim: "persistentvolumeclaims", ReplicaSet: "replicasets",
+          Deployment: "deployments", PodDisruptionBudget: "poddisruptionbudgets"}[.kind] as $namespaced
+    | {PersistentVolume: "persistentvolumes", StorageClass: "storageclasses", PriorityClass: "priorityclasses",
+       Namespace: "namespaces", Node: "nodes"}[.kind] as $cluster
+    | if ($namespaced // $cluster) == null then error("api_path: no path known for kind \(.kind)") else . end
+    | (if .apiVersion == "v1" then "/api/v1" else "/apis/" + .apiVersion end)
+      + (if $namespaced then "/namespaces/" + (.metadata.namespace // "default") else "" end)
+      + "/" + ($namespaced // $cluster)' <<< "$1"
 }

@@ -36,13 +36,6 @@ start_scheduler() {
   plane_await_healthz "$SCHED_PID" "$port" "$who scheduler" "$log"
 }
 
-# api_get PATH: GET from the API server with curl and the kubeconfig's admin credentials:
-# the rounds poll every pod, and a kubectl process per poll would dominate their CPU time.
-api_get() {
-  [ -n "${API:-}" ] || plane_api_curl
-  "${CURL[@]}" "$API$1"
-}
-
 # outcome NS POD: "POD NODE" once bound, "POD unschedulable: MESSAGE" once reported
 # unschedulable; fails while neither.
 outcome() {
@@ -55,12 +48,15 @@ outcome() {
   return 1
 }
 
-# run_round PHASE WHO: WHO places PHASE's workload; outcomes in $T/PHASE-WHO.out.
+# run_round PHASE WHO: WHO places PHASE's workload; outcomes in $T/PHASE-WHO.out. The
+# objects go to the API server through curl (tests/lib/e2e.sh's api), one kubectl turning
+# the workload into JSON: a kubectl process per object would make most of the CPU time.
 run_round() {
   local prefix=${DIFF_NAME:-diff}
   local phase=$1 who=$2 ns="$prefix-$1-$2" log="$CLUSTER_DIR/logs/sched-$prefix-$1-$2.log"
-  local policy out="$T/$1-$2.out" docs="$T/$1-$2.docs" doc kind name got i ref uid problems=()
-  local end
+  local policy out="$T/$1-$2.out" docs="$T/$1-$2.jsonl" doc kind name got ref uid problems=() n=0
+  local end path created
+  local -A uids=()
   policy=$(jq -r '.policy' "$DATA/$phase/phase.json")
   if grep -q '@EXT_URL@' "$policy"; then
     sed "s|@EXT_URL@|${EXT_URL:?a policy names @EXT_URL@}|g" "$policy" > "$T/$phase-policy.json"
@@ -68,34 +64,35 @@ run_round() {
   fi
   ROUND_NS=$ns
   : > "$out"
-  kubectl create namespace "$ns" >/dev/null || return 1
+  printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"}}' "$ns" | api_create /api/v1/namespaces >/dev/null ||
+    return 1
   start_scheduler "$who" "$policy" "$log" || return 1
-  mkdir -p "$docs"
-  # one file per YAML document, in order
-  sed -e "s/@NS@/$ns/g" -e "s/@SCHED@/$prefix-$who/g" "$DATA/$phase/workload.yaml" |
-    awk -v d="$docs" 'BEGIN { n = 0; f = sprintf("%s/%03d.yaml", d, n) }
-      /^---$/ { n++; f = sprintf("%s/%03d.yaml", d, n); next } { print > f }'
-  for doc in "$docs"/*.yaml; do
-    grep -q '^kind:' "$doc" || continue
-    kind=$(awk '/^kind:/ { print $2; exit }' "$doc")
+  # one JSON object a line, in order
+  sed -e "s/@NS@/$ns/g" -e "s/@SCHED@/$prefix-$who/g" "$DATA/$phase/workload.yaml" > "$T/$1-$2.yaml"
+  docs_json "$T/$1-$2.yaml" > "$docs" || problems+=("the workload does not convert to JSON")
+  while IFS= read -r doc; do
+    n=$((n + 1)) created=
+    kind=$(jq -r .kind <<< "$doc")
     # @UID:KIND/NAME@: the uid of an object created earlier in the round
-    for ref in $(grep -o '@UID:[^@]*@' "$doc" | sort -u); do
-      uid=$(kubectl -n "$ns" get "${ref:5:-1}" -o jsonpath='{.metadata.uid}')
-      sed -i "s|$ref|$uid|g" "$doc"
+    for ref in $(grep -o '@UID:[^@]*@' <<< "$doc" | sort -u); do
+      uid=${uids[${ref:5:-1}]:-}
+      doc=${doc//"$ref"/$uid}
     done
-    if ! name=$(kubectl create -f "$doc" -o name); then
-      echo "$(basename "$doc"): kubectl create failed" >> "$out"
-      problems+=("$(basename "$doc"): kubectl create failed")
+    path=$(api_path "$doc") &&
+      created=$(api_create "$path" <<< "$doc") || {
+      echo "document $n ($kind): create failed: $created" >> "$out"
+      problems+=("document $n ($kind): create failed")
       continue
-    fi
-    name=${name#*/}
-    if [ "$kind" = PersistentVolumeClaim ] && grep -q 'volumeName:' "$doc"; then
+    }
+    name=$(jq -r .metadata.name <<< "$created")
+    uids[${kind,,}/$name]=$(jq -r .metadata.uid <<< "$created")
+    if [ "$kind" = PersistentVolumeClaim ] && [ -n "$(jq -r '.spec.volumeName // empty' <<< "$doc")" ]; then
       # pre-bound: the PV controller completes it before any pod needs it
       # (polls end by the clock: a count of polls would stretch on a loaded machine)
       end=$((SECONDS + 30))
-      until [ "$(kubectl -n "$ns" get pvc "$name" -o jsonpath='{.status.phase}')" = Bound ]; do
+      until [ "$(api_get "/api/v1/namespaces/$ns/persistentvolumeclaims/$name" | jq -r .status.phase)" = Bound ]; do
         [ $SECONDS -lt $end ] || break
-        sleep 0.2
+        sleep 0.1
       done
     fi
     [ "$kind" = Pod ] || continue
@@ -103,27 +100,32 @@ run_round() {
     until got=$(outcome "$ns" "$name"); do
       got=
       [ $SECONDS -lt $end ] || break
-      sleep 0.2
+      sleep 0.1
     done
     echo "${got:-$name no outcome in ${DIFF_OUTCOME_SECONDS:-30}s}" >> "$out"
     [ -n "$got" ] || problems+=("$name: no outcome in ${DIFF_OUTCOME_SECONDS:-30}s")
     # an unschedulable pod leaves, so that nothing later depends on when it is retried
-    [[ $got == *unschedulable:* ]] && kubectl -n "$ns" delete pod "$name" --grace-period=0 --force >/dev/null 2>&1
-  done
+    [[ $got == *unschedulable:* ]] &&
+      api DELETE "/api/v1/namespaces/$ns/pods/$name" -H 'Content-Type: application/json' \
+        --data '{"gracePeriodSeconds":0}' >/dev/null 2>&1
+  done < "$docs"
   kill -0 "$SCHED_PID" 2>/dev/null || problems+=("the $who scheduler exited during the round (log: $log)")
   stop_pid "$SCHED_PID"
   SCHED_PID=
   # the next round starts from empty nodes
-  kubectl -n "$ns" delete pods --all --grace-period=0 --force >/dev/null 2>&1
-  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
+  api DELETE "/api/v1/namespaces/$ns/pods" -H 'Content-Type: application/json' --data '{"gracePeriodSeconds":0}' >/dev/null 2>&1
+  api DELETE "/api/v1/namespaces/$ns" >/dev/null 2>&1
+  no_pods() { [ "$(api_get "/api/v1/namespaces/$ns/pods" | jq '.items | length')" = 0 ]; }
   end=$((SECONDS + 30))
-  until [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ]; do
+  until no_pods; do
     [ $SECONDS -lt $end ] || break
-    sleep 0.2
+    sleep 0.1
   done
-  [ -z "$(kubectl -n "$ns" get pods -o name 2>/dev/null)" ] || problems+=("the round's pods were still there after 30s")
+  no_pods || problems+=("the round's pods were still there after 30s")
   # cluster-scoped objects of the round (PVs) go too
-  kubectl get pv -o name | grep "^persistentvolume/$ns-" | xargs -r kubectl delete --wait=false >/dev/null 2>&1
+  for name in $(api_get /api/v1/persistentvolumes | jq -r --arg p "$ns-" '.items[].metadata.name | select(startswith($p))'); do
+    api DELETE "/api/v1/persistentvolumes/$name" >/dev/null 2>&1
+  done
   [ ${#problems[@]} -eq 0 ] || { printf '%s\n' "${problems[@]}"; return 1; }
 }
 

@@ -5,7 +5,15 @@
 #   stack_install                 kubectl apply -k: CRD, namespaces, RBAC, Services, the
 #                                 monitoring objects (idempotent)
 #   stack_nodesim_start           three simulated nodes (one control-plane), running the
-#                                 scheduler image as a local program
+#                                 scheduler image as a local program; a scheduler pod's
+#                                 failed readiness probe is retried every
+#                                 STACK_READINESS_RETRY_MS (200) until it is first ready, not
+#                                 a period (5 s) later as a kubelet would: a rollout of the
+#                                 two replicas then waits for the program, not for the
+#                                 period (2-3 s instead of 10-11; empty: the kubelet's
+#                                 period). A script that needs a rollout still under way
+#                                 (an operator killed or frozen mid-rollout: 20, 21) freezes
+#                                 nodesim (SIGSTOP, pids/nodesim.pid) meanwhile
 #   stack_nodesim_stop            stops it and deletes its nodes (the scheduler tests that
 #                                 follow count every node on the plane)
 #   stack_operator_start NAME ... a scheduler-operator process with the operator service
@@ -33,6 +41,7 @@ CLUSTER_DIR=$(cd "$CLUSTER_DIR" && pwd)
 . "$CLUSTER_DIR/env"
 . "$ROOT/tests/lib/sa-token.sh"
 SCHEDULER_IMAGE=policy-scheduler:latest
+STACK_READINESS_RETRY_MS=${STACK_READINESS_RETRY_MS-200}
 
 # Which scheduler the Deployment runs: STACK_SCHEDULER=bundled (policy-scheduler, the
 # default: it runs every predicate and priority of the documented default policy since
@@ -63,7 +72,7 @@ stack_install() {
 
 stack_nodesim_start() {
   "$BIN_DIR/nodesim" --nodes 3 --name-prefix node --control-plane 1 --zones 2 \
-    --run "$SCHEDULER_IMAGE=$SCHEDULER_EXE" \
+    --run "$SCHEDULER_IMAGE=$SCHEDULER_EXE" ${STACK_READINESS_RETRY_MS:+--readiness-retry-ms "$STACK_READINESS_RETRY_MS"} \
     --tls-cert "$CLUSTER_DIR/pki/kubelet.crt" --tls-key "$CLUSTER_DIR/pki/kubelet.key" \
     --state-dir "$CLUSTER_DIR/nodesim" --pid-file "$CLUSTER_DIR/pids/nodesim.pid" "$@" \
     >> "$CLUSTER_DIR/logs/nodesim.log" 2>&1 &

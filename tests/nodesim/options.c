@@ -40,6 +40,9 @@ static const char usage[] =
         "Pods:\n"
         "  --run IMAGE=EXECUTABLE    run containers of IMAGE as local processes (repeatable)\n"
         "  --state-dir D             logs and runtime state (default /tmp/nodesim)\n"
+        "  --readiness-retry-ms MS   retry a failed readiness probe of a container not yet\n"
+        "                            ready since it started after MS (1..60000) instead of\n"
+        "                            periodSeconds (default: the period, as the kubelet)\n"
         "\n"
         "Kubelet endpoint and process:\n"
         "  --kubelet-port P          HTTPS port on 127.0.0.1 (0 = any free one, default)\n"
@@ -175,7 +178,7 @@ enum {
         OPT_NODES = 0x100, OPT_PREFIX, OPT_CPU, OPT_MEMORY, OPT_PODS, OPT_EPHEMERAL, OPT_LABEL,
         OPT_TAINT, OPT_CONTROL_PLANE, OPT_ZONES, OPT_NODES_FILE, OPT_HEARTBEAT, OPT_STATUS,
         OPT_CONCURRENCY, OPT_RUN, OPT_KUBECONFIG, OPT_TLS_CERT, OPT_TLS_KEY, OPT_KUBELET_PORT, OPT_POD_IP_OCTET,
-        OPT_STATE_DIR, OPT_PID_FILE,
+        OPT_STATE_DIR, OPT_PID_FILE, OPT_READINESS_RETRY,
 };
 
 int nodesim_options_parse(int argc, char *argv[], NodesimOptions *o, char *err, size_t errlen) {
@@ -202,6 +205,7 @@ int nodesim_options_parse(int argc, char *argv[], NodesimOptions *o, char *err, 
                 { "pod-ip-octet", required_argument, NULL, OPT_POD_IP_OCTET },
                 { "state-dir", required_argument, NULL, OPT_STATE_DIR },
                 { "pid-file", required_argument, NULL, OPT_PID_FILE },
+                { "readiness-retry-ms", required_argument, NULL, OPT_READINESS_RETRY },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -285,6 +289,11 @@ int nodesim_options_parse(int argc, char *argv[], NodesimOptions *o, char *err, 
                         if (ns_parse_int64(optarg, 1, 1024, &v) < 0)
                                 return fail(err, errlen, "--concurrency: want 1..1024");
                         o->concurrency = (unsigned) v;
+                        break;
+                case OPT_READINESS_RETRY:
+                        if (ns_parse_int64(optarg, 1, 60000, &v) < 0)
+                                return fail(err, errlen, "--readiness-retry-ms: want 1..60000 milliseconds");
+                        o->readiness_retry_usec = (uint64_t) v * (USEC_PER_SEC / 1000);
                         break;
                 case OPT_RUN:
                         r = parse_run(o, optarg, err, errlen);

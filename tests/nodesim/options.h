@@ -46,6 +46,9 @@ typedef struct NodesimOptions {
         uint64_t heartbeat_usec;        /* Lease renewals */
         uint64_t status_usec;           /* node status condition heartbeats */
         unsigned concurrency;           /* bound on heartbeat requests in flight */
+        /* 0: probes every periodSeconds, as the kubelet; otherwise a failed readiness probe
+         * of a container not ready since it started is retried after this */
+        uint64_t readiness_retry_usec;
 
         RunMapping run[NODESIM_MAX_RUN];
         size_t n_run;

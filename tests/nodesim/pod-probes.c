@@ -58,12 +58,15 @@ static void on_probe_result(bool ok, const char *detail, void *userdata) {
                 }
         } else if (ok && !c->ready && ps->successes >= success_threshold) {
                 c->ready = true;
+                ps->was_ready = true;
                 pod_status_changed(c->pod);
         } else if (!ok && c->ready && ps->failures >= failure_threshold) {
                 c->ready = false;
                 pod_status_changed(c->pod);
         }
-        probe_schedule(ps, probe_seconds(ps->spec, "periodSeconds", 10, 1) * USEC_PER_SEC);
+        probe_schedule(ps, probe_next_delay_usec(probe_seconds(ps->spec, "periodSeconds", 10, 1) * USEC_PER_SEC,
+                                                 ps->liveness, ok, ps->was_ready,
+                                                 c->pod->m->opts->readiness_retry_usec));
 }
 
 /* The URL of an httpGet probe: host defaults to the pod IP; a named port is looked up in
@@ -134,6 +137,7 @@ void probe_stop(ProbeState *ps) {
         if (ps->timer)
                 sd_event_source_set_enabled(ps->timer, SD_EVENT_OFF);
         ps->successes = ps->failures = 0;
+        ps->was_ready = false;
 }
 
 /* Only httpGet probes are carried out; tcpSocket and exec probes count as passing (the
@@ -141,6 +145,7 @@ void probe_stop(ProbeState *ps) {
 void probe_start(ProbeState *ps, Container *c, bool liveness) {
         ps->c = c;
         ps->liveness = liveness;
+        ps->was_ready = false;
         ps->spec = json_object_get(c->spec, liveness ? "livenessProbe" : "readinessProbe");
         if (ps->spec && !json_object_get(ps->spec, "httpGet")) {
                 klog_info("pod %s/%s container %s: only httpGet probes are simulated; %s probe treated as passing",

@@ -30,6 +30,7 @@ typedef struct ProbeState {
         sd_event_source *timer;
         ProbeRequest *req;
         unsigned successes, failures;
+        bool was_ready;         /* readiness: passed since the container started */
 } ProbeState;
 
 struct Container {

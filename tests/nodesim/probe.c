@@ -135,3 +135,9 @@ void probe_request_cancel(ProbeRequest *r) {
         unlink_request(r);
         free(r);
 }
+
+uint64_t probe_next_delay_usec(uint64_t period_usec, bool liveness, bool ok, bool was_ready, uint64_t retry_usec) {
+        if (liveness || ok || was_ready || retry_usec == 0 || retry_usec >= period_usec)
+                return period_usec;
+        return retry_usec;
+}

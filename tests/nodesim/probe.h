@@ -24,3 +24,10 @@ Prober *prober_free(Prober *p);
 int prober_get(Prober *p, const char *url, uint64_t timeout_usec, ProbeCallback cb, void *userdata,
                ProbeRequest **ret);
 void probe_request_cancel(ProbeRequest *r);
+
+/* When the next probe is due after one finished, in microseconds: periodSeconds, as the
+ * kubelet; but with retry_usec > 0 (nodesim --readiness-retry-ms) a readiness probe that
+ * failed while its container has not been ready since it started is retried after
+ * retry_usec (never later than the period), so that a test's rollout waits for the
+ * program to listen rather than for the period. Pure. */
+uint64_t probe_next_delay_usec(uint64_t period_usec, bool liveness, bool ok, bool was_ready, uint64_t retry_usec);

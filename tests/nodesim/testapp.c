@@ -1,14 +1,15 @@
 /* testapp: the small program the nodesim smoke test runs as a pod's container.
  *
  *   testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] [--unhealthy-after S]
- *           [--ignore-term] MESSAGE
+ *           [--ready-after S] [--ignore-term] MESSAGE
  *
  * Prints "testapp pid=<pid> message=<MESSAGE>" and, for each --show, "show <FILE>=<first
  * line>" (to prove volumes are mounted), then serves HTTP on IP:N (default 127.0.0.1:8080):
  * /readyz and /healthz answer "ok", /pid the PID, / the message. SIGTERM ends it with
  * "testapp stopping" and exit status 0; --exit-after makes it exit with status 3 after that
  * many seconds ("testapp crashing"), and --unhealthy-after makes /healthz answer 500 after
- * that many seconds, for restart and liveness tests; --ignore-term makes it ignore SIGTERM
+ * that many seconds, for restart and liveness tests; --ready-after makes /readyz answer 503
+ * for the first that many seconds, for readiness tests; --ignore-term makes it ignore SIGTERM
  * (prints "testapp ignoring SIGTERM"), for tests of the KILL after the grace period. One client at a time, plain blocking sockets: it
  * only needs to answer probes and a test. */
 #include <arpa/inet.h>
@@ -51,7 +52,7 @@ static void show(const char *path) {
         free(data);
 }
 
-static time_t unhealthy_at;
+static time_t unhealthy_at, ready_at;
 
 static void serve(int fd, const char *message) {
         char req[2048];
@@ -70,6 +71,11 @@ static void serve(int fd, const char *message) {
                 (void) !write(fd, fail, sizeof(fail) - 1);
                 return;
         }
+        if (strcmp(path, "/readyz") == 0 && ready_at && time(NULL) < ready_at) {
+                static const char unready[] = "HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
+                (void) !write(fd, unready, sizeof(unready) - 1);
+                return;
+        }
         if (strcmp(path, "/readyz") == 0 || strcmp(path, "/healthz") == 0)
                 snprintf(body, sizeof(body), "ok");
         else if (strcmp(path, "/pid") == 0)
@@ -86,7 +92,7 @@ static void serve(int fd, const char *message) {
 
 int main(int argc, char *argv[]) {
         const char *bind_ip = "127.0.0.1", *message = NULL;
-        int64_t port = 8080, exit_after = -1, unhealthy_after = -1;
+        int64_t port = 8080, exit_after = -1, unhealthy_after = -1, ready_after = -1;
         setvbuf(stdout, NULL, _IOLBF, 0);
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--bind") == 0 && i + 1 < argc)
@@ -106,6 +112,11 @@ int main(int argc, char *argv[]) {
                                 fprintf(stderr, "testapp: bad --unhealthy-after %s\n", argv[i]);
                                 return 2;
                         }
+                } else if (strcmp(argv[i], "--ready-after") == 0 && i + 1 < argc) {
+                        if (ns_parse_int64(argv[++i], 0, 86400, &ready_after) < 0) {
+                                fprintf(stderr, "testapp: bad --ready-after %s\n", argv[i]);
+                                return 2;
+                        }
                 } else if (strcmp(argv[i], "--ignore-term") == 0)
                         ignore_term = 1;
                 else if (strcmp(argv[i], "--show") == 0 && i + 1 < argc)
@@ -114,7 +125,7 @@ int main(int argc, char *argv[]) {
                         message = argv[i];
         }
         if (!message) {
-                fprintf(stderr, "usage: testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] [--unhealthy-after S] [--ignore-term] MESSAGE\n");
+                fprintf(stderr, "usage: testapp [--bind IP] [--port N] [--show FILE]... [--exit-after S] [--unhealthy-after S] [--ready-after S] [--ignore-term] MESSAGE\n");
                 return 2;
         }
         printf("testapp pid=%d message=%s\n", (int) getpid(), message);
@@ -122,7 +133,8 @@ int main(int argc, char *argv[]) {
                 if (strcmp(argv[i], "--show") == 0)
                         show(argv[++i]);
                 else if (strcmp(argv[i], "--bind") == 0 || strcmp(argv[i], "--port") == 0 ||
-                         strcmp(argv[i], "--exit-after") == 0 || strcmp(argv[i], "--unhealthy-after") == 0)
+                         strcmp(argv[i], "--exit-after") == 0 || strcmp(argv[i], "--unhealthy-after") == 0 ||
+                         strcmp(argv[i], "--ready-after") == 0)
                         i++;
 
         struct sigaction sa = { .sa_handler = on_term };
@@ -141,6 +153,7 @@ int main(int argc, char *argv[]) {
         printf("testapp listening on %s:%d\n", bind_ip, (int) port);
         time_t deadline = exit_after >= 0 ? time(NULL) + exit_after : 0;
         unhealthy_at = unhealthy_after >= 0 ? time(NULL) + unhealthy_after : 0;
+        ready_at = ready_after > 0 ? time(NULL) + ready_after : 0;
         while (!stop) {
                 if (term_seen) {
                         term_seen = 0;

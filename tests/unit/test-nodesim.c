@@ -14,6 +14,7 @@
 #include "tests/nodesim/ipalloc.h"
 #include "tests/nodesim/logfile.h"
 #include "tests/nodesim/options.h"
+#include "tests/nodesim/probe.h"
 #include "tests/nodesim/render.h"
 #include "tests/nodesim/util.h"
 
@@ -44,6 +45,10 @@ static void test_options_defaults(void **state) {
         assert_true(o.heartbeat_usec == 10 * USEC_PER_SEC);
         assert_true(o.status_usec == 60 * USEC_PER_SEC);
         assert_int_equal(o.kubelet_port, 0);
+        assert_true(o.readiness_retry_usec == 0);
+        nodesim_options_done(&o);
+        assert_int_equal(PARSE(&o, err, "--readiness-retry-ms", "200"), 0);
+        assert_true(o.readiness_retry_usec == 200 * (USEC_PER_SEC / 1000));
         nodesim_options_done(&o);
 }
 
@@ -74,6 +79,30 @@ static void test_options_errors(void **state) {
         nodesim_options_done(&o);
         assert_int_equal(PARSE(&o, err, "--heartbeat-interval", "0"), -EINVAL);
         nodesim_options_done(&o);
+        assert_int_equal(PARSE(&o, err, "--readiness-retry-ms", "0"), -EINVAL);
+        assert_non_null(strstr(err, "--readiness-retry-ms"));
+        nodesim_options_done(&o);
+        assert_int_equal(PARSE(&o, err, "--readiness-retry-ms", "60001"), -EINVAL);
+        nodesim_options_done(&o);
+}
+
+/* The next probe is a period away, as the kubelet does, except with --readiness-retry-ms a
+ * failed readiness probe of a container not yet ready since it started: retried sooner,
+ * never later than the period. */
+static void test_probe_next_delay(void **state) {
+        const uint64_t period = 5 * USEC_PER_SEC, retry = 200 * (USEC_PER_SEC / 1000);
+        /* without the option: always the period */
+        assert_true(probe_next_delay_usec(period, false, false, false, 0) == period);
+        assert_true(probe_next_delay_usec(period, true, false, false, 0) == period);
+        /* a readiness probe failing while the container starts: the retry interval */
+        assert_true(probe_next_delay_usec(period, false, false, false, retry) == retry);
+        /* but not when the container was ready since it started (it became unready) */
+        assert_true(probe_next_delay_usec(period, false, false, true, retry) == period);
+        /* nor after a passing probe, nor for liveness */
+        assert_true(probe_next_delay_usec(period, false, true, false, retry) == period);
+        assert_true(probe_next_delay_usec(period, true, false, false, retry) == period);
+        /* a period shorter than the retry interval wins */
+        assert_true(probe_next_delay_usec(100 * (USEC_PER_SEC / 1000), false, false, false, retry) == 100 * (USEC_PER_SEC / 1000));
 }
 
 static void test_run_lookup(void **state) {
@@ -497,6 +526,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_options_defaults),
                 cmocka_unit_test(test_options_errors),
+                cmocka_unit_test(test_probe_next_delay),
                 cmocka_unit_test(test_run_lookup),
                 cmocka_unit_test(test_build_homogeneous),
                 cmocka_unit_test(test_build_file),
