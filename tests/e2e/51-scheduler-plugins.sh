@@ -225,8 +225,14 @@ for i in 1 2 3; do
   wait_for "(c) slow-$i is bound" 60 bound plug-slow "slow-$i"
 done
 check "(c) policy-scheduler is still running (the lease was never lost)" kill -0 "$SCHED_PID"
-METRICS=$(curl -sf -m 1 "http://127.0.0.1:$PORT/metrics")
-calls=$(grep -oP 'policy_scheduler_plugin_calls_total\{plugin="slow-filter"\} \K[0-9]+' <<< "$METRICS")
+# the plugin families are published at most once a second: read until the last call is in,
+# or 5 s (the checks then say what is missing)
+for _ in $(seq 1 25); do
+  METRICS=$(curl -sf -m 1 "http://127.0.0.1:$PORT/metrics")
+  calls=$(grep -oP 'policy_scheduler_plugin_calls_total\{plugin="slow-filter"\} \K[0-9]+' <<< "$METRICS")
+  [ "${calls:-0}" -ge 9 ] && break
+  sleep 0.2
+done
 check "(c) /metrics counts the plugin's calls (${calls:-none}: 3 pods x 3 nodes)" [ "${calls:-0}" -ge 9 ]
 secs=$(grep -oP 'policy_scheduler_plugin_call_duration_seconds_sum\{plugin="slow-filter"\} \K[0-9.]+' <<< "$METRICS")
 check "(c) ... and their time (${secs:-none} s; each call timed from when the watchdog saw it, at most 25 ms late)" \
