@@ -140,6 +140,40 @@ static int describe_source(const Desired *d, Buf *b) {
         return buf_printf(b, "the built-in policy of profile %s", jstr(d->source, "profile"));
 }
 
+/* Failure reasons of one source kind: parse error, over a limit, otherwise invalid. */
+typedef struct RejectReasons {
+        const char *parse, *limit, *invalid;
+} RejectReasons;
+
+/* Marks d invalid for a source that yields nothing to render: the diagnostics on d, the
+ * message naming the source and its errors (or that it does not exist), the reason by the
+ * kind of its first parse or limit error. */
+static int reject_source(Desired *d, const PolicyDiags *diags, const char *diag_text, bool exists,
+                         const RejectReasons *why) {
+        _cleanup_buf_ Buf msg;
+        buf_init(&msg, RECONCILE_MAX_MESSAGE * 2);
+        bool parse = false, limit = false;
+        for (size_t i = 0; i < diags->n; i++) {
+                parse = parse || is_parse_error(&diags->items[i]);
+                limit = limit || is_limit_error(&diags->items[i]);
+        }
+        d->diagnostics = policy_diags_to_json(diags);
+        if (!d->diagnostics)
+                return -ENOMEM;
+        int r = describe_source(d, &msg);
+        if (exists)
+                r = r < 0 ? r : buf_printf(&msg, " %s (%zu error%s):\n%s", parse ? "cannot be parsed" : "is invalid",
+                                           diags->n_errors, diags->n_errors == 1 ? "" : "s", diag_text);
+        else
+                r = r < 0 ? r : buf_puts(&msg, " does not exist");
+        if (r < 0 && r != -E2BIG)
+                return r;
+        char *m = buf_steal(&msg);
+        if (!m)
+                return -ENOMEM;
+        return set_failure(d, parse ? why->parse : limit ? why->limit : why->invalid, m);
+}
+
 /* Appends to a valid d's message; -ENOMEM. */
 static int append_message(Desired *d, const char *fmt, ...) _printf_(2, 3);
 static int append_message(Desired *d, const char *fmt, ...) {
@@ -238,31 +272,8 @@ static int judge(Desired *d, const char *text, size_t len, bool from_configmap, 
                 goto out;
 
         if (!p) {
-                bool parse = false, limit = false;
-                for (size_t i = 0; i < diags.n; i++) {
-                        parse = parse || is_parse_error(&diags.items[i]);
-                        limit = limit || is_limit_error(&diags.items[i]);
-                }
-                d->diagnostics = policy_diags_to_json(&diags);
-                if (!d->diagnostics) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                r = describe_source(d, &msg);
-                if (from_configmap)
-                        r = r < 0 ? r : buf_printf(&msg, " %s (%zu error%s):\n%s",
-                                                   parse ? "cannot be parsed" : "is invalid",
-                                                   diags.n_errors, diags.n_errors == 1 ? "" : "s", diag_text);
-                else
-                        r = r < 0 ? r : buf_puts(&msg, " does not exist");
-                if (r < 0 && r != -E2BIG)
-                        goto out;
-                char *m = buf_steal(&msg);
-                if (!m) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                r = set_failure(d, parse ? "PolicyParseError" : limit ? "PolicyTooLarge" : "InvalidPolicy", m);
+                r = reject_source(d, &diags, diag_text, from_configmap,
+                                  &(RejectReasons) { "PolicyParseError", "PolicyTooLarge", "InvalidPolicy" });
                 goto out;
         }
 
@@ -526,28 +537,9 @@ static int judge_scheduler_config(Desired *d, const char *text, size_t len, cons
                 goto out;
 
         if (!eff) {
-                bool parse = false, limit = false;
-                for (size_t i = 0; i < diags.n; i++) {
-                        parse = parse || is_parse_error(&diags.items[i]);
-                        limit = limit || is_limit_error(&diags.items[i]);
-                }
-                d->diagnostics = policy_diags_to_json(&diags);
-                if (!d->diagnostics) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                r = describe_source(d, &msg);
-                r = r < 0 ? r : buf_printf(&msg, " %s (%zu error%s):\n%s", parse ? "cannot be parsed" : "is invalid",
-                                           diags.n_errors, diags.n_errors == 1 ? "" : "s", diag_text);
-                if (r < 0 && r != -E2BIG)
-                        goto out;
-                char *m = buf_steal(&msg);
-                if (!m) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                r = set_failure(d, parse ? "SchedulerConfigParseError"
-                                         : limit ? "SchedulerConfigTooLarge" : "InvalidSchedulerConfig", m);
+                r = reject_source(d, &diags, diag_text, true,
+                                  &(RejectReasons) { "SchedulerConfigParseError", "SchedulerConfigTooLarge",
+                                                     "InvalidSchedulerConfig" });
                 goto out;
         }
 
