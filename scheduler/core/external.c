@@ -17,9 +17,10 @@ const double sched_external_bucket_le[SCHED_EXTERNAL_BUCKETS] = { 1e-6, 1e-5, 1e
 
 /* ---- The views ---- */
 
-/* The string table of the hook call in progress. Hooks run on the scheduling loop's thread
- * one at a time; the accessors they call read the pod and node through it. */
+/* The string table and cache of the hook call in progress. Hooks run on the scheduling loop's
+ * thread one at a time; the accessors they call read the pod and node through them. */
 static _Thread_local const SchedStrtab *view_strtab;
+static _Thread_local const SchedCache *view_cache;
 
 #define POD(p) ((const SchedPod *) (const void *) (p))
 #define NODE(n) ((const SchedNodeInfo *) (const void *) (n))
@@ -69,6 +70,53 @@ static const char *label_of(const SchedLabel *labels, uint32_t n, const char *ke
                 return NULL;
         const SchedLabel *l = sched_labels_find(labels, n, k);
         return l ? sched_strtab_get(view_strtab, l->value) : NULL;
+}
+
+/* node_label_int(): the values' numbers by value id, read once per distinct text. An entry
+ * serves while the table's generation is the one it was read under (an id freed since could
+ * now be another text). */
+#define INT_CACHE_SIZE 256
+static _Thread_local struct IntEntry {
+        SchedStr id;
+        int ok;
+        uint64_t generation;
+        int64_t value;
+} int_cache[INT_CACHE_SIZE];
+
+/* s read as strtoll(s, &end, 10) reads it, to the end of the text, without its locale and
+ * errno work: 1 with *ret, or 0 for no digit, anything after them, or out of range. */
+static int parse_int(const char *s, int64_t *ret) {
+        while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+                s++;
+        bool negative = *s == '-';
+        if (*s == '+' || *s == '-')
+                s++;
+        if (*s < '0' || *s > '9')
+                return 0;
+        /* accumulated negative: INT64_MIN is reachable, INT64_MAX is its negation's bound */
+        int64_t v = 0;
+        for (; *s >= '0' && *s <= '9'; s++) {
+                int d = *s - '0';
+                if (v < (INT64_MIN + d) / 10)
+                        return 0;
+                v = v * 10 - d;
+        }
+        if (*s || (!negative && v == INT64_MIN))
+                return 0;
+        *ret = negative ? v : -v;
+        return 1;
+}
+
+static int value_int(SchedStr id, int64_t *ret) {
+        struct IntEntry *e = &int_cache[id % INT_CACHE_SIZE];
+        if (e->id != id || e->generation != view_generation) {
+                e->id = id;
+                e->generation = view_generation;
+                e->value = 0;
+                e->ok = id && parse_int(sched_strtab_get(view_strtab, id), &e->value);
+        }
+        *ret = e->value;
+        return e->ok;
 }
 
 static int label_at(const SchedLabel *labels, uint32_t n, uint32_t i, const char **ret_key, const char **ret_value) {
@@ -172,11 +220,45 @@ static int64_t node_requested(const PspNode *n, const char *resource) {
         SchedStr id = resource_id(resource);
         return id ? sched_scalars_get(ni->req_scalar, ni->n_req_scalar, id) : 0;
 }
+static int node_label_int(const PspNode *n, const char *key, int64_t *ret) {
+        const SchedNode *node = NODE(n)->node;
+        *ret = 0;
+        if (!node || !key || node->n_labels == 0)
+                return 0;
+        SchedStr k = key_id(key);
+        const SchedLabel *l = k ? sched_labels_find(node->labels, node->n_labels, k) : NULL;
+        return l ? value_int(l->value, ret) : 0;
+}
+static int node_what_if(const PspNode *n) {
+        return NODE(n)->what_if;
+}
 static uint32_t node_n_pods(const PspNode *n) {
         return NODE(n)->n_pods;
 }
 static const PspPod *node_pod(const PspNode *n, uint32_t i) {
         return i < NODE(n)->n_pods ? (const PspPod *) (const void *) NODE(n)->pods[i] : NULL;
+}
+
+/* From the cache's index of pods by (namespace, key, value); pods of a node that was removed
+ * (and whose pods are not yet gone) are on no node Filter can be asked about: not visited. */
+static uint32_t pods_labelled(const char *ns, const char *key, const char *value,
+                              int (*visit)(void *data, const PspPod *pod, const PspNode *node), void *data) {
+        if (!view_cache || !ns || !key || !value || !visit)
+                return 0;
+        SchedStr n = sched_strtab_lookup(view_strtab, ns, strlen(ns)), k = key_id(key);
+        SchedStr v = sched_strtab_lookup(view_strtab, value, strlen(value));
+        if (!n || !k || (!v && value[0]))
+                return 0;
+        uint32_t count, visited = 0;
+        const SchedIndexEntry *e = sched_cache_pods_labelled(view_cache, n, k, v, &count);
+        for (uint32_t i = 0; i < count; i++) {
+                if (!e[i].info->node)
+                        continue;
+                visited++;
+                if (visit(data, (const PspPod *) (const void *) e[i].pod, (const PspNode *) (const void *) e[i].info))
+                        break;
+        }
+        return visited;
 }
 
 static const PspHost host = {
@@ -199,6 +281,9 @@ static const PspHost host = {
         .node_requested = node_requested,
         .node_n_pods = node_n_pods,
         .node_pod = node_pod,
+        .pods_labelled = pods_labelled,
+        .node_what_if = node_what_if,
+        .node_label_int = node_label_int,
 };
 
 const PspHost *sched_external_host(void) {
@@ -310,28 +395,20 @@ int sched_external_instance_new(SchedExternal *ext, SchedStrtab *strtab, const c
         return 0;
 }
 
-/* Around each hook call (see Timing in external.h). Returns the start time when this call is
- * timed from its start (a sampled decision), else -1. */
-static int64_t call_start(SchedExternal *ext, const SchedCycle *cy) {
+/* What the accessors read the views through, set before a cycle's hooks are called. */
+static void view_enter(const SchedCycle *cy) {
         view_strtab = cy->strtab;
+        view_cache = cy->cache;
         view_generation = sched_strtab_generation(cy->strtab);
-        /* only this thread writes seq: the load needs no ordering */
-        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
-        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
-        return cy->timed && ext->now_ns ? ext->now_ns() : -1;
 }
 
-static void call_end(SchedExternal *ext, int64_t start, bool error) {
-        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
-        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+/* A timed call's end (see Timing in external.h): start is its start time, or -1 when the
+ * decision is not sampled and seq the call's (odd) sequence number. */
+static void call_timed(SchedExternal *ext, int64_t start, uint64_t seq) {
         SchedExternalStats *st = &ext->stats;
-        st->calls++;
-        st->errors += error;
-        if (!ext->now_ns)
-                return;
         if (start < 0) {
                 /* the watchdog flagged this call as long: timed from when it saw it */
-                if (atomic_load_explicit(&ext->long_seq, memory_order_acquire) != s)
+                if (atomic_load_explicit(&ext->long_seq, memory_order_acquire) != seq)
                         return;
                 start = atomic_load_explicit(&ext->long_since, memory_order_relaxed);
         }
@@ -347,6 +424,24 @@ static void call_end(SchedExternal *ext, int64_t start, bool error) {
         while (b < SCHED_EXTERNAL_BUCKETS - 1 && sec > sched_external_bucket_le[b])
                 b++;
         st->buckets[b]++;
+}
+
+/* Around each hook call, inlined: a plugin's call can cost as little as this bracket. Returns
+ * the start time when this call is timed from its start (a sampled decision), else -1. */
+static inline int64_t call_start(SchedExternal *ext, const SchedCycle *cy) {
+        /* only this thread writes seq: the load needs no ordering */
+        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
+        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+        return cy->timed && ext->now_ns ? ext->now_ns() : -1;
+}
+
+static inline void call_end(SchedExternal *ext, int64_t start, bool error) {
+        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
+        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+        ext->stats.calls++;
+        ext->stats.errors += error;
+        if (ext->now_ns && (start >= 0 || atomic_load_explicit(&ext->long_seq, memory_order_relaxed) == s))
+                call_timed(ext, start, s);
 }
 
 /* The interned reason text of a refusal: the plugin's own (up to 32 distinct texts per
@@ -368,6 +463,7 @@ static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
         (void) all;
         (void) n_all;
         const SchedConfig *cfg = cy->cfg;
+        view_enter(cy);
         for (uint32_t i = 0; i < cfg->n_externals; i++) {
                 SchedExternalInstance *in = cfg->externals[i];
                 SchedExternal *ext = in->ext;
@@ -395,6 +491,7 @@ static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const
         if (!why && ext->plugin->filter) {
                 char reason[256];
                 reason[0] = 0;
+                view_enter(cy);
                 int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->filter(in->state, (const PspPod *) (const void *) cy->pod,
                                                    (const PspNode *) (const void *) ni, reason, sizeof(reason));
@@ -425,6 +522,7 @@ static bool external_score(const SchedCycle *cy, const SchedPriority *p, SchedNo
         const PspPod *pod = (const PspPod *) (const void *) cy->pod;
         PspStatus st;
         int64_t t;
+        view_enter(cy);
         if (pl->pre_score) {
                 t = call_start(ext, cy);
                 st = pl->pre_score(in->state, pod, (const PspNode *const *) (const void *) nodes, n);

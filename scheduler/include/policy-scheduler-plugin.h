@@ -77,6 +77,31 @@ typedef struct PspHost {
         /* The pods counted on the node; node_pod returns NULL past the end. */
         uint32_t (*node_n_pods)(const PspNode *node);
         const PspPod *(*node_pod)(const PspNode *node, uint32_t i);
+
+        /* Appended within ABI version 1 (members are only ever appended within a version: a
+         * plugin built against this header needs a scheduler that has them). */
+
+        /* The pods of namespace namespace_ labelled key=value among those the scheduler
+         * counts on its nodes (bound or assumed: neither the pod being scheduled nor pods
+         * only nominated to a node), each with the node it counts on, in no particular order:
+         * visit(data, pod, node) is called for each until it returns non-zero. Read from the
+         * scheduler's index of pods by label: the cost is that of the pods visited, whatever
+         * the cluster's size. Returns how many were visited. */
+        uint32_t (*pods_labelled)(const char *namespace_, const char *key, const char *value,
+                                  int (*visit)(void *data, const PspPod *pod, const PspNode *node), void *data);
+        /* 1 when the node is a what-if: a copy of a node with pods added or removed, that
+         * Filter is asked about besides the node itself (the node with the pods nominated
+         * to it of the pod's priority or higher, as upstream's addNominatedPods; the node
+         * without preemption's candidate victims). Its pods are not those pods_labelled()
+         * reports on it: a plugin that answers Filter from what its PreFilter gathered must
+         * look at a what-if's pods itself. 0 for the node itself. */
+        int (*node_what_if)(const PspNode *node);
+        /* The node label's value as a decimal integer, the whole text read as strtoll(s, &end,
+         * 10) would (white space, a sign, digits, nothing after them): 1 with the value in
+         * *ret_value, or 0 (*ret_value 0) when the node has no such label or its value is no
+         * such number or does not fit in 64 bits. The scheduler reads each distinct value's
+         * text once, not once per node. */
+        int (*node_label_int)(const PspNode *node, const char *key, int64_t *ret_value);
 } PspHost;
 
 typedef struct PspPlugin {
