@@ -10,6 +10,13 @@
  * label (or, with groupLabel, without the group label) are not constrained and constrain
  * nothing.
  *
+ * PreFilter finds, once per pod, the nodes holding a pod its role conflicts with, from the
+ * scheduler's index of pods by label (host->pods_labelled: the pods of the group, or without
+ * groupLabel those of each conflicting role): Filter then costs a lookup per node, whatever
+ * the number of pods on it. A node in that set, and a what-if (a node with the pods nominated
+ * to it, or without preemption's victims: its pods are not the index's), are looked at pod by
+ * pod, which also gives the refusal its text.
+ *
  * Built against policy-scheduler-plugin.h alone (and jansson for the args). */
 #include <jansson.h>
 #include <stdio.h>
@@ -20,12 +27,28 @@
 
 #define MAX_CONFLICTS 64
 #define MAX_TEXT 253
+/* The conflict set's largest table: past it (millions of pods in one group) Filter looks at
+ * every node's pods instead. */
+#define MAX_SLOTS (1u << 22)
 
 typedef struct State {
         const PspHost *host;
         char group_label[MAX_TEXT + 1], role_label[MAX_TEXT + 1];
         char conflicts[MAX_CONFLICTS][2][MAX_TEXT + 1];
         int n_conflicts;
+
+        /* What PreFilter found for pod, for its Filter calls: whether the pod is constrained
+         * at all and, when it is, the nodes holding a pod it conflicts with (node pointers
+         * are the same in all the hook calls of one decision; they are compared, never
+         * used). The set is an open-addressing table whose slots count only when stamped with
+         * this PreFilter's stamp, so a PreFilter clears nothing. */
+        const PspPod *pod;
+        int precomputed, constrained;
+        struct Slot {
+                const PspNode *node;
+                uint32_t stamp;
+        } *slots;
+        uint32_t n_slots, n_used, stamp;
 } State;
 
 static int text(const json_t *v, const char *what, char *out, char *err, size_t err_size) {
@@ -109,7 +132,10 @@ static int init(const PspHost *host, const char *args_json, void **ret_state, ch
 }
 
 static void fini(void *state) {
-        free(state);
+        State *st = state;
+        if (st)
+                free(st->slots);
+        free(st);
 }
 
 static int conflict(const State *st, const char *a, const char *b) {
@@ -128,10 +154,140 @@ static int conflicts_with_any(const State *st, const char *role) {
         return 0;
 }
 
-/* The cheap tests first: most pods' roles conflict with nothing, and most pods on a node do
- * not conflict with this one's role; the group, namespace and uid are read only then. */
-static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size) {
-        const State *st = state;
+static uint32_t slot_of(const State *st, const PspNode *node) {
+        uint64_t h = (uint64_t) (uintptr_t) node * 0x9e3779b97f4a7c15ULL;
+        return (uint32_t) (h >> 32) & (st->n_slots - 1);
+}
+
+static int set_has(const State *st, const PspNode *node) {
+        if (st->n_used == 0)
+                return 0;
+        for (uint32_t i = slot_of(st, node);; i = (i + 1) & (st->n_slots - 1)) {
+                if (st->slots[i].stamp != st->stamp)
+                        return 0;
+                if (st->slots[i].node == node)
+                        return 1;
+        }
+}
+
+/* Doubles the table (the stamped slots moved over). Returns 0, -1 past MAX_SLOTS or out of
+ * memory. */
+static int set_grow(State *st) {
+        uint32_t n = st->n_slots ? st->n_slots * 2 : 64;
+        if (n > MAX_SLOTS)
+                return -1;
+        struct Slot *slots = calloc(n, sizeof(*slots)), *old = st->slots;
+        if (!slots)
+                return -1;
+        uint32_t n_old = st->n_slots;
+        st->slots = slots;
+        st->n_slots = n;
+        /* stamp 0 is never current (set_clear skips it): the new slots are all free */
+        for (uint32_t i = 0; i < n_old; i++)
+                if (old[i].stamp == st->stamp) {
+                        uint32_t j = slot_of(st, old[i].node);
+                        while (slots[j].stamp == st->stamp)
+                                j = (j + 1) & (n - 1);
+                        slots[j] = old[i];
+                }
+        free(old);
+        return 0;
+}
+
+static int set_add(State *st, const PspNode *node) {
+        if ((st->n_used + 1) * 2 > st->n_slots && set_grow(st) < 0)
+                return -1;
+        uint32_t i = slot_of(st, node);
+        for (; st->slots[i].stamp == st->stamp; i = (i + 1) & (st->n_slots - 1))
+                if (st->slots[i].node == node)
+                        return 0;
+        st->slots[i] = (struct Slot) { .node = node, .stamp = st->stamp };
+        st->n_used++;
+        return 0;
+}
+
+static void set_clear(State *st) {
+        st->n_used = 0;
+        if (++st->stamp == 0) {
+                /* wrapped: stamps of 2^32 PreFilters ago would count again */
+                if (st->slots)
+                        memset(st->slots, 0, (size_t) st->n_slots * sizeof(*st->slots));
+                st->stamp = 1;
+        }
+}
+
+/* The pod being placed, for the visits of pods_labelled. */
+typedef struct Gather {
+        State *st;
+        const char *role, *uid;
+        int failed;
+} Gather;
+
+/* A pod of the group (or of a conflicting role) on node: is it one the pod conflicts with? */
+static int gather(void *data, const PspPod *other, const PspNode *node) {
+        Gather *g = data;
+        const PspHost *h = g->st->host;
+        const char *orole = h->pod_label(other, g->st->role_label);
+        if (!orole || !conflict(g->st, g->role, orole))
+                return 0;
+        if (g->uid && h->pod_uid(other) && strcmp(h->pod_uid(other), g->uid) == 0)
+                return 0;
+        if (set_add(g->st, node) < 0) {
+                g->failed = 1;
+                return 1;
+        }
+        return 0;
+}
+
+/* The role the i-th conflict pair pairs with role, NULL when the pair has not role. */
+static const char *paired_with(const State *st, int i, const char *role) {
+        return strcmp(st->conflicts[i][0], role) == 0 ? st->conflicts[i][1] :
+               strcmp(st->conflicts[i][1], role) == 0 ? st->conflicts[i][0] : NULL;
+}
+
+/* The role the i-th pair pairs with role when no earlier pair pairs the same one (each
+ * conflicting role's pods are visited once), else NULL. */
+static const char *first_paired_with(const State *st, int i, const char *role) {
+        const char *other = paired_with(st, i, role);
+        for (int j = 0; other && j < i; j++) {
+                const char *earlier = paired_with(st, j, role);
+                if (earlier && strcmp(earlier, other) == 0)
+                        return NULL;
+        }
+        return other;
+}
+
+static PspStatus pre_filter(void *state, const PspPod *pod, char *reason, size_t reason_size) {
+        State *st = state;
+        const PspHost *h = st->host;
+        st->pod = pod;
+        st->precomputed = 1;
+        st->constrained = 0;
+        set_clear(st);
+        const char *role = h->pod_label(pod, st->role_label);
+        if (!role || !conflicts_with_any(st, role))
+                return PSP_SUCCESS;
+        const char *group = st->group_label[0] ? h->pod_label(pod, st->group_label) : "";
+        if (!group)
+                return PSP_SUCCESS;
+        st->constrained = 1;
+        Gather g = { .st = st, .role = role, .uid = h->pod_uid(pod) };
+        const char *ns = h->pod_namespace(pod);
+        if (st->group_label[0])
+                (void) h->pods_labelled(ns, st->group_label, group, gather, &g);
+        else
+                for (int i = 0; i < st->n_conflicts && !g.failed; i++) {
+                        const char *other = first_paired_with(st, i, role);
+                        if (other)
+                                (void) h->pods_labelled(ns, st->role_label, other, gather, &g);
+                }
+        /* without the whole set, Filter looks at each node's pods */
+        st->precomputed = !g.failed;
+        return PSP_SUCCESS;
+}
+
+/* The node's pods one by one: the refusal's text names the first conflicting pod's role. */
+static PspStatus scan(const State *st, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size) {
         const PspHost *h = st->host;
         uint32_t n = h->node_n_pods(node);
         if (n == 0)
@@ -160,12 +316,24 @@ static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, cha
         return PSP_SUCCESS;
 }
 
+static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size) {
+        const State *st = state;
+        if (pod == st->pod && st->precomputed) {
+                if (!st->constrained)
+                        return PSP_SUCCESS;
+                if (!set_has(st, node) && !st->host->node_what_if(node))
+                        return PSP_SUCCESS;
+        }
+        return scan(st, pod, node, reason, reason_size);
+}
+
 static const PspPlugin plugin = {
         .abi_version = PSP_ABI_VERSION,
         .name = "pair-anti-affinity",
         .check_args = check_args,
         .init = init,
         .fini = fini,
+        .pre_filter = pre_filter,
         .filter = filter,
 };
 

@@ -389,6 +389,52 @@ static void test_pair_anti_affinity_nominated(void **state) {
                 fail_msg("%s", b_master);
 }
 
+/* Without groupLabel the namespace is the group: a role's conflicts are found among the
+ * namespace's pods of each conflicting role (each visited once though two pairs name it),
+ * assumed pods included, other namespaces' pods not. Masters conflict with masters and
+ * replicas: m1 (master) on n1, r1 (replica) on n2, r2 (replica, assumed) on n4, w1 (a worker,
+ * in no pair) on n3 beside another namespace's master. */
+static void test_pair_anti_affinity_namespace(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "pair-anti-affinity", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        for (int i = 1; i <= 4; i++) {
+                char name[8];
+                snprintf(name, sizeof(name), "n%d", i);
+                add_node(f, name, "");
+        }
+        add_pod(f, "m1", "n1", "'labels':{'role':'master'}");
+        add_pod(f, "r1", "n2", "'labels':{'role':'replica'}");
+        add_pod(f, "w1", "n3", "'labels':{'role':'worker'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *r2 = tl_pod(f->t, "r2", "100m", "", "", "'labels':{'role':'replica'}");
+        assert_int_equal(sched_cache_assume_pod(f->c, r2, sched_strtab_lookup(f->t, "n4", 2)), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *other =
+                tl_pod_json(f->t, "{'metadata':{'name':'o','namespace':'other','uid':'uid-o','labels':{'role':'master'}},"
+                                  "'spec':{'nodeName':'n3','containers':[{'name':'c','image':'img'}]}}");
+        assert_int_equal(sched_cache_add_pod(f->c, other), 0);
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "pair-anti-affinity");
+        tl_args(&b, "pair-anti-affinity",
+                "{'roleLabel':'role','conflicts':[['master','replica'],['replica','master'],['master','master']]}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
+
+        _cleanup_(sched_pod_unrefp) SchedPod *master = tl_pod(f->t, "m2", "100m", "", "", "'labels':{'role':'master'}");
+        _cleanup_free_ char *m = place_pod(f, cfg, master, NULL);
+        assert_string_equal(m, "n3:");
+        _cleanup_(sched_pod_unrefp) SchedPod *replica = tl_pod(f->t, "r3", "100m", "", "", "'labels':{'role':'replica'}");
+        _cleanup_free_ char *r = place_pod(f, cfg, replica, NULL);
+        if (strstr(r, "n1=") || !strstr(r, "n2=") || !strstr(r, "n3=") || !strstr(r, "n4="))
+                fail_msg("a replica goes anywhere but beside the master: %s", r);
+        _cleanup_(sched_pod_unrefp) SchedPod *worker = tl_pod(f->t, "w2", "100m", "", "", "'labels':{'role':'worker'}");
+        _cleanup_free_ char *w = place_pod(f, cfg, worker, NULL);
+        if (!strstr(w, "n1=") || !strstr(w, "n2=") || !strstr(w, "n3=") || !strstr(w, "n4="))
+                fail_msg("a worker goes anywhere: %s", w);
+        /* the pod itself, assumed already (a retried decision), is no conflict of its own */
+        _cleanup_free_ char *again = place_pod(f, cfg, r2, NULL);
+        if (strstr(again, "n1=") || !strstr(again, "n4="))
+                fail_msg("%s", again);
+}
+
 static void test_profile_refusals(void **state) {
         Fx *f = *state;
         put(f, "plugins", "pair-anti-affinity", 0755);
@@ -585,6 +631,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_node_label_score_values, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_host_views, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pair_anti_affinity_nominated, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pair_anti_affinity_namespace, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_profile_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_loader_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
