@@ -13,9 +13,9 @@
  * PreFilter finds, once per pod, the nodes holding a pod its role conflicts with, from the
  * scheduler's index of pods by label (host->pods_labelled: the pods of the group, or without
  * groupLabel those of each conflicting role): Filter then costs a lookup per node, whatever
- * the number of pods on it. A node in that set, and a what-if (a node with the pods nominated
- * to it, or without preemption's victims: its pods are not the index's), are looked at pod by
- * pod, which also gives the refusal its text.
+ * the number of pods on it. A what-if (a node with the pods nominated to it, or without
+ * preemption's victims: its pods are not the index's) is looked at pod by pod, as is a node
+ * holding conflicting pods of two roles (the refusal names the first in the node's order).
  *
  * Built against policy-scheduler-plugin.h alone (and jansson for the args). */
 #include <jansson.h>
@@ -44,8 +44,12 @@ typedef struct State {
          * this PreFilter's stamp, so a PreFilter clears nothing. */
         const PspPod *pod;
         int precomputed, constrained;
+        const char *role;               /* the pod's role: the args' copy of its text */
         struct Slot {
                 const PspNode *node;
+                /* the role of the conflicting pods on the node (the args' copy), NULL when
+                 * they have two (the refusal names the first in the node's order) */
+                const char *other_role;
                 uint32_t stamp;
         } *slots;
         uint32_t n_slots, n_used, stamp;
@@ -138,20 +142,27 @@ static void fini(void *state) {
         free(st);
 }
 
-static int conflict(const State *st, const char *a, const char *b) {
-        for (int i = 0; i < st->n_conflicts; i++)
-                if ((strcmp(st->conflicts[i][0], a) == 0 && strcmp(st->conflicts[i][1], b) == 0) ||
-                    (strcmp(st->conflicts[i][0], b) == 0 && strcmp(st->conflicts[i][1], a) == 0))
-                        return 1;
-        return 0;
+/* The args' copy of b's text when a and b conflict, else NULL. */
+static const char *conflict(const State *st, const char *a, const char *b) {
+        for (int i = 0; i < st->n_conflicts; i++) {
+                if (strcmp(st->conflicts[i][0], a) == 0 && strcmp(st->conflicts[i][1], b) == 0)
+                        return st->conflicts[i][1];
+                if (strcmp(st->conflicts[i][0], b) == 0 && strcmp(st->conflicts[i][1], a) == 0)
+                        return st->conflicts[i][0];
+        }
+        return NULL;
 }
 
-/* Whether role is in any conflict pair: a role in none constrains nothing. */
-static int conflicts_with_any(const State *st, const char *role) {
-        for (int i = 0; i < st->n_conflicts; i++)
-                if (strcmp(st->conflicts[i][0], role) == 0 || strcmp(st->conflicts[i][1], role) == 0)
-                        return 1;
-        return 0;
+/* The args' copy of role's text when it is in a conflict pair, else NULL: a role in none
+ * constrains nothing. */
+static const char *conflicts_with_any(const State *st, const char *role) {
+        for (int i = 0; i < st->n_conflicts; i++) {
+                if (strcmp(st->conflicts[i][0], role) == 0)
+                        return st->conflicts[i][0];
+                if (strcmp(st->conflicts[i][1], role) == 0)
+                        return st->conflicts[i][1];
+        }
+        return NULL;
 }
 
 static uint32_t slot_of(const State *st, const PspNode *node) {
@@ -159,14 +170,15 @@ static uint32_t slot_of(const State *st, const PspNode *node) {
         return (uint32_t) (h >> 32) & (st->n_slots - 1);
 }
 
-static int set_has(const State *st, const PspNode *node) {
+/* The node's slot, NULL when the node holds no conflicting pod. */
+static const struct Slot *set_find(const State *st, const PspNode *node) {
         if (st->n_used == 0)
-                return 0;
+                return NULL;
         for (uint32_t i = slot_of(st, node);; i = (i + 1) & (st->n_slots - 1)) {
                 if (st->slots[i].stamp != st->stamp)
-                        return 0;
+                        return NULL;
                 if (st->slots[i].node == node)
-                        return 1;
+                        return &st->slots[i];
         }
 }
 
@@ -194,14 +206,17 @@ static int set_grow(State *st) {
         return 0;
 }
 
-static int set_add(State *st, const PspNode *node) {
+static int set_add(State *st, const PspNode *node, const char *other_role) {
         if ((st->n_used + 1) * 2 > st->n_slots && set_grow(st) < 0)
                 return -1;
         uint32_t i = slot_of(st, node);
         for (; st->slots[i].stamp == st->stamp; i = (i + 1) & (st->n_slots - 1))
-                if (st->slots[i].node == node)
+                if (st->slots[i].node == node) {
+                        if (st->slots[i].other_role != other_role)
+                                st->slots[i].other_role = NULL;
                         return 0;
-        st->slots[i] = (struct Slot) { .node = node, .stamp = st->stamp };
+                }
+        st->slots[i] = (struct Slot) { .node = node, .other_role = other_role, .stamp = st->stamp };
         st->n_used++;
         return 0;
 }
@@ -228,11 +243,12 @@ static int gather(void *data, const PspPod *other, const PspNode *node) {
         Gather *g = data;
         const PspHost *h = g->st->host;
         const char *orole = h->pod_label(other, g->st->role_label);
-        if (!orole || !conflict(g->st, g->role, orole))
+        const char *own = orole ? conflict(g->st, g->role, orole) : NULL;
+        if (!own)
                 return 0;
         if (g->uid && h->pod_uid(other) && strcmp(h->pod_uid(other), g->uid) == 0)
                 return 0;
-        if (set_add(g->st, node) < 0) {
+        if (set_add(g->st, node, own) < 0) {
                 g->failed = 1;
                 return 1;
         }
@@ -265,7 +281,7 @@ static PspStatus pre_filter(void *state, const PspPod *pod, char *reason, size_t
         st->constrained = 0;
         set_clear(st);
         const char *role = h->pod_label(pod, st->role_label);
-        if (!role || !conflicts_with_any(st, role))
+        if (!role || !(st->role = conflicts_with_any(st, role)))
                 return PSP_SUCCESS;
         const char *group = st->group_label[0] ? h->pod_label(pod, st->group_label) : "";
         if (!group)
@@ -321,8 +337,17 @@ static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, cha
         if (pod == st->pod && st->precomputed) {
                 if (!st->constrained)
                         return PSP_SUCCESS;
-                if (!set_has(st, node) && !st->host->node_what_if(node))
-                        return PSP_SUCCESS;
+                const struct Slot *slot = set_find(st, node);
+                if (!st->host->node_what_if(node)) {
+                        if (!slot)
+                                return PSP_SUCCESS;
+                        if (slot->other_role) {
+                                (void) snprintf(reason, reason_size,
+                                                "node(s) had a %s and this pod is a %s of the same group",
+                                                slot->other_role, st->role);
+                                return PSP_UNSCHEDULABLE;
+                        }
+                }
         }
         return scan(st, pod, node, reason, reason_size);
 }
