@@ -45,6 +45,10 @@ typedef struct State {
         const PspPod *pod;
         int precomputed, constrained;
         const char *role;               /* the pod's role: the args' copy of its text */
+        /* the last refusal's text and the roles it was made for (a node of the set is refused
+         * with a copy, not a new formatting) */
+        const char *text_role, *text_other;
+        char text[2 * MAX_TEXT + 64];
         struct Slot {
                 const PspNode *node;
                 /* the role of the conflicting pods on the node (the args' copy), NULL when
@@ -333,7 +337,7 @@ static PspStatus scan(const State *st, const PspPod *pod, const PspNode *node, c
 }
 
 static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size) {
-        const State *st = state;
+        State *st = state;
         if (pod == st->pod && st->precomputed) {
                 if (!st->constrained)
                         return PSP_SUCCESS;
@@ -342,9 +346,14 @@ static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, cha
                         if (!slot)
                                 return PSP_SUCCESS;
                         if (slot->other_role) {
-                                (void) snprintf(reason, reason_size,
-                                                "node(s) had a %s and this pod is a %s of the same group",
-                                                slot->other_role, st->role);
+                                if (st->text_role != st->role || st->text_other != slot->other_role) {
+                                        (void) snprintf(st->text, sizeof(st->text),
+                                                        "node(s) had a %s and this pod is a %s of the same group",
+                                                        slot->other_role, st->role);
+                                        st->text_role = st->role;
+                                        st->text_other = slot->other_role;
+                                }
+                                (void) snprintf(reason, reason_size, "%s", st->text);
                                 return PSP_UNSCHEDULABLE;
                         }
                 }
