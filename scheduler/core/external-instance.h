@@ -15,6 +15,7 @@ typedef struct SchedExternalInstance {
         bool filters;                   /* enabled at filter: PreFilter runs */
         /* this cycle's PreFilter refusal (0: none), reset by the cycle's prepare */
         SchedStr prefilter_reason;
+        bool skip_filter;               /* this cycle's PreFilter said Skip: Filter is not run */
         SchedStr generic_reason;        /* "node(s) didn't satisfy plugin <Name>" */
         SchedStr reasons[SCHED_EXTERNAL_MAX_REASONS]; /* the plugin's texts, interned once */
         uint32_t n_reasons;

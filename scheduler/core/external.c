@@ -468,6 +468,7 @@ static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
                 SchedExternalInstance *in = cfg->externals[i];
                 SchedExternal *ext = in->ext;
                 in->prefilter_reason = 0;
+                in->skip_filter = false;
                 if (!ext->plugin->pre_filter || !in->filters)
                         continue;
                 char reason[256];
@@ -475,12 +476,21 @@ static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
                 int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->pre_filter(in->state, (const PspPod *) (const void *) cy->pod, reason,
                                                        sizeof(reason));
-                call_end(ext, t, st == PSP_ERROR);
+                bool error = st != PSP_SUCCESS && st != PSP_SKIP && st != PSP_UNSCHEDULABLE;
+                call_end(ext, t, error);
                 reason[sizeof(reason) - 1] = 0;
-                if (st != PSP_SUCCESS)
-                        in->prefilter_reason = reason_id(in, st == PSP_ERROR ? "" : reason);
+                if (st == PSP_SKIP)
+                        in->skip_filter = true;
+                else if (st != PSP_SUCCESS)
+                        in->prefilter_reason = reason_id(in, error ? "" : reason);
         }
         return 0;
+}
+
+/* Left out of the pod's plan when its PreFilter said Skip (and refused nothing). */
+static bool external_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        (void) cy;
+        return !p->ext->skip_filter;
 }
 
 static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
@@ -495,10 +505,11 @@ static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const
                 int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->filter(in->state, (const PspPod *) (const void *) cy->pod,
                                                    (const PspNode *) (const void *) ni, reason, sizeof(reason));
-                call_end(ext, t, st == PSP_ERROR);
+                bool error = st != PSP_SUCCESS && st != PSP_UNSCHEDULABLE;
+                call_end(ext, t, error);
                 reason[sizeof(reason) - 1] = 0;
                 if (st != PSP_SUCCESS)
-                        why = reason_id(in, st == PSP_ERROR ? "" : reason);
+                        why = reason_id(in, error ? "" : reason);
         }
         if (!why)
                 return true;
@@ -511,6 +522,7 @@ const SchedPredicatePlugin sched_pred_external = {
         .id = _POLICY_PRED_INVALID,
         .per_instance = true,
         .prepare = external_prepare,
+        .needed = external_needed,
         .filter = external_filter,
 };
 

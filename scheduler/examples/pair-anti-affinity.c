@@ -284,12 +284,13 @@ static PspStatus pre_filter(void *state, const PspPod *pod, char *reason, size_t
         st->precomputed = 1;
         st->constrained = 0;
         set_clear(st);
+        /* a pod constrained by nothing passes every node: no Filter call for it */
         const char *role = h->pod_label(pod, st->role_label);
         if (!role || !(st->role = conflicts_with_any(st, role)))
-                return PSP_SUCCESS;
+                return PSP_SKIP;
         const char *group = st->group_label[0] ? h->pod_label(pod, st->group_label) : "";
         if (!group)
-                return PSP_SUCCESS;
+                return PSP_SKIP;
         st->constrained = 1;
         Gather g = { .st = st, .role = role, .uid = h->pod_uid(pod) };
         const char *ns = h->pod_namespace(pod);

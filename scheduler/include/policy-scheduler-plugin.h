@@ -37,6 +37,11 @@ typedef enum PspStatus {
         /* The plugin failed: the node is left out (Filter) or the plugin's scores count 0
          * for this pod (Score), and the error is counted in /metrics. */
         PSP_ERROR = 2,
+        /* PreFilter only (appended within ABI version 1): Filter would pass every node for
+         * this pod, what-ifs included, so the scheduler does not call it for this pod
+         * (upstream's Skip from PreFilter, Kubernetes 1.27). Elsewhere it counts as
+         * PSP_ERROR. */
+        PSP_SKIP = 3,
 } PspStatus;
 
 typedef struct PspPod PspPod;   /* opaque: a pod as the scheduler caches it */
@@ -123,7 +128,7 @@ typedef struct PspPlugin {
         /* The extension points. A hook left NULL is not run; the profile may enable the
          * plugin only where it sets one. reason: reason_size bytes for a NUL-terminated
          * text. */
-        /* PreFilter: once per pod before any Filter. */
+        /* PreFilter: once per pod before any Filter; PSP_SKIP: no Filter for this pod. */
         PspStatus (*pre_filter)(void *state, const PspPod *pod, char *reason, size_t reason_size);
         /* Filter: once per pod and node considered. */
         PspStatus (*filter)(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size);

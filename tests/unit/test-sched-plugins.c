@@ -425,10 +425,19 @@ static void test_pair_anti_affinity_namespace(void **state) {
         _cleanup_free_ char *r = place_pod(f, cfg, replica, NULL);
         if (strstr(r, "n1=") || !strstr(r, "n2=") || !strstr(r, "n3=") || !strstr(r, "n4="))
                 fail_msg("a replica goes anywhere but beside the master: %s", r);
+        /* a worker is constrained by nothing: its PreFilter says Skip and no Filter is called */
+        const SchedExternalStats *calls = &sched_external_find(&l->set, "pair-anti-affinity")->stats;
+        uint64_t before = calls->calls;
         _cleanup_(sched_pod_unrefp) SchedPod *worker = tl_pod(f->t, "w2", "100m", "", "", "'labels':{'role':'worker'}");
         _cleanup_free_ char *w = place_pod(f, cfg, worker, NULL);
         if (!strstr(w, "n1=") || !strstr(w, "n2=") || !strstr(w, "n3=") || !strstr(w, "n4="))
                 fail_msg("a worker goes anywhere: %s", w);
+        assert_int_equal(calls->calls - before, 1);
+        /* a master: PreFilter and four Filters */
+        before = calls->calls;
+        _cleanup_free_ char *m_again = place_pod(f, cfg, master, NULL);
+        assert_string_equal(m_again, "n3:");
+        assert_int_equal(calls->calls - before, 5);
         /* the pod itself, assumed already (a retried decision), is no conflict of its own */
         _cleanup_free_ char *again = place_pod(f, cfg, r2, NULL);
         if (strstr(again, "n1=") || !strstr(again, "n4="))
