@@ -42,21 +42,49 @@ static _Thread_local struct KeyEntry {
         const char *key;
         uint64_t generation;
         SchedStr id;
+        /* a key the host copied (host->key()): its table, and pinned_epoch when entered */
+        const SchedStrtab *pinned_in;
+        uint64_t epoch;
         char text[KEY_CACHE_TEXT];
 } key_cache[KEY_CACHE_SIZE];
 /* The table's generation, read once per hook call. */
 static _Thread_local uint64_t view_generation;
+/* The instance whose hook runs (its copies of keys are known by address), and the one whose
+ * init() runs (host->key() copies keys for it). */
+static _Thread_local const SchedExternalInstance *view_instance;
+static _Thread_local SchedExternalInstance *init_instance;
+/* The keys the host copied for an instance have ids pinned in its table and a text nobody
+ * changes: a key cache entry of one serves without reading the text. The copies are freed
+ * with their instance, and the epoch changes then: the entries of freed copies (whose
+ * addresses could come back as a plugin's own string) stop serving, on every thread. */
+static _Atomic uint64_t pinned_epoch = 1;
 
 static SchedStr key_id(const char *key) {
         struct KeyEntry *e = &key_cache[((uintptr_t) key >> 3) % KEY_CACHE_SIZE];
-        if (e->key == key && e->generation == view_generation && strcmp(e->text, key) == 0)
-                return e->id;
+        if (e->key == key) {
+                if (e->pinned_in) {
+                        if (e->pinned_in == view_strtab &&
+                            e->epoch == atomic_load_explicit(&pinned_epoch, memory_order_relaxed))
+                                return e->id;
+                } else if (e->generation == view_generation && strcmp(e->text, key) == 0)
+                        return e->id;
+        }
+        const SchedExternalInstance *in = view_instance;
+        if (in && in->strtab == view_strtab)
+                for (uint32_t i = 0; i < in->n_keys; i++)
+                        if (in->keys[i].text == key) {
+                                *e = (struct KeyEntry) { .key = key, .id = in->keys[i].id, .pinned_in = view_strtab,
+                                                         .epoch = atomic_load_explicit(&pinned_epoch,
+                                                                                       memory_order_relaxed) };
+                                return e->id;
+                        }
         size_t n = strlen(key);
         SchedStr id = sched_strtab_lookup(view_strtab, key, n);
         if (id && n < KEY_CACHE_TEXT) {
                 e->key = key;
                 e->generation = view_generation;
                 e->id = id;
+                e->pinned_in = NULL;
                 memcpy(e->text, key, n + 1);
         }
         return id;
@@ -239,6 +267,31 @@ static const PspPod *node_pod(const PspNode *n, uint32_t i) {
         return i < NODE(n)->n_pods ? (const PspPod *) (const void *) NODE(n)->pods[i] : NULL;
 }
 
+/* A copy of text for the instance in init(), its id pinned in the instance's table. */
+static const char *host_key(const char *text) {
+        SchedExternalInstance *in = init_instance;
+        if (!in || !text || !text[0])
+                return NULL;
+        for (uint32_t i = 0; i < in->n_keys; i++)
+                if (strcmp(in->keys[i].text, text) == 0)
+                        return in->keys[i].text;
+        if (in->n_keys >= SCHED_EXTERNAL_MAX_KEYS)
+                return NULL;
+        _cleanup_free_ char *copy = strdup(text);
+        if (!copy)
+                return NULL;
+        /* with no recorder set the id is pinned: it lives as long as the table */
+        SchedStrRefs *prev = sched_strtab_record(in->strtab, NULL);
+        SchedStr id;
+        int r = sched_strtab_intern_str(in->strtab, copy, &id);
+        (void) sched_strtab_record(in->strtab, prev);
+        if (r < 0)
+                return NULL;
+        in->keys[in->n_keys].id = id;
+        in->keys[in->n_keys].text = TAKE_PTR(copy);
+        return in->keys[in->n_keys++].text;
+}
+
 /* From the cache's index of pods by (namespace, key, value); pods of a node that was removed
  * (and whose pods are not yet gone) are on no node Filter can be asked about: not visited. */
 static uint32_t pods_labelled(const char *ns, const char *key, const char *value,
@@ -284,6 +337,7 @@ static const PspHost host = {
         .pods_labelled = pods_labelled,
         .node_what_if = node_what_if,
         .node_label_int = node_label_int,
+        .key = host_key,
 };
 
 const PspHost *sched_external_host(void) {
@@ -363,6 +417,11 @@ void sched_external_instance_free(SchedExternalInstance *in) {
                 in->ext->plugin->fini(in->state);
         for (uint32_t i = 0; i < in->n_reasons; i++)
                 sched_strtab_unref(in->strtab, in->reasons[i]);
+        if (in->n_keys) {
+                atomic_fetch_add_explicit(&pinned_epoch, 1, memory_order_relaxed);
+                for (uint32_t i = 0; i < in->n_keys; i++)
+                        free(in->keys[i].text);
+        }
         sched_strtab_unref(in->strtab, in->generic_reason);
         free(in);
 }
@@ -383,7 +442,10 @@ int sched_external_instance_new(SchedExternal *ext, SchedStrtab *strtab, const c
         }
         if (ext->plugin->init) {
                 char why[512] = "";
-                if (ext->plugin->init(&host, args_json, &in->state, why, sizeof(why)) != 0) {
+                init_instance = in;
+                r = ext->plugin->init(&host, args_json, &in->state, why, sizeof(why));
+                init_instance = NULL;
+                if (r != 0) {
                         why[sizeof(why) - 1] = 0;
                         (void) buf_printf(err, "%s: init refused its args: %s", ext->name, why[0] ? why : "(no reason)");
                         in->state = NULL;
@@ -396,7 +458,8 @@ int sched_external_instance_new(SchedExternal *ext, SchedStrtab *strtab, const c
 }
 
 /* What the accessors read the views through, set before a cycle's hooks are called. */
-static void view_enter(const SchedCycle *cy) {
+static void view_enter(const SchedCycle *cy, const SchedExternalInstance *in) {
+        view_instance = in;
         view_strtab = cy->strtab;
         view_cache = cy->cache;
         view_generation = sched_strtab_generation(cy->strtab);
@@ -463,7 +526,6 @@ static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
         (void) all;
         (void) n_all;
         const SchedConfig *cfg = cy->cfg;
-        view_enter(cy);
         for (uint32_t i = 0; i < cfg->n_externals; i++) {
                 SchedExternalInstance *in = cfg->externals[i];
                 SchedExternal *ext = in->ext;
@@ -473,6 +535,7 @@ static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
                         continue;
                 char reason[256];
                 reason[0] = 0;
+                view_enter(cy, in);
                 int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->pre_filter(in->state, (const PspPod *) (const void *) cy->pod, reason,
                                                        sizeof(reason));
@@ -501,7 +564,7 @@ static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const
         if (!why && ext->plugin->filter) {
                 char reason[256];
                 reason[0] = 0;
-                view_enter(cy);
+                view_enter(cy, in);
                 int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->filter(in->state, (const PspPod *) (const void *) cy->pod,
                                                    (const PspNode *) (const void *) ni, reason, sizeof(reason));
@@ -534,7 +597,7 @@ static bool external_score(const SchedCycle *cy, const SchedPriority *p, SchedNo
         const PspPod *pod = (const PspPod *) (const void *) cy->pod;
         PspStatus st;
         int64_t t;
-        view_enter(cy);
+        view_enter(cy, in);
         if (pl->pre_score) {
                 t = call_start(ext, cy);
                 st = pl->pre_score(in->state, pod, (const PspNode *const *) (const void *) nodes, n);

@@ -24,6 +24,7 @@ typedef struct State {
         const PspHost *host;
         struct {
                 char key[MAX_KEY + 1];
+                const char *k;          /* the host's copy of key (host->key()), else key */
                 int64_t weight;
         } labels[MAX_LABELS];
         int n_labels;
@@ -94,6 +95,12 @@ static int init(const PspHost *host, const char *args_json, void **ret_state, ch
                 return -1;
         }
         st->host = host;
+        /* the accessors know the host's copies by address, without reading the text */
+        for (int i = 0; i < st->n_labels; i++) {
+                st->labels[i].k = host->key(st->labels[i].key);
+                if (!st->labels[i].k)
+                        st->labels[i].k = st->labels[i].key;
+        }
         *ret_state = st;
         return 0;
 }
@@ -110,7 +117,7 @@ static PspStatus score(void *state, const PspPod *pod, const PspNode *node, int6
         int64_t sum = 0;
         for (int i = 0; i < st->n_labels; i++) {
                 int64_t v;
-                if (st->host->node_label_int(node, st->labels[i].key, &v) && v >= 0 && v <= MAX_VALUE)
+                if (st->host->node_label_int(node, st->labels[i].k, &v) && v >= 0 && v <= MAX_VALUE)
                         sum += st->labels[i].weight * v;
         }
         *ret_score = sum;

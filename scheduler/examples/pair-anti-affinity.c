@@ -34,6 +34,8 @@
 typedef struct State {
         const PspHost *host;
         char group_label[MAX_TEXT + 1], role_label[MAX_TEXT + 1];
+        /* the host's copies of the labels (host->key()), else the texts above */
+        const char *group_key, *role_key;
         char conflicts[MAX_CONFLICTS][2][MAX_TEXT + 1];
         int n_conflicts;
 
@@ -135,6 +137,13 @@ static int init(const PspHost *host, const char *args_json, void **ret_state, ch
                 return -1;
         }
         st->host = host;
+        /* the accessors know the host's copies by address, without reading the text */
+        st->role_key = host->key(st->role_label);
+        if (!st->role_key)
+                st->role_key = st->role_label;
+        st->group_key = st->group_label[0] ? host->key(st->group_label) : NULL;
+        if (!st->group_key)
+                st->group_key = st->group_label;
         *ret_state = st;
         return 0;
 }
@@ -246,7 +255,7 @@ typedef struct Gather {
 static int gather(void *data, const PspPod *other, const PspNode *node) {
         Gather *g = data;
         const PspHost *h = g->st->host;
-        const char *orole = h->pod_label(other, g->st->role_label);
+        const char *orole = h->pod_label(other, g->st->role_key);
         const char *own = orole ? conflict(g->st, g->role, orole) : NULL;
         if (!own)
                 return 0;
@@ -285,22 +294,22 @@ static PspStatus pre_filter(void *state, const PspPod *pod, char *reason, size_t
         st->constrained = 0;
         set_clear(st);
         /* a pod constrained by nothing passes every node: no Filter call for it */
-        const char *role = h->pod_label(pod, st->role_label);
+        const char *role = h->pod_label(pod, st->role_key);
         if (!role || !(st->role = conflicts_with_any(st, role)))
                 return PSP_SKIP;
-        const char *group = st->group_label[0] ? h->pod_label(pod, st->group_label) : "";
+        const char *group = st->group_label[0] ? h->pod_label(pod, st->group_key) : "";
         if (!group)
                 return PSP_SKIP;
         st->constrained = 1;
         Gather g = { .st = st, .role = role, .uid = h->pod_uid(pod) };
         const char *ns = h->pod_namespace(pod);
         if (st->group_label[0])
-                (void) h->pods_labelled(ns, st->group_label, group, gather, &g);
+                (void) h->pods_labelled(ns, st->group_key, group, gather, &g);
         else
                 for (int i = 0; i < st->n_conflicts && !g.failed; i++) {
                         const char *other = first_paired_with(st, i, role);
                         if (other)
-                                (void) h->pods_labelled(ns, st->role_label, other, gather, &g);
+                                (void) h->pods_labelled(ns, st->role_key, other, gather, &g);
                 }
         /* without the whole set, Filter looks at each node's pods */
         st->precomputed = !g.failed;
@@ -313,19 +322,19 @@ static PspStatus scan(const State *st, const PspPod *pod, const PspNode *node, c
         uint32_t n = h->node_n_pods(node);
         if (n == 0)
                 return PSP_SUCCESS;
-        const char *role = h->pod_label(pod, st->role_label);
+        const char *role = h->pod_label(pod, st->role_key);
         if (!role || !conflicts_with_any(st, role))
                 return PSP_SUCCESS;
-        const char *group = st->group_label[0] ? h->pod_label(pod, st->group_label) : "";
+        const char *group = st->group_label[0] ? h->pod_label(pod, st->group_key) : "";
         if (!group)
                 return PSP_SUCCESS;
         const char *ns = h->pod_namespace(pod), *uid = h->pod_uid(pod);
         for (uint32_t i = 0; i < n; i++) {
                 const PspPod *other = h->node_pod(node, i);
-                const char *orole = h->pod_label(other, st->role_label);
+                const char *orole = h->pod_label(other, st->role_key);
                 if (!orole || !conflict(st, role, orole))
                         continue;
-                const char *ogroup = st->group_label[0] ? h->pod_label(other, st->group_label) : "";
+                const char *ogroup = st->group_label[0] ? h->pod_label(other, st->group_key) : "";
                 if (!ogroup || strcmp(ogroup, group) != 0 || strcmp(h->pod_namespace(other), ns) != 0)
                         continue;
                 if (uid && h->pod_uid(other) && strcmp(h->pod_uid(other), uid) == 0)

@@ -107,6 +107,13 @@ typedef struct PspHost {
          * such number or does not fit in 64 bits. The scheduler reads each distinct value's
          * text once, not once per node. */
         int (*node_label_int)(const PspNode *node, const char *key, int64_t *ret_value);
+        /* The scheduler's own copy of a label key or resource name, to give the accessors
+         * instead of the plugin's string: they know it by its address, without reading its
+         * text (a plugin's own string is compared with the one seen at that address on every
+         * call, as the plugin could have changed it). Only in init(), up to 64 keys per
+         * instance; the copy lives as long as the instance. NULL outside init, past 64 keys,
+         * or out of memory: the plugin then passes its own string. */
+        const char *(*key)(const char *text);
 } PspHost;
 
 typedef struct PspPlugin {

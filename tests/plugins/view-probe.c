@@ -3,7 +3,9 @@
  *   PreFilter: pods_labelled(the pod's namespace, args.key, args.value), stopping after
  *              args.stopAfter pods (0: never): "labelled [pod@node ...] (returned count)",
  *              the visited pods sorted by name;
- *   Filter:    "<node>: <that> what-if <node_what_if> int <node_label_int(args.intKey)>:<value>".
+ *   Filter:    "<node>: <that> what-if <node_what_if> int <node_label_int(args.intKey)>:<value>
+ *              keys <init's key(args.intKey) is a copy of the text> <key() outside init is NULL>",
+ *              node_label_int() given key()'s copy (the plugin's own text when it gave none).
  * args: {"key": K, "value": V, "intKey": I, "stopAfter": N}. */
 #include <jansson.h>
 #include <stdio.h>
@@ -17,6 +19,8 @@
 typedef struct State {
         const PspHost *host;
         char key[64], value[64], int_key[64];
+        const char *int_key_copy;       /* host->key(int_key) */
+        int copy_ok, outside_null;
         unsigned stop_after;
         char seen[MAX_SEEN][64];
         unsigned n_seen;
@@ -42,6 +46,10 @@ static int init(const PspHost *host, const char *args_json, void **ret_state, ch
         st->stop_after = (unsigned) json_integer_value(json_object_get(args, "stopAfter"));
         json_decref(args);
         st->host = host;
+        st->int_key_copy = host->key(st->int_key);
+        st->copy_ok = st->int_key_copy && st->int_key_copy != st->int_key && strcmp(st->int_key_copy, st->int_key) == 0;
+        if (!st->int_key_copy)
+                st->int_key_copy = st->int_key;
         *ret_state = st;
         return 0;
 }
@@ -65,6 +73,7 @@ static int by_text(const void *a, const void *b) {
 static PspStatus pre_filter(void *state, const PspPod *pod, char *reason, size_t reason_size) {
         State *st = state;
         st->n_seen = 0;
+        st->outside_null = st->host->key("shard") == NULL;
         uint32_t n = st->host->pods_labelled(st->host->pod_namespace(pod), st->key, st->value, visit, st);
         qsort(st->seen, st->n_seen, sizeof(st->seen[0]), by_text);
         size_t off = (size_t) snprintf(st->text, sizeof(st->text), "labelled [");
@@ -78,9 +87,9 @@ static PspStatus pre_filter(void *state, const PspPod *pod, char *reason, size_t
 static PspStatus filter(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size) {
         const State *st = state;
         int64_t v = 0;
-        int ok = st->host->node_label_int(node, st->int_key, &v);
-        (void) snprintf(reason, reason_size, "%s: %s what-if %d int %d:%lld", st->host->node_name(node), st->text,
-                        st->host->node_what_if(node), ok, (long long) v);
+        int ok = st->host->node_label_int(node, st->int_key_copy, &v);
+        (void) snprintf(reason, reason_size, "%s: %s what-if %d int %d:%lld keys %d %d", st->host->node_name(node),
+                        st->text, st->host->node_what_if(node), ok, (long long) v, st->copy_ok, st->outside_null);
         return PSP_UNSCHEDULABLE;
 }
 

@@ -288,7 +288,8 @@ static SchedConfig *probe_config(Fx *f, const PluginLoader *l, const char *args)
 /* The views a PreFilter precomputes from (tests/plugins/view-probe.c says what they saw):
  * pods_labelled() visits the pods of the namespace with the label, bound and assumed, each
  * with its node, and stops when told; node_label_int() reads a label as a decimal integer
- * (int64's bounds included, not past them);
+ * (int64's bounds included, not past them), given the host's copy of the key that key() made
+ * in init (and key() gives none outside init);
  * node_what_if() tells the copy of a node with the pods nominated to it added from the node. */
 static void test_host_views(void **state) {
         Fx *f = *state;
@@ -317,9 +318,9 @@ static void test_host_views(void **state) {
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
         SchedConfig *cfg = probe_config(f, l, "{'key':'shard','value':'s1','intKey':'num'}");
         _cleanup_free_ char *got = place_pod(f, cfg, pod, NULL);
-        expect_in(got, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:42");
-        expect_in(got, "n2: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:-7");
-        expect_in(got, "n3: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0");
+        expect_in(got, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:42 keys 1 1");
+        expect_in(got, "n2: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:-7 keys 1 1");
+        expect_in(got, "n3: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0 keys 1 1");
         expect_in(got, "n4: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0");
         expect_in(got, "n5: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:-9223372036854775808");
         expect_in(got, "n6: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0");
