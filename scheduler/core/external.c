@@ -59,7 +59,7 @@ static _Thread_local SchedExternalInstance *init_instance;
  * addresses could come back as a plugin's own string) stop serving, on every thread. */
 static _Atomic uint64_t pinned_epoch = 1;
 
-static SchedStr key_id(const char *key) {
+static inline __attribute__((always_inline)) SchedStr key_id(const char *key) {
         struct KeyEntry *e = &key_cache[((uintptr_t) key >> 3) % KEY_CACHE_SIZE];
         if (e->key == key) {
                 if (e->pinned_in) {
