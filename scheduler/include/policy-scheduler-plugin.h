@@ -8,7 +8,9 @@
  * pluginConfig args reach init() as a JSON text.
  *
  * The plugin sees the scheduler's objects only through the PspHost accessors: read-only
- * views, valid for the duration of the hook call that passed them. Hooks run on the
+ * views, valid for the duration of the hook call that passed them. A node is the same
+ * PspNode pointer in every hook call of one decision (PreFilter to NormalizeScore): a plugin
+ * may remember it to compare it, not to pass it to an accessor past its call. Hooks run on the
  * scheduling loop's thread, one call at a time, in-process: a crash takes the scheduler down
  * and a call that blocks holds every decision (see docs/plugins.md).
  *
