@@ -184,6 +184,10 @@ rev2_failing() {
   [[ $s =~ ^[1-9][0-9]*\ [1-9] ]]
 }
 wait_for "... its scheduler refuses to start: the container exits non-zero and restarts" 30 rev2_failing
+rev2_pod=$(kubectl -n $OPNS get pods -l app=policy-scheduler,revision=2 -o jsonpath='{.items[0].metadata.name}')
+check_match "... its log (kubectl logs --previous) names the file looked for" \
+  "plugin \"rack-guard\" does not exist in kube-scheduler v1\\.20 nor as an out-of-tree plugin $PLUGDIR/rack-guard\\.so" \
+  "$(kubectl -n $OPNS logs --previous "$rev2_pod" 2>&1)"
 rolled_back() { [ "$(condition Degraded reason)" = RolloutFailed ] && serving 1; }
 wait_for "past the ${DEADLINE}s deadline the operator rolls back: revision 1 serves" $((DEADLINE + 30)) rolled_back
 check_match "... and reports it" "revision 2 did not become available within ${DEADLINE}s.*revision 1" \
