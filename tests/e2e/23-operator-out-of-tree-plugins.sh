@@ -20,7 +20,8 @@
 #   - a source enabling rack-guard, declared but missing from the directory: the revision's
 #     scheduler refuses to start, its pod never becomes ready, past --progress-deadline the
 #     operator rolls back, reports it, and the previous revision keeps placing pods by the
-#     plugins.
+#     plugins (the deadline is short: a SchedulerPolicyOperator spec.progressDeadlineSeconds of
+#     12 s, set before this step).
 # Runs under tools/with-cluster.
 . "$(dirname "$0")/../lib/stack-script.sh"
 OPNS=openshift-kube-scheduler
@@ -134,7 +135,7 @@ kubectl apply -f - >/dev/null <<Y
 apiVersion: operator.scheduler-policy.io/v1
 kind: SchedulerPolicyOperator
 metadata: {name: cluster}
-spec: {progressDeadlineSeconds: $DEADLINE, schedulerConfig: {name: scheduler-config}}
+spec: {schedulerConfig: {name: scheduler-config}}
 Y
 stack_operator_start a --scheduler-plugin-dir "$PLUGDIR" \
   --scheduler-plugin pair-anti-affinity=filter --scheduler-plugin node-label-score=score \
@@ -173,6 +174,12 @@ check_eq "... no revision was written, revision 1 serves" "1 1" "$(newest_revisi
 place b-replica b replica node-1
 
 # ---- a declared plugin the image does not have ---------------------------------------------
+# A short progress deadline from here on (not for the first rollout, which on a busy machine
+# may take longer than it): the Deployment is rendered anew with it, its pods stay.
+kubectl patch schedulerpolicyoperator cluster --type merge -p "{\"spec\":{\"progressDeadlineSeconds\":$DEADLINE}}" >/dev/null
+wait_for "a ${DEADLINE}s progress deadline is applied to the Deployment" 30 bash -c \
+  "[ \"\$(kubectl -n $OPNS get deployment policy-scheduler -o jsonpath='{.spec.progressDeadlineSeconds}')\" = $DEADLINE ]"
+check_eq "... revision 1 keeps serving" 1 "$(revision)"
 source_with rack-guard '{"racks": 2}' > "$T/missing.yaml"
 put_source "$T/missing.yaml"
 wait_for "a source enabling declared rack-guard is accepted" 30 source_valid True
