@@ -22,6 +22,7 @@
 #     operator rolls back, reports it, and the previous revision keeps placing pods by the
 #     plugins (the deadline is short: a SchedulerPolicyOperator spec.progressDeadlineSeconds of
 #     12 s, set before this step).
+# With ABUSE_VALGRIND=1 the operator runs under valgrind's memcheck (tests/lib/e2e.sh).
 # Runs under tools/with-cluster.
 . "$(dirname "$0")/../lib/stack-script.sh"
 OPNS=openshift-kube-scheduler
@@ -137,7 +138,8 @@ kind: SchedulerPolicyOperator
 metadata: {name: cluster}
 spec: {schedulerConfig: {name: scheduler-config}}
 Y
-stack_operator_start a --scheduler-plugin-dir "$PLUGDIR" \
+: > "$CLUSTER_DIR/logs/operator-oot.log"
+stack_operator_start oot --scheduler-plugin-dir "$PLUGDIR" \
   --scheduler-plugin pair-anti-affinity=filter --scheduler-plugin node-label-score=score \
   --scheduler-plugin rack-guard=filter > /dev/null
 wait_for "the source with the out-of-tree plugins rolls out as revision 1, Available" 90 serving 1
@@ -206,4 +208,7 @@ check_eq "... Available" True "$(condition Available)"
 place c-master c master node-2
 place c-replica c replica node-1
 
+stack_stop_pid operator-oot
+check_eq "no memory checker report in the operator's log, its exit's leak check included" "" \
+  "$(memcheck_reports "$CLUSTER_DIR/logs/operator-oot.log")"
 finish
