@@ -3,7 +3,7 @@
  * start; a KubeSchedulerConfiguration source whose profile enables declared plugins rolls out
  * with --plugin-dir in the scheduler's command and the plugins in the status; an undeclared
  * name, or a declared one at a point not declared, is refused naming where the operator
- * looked; the directory changed renders the Deployment anew; a revision whose scheduler never
+ * looked; the directory changed renders the Deployment anew, and removed by hand is put back; a revision whose scheduler never
  * gets ready (the image lacks the plugin) is rolled back and the previous one keeps serving. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -370,6 +370,36 @@ static void test_plugin_dir_change_renders(void **state) {
         free(text);
 }
 
+/* --plugin-dir removed from the Deployment by hand: put back, a Warning event. */
+static void test_plugin_dir_hand_edit_put_back(void **state) {
+        (void) state;
+        PluginDecls decls;
+        char *text = source_with("pair-anti-affinity", "node-label-score");
+        World *w = world_declaring(&decls, text);
+        finish(w);
+
+        json_t *cmd = (json_t *) container_command(w);
+        for (size_t i = 0; i < json_array_size(cmd); i++)
+                if (strcmp(json_string_value(json_array_get(cmd, i)), "--plugin-dir=" DIR) == 0)
+                        json_array_remove(cmd, i);
+        stamp(w, w->deployment);
+        assert_int_equal(command_count(w, "--plugin-dir=" DIR), 0);
+
+        ReconcileOutput *o = pass(w);
+        assert_int_equal(count_actions(o, RECONCILE_UPDATE, "deployments"), 1);
+        assert_true(has_event(o, "DriftReverted"));
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_int_equal(command_count(w, "--plugin-dir=" DIR), 1);
+        rollout(w, true);
+        o = pass(w);
+        apply(w, o);
+        reconcile_output_free(o);
+        assert_settled(w);
+        world_free(w);
+        free(text);
+}
+
 /* The image lacks a declared plugin: the new revision's scheduler refuses to start, its pods
  * never get ready; past the progress deadline the operator rolls back to the revision that
  * served and says so. */
@@ -423,6 +453,7 @@ int main(void) {
                 cmocka_unit_test(test_no_plugin_dir),
                 cmocka_unit_test(test_undeclared_refused),
                 cmocka_unit_test(test_plugin_dir_change_renders),
+                cmocka_unit_test(test_plugin_dir_hand_edit_put_back),
                 cmocka_unit_test(test_missing_plugin_rolls_back),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
