@@ -21,7 +21,8 @@
 #     scheduler refuses to start, its pod never becomes ready, past --progress-deadline the
 #     operator rolls back, reports it, and the previous revision keeps placing pods by the
 #     plugins (the deadline is short: a SchedulerPolicyOperator spec.progressDeadlineSeconds of
-#     12 s, set before this step).
+#     12 s, set before this step); kubectl scheduler-policy diff compares the two revisions'
+#     out-of-tree plugins like in-tree ones.
 # With ABUSE_VALGRIND=1 the operator runs under valgrind's memcheck (tests/lib/e2e.sh).
 # Runs under tools/with-cluster.
 . "$(dirname "$0")/../lib/stack-script.sh"
@@ -204,6 +205,10 @@ check_match "... and reports it" "revision 2 did not become available within ${D
 check_eq "... the Deployment runs revision 1 again" 1 \
   "$(kubectl -n $OPNS get deployment policy-scheduler -o jsonpath='{.spec.template.metadata.labels.revision}')"
 check_eq "... Available" True "$(condition Available)"
+out=$(PATH="$BIN_DIR:$PATH" kubectl scheduler-policy diff 1 2 2>&1); rc=$?
+check_eq "kubectl scheduler-policy diff 1 2 exits 1: they differ" 1 "$rc"
+check_match "... in the filter plugin and its args, out-of-tree plugins compared as in-tree ones" \
+  $'filter:\n    - pair-anti-affinity\n    \\+ rack-guard\n.*pluginConfig:\n    - pair-anti-affinity .*\n    \\+ rack-guard \\{"racks":2\\}' "$out"
 # revision 1 still places by the plugins: shard c's master on the highest score, its replica apart
 place c-master c master node-2
 place c-replica c replica node-1
