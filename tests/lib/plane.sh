@@ -20,9 +20,8 @@
 #                                 scripts that take it have always counted them)
 #   plane_nodes_cleanup TAG [NODE...]
 #                                 stops that nodesim, deletes NODES (and the extra NODEs) and
-#                                 their Leases, without waiting (one curl for all: kubectl
-#                                 deletes one object per request at 5 a second, 40 s for the
-#                                 100 nodes and Leases of a large script)
+#                                 their Leases (e2e.sh's api_delete: one curl for all),
+#                                 without waiting
 #   plane_extender_start TAG SCRIPT ARGS...
 #                                 runs the test's Python extender SCRIPT on port EXT_PORT
 #                                 (EXT_PID; the port is its first argument, then ARGS; the
@@ -87,11 +86,7 @@ plane_nodes_cleanup() {
   for n in "${NODES[@]}" "$@"; do
     urls+=("/api/v1/nodes/$n" "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/$n")
   done
-  [ ${#urls[@]} -gt 0 ] || return 0
-  plane_api_curl
-  # one connection, one DELETE per URL; a 404 (already gone) is fine
-  "${CURL[@]}" -X DELETE "${urls[@]/#/$API}" >/dev/null 2>&1
-  return 0
+  api_delete ${urls[@]+"${urls[@]}"}
 }
 
 plane_extender_start() {
