@@ -155,6 +155,11 @@ policy-cases-update: $(O)/tests/test-policy
 	-@POLICY_CASES_UPDATE=1 $(O)/tests/test-policy > /dev/null 2>&1
 	@git status --short tests/data/policy
 
+# The same for tests/data/kubescheduler-config (test-kubescheduler-config).
+ksc-cases-update: $(O)/tests/test-kubescheduler-config
+	-@KSC_CASES_UPDATE=1 $(O)/tests/test-kubescheduler-config > /dev/null 2>&1
+	@git status --short tests/data/kubescheduler-config
+
 # Integration tests (cmocka binaries and scripts under tests/integration and tests/e2e) run
 # as `make test` runs them: on TEST_PLANES local control planes started here and stopped
 # afterwards (tools/test-all's plane lane, without the unit lane), the plane's own smoke test
@@ -244,6 +249,6 @@ install: all
 clean:
 	rm -rf build/default build/san build/fuzz build/summary
 
-.PHONY: all deps unit policy-cases-update integration test check abuse-asan abuse-valgrind demo bench fuzz lint install clean tests-build benches-build
+.PHONY: all deps unit policy-cases-update ksc-cases-update integration test check abuse-asan abuse-valgrind demo bench fuzz lint install clean tests-build benches-build
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

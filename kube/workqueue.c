@@ -40,6 +40,7 @@ struct KubeQueue {
         sd_event_source *defer;
         bool shutting_down;
         size_t max_keys;
+        uint64_t max_delay_usec;        /* the per-key backoff's cap */
         double tokens;
         uint64_t tokens_usec;
         void (*ready_fn)(KubeQueue *, void *);
@@ -185,6 +186,7 @@ int kube_queue_new(sd_event *event, KubeQueue **ret) {
         if (!q)
                 return -ENOMEM;
         q->max_keys = 1000000;
+        q->max_delay_usec = MAX_DELAY_USEC;
         q->tokens = BUCKET_BURST;
         q->tokens_usec = now_monotonic_usec();
         int r = event ? (q->event = sd_event_ref(event), 0) : sd_event_default(&q->event);
@@ -231,6 +233,10 @@ void kube_queue_set_ready_callback(KubeQueue *q, void (*fn)(KubeQueue *, void *)
 
 void kube_queue_set_max(KubeQueue *q, size_t max_keys) {
         q->max_keys = max_keys ? max_keys : 1000000;
+}
+
+void kube_queue_set_max_backoff(KubeQueue *q, uint64_t max_usec) {
+        q->max_delay_usec = max_usec && max_usec < MAX_DELAY_USEC ? max_usec : MAX_DELAY_USEC;
 }
 
 int kube_queue_add(KubeQueue *q, const char *key) {
@@ -281,12 +287,12 @@ int kube_queue_add_after(KubeQueue *q, const char *key, uint64_t delay) {
 uint64_t kube_queue_when(KubeQueue *q, const char *key, uint64_t now) {
         int r = 0;
         Entry *e = entry_get(q, key, true, &r);
-        uint64_t per_key = MAX_DELAY_USEC;
+        uint64_t per_key = q->max_delay_usec;
         if (e) {
                 unsigned f = e->failures++;
                 if (f < 40) {
                         uint64_t d = BASE_DELAY_USEC << f;
-                        per_key = d > MAX_DELAY_USEC || (d >> f) != BASE_DELAY_USEC ? MAX_DELAY_USEC : d;
+                        per_key = d > q->max_delay_usec || (d >> f) != BASE_DELAY_USEC ? q->max_delay_usec : d;
                 }
         }
         /* Token bucket with reservations, like golang.org/x/time/rate. */

@@ -5,7 +5,7 @@
  * queued again by kube_queue_done, so it runs once more afterwards. kube_queue_add_after
  * delays a key (the earliest of several delays wins); kube_queue_add_rate_limited delays
  * it by the rate limiter: per-key exponential backoff (5 ms doubling per failure, capped at
- * 1000 s) or the overall token bucket (10 qps, burst 100), whichever is later, exactly
+ * 1000 s unless kube_queue_set_max_backoff lowers it) or the overall token bucket (10 qps, burst 100), whichever is later, exactly
  * client-go's DefaultControllerRateLimiter. kube_queue_forget resets a key's backoff.
  *
  * The queue is bounded (default 1,000,000 keys): past it, adds fail with -ENOSPC. */
@@ -47,6 +47,11 @@ size_t kube_queue_len(const KubeQueue *q);
 /* Refuses further adds; keys already queued can still be drained. */
 void kube_queue_shutdown(KubeQueue *q);
 void kube_queue_set_max(KubeQueue *q, size_t max_keys);
+/* Caps the per-key backoff below client-go's 1000 s (0: back to 1000 s). The doubling counts
+ * failed passes, not time: a burst of events during an outage (each a pass that fails) can
+ * reach the cap within a second, and then a fix that brings no event of its own (RBAC
+ * restored) waits the whole cap. */
+void kube_queue_set_max_backoff(KubeQueue *q, uint64_t max_usec);
 
 /* The rate limiter alone (exposed for tests): how long key should wait if it failed now,
  * at monotonic time now_usec, recording the failure. */

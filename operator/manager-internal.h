@@ -31,6 +31,8 @@
 #define WRITE_TIMEOUT_MS ((long) ((LEASE_DURATION_USEC - RENEW_DEADLINE_USEC) / 1000))
 /* A lease failure that persists is logged again this often. */
 #define LEASE_ERROR_LOG_USEC (60 * 1000000ULL)
+/* The longest wait before a failed pass is retried (manager.c says why not client-go's). */
+#define OPERATOR_MAX_RETRY_USEC (60 * 1000000ULL)
 #define OPERATOR_VERSION "1.0"
 #define OPERATOR_USER_AGENT "scheduler-operator/" OPERATOR_VERSION
 #define OPERATOR_NAMESPACE "openshift-kube-scheduler-operator"

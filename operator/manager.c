@@ -2,7 +2,10 @@
  *
  * Every informer event adds the one key this operator has ("cluster") to a client-go style
  * work queue (kube/workqueue.h): events while a pass is pending coalesce into it; a failed
- * pass is retried with per-key exponential backoff (5 ms to 1000 s); a pass that asks for a
+ * pass is retried with per-key exponential backoff (5 ms doubling, capped at 60 s rather than
+ * client-go's 1000 s: the doubling counts failed passes, and the events of a rollout during
+ * an RBAC or API outage reach any cap within a second; after the fix, which brings no event
+ * of its own, the operator would look again only after the cap); a pass that asks for a
  * later look (a rollout being timed) is re-added after that delay; success forgets the
  * backoff.
  *
@@ -412,6 +415,7 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         r = kube_queue_new(e, &m->queue);
         if (r < 0)
                 return r;
+        kube_queue_set_max_backoff(m->queue, OPERATOR_MAX_RETRY_USEC);
         kube_queue_set_ready_callback(m->queue, manager_on_queue_ready, m);
 
         if (opts->identity)

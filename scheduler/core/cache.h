@@ -46,6 +46,7 @@ typedef struct SchedNodeInfo {
         SchedStr name;
         uint32_t index;                 /* slot in the cache */
         uint64_t generation;            /* bumped on every change of node or aggregates */
+        bool what_if;                   /* a simulation's copy (simulate.h), not the cache's */
 } SchedNodeInfo;
 
 typedef struct SchedCache SchedCache;

@@ -7,6 +7,7 @@
 #include "scheduler/core/strtab.h"
 
 #define SCHED_EXTERNAL_MAX_REASONS 32
+#define SCHED_EXTERNAL_MAX_KEYS 64
 
 typedef struct SchedExternalInstance {
         SchedExternal *ext;
@@ -15,9 +16,15 @@ typedef struct SchedExternalInstance {
         bool filters;                   /* enabled at filter: PreFilter runs */
         /* this cycle's PreFilter refusal (0: none), reset by the cycle's prepare */
         SchedStr prefilter_reason;
+        bool skip_filter;               /* this cycle's PreFilter said Skip: Filter is not run */
         SchedStr generic_reason;        /* "node(s) didn't satisfy plugin <Name>" */
         SchedStr reasons[SCHED_EXTERNAL_MAX_REASONS]; /* the plugin's texts, interned once */
         uint32_t n_reasons;
+        struct {
+                char *text;             /* host->key()'s copy, owned */
+                SchedStr id;            /* pinned in strtab */
+        } keys[SCHED_EXTERNAL_MAX_KEYS];
+        uint32_t n_keys;
 } SchedExternalInstance;
 
 /* A new instance: init() with the args (JSON text). Returns 0, -EINVAL with the plugin's

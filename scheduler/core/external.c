@@ -17,9 +17,10 @@ const double sched_external_bucket_le[SCHED_EXTERNAL_BUCKETS] = { 1e-6, 1e-5, 1e
 
 /* ---- The views ---- */
 
-/* The string table of the hook call in progress. Hooks run on the scheduling loop's thread
- * one at a time; the accessors they call read the pod and node through it. */
+/* The string table and cache of the hook call in progress. Hooks run on the scheduling loop's
+ * thread one at a time; the accessors they call read the pod and node through them. */
 static _Thread_local const SchedStrtab *view_strtab;
+static _Thread_local const SchedCache *view_cache;
 
 #define POD(p) ((const SchedPod *) (const void *) (p))
 #define NODE(n) ((const SchedNodeInfo *) (const void *) (n))
@@ -41,21 +42,49 @@ static _Thread_local struct KeyEntry {
         const char *key;
         uint64_t generation;
         SchedStr id;
+        /* a key the host copied (host->key()): its table, and pinned_epoch when entered */
+        const SchedStrtab *pinned_in;
+        uint64_t epoch;
         char text[KEY_CACHE_TEXT];
 } key_cache[KEY_CACHE_SIZE];
 /* The table's generation, read once per hook call. */
 static _Thread_local uint64_t view_generation;
+/* The instance whose hook runs (its copies of keys are known by address), and the one whose
+ * init() runs (host->key() copies keys for it). */
+static _Thread_local const SchedExternalInstance *view_instance;
+static _Thread_local SchedExternalInstance *init_instance;
+/* The keys the host copied for an instance have ids pinned in its table and a text nobody
+ * changes: a key cache entry of one serves without reading the text. The copies are freed
+ * with their instance, and the epoch changes then: the entries of freed copies (whose
+ * addresses could come back as a plugin's own string) stop serving, on every thread. */
+static _Atomic uint64_t pinned_epoch = 1;
 
-static SchedStr key_id(const char *key) {
+static inline __attribute__((always_inline)) SchedStr key_id(const char *key) {
         struct KeyEntry *e = &key_cache[((uintptr_t) key >> 3) % KEY_CACHE_SIZE];
-        if (e->key == key && e->generation == view_generation && strcmp(e->text, key) == 0)
-                return e->id;
+        if (e->key == key) {
+                if (e->pinned_in) {
+                        if (e->pinned_in == view_strtab &&
+                            e->epoch == atomic_load_explicit(&pinned_epoch, memory_order_relaxed))
+                                return e->id;
+                } else if (e->generation == view_generation && strcmp(e->text, key) == 0)
+                        return e->id;
+        }
+        const SchedExternalInstance *in = view_instance;
+        if (in && in->strtab == view_strtab)
+                for (uint32_t i = 0; i < in->n_keys; i++)
+                        if (in->keys[i].text == key) {
+                                *e = (struct KeyEntry) { .key = key, .id = in->keys[i].id, .pinned_in = view_strtab,
+                                                         .epoch = atomic_load_explicit(&pinned_epoch,
+                                                                                       memory_order_relaxed) };
+                                return e->id;
+                        }
         size_t n = strlen(key);
         SchedStr id = sched_strtab_lookup(view_strtab, key, n);
         if (id && n < KEY_CACHE_TEXT) {
                 e->key = key;
                 e->generation = view_generation;
                 e->id = id;
+                e->pinned_in = NULL;
                 memcpy(e->text, key, n + 1);
         }
         return id;
@@ -69,6 +98,53 @@ static const char *label_of(const SchedLabel *labels, uint32_t n, const char *ke
                 return NULL;
         const SchedLabel *l = sched_labels_find(labels, n, k);
         return l ? sched_strtab_get(view_strtab, l->value) : NULL;
+}
+
+/* node_label_int(): the values' numbers by value id, read once per distinct text. An entry
+ * serves while the table's generation is the one it was read under (an id freed since could
+ * now be another text). */
+#define INT_CACHE_SIZE 256
+static _Thread_local struct IntEntry {
+        SchedStr id;
+        int ok;
+        uint64_t generation;
+        int64_t value;
+} int_cache[INT_CACHE_SIZE];
+
+/* s read as strtoll(s, &end, 10) reads it, to the end of the text, without its locale and
+ * errno work: 1 with *ret, or 0 for no digit, anything after them, or out of range. */
+static int parse_int(const char *s, int64_t *ret) {
+        while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+                s++;
+        bool negative = *s == '-';
+        if (*s == '+' || *s == '-')
+                s++;
+        if (*s < '0' || *s > '9')
+                return 0;
+        /* accumulated negative: INT64_MIN is reachable, INT64_MAX is its negation's bound */
+        int64_t v = 0;
+        for (; *s >= '0' && *s <= '9'; s++) {
+                int d = *s - '0';
+                if (v < (INT64_MIN + d) / 10)
+                        return 0;
+                v = v * 10 - d;
+        }
+        if (*s || (!negative && v == INT64_MIN))
+                return 0;
+        *ret = negative ? v : -v;
+        return 1;
+}
+
+static int value_int(SchedStr id, int64_t *ret) {
+        struct IntEntry *e = &int_cache[id % INT_CACHE_SIZE];
+        if (e->id != id || e->generation != view_generation) {
+                e->id = id;
+                e->generation = view_generation;
+                e->value = 0;
+                e->ok = id && parse_int(sched_strtab_get(view_strtab, id), &e->value);
+        }
+        *ret = e->value;
+        return e->ok;
 }
 
 static int label_at(const SchedLabel *labels, uint32_t n, uint32_t i, const char **ret_key, const char **ret_value) {
@@ -172,11 +248,70 @@ static int64_t node_requested(const PspNode *n, const char *resource) {
         SchedStr id = resource_id(resource);
         return id ? sched_scalars_get(ni->req_scalar, ni->n_req_scalar, id) : 0;
 }
+static int node_label_int(const PspNode *n, const char *key, int64_t *ret) {
+        const SchedNode *node = NODE(n)->node;
+        *ret = 0;
+        if (!node || !key || node->n_labels == 0)
+                return 0;
+        SchedStr k = key_id(key);
+        const SchedLabel *l = k ? sched_labels_find(node->labels, node->n_labels, k) : NULL;
+        return l ? value_int(l->value, ret) : 0;
+}
+static int node_what_if(const PspNode *n) {
+        return NODE(n)->what_if;
+}
 static uint32_t node_n_pods(const PspNode *n) {
         return NODE(n)->n_pods;
 }
 static const PspPod *node_pod(const PspNode *n, uint32_t i) {
         return i < NODE(n)->n_pods ? (const PspPod *) (const void *) NODE(n)->pods[i] : NULL;
+}
+
+/* A copy of text for the instance in init(), its id pinned in the instance's table. */
+static const char *host_key(const char *text) {
+        SchedExternalInstance *in = init_instance;
+        if (!in || !text || !text[0])
+                return NULL;
+        for (uint32_t i = 0; i < in->n_keys; i++)
+                if (strcmp(in->keys[i].text, text) == 0)
+                        return in->keys[i].text;
+        if (in->n_keys >= SCHED_EXTERNAL_MAX_KEYS)
+                return NULL;
+        _cleanup_free_ char *copy = strdup(text);
+        if (!copy)
+                return NULL;
+        /* with no recorder set the id is pinned: it lives as long as the table */
+        SchedStrRefs *prev = sched_strtab_record(in->strtab, NULL);
+        SchedStr id;
+        int r = sched_strtab_intern_str(in->strtab, copy, &id);
+        (void) sched_strtab_record(in->strtab, prev);
+        if (r < 0)
+                return NULL;
+        in->keys[in->n_keys].id = id;
+        in->keys[in->n_keys].text = TAKE_PTR(copy);
+        return in->keys[in->n_keys++].text;
+}
+
+/* From the cache's index of pods by (namespace, key, value); pods of a node that was removed
+ * (and whose pods are not yet gone) are on no node Filter can be asked about: not visited. */
+static uint32_t pods_labelled(const char *ns, const char *key, const char *value,
+                              int (*visit)(void *data, const PspPod *pod, const PspNode *node), void *data) {
+        if (!view_cache || !ns || !key || !value || !visit)
+                return 0;
+        SchedStr n = sched_strtab_lookup(view_strtab, ns, strlen(ns)), k = key_id(key);
+        SchedStr v = sched_strtab_lookup(view_strtab, value, strlen(value));
+        if (!n || !k || (!v && value[0]))
+                return 0;
+        uint32_t count, visited = 0;
+        const SchedIndexEntry *e = sched_cache_pods_labelled(view_cache, n, k, v, &count);
+        for (uint32_t i = 0; i < count; i++) {
+                if (!e[i].info->node)
+                        continue;
+                visited++;
+                if (visit(data, (const PspPod *) (const void *) e[i].pod, (const PspNode *) (const void *) e[i].info))
+                        break;
+        }
+        return visited;
 }
 
 static const PspHost host = {
@@ -199,6 +334,10 @@ static const PspHost host = {
         .node_requested = node_requested,
         .node_n_pods = node_n_pods,
         .node_pod = node_pod,
+        .pods_labelled = pods_labelled,
+        .node_what_if = node_what_if,
+        .node_label_int = node_label_int,
+        .key = host_key,
 };
 
 const PspHost *sched_external_host(void) {
@@ -278,6 +417,11 @@ void sched_external_instance_free(SchedExternalInstance *in) {
                 in->ext->plugin->fini(in->state);
         for (uint32_t i = 0; i < in->n_reasons; i++)
                 sched_strtab_unref(in->strtab, in->reasons[i]);
+        if (in->n_keys) {
+                atomic_fetch_add_explicit(&pinned_epoch, 1, memory_order_relaxed);
+                for (uint32_t i = 0; i < in->n_keys; i++)
+                        free(in->keys[i].text);
+        }
         sched_strtab_unref(in->strtab, in->generic_reason);
         free(in);
 }
@@ -298,7 +442,10 @@ int sched_external_instance_new(SchedExternal *ext, SchedStrtab *strtab, const c
         }
         if (ext->plugin->init) {
                 char why[512] = "";
-                if (ext->plugin->init(&host, args_json, &in->state, why, sizeof(why)) != 0) {
+                init_instance = in;
+                r = ext->plugin->init(&host, args_json, &in->state, why, sizeof(why));
+                init_instance = NULL;
+                if (r != 0) {
                         why[sizeof(why) - 1] = 0;
                         (void) buf_printf(err, "%s: init refused its args: %s", ext->name, why[0] ? why : "(no reason)");
                         in->state = NULL;
@@ -310,28 +457,21 @@ int sched_external_instance_new(SchedExternal *ext, SchedStrtab *strtab, const c
         return 0;
 }
 
-/* Around each hook call (see Timing in external.h). Returns the start time when this call is
- * timed from its start (a sampled decision), else -1. */
-static int64_t call_start(SchedExternal *ext, const SchedCycle *cy) {
+/* What the accessors read the views through, set before a cycle's hooks are called. */
+static void view_enter(const SchedCycle *cy, const SchedExternalInstance *in) {
+        view_instance = in;
         view_strtab = cy->strtab;
+        view_cache = cy->cache;
         view_generation = sched_strtab_generation(cy->strtab);
-        /* only this thread writes seq: the load needs no ordering */
-        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
-        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
-        return cy->timed && ext->now_ns ? ext->now_ns() : -1;
 }
 
-static void call_end(SchedExternal *ext, int64_t start, bool error) {
-        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
-        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+/* A timed call's end (see Timing in external.h): start is its start time, or -1 when the
+ * decision is not sampled and seq the call's (odd) sequence number. */
+static void call_timed(SchedExternal *ext, int64_t start, uint64_t seq) {
         SchedExternalStats *st = &ext->stats;
-        st->calls++;
-        st->errors += error;
-        if (!ext->now_ns)
-                return;
         if (start < 0) {
                 /* the watchdog flagged this call as long: timed from when it saw it */
-                if (atomic_load_explicit(&ext->long_seq, memory_order_acquire) != s)
+                if (atomic_load_explicit(&ext->long_seq, memory_order_acquire) != seq)
                         return;
                 start = atomic_load_explicit(&ext->long_since, memory_order_relaxed);
         }
@@ -347,6 +487,24 @@ static void call_end(SchedExternal *ext, int64_t start, bool error) {
         while (b < SCHED_EXTERNAL_BUCKETS - 1 && sec > sched_external_bucket_le[b])
                 b++;
         st->buckets[b]++;
+}
+
+/* Around each hook call, inlined: a plugin's call can cost as little as this bracket. Returns
+ * the start time when this call is timed from its start (a sampled decision), else -1. */
+static inline int64_t call_start(SchedExternal *ext, const SchedCycle *cy) {
+        /* only this thread writes seq: the load needs no ordering */
+        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
+        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+        return cy->timed && ext->now_ns ? ext->now_ns() : -1;
+}
+
+static inline void call_end(SchedExternal *ext, int64_t start, bool error) {
+        uint64_t s = atomic_load_explicit(&ext->seq, memory_order_relaxed);
+        atomic_store_explicit(&ext->seq, s + 1, memory_order_release);
+        ext->stats.calls++;
+        ext->stats.errors += error;
+        if (ext->now_ns && (start >= 0 || atomic_load_explicit(&ext->long_seq, memory_order_relaxed) == s))
+                call_timed(ext, start, s);
 }
 
 /* The interned reason text of a refusal: the plugin's own (up to 32 distinct texts per
@@ -372,19 +530,30 @@ static int external_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t 
                 SchedExternalInstance *in = cfg->externals[i];
                 SchedExternal *ext = in->ext;
                 in->prefilter_reason = 0;
+                in->skip_filter = false;
                 if (!ext->plugin->pre_filter || !in->filters)
                         continue;
                 char reason[256];
                 reason[0] = 0;
+                view_enter(cy, in);
                 int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->pre_filter(in->state, (const PspPod *) (const void *) cy->pod, reason,
                                                        sizeof(reason));
-                call_end(ext, t, st == PSP_ERROR);
+                bool error = st != PSP_SUCCESS && st != PSP_SKIP && st != PSP_UNSCHEDULABLE;
+                call_end(ext, t, error);
                 reason[sizeof(reason) - 1] = 0;
-                if (st != PSP_SUCCESS)
-                        in->prefilter_reason = reason_id(in, st == PSP_ERROR ? "" : reason);
+                if (st == PSP_SKIP)
+                        in->skip_filter = true;
+                else if (st != PSP_SUCCESS)
+                        in->prefilter_reason = reason_id(in, error ? "" : reason);
         }
         return 0;
+}
+
+/* Left out of the pod's plan when its PreFilter said Skip (and refused nothing). */
+static bool external_needed(const SchedCycle *cy, const SchedPredicate *p) {
+        (void) cy;
+        return !p->ext->skip_filter;
 }
 
 static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
@@ -395,13 +564,15 @@ static bool external_filter(const SchedCycle *cy, const SchedPredicate *p, const
         if (!why && ext->plugin->filter) {
                 char reason[256];
                 reason[0] = 0;
+                view_enter(cy, in);
                 int64_t t = call_start(ext, cy);
                 PspStatus st = ext->plugin->filter(in->state, (const PspPod *) (const void *) cy->pod,
                                                    (const PspNode *) (const void *) ni, reason, sizeof(reason));
-                call_end(ext, t, st == PSP_ERROR);
+                bool error = st != PSP_SUCCESS && st != PSP_UNSCHEDULABLE;
+                call_end(ext, t, error);
                 reason[sizeof(reason) - 1] = 0;
                 if (st != PSP_SUCCESS)
-                        why = reason_id(in, st == PSP_ERROR ? "" : reason);
+                        why = reason_id(in, error ? "" : reason);
         }
         if (!why)
                 return true;
@@ -414,6 +585,7 @@ const SchedPredicatePlugin sched_pred_external = {
         .id = _POLICY_PRED_INVALID,
         .per_instance = true,
         .prepare = external_prepare,
+        .needed = external_needed,
         .filter = external_filter,
 };
 
@@ -425,6 +597,7 @@ static bool external_score(const SchedCycle *cy, const SchedPriority *p, SchedNo
         const PspPod *pod = (const PspPod *) (const void *) cy->pod;
         PspStatus st;
         int64_t t;
+        view_enter(cy, in);
         if (pl->pre_score) {
                 t = call_start(ext, cy);
                 st = pl->pre_score(in->state, pod, (const PspNode *const *) (const void *) nodes, n);

@@ -37,6 +37,7 @@ int sched_sim_load(SchedSim *s, const SchedNodeInfo *src) {
         SchedPortUse *ports = d->ports;
         uint32_t pods_cap = d->pods_cap, sc_cap = d->req_scalar_cap, ports_cap = d->ports_cap;
         *d = *src;
+        d->what_if = true;
         d->pods = pods;
         d->req_scalar = sc;
         d->ports = ports;

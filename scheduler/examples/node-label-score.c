@@ -24,6 +24,7 @@ typedef struct State {
         const PspHost *host;
         struct {
                 char key[MAX_KEY + 1];
+                const char *k;          /* the host's copy of key (host->key()), else key */
                 int64_t weight;
         } labels[MAX_LABELS];
         int n_labels;
@@ -94,6 +95,12 @@ static int init(const PspHost *host, const char *args_json, void **ret_state, ch
                 return -1;
         }
         st->host = host;
+        /* the accessors know the host's copies by address, without reading the text */
+        for (int i = 0; i < st->n_labels; i++) {
+                st->labels[i].k = host->key(st->labels[i].key);
+                if (!st->labels[i].k)
+                        st->labels[i].k = st->labels[i].key;
+        }
         *ret_state = st;
         return 0;
 }
@@ -102,32 +109,17 @@ static void fini(void *state) {
         free(state);
 }
 
-/* A label's value as strtoll(s, &end, 10) reads it, without its locale and errno work (this
- * runs for every node scored): leading white space and a sign as strtoll accepts them, then
- * digits to the end. No digit, anything after them, a negative value or one past MAX_VALUE
- * counts 0. */
-static int64_t value(const char *s) {
-        if (!s)
-                return 0;
-        while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
-                s++;
-        int negative = *s == '-';
-        if (*s == '+' || *s == '-')
-                s++;
-        if (*s < '0' || *s > '9')
-                return 0;
-        int64_t v = 0;
-        for (; *s >= '0' && *s <= '9'; s++)
-                if ((v = v * 10 + (*s - '0')) > MAX_VALUE)
-                        return 0;
-        return *s || negative ? 0 : v;
-}
-
+/* A label's value as node_label_int() reads it (strtoll's reading of the whole text, each
+ * distinct text read once by the scheduler, not once per node); a negative value or one past
+ * MAX_VALUE counts 0, as does a missing label or one that is no number. */
 static PspStatus score(void *state, const PspPod *pod, const PspNode *node, int64_t *ret_score) {
         const State *st = state;
         int64_t sum = 0;
-        for (int i = 0; i < st->n_labels; i++)
-                sum += st->labels[i].weight * value(st->host->node_label(node, st->labels[i].key));
+        for (int i = 0; i < st->n_labels; i++) {
+                int64_t v;
+                if (st->host->node_label_int(node, st->labels[i].k, &v) && v >= 0 && v <= MAX_VALUE)
+                        sum += st->labels[i].weight * v;
+        }
         *ret_score = sum;
         return PSP_SUCCESS;
 }

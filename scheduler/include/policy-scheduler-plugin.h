@@ -8,7 +8,9 @@
  * pluginConfig args reach init() as a JSON text.
  *
  * The plugin sees the scheduler's objects only through the PspHost accessors: read-only
- * views, valid for the duration of the hook call that passed them. Hooks run on the
+ * views, valid for the duration of the hook call that passed them. A node is the same
+ * PspNode pointer in every hook call of one decision (PreFilter to NormalizeScore): a plugin
+ * may remember it to compare it, not to pass it to an accessor past its call. Hooks run on the
  * scheduling loop's thread, one call at a time, in-process: a crash takes the scheduler down
  * and a call that blocks holds every decision (see docs/plugins.md).
  *
@@ -37,6 +39,11 @@ typedef enum PspStatus {
         /* The plugin failed: the node is left out (Filter) or the plugin's scores count 0
          * for this pod (Score), and the error is counted in /metrics. */
         PSP_ERROR = 2,
+        /* PreFilter only (appended within ABI version 1): Filter would pass every node for
+         * this pod, what-ifs included, so the scheduler does not call it for this pod
+         * (upstream's Skip from PreFilter, Kubernetes 1.27). Elsewhere it counts as
+         * PSP_ERROR. */
+        PSP_SKIP = 3,
 } PspStatus;
 
 typedef struct PspPod PspPod;   /* opaque: a pod as the scheduler caches it */
@@ -77,6 +84,38 @@ typedef struct PspHost {
         /* The pods counted on the node; node_pod returns NULL past the end. */
         uint32_t (*node_n_pods)(const PspNode *node);
         const PspPod *(*node_pod)(const PspNode *node, uint32_t i);
+
+        /* Appended within ABI version 1 (members are only ever appended within a version: a
+         * plugin built against this header needs a scheduler that has them). */
+
+        /* The pods of namespace namespace_ labelled key=value among those the scheduler
+         * counts on its nodes (bound or assumed: neither the pod being scheduled nor pods
+         * only nominated to a node), each with the node it counts on, in no particular order:
+         * visit(data, pod, node) is called for each until it returns non-zero. Read from the
+         * scheduler's index of pods by label: the cost is that of the pods visited, whatever
+         * the cluster's size. Returns how many were visited. */
+        uint32_t (*pods_labelled)(const char *namespace_, const char *key, const char *value,
+                                  int (*visit)(void *data, const PspPod *pod, const PspNode *node), void *data);
+        /* 1 when the node is a what-if: a copy of a node with pods added or removed, that
+         * Filter is asked about besides the node itself (the node with the pods nominated
+         * to it of the pod's priority or higher, as upstream's addNominatedPods; the node
+         * without preemption's candidate victims). Its pods are not those pods_labelled()
+         * reports on it: a plugin that answers Filter from what its PreFilter gathered must
+         * look at a what-if's pods itself. 0 for the node itself. */
+        int (*node_what_if)(const PspNode *node);
+        /* The node label's value as a decimal integer, the whole text read as strtoll(s, &end,
+         * 10) would (white space, a sign, digits, nothing after them): 1 with the value in
+         * *ret_value, or 0 (*ret_value 0) when the node has no such label or its value is no
+         * such number or does not fit in 64 bits. The scheduler reads each distinct value's
+         * text once, not once per node. */
+        int (*node_label_int)(const PspNode *node, const char *key, int64_t *ret_value);
+        /* The scheduler's own copy of a label key or resource name, to give the accessors
+         * instead of the plugin's string: they know it by its address, without reading its
+         * text (a plugin's own string is compared with the one seen at that address on every
+         * call, as the plugin could have changed it). Only in init(), up to 64 keys per
+         * instance; the copy lives as long as the instance. NULL outside init, past 64 keys,
+         * or out of memory: the plugin then passes its own string. */
+        const char *(*key)(const char *text);
 } PspHost;
 
 typedef struct PspPlugin {
@@ -98,7 +137,7 @@ typedef struct PspPlugin {
         /* The extension points. A hook left NULL is not run; the profile may enable the
          * plugin only where it sets one. reason: reason_size bytes for a NUL-terminated
          * text. */
-        /* PreFilter: once per pod before any Filter. */
+        /* PreFilter: once per pod before any Filter; PSP_SKIP: no Filter for this pod. */
         PspStatus (*pre_filter)(void *state, const PspPod *pod, char *reason, size_t reason_size);
         /* Filter: once per pod and node considered. */
         PspStatus (*filter)(void *state, const PspPod *pod, const PspNode *node, char *reason, size_t reason_size);

@@ -1,5 +1,5 @@
 /* Work queue semantics (client-go's): dedupe, processing/dirty, rate limiter (per-key
- * exponential 5 ms..1000 s, 10 qps/100 burst bucket), add-after, ready callback, shutdown. */
+ * exponential 5 ms..1000 s or a lower cap, 10 qps/100 burst bucket), add-after, ready callback, shutdown. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,6 +83,25 @@ static void test_backoff(void **state) {
         assert_int_equal(d, 1000ULL * 1000000ULL);
         assert_int_equal(kube_queue_num_requeues(q, "slow"), 60);
         kube_queue_forget(q, "slow");
+}
+
+/* A lower cap (the operator's 60 s): the doubling stops there, and 0 restores client-go's. */
+static void test_backoff_cap(void **state) {
+        KubeQueue *q = *state;
+        uint64_t now = now_monotonic_usec() + 1000000000ULL;
+        kube_queue_set_max_backoff(q, 60ULL * 1000000ULL);
+        uint64_t d = 0;
+        for (int i = 0; i < 14; i++)
+                d = kube_queue_when(q, "k", now + 100000000ULL * (uint64_t) i);
+        assert_int_equal(d, 5000ULL << 13); /* 40.96 s: under the cap */
+        d = kube_queue_when(q, "k", now + 100000000ULL * 14);
+        assert_int_equal(d, 60ULL * 1000000ULL);
+        for (int i = 15; i < 50; i++)
+                d = kube_queue_when(q, "k", now + 100000000ULL * (uint64_t) i);
+        assert_int_equal(d, 60ULL * 1000000ULL);
+        kube_queue_set_max_backoff(q, 0);
+        assert_int_equal(kube_queue_when(q, "k", now + 100000000ULL * 50), 1000ULL * 1000000ULL);
+        kube_queue_forget(q, "k");
 }
 
 static void test_bucket(void **state) {
@@ -203,6 +222,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_dedupe, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_processing_and_dirty, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_backoff, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_backoff_cap, setup, teardown),
                 cmocka_unit_test(test_bucket),
                 cmocka_unit_test(test_add_after_and_ready),
                 cmocka_unit_test_setup_teardown(test_bound, setup, teardown),

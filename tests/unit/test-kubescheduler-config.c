@@ -8,7 +8,8 @@
  *   diagnostics               required: LINE:COL SEVERITY CODE PATH per diagnostic, in order
  *   messages                  optional substrings some diagnostic message must contain
  *   effective.json            optional, for valid cases: the effective configuration
- * KSC_CASES_UPDATE=1 rewrites diagnostics and existing effective.json files (review the diff).
+ * KSC_CASES_UPDATE=1 (`make ksc-cases-update`) rewrites diagnostics and existing effective.json
+ * files, and fails every case it rewrote: review the diff, then run again without it.
  * Plus focused tests: detection, Go durations, bounds, the audit view, the effective shape.
  * Tests run from the repository root. */
 #include <dirent.h>
@@ -101,6 +102,10 @@ static void run_case(void **state) {
         }
         json_decref(eff);
         policy_diags_clear(&diags);
+        if (update_mode())
+                fail_msg("%s: expectations rewritten from this run (KSC_CASES_UPDATE=1), nothing compared: "
+                         "review the diff and run again without it",
+                         dir);
 }
 
 /* ---- focused tests ---------------------------------------------------------------------- */

@@ -24,6 +24,7 @@
 #include "scheduler/core/config.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/external.h"
+#include "scheduler/core/preemption.h"
 #include "scheduler/core/testlib.h"
 #include "scheduler/plugin-loader.h"
 
@@ -253,6 +254,197 @@ static void test_node_label_score_values(void **state) {
         sched_config_free(cfg);
 }
 
+/* pod placed with the pods nominated to nodes (nom, may be NULL) as the daemon places it: the
+ * node and the scores or the failure, as place() */
+static char *place_pod(Fx *f, const SchedConfig *cfg, const SchedPod *pod, const SchedNominator *nom) {
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+        sched_algo_set_observer(a, &observer);
+        sched_algo_set_nominator(a, nom);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
+        Buf b;
+        buf_init(&b, 0);
+        assert_true(buf_printf(&b, "%s:", res.node ? sched_strtab_get(f->t, res.node) : "") >= 0);
+        if (res.node)
+                assert_int_equal(sched_algo_format_scores(a, &b), 0);
+        else
+                assert_int_equal(sched_algo_format_failure(a, &b), 0);
+        return buf_steal(&b);
+}
+
+static void expect_in(const char *text, const char *needle) {
+        if (!strstr(text, needle))
+                fail_msg("\"%s\" is not in \"%s\"", needle, text);
+}
+
+static SchedConfig *probe_config(Fx *f, const PluginLoader *l, const char *args) {
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "view-probe");
+        tl_args(&b, "view-probe", args);
+        return compile(f, &b, l, NULL);
+}
+
+/* The views a PreFilter precomputes from (tests/plugins/view-probe.c says what they saw):
+ * pods_labelled() visits the pods of the namespace with the label, bound and assumed, each
+ * with its node, and stops when told; node_label_int() reads a label as a decimal integer
+ * (int64's bounds included, not past them), given the host's copy of the key that key() made
+ * in init (and key() gives none outside init);
+ * node_what_if() tells the copy of a node with the pods nominated to it added from the node. */
+static void test_host_views(void **state) {
+        Fx *f = *state;
+        put(f, "test-plugins", "view-probe", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        add_node(f, "n1", "'labels':{'num':'42'}");
+        add_node(f, "n2", "'labels':{'num':' -7'}");
+        add_node(f, "n3", "'labels':{'num':'4x'}");
+        add_node(f, "n4", "");
+        add_node(f, "n5", "'labels':{'num':'-9223372036854775808'}");
+        add_node(f, "n6", "'labels':{'num':'9223372036854775808'}");
+        add_pod(f, "a", "n1", "'labels':{'shard':'s1'}");
+        add_pod(f, "b", "n2", "'labels':{'shard':'s1','role':'x'}");
+        add_pod(f, "c", "n1", "'labels':{'shard':'s2'}");
+        /* another namespace's pod of the same label is not visited */
+        _cleanup_(sched_pod_unrefp) SchedPod *d =
+                tl_pod_json(f->t, "{'metadata':{'name':'d','namespace':'other','uid':'uid-d','labels':{'shard':'s1'}},"
+                                  "'spec':{'nodeName':'n3','containers':[{'name':'c','image':'img'}]}}");
+        assert_non_null(d);
+        assert_int_equal(sched_cache_add_pod(f->c, d), 0);
+        /* an assumed pod is */
+        _cleanup_(sched_pod_unrefp) SchedPod *e = tl_pod(f->t, "e", "100m", "", "", "'labels':{'shard':'s1'}");
+        assert_non_null(e);
+        assert_int_equal(sched_cache_assume_pod(f->c, e, sched_strtab_lookup(f->t, "n3", 2)), 0);
+
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        SchedConfig *cfg = probe_config(f, l, "{'key':'shard','value':'s1','intKey':'num'}");
+        _cleanup_free_ char *got = place_pod(f, cfg, pod, NULL);
+        expect_in(got, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:42 keys 1 1");
+        expect_in(got, "n2: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:-7 keys 1 1");
+        expect_in(got, "n3: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0 keys 1 1");
+        expect_in(got, "n4: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0");
+        expect_in(got, "n5: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:-9223372036854775808");
+        expect_in(got, "n6: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0");
+
+        /* the copy of n2 with a pod nominated to it (of the pod's priority) is a what-if;
+         * the nominated pod is no pod the scheduler counts on a node */
+        _cleanup_(sched_nominator_freep) SchedNominator *nom = sched_nominator_new();
+        assert_non_null(nom);
+        _cleanup_(sched_pod_unrefp) SchedPod *nominated = tl_pod(f->t, "nom", "100m", "", "", "'labels':{'shard':'s1'}");
+        assert_int_equal(sched_nominator_set(nom, nominated, sched_strtab_lookup(f->t, "n2", 2)), 0);
+        _cleanup_free_ char *what_if = place_pod(f, cfg, pod, nom);
+        expect_in(what_if, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0");
+        expect_in(what_if, "n2: labelled [a@n1 b@n2 e@n3] (3) what-if 1");
+        sched_config_free(cfg);
+
+        /* a value no pod has, a key no object has, and a visit that stops */
+        cfg = probe_config(f, l, "{'key':'shard','value':'s3','intKey':'none'}");
+        _cleanup_free_ char *none = place_pod(f, cfg, pod, NULL);
+        expect_in(none, "n1: labelled [] (0) what-if 0 int 0:0");
+        sched_config_free(cfg);
+        cfg = probe_config(f, l, "{'key':'no-such-key','value':'s1'}");
+        _cleanup_free_ char *no_key = place_pod(f, cfg, pod, NULL);
+        expect_in(no_key, "n1: labelled [] (0)");
+        sched_config_free(cfg);
+        cfg = probe_config(f, l, "{'key':'shard','value':'s1','stopAfter':2}");
+        _cleanup_free_ char *stopped = place_pod(f, cfg, pod, NULL);
+        expect_in(stopped, "] (2) what-if 0");
+        sched_config_free(cfg);
+}
+
+/* pair-anti-affinity counts the pods nominated to a node (of the pod's priority or higher) as
+ * the engine's filters do: a master of shard a bound on n1 and another nominated to n2 leave
+ * no node to a third master; a pod of higher priority than the nominated one does not count
+ * it and goes to n2, a pod of another shard goes anywhere. */
+static void test_pair_anti_affinity_nominated(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "pair-anti-affinity", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        add_node(f, "n1", "");
+        add_node(f, "n2", "");
+        add_pod(f, "a-master", "n1", "'labels':{'shard':'a','role':'master'}");
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "pair-anti-affinity");
+        tl_args(&b, "pair-anti-affinity", pair_args);
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
+        _cleanup_(sched_nominator_freep) SchedNominator *nom = sched_nominator_new();
+        assert_non_null(nom);
+        _cleanup_(sched_pod_unrefp) SchedPod *nominated =
+                tl_pod(f->t, "a-master-nominated", "100m", "", "'priority':5", "'labels':{'shard':'a','role':'master'}");
+        assert_int_equal(sched_nominator_set(nom, nominated, sched_strtab_lookup(f->t, "n2", 2)), 0);
+
+        _cleanup_(sched_pod_unrefp) SchedPod *third =
+                tl_pod(f->t, "a-master-3", "100m", "", "'priority':5", "'labels':{'shard':'a','role':'master'}");
+        _cleanup_free_ char *none = place_pod(f, cfg, third, nom);
+        expect_in(none, "2 node(s) had a master and this pod is a master of the same group");
+        /* without the nomination n2 is free */
+        _cleanup_free_ char *free_n2 = place_pod(f, cfg, third, NULL);
+        assert_string_equal(free_n2, "n2:");
+        _cleanup_(sched_pod_unrefp) SchedPod *higher =
+                tl_pod(f->t, "a-replica-high", "100m", "", "'priority':9", "'labels':{'shard':'a','role':'replica'}");
+        _cleanup_free_ char *high = place_pod(f, cfg, higher, nom);
+        assert_string_equal(high, "n2:");
+        _cleanup_(sched_pod_unrefp) SchedPod *other =
+                tl_pod(f->t, "b-master", "100m", "", "'priority':5", "'labels':{'shard':'b','role':'master'}");
+        _cleanup_free_ char *b_master = place_pod(f, cfg, other, nom);
+        if (strncmp(b_master, "n1:", 3) != 0 && strncmp(b_master, "n2:", 3) != 0)
+                fail_msg("%s", b_master);
+}
+
+/* Without groupLabel the namespace is the group: a role's conflicts are found among the
+ * namespace's pods of each conflicting role (each visited once though two pairs name it),
+ * assumed pods included, other namespaces' pods not. Masters conflict with masters and
+ * replicas: m1 (master) on n1, r1 (replica) on n2, r2 (replica, assumed) on n4, w1 (a worker,
+ * in no pair) on n3 beside another namespace's master. */
+static void test_pair_anti_affinity_namespace(void **state) {
+        Fx *f = *state;
+        put(f, "plugins", "pair-anti-affinity", 0755);
+        _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
+        for (int i = 1; i <= 4; i++) {
+                char name[8];
+                snprintf(name, sizeof(name), "n%d", i);
+                add_node(f, name, "");
+        }
+        add_pod(f, "m1", "n1", "'labels':{'role':'master'}");
+        add_pod(f, "r1", "n2", "'labels':{'role':'replica'}");
+        add_pod(f, "w1", "n3", "'labels':{'role':'worker'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *r2 = tl_pod(f->t, "r2", "100m", "", "", "'labels':{'role':'replica'}");
+        assert_int_equal(sched_cache_assume_pod(f->c, r2, sched_strtab_lookup(f->t, "n4", 2)), 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *other =
+                tl_pod_json(f->t, "{'metadata':{'name':'o','namespace':'other','uid':'uid-o','labels':{'role':'master'}},"
+                                  "'spec':{'nodeName':'n3','containers':[{'name':'c','image':'img'}]}}");
+        assert_int_equal(sched_cache_add_pod(f->c, other), 0);
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "pair-anti-affinity");
+        tl_args(&b, "pair-anti-affinity",
+                "{'roleLabel':'role','conflicts':[['master','replica'],['replica','master'],['master','master']]}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
+
+        _cleanup_(sched_pod_unrefp) SchedPod *master = tl_pod(f->t, "m2", "100m", "", "", "'labels':{'role':'master'}");
+        _cleanup_free_ char *m = place_pod(f, cfg, master, NULL);
+        assert_string_equal(m, "n3:");
+        _cleanup_(sched_pod_unrefp) SchedPod *replica = tl_pod(f->t, "r3", "100m", "", "", "'labels':{'role':'replica'}");
+        _cleanup_free_ char *r = place_pod(f, cfg, replica, NULL);
+        if (strstr(r, "n1=") || !strstr(r, "n2=") || !strstr(r, "n3=") || !strstr(r, "n4="))
+                fail_msg("a replica goes anywhere but beside the master: %s", r);
+        /* a worker is constrained by nothing: its PreFilter says Skip and no Filter is called */
+        const SchedExternalStats *calls = &sched_external_find(&l->set, "pair-anti-affinity")->stats;
+        uint64_t before = calls->calls;
+        _cleanup_(sched_pod_unrefp) SchedPod *worker = tl_pod(f->t, "w2", "100m", "", "", "'labels':{'role':'worker'}");
+        _cleanup_free_ char *w = place_pod(f, cfg, worker, NULL);
+        if (!strstr(w, "n1=") || !strstr(w, "n2=") || !strstr(w, "n3=") || !strstr(w, "n4="))
+                fail_msg("a worker goes anywhere: %s", w);
+        assert_int_equal(calls->calls - before, 1);
+        /* a master: PreFilter and four Filters */
+        before = calls->calls;
+        _cleanup_free_ char *m_again = place_pod(f, cfg, master, NULL);
+        assert_string_equal(m_again, "n3:");
+        assert_int_equal(calls->calls - before, 5);
+        /* the pod itself, assumed already (a retried decision), is no conflict of its own */
+        _cleanup_free_ char *again = place_pod(f, cfg, r2, NULL);
+        if (strstr(again, "n1=") || !strstr(again, "n4="))
+                fail_msg("%s", again);
+}
+
 static void test_profile_refusals(void **state) {
         Fx *f = *state;
         put(f, "plugins", "pair-anti-affinity", 0755);
@@ -447,6 +639,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_examples_place_pods, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_node_label_score_reverse, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_node_label_score_values, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_host_views, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pair_anti_affinity_nominated, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_pair_anti_affinity_namespace, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_profile_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_loader_refusals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
