@@ -32,6 +32,11 @@ cleanup() {
   # kube-scheduler's Scheduled events would keep the next script's operator guarded for the
   # guard's 120 s window: they go now, not when the namespace controller gets to them
   kubectl -n "$NS" delete events --all >/dev/null 2>&1
+  # and so do those of the scheduler pods kube-scheduler placed while it led
+  # (openshift-kube-scheduler): left, they held 28's first rollout for 100 s
+  api_delete $(kubectl get events.events.k8s.io -A -o json 2>/dev/null | jq -r '.items[]
+    | select(.reason == "Scheduled" and (.reportingInstance // "" | startswith("default-scheduler-")))
+    | "/apis/events.k8s.io/v1/namespaces/\(.metadata.namespace)/events/\(.metadata.name)"')
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
   reset_operand
 }
