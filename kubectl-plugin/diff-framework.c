@@ -147,7 +147,9 @@ static int diff_point(const char *profile, KscExtensionPoint pt, const json_t *a
 }
 
 /* The plugins' arguments that differ, for the plugins either profile enables somewhere
- * (the effective pluginConfig lists every plugin's defaulted arguments). */
+ * (the effective pluginConfig lists every in-tree plugin's defaulted arguments; an
+ * out-of-tree plugin's are there only when written, so one side may lack them: "-" or
+ * "+"). */
 static bool enabled_anywhere(const json_t *profile, const char *name) {
         for (int pt = 0; pt < _KSC_EXTENSION_POINT_MAX; pt++)
                 if (find_named(jget(profile, "plugins", ksc_extension_point_to_string(pt), "enabled"), "name", name))
@@ -162,27 +164,33 @@ static int diff_plugin_config(const char *profile, const json_t *pa, const json_
         size_t i;
         json_t *e;
 
-        json_array_foreach(ca, i, e) {
-                const char *n = json_string_value(json_object_get(e, "name"));
-                if (!n || (!enabled_anywhere(pa, n) && !enabled_anywhere(pb, n)))
-                        continue;
-                const json_t *other = find_named(cb, "name", n);
-                _cleanup_free_ char *sa = canonical(json_object_get(e, "args"));
-                _cleanup_free_ char *sb = canonical(other ? json_object_get(other, "args") : NULL);
-                if (!sa || !sb)
-                        return -ENOMEM;
-                if (strcmp(sa, sb) == 0)
-                        continue;
-                if (r >= 0 && !*header)
-                        r = buf_printf(out, "profile %s:\n", profile);
-                *header = true;
-                if (r >= 0 && !args_header)
-                        r = buf_puts(out, "  pluginConfig:\n");
-                args_header = true;
-                changes++;
-                if (r >= 0)
-                        r = buf_printf(out, "    ~ %s %s\n      now %s\n", n, sa, sb);
-        }
+        /* a's entries (changed or gone), then b's that a lacks (added) */
+        for (int side = 0; side < 2; side++)
+                json_array_foreach(side ? cb : ca, i, e) {
+                        const char *n = json_string_value(json_object_get(e, "name"));
+                        if (!n || (!enabled_anywhere(pa, n) && !enabled_anywhere(pb, n)))
+                                continue;
+                        const json_t *other = find_named(side ? ca : cb, "name", n);
+                        if (side && other)
+                                continue;       /* compared from a's side */
+                        _cleanup_free_ char *mine = canonical(json_object_get(e, "args"));
+                        _cleanup_free_ char *theirs = other ? canonical(json_object_get(other, "args")) : NULL;
+                        if (!mine || (other && !theirs))
+                                return -ENOMEM;
+                        if (other && strcmp(mine, theirs) == 0)
+                                continue;
+                        if (r >= 0 && !*header)
+                                r = buf_printf(out, "profile %s:\n", profile);
+                        *header = true;
+                        if (r >= 0 && !args_header)
+                                r = buf_puts(out, "  pluginConfig:\n");
+                        args_header = true;
+                        changes++;
+                        if (r >= 0 && other)
+                                r = buf_printf(out, "    ~ %s %s\n      now %s\n", n, mine, theirs);
+                        else if (r >= 0)
+                                r = buf_printf(out, "    %c %s %s\n", side ? '+' : '-', n, mine);
+                }
         return r < 0 ? r : changes;
 }
 
@@ -252,9 +260,61 @@ int framework_diff(const json_t *a, const char *label_a, const json_t *b, const 
         return changes > 0;
 }
 
-/* The effective configuration of text, or an error naming label. */
-static int load_effective(const char *text, const char *label, json_t **ret, char **ret_error) {
+/* At most as many out-of-tree plugins as the scheduler loads from its directory. */
+#define MAX_EXTERNAL 64u
+
+/* The out-of-tree plugins a revision enables, as the operator accepted them (its
+ * --scheduler-plugin declarations): the names in the revision's effective annotation (the
+ * status view: per profile, the plugins of each extension point) that are not in-tree, each
+ * with the points it is enabled at. Names point into *ret_annotation (new reference, NULL
+ * when the revision has no such annotation: no plugins then). Returns the count, -ENOMEM. */
+static int revision_external_plugins(const json_t *cm, KscExternalPlugin v[static MAX_EXTERNAL],
+                                     json_t **ret_annotation) {
+        const char *text = json_string_value(jget(cm, "metadata", "annotations", RECONCILE_ANN_EFFECTIVE));
+        size_t n = 0, i, j;
+        json_t *profile, *entry, *list;
+        const char *key;
+
+        *ret_annotation = NULL;
+        if (!text)
+                return 0;
+        json_t *eff = json_loads(text, 0, NULL);
+        if (!eff)
+                return 0;       /* not the operator's: none */
+        json_array_foreach(json_object_get(eff, "plugins"), i, profile)
+                json_object_foreach(json_object_get(profile, "extensionPoints"), key, list) {
+                        int p = ksc_extension_point_from_string(key);
+                        if (p < 0)
+                                continue;
+                        json_array_foreach(list, j, entry) {
+                                const char *name = json_string_value(json_object_get(entry, "name"));
+                                if (!name || ksc_plugin_in_tree(name))
+                                        continue;
+                                size_t k = 0;
+                                while (k < n && strcmp(v[k].name, name) != 0)
+                                        k++;
+                                if (k == n && n == MAX_EXTERNAL)
+                                        continue;       /* ksc_load names the rest unknown */
+                                if (k == n)
+                                        v[n++] = (KscExternalPlugin) { .name = name };
+                                v[k].points |= 1u << p;
+                        }
+                }
+        *ret_annotation = eff;
+        return (int) n;
+}
+
+/* The effective configuration of text, or an error naming label; cm's out-of-tree plugins
+ * are accepted where the operator accepted them. */
+static int load_effective(const json_t *cm, const char *text, const char *label, json_t **ret, char **ret_error) {
         KscOptions opts = { .base = { .max_size = POLICY_CONFIGMAP_MAX_BYTES } };
+        KscExternalPlugin external[MAX_EXTERNAL];
+        json_auto_t *annotation = NULL;
+        int n = revision_external_plugins(cm, external, &annotation);
+        if (n < 0)
+                return n;
+        opts.external = external;
+        opts.n_external = (size_t) n;
         PolicyDiags diags = {};
         _cleanup_free_ char *msg = NULL;
         int r = ksc_load(text, strlen(text), &opts, ret, &diags);
@@ -293,7 +353,7 @@ int revision_framework_effective(const json_t *cm, const char *label, json_t **r
         if (asprintf(&config_label, "%s:%s", label, RECONCILE_CONFIG_KEY) < 0 ||
             asprintf(&policy_label, "%s:%s", label, RECONCILE_POLICY_KEY) < 0)
                 return -ENOMEM;
-        r = load_effective(config, config_label, &eff, ret_error);
+        r = load_effective(cm, config, config_label, &eff, ret_error);
         if (r < 0)
                 return r;
         if (!policy) {
@@ -337,7 +397,7 @@ int revision_framework_effective(const json_t *cm, const char *label, json_t **r
                 r = -ENOMEM;
                 goto out;
         }
-        r = load_effective(translated_text, policy_label, &translated_eff, ret_error);
+        r = load_effective(NULL, translated_text, policy_label, &translated_eff, ret_error);
         if (r < 0)
                 goto out;
         if (json_object_set(eff, "profiles", json_object_get(translated_eff, "profiles")) < 0 ||

@@ -71,7 +71,9 @@ int framework_diff(const json_t *a, const char *label_a, const json_t *b, const 
  * it in messages) makes the scheduler run: its config.yaml; for a revision rendered from a
  * Policy (it has policy.cfg), config.yaml with the profile's plugins and the extenders
  * replaced by libpolicy's v1beta1 translation of the Policy, which is what kube-scheduler
- * v1.20 builds from the Policy itself. On success returns 0, *ret_effective (new reference),
+ * v1.20 builds from the Policy itself. Out-of-tree plugins (the operator's
+ * --scheduler-plugin) are accepted where the revision's effective annotation, written by the
+ * operator after validating them, lists them. On success returns 0, *ret_effective (new reference),
  * *ret_from_policy, and *ret_lossy (new string, "" when none): what the translation cannot
  * express, one diagnostic a line. -EINVAL with *ret_error (new string) for a revision that
  * holds no valid configuration; -ENOMEM. */

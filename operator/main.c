@@ -16,6 +16,7 @@
 #include "common/macro.h"
 #include "kube/log.h"
 #include "operator/manager.h"
+#include "reconcilers/plugin-decls.h"
 
 #define MAX_COMMAND_WORDS 32
 
@@ -47,6 +48,12 @@ static void help(void) {
                "  --profiles-as-plugins BOOL   spec.profile renders OpenShift 4.7-4.9's plugin set into the\n"
                "                               KubeSchedulerConfiguration (default true; false: the\n"
                "                               profile's built-in Policy in policy.cfg)\n"
+               "  --scheduler-plugin-dir DIR   the directory of the scheduler's image holding out-of-tree plugins\n"
+               "                               (<Name>.so); the scheduler runs with --plugin-dir=DIR (default: none)\n"
+               "  --scheduler-plugin NAME=POINT[,POINT...]  an out-of-tree plugin that directory ships and the\n"
+               "                               extension points it extends (preFilter, filter, preScore, score):\n"
+               "                               a KubeSchedulerConfiguration source's profiles may enable it there\n"
+               "                               (repeatable; needs --scheduler-plugin-dir)\n"
                "  --scheduler-verbosity N      the scheduler's -v (default 2)\n"
                "  --scheduler-replicas N       (default 2)\n"
                "  --scheduler-health-port N    plain-HTTP /healthz and /readyz port of the scheduler (10251)\n"
@@ -97,6 +104,7 @@ typedef struct Args {
         char listen_addr[64];
         char secure_addr[64];
         const char *command[MAX_COMMAND_WORDS + 1];
+        PluginDecls plugins;
 } Args;
 
 /* Fills a; returns 1 to run, 0 to exit successfully (--help), -EINVAL after saying why. */
@@ -106,7 +114,8 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
                 ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN,
-                ARG_TLS_CERT, ARG_TLS_KEY, ARG_SERVING_CERT_SECRET, ARG_PROFILES_AS_PLUGINS,
+                ARG_TLS_CERT, ARG_TLS_KEY, ARG_SERVING_CERT_SECRET, ARG_PROFILES_AS_PLUGINS, ARG_PLUGIN_DIR,
+                ARG_PLUGIN,
         };
         static const struct option options[] = {
                 { "kubeconfig", required_argument, NULL, ARG_KUBECONFIG },
@@ -122,6 +131,8 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "scheduler-serving-cert-secret", required_argument, NULL, ARG_SERVING_CERT_SECRET },
                 { "scheduler-shared-lease", required_argument, NULL, ARG_SHARED_LEASE },
                 { "profiles-as-plugins", required_argument, NULL, ARG_PROFILES_AS_PLUGINS },
+                { "scheduler-plugin-dir", required_argument, NULL, ARG_PLUGIN_DIR },
+                { "scheduler-plugin", required_argument, NULL, ARG_PLUGIN },
                 { "scheduler-verbosity", required_argument, NULL, ARG_SCHED_V },
                 { "scheduler-replicas", required_argument, NULL, ARG_REPLICAS },
                 { "revisions-to-keep", required_argument, NULL, ARG_KEEP },
@@ -147,6 +158,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
         bool secure = true;
         const char **command = a->command;
         size_t n_command = 0;
+        char why[1024];
         int64_t v;
         int c;
 
@@ -187,6 +199,13 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 case ARG_SCHED_KUBECONFIG: o->scheduler.kubeconfig = optarg; break;
                 case ARG_SHARED_LEASE: r = parse_bool(optarg, &o->scheduler.shared_lease); break;
                 case ARG_PROFILES_AS_PLUGINS: r = parse_bool(optarg, &o->scheduler.profiles_as_plugins); break;
+                case ARG_PLUGIN_DIR: o->scheduler.plugin_dir = optarg; break;
+                case ARG_PLUGIN:
+                        if (plugin_decls_add(&a->plugins, optarg, why, sizeof why) < 0) {
+                                fprintf(stderr, "scheduler-operator: %s\n", why);
+                                return -EINVAL;
+                        }
+                        break;
                 case ARG_SCHED_V:
                         r = parse_int(optarg, 0, 10, &v);
                         o->scheduler.verbosity = (int) v;
@@ -238,6 +257,12 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 fprintf(stderr, "scheduler-operator: --tls-cert-file and --tls-private-key-file go together\n");
                 return -EINVAL;
         }
+        if (plugin_decls_check(&a->plugins, o->scheduler.plugin_dir, why, sizeof why) < 0) {
+                fprintf(stderr, "scheduler-operator: %s\n", why);
+                return -EINVAL;
+        }
+        o->scheduler.plugins = a->plugins.v;
+        o->scheduler.n_plugins = a->plugins.n;
         o->listen_address = a->listen_addr;
         o->secure_address = secure ? a->secure_addr : NULL;
         if (n_command)

@@ -2,6 +2,7 @@
  * with the extension points each implements, and the default plugin set
  * (pkg/scheduler/algorithmprovider/registry.go: getDefaultConfig, applyFeatureGates). A name
  * missing here is what upstream's framework refuses at start ("... does not exist"). */
+#include <errno.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -131,4 +132,15 @@ const char *ksc_extension_point_to_string(KscExtensionPoint p) {
                 [KSC_BIND] = "bind", [KSC_POST_BIND] = "postBind",
         };
         return (unsigned) p < _KSC_EXTENSION_POINT_MAX ? names[p] : NULL;
+}
+
+int ksc_extension_point_from_string(const char *s) {
+        for (int p = 0; s && p < _KSC_EXTENSION_POINT_MAX; p++)
+                if (streq(ksc_extension_point_to_string(p), s))
+                        return p;
+        return -EINVAL;
+}
+
+bool ksc_plugin_in_tree(const char *name) {
+        return ksc_plugin_find(name) != NULL;
 }

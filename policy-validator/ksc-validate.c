@@ -152,6 +152,17 @@ static const KscExternalPlugin *external_find(const KscContext *c, const char *n
         return NULL;
 }
 
+/* " nor among the out-of-tree plugins declared as shipped in DIR (a, b)": where an operator
+ * that cannot open the plugins looked. Truncated to size, as the message is. */
+static void external_declared_set(const KscContext *c, const char *dir, char *where, size_t size) {
+        size_t n = (size_t) snprintf(where, size, " nor among the out-of-tree plugins declared as shipped in %s (%s",
+                                     dir, c->opts->n_external ? "" : "none");
+        for (size_t i = 0; i < c->opts->n_external && n < size; i++)
+                n += (size_t) snprintf(where + n, size - n, "%s%s", i ? ", " : "", c->opts->external[i].name);
+        if (n < size)
+                snprintf(where + n, size - n, ")");
+}
+
 static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const json_t *dset, const json_t *eset) {
         const char *pn = ksc_extension_point_to_string(p);
         const json_t *enabled = json_object_get(eset, "enabled"), *denabled = json_object_get(dset, "enabled");
@@ -178,8 +189,10 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                 } else if (!pl) {
                         const char *sugg = ksc_plugin_closest(name);
                         const char *dir = c->opts ? c->opts->plugin_dir : NULL;
-                        char where[PPATH_MAX] = "";
-                        if (dir)
+                        char where[1024] = "";
+                        if (dir && c->opts->external_declared)
+                                external_declared_set(c, dir, where, sizeof where);
+                        else if (dir)
                                 snprintf(where, sizeof where, " nor as an out-of-tree plugin %s/%s.so", dir, name);
                         ksc_err(c, "plugin-unknown", path, "plugin \"%s\" does not exist in kube-scheduler v1.20%s%s%s%s",
                                 name, where, sugg ? "; did you mean \"" : "", sugg ? sugg : "", sugg ? "\"?" : "");

@@ -137,6 +137,10 @@ typedef enum KscExtensionPoint {
 
 /* "queueSort", "preFilter", ...: the JSON key of a point. */
 const char *ksc_extension_point_to_string(KscExtensionPoint p);
+/* The point whose JSON key is s (case-sensitive, as the strict decoder), or -EINVAL. */
+int ksc_extension_point_from_string(const char *s);
+/* Whether name is one of kube-scheduler v1.20's in-tree plugins. */
+bool ksc_plugin_in_tree(const char *name);
 
 /* An out-of-tree plugin of policy-scheduler (--plugin-dir), as the caller loaded it: a profile
  * may enable it at the points it extends, and its pluginConfig args go to check_args when it
@@ -163,6 +167,10 @@ typedef struct KscOptions {
         const char *plugin_dir;
         const KscExternalPlugin *external;
         size_t n_external;
+        /* The external plugins are declared as shipped in plugin_dir rather than loaded from
+         * it (scheduler-operator, which cannot open the scheduler image's files): the error
+         * for an unknown plugin names the declared set. */
+        bool external_declared;
 } KscOptions;
 
 /* Whether text is a KubeSchedulerConfiguration rather than a Policy: its top-level "kind" is

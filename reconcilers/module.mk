@@ -5,7 +5,8 @@ RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/revisions.c reconcilers/
                     reconcilers/status.c reconcilers/events.c reconcilers/source.c reconcilers/render.c \
                     reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c \
                     reconcilers/coexistence.c reconcilers/profiles.c \
-                    reconcilers/operator-config.c reconcilers/clusteroperator.c
+                    reconcilers/operator-config.c reconcilers/clusteroperator.c \
+                    reconcilers/plugin-decls.c
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
 RECONCILE_WORLD := tests/unit/reconcile-world.c
@@ -15,3 +16,4 @@ $(eval $(call unit_test,test-reconcile-scheduler-config,tests/unit/test-reconcil
 $(eval $(call unit_test,test-reconcile-profiles,tests/unit/test-reconcile-profiles.c $(RECONCILE_WORLD),reconcilers policy kube common))
 $(eval $(call unit_test,test-reconcile-parts,tests/unit/test-reconcile-parts.c,reconcilers policy kube common))
 $(eval $(call unit_test,test-reconcile-clusteroperator,tests/unit/test-reconcile-clusteroperator.c $(RECONCILE_WORLD),reconcilers policy kube common))
+$(eval $(call unit_test,test-reconcile-plugins,tests/unit/test-reconcile-plugins.c $(RECONCILE_WORLD),reconcilers policy kube common))

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 typedef struct json_t json_t;
+typedef struct KscExternalPlugin KscExternalPlugin; /* policy-validator/kubescheduler-config.h */
 
 /* Names and keys of the contract, for the daemon (informer filters) and the tests. */
 #define RECONCILE_SCHEDULER_NAME "cluster"
@@ -105,6 +106,15 @@ typedef struct ReconcileConfig {
         bool profiles_as_plugins;       /* spec.profile renders OpenShift 4.7-4.9's plugin set
                                          * (reconcilers/profiles.h) into config.yaml; false:
                                          * the profile's built-in Policy in policy.cfg */
+        const char *plugin_dir;         /* where the scheduler's image holds out-of-tree
+                                         * plugins: the container runs with --plugin-dir=DIR;
+                                         * NULL/"" = none */
+        const KscExternalPlugin *plugins; /* the out-of-tree plugins declared as shipped in
+                                         * plugin_dir (reconcilers/plugin-decls.h): a
+                                         * KubeSchedulerConfiguration source's profiles may
+                                         * enable them at their points; ignored without
+                                         * plugin_dir */
+        size_t n_plugins;
 } ReconcileConfig;
 
 /* Fills the defaults listed above. */

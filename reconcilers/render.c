@@ -239,6 +239,12 @@ static json_t *render_command(const ReconcileConfig *c, bool policy_file) {
                 if (json_array_append_new(cmd, json_string(argv[i])) < 0)
                         return NULL;
         snprintf(arg, sizeof(arg), "--v=%d", c->verbosity);
+        if (c->plugin_dir && c->plugin_dir[0]) {
+                _cleanup_free_ char *dir = NULL;
+                if (asprintf(&dir, "--plugin-dir=%s", c->plugin_dir) < 0 ||
+                    json_array_append_new(cmd, json_string(dir)) < 0)
+                        return NULL;
+        }
         if (json_array_append_new(cmd, json_string("--config=" RECONCILE_MOUNT_DIR "/" RECONCILE_CONFIG_KEY)) < 0 ||
             (policy_file &&
              json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0) ||

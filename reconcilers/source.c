@@ -503,7 +503,8 @@ static json_t *effective_plugins(const json_t *effective) {
 
 /* Validates a KubeSchedulerConfiguration source; fills d (source already set) on both
  * outcomes, the diagnostics pointing into the ConfigMap's config.yaml. */
-static int judge_scheduler_config(Desired *d, const char *text, size_t len, const char *ignored_profile) {
+static int judge_scheduler_config(const ReconcileConfig *c, Desired *d, const char *text, size_t len,
+                                  const char *ignored_profile) {
         KscOptions opts = { .base = { .max_size = RECONCILE_MAX_POLICY_SIZE } };
         _cleanup_(pdoc_freep) PDoc *doc = NULL;
         _cleanup_json_ json_t *eff = NULL;
@@ -512,6 +513,14 @@ static int judge_scheduler_config(Desired *d, const char *text, size_t len, cons
         PolicyDiags diags = {}, parse_diags = {};
         int r;
 
+        /* The out-of-tree plugins the scheduler's image ships, as declared: the operator cannot
+         * open them, so their args pass unchecked; the scheduler checks them at start. */
+        if (c->plugin_dir && c->plugin_dir[0]) {
+                opts.plugin_dir = c->plugin_dir;
+                opts.external = c->plugins;
+                opts.n_external = c->n_plugins;
+                opts.external_declared = true;
+        }
         buf_init(&msg, RECONCILE_MAX_MESSAGE * 2);
         /* The positions of the owned fields; a text that does not parse is the validator's to
          * report, once. */
@@ -586,7 +595,8 @@ out:
 }
 
 /* The ConfigMap the operator's configuration names, found and read into d. */
-static int resolve_scheduler_config(const char *name, const json_t *cm, const char *ignored_profile, Desired *d) {
+static int resolve_scheduler_config(const ReconcileConfig *c, const char *name, const json_t *cm,
+                                    const char *ignored_profile, Desired *d) {
         const char *cm_name = jstr(cm, "metadata", "name");
         char *m = NULL;
 
@@ -612,7 +622,7 @@ static int resolve_scheduler_config(const char *name, const json_t *cm, const ch
         sha256_hex(text, len, hex);
         if (jset_str(d->source, "sha256", hex) < 0)
                 return -ENOMEM;
-        return judge_scheduler_config(d, text, len, ignored_profile);
+        return judge_scheduler_config(c, d, text, len, ignored_profile);
 }
 
 int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm,
@@ -678,7 +688,7 @@ int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const jso
                         return -ENOMEM;
                 if (ignored && jset_str(d.source, "ignoredProfile", ignored) < 0)
                         goto oom;
-                r = resolve_scheduler_config(sc_name, scheduler_config_cm, ignored, &d);
+                r = resolve_scheduler_config(c, sc_name, scheduler_config_cm, ignored, &d);
         } else {
                 d.profile_name = profile_or_default(profile);
                 d.source = json_pack("{s:s}", "profile", d.profile_name);

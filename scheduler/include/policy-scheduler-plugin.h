@@ -67,7 +67,9 @@ typedef struct PspHost {
         /* The controller ownerReference: kind and name, NULL when none. */
         const char *(*pod_owner_kind)(const PspPod *pod);
         const char *(*pod_owner_name)(const PspPod *pod);
-        /* The node the pod is bound or assumed to; NULL for the pod being scheduled. */
+        /* The node the pod is bound to (its spec.nodeName as the scheduler last saw it); NULL
+         * for the pod being scheduled and for a pod only assumed on a node (decided, its
+         * binding not yet seen): node_pod and pods_labelled give such a pod's node. */
         const char *(*pod_node_name)(const PspPod *pod);
         /* Counts of the pod's required pod affinity and anti-affinity terms, and the topology
          * key of one of them (NULL past the end). */

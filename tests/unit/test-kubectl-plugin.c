@@ -244,6 +244,39 @@ static void test_diff_framework_lossy(void **state) {
         json_decref(low);
 }
 
+/* A revision whose profile enables out-of-tree plugins (the operator's --scheduler-plugin):
+ * compared like in-tree ones, the plugins taken from what the operator accepted, the
+ * revision's effective annotation; without it the names are unknown. */
+static void test_diff_framework_out_of_tree(void **state) {
+        Buf out;
+        assert_int_equal(diff_files("low", "plugins", &out), 1);
+        const char *s = buf_str(&out);
+        assert_non_null(strstr(s, "profile default-scheduler:\n  filter:\n    + pair-anti-affinity\n"));
+        assert_non_null(strstr(s, "    + node-label-score weight 1\n"));
+        assert_non_null(strstr(s, "    - NodeResourcesLeastAllocated weight 1\n"));
+        assert_non_null(strstr(s, "  pluginConfig:\n"));
+        assert_non_null(strstr(s, "+ node-label-score {\"labels\":[{\"key\":\"example.com/rack-score\",\"weight\":2}]}"));
+        buf_free(&out);
+        assert_int_equal(diff_files("plugins", "low", &out), 1);
+        assert_non_null(strstr(buf_str(&out), "  filter:\n    - pair-anti-affinity\n"));
+        assert_non_null(strstr(buf_str(&out), "  pluginConfig:\n    - pair-anti-affinity {\"conflicts\":"));
+        buf_free(&out);
+        assert_int_equal(diff_files("plugins", "plugins", &out), 0);
+        buf_free(&out);
+
+        json_t *cm = load_revision_file("plugins"), *low = load_revision_file("low");
+        char *err = NULL;
+        json_object_del(json_object_get(json_object_get(cm, "metadata"), "annotations"), "scheduler.openshift.io/effective");
+        buf_init(&out, 0);
+        assert_int_equal(revision_diff(cm, "revision 4", low, "revision 1", &out, &err), -EINVAL);
+        assert_non_null(err);
+        assert_non_null(strstr(err, "plugin \"pair-anti-affinity\" does not exist"));
+        free(err);
+        buf_free(&out);
+        json_decref(cm);
+        json_decref(low);
+}
+
 static void test_explain(void **state) {
         json_t *pod = load("{\"metadata\":{\"name\":\"big\",\"namespace\":\"e2e\"},\"spec\":{},\"status\":{\"phase\":\"Pending\","
                            "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\","
@@ -787,6 +820,7 @@ int main(void) {
                 cmocka_unit_test(test_diff_framework_source),
                 cmocka_unit_test(test_diff_framework_policy),
                 cmocka_unit_test(test_diff_framework_lossy),
+                cmocka_unit_test(test_diff_framework_out_of_tree),
                 cmocka_unit_test(test_explain),
                 cmocka_unit_test(test_migrate_default_policy),
                 cmocka_unit_test(test_migrate_lossy_and_invalid),
