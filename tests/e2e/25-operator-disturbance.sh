@@ -137,7 +137,9 @@ sleep 1
 check "... and it is killed again" kill_scheduler
 wait_for "... the pod is unready" 10 \
   bash -c "[ \"\$(kubectl -n $OPNS get pod $pod -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}')\" = False ]"
-sleep 12
+# Nothing must follow: asserted once the operator has run a whole pass begun while the pod
+# is unready (it reads the pod's readiness through its watches), not after a guessed sleep.
+check "... the operator has run a whole pass since" stack_operator_has_run_since_now a
 check_eq "revision $R is still deployed (no rollback)" "$R" "$(deploy '{.spec.template.metadata.annotations.scheduler\.openshift\.io/revision}')"
 check_eq "revision $R is not marked failed" "" \
   "$(kubectl -n $OPNS get cm policy-scheduler-config-$R -o jsonpath='{.metadata.annotations.scheduler\.openshift\.io/rollout-failed}')"
@@ -204,7 +206,7 @@ before=$(status_writes)
 stack_put_policy "$(stack_weight_policy 2)"
 R=$((R + 1))
 rolls_out "a policy change rolls out as revision $R" "$R"
-sleep 2
+check "... and the operator has run a whole pass since (a late write would be in by now)" stack_operator_has_run_since_now a
 check_match "the rollout wrote the status at most twice (started, complete)" '^[12]$' "$(( $(status_writes) - before ))"
 
 # --- failures to apply show on status ------------------------------------------------------

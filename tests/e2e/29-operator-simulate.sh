@@ -24,7 +24,7 @@ cleanup() {
   [ -n "${SIM_PID:-}" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
   stack_nodesim_stop
   kubectl delete namespace "$NS" --ignore-not-found --wait=false >/dev/null 2>&1
-  kubectl delete node "${SIM_NODES[@]}" --ignore-not-found --wait=false >/dev/null 2>&1
+  api_delete "${SIM_NODES[@]/#//api/v1/nodes/}"
   kubectl delete clusterrolebinding simulate-reader clusterrole simulate-reader --ignore-not-found >/dev/null 2>&1
   kubectl taint node node-1 node-2 simulate-e2e- >/dev/null 2>&1
   # the operator scripts after this one on the plane start from nothing: no ClusterOperator

@@ -25,9 +25,12 @@
 #include "kube/log.h"
 #include "tests/integration/plane-client.h"
 
-#define LEASE_USEC 4000000ULL
-#define RENEW_USEC 3000000ULL
-#define RETRY_USEC 1000000ULL
+/* Shorter than a real deployment's 15/10/2 s, for the test's time: the checks wait out the
+ * lease duration several times. A leader still gets four renew attempts within its renew
+ * deadline (upstream's ratio is five). */
+#define LEASE_USEC 3000000ULL
+#define RENEW_USEC 2000000ULL
+#define RETRY_USEC 500000ULL
 
 static char ns[64];
 static const char *lease_name = "test-lock";
@@ -210,16 +213,17 @@ static int write_skewed(KubeClient *c, const char *name, const char *holder, int
         return r;
 }
 
-/* The holder's clock is a minute behind (fifteen lease durations) and it renews every retry
- * period: renewTime always looks a minute old, yet the lease is live and must not be taken. Once it stops renewing,
- * the candidate takes over one lease duration after it last saw the record change. */
+/* The holder's clock is a minute behind (twenty lease durations) and it renews every retry
+ * period for two lease durations: renewTime always looks a minute old, yet the lease is live
+ * and must not be taken. Once it stops renewing, the candidate takes over one lease duration
+ * after it last saw the record change. */
 static void test_holder_clock_behind(void **state) {
         KubeClient *c = *state;
         lease_name = "skew-behind";
         const int64_t skew = -60LL * 1000000;
         assert_int_equal(write_skewed(c, lease_name, "holder-behind", skew), 0);
         Child d = spawn("candidate-d");
-        for (int i = 0; i < 8; i++) {
+        for (unsigned i = 0; i < 2 * LEASE_USEC / RETRY_USEC; i++) {
                 assert_int_equal(wait_line(&d, RETRY_USEC / 1000), 0);
                 assert_int_equal(write_skewed(c, lease_name, "holder-behind", skew), 0);
         }

@@ -22,6 +22,9 @@
 #                         the error's body). For polls and creates in loops: a kubectl
 #                         process per call costs 0.1-0.3 s of CPU, curl a few milliseconds
 #   api_get PATH          api GET PATH
+#   api_delete PATH...    DELETEs every PATH with one curl over one connection (kubectl
+#                         sends one request per object and throttles itself to 5 a second:
+#                         40 s for 200 objects); one already gone is fine; nothing waits
 #   api_create PATH       POSTs the JSON object on stdin to the collection PATH
 #   api_merge PATH JSON   a JSON merge patch of the object at PATH
 #   docs_json FILE        each object of the YAML (or JSON) FILE as one line of JSON, in
@@ -74,18 +77,26 @@ memcheck_reports() {
   return 0
 }
 
+api_init() {
+  [ -z "${API_SERVER:-}" ] || return 0
+  API_SERVER=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
+  API_CURL=(curl -s --fail-with-body --max-time 30
+            --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
+            --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
+            --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
+}
 api() {
   local method=$1 path=$2; shift 2
-  if [ -z "${API_SERVER:-}" ]; then
-    API_SERVER=$(awk '/server:/ { print $2; exit }' "$KUBECONFIG")
-    API_CURL=(curl -s --fail-with-body --max-time 30
-              --cacert "$(awk '/certificate-authority:/ { print $2; exit }' "$KUBECONFIG")"
-              --cert "$(awk '/client-certificate:/ { print $2; exit }' "$KUBECONFIG")"
-              --key "$(awk '/client-key:/ { print $2; exit }' "$KUBECONFIG")")
-  fi
+  api_init
   "${API_CURL[@]}" -X "$method" "$@" "$API_SERVER$path"
 }
 api_get() { api GET "$1"; }
+api_delete() {
+  [ $# -gt 0 ] || return 0
+  api_init
+  "${API_CURL[@]}" -X DELETE "${@/#/$API_SERVER}" >/dev/null 2>&1
+  return 0
+}
 api_create() { api POST "$1" -H 'Content-Type: application/json' --data-binary @-; }
 api_merge() { api PATCH "$1" -H 'Content-Type: application/merge-patch+json' --data-binary "$2"; }
 docs_json() {

@@ -20,7 +20,8 @@
 #                                 scripts that take it have always counted them)
 #   plane_nodes_cleanup TAG [NODE...]
 #                                 stops that nodesim, deletes NODES (and the extra NODEs) and
-#                                 their Leases, without waiting
+#                                 their Leases (e2e.sh's api_delete: one curl for all),
+#                                 without waiting
 #   plane_extender_start TAG SCRIPT ARGS...
 #                                 runs the test's Python extender SCRIPT on port EXT_PORT
 #                                 (EXT_PID; the port is its first argument, then ARGS; the
@@ -81,11 +82,11 @@ plane_nodes_cleanup() {
   local tag=$1; shift
   stop_pid "${NS_PID:-}"
   rm -f "$CLUSTER_DIR/pids/nodesim-$tag.pid"
-  {
-    kubectl delete node "${NODES[@]}" "$@" --ignore-not-found --wait=false
-    kubectl delete lease -n kube-node-lease "${NODES[@]}" "$@" --ignore-not-found --wait=false
-  } >/dev/null 2>&1
-  return 0
+  local n urls=()
+  for n in "${NODES[@]}" "$@"; do
+    urls+=("/api/v1/nodes/$n" "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/$n")
+  done
+  api_delete ${urls[@]+"${urls[@]}"}
 }
 
 plane_extender_start() {

@@ -12,8 +12,12 @@ TAP_FAILED=0
 TAP_PLANNED=
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 
-ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; }
-not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $1"; shift; [ $# -eq 0 ] || printf '#   %s\n' "$@"; }
+# TAP_TIMES=1 in the environment: after each check and set-up step, a comment line "# at N ms"
+# (since the script started), to see where a script spends its time.
+TAP_T0=$(date +%s%N)
+tap_at() { [ "${TAP_TIMES:-0}" != 1 ] || echo "# at $(( ($(date +%s%N) - TAP_T0) / 1000000 )) ms"; }
+ok() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N - $*"; tap_at; }
+not_ok() { TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1)); echo "not ok $TAP_N - $1"; shift; [ $# -eq 0 ] || printf '#   %s\n' "$@"; tap_at; }
 
 # tap_plan N: says up front how many checks follow (for scripts whose count is fixed).
 tap_plan() { TAP_PLANNED=$1; echo "1..$1"; }
@@ -31,7 +35,7 @@ bail_out() {
 # its output) when it does not.
 setup() {
   local what=$1 out; shift
-  if out=$("$@" 2>&1); then echo "# set up: $what"; else bail_out "set-up failed: $what" "command: $*" "$out"; fi
+  if out=$("$@" 2>&1); then echo "# set up: $what"; tap_at; else bail_out "set-up failed: $what" "command: $*" "$out"; fi
 }
 
 # setup_wait "what" SECONDS CMD...: a set-up step that polls, as wait_for does.
@@ -39,7 +43,7 @@ setup_wait() {
   local what=$1 secs=$2 deadline out; shift 2
   deadline=$(( $(date +%s%N) + secs * 1000000000 ))
   while :; do
-    if out=$("$@" 2>&1); then echo "# set up: $what"; return 0; fi
+    if out=$("$@" 2>&1); then echo "# set up: $what"; tap_at; return 0; fi
     [ "$(date +%s%N)" -lt $deadline ] || bail_out "set-up failed: $what" "gave up after ${secs}s: $*" "$out"
     sleep 0.2
   done
