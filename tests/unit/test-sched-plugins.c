@@ -120,14 +120,16 @@ static void obs_plugin(void *userdata, SchedPluginName plugin, SchedPoint point,
 }
 static const SchedAlgoObserver observer = { .now_ns = obs_now, .point = obs_point, .plugin = obs_plugin };
 
-/* The node the pod goes to ("" when none fits) and the scores; sampled: the decision is one
+/* pod placed with the pods nominated to nodes (nom, may be NULL) as the daemon places it:
+ * the node ("" when none fits) and the scores or the failure; sampled: the decision is one
  * the daemon samples for plugin metrics. */
-static char *place_sampled(Fx *f, const SchedConfig *cfg, const char *name, const char *labels, bool sampled) {
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, name, "100m", "", "", labels);
+static char *place_with(Fx *f, const SchedConfig *cfg, const SchedPod *pod, const SchedNominator *nom, bool sampled) {
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
         sched_algo_set_observer(a, &observer);
         sched_algo_set_sampling(a, sampled);
+        if (nom)
+                sched_algo_set_nominator(a, nom);
         SchedResult res;
         assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
         Buf b;
@@ -138,6 +140,12 @@ static char *place_sampled(Fx *f, const SchedConfig *cfg, const char *name, cons
         else
                 assert_int_equal(sched_algo_format_failure(a, &b), 0);
         return buf_steal(&b);
+}
+
+/* A 100m pod with labels, placed on an empty nominator. */
+static char *place_sampled(Fx *f, const SchedConfig *cfg, const char *name, const char *labels, bool sampled) {
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, name, "100m", "", "", labels);
+        return place_with(f, cfg, pod, NULL, sampled);
 }
 
 static char *place(Fx *f, const SchedConfig *cfg, const char *name, const char *labels) {
@@ -254,25 +262,6 @@ static void test_node_label_score_values(void **state) {
         sched_config_free(cfg);
 }
 
-/* pod placed with the pods nominated to nodes (nom, may be NULL) as the daemon places it: the
- * node and the scores or the failure, as place() */
-static char *place_pod(Fx *f, const SchedConfig *cfg, const SchedPod *pod, const SchedNominator *nom) {
-        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
-        assert_non_null(a);
-        sched_algo_set_observer(a, &observer);
-        sched_algo_set_nominator(a, nom);
-        SchedResult res;
-        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
-        Buf b;
-        buf_init(&b, 0);
-        assert_true(buf_printf(&b, "%s:", res.node ? sched_strtab_get(f->t, res.node) : "") >= 0);
-        if (res.node)
-                assert_int_equal(sched_algo_format_scores(a, &b), 0);
-        else
-                assert_int_equal(sched_algo_format_failure(a, &b), 0);
-        return buf_steal(&b);
-}
-
 static void expect_in(const char *text, const char *needle) {
         if (!strstr(text, needle))
                 fail_msg("\"%s\" is not in \"%s\"", needle, text);
@@ -317,7 +306,7 @@ static void test_host_views(void **state) {
 
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
         SchedConfig *cfg = probe_config(f, l, "{'key':'shard','value':'s1','intKey':'num'}");
-        _cleanup_free_ char *got = place_pod(f, cfg, pod, NULL);
+        _cleanup_free_ char *got = place_with(f, cfg, pod, NULL, false);
         expect_in(got, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:42 keys 1 1");
         expect_in(got, "n2: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:-7 keys 1 1");
         expect_in(got, "n3: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 0:0 keys 1 1");
@@ -331,22 +320,22 @@ static void test_host_views(void **state) {
         assert_non_null(nom);
         _cleanup_(sched_pod_unrefp) SchedPod *nominated = tl_pod(f->t, "nom", "100m", "", "", "'labels':{'shard':'s1'}");
         assert_int_equal(sched_nominator_set(nom, nominated, sched_strtab_lookup(f->t, "n2", 2)), 0);
-        _cleanup_free_ char *what_if = place_pod(f, cfg, pod, nom);
+        _cleanup_free_ char *what_if = place_with(f, cfg, pod, nom, false);
         expect_in(what_if, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0");
         expect_in(what_if, "n2: labelled [a@n1 b@n2 e@n3] (3) what-if 1");
         sched_config_free(cfg);
 
         /* a value no pod has, a key no object has, and a visit that stops */
         cfg = probe_config(f, l, "{'key':'shard','value':'s3','intKey':'none'}");
-        _cleanup_free_ char *none = place_pod(f, cfg, pod, NULL);
+        _cleanup_free_ char *none = place_with(f, cfg, pod, NULL, false);
         expect_in(none, "n1: labelled [] (0) what-if 0 int 0:0");
         sched_config_free(cfg);
         cfg = probe_config(f, l, "{'key':'no-such-key','value':'s1'}");
-        _cleanup_free_ char *no_key = place_pod(f, cfg, pod, NULL);
+        _cleanup_free_ char *no_key = place_with(f, cfg, pod, NULL, false);
         expect_in(no_key, "n1: labelled [] (0)");
         sched_config_free(cfg);
         cfg = probe_config(f, l, "{'key':'shard','value':'s1','stopAfter':2}");
-        _cleanup_free_ char *stopped = place_pod(f, cfg, pod, NULL);
+        _cleanup_free_ char *stopped = place_with(f, cfg, pod, NULL, false);
         expect_in(stopped, "] (2) what-if 0");
         sched_config_free(cfg);
 }
@@ -374,18 +363,18 @@ static void test_pair_anti_affinity_nominated(void **state) {
 
         _cleanup_(sched_pod_unrefp) SchedPod *third =
                 tl_pod(f->t, "a-master-3", "100m", "", "'priority':5", "'labels':{'shard':'a','role':'master'}");
-        _cleanup_free_ char *none = place_pod(f, cfg, third, nom);
+        _cleanup_free_ char *none = place_with(f, cfg, third, nom, false);
         expect_in(none, "2 node(s) had a master and this pod is a master of the same group");
         /* without the nomination n2 is free */
-        _cleanup_free_ char *free_n2 = place_pod(f, cfg, third, NULL);
+        _cleanup_free_ char *free_n2 = place_with(f, cfg, third, NULL, false);
         assert_string_equal(free_n2, "n2:");
         _cleanup_(sched_pod_unrefp) SchedPod *higher =
                 tl_pod(f->t, "a-replica-high", "100m", "", "'priority':9", "'labels':{'shard':'a','role':'replica'}");
-        _cleanup_free_ char *high = place_pod(f, cfg, higher, nom);
+        _cleanup_free_ char *high = place_with(f, cfg, higher, nom, false);
         assert_string_equal(high, "n2:");
         _cleanup_(sched_pod_unrefp) SchedPod *other =
                 tl_pod(f->t, "b-master", "100m", "", "'priority':5", "'labels':{'shard':'b','role':'master'}");
-        _cleanup_free_ char *b_master = place_pod(f, cfg, other, nom);
+        _cleanup_free_ char *b_master = place_with(f, cfg, other, nom, false);
         if (strncmp(b_master, "n1:", 3) != 0 && strncmp(b_master, "n2:", 3) != 0)
                 fail_msg("%s", b_master);
 }
@@ -420,27 +409,27 @@ static void test_pair_anti_affinity_namespace(void **state) {
         _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
 
         _cleanup_(sched_pod_unrefp) SchedPod *master = tl_pod(f->t, "m2", "100m", "", "", "'labels':{'role':'master'}");
-        _cleanup_free_ char *m = place_pod(f, cfg, master, NULL);
+        _cleanup_free_ char *m = place_with(f, cfg, master, NULL, false);
         assert_string_equal(m, "n3:");
         _cleanup_(sched_pod_unrefp) SchedPod *replica = tl_pod(f->t, "r3", "100m", "", "", "'labels':{'role':'replica'}");
-        _cleanup_free_ char *r = place_pod(f, cfg, replica, NULL);
+        _cleanup_free_ char *r = place_with(f, cfg, replica, NULL, false);
         if (strstr(r, "n1=") || !strstr(r, "n2=") || !strstr(r, "n3=") || !strstr(r, "n4="))
                 fail_msg("a replica goes anywhere but beside the master: %s", r);
         /* a worker is constrained by nothing: its PreFilter says Skip and no Filter is called */
         const SchedExternalStats *calls = &sched_external_find(&l->set, "pair-anti-affinity")->stats;
         uint64_t before = calls->calls;
         _cleanup_(sched_pod_unrefp) SchedPod *worker = tl_pod(f->t, "w2", "100m", "", "", "'labels':{'role':'worker'}");
-        _cleanup_free_ char *w = place_pod(f, cfg, worker, NULL);
+        _cleanup_free_ char *w = place_with(f, cfg, worker, NULL, false);
         if (!strstr(w, "n1=") || !strstr(w, "n2=") || !strstr(w, "n3=") || !strstr(w, "n4="))
                 fail_msg("a worker goes anywhere: %s", w);
         assert_int_equal(calls->calls - before, 1);
         /* a master: PreFilter and four Filters */
         before = calls->calls;
-        _cleanup_free_ char *m_again = place_pod(f, cfg, master, NULL);
+        _cleanup_free_ char *m_again = place_with(f, cfg, master, NULL, false);
         assert_string_equal(m_again, "n3:");
         assert_int_equal(calls->calls - before, 5);
         /* the pod itself, assumed already (a retried decision), is no conflict of its own */
-        _cleanup_free_ char *again = place_pod(f, cfg, r2, NULL);
+        _cleanup_free_ char *again = place_with(f, cfg, r2, NULL, false);
         if (strstr(again, "n1=") || !strstr(again, "n4="))
                 fail_msg("%s", again);
 }
