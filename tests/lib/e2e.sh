@@ -54,9 +54,7 @@ stop_pid() {
   return 0
 }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+free_port() { python3 "$(dirname "${BASH_SOURCE[0]}")/free-port.py"; }
 
 nodes_ready() {
   local out
