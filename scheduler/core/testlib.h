@@ -100,6 +100,16 @@ static inline void tl_policy_prio(TlPolicy *p, PolicyPriorityId id, int64_t weig
                 .id = id, .name = name, .weight = weight, .argument = arg };
 }
 
+/* The policy the preemption tests and benchmark decide with: GeneralPredicates, taints,
+ * inter-pod affinity (victims can matter to it) and LeastRequested. */
+static inline void tl_policy_preemption(TlPolicy *p) {
+        tl_policy_init(p, false);
+        tl_policy_pred(p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
+        tl_policy_pred(p, POLICY_PRED_POD_TOLERATES_NODE_TAINTS, NULL, NULL);
+        tl_policy_pred(p, POLICY_PRED_MATCH_INTER_POD_AFFINITY, NULL, NULL);
+        tl_policy_prio(p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
+}
+
 /* A profile built in code, in the effective shape sched_config_new_profile() reads:
  *
  *     TlProfile b = tl_profile("p");

@@ -32,11 +32,7 @@ static int run(uint32_t n_nodes, uint32_t n_pods) {
         if (!c)
                 return -ENOMEM;
         TlPolicy pol;
-        tl_policy_init(&pol, false);
-        tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_pred(&pol, POLICY_PRED_POD_TOLERATES_NODE_TAINTS, NULL, NULL);
-        tl_policy_pred(&pol, POLICY_PRED_MATCH_INTER_POD_AFFINITY, NULL, NULL);
-        tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
+        tl_policy_preemption(&pol);
         SchedConfigOptions o = {};
         SchedConfig *cfg = NULL;
         _cleanup_buf_ Buf err;

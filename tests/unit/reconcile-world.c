@@ -166,8 +166,8 @@ const json_t *policy_cm_for(World *w) {
         return name ? json_object_get(w->policy_cms, name) : NULL;
 }
 
-ReconcileOutput *pass(World *w) {
-        ReconcileInput in = {
+ReconcileInput world_input(World *w) {
+        return (ReconcileInput) {
                 .scheduler = w->scheduler,
                 .policy_configmap = w->scheduler ? policy_cm_for(w) : NULL,
                 /* The operator's KubeSchedulerConfiguration source lives beside the policies. */
@@ -183,6 +183,10 @@ ReconcileOutput *pass(World *w) {
                 .apply_error = w->apply_error,
                 .conflicting_scheduler = w->conflicting_scheduler,
         };
+}
+
+ReconcileOutput *pass(World *w) {
+        ReconcileInput in = world_input(w);
         ReconcileOutput *out = NULL;
         assert_int_equal(reconcile_scheduler(&in, &out), 0);
         assert_non_null(out);
@@ -471,13 +475,7 @@ const char *deployment_revision(World *w) {
 World *installed(void) {
         World *w = world_new();
         set_scheduler(w, "{}");
-        ReconcileOutput *o = pass(w);
-        apply(w, o);
-        reconcile_output_free(o);
-        rollout(w, true);
-        o = pass(w);
-        apply(w, o);
-        reconcile_output_free(o);
+        finish(w);
         assert_int_equal(status_revision(w), 1);
         return w;
 }

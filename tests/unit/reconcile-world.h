@@ -40,6 +40,8 @@ void set_policy_cm(World *w, const char *name, const char *key, const char *text
 void set_policy_file(World *w, const char *name, const char *path);
 void add_node(World *w, const char *name, bool ready, bool master, const char *taint_key);
 const json_t *policy_cm_for(World *w);
+/* The reconciler's input: the world as observed (borrowed from w). */
+ReconcileInput world_input(World *w);
 ReconcileOutput *pass(World *w);
 void merge_into(json_t *target, const json_t *patch);
 json_t *find_named(json_t *arr, const char *name, size_t *ret_index);

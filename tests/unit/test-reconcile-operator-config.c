@@ -26,16 +26,7 @@ static json_t *cr(const char *spec_json, int64_t generation) {
 }
 
 static ReconcileOutput *op_pass(World *w, const json_t *config, int *ret_verbosity) {
-        ReconcileInput in = {
-                .scheduler = w->scheduler,
-                .policy_configmap = policy_cm_for(w),
-                .configmaps = w->configmaps,
-                .deployment = w->deployment,
-                .pods = w->pods,
-                .nodes = w->nodes,
-                .now = w->now,
-                .config = &w->config,
-        };
+        ReconcileInput in = world_input(w);
         ReconcileOutput *out = NULL;
         int v = -1;
         assert_int_equal(reconcile_with_operator_config(&in, config, 2, &out, &v), 0);

@@ -63,14 +63,7 @@ static void test_same_policy_is_a_noop(void **state) {
         _cleanup_free_ char *path = policy_path("openshift-default.json");
         set_policy_file(w, "scheduler-policy", path);
         use_policy(w, "scheduler-policy");
-        ReconcileOutput *o = pass(w);
-        apply(w, o);
-        reconcile_output_free(o);
-        rollout(w, true);
-        o = pass(w);
-        apply(w, o);
-        reconcile_output_free(o);
-        assert_settled(w);
+        finish(w);
         size_t revisions = revision_count(w);
 
         /* The same policy, reformatted: a new resourceVersion and sha256 but the same
@@ -79,7 +72,7 @@ static void test_same_policy_is_a_noop(void **state) {
         _cleanup_free_ char *spaced = NULL;
         assert_true(asprintf(&spaced, "\n\n%s\n   \n", text) > 0);
         set_policy_cm(w, "scheduler-policy", "policy.cfg", spaced);
-        o = pass(w);
+        ReconcileOutput *o = pass(w);
         assert_int_equal(count_actions(o, RECONCILE_CREATE, NULL), 0);
         assert_int_equal(count_actions(o, RECONCILE_UPDATE, NULL), 0);
         assert_int_equal(count_actions(o, RECONCILE_PATCH_STATUS, NULL), 1);

@@ -30,11 +30,7 @@ static int setup(void **state) {
         f->nom = sched_nominator_new();
         f->pdbs = sched_pdbs_new(f->w.t);
         TlPolicy pol;
-        tl_policy_init(&pol, false);
-        tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_pred(&pol, POLICY_PRED_POD_TOLERATES_NODE_TAINTS, NULL, NULL);
-        tl_policy_pred(&pol, POLICY_PRED_MATCH_INTER_POD_AFFINITY, NULL, NULL);
-        tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
+        tl_policy_preemption(&pol);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
