@@ -23,6 +23,13 @@ check "a run with a skip and no failure exits 0" "$RUN_TESTS" --name case tests/
 check "a run with a silent executable exits non-zero" \
   bash -c '! "$1" --name case tests/runner/cases/silent.sh' _ "$RUN_TESTS"
 
+# Where a script waited: the PASS line names the step that ended the longest stretch
+# between two "# at N ms" lines, when it is 20 s or more.
+check_match "the PASS line names the longest wait" \
+  'longest wait 31 s before "the revision rolls out"' "$("$RUN_TESTS" --name case tests/runner/cases/slow-step.sh)"
+check "... and says nothing of stretches under 20 s" \
+  bash -c '! "$1" --name case tests/runner/cases/tap-lib-pass.sh | grep -q "longest wait"' _ "$RUN_TESTS"
+
 # Summary files and the closing lines of `make test`.
 "$RUN_TESTS" --name unit --summary-file "$T/plain" tests/runner/cases/cmocka-skip.sh tests/runner/cases/tap-lib-pass.sh >/dev/null 2>&1
 cp "$T/plain" "$T/asan"
