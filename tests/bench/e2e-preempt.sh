@@ -18,6 +18,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${KUBECONFIG:?run under tools/with-cluster (needs KUBECONFIG)}"
 : "${CLUSTER_DIR:?run under tools/with-cluster (needs CLUSTER_DIR)}"
 . "$CLUSTER_DIR/env"
+. "$ROOT/tests/lib/proc.sh"
 O=${O:-build/default}
 case "$O" in /*) ;; *) O=$ROOT/$O ;; esac
 NODES=${E2E_NODES:-500}
@@ -41,9 +42,9 @@ free_port() {
 
 NODESIM_PID=
 cleanup() {
-  if [ -n "$NODESIM_PID" ] && kill -0 "$NODESIM_PID" 2>/dev/null; then
+  if [ -n "$NODESIM_PID" ] && alive "$NODESIM_PID"; then
     kill -TERM "$NODESIM_PID"
-    for _ in $(seq 1 100); do kill -0 "$NODESIM_PID" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 100); do alive "$NODESIM_PID" || break; sleep 0.1; done
     kill -KILL "$NODESIM_PID" 2>/dev/null || true
   fi
   rm -f "$CLUSTER_DIR/pids/e2e-preempt-nodesim.pid"
@@ -100,7 +101,7 @@ ready=0
 for _ in $(seq 1 600); do
   ready=$(kubectl get nodes -l e2e-preempt=1 --no-headers 2>/dev/null | grep -c ' Ready ' || true)
   [ "$ready" -ge "$NODES" ] && break
-  kill -0 "$NODESIM_PID" 2>/dev/null || { echo "e2e-preempt: nodesim exited" >&2; exit 1; }
+  alive "$NODESIM_PID" || { echo "e2e-preempt: nodesim exited" >&2; exit 1; }
   sleep 0.2
 done
 [ "$ready" -ge "$NODES" ] || { echo "e2e-preempt: only $ready of $NODES nodes Ready" >&2; exit 1; }

@@ -55,6 +55,7 @@ fi
 : "${KUBECONFIG:?run under tools/with-cluster (needs KUBECONFIG)}"
 : "${CLUSTER_DIR:?run under tools/with-cluster (needs CLUSTER_DIR)}"
 . "$CLUSTER_DIR/env"
+. "$ROOT/tests/lib/proc.sh"
 O=${O:-build/default}
 case "$O" in /*) ;; *) O=$ROOT/$O ;; esac
 NODES=${E2E_NODES:-500}
@@ -79,9 +80,9 @@ free_port() {
 
 NODESIM_PID=
 cleanup() {
-  if [ -n "$NODESIM_PID" ] && kill -0 "$NODESIM_PID" 2>/dev/null; then
+  if [ -n "$NODESIM_PID" ] && alive "$NODESIM_PID"; then
     kill -TERM "$NODESIM_PID"
-    for _ in $(seq 1 100); do kill -0 "$NODESIM_PID" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 100); do alive "$NODESIM_PID" || break; sleep 0.1; done
     kill -KILL "$NODESIM_PID" 2>/dev/null || true
   fi
   rm -f "$CLUSTER_DIR/pids/e2e-sched-nodesim.pid"
@@ -140,7 +141,7 @@ ready=0
 for _ in $(seq 1 600); do
   ready=$(kubectl get nodes -l e2e-sched=1 --no-headers 2>/dev/null | grep -c ' Ready ' || true)
   [ "$ready" -ge "$NODES" ] && break
-  kill -0 "$NODESIM_PID" 2>/dev/null || { echo "e2e-sched: nodesim exited" >&2; tail -n 20 "$WORK/nodesim.log" >&2; exit 1; }
+  alive "$NODESIM_PID" || { echo "e2e-sched: nodesim exited" >&2; tail -n 20 "$WORK/nodesim.log" >&2; exit 1; }
   sleep 0.2
 done
 [ "$ready" -ge "$NODES" ] || { echo "e2e-sched: only $ready of $NODES nodes Ready" >&2; exit 1; }

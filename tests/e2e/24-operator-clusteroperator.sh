@@ -170,5 +170,5 @@ check "... the revision serves on" settled
 setup "the CRD installed again" kubectl apply -f "$CO_CRD"
 wait_for "... ClusterOperator scheduler-policy is reported again" 60 bash -c \
   "$(declare -f co ccondition cis); cis Available True && cis Upgradeable True"
-check "the operator is alive" kill -0 "$(cat "$CLUSTER_DIR/pids/operator-co.pid")"
+check "the operator is alive" alive "$(cat "$CLUSTER_DIR/pids/operator-co.pid")"
 finish

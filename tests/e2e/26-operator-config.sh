@@ -162,7 +162,7 @@ wait_for "Managed brings the operand back" 10 bash -c "kubectl -n $OPNS get depl
 wait_for "... and a revision serves again" 120 bash -c "[ \"\$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type==\"Available\")].status}')\" = True ] && [ \"\$(kubectl -n $OPNS get cm -l app=policy-scheduler -o name | wc -l)\" -ge 1 ]"
 check_eq "... with the CR's settings (3 replicas, --v=4)" "3 --v=4" \
   "$(deploy '{.spec.replicas} {.spec.template.spec.containers[0].command[-1]}')"
-check "the operator ran throughout (no restart)" kill -0 "$(cat "$CLUSTER_DIR/pids/operator-a.pid")"
+check "the operator ran throughout (no restart)" alive "$(cat "$CLUSTER_DIR/pids/operator-a.pid")"
 
 # --- no CRD at all: the flags apply ----------------------------------------------------------
 stack_stop_pid operator-a

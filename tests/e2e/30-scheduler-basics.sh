@@ -186,6 +186,6 @@ wait_for "(d) and running on its node (nodesim reports each one Running)" 60 all
 metric() { curl -sf "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 check_eq "(d) the restarted scheduler never bound a pod that was already bound (no binding errors)" 0 \
   "$(metric 'scheduler_binding_total{result="error"}')"
-check "the scheduler is still running" kill -0 "$SCHED_PID"
+check "the scheduler is still running" alive "$SCHED_PID"
 
 finish

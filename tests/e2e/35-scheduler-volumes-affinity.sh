@@ -144,7 +144,7 @@ zones=$(for n in $(bound_nodes spread); do
 done | sort | uniq -c | awk '{print $2 "=" $1}' | xargs)
 check_eq "(c) ... two in each zone" "zone-0=2 zone-1=2" "$zones"
 
-check "the scheduler is still running" kill -0 "$SCHED_PID"
+check "the scheduler is still running" alive "$SCHED_PID"
 check_eq "no binding failed" 0 \
   "$(curl -sf "http://127.0.0.1:$PORT/metrics" | awk '/^scheduler_binding_total\{result="error"\}/ {print $2}')"
 

@@ -153,7 +153,7 @@ check_eq "replica A bound every pod (scheduler_binding_total{result=\"ok\"})" "$
   "$(metric "$PORT_A" 'scheduler_binding_total{result="ok"}')"
 check_eq "replica B, the standby, bound nothing" "0 0" \
   "$(metric "$PORT_B" 'scheduler_binding_total{result="ok"}') $(metric "$PORT_B" 'scheduler_binding_total{result="error"}')"
-check "replica A is still running" kill -0 "$A_PID"
-check "replica B is still running" kill -0 "$B_PID"
+check "replica A is still running" alive "$A_PID"
+check "replica B is still running" alive "$B_PID"
 
 finish

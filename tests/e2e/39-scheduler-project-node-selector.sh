@@ -119,6 +119,6 @@ a0=$(unschedulable_attempts)
 kubectl label node ps-app e2e-poke=1 --overwrite >/dev/null
 wait_for "after a node change the scheduler tries both Unschedulable pods again" 60 unschedulable_attempts_reach $((a0 + 2))
 check_eq "... and it is not placed anywhere" "" "$(pod_node ps-invalid plain)"
-check "the scheduler is still running" kill -0 "$SCHED_PID"
+check "the scheduler is still running" alive "$SCHED_PID"
 
 finish

@@ -106,7 +106,7 @@ scheduled_by() {
   [ "$n" -ge 4 ] || { echo "$n Scheduled events by default-scheduler"; return 1; }
 }
 wait_for "four Scheduled events, reported by default-scheduler" 30 scheduled_by
-check "the scheduler is still running" kill -0 "$SCHED_PID"
+check "the scheduler is still running" alive "$SCHED_PID"
 check_match "system:kube-scheduler may not list namespaces: said once, and scheduling goes on" \
   "namespaces cannot be listed: openshift.io/node-selector annotations are not applied" "$(cat "$LOG")"
 check "no error was logged" bash -c "! grep -E '^E[0-9]{4} ' '$LOG'"

@@ -118,7 +118,7 @@ running() { [ -n "$(pod_jq "$1" "$2" '.status.startTime // empty')" ]; }
 pdb_jq() { api_get "/apis/policy/v1beta1/namespaces/$1/poddisruptionbudgets/$2" | jq -r "$3"; }
 pdb_counted() { [ "$(pdb_jq "$1" "$2" '.status.observedGeneration != null and (.status.expectedPods // 0) >= 1')" = true ]; }
 # the pods alive (no deletionTimestamp), one name a line
-alive() { api_get "$(pods_path "$1")" | jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name' | sort; }
+live_pods() { api_get "$(pods_path "$1")" | jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name' | sort; }
 # the scheduler has decided: PodScheduled False, or bound
 failed() { [ "$(pod_jq "$1" "$2" '(.status.conditions // [] | map(select(.type == "PodScheduled")) | .[0].status) == "False"
   or (.spec.nodeName // "") != ""')" = true ]; }
@@ -194,7 +194,7 @@ run_round() { # SCENARIO WHO
       echo "pdb $a allows $(pdb_jq "$ns" "$a" '.status.disruptionsAllowed // ""')" >> "$out" ;;
     sleep) sleep "$a" ;;
     preemptor)
-      before=$(alive "$ns")
+      before=$(live_pods "$ns")
       preemptor_json "$ns" "$a" "$b" "$c" "pd-$who" "$d" "${e:-}" | api_create "$(pods_path "$ns")" >/dev/null ||
         { echo "preemptor $a: create failed" >> "$out"; continue; }
       until_ok 30 failed "$ns" "$a"
@@ -204,7 +204,7 @@ run_round() { # SCENARIO WHO
       [ -z "$nom" ] || until_ok 5 is_bound "$ns" "$a"
       node=$(pod_jq "$ns" "$a" '.spec.nodeName // empty')
       echo "preemptor $a: nominated=${nom:--} bound=${node:--}" >> "$out"
-      echo "preemptor $a: victims=$(comm -23 <(echo "$before") <(alive "$ns") | paste -sd, -)" >> "$out" ;;
+      echo "preemptor $a: victims=$(comm -23 <(echo "$before") <(live_pods "$ns") | paste -sd, -)" >> "$out" ;;
     release) drop_finalizers "$ns" ;;
     settle)
       until_ok 20 is_bound "$ns" "$a"
@@ -219,7 +219,7 @@ run_round() { # SCENARIO WHO
   events_of "$ns" >> "$out"
   api_get "$(pods_path "$ns")" |
     jq -r '.items[] | "final \(.metadata.name) \(.spec.nodeName // "-")\(if .metadata.deletionTimestamp then " deleting" else "" end)"' | sort >> "$out"
-  kill -0 "$SCHED_PID" 2>/dev/null || echo "the $who scheduler exited during the round (log: $log)" >> "$unmet"
+  alive "$SCHED_PID" || echo "the $who scheduler exited during the round (log: $log)" >> "$unmet"
   stop_pid "$SCHED_PID"
   SCHED_PID=
   grep -h 'create failed\|unknown step' "$out" >> "$unmet"

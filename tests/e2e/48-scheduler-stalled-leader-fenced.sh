@@ -83,7 +83,7 @@ pod high "$NS" stall-high "" "\"schedulerName\":\"$SCHED\"," | kubectl apply -f 
 check "a high-priority pod that only preemption can place is created" kubectl -n "$NS" get pod high
 mark=$(wc -l < "$LOG")
 kill -CONT "$SCHED_PID"
-gone() { ! kill -0 "$SCHED_PID" 2>/dev/null; }
+gone() { ! alive "$SCHED_PID"; }
 wait_for "back, the stalled scheduler finds its lease lapsed and exits, as kube-scheduler does" 20 gone
 SCHED_PID=
 sleep 2

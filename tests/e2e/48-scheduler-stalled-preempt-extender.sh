@@ -159,7 +159,7 @@ probe_while() {
 slow_probes() { awk '$1 != "holder" && ($1 != 200 || $2 >= 1.0)' "$1"; }
 # the probes' count and slowest time, for the record
 probe_summary() { awk '$1 != "holder" { n++; if ($2 > max) max = $2 } END { printf "%d probes, slowest %.3f s", n, max }' "$1"; }
-alive() { kill -0 "$SCHED_PID" 2>/dev/null; }
+sched_alive() { alive "$SCHED_PID"; }
 victims_left() { kubectl -n "$NS" get pods -o json | jq -r '[.items[] | select(.metadata.name | startswith("low-")) | select(.metadata.deletionTimestamp == null) | .metadata.name] | sort | join(",")'; }
 
 # ---- (a) the extender answers after 5 s
@@ -171,7 +171,7 @@ check_eq "(a) while the extender thinks, /healthz answers within 1 s every time 
   "$(slow_probes "$T/probes-a")"
 check_eq "(a) ... and the lease stays with the scheduler, which never finds it lapsed" "holder $ME" \
   "$(tail -1 "$T/probes-a")$(grep -o 'lost the leader lease' "$LOG")"
-check "(a) ... which is still running" alive
+check "(a) ... which is still running" sched_alive
 wait_for "(a) the extender answers" 20 answered 1
 nominated_a() { [ "$(kubectl -n "$NS" get pod high-a -o jsonpath='{.status.nominatedNodeName}')" = sx-1 ]; }
 wait_for "(a) then the preemptor is nominated to the node the extender kept (sx-1)" 20 nominated_a
@@ -194,7 +194,7 @@ check_eq "(b) while the extender stalls, /healthz answers within 1 s every time 
   "$(slow_probes "$T/probes-b")"
 check_eq "(b) ... and the lease stays with the scheduler, which never finds it lapsed" "holder $ME" \
   "$(tail -1 "$T/probes-b")$(grep -o 'lost the leader lease' "$LOG")"
-check "(b) ... which is still running" alive
+check "(b) ... which is still running" sched_alive
 timed_out() { tail -n +"$((mark + 1))" "$LOG" | grep -q "$NS/high-b: preemption failed"; }
 wait_for "(b) after the extender's httpTimeout the preemption fails" 20 timed_out
 check_match "(b) ... the log names the extender's timeout" "high-b: preemption failed: extender http://127.0.0.1:$EXT_PORT/preempt: .*[Tt]ime" \
@@ -212,6 +212,6 @@ check_eq "(b) it is nominated nowhere (upstream: no nomination when PostFilter f
   "$(kubectl -n "$NS" get pod high-b -o jsonpath='{.status.nominatedNodeName}')"
 check_eq "(b) nothing more was preempted" "low-sx-0-a,low-sx-0-b" "$(victims_left)"
 check_eq "(b) the lease never changed hands" "$ME $TRANSITIONS" "$(holder) $(transitions)"
-check "(b) the scheduler is still running" alive
+check "(b) the scheduler is still running" sched_alive
 
 finish

@@ -166,14 +166,13 @@ scores() {
 # place I WHO SCHED LOG: test pod I (of $T/pods.jsonl) under WHO's scheduler SCHED (@SCHED@
 # in its schedulerName replaced); prints "NAME: OUTCOME | SCORES".
 place() {
-  local i=$1 who=$2 log=$4 base name got k s sched
-  base=$(sed -n "$((i + 1))p" "$T/pods.jsonl" | jq -r .metadata.name)
+  local i=$1 who=$2 log=$4 base name got k s sched pod
+  base=${POD_NAMES[$i]}
   name=$base-${who:0:2}
-  sed -n "$((i + 1))p" "$T/pods.jsonl" |
-    jq -c --arg n "$name" --arg s "$3" '.metadata.name = $n | .spec.schedulerName |= sub("@SCHED@"; $s)' \
-    > "$T/pod.json"
-  sched=$(jq -r .spec.schedulerName "$T/pod.json")
-  "${CURL[@]}" -X POST -H 'Content-Type: application/json' --data @"$T/pod.json" "$PODS_URL" >/dev/null ||
+  pod=${POD_JSON[$i]//@NAME@/$name}
+  pod=${pod//@SCHED@/$3}
+  sched=${POD_SCHED[$i]//@SCHED@/$3}
+  "${CURL[@]}" -X POST -H 'Content-Type: application/json' --data-binary @- "$PODS_URL" <<< "$pod" >/dev/null ||
     { echo "$base: create failed"; return; }
   got=
   if [[ $sched == *-c ]]; then
@@ -206,6 +205,11 @@ run_case() {
   sed -e "s/@NS@/$NS/g" -e "s/@UID:configmap\/owner@/$OWNER/g" "$pods" |
     kubectl create --dry-run=client -o json -f - |
     jq -c 'if .items then .items[] else . end | select(.kind == "Pod")' > "$T/pods.jsonl"
+  # names, schedulers and templates whose name (and @SCHED@) place fills in with bash's own
+  # substitution: no jq process a placement
+  mapfile -t POD_NAMES < <(jq -r .metadata.name "$T/pods.jsonl")
+  mapfile -t POD_SCHED < <(jq -r .spec.schedulerName "$T/pods.jsonl")
+  mapfile -t POD_JSON < <(jq -c '.metadata.name = "@NAME@"' "$T/pods.jsonl")
   start upstream "$case" "$dir/upstream.log" > "$dir/upstream.pid" 2> "$dir/upstream.err" &
   w1=$!
   start ours "$case" "$dir/ours.log" > "$dir/ours.pid" 2> "$dir/ours.err" &

@@ -173,5 +173,5 @@ check_match "(g) sampled plugin calls: a Filter plugin, labelled plugin, extensi
   "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"(NodeResourcesFit|NodeUnschedulable|TaintToleration|NodeAffinity|NodePorts|NodeName)\",extension_point=\"Filter\",status=\"Success\",le=\"1e-05\"\} [0-9]+" "$metrics"
 check_match "(g) ... and a Score plugin, with v1.20's buckets (1e-05 x 1.5^k, 20 of them)" \
   "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"[A-Za-z]+\",extension_point=\"Score\",status=\"Success\",le=\"0.02216837820053101\"\} [0-9]+" "$metrics"
-check "policy-scheduler is still running" kill -0 "$SCHED_PID"
+check "policy-scheduler is still running" alive "$SCHED_PID"
 finish

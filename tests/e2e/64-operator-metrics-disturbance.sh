@@ -78,7 +78,7 @@ for _ in $(seq 1 8); do
   slowest=$(awk -v a="$slowest" -v b="${r##* }" 'BEGIN { print (b > a ? b : a) }')
   sleep 0.4
 done
-still_waiting=no; kill -0 "$SCRAPE" 2>/dev/null && still_waiting=yes
+still_waiting=no; alive "$SCRAPE" && still_waiting=yes
 readyz=$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HEALTH/readyz")
 wait "$SCRAPE"
 kill -CONT "$APISERVER"

@@ -171,7 +171,7 @@ TOK_S=$!
 "${ABUSE[@]}" tokens --target "127.0.0.1:$OP_SPORT" --count 10000 --connections 32 --seconds 35 > "$T/tokens-op" &
 TOK_OP=$!
 # the API server slowed: frozen 0.3 s of every second while the tokens fly
-while kill -0 "$TOK_S" 2>/dev/null || kill -0 "$TOK_OP" 2>/dev/null; do
+while alive "$TOK_S" || alive "$TOK_OP"; do
   kill -STOP "$APISERVER"; sleep 0.3; kill -CONT "$APISERVER"; sleep 0.7
 done
 wait "$TOK_S" "$TOK_OP"
@@ -278,8 +278,8 @@ measured check_match "random tokens did not flush the review cache: the schedule
 measured check_match "... and so does the operator" '^200 0\.' "$CACHED_OP"
 check_eq "Prometheus's token still scrapes the scheduler afterwards" 200 "$(scrape "$S_SPORT" | cut -d' ' -f1)"
 check_eq "... and the operator" 200 "$(scrape "$OP_SPORT" | cut -d' ' -f1)"
-check "policy-scheduler is still running" kill -0 "$S_PID"
-check "scheduler-operator is still running" kill -0 "$OP_PID"
+check "policy-scheduler is still running" alive "$S_PID"
+check "scheduler-operator is still running" alive "$OP_PID"
 # stopped as the kubelet stops them: a sanitized build reports its leaks as it exits
 stop_pid "$S_PID"; S_PID=
 stack_stop_pid operator-abuse

@@ -124,7 +124,7 @@ rss_mib() { awk '/^VmRSS:/ {print int($2 / 1024)}' "/proc/$SCHED_PID/status"; }
 
 # ---- the probe: /healthz every 0.5 s with a 1 s limit; the worst RSS seen
 probe() {
-  while kill -0 "$SCHED_PID" 2>/dev/null; do
+  while alive "$SCHED_PID"; do
     local t
     # curl's own measure: connect to last byte (not the fork of curl on a loaded machine)
     if t=$(curl -sf --max-time 1 -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT/healthz"); then
@@ -177,7 +177,7 @@ quiet_rate=$(( QUIET_PODS * 1000000 / quiet_ms )) chatty_rate=$(( CHATTY_PODS * 
 measured check "... bound at no less than half the undisturbed rate ($((chatty_rate / 1000)) against $((quiet_rate / 1000)) pods/s)" \
   test $((chatty_rate * 2)) -ge "$quiet_rate"
 stop_pid "$PROBE_PID"; PROBE_PID=
-check "the scheduler is still running" kill -0 "$SCHED_PID"
+check "the scheduler is still running" alive "$SCHED_PID"
 measured check_eq "/healthz answered every probe within 1 s" "" "$(grep '^fail' "$T/probe")"
 check "... and was probed throughout ($(wc -l < "$T/probe") probes, slowest $(sort -k2 -n "$T/probe" | tail -1 | cut -d' ' -f2) ms)" \
   test "$(wc -l < "$T/probe")" -ge 10
@@ -258,7 +258,7 @@ check "... and has run a whole pass since" stack_operator_has_run_since_now abus
 probed() { [ "$(wc -l < "$T/oprobe")" -ge 10 ]; }
 setup_wait "ten probes of the operator are in" 30 probed
 stop_pid "$PROBE_PID"; PROBE_PID=
-check "the operator is running" kill -0 "$OPID"
+check "the operator is running" alive "$OPID"
 measured check_eq "its /healthz answered every probe within 1 s" "" "$(grep -v '^ok' "$T/oprobe")"
 check "... probed throughout ($(wc -l < "$T/oprobe") probes, slowest $(sort -k2 -n "$T/oprobe" | tail -1 | cut -d' ' -f2) s)" \
   test "$(wc -l < "$T/oprobe")" -ge 10

@@ -10,6 +10,7 @@
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 set -uo pipefail
 . "$(dirname "$0")/../lib/tap.sh"
+. "$ROOT/tests/lib/proc.sh"
 cd "$ROOT" || bail_out "no source tree at $ROOT"
 BIN_DIR=${BIN_DIR:-build/default/bin}
 BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || bail_out "binaries missing in ${BIN_DIR} (make all)"
@@ -28,9 +29,9 @@ cleanup_api() {
   kubectl delete lease -n kube-node-lease smoke-0 smoke-1 smoke-2 --ignore-not-found --wait=false
 } >/dev/null 2>&1
 cleanup() {
-  if [ -n "$NS_PID" ] && kill -0 "$NS_PID" 2>/dev/null; then
+  if [ -n "$NS_PID" ] && alive "$NS_PID"; then
     kill -TERM "$NS_PID"
-    for _ in $(seq 1 100); do kill -0 "$NS_PID" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 100); do alive "$NS_PID" || break; sleep 0.1; done
     kill -KILL "$NS_PID" 2>/dev/null
   fi
   rm -f "$CLUSTER_DIR/pids/nodesim.pid"
@@ -139,8 +140,8 @@ check "the Deployment is rolled to a new template" \
   kubectl patch deployment testapp --type=json \
   -p '[{"op": "replace", "path": "/spec/template/spec/containers/0/args/6", "value": "second"}]'
 check "the rollout completes" kubectl rollout status deployment/testapp --timeout=60s
-wait_for "the old process really stops" 30 bash -c "! kill -0 $PID1 2>/dev/null"
-wait_for "kubectl logs -f of the old pod ends when its process exits" 15 bash -c "! kill -0 $FOLLOW 2>/dev/null"
+wait_for "the old process really stops" 30 bash -c ". tests/lib/proc.sh; ! alive $PID1"
+wait_for "kubectl logs -f of the old pod ends when its process exits" 15 bash -c ". tests/lib/proc.sh; ! alive $FOLLOW"
 check_match "the old process logged its clean stop" "testapp stopping" "$(cat "$T/follow2.out")"
 wait_for "a pod of the new template runs" 30 get_pod second
 POD2=$(cat "$T/pod-second")
@@ -153,7 +154,7 @@ start=$(date +%s%N)
 check "kubectl delete pod returns" timeout 20 kubectl delete pod "$POD2" --wait=true
 took=$(( ($(date +%s%N) - start) / 1000000 ))
 check_match "... promptly (${took} ms)" '^[0-9]{1,4}$' "$took"
-wait_for "its process is gone" 15 bash -c "! kill -0 $PID2 2>/dev/null"
+wait_for "its process is gone" 15 bash -c ". tests/lib/proc.sh; ! alive $PID2"
 wait_for "the Deployment replaces the pod and is Available again" 60 \
   kubectl wait --for=condition=Available --timeout=1s deployment/testapp
 
@@ -217,7 +218,7 @@ check "kubectl delete pod returns after the grace period" timeout 20 kubectl del
 took=$(( ($(date +%s%N) - start) / 1000000 ))
 check_match "... of 2 s, not before (${took} ms)" '^(1[89][0-9]{2}|[2-9][0-9]{3})$' "$took"
 check_eq "the process got SIGTERM, ignored it, and was killed" "no" \
-  "$(kill -0 "$PID3" 2>/dev/null && echo yes || echo no)"
+  "$(alive "$PID3" && echo yes || echo no)"
 wait_for "its log shows the ignored SIGTERM" 10 grep -q "testapp ignoring SIGTERM" "$T/stubborn.out"
 
 # A container that exits is restarted after a backoff; its previous log stays readable.
@@ -290,16 +291,16 @@ check "deleting the Deployment is complete" kubectl delete deployment testapp --
 no_testapp_pods() { [ -z "$(kubectl get pods -l app=testapp -o name)" ]; }
 wait_for "... its pods are gone" 30 no_testapp_pods
 left=
-for p in $DEPLOY_PIDS; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+for p in $DEPLOY_PIDS; do alive "$p" && left="$left $p"; done
 check_eq "... and so are their processes" "" "$left"
 
 CHILDREN=$(pgrep -P "$NS_PID" | xargs)
 check_match "nodesim runs the container processes as its children" '^[0-9]+( [0-9]+)*$' "$CHILDREN"
 kill -TERM "$NS_PID"
-stopped() { ! kill -0 "$NS_PID" 2>/dev/null; }
+stopped() { ! alive "$NS_PID"; }
 wait_for "nodesim exits on SIGTERM" 20 stopped
 left=
-for p in $CHILDREN; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+for p in $CHILDREN; do alive "$p" && left="$left $p"; done
 check_eq "no container process is left behind" "" "$left"
 check_eq "nodesim removed its PID file" "no" "$([ -e "$CLUSTER_DIR/pids/nodesim.pid" ] && echo yes || echo no)"
 NS_PID=

@@ -25,6 +25,7 @@
 #                                 disagree; a case its JUDGE could not judge (it wrote why in
 #                                 $T/CASE/unjudged) fails, counted in unjudged; one it skipped
 #                                 by design ($T/CASE/skip) is a SKIP, counted in skipped
+. "$ROOT/tests/lib/proc.sh"
 
 JOBS=${DECODER_JOBS:-4}
 agree=0 stricter=0 disagree=0 unjudged=0 skipped=0
@@ -77,10 +78,10 @@ decoder_upstream() {
       rm -f "$PIDS_DIR/$name"
       return
     fi
-    kill -0 "$pid" 2>/dev/null || break
+    alive "$pid" || break
     sleep 0.05
   done
-  if kill -0 "$pid" 2>/dev/null; then
+  if alive "$pid"; then
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     echo "undecided after 30 s" > "$out/upstream"

@@ -1,8 +1,9 @@
 # Helpers the end-to-end scripts share (sourced after tap.sh). Each script starts its own
 # processes and simulated nodes on a plane that later scripts use too.
 #
-#   stop_pid PID          SIGTERM, up to STOP_WAIT_S (10) s, then SIGKILL; nothing if PID is
-#                         empty or gone
+#   alive PID, stop_pid PID
+#                         tests/lib/proc.sh: a process that has not exited (a zombie has);
+#                         SIGTERM, up to STOP_WAIT_S (10) s, then SIGKILL
 #   free_port             a free TCP port on 127.0.0.1
 #   nodes_ready NODE...   succeeds once every named node reports Ready
 #   only_nodes NODE...    fails, naming them, while any other node is registered (placements
@@ -35,6 +36,8 @@
 # The tests' Python modules (extender_http.py: the HTTP side of a test's scheduler extender) are
 # importable by the Python programs a script runs.
 
+. "$ROOT/tests/lib/proc.sh"
+
 export PYTHONPATH="$ROOT/tests/lib${PYTHONPATH:+:$PYTHONPATH}"
 
 DAEMON_WRAP=()
@@ -45,14 +48,6 @@ if [ "${ABUSE_VALGRIND:-0}" = 1 ]; then
   MEASURED_SKIP="the daemons run under valgrind"
 fi
 
-stop_pid() {
-  local pid=$1
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid"
-  for _ in $(seq 1 $((${STOP_WAIT_S:-10} * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null
-  return 0
-}
 
 free_port() { python3 "$(dirname "${BASH_SOURCE[0]}")/free-port.py"; }
 

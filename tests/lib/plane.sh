@@ -110,7 +110,7 @@ plane_await_healthz() {
   local pid=$1 port=$2 what=$3 log=$4 i
   for i in $(seq 1 150); do
     curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && return 0
-    kill -0 "$pid" 2>/dev/null || break
+    alive "$pid" || break
     sleep 0.2
   done
   echo "$what did not come up; its log:" >&2

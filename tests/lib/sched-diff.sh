@@ -109,7 +109,7 @@ run_round() {
       api DELETE "/api/v1/namespaces/$ns/pods/$name" -H 'Content-Type: application/json' \
         --data '{"gracePeriodSeconds":0}' >/dev/null 2>&1
   done < "$docs"
-  kill -0 "$SCHED_PID" 2>/dev/null || problems+=("the $who scheduler exited during the round (log: $log)")
+  alive "$SCHED_PID" || problems+=("the $who scheduler exited during the round (log: $log)")
   stop_pid "$SCHED_PID"
   SCHED_PID=
   # the next round starts from empty nodes

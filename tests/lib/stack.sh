@@ -40,6 +40,7 @@ BIN_DIR=$(cd "${BIN_DIR:-$ROOT/build/default/bin}" && pwd)
 CLUSTER_DIR=$(cd "$CLUSTER_DIR" && pwd)
 . "$CLUSTER_DIR/env"
 . "$ROOT/tests/lib/sa-token.sh"
+. "$ROOT/tests/lib/proc.sh"
 SCHEDULER_IMAGE=policy-scheduler:latest
 STACK_READINESS_RETRY_MS=${STACK_READINESS_RETRY_MS-200}
 
@@ -144,11 +145,7 @@ stack_operator_metrics() {
 stack_stop_pid() {
   local f="$CLUSTER_DIR/pids/$1.pid" pid
   pid=$(cat "$f" 2>/dev/null) || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"
-    for _ in $(seq 1 $((${STOP_WAIT_S:-10} * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-  fi
+  stop_pid "$pid"
   rm -f "$f"
 }
 

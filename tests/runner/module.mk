@@ -1,4 +1,4 @@
 # The test machinery's own tests, run with the unit tests (no server): tools/run-tests on
 # fake test executables (tests/runner/cases), and the case tests' update modes on a copy of a
-# case. Scripts, not binaries.
-UNIT_TESTS += tests/runner/test-run-tests.sh tests/runner/test-cases-update.sh
+# case, and tests/lib/proc.sh on a zombie. Scripts, not binaries.
+UNIT_TESTS += tests/runner/test-run-tests.sh tests/runner/test-cases-update.sh tests/runner/test-proc.sh
