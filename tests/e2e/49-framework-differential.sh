@@ -13,8 +13,9 @@
 # InterPodAffinity's hardPodAffinityWeight, NodeLabel, ServiceAffinity; an extender;
 # preemption disabled through postFilter.
 #
-# Each scheduler starts once per case. The test pods are placed one at a time, alternating
-# between the two, and deleted once decided, so every pod meets the same cluster. Compared
+# Each scheduler starts once per case (the next case's pair while this one places its pods).
+# The test pods are placed one at a time, alternating between the two, and deleted once
+# decided, so every pod meets the same cluster. Compared
 # per pod: the outcome (node, "unschedulable: MESSAGE", or "left alone" for a scheduler name
 # no profile takes) and every feasible node's total score from the -v=10 logs (upstream's
 # "Host N => Score S", ours "scores for ..."). The data has no ties in upstream's scores
@@ -36,7 +37,7 @@ PIDS=()
 
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do stop_pid "$p"; done
+  for p in "${PIDS[@]}" $(cat "$T"/run-*/*.pid 2>/dev/null); do stop_pid "$p"; done
   stop_pid "$EXT_PID"
   {
     kubectl -n "$NS" delete pods --all --grace-period=0 --force
@@ -112,13 +113,14 @@ OWNER=$(kubectl -n "$NS" get configmap owner -o jsonpath='{.metadata.uid}')
 # ---- one case -----------------------------------------------------------------------
 
 # start WHO CASE LOG: kube-scheduler (WHO upstream) or policy-scheduler (ours) with the case's
-# configuration, its profiles named fdiff-WHO...; prints the PID.
+# configuration, its profiles named fdiff-CASE-WHO... (the next case's pair starts while this
+# one places its pods, and must not take them); prints the PID.
 start() {
   local who=$1 case=$2 log=$3 port pid gates=() bin
   port=$(free_port)
   [ -f "$DATA/cases/$case/gates" ] && gates=(--feature-gates "$(cat "$DATA/cases/$case/gates")")
   {
-    sed -e "s|@SCHED@|fdiff-$who|g" -e "s|@EXT_URL@|$EXT_URL|g" "$DATA/cases/$case/config.yaml"
+    sed -e "s|@SCHED@|fdiff-$case-$who|g" -e "s|@EXT_URL@|$EXT_URL|g" "$DATA/cases/$case/config.yaml"
     cat <<YAML
 clientConnection: {kubeconfig: "$KUBECONFIG", qps: 1000, burst: 1000}
 leaderElection: {leaderElect: false}
@@ -196,11 +198,23 @@ ties() {
       if (c > 1) { split($1, p, ":"); print p[1] " (" c " nodes at " max ")" } }' "$1"
 }
 
-# run_case CASE: both schedulers on CASE's configuration; upstream places the pods even when
-# ours does not start, so that the case's data is checked on its own.
-run_case() {
-  local case=$1 dir=$T/run-$1 w1 w2 i pods=$DATA/pods.yaml
+# launch CASE: starts CASE's two schedulers in the background, their PIDs (empty when one did
+# not come up) to $T/run-CASE/{upstream,ours}.pid.
+LAUNCHED=()
+launch() {
+  local dir=$T/run-$1
   mkdir -p "$dir"
+  start upstream "$1" "$dir/upstream.log" > "$dir/upstream.pid" 2> "$dir/upstream.err" &
+  LAUNCHED+=($!)
+  start ours "$1" "$dir/ours.log" > "$dir/ours.pid" 2> "$dir/ours.err" &
+  LAUNCHED+=($!)
+}
+
+# run_case CASE [NEXT]: both schedulers on CASE's configuration (launched before), NEXT's
+# launched meanwhile; upstream places the pods even when ours does not start, so that the
+# case's data is checked on its own.
+run_case() {
+  local case=$1 next=${2:-} dir=$T/run-$1 i pods=$DATA/pods.yaml
   [ -f "$DATA/cases/$case/pods.yaml" ] && pods=$DATA/cases/$case/pods.yaml
   sed -e "s/@NS@/$NS/g" -e "s/@UID:configmap\/owner@/$OWNER/g" "$pods" |
     kubectl create --dry-run=client -o json -f - |
@@ -210,27 +224,28 @@ run_case() {
   mapfile -t POD_NAMES < <(jq -r .metadata.name "$T/pods.jsonl")
   mapfile -t POD_SCHED < <(jq -r .spec.schedulerName "$T/pods.jsonl")
   mapfile -t POD_JSON < <(jq -c '.metadata.name = "@NAME@"' "$T/pods.jsonl")
-  start upstream "$case" "$dir/upstream.log" > "$dir/upstream.pid" 2> "$dir/upstream.err" &
-  w1=$!
-  start ours "$case" "$dir/ours.log" > "$dir/ours.pid" 2> "$dir/ours.err" &
-  w2=$!
-  wait "$w1" "$w2"
+  [ ${#LAUNCHED[@]} -eq 0 ] || wait "${LAUNCHED[@]}"
+  LAUNCHED=()
+  [ -z "$next" ] || launch "$next"
   UPID=$(cat "$dir/upstream.pid"); OPID=$(cat "$dir/ours.pid")
   PIDS=($UPID $OPID)
   : > "$dir/upstream.out"; : > "$dir/ours.out"
   for i in $(seq 0 $(($(wc -l < "$T/pods.jsonl") - 1))); do
-    [ -n "$UPID" ] && place "$i" upstream fdiff-upstream "$dir/upstream.log" >> "$dir/upstream.out"
-    [ -n "$OPID" ] && place "$i" ours fdiff-ours "$dir/ours.log" >> "$dir/ours.out"
+    [ -n "$UPID" ] && place "$i" upstream "fdiff-$case-upstream" "$dir/upstream.log" >> "$dir/upstream.out"
+    [ -n "$OPID" ] && place "$i" ours "fdiff-$case-ours" "$dir/ours.log" >> "$dir/ours.out"
   done
   stop_pid "$UPID"; stop_pid "$OPID"
+  : > "$dir/upstream.pid"; : > "$dir/ours.pid"
   PIDS=()
 }
 
 placed=0 same=0
-for case in "${CASES[@]}"; do
+[ ${#CASES[@]} -eq 0 ] || launch "${CASES[0]}"
+for k in "${!CASES[@]}"; do
+  case=${CASES[$k]}
   desc=$(sed -n '1s/^# //p' "$DATA/cases/$case/config.yaml")
   out=$T/run-$case
-  run_case "$case"
+  run_case "$case" "${CASES[$((k + 1))]:-}"
   if [ -z "$UPID" ]; then
     not_ok "$case: kube-scheduler v1.20.2 runs the configuration" "$(cat "$out/upstream.err")"
     continue

@@ -30,8 +30,10 @@
 #   api_merge PATH JSON   a JSON merge patch of the object at PATH
 #   docs_json FILE        each object of the YAML (or JSON) FILE as one line of JSON, in
 #                         order (one kubectl for all of them)
-#   api_path OBJECT-JSON  the API path of the collection OBJECT belongs to (the kinds the
-#                         tests create; kubectl's default namespace when it names none)
+#   api_paths             for each JSON object on stdin (one a line), "KIND PATH": its kind
+#                         and the API path of the collection it belongs to (the kinds the
+#                         tests create; kubectl's default namespace when it names none), one
+#                         jq for all of them
 #
 # The tests' Python modules (extender_http.py: the HTTP side of a test's scheduler extender) are
 # importable by the Python programs a script runs.
@@ -95,14 +97,14 @@ api_merge() { api PATCH "$1" -H 'Content-Type: application/merge-patch+json' --d
 docs_json() {
   kubectl create --dry-run=client -o json -f "$1" | jq -c 'if .kind == "List" then .items[] else . end'
 }
-api_path() {
+api_paths() {
   jq -r '{Pod: "pods", ConfigMap: "configmaps", Secret: "secrets", Service: "services",
           PersistentVolumeClaim: "persistentvolumeclaims", ReplicaSet: "replicasets",
           Deployment: "deployments", PodDisruptionBudget: "poddisruptionbudgets"}[.kind] as $namespaced
     | {PersistentVolume: "persistentvolumes", StorageClass: "storageclasses", PriorityClass: "priorityclasses",
        Namespace: "namespaces", Node: "nodes"}[.kind] as $cluster
-    | if ($namespaced // $cluster) == null then error("api_path: no path known for kind \(.kind)") else . end
-    | (if .apiVersion == "v1" then "/api/v1" else "/apis/" + .apiVersion end)
+    | if ($namespaced // $cluster) == null then error("api_paths: no path known for kind \(.kind)") else . end
+    | .kind + " " + (if .apiVersion == "v1" then "/api/v1" else "/apis/" + .apiVersion end)
       + (if $namespaced then "/namespaces/" + (.metadata.namespace // "default") else "" end)
-      + "/" + ($namespaced // $cluster)' <<< "$1"
+      + "/" + ($namespaced // $cluster)'
 }

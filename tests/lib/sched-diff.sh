@@ -70,22 +70,25 @@ run_round() {
   # one JSON object a line, in order
   sed -e "s/@NS@/$ns/g" -e "s/@SCHED@/$prefix-$who/g" "$DATA/$phase/workload.yaml" > "$T/$1-$2.yaml"
   docs_json "$T/$1-$2.yaml" > "$docs" || problems+=("the workload does not convert to JSON")
+  # each document's kind and path, one jq for all (a few processes a document are most of
+  # the round's CPU time)
+  local kinds=() paths=() kp
+  while read -r kp; do kinds+=("${kp%% *}"); paths+=("${kp#* }"); done < <(api_paths < "$docs")
   while IFS= read -r doc; do
     n=$((n + 1)) created=
-    kind=$(jq -r .kind <<< "$doc")
+    kind=${kinds[$((n - 1))]:-} path=${paths[$((n - 1))]:-}
     # @UID:KIND/NAME@: the uid of an object created earlier in the round
-    for ref in $(grep -o '@UID:[^@]*@' <<< "$doc" | sort -u); do
-      uid=${uids[${ref:5:-1}]:-}
-      doc=${doc//"$ref"/$uid}
+    while [[ $doc =~ @UID:([^@]*)@ ]]; do
+      doc=${doc//"${BASH_REMATCH[0]}"/${uids[${BASH_REMATCH[1]}]:-}}
     done
-    path=$(api_path "$doc") &&
+    [ -n "$path" ] &&
       created=$(api_create "$path" <<< "$doc") || {
       echo "document $n ($kind): create failed: $created" >> "$out"
       problems+=("document $n ($kind): create failed")
       continue
     }
-    name=$(jq -r .metadata.name <<< "$created")
-    uids[${kind,,}/$name]=$(jq -r .metadata.uid <<< "$created")
+    read -r name uid < <(jq -r '"\(.metadata.name) \(.metadata.uid)"' <<< "$created")
+    uids[${kind,,}/$name]=$uid
     if [ "$kind" = PersistentVolumeClaim ] && [ -n "$(jq -r '.spec.volumeName // empty' <<< "$doc")" ]; then
       # pre-bound: the PV controller completes it before any pod needs it
       # (polls end by the clock: a count of polls would stretch on a loaded machine)
