@@ -3,8 +3,12 @@
 #include "common/time-util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
+
+#include "common/macro.h"
 
 uint64_t now_monotonic_usec(void) {
         struct timespec ts;
@@ -87,5 +91,46 @@ int rfc3339_parse(const char *s, uint64_t *ret) {
         if (t == (time_t) -1 || t - offset < 0)
                 return -EINVAL;
         *ret = (uint64_t) (t - offset) * 1000000ULL + frac;
+        return 0;
+}
+
+int duration_parse(const char *s, int64_t *ret_usec) {
+        static const struct {
+                const char *unit;
+                double usec;
+        } units[] = { { "ns", 1e-3 }, { "us", 1 }, { "µs", 1 }, { "ms", 1e3 }, { "s", 1e6 }, { "m", 60e6 }, { "h", 3600e6 } };
+        if (!s || !*s)
+                return -EINVAL;
+        if (strcmp(s, "0") == 0) {
+                *ret_usec = 0;
+                return 0;
+        }
+        double total = 0;
+        const char *p = s;
+        while (*p) {
+                char *end;
+                errno = 0;
+                if (!((*p >= '0' && *p <= '9') || *p == '.'))
+                        return -EINVAL;
+                double v = strtod(p, &end);
+                if (errno != 0 || end == p)
+                        return -EINVAL;
+                p = end;
+                size_t best = 0, best_len = 0;
+                for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                        size_t l = strlen(units[i].unit);
+                        if (strncmp(p, units[i].unit, l) == 0 && l > best_len) {
+                                best = i;
+                                best_len = l;
+                        }
+                }
+                if (best_len == 0)
+                        return -EINVAL;
+                total += v * units[best].usec;
+                p += best_len;
+        }
+        if (!isfinite(total) || total > 1e15)
+                return -EINVAL;
+        *ret_usec = (int64_t) llround(total);
         return 0;
 }

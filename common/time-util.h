@@ -23,3 +23,9 @@ void rfc3339_format(uint64_t realtime_usec, bool micro, char *buf, size_t size);
  * to microseconds since the epoch. Returns 0, or -EINVAL for anything else, including times
  * before the epoch; *ret is written only on success. */
 int rfc3339_parse(const char *s, uint64_t *ret);
+
+/* Parses a Go duration ("15s", "1m30s", "250ms", "1h2m3.5s"; "0" alone needs no unit), the
+ * form kube components take for --leader-elect-lease-duration and the like, to
+ * microseconds. Returns 0, or -EINVAL for anything else (a sign, a number without a unit,
+ * more than about 31 years). */
+int duration_parse(const char *s, int64_t *ret_usec);

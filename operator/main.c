@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/log.h"
 #include "operator/manager.h"
 #include "reconcilers/plugin-decls.h"
@@ -34,6 +35,8 @@ static void help(void) {
                "  --leader-elect BOOL          elect a leader on a Lease (default true)\n"
                "  --lease-namespace NS         (default openshift-kube-scheduler-operator)\n"
                "  --lease-name NAME            (default scheduler-operator-lock)\n"
+               "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
+               "  --leader-elect-retry-period D  the election's timing, Go durations (default 15s, 10s, 2s)\n"
                "  --identity ID                leader identity (default hostname_pid)\n"
                "  --scheduler-image IMAGE      image of the scheduler pods (default policy-scheduler:latest)\n"
                "  --scheduler-command WORD     the scheduler's argv, one word per option (repeatable)\n"
@@ -111,6 +114,7 @@ typedef struct Args {
 static int parse_argv(int argc, char *argv[], Args *a) {
         enum {
                 ARG_KUBECONFIG = 0x100, ARG_LISTEN, ARG_LEADER_ELECT, ARG_LEASE_NS, ARG_LEASE_NAME,
+                ARG_LEASE_DURATION, ARG_RENEW_DEADLINE, ARG_RETRY_PERIOD,
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
                 ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN,
@@ -123,6 +127,9 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "leader-elect", required_argument, NULL, ARG_LEADER_ELECT },
                 { "lease-namespace", required_argument, NULL, ARG_LEASE_NS },
                 { "lease-name", required_argument, NULL, ARG_LEASE_NAME },
+                { "leader-elect-lease-duration", required_argument, NULL, ARG_LEASE_DURATION },
+                { "leader-elect-renew-deadline", required_argument, NULL, ARG_RENEW_DEADLINE },
+                { "leader-elect-retry-period", required_argument, NULL, ARG_RETRY_PERIOD },
                 { "identity", required_argument, NULL, ARG_IDENTITY },
                 { "scheduler-image", required_argument, NULL, ARG_IMAGE },
                 { "scheduler-command", required_argument, NULL, ARG_COMMAND },
@@ -187,6 +194,18 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 case ARG_LEADER_ELECT: r = parse_bool(optarg, &o->leader_elect); break;
                 case ARG_LEASE_NS: o->lease_namespace = optarg; break;
                 case ARG_LEASE_NAME: o->lease_name = optarg; break;
+                case ARG_LEASE_DURATION:
+                case ARG_RENEW_DEADLINE:
+                case ARG_RETRY_PERIOD: {
+                        int64_t d;
+                        r = duration_parse(optarg, &d);
+                        if (r >= 0 && d <= 0)
+                                r = -EINVAL;
+                        if (r >= 0)
+                                *(c == ARG_LEASE_DURATION ? &o->lease_duration_usec :
+                                  c == ARG_RENEW_DEADLINE ? &o->renew_deadline_usec : &o->retry_period_usec) = (uint64_t) d;
+                        break;
+                }
                 case ARG_IDENTITY: o->identity = optarg; break;
                 case ARG_IMAGE: o->scheduler.image = optarg; break;
                 case ARG_COMMAND:
@@ -251,6 +270,10 @@ static int parse_argv(int argc, char *argv[], Args *a) {
         }
         if (optind < argc) {
                 fprintf(stderr, "scheduler-operator: unexpected argument '%s'\n", argv[optind]);
+                return -EINVAL;
+        }
+        if (manager_options_check(o, why, sizeof why) < 0) {
+                fprintf(stderr, "scheduler-operator: %s\n", why);
                 return -EINVAL;
         }
         if (!o->tls_cert_file != !o->tls_key_file) {

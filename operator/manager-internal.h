@@ -25,10 +25,6 @@
 
 /* How long a pass waits for the caches to show its own writes before going ahead anyway. */
 #define EXPECTATION_TIMEOUT_USEC (5 * 1000000ULL)
-#define LEASE_DURATION_USEC (15 * 1000000ULL)
-#define RENEW_DEADLINE_USEC (10 * 1000000ULL)
-/* A write must be answered (or abandoned) before another replica may take over. */
-#define WRITE_TIMEOUT_MS ((long) ((LEASE_DURATION_USEC - RENEW_DEADLINE_USEC) / 1000))
 /* A lease failure that persists is logged again this often. */
 #define LEASE_ERROR_LOG_USEC (60 * 1000000ULL)
 /* The longest wait before a failed pass is retried (manager.c says why not client-go's). */

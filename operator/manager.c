@@ -66,9 +66,26 @@ void manager_options_init(ManagerOptions *o) {
                 .leader_elect = true,
                 .lease_namespace = OPERATOR_NAMESPACE,
                 .lease_name = "scheduler-operator-lock",
+                .lease_duration_usec = 15 * 1000000ULL,
+                .renew_deadline_usec = 10 * 1000000ULL,
+                .retry_period_usec = 2 * 1000000ULL,
                 .resync_usec = 10 * 60 * 1000000ULL,
         };
         reconcile_config_init(&o->scheduler);
+}
+
+int manager_options_check(const ManagerOptions *o, char *why, size_t size) {
+        /* client-go's LeaderElector refuses the same: a holder must be able to renew before
+         * its lease runs out, and to retry before its deadline */
+        if (o->renew_deadline_usec >= o->lease_duration_usec) {
+                snprintf(why, size, "--leader-elect-renew-deadline must be less than --leader-elect-lease-duration");
+                return -EINVAL;
+        }
+        if (o->retry_period_usec >= o->renew_deadline_usec) {
+                snprintf(why, size, "--leader-elect-retry-period must be less than --leader-elect-renew-deadline");
+                return -EINVAL;
+        }
+        return 0;
 }
 
 /* The policy ConfigMap name the cached Scheduler asks for (borrowed), NULL for none. */
@@ -383,7 +400,8 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         /* Each write is one attempt, bounded in time; a failed pass is retried as a whole
          * (with backoff) and re-checks the lease first. */
         kube_client_set_max_retries(m->writer, 0);
-        kube_client_set_timeouts(m->writer, WRITE_TIMEOUT_MS, WRITE_TIMEOUT_MS);
+        const long write_timeout_ms = (long) ((opts->lease_duration_usec - opts->renew_deadline_usec) / 1000);
+        kube_client_set_timeouts(m->writer, write_timeout_ms, write_timeout_ms);
 
         char label[128];
         snprintf(label, sizeof(label), "%s=%s", RECONCILE_APP_LABEL, RECONCILE_DEPLOYMENT_NAME);
@@ -443,8 +461,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
                         .lease_namespace = opts->lease_namespace,
                         .lease_name = opts->lease_name,
                         .identity = m->identity,
-                        .lease_duration_usec = LEASE_DURATION_USEC,
-                        .renew_deadline_usec = RENEW_DEADLINE_USEC,
+                        .lease_duration_usec = opts->lease_duration_usec,
+                        .renew_deadline_usec = opts->renew_deadline_usec,
+                        .retry_period_usec = opts->retry_period_usec,
                         .on_started_leading = on_started_leading,
                         .on_stopped_leading = on_stopped_leading,
                         .on_error = on_lease_error,

@@ -26,6 +26,11 @@ typedef struct ManagerOptions {
         const char *lease_namespace;
         const char *lease_name;
         const char *identity;           /* NULL: hostname_pid */
+        /* Leader election's timing, as kube components take it: 15 s, 10 s and 2 s by
+         * default; renew deadline < lease duration, retry period < renew deadline
+         * (manager_options_check()). A write is abandoned after lease duration - renew
+         * deadline, so that none lands once another replica may have taken over. */
+        uint64_t lease_duration_usec, renew_deadline_usec, retry_period_usec;
         /* Rendered into the scheduler's Deployment and configuration (defaults from
          * reconcile_config_init()). */
         ReconcileConfig scheduler;
@@ -33,6 +38,8 @@ typedef struct ManagerOptions {
 } ManagerOptions;
 
 void manager_options_init(ManagerOptions *o);
+/* Whether the options fit together: 0, or -EINVAL with the reason in why. */
+int manager_options_check(const ManagerOptions *o, char *why, size_t size);
 
 /* Creates the manager on event e (a reference is taken). Returns 0, or a negative errno
  * after logging why (bad kubeconfig, port in use ...). */

@@ -289,7 +289,7 @@ static int ksc_extenders_policy(const json_t *eff, char **ret_text, size_t *ret_
                 const char *t = json_string_value(json_object_get(x, "httpTimeout"));
                 int64_t usec = 0;
                 if (t) {
-                        if (sched_parse_duration(t, &usec) < 0)
+                        if (duration_parse(t, &usec) < 0)
                                 return -EINVAL;
                         if (json_object_set_new(x, "httpTimeout", json_integer((json_int_t) usec * 1000)) < 0)
                                 return -ENOMEM;

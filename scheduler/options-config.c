@@ -12,6 +12,7 @@
 
 #include "scheduler/plugin-loader.h"
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "policy-validator/kubescheduler-config.h"
 #include "scheduler/options-internal.h"
 
@@ -194,7 +195,7 @@ static int apply_leader(SchedOptions *o, const json_t *le, Buf *err) {
         int64_t *dst[] = { &o->lease_duration_usec, &o->renew_deadline_usec, &o->retry_period_usec };
         for (size_t i = 0; i < ELEMENTSOF(durations); i++) {
                 const char *d = json_string_value(json_object_get(le, durations[i]));
-                if (d && (sched_parse_duration(d, dst[i]) < 0 || *dst[i] <= 0))
+                if (d && (duration_parse(d, dst[i]) < 0 || *dst[i] <= 0))
                         return sched_opt_errf(err, -EINVAL, "leaderElection.%s: not a positive duration: %s",
                                               durations[i], d);
         }

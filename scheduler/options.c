@@ -13,11 +13,10 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/time-util.h"
 #include "kube/log.h"
 #include "scheduler/options-internal.h"
 #include "scheduler/plugin-loader.h"
-
-#define USEC_PER_SEC INT64_C(1000000)
 
 void sched_options_init(SchedOptions *o) {
         *o = (SchedOptions) {
@@ -103,47 +102,6 @@ static int parse_int(const char *s, long min, long max, long *ret) {
         if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
                 return -EINVAL;
         *ret = v;
-        return 0;
-}
-
-int sched_parse_duration(const char *s, int64_t *ret_usec) {
-        static const struct {
-                const char *unit;
-                double usec;
-        } units[] = { { "ns", 1e-3 }, { "us", 1 }, { "µs", 1 }, { "ms", 1e3 }, { "s", 1e6 }, { "m", 60e6 }, { "h", 3600e6 } };
-        if (!s || !*s)
-                return -EINVAL;
-        if (strcmp(s, "0") == 0) {
-                *ret_usec = 0;
-                return 0;
-        }
-        double total = 0;
-        const char *p = s;
-        while (*p) {
-                char *end;
-                errno = 0;
-                if (!((*p >= '0' && *p <= '9') || *p == '.'))
-                        return -EINVAL;
-                double v = strtod(p, &end);
-                if (errno != 0 || end == p)
-                        return -EINVAL;
-                p = end;
-                size_t best = 0, best_len = 0;
-                for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-                        size_t l = strlen(units[i].unit);
-                        if (strncmp(p, units[i].unit, l) == 0 && l > best_len) {
-                                best = i;
-                                best_len = l;
-                        }
-                }
-                if (best_len == 0)
-                        return -EINVAL;
-                total += v * units[best].usec;
-                p += best_len;
-        }
-        if (!isfinite(total) || total > 1e15)
-                return -EINVAL;
-        *ret_usec = (int64_t) llround(total);
         return 0;
 }
 
@@ -357,7 +315,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
         case OPT_PLUGIN_DIR:
                 return sched_opt_set_str(&o->plugin_dir, arg);
         case OPT_PLUGIN_BUDGET:
-                if (sched_parse_duration(arg, &d) < 0 || d <= 0)
+                if (duration_parse(arg, &d) < 0 || d <= 0)
                         return sched_opt_errf(err, -EINVAL, "--plugin-call-budget: not a positive duration: %s", arg);
                 o->plugin_call_budget_usec = d;
                 return 0;
@@ -400,7 +358,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
         case OPT_AUTHN_TTL:
         case OPT_AUTHZ_ALLOWED_TTL:
         case OPT_AUTHZ_DENIED_TTL:
-                if (sched_parse_duration(arg, &d) < 0)
+                if (duration_parse(arg, &d) < 0)
                         return sched_opt_errf(err, -EINVAL, "%s: not a duration: %s",
                                               c == OPT_AUTHN_TTL ? "--authentication-token-webhook-cache-ttl" :
                                               c == OPT_AUTHZ_ALLOWED_TTL ? "--authorization-webhook-cache-authorized-ttl" :
@@ -441,7 +399,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 const char *name = c == OPT_LEASE_DURATION ? "--leader-elect-lease-duration" :
                                    c == OPT_RENEW_DEADLINE ? "--leader-elect-renew-deadline" :
                                                              "--leader-elect-retry-period";
-                if (sched_parse_duration(arg, &d) < 0 || d <= 0)
+                if (duration_parse(arg, &d) < 0 || d <= 0)
                         return sched_opt_errf(err, -EINVAL, "%s: not a positive duration: %s", name, arg);
                 *(c == OPT_LEASE_DURATION ? &o->lease_duration_usec :
                   c == OPT_RENEW_DEADLINE ? &o->renew_deadline_usec : &o->retry_period_usec) = d;
@@ -516,7 +474,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
         }
         case OPT_LOG_FLUSH:
                 /* every line is written at once */
-                if (sched_parse_duration(arg, &d) < 0)
+                if (duration_parse(arg, &d) < 0)
                         return sched_opt_errf(err, -EINVAL, "--log-flush-frequency: not a duration: %s", arg);
                 return 0;
         case OPT_LOG_FORMAT:

@@ -94,9 +94,6 @@ int sched_feature_gates_check(const char *spec, Buf *err);
  * (DefaultPodTopologySpread). */
 int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err);
 
-/* A Go duration ("1m30s", "500ms", "2h"), at least 0. Returns 0 or -EINVAL. */
-int sched_parse_duration(const char *s, int64_t *ret_usec);
-
 /* "host:port" (host may be empty, an IPv6 address in brackets, port 0..65535) into a new
  * host string ("0.0.0.0" for an empty host) and the port. Returns 0, -EINVAL, -ENOMEM. */
 int sched_parse_host_port(const char *s, char **ret_host, int *ret_port);

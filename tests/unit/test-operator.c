@@ -21,6 +21,7 @@
 #include "operator/event-action.h"
 #include "operator/pass.h"
 #include "operator/logtext.h"
+#include "operator/manager.h"
 #include "operator/nodes.h"
 #include "operator/expectations.h"
 #include "operator/metrics.h"
@@ -423,6 +424,25 @@ static void run_pass(const char *spec, PassProbe *p) {
 
 /* Events are recorded only once every other action is written, in order; a replica that
  * no longer holds the lease sends nothing, events included. */
+/* The election's timing as kube components check it: the defaults fit, a renew deadline not
+ * under the lease duration or a retry period not under the renew deadline does not. */
+static void test_lease_timing(void **state) {
+        (void) state;
+        ManagerOptions o;
+        char why[256];
+        manager_options_init(&o);
+        assert_int_equal(manager_options_check(&o, why, sizeof why), 0);
+        assert_int_equal(o.lease_duration_usec, 15000000);
+        o.lease_duration_usec = 6000000, o.renew_deadline_usec = 4000000, o.retry_period_usec = 1000000;
+        assert_int_equal(manager_options_check(&o, why, sizeof why), 0);
+        o.renew_deadline_usec = 6000000;
+        assert_int_equal(manager_options_check(&o, why, sizeof why), -EINVAL);
+        assert_non_null(strstr(why, "--leader-elect-renew-deadline must be less than --leader-elect-lease-duration"));
+        o.renew_deadline_usec = 4000000, o.retry_period_usec = 4000000;
+        assert_int_equal(manager_options_check(&o, why, sizeof why), -EINVAL);
+        assert_non_null(strstr(why, "--leader-elect-retry-period must be less than --leader-elect-renew-deadline"));
+}
+
 static void test_pass_events_and_fencing(void **state) {
         PassProbe p = { .may_write = true };
         run_pass("ab", &p);
@@ -455,6 +475,7 @@ int main(void) {
                 cmocka_unit_test(test_node_trim),
                 cmocka_unit_test(test_bootstrap_needs_nodes),
                 cmocka_unit_test(test_pass_events_and_fencing),
+                cmocka_unit_test(test_lease_timing),
                 cmocka_unit_test(test_apply_error_shown),
                 cmocka_unit_test(test_apply_error_report_only),
                 cmocka_unit_test(test_event_action_incomplete),

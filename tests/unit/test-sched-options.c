@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/time-util.h"
 #include "kube/log.h"
 #include "scheduler/options.h"
 
@@ -369,16 +370,16 @@ static void test_plugin_flags(void **state) {
 
 static void test_parsers(void **state) {
         int64_t d;
-        assert_int_equal(sched_parse_duration("1h2m3.5s", &d), 0);
+        assert_int_equal(duration_parse("1h2m3.5s", &d), 0);
         assert_int_equal(d, INT64_C(3723500000));
-        assert_int_equal(sched_parse_duration("250us", &d), 0);
+        assert_int_equal(duration_parse("250us", &d), 0);
         assert_int_equal(d, 250);
-        assert_int_equal(sched_parse_duration("0", &d), 0);
+        assert_int_equal(duration_parse("0", &d), 0);
         assert_int_equal(d, 0);
-        assert_int_equal(sched_parse_duration("10", &d), -EINVAL);
-        assert_int_equal(sched_parse_duration("-1s", &d), -EINVAL);
-        assert_int_equal(sched_parse_duration("1x", &d), -EINVAL);
-        assert_int_equal(sched_parse_duration("", &d), -EINVAL);
+        assert_int_equal(duration_parse("10", &d), -EINVAL);
+        assert_int_equal(duration_parse("-1s", &d), -EINVAL);
+        assert_int_equal(duration_parse("1x", &d), -EINVAL);
+        assert_int_equal(duration_parse("", &d), -EINVAL);
         char *host = NULL;
         int port;
         assert_int_equal(sched_parse_host_port("[::1]:10251", &host, &port), 0);
