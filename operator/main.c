@@ -264,7 +264,10 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                         for (const struct option *opt = options; opt->name; opt++)
                                 if (opt->val == c)
                                         name = opt->name;
-                        fprintf(stderr, "scheduler-operator: invalid value '%s' for --%s\n", optarg, name);
+                        fprintf(stderr, "scheduler-operator: invalid value '%s' for --%s%s\n", optarg, name,
+                                c == ARG_LEASE_DURATION || c == ARG_RENEW_DEADLINE || c == ARG_RETRY_PERIOD
+                                        ? " (a positive Go duration, such as 15s or 1m30s)"
+                                        : "");
                         return -EINVAL;
                 }
         }

@@ -36,17 +36,11 @@ for f in "$O/bin/nodesim" "$O/bin/policy-scheduler" "$BIN/kube-scheduler"; do
 done
 mkdir -p "$WORK"
 rm -f "$OUT"
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
+free_port() { python3 "$ROOT/tests/lib/free-port.py"; }
 
 NODESIM_PID=
 cleanup() {
-  if [ -n "$NODESIM_PID" ] && alive "$NODESIM_PID"; then
-    kill -TERM "$NODESIM_PID"
-    for _ in $(seq 1 100); do alive "$NODESIM_PID" || break; sleep 0.1; done
-    kill -KILL "$NODESIM_PID" 2>/dev/null || true
-  fi
+  stop_pid "$NODESIM_PID"
   rm -f "$CLUSTER_DIR/pids/e2e-preempt-nodesim.pid"
   kubectl delete nodes -l e2e-preempt=1 --wait=false >/dev/null 2>&1 || true
   for r in $RUNS fill; do kubectl delete namespace "e2e-preempt-$r" --wait=false >/dev/null 2>&1 || true; done

@@ -74,17 +74,11 @@ done
 mkdir -p "$WORK"
 rm -f "$OUT"
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
+free_port() { python3 "$ROOT/tests/lib/free-port.py"; }
 
 NODESIM_PID=
 cleanup() {
-  if [ -n "$NODESIM_PID" ] && alive "$NODESIM_PID"; then
-    kill -TERM "$NODESIM_PID"
-    for _ in $(seq 1 100); do alive "$NODESIM_PID" || break; sleep 0.1; done
-    kill -KILL "$NODESIM_PID" 2>/dev/null || true
-  fi
+  stop_pid "$NODESIM_PID"
   rm -f "$CLUSTER_DIR/pids/e2e-sched-nodesim.pid"
   if [ "${E2E_KEEP:-0}" != 1 ]; then
     kubectl delete nodes -l e2e-sched=1 --wait=false >/dev/null 2>&1 || true

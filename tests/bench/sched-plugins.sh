@@ -46,7 +46,7 @@ printf '%s\n' "$head" '  plugins:' '    filter: {enabled: [{name: pair-anti-affi
   > "$T/filter.yaml"
 
 cp "$T/engine.yaml" "$T/extender.yaml"
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(python3 tests/lib/free-port.py)
 python3 tests/e2e/plugin-extender-twin.py "$PORT" '{"roleLabel":"tier","conflicts":[["backend","backend"]]}' \
   '{"labels":[{"key":"example.com/rack-score"}]}' 2> "$T/twin.err" &
 TWIN_PID=$!

@@ -9,7 +9,6 @@ cleanup() {
   kubectl delete namespace lease-later --ignore-not-found --wait=false >/dev/null 2>&1
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 readyz() { curl -s -w ' %{http_code}' "http://127.0.0.1:$1/readyz"; }
 log_of() { cat "$CLUSTER_DIR/logs/operator-$1.log"; }
 

@@ -15,8 +15,7 @@
 #
 # Each scheduler starts once per case (the next case's pair while this one places its pods).
 # The test pods are placed one at a time, alternating between the two, and deleted once
-# decided, so every pod meets the same cluster. Compared
-# per pod: the outcome (node, "unschedulable: MESSAGE", or "left alone" for a scheduler name
+# decided, so every pod meets the same cluster. Compared per pod: the outcome (node, "unschedulable: MESSAGE", or "left alone" for a scheduler name
 # no profile takes) and every feasible node's total score from the -v=10 logs (upstream's
 # "Host N => Score S", ours "scores for ..."). The data has no ties in upstream's scores
 # (checked per case): a tie would be settled at random and prove nothing. Each image is on

@@ -29,11 +29,7 @@ cleanup_api() {
   kubectl delete lease -n kube-node-lease smoke-0 smoke-1 smoke-2 --ignore-not-found --wait=false
 } >/dev/null 2>&1
 cleanup() {
-  if [ -n "$NS_PID" ] && alive "$NS_PID"; then
-    kill -TERM "$NS_PID"
-    for _ in $(seq 1 100); do alive "$NS_PID" || break; sleep 0.1; done
-    kill -KILL "$NS_PID" 2>/dev/null
-  fi
+  stop_pid "$NS_PID"
   rm -f "$CLUSTER_DIR/pids/nodesim.pid"
   cleanup_api
   rm -rf "$T"

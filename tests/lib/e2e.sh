@@ -50,7 +50,6 @@ if [ "${ABUSE_VALGRIND:-0}" = 1 ]; then
   MEASURED_SKIP="the daemons run under valgrind"
 fi
 
-
 free_port() { python3 "$(dirname "${BASH_SOURCE[0]}")/free-port.py"; }
 
 nodes_ready() {

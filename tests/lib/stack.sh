@@ -105,8 +105,8 @@ stack_operator_kubeconfig() {
 stack_operator_start() {
   local name=$1 kc port sport; shift
   kc=$(stack_operator_kubeconfig) || return 1
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  port=$(python3 "$ROOT/tests/lib/free-port.py")
+  sport=$(python3 "$ROOT/tests/lib/free-port.py")
   echo "$sport" > "$CLUSTER_DIR/pids/operator-$name.metrics-port"
   ${DAEMON_WRAP[@]+"${DAEMON_WRAP[@]}"} \
   "$BIN_DIR/scheduler-operator" --kubeconfig "$kc" --listen "127.0.0.1:$port" --secure-listen "127.0.0.1:$sport" \
