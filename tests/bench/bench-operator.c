@@ -12,6 +12,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
@@ -70,14 +73,53 @@ static int http_status(const char *url) {
         return (int) code;
 }
 
-static pid_t start_operator(const char *binary, int port, const char *resync) {
+/* A free port below the kernel's ephemeral range, as tests/lib/free-port.py picks one: a
+ * port from the range can become the source port of another plane's outgoing connection
+ * before the operator binds it. */
+static int pick_port(void) {
+        int lo = 32768;
+        _cleanup_fclose_ FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+        if (f && fscanf(f, "%d", &lo) != 1)
+                lo = 32768;
+        int base = lo - 12000 > 1024 ? lo - 12000 : 1024;
+        for (int i = 0; i < 200; i++) {
+                int port = base + (int) ((unsigned) random() % (unsigned) (lo - base));
+                int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+                int r = fd < 0 ? -1 : bind(fd, (struct sockaddr *) &a, sizeof(a));
+                if (fd >= 0)
+                        close(fd);
+                if (r == 0)
+                        return port;
+        }
+        return -1;
+}
+
+/* The operator's log, kept so that a failure can show why. */
+static char log_path[] = "/tmp/bench-operator-XXXXXX";
+
+static void show_log(void) {
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "tail -n 40 %s >&2", log_path);
+        fprintf(stderr, "bench-operator: the operator's last log lines:\n");
+        if (system(cmd) != 0)
+                fprintf(stderr, "(no log)\n");
+}
+
+typedef struct Operator {
+        pid_t pid;
+        int port;
+} Operator;
+
+static pid_t spawn_operator(const char *binary, int port, const char *resync) {
         char listen[64];
         snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
         pid_t pid = fork();
         if (pid == 0) {
-                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-                if (null >= 0)
-                        dup2(null, STDERR_FILENO);
+                int out = open(log_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+                if (out >= 0)
+                        dup2(out, STDERR_FILENO);
                 execl(binary, binary, "--listen", listen, "--secure-listen", "127.0.0.1:0", "--leader-elect", "false", "--resync", resync,
                       "--progress-deadline", "3600", (char *) NULL);
                 _exit(127);
@@ -85,16 +127,55 @@ static pid_t start_operator(const char *binary, int port, const char *resync) {
         return pid;
 }
 
+/* Starts the operator and waits until its /readyz answers 200. An operator that exits first
+ * (its port taken between the pick and its bind) is started again on another port. */
+static int start_operator(const char *binary, const char *resync, uint64_t timeout_usec, Operator *ret) {
+        uint64_t t0 = now_usec();
+        for (int attempt = 0; attempt < 5; attempt++) {
+                int port = pick_port();
+                if (port < 0)
+                        return -EADDRINUSE;
+                char readyz[128];
+                snprintf(readyz, sizeof(readyz), "http://127.0.0.1:%d/readyz", port);
+                pid_t pid = spawn_operator(binary, port, resync);
+                if (pid < 0)
+                        return -errno;
+                for (;;) {
+                        int status;
+                        if (waitpid(pid, &status, WNOHANG) == pid) {
+                                fprintf(stderr, "bench-operator: the operator on port %d exited (status %d)\n", port, status);
+                                break;
+                        }
+                        if (http_status(readyz) == 200 && waitpid(pid, &status, WNOHANG) == 0) {
+                                *ret = (Operator) { pid, port };
+                                return 0;
+                        }
+                        if (now_usec() - t0 > timeout_usec) {
+                                kill(pid, SIGTERM);
+                                waitpid(pid, NULL, 0);
+                                return -ETIMEDOUT;
+                        }
+                        usleep(1000);
+                }
+        }
+        return -EADDRINUSE;
+}
+
 static void stop(pid_t pid) {
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
 }
 
-/* The watch side: the Scheduler's Progressing message names the revision being rolled. */
+/* The watch side: the Scheduler's Progressing message names the revision being rolled;
+ * the latest one seen is kept. Revision numbers are read, not assumed: a start-up stopped
+ * as soon as it is ready may or may not have rendered the first revision, and a plane the
+ * bench ran on before has more. PolicyValid is written in the same status update. */
 typedef struct Waiter {
-        char want[64];
-        bool seen;
+        int64_t revision;
+        bool bench_policy_valid; /* PolicyValid names the bench policy's ConfigMap */
 } Waiter;
+
+#define ROLLING_OUT "rolling out revision "
 
 static void check_scheduler(json_t *obj, Waiter *w) {
         json_t *conds = kube_obj_path(obj, "status.conditions");
@@ -103,9 +184,14 @@ static void check_scheduler(json_t *obj, Waiter *w) {
         json_array_foreach(conds, i, c) {
                 const char *t = json_string_value(json_object_get(c, "type"));
                 const char *m = json_string_value(json_object_get(c, "message"));
-                const char *hit = t && m && strcmp(t, "Progressing") == 0 ? strstr(m, w->want) : NULL;
-                if (hit && !isdigit((unsigned char) hit[strlen(w->want)]))
-                        w->seen = true;
+                if (t && m && strcmp(t, "PolicyValid") == 0 && strstr(m, "openshift-config/bench-policy "))
+                        w->bench_policy_valid = true;
+                const char *hit = t && m && strcmp(t, "Progressing") == 0 ? strstr(m, ROLLING_OUT) : NULL;
+                if (hit) {
+                        int64_t n = strtoll(hit + strlen(ROLLING_OUT), NULL, 10);
+                        if (n > w->revision)
+                                w->revision = n;
+                }
         }
 }
 static void on_add(KubeInformer *inf, json_t *obj, void *userdata) {
@@ -115,9 +201,11 @@ static void on_update(KubeInformer *inf, json_t *o, json_t *n, void *userdata) {
         check_scheduler(n, userdata);
 }
 
-static int run_until(sd_event *e, const bool *flag, uint64_t timeout_usec) {
+/* Runs the loop until a revision above AFTER is being rolled out (AFTER < 0: until the bench
+ * policy is the one in use). */
+static int run_until_revision(sd_event *e, const Waiter *w, int64_t after, uint64_t timeout_usec) {
         uint64_t deadline = now_usec() + timeout_usec;
-        while (!*flag) {
+        while (after < 0 ? !w->bench_policy_valid : w->revision <= after) {
                 if (now_usec() > deadline)
                         return -ETIMEDOUT;
                 int r = sd_event_run(e, 100 * 1000);
@@ -145,6 +233,90 @@ static int put_policy(KubeClient *c, int weight) {
         if (r < 0)
                 fprintf(stderr, "bench-operator: writing the policy failed: %s\n", err.message);
         return r;
+}
+
+static int run(sd_event *e, KubeClient *client, const char *binary, int edits, int idle_seconds) {
+        KubeError err = {};
+        Operator op = {};
+        int r;
+
+        /* Start-up to ready, five times. */
+        uint64_t startup[5];
+        for (size_t i = 0; i < ELEMENTSOF(startup); i++) {
+                uint64_t t0 = now_usec();
+                r = start_operator(binary, "600", 30 * 1000000ULL, &op);
+                startup[i] = now_usec() - t0;
+                if (r < 0) {
+                        fprintf(stderr, "bench-operator: the operator was not ready within 30 s: %s\n", strerror(-r));
+                        return 1;
+                }
+                stop(op.pid);
+        }
+        qsort(startup, ELEMENTSOF(startup), sizeof(uint64_t), cmp_u64);
+        printf("operator start-up to ready: median %.1f ms (min %.1f, max %.1f, 5 runs)\n", startup[2] / 1000.0,
+               startup[0] / 1000.0, startup[4] / 1000.0);
+
+        /* Reaction time over EDITS policy edits. */
+        if (put_policy(client, 1) < 0)
+                return 1;
+        r = start_operator(binary, "1", 30 * 1000000ULL, &op);
+        if (r < 0) {
+                fprintf(stderr, "bench-operator: the operator was not ready within 30 s: %s\n", strerror(-r));
+                return 1;
+        }
+        Waiter w = {};
+        _cleanup_informer_ KubeInformer *inf = NULL;
+        static const KubeInformerHandlers handlers = { .on_add = on_add, .on_update = on_update };
+        kube_informer_new(client, &SCHEDULERS, NULL, NULL, NULL, &inf);
+        kube_informer_add_handlers(inf, &handlers, &w);
+        kube_informer_start(inf);
+        uint64_t deadline = now_usec() + 30 * 1000000ULL;
+        while (!kube_informer_has_synced(inf) || !kube_informer_get(inf, NULL, "cluster")) {
+                if (now_usec() > deadline) {
+                        fprintf(stderr, "bench-operator: the operator did not create Scheduler cluster\n");
+                        stop(op.pid);
+                        return 1;
+                }
+                sd_event_run(e, 100 * 1000);
+        }
+        json_auto_t *patch = json_pack("{s:{s:{s:s}}}", "spec", "policy", "name", "bench-policy");
+        if (kube_patch(client, &SCHEDULERS, NULL, "cluster", NULL, KUBE_MERGE_PATCH, patch, NULL, &err) < 0) {
+                fprintf(stderr, "bench-operator: %s\n", err.message);
+                stop(op.pid);
+                return 1;
+        }
+        /* Named already when this plane ran the bench before: the patch then changes nothing. */
+        if (run_until_revision(e, &w, -1, 30 * 1000000ULL) < 0) {
+                fprintf(stderr, "bench-operator: the operator did not take up the bench policy\n");
+                stop(op.pid);
+                return 1;
+        }
+        uint64_t lat[EDITS];
+        for (int i = 0; i < edits; i++) {
+                int64_t before = w.revision;
+                uint64_t t0 = now_usec();
+                if (put_policy(client, 2 + i) < 0 || run_until_revision(e, &w, before, 30 * 1000000ULL) < 0) {
+                        fprintf(stderr, "bench-operator: edit %d was not applied (last revision %" PRId64 ")\n", i,
+                                w.revision);
+                        stop(op.pid);
+                        return 1;
+                }
+                lat[i] = now_usec() - t0;
+        }
+        qsort(lat, (size_t) edits, sizeof(uint64_t), cmp_u64);
+        printf("policy edit -> revision written + status patched: p50 %.1f ms, p99 %.1f ms, max %.1f ms "
+               "(%d edits, loopback)\n",
+               lat[edits / 2] / 1000.0, lat[edits * 99 / 100] / 1000.0, lat[edits - 1] / 1000.0, edits);
+
+        long rss0 = rss_kib(op.pid);
+        uint64_t t0 = now_usec();
+        while (now_usec() - t0 < (uint64_t) idle_seconds * 1000000ULL)
+                sd_event_run(e, 500 * 1000);
+        long rss1 = rss_kib(op.pid);
+        printf("operator RSS idle: %ld KiB after the edits, %ld KiB after %d s of 1 s resyncs (%d passes)\n", rss0,
+               rss1, idle_seconds, idle_seconds);
+        stop(op.pid);
+        return 0;
 }
 
 int main(int argc, char *argv[]) {
@@ -176,83 +348,17 @@ int main(int argc, char *argv[]) {
                 return 1;
         }
         kube_client_set_rate_limit(client, 0, 0);
-        int port = 20000 + (int) (getpid() % 20000);
-        char readyz[128];
-        snprintf(readyz, sizeof(readyz), "http://127.0.0.1:%d/readyz", port);
-
-        /* Start-up to ready, five times. */
-        uint64_t startup[5];
-        for (size_t i = 0; i < ELEMENTSOF(startup); i++) {
-                uint64_t t0 = now_usec();
-                pid_t pid = start_operator(binary, port, "600");
-                bool ready = false;
-                while (!(ready = http_status(readyz) == 200) && now_usec() - t0 < 30 * 1000000ULL)
-                        usleep(1000);
-                startup[i] = now_usec() - t0;
-                stop(pid);
-                if (!ready) {
-                        fprintf(stderr, "bench-operator: the operator was not ready within 30 s\n");
-                        return 1;
-                }
-        }
-        qsort(startup, ELEMENTSOF(startup), sizeof(uint64_t), cmp_u64);
-        printf("operator start-up to ready: median %.1f ms (min %.1f, max %.1f, 5 runs)\n", startup[2] / 1000.0,
-               startup[0] / 1000.0, startup[4] / 1000.0);
-
-        /* Reaction time over EDITS policy edits. */
-        if (put_policy(client, 1) < 0)
-                return 1;
-        pid_t pid = start_operator(binary, port, "1");
-        while (http_status(readyz) != 200)
-                usleep(1000);
-        json_auto_t *patch = json_pack("{s:{s:{s:s}}}", "spec", "policy", "name", "bench-policy");
-        Waiter w = {};
-        _cleanup_informer_ KubeInformer *inf = NULL;
-        static const KubeInformerHandlers handlers = { .on_add = on_add, .on_update = on_update };
-        kube_informer_new(client, &SCHEDULERS, NULL, NULL, NULL, &inf);
-        kube_informer_add_handlers(inf, &handlers, &w);
-        kube_informer_start(inf);
-        while (!kube_informer_has_synced(inf) || !kube_informer_get(inf, NULL, "cluster"))
-                sd_event_run(e, 100 * 1000);
-        if (kube_patch(client, &SCHEDULERS, NULL, "cluster", NULL, KUBE_MERGE_PATCH, patch, NULL, &err) < 0) {
-                fprintf(stderr, "bench-operator: %s\n", err.message);
-                stop(pid);
+        int logfd = mkstemp(log_path);
+        if (logfd < 0) {
+                fprintf(stderr, "bench-operator: cannot create %s: %m\n", log_path);
                 return 1;
         }
-        int64_t revision = 2; /* 1 = the profile at start-up, 2 = the first bench policy */
-        snprintf(w.want, sizeof(w.want), "rolling out revision %" PRId64, revision);
-        w.seen = false;
-        if (run_until(e, &w.seen, 30 * 1000000ULL) < 0) {
-                fprintf(stderr, "bench-operator: the operator did not roll the bench policy\n");
-                stop(pid);
-                return 1;
-        }
-        uint64_t lat[EDITS];
-        for (int i = 0; i < edits; i++) {
-                revision++;
-                snprintf(w.want, sizeof(w.want), "rolling out revision %" PRId64, revision);
-                w.seen = false;
-                uint64_t t0 = now_usec();
-                if (put_policy(client, 2 + i) < 0 || run_until(e, &w.seen, 30 * 1000000ULL) < 0) {
-                        fprintf(stderr, "bench-operator: edit %d was not applied\n", i);
-                        stop(pid);
-                        return 1;
-                }
-                lat[i] = now_usec() - t0;
-        }
-        qsort(lat, (size_t) edits, sizeof(uint64_t), cmp_u64);
-        printf("policy edit -> revision written + status patched: p50 %.1f ms, p99 %.1f ms, max %.1f ms "
-               "(%d edits, loopback)\n",
-               lat[edits / 2] / 1000.0, lat[edits * 99 / 100] / 1000.0, lat[edits - 1] / 1000.0, edits);
-
-        long rss0 = rss_kib(pid);
-        uint64_t t0 = now_usec();
-        while (now_usec() - t0 < (uint64_t) idle_seconds * 1000000ULL)
-                sd_event_run(e, 500 * 1000);
-        long rss1 = rss_kib(pid);
-        printf("operator RSS idle: %ld KiB after the edits, %ld KiB after %d s of 1 s resyncs (%d passes)\n", rss0,
-               rss1, idle_seconds, idle_seconds);
-        stop(pid);
+        close(logfd);
+        srandom((unsigned) getpid() ^ (unsigned) now_usec());
+        int r = run(e, client, binary, edits, idle_seconds);
+        if (r != 0)
+                show_log();
+        unlink(log_path);
         curl_global_cleanup();
-        return 0;
+        return r;
 }

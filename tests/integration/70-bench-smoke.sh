@@ -42,6 +42,8 @@ for s in "${SMOKE[@]}"; do
   read -r -a cmd <<< "$s"
   check "${cmd[0]} runs on a tiny size" env KUBE_BENCH_OBJECTS=50 "$O/bench/${cmd[0]}" "${cmd[@]:1}"
 done
+check "bench-operator runs again on the same plane (its policy already named, revisions already written)" \
+  "$O/bench/bench-operator" --smoke "$O/bin/scheduler-operator"
 check "tests/bench/e2e-sched.sh runs policy-scheduler (the Policy, the default profile), kube-scheduler and the bind-only client on 3 nodes" \
   env E2E_NODES=3 E2E_PODS=6 E2E_TIMEOUT=120 O="$O" tests/bench/e2e-sched.sh
 check "tests/bench/e2e-sched.sh runs kube-scheduler with the default profile on 3 nodes" \
