@@ -283,11 +283,18 @@ wait_for "... read whole and accepted" 30 bash -c \
 check_eq "... SchedulerConfigValid True, the same revision $good" "True $good $good" \
   "$(condition SchedulerConfigValid status) $(newest_revision) $(revision)"
 put_source "$T/two.yaml"
-rev=$(kubectl -n $OPNS get configmap "policy-scheduler-config-$good" -o jsonpath='{.metadata.resourceVersion}')
 kubectl -n $OPNS get configmap "policy-scheduler-config-$good" -o json |
-  python3 -c 'import json,sys; o=json.load(sys.stdin); o["data"]["config.yaml"]="profiles: []\n"; o["metadata"].pop("resourceVersion"); print(json.dumps(o))' > "$T/edited.json"
-kubectl -n $OPNS replace --force -f "$T/edited.json" >/dev/null 2>&1
-wait_for "a hand edit of the framework revision is put back" 30 bash -c \
+  python3 -c 'import json,sys; o=json.load(sys.stdin); o["data"]["config.yaml"]="profiles: []\n"; [o["metadata"].pop(k, None) for k in ("resourceVersion", "uid", "creationTimestamp")]; print(json.dumps(o))' > "$T/edited.json"
+# The ConfigMap is immutable: a hand edit is a delete and a create. With the operator running
+# it may put the revision back in between, and kubectl replace --force then polls its 5-minute
+# default for the name to be gone (a 301 s stall in CI). The operator is stopped meanwhile.
+stack_stop_pid operator-a
+kubectl -n $OPNS delete configmap "policy-scheduler-config-$good" >/dev/null
+kubectl create -f "$T/edited.json" >/dev/null
+check_eq "revision $good's ConfigMap is edited by hand" "profiles: []" \
+  "$(kubectl -n $OPNS get configmap policy-scheduler-config-$good -o jsonpath='{.data.config\.yaml}')"
+stack_operator_start a --profiles-as-plugins true --scheduler-shared-lease $shared > /dev/null
+wait_for "... the restarted operator puts it back" 30 bash -c \
   "kubectl -n $OPNS get configmap policy-scheduler-config-$good -o jsonpath='{.data.config\.yaml}' | grep -q packing-scheduler"
 # The Deployment of a framework revision passes no --policy-config-file: one added by hand
 # would make the scheduler look for a policy.cfg the revision does not have.
