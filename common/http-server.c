@@ -295,7 +295,7 @@ static int on_accept_retry(sd_event_source *es, uint64_t usec, void *userdata) {
 static int on_listen(sd_event_source *es, int fd, uint32_t revents, void *userdata) {
         HttpServer *s = userdata;
         for (unsigned i = 0; i < ACCEPT_BATCH; i++) {
-                struct sockaddr_storage sa;
+                struct sockaddr_storage sa = {}; /* the analyzer does not see accept4 fill it */
                 socklen_t len = sizeof(sa);
                 int cfd = accept4(s->listen_fd, (struct sockaddr *) &sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (cfd < 0) {
@@ -675,12 +675,15 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
         }
         if (r < 0)
                 return r;
-        struct sockaddr_storage bound;
+        union {
+                struct sockaddr sa;
+                struct sockaddr_in in;
+                struct sockaddr_in6 in6;
+        } bound = { .in6 = {} };
         socklen_t bound_len = sizeof(bound);
-        if (getsockname(s->listen_fd, (struct sockaddr *) &bound, &bound_len) < 0)
+        if (getsockname(s->listen_fd, &bound.sa, &bound_len) < 0)
                 return -errno;
-        s->port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *) &bound)->sin6_port
-                                                    : ((struct sockaddr_in *) &bound)->sin_port);
+        s->port = ntohs(bound.sa.sa_family == AF_INET6 ? bound.in6.sin6_port : bound.in.sin_port);
 
         s->daemon = start_daemon(s, flags, opts);
         if (!s->daemon)

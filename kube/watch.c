@@ -113,7 +113,7 @@ int kube_watch_decode(const char *line, size_t len, KubeWatchEventType *ret_type
 
 static int on_line(const char *line, size_t len, void *userdata) {
         KubeWatch *w = userdata;
-        KubeWatchEventType type;
+        KubeWatchEventType type = 0;
         json_t *ev = NULL, *obj = NULL;
         int r = kube_watch_decode(line, len, &type, &ev, &obj, &w->err);
         if (r < 0) {

@@ -41,7 +41,7 @@ int simulate_extenders_from_json(const json_t *extenders, SimulateExtender **ret
 
         if (n > 0 && !(a = calloc(n, sizeof(*a))))
                 return -ENOMEM;
-        json_array_foreach (extenders, i, x) {
+        for (i = 0; a && i < n && (x = json_array_get(extenders, i)); i++) {
                 const char *filter = json_string_value(json_object_get(x, "filterVerb"));
                 const char *prioritize = json_string_value(json_object_get(x, "prioritizeVerb"));
                 a[i] = (SimulateExtender) {

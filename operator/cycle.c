@@ -215,6 +215,8 @@ static void on_pass_done(const PassOutcome *o, void *userdata) {
                 m->metrics.policy_valid = o->output->policy_valid;
                 m->metrics.active_revision = o->output->active_revision;
         }
+        /* A pass can fail before its first write (no action then). */
+        const char *what = o->failed ? o->failed->description : "a write";
         if (o->fenced)
                 klog_warning("Stopped before \"%s\": this replica no longer holds the leader lease",
                              LOG_TEXT(o->failed ? o->failed->description : ""));
@@ -225,17 +227,17 @@ static void on_pass_done(const PassOutcome *o, void *userdata) {
                 /* A conflict or an object already there means our caches are behind: the
                  * next pass reads them again after the watch catches up. */
                 if (o->r == -ESTALE || o->r == -EEXIST)
-                        klog_v(2, "%s: %s (will retry from fresh state)", LOG_TEXT(o->failed->description),
+                        klog_v(2, "%s: %s (will retry from fresh state)", LOG_TEXT(what),
                                LOG_TEXT(o->err.message));
                 else if ((o->r == -ENOENT || o->r == -EOPNOTSUPP) && cluster_operator_action(o->failed)) {
                         /* Its CRD went away (404) or is going (405: "create not allowed while
                          * custom resource definition is terminating") before the watch said
                          * so: not a refusal to report on the Scheduler. */
-                        klog_info("%s: %s; looking for the ClusterOperator CRD again", LOG_TEXT(o->failed->description),
+                        klog_info("%s: %s; looking for the ClusterOperator CRD again", LOG_TEXT(what),
                                   LOG_TEXT(o->err.message));
                         cluster_operator_watch_lost(m->co);
                 } else {
-                        klog_error("%s failed: %s", LOG_TEXT(o->failed ? o->failed->description : "a write"),
+                        klog_error("%s failed: %s", LOG_TEXT(what),
                                    LOG_TEXT(o->err.message));
                         /* A failed report keeps the refusal it was reporting. */
                         if (!reported) {

@@ -166,7 +166,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
         const char **command = a->command;
         size_t n_command = 0;
         char why[1024];
-        int64_t v;
+        int64_t v = 0;
         int c;
 
         while ((c = getopt_long(argc, argv, "hv:", options, NULL)) >= 0) {

@@ -152,7 +152,7 @@ static json_t *extender_ignored_resources(const json_t *decoded) {
 }
 
 static json_t *plugin_config(KscContext *c, const json_t *profile, const json_t *decoded) {
-        const KscPlugin *with_args[64];
+        const KscPlugin *with_args[64] = {};
         size_t n = 0;
         for (size_t i = 0; ksc_plugin_at(i) && n < ELEMENTSOF(with_args); i++)
                 if (ksc_plugin_at(i)->args != KSC_ARGS_NONE)

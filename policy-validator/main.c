@@ -108,13 +108,15 @@ static int parse_args(int argc, char **argv, Args *a) {
                 {},
         };
         int c;
-        while ((c = getopt_long(argc, argv, "o:cetnp:f:h", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "o:cetnp:f:h", options, NULL)) >= 0) {
+                /* Set for every option that requires one; --translate's is optional (optarg NULL). */
+                const char *arg = optarg ? optarg : "";
                 switch (c) {
                 case 'o':
-                        if (strcmp(optarg, "json") == 0)
+                        if (strcmp(arg, "json") == 0)
                                 a->json = true;
-                        else if (strcmp(optarg, "text") != 0) {
-                                fprintf(stderr, "policy-validator: --output must be text or json, not '%s'\n", optarg);
+                        else if (strcmp(arg, "text") != 0) {
+                                fprintf(stderr, "policy-validator: --output must be text or json, not '%s'\n", arg);
                                 return -EINVAL;
                         }
                         break;
@@ -139,55 +141,55 @@ static int parse_args(int argc, char **argv, Args *a) {
                         a->normalize = true;
                         break;
                 case 'p':
-                        a->profile = optarg;
+                        a->profile = arg;
                         break;
                 case 'f':
-                        if (strcmp(optarg, "json") == 0)
+                        if (strcmp(arg, "json") == 0)
                                 a->opts.format = POLICY_FORMAT_JSON;
-                        else if (strcmp(optarg, "yaml") == 0)
+                        else if (strcmp(arg, "yaml") == 0)
                                 a->opts.format = POLICY_FORMAT_YAML;
-                        else if (strcmp(optarg, "auto") == 0)
+                        else if (strcmp(arg, "auto") == 0)
                                 a->opts.format = POLICY_FORMAT_AUTO;
                         else {
                                 fprintf(stderr, "policy-validator: --format must be auto, json or yaml, not '%s'\n",
-                                        optarg);
+                                        arg);
                                 return -EINVAL;
                         }
                         break;
                 case ARG_SCHEDULER_NAME:
-                        a->scheduler_name = optarg;
+                        a->scheduler_name = arg;
                         break;
                 case ARG_NO_TNBC:
                         a->opts.taint_nodes_by_condition_off = true;
                         break;
                 case ARG_MAX_SIZE:
-                        if (parse_size(optarg, &a->opts.max_size) < 0) {
-                                fprintf(stderr, "policy-validator: invalid --max-size '%s'\n", optarg);
+                        if (parse_size(arg, &a->opts.max_size) < 0) {
+                                fprintf(stderr, "policy-validator: invalid --max-size '%s'\n", arg);
                                 return -EINVAL;
                         }
                         break;
                 case ARG_PLUGIN_DIR:
-                        a->plugin_dir = optarg;
+                        a->plugin_dir = arg;
                         break;
                 case ARG_KIND:
-                        if (strcmp(optarg, "Policy") == 0)
+                        if (strcmp(arg, "Policy") == 0)
                                 a->kind = 0;
-                        else if (strcmp(optarg, KSC_KIND) == 0)
+                        else if (strcmp(arg, KSC_KIND) == 0)
                                 a->kind = 1;
-                        else if (strcmp(optarg, "auto") == 0)
+                        else if (strcmp(arg, "auto") == 0)
                                 a->kind = -1;
                         else {
                                 fprintf(stderr, "policy-validator: --kind takes auto, Policy or " KSC_KIND ", not '%s'\n",
-                                        optarg);
+                                        arg);
                                 return -EINVAL;
                         }
                         break;
                 case ARG_FEATURE_GATES:
-                        if (strcmp(optarg, "DefaultPodTopologySpread=false") == 0)
+                        if (strcmp(arg, "DefaultPodTopologySpread=false") == 0)
                                 a->default_pod_topology_spread_off = true;
-                        else if (strcmp(optarg, "DefaultPodTopologySpread=true") != 0) {
+                        else if (strcmp(arg, "DefaultPodTopologySpread=true") != 0) {
                                 fprintf(stderr, "policy-validator: --feature-gates takes DefaultPodTopologySpread=true|false, "
-                                                "not '%s'\n", optarg);
+                                                "not '%s'\n", arg);
                                 return -EINVAL;
                         }
                         break;
@@ -198,6 +200,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                         fprintf(stderr, "Try 'policy-validator --help'.\n");
                         return -EINVAL;
                 }
+        }
         int rest = argc - optind;
         if (a->profile ? rest != 0 : rest != 1) {
                 fprintf(stderr, "policy-validator: %s\nTry 'policy-validator --help'.\n",
@@ -217,6 +220,7 @@ static int parse_args(int argc, char **argv, Args *a) {
 static int read_input(const char *file, size_t max, Buf *b) {
         _cleanup_fclose_ FILE *f = NULL;
         FILE *in = stdin;
+        /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): called only with a FILE (--profile reads none) */
         if (strcmp(file, "-") != 0) {
                 f = fopen(file, "re");
                 if (!f)

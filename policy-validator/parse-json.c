@@ -225,6 +225,7 @@ static int json_string(JsonParser *p, const char **ret, size_t *ret_len, uint32_
                                 m_cap = cap;
                         }
                         for (size_t k = before; k < p->scratch.len; k++)
+                                /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): m holds scratch.len + 1 entries, grown above */
                                 m[k] = (uint32_t) (k == before ? src : MIN(src + (k - before), p->i - 1));
                 }
         }
@@ -338,6 +339,7 @@ static int json_container(JsonParser *p, bool object, PNode **ret) {
                 int r = json_value(p, &child);
                 if (r < 0)
                         return r;
+                /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): json_value sets child when it succeeds */
                 child->key = key;
                 child->key_pos = key_pos;
                 pdoc_node_append(node, &tail, child);
@@ -447,14 +449,15 @@ int pjson_string_map(const char *text, size_t len, size_t off, char **ret_value,
         PolicyDiags d = {};
         JsonParser p = { .doc = &doc, .text = text, .len = len, .i = off, .diags = &d, .line = 1, .col_cache = 1 };
         buf_init(&p.scratch, len + 16);
-        const char *s;
-        size_t n;
+        const char *s = NULL;
+        size_t n = 0;
         uint32_t *map = NULL;
         int r = off < len && text[off] == '"' ? json_string(&p, &s, &n, &map) : -EINVAL;
         buf_free(&p.scratch);
         policy_diags_clear(&d);
         char *copy = NULL;
         if (r >= 0) {
+                /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker): json_string sets s when it succeeds */
                 copy = strndup(s, n);
                 if (!copy)
                         r = -ENOMEM;

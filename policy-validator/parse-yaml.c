@@ -255,6 +255,10 @@ int pdoc_parse_yaml(PDoc *doc, const char *text, size_t len, unsigned max_depth,
                         break;
                 case YAML_SEQUENCE_END_EVENT:
                 case YAML_MAPPING_END_EVENT:
+                        if (depth == 0) { /* libyaml pairs its events; kept for the analyzer and for safety */
+                                r = -EINVAL;
+                                break;
+                        }
                         node = stack[--depth].node;
                         node->end_pos = ymark(ev.end_mark);
                         if (node->type == PNODE_OBJECT)

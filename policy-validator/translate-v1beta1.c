@@ -226,8 +226,8 @@ static const char *prio_path(char buf[static 32], ssize_t at) {
 
 static void build_priorities(Builder *b) {
         /* Sorted like upstream's keys; weights go through int32 as upstream's producers do. */
-        size_t order[ELEMENTSOF(b->keys)];
-        const char *sorted[ELEMENTSOF(b->keys)];
+        size_t order[ELEMENTSOF(b->keys)] = {};
+        const char *sorted[ELEMENTSOF(b->keys)] = {};
         for (size_t i = 0; i < b->n_keys; i++)
                 sorted[i] = b->keys[i];
         qsort(sorted, b->n_keys, sizeof(char *), key_cmp);

@@ -133,6 +133,7 @@ static void check_rtc(Checker *c, const PolicyArgument *a) {
                 const PolicyShapePoint *pt = &a->shape[i];
                 size_t s2 = ppath_index(&c->path, i);
                 size_t s3 = ppath_key(&c->path, "utilization");
+                /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): shape holds n_shape points */
                 if (pt->utilization < 0 || pt->utilization > 100)
                         perr(c->diags, "shape-utilization-range", pick(pt->utilization_pos, pt->pos), c->path.buf,
                              "utilization %" PRId64 " is outside 0..100", pt->utilization);

@@ -211,7 +211,7 @@ Extender *extender_free(Extender *x) {
         free(x->prioritize_verb);
         free(x->bind_verb);
         free(x->preempt_verb);
-        for (size_t i = 0; i < x->n_managed; i++)
+        for (size_t i = 0; x->managed && i < x->n_managed; i++)
                 free(x->managed[i]);
         free(x->managed);
         buf_free(&x->reply);

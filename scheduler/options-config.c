@@ -57,7 +57,7 @@ static int node_to_json(yaml_document_t *d, yaml_node_t *n, unsigned depth, json
         case YAML_SEQUENCE_NODE:
                 j = json_array();
                 for (yaml_node_item_t *i = n->data.sequence.items.start; j && i < n->data.sequence.items.top; i++) {
-                        json_t *v;
+                        json_t *v = NULL;
                         int r = node_to_json(d, yaml_document_get_node(d, *i), depth + 1, &v, err);
                         if (r < 0) {
                                 json_decref(j);
@@ -77,7 +77,7 @@ static int node_to_json(yaml_document_t *d, yaml_node_t *n, unsigned depth, json
                                 json_decref(j);
                                 return sched_opt_errf(err, -EINVAL, "line %zu: mapping keys must be scalars", n->start_mark.line + 1);
                         }
-                        json_t *v;
+                        json_t *v = NULL;
                         int r = node_to_json(d, yaml_document_get_node(d, p->value), depth + 1, &v, err);
                         if (r < 0) {
                                 json_decref(j);
@@ -528,7 +528,7 @@ int sched_options_load(SchedOptions *o, Buf *err) {
         }
         if (o->config_path) {
                 _cleanup_free_ char *text = NULL;
-                size_t len;
+                size_t len = 0;
                 if ((r = read_file(o->config_path, &text, &len, err)) < 0)
                         return r;
                 if ((r = buf_printf(err, "%s: ", o->config_path)) < 0)
@@ -553,7 +553,7 @@ int sched_options_load(SchedOptions *o, Buf *err) {
         }
         if (o->settings_path) {
                 _cleanup_free_ char *text = NULL;
-                size_t len;
+                size_t len = 0;
                 if ((r = read_file(o->settings_path, &text, &len, err)) < 0)
                         return r;
                 buf_reset(err);

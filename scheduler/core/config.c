@@ -655,6 +655,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
                         return r;
 
         /* profile-wide arguments, once per plugin enabled anywhere */
+        const SchedFeatureGates gates = opts ? opts->gates : (SchedFeatureGates) {};
         bool done[_SCHED_PLUGIN_MAX] = {};
         for (SchedPoint pt = 0; pt < _SCHED_POINT_MAX; pt++)
                 for (uint32_t i = 0; i < cfg->points[pt].n; i++) {
@@ -662,7 +663,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
                         if (row->external || done[row->name])
                                 continue;
                         done[row->name] = true;
-                        SchedProfileBuild b = { .box = box, .gates = opts ? opts->gates : (SchedFeatureGates) {} };
+                        SchedProfileBuild b = { .box = box, .gates = gates };
                         if (row->compile_args &&
                             (r = row->compile_args(&b, plugin_args(profile, cfg->points[pt].names[i]), err)) < 0)
                                 return r;
@@ -671,7 +672,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
         /* Filter, in the configured order; mastersSchedulable right after NodeUnschedulable */
         const struct SchedConfigPoint *fp = &cfg->points[SCHED_POINT_FILTER], *sp = &cfg->points[SCHED_POINT_SCORE];
         SchedProfileBuild b = { .box = box, .cap_predicates = 2 * fp->n + 1, .cap_priorities = sp->n,
-                                .gates = opts ? opts->gates : (SchedFeatureGates) {}, .profile = profile };
+                                .gates = gates, .profile = profile };
         for (uint32_t i = 0; i < fp->n; i++)
                 b.cap_predicates += (uint32_t) MIN(args_strings(plugin_args(profile, fp->names[i])), (size_t) MAX_PROFILE_INSTANCES);
         for (uint32_t i = 0; i < sp->n; i++)

@@ -113,9 +113,8 @@ int sched_policy_profile(const Policy *pol, const char *scheduler_name, const Sc
                 return -EINVAL;
         if (!json_object_get(profile, "pluginConfig") && json_object_set_new(profile, "pluginConfig", json_array()) < 0)
                 return -ENOMEM;
-        if ((r = set_default(plugins, "queueSort", "PrioritySort")) < 0 ||
-            (r = set_default(plugins, "postFilter", "DefaultPreemption")) < 0 ||
-            (r = set_default(plugins, "bind", "DefaultBinder")) < 0)
+        if (set_default(plugins, "queueSort", "PrioritySort") < 0 ||
+            set_default(plugins, "postFilter", "DefaultPreemption") < 0 || set_default(plugins, "bind", "DefaultBinder") < 0)
                 return -ENOMEM;
         if (gates && gates->default_pod_topology_spread_off && (r = selector_spread_classic(pol, profile)) < 0)
                 return r;

@@ -413,7 +413,7 @@ int volume_plan_apply(const VolumePlan *p, const char *stage_dir, char *err, siz
                 if (stat(src, &st) < 0) {
                         /* A subPath that does not exist yet is created as a directory, as the
                          * kubelet does for writable volumes. */
-                        if (errno != ENOENT || !m->sub_path || (r = ns_mkdir_p(src, 0755)) < 0 ||
+                        if (errno != ENOENT || !m->sub_path || ns_mkdir_p(src, 0755) < 0 ||
                             stat(src, &st) < 0)
                                 return ns_errorf(err, errlen, -ENOENT, "volumeMount %s: %s does not exist",
                                             m->mount_path, m->sub_path ? m->sub_path : v->name);

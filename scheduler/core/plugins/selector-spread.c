@@ -282,6 +282,8 @@ static bool service_anti_affinity_score(const SchedCycle *cy, const SchedPriorit
                 *ret_constant = 0;      /* out of memory: no preference, as for a failed score */
                 return true;
         }
+        /* The scratch buffer is malloc'd memory, typed by what is stored: here doubles. */
+        /* cppcheck-suppress invalidPointerCast */
         double *acc = (double *) x->tmp;
         for (uint32_t i = 0; i < n; i++)
                 acc[i] = 0;
