@@ -9,7 +9,6 @@
  * Usage: bench-operator [--smoke] [OPERATOR_BINARY] (default build/default/bin/scheduler-operator);
  * --smoke: one start-up, 3 edits and 2 s idle (`make test` runs it so, to prove the benchmark
  * still runs; it measures nothing). */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
@@ -38,6 +37,8 @@
 #define IDLE_SECONDS 120
 #define SMOKE_EDITS 3
 #define SMOKE_IDLE_SECONDS 2
+/* How long any one step may take: start-up, the first pass, one edit. */
+#define WAIT_USEC (30 * 1000000ULL)
 
 static const KubeResource SCHEDULERS = { "config.openshift.io", "v1", "schedulers", false };
 
@@ -107,11 +108,6 @@ static void show_log(void) {
                 fprintf(stderr, "(no log)\n");
 }
 
-typedef struct Operator {
-        pid_t pid;
-        int port;
-} Operator;
-
 static pid_t spawn_operator(const char *binary, int port, const char *resync) {
         char listen[64];
         snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
@@ -127,38 +123,43 @@ static pid_t spawn_operator(const char *binary, int port, const char *resync) {
         return pid;
 }
 
-/* Starts the operator and waits until its /readyz answers 200. An operator that exits first
- * (its port taken between the pick and its bind) is started again on another port. */
-static int start_operator(const char *binary, const char *resync, uint64_t timeout_usec, Operator *ret) {
-        uint64_t t0 = now_usec();
+/* Starts the operator and waits until its /readyz answers 200, at most 30 s. An operator
+ * that exits first (its port taken between the pick and its bind) is started again on
+ * another port. Returns its PID, or -1 after saying why. */
+static pid_t start_operator(const char *binary, const char *resync) {
+        const uint64_t t0 = now_usec();
         for (int attempt = 0; attempt < 5; attempt++) {
                 int port = pick_port();
                 if (port < 0)
-                        return -EADDRINUSE;
+                        break;
                 char readyz[128];
                 snprintf(readyz, sizeof(readyz), "http://127.0.0.1:%d/readyz", port);
                 pid_t pid = spawn_operator(binary, port, resync);
-                if (pid < 0)
-                        return -errno;
+                if (pid < 0) {
+                        fprintf(stderr, "bench-operator: fork: %m\n");
+                        return -1;
+                }
                 for (;;) {
                         int status;
                         if (waitpid(pid, &status, WNOHANG) == pid) {
-                                fprintf(stderr, "bench-operator: the operator on port %d exited (status %d)\n", port, status);
+                                fprintf(stderr, "bench-operator: the operator on port %d %s %d before it was ready\n", port,
+                                        WIFEXITED(status) ? "exited with status" : "was killed by signal",
+                                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
                                 break;
                         }
-                        if (http_status(readyz) == 200 && waitpid(pid, &status, WNOHANG) == 0) {
-                                *ret = (Operator) { pid, port };
-                                return 0;
-                        }
-                        if (now_usec() - t0 > timeout_usec) {
+                        if (http_status(readyz) == 200 && waitpid(pid, &status, WNOHANG) == 0)
+                                return pid;
+                        if (now_usec() - t0 > WAIT_USEC) {
                                 kill(pid, SIGTERM);
                                 waitpid(pid, NULL, 0);
-                                return -ETIMEDOUT;
+                                fprintf(stderr, "bench-operator: the operator was not ready within 30 s\n");
+                                return -1;
                         }
                         usleep(1000);
                 }
         }
-        return -EADDRINUSE;
+        fprintf(stderr, "bench-operator: the operator did not start (5 tries, or no free port)\n");
+        return -1;
 }
 
 static void stop(pid_t pid) {
@@ -201,11 +202,17 @@ static void on_update(KubeInformer *inf, json_t *o, json_t *n, void *userdata) {
         check_scheduler(n, userdata);
 }
 
-/* Runs the loop until a revision above AFTER is being rolled out (AFTER < 0: until the bench
- * policy is the one in use). */
-static int run_until_revision(sd_event *e, const Waiter *w, int64_t after, uint64_t timeout_usec) {
-        uint64_t deadline = now_usec() + timeout_usec;
-        while (after < 0 ? !w->bench_policy_valid : w->revision <= after) {
+static bool bench_policy_in_use(const Waiter *w, int64_t unused) {
+        return w->bench_policy_valid;
+}
+static bool revision_past(const Waiter *w, int64_t after) {
+        return w->revision > after;
+}
+
+/* Runs the loop until done(w, arg), at most WAIT_USEC. */
+static int run_until(sd_event *e, bool (*done)(const Waiter *, int64_t), const Waiter *w, int64_t arg) {
+        uint64_t deadline = now_usec() + WAIT_USEC;
+        while (!done(w, arg)) {
                 if (now_usec() > deadline)
                         return -ETIMEDOUT;
                 int r = sd_event_run(e, 100 * 1000);
@@ -237,20 +244,16 @@ static int put_policy(KubeClient *c, int weight) {
 
 static int run(sd_event *e, KubeClient *client, const char *binary, int edits, int idle_seconds) {
         KubeError err = {};
-        Operator op = {};
-        int r;
+        pid_t pid;
 
         /* Start-up to ready, five times. */
         uint64_t startup[5];
         for (size_t i = 0; i < ELEMENTSOF(startup); i++) {
                 uint64_t t0 = now_usec();
-                r = start_operator(binary, "600", 30 * 1000000ULL, &op);
-                startup[i] = now_usec() - t0;
-                if (r < 0) {
-                        fprintf(stderr, "bench-operator: the operator was not ready within 30 s: %s\n", strerror(-r));
+                if ((pid = start_operator(binary, "600")) < 0)
                         return 1;
-                }
-                stop(op.pid);
+                startup[i] = now_usec() - t0;
+                stop(pid);
         }
         qsort(startup, ELEMENTSOF(startup), sizeof(uint64_t), cmp_u64);
         printf("operator start-up to ready: median %.1f ms (min %.1f, max %.1f, 5 runs)\n", startup[2] / 1000.0,
@@ -259,22 +262,19 @@ static int run(sd_event *e, KubeClient *client, const char *binary, int edits, i
         /* Reaction time over EDITS policy edits. */
         if (put_policy(client, 1) < 0)
                 return 1;
-        r = start_operator(binary, "1", 30 * 1000000ULL, &op);
-        if (r < 0) {
-                fprintf(stderr, "bench-operator: the operator was not ready within 30 s: %s\n", strerror(-r));
+        if ((pid = start_operator(binary, "1")) < 0)
                 return 1;
-        }
         Waiter w = {};
         _cleanup_informer_ KubeInformer *inf = NULL;
         static const KubeInformerHandlers handlers = { .on_add = on_add, .on_update = on_update };
         kube_informer_new(client, &SCHEDULERS, NULL, NULL, NULL, &inf);
         kube_informer_add_handlers(inf, &handlers, &w);
         kube_informer_start(inf);
-        uint64_t deadline = now_usec() + 30 * 1000000ULL;
+        uint64_t deadline = now_usec() + WAIT_USEC;
         while (!kube_informer_has_synced(inf) || !kube_informer_get(inf, NULL, "cluster")) {
                 if (now_usec() > deadline) {
                         fprintf(stderr, "bench-operator: the operator did not create Scheduler cluster\n");
-                        stop(op.pid);
+                        stop(pid);
                         return 1;
                 }
                 sd_event_run(e, 100 * 1000);
@@ -282,23 +282,23 @@ static int run(sd_event *e, KubeClient *client, const char *binary, int edits, i
         json_auto_t *patch = json_pack("{s:{s:{s:s}}}", "spec", "policy", "name", "bench-policy");
         if (kube_patch(client, &SCHEDULERS, NULL, "cluster", NULL, KUBE_MERGE_PATCH, patch, NULL, &err) < 0) {
                 fprintf(stderr, "bench-operator: %s\n", err.message);
-                stop(op.pid);
+                stop(pid);
                 return 1;
         }
         /* Named already when this plane ran the bench before: the patch then changes nothing. */
-        if (run_until_revision(e, &w, -1, 30 * 1000000ULL) < 0) {
+        if (run_until(e, bench_policy_in_use, &w, 0) < 0) {
                 fprintf(stderr, "bench-operator: the operator did not take up the bench policy\n");
-                stop(op.pid);
+                stop(pid);
                 return 1;
         }
         uint64_t lat[EDITS];
         for (int i = 0; i < edits; i++) {
                 int64_t before = w.revision;
                 uint64_t t0 = now_usec();
-                if (put_policy(client, 2 + i) < 0 || run_until_revision(e, &w, before, 30 * 1000000ULL) < 0) {
+                if (put_policy(client, 2 + i) < 0 || run_until(e, revision_past, &w, before) < 0) {
                         fprintf(stderr, "bench-operator: edit %d was not applied (last revision %" PRId64 ")\n", i,
                                 w.revision);
-                        stop(op.pid);
+                        stop(pid);
                         return 1;
                 }
                 lat[i] = now_usec() - t0;
@@ -308,14 +308,14 @@ static int run(sd_event *e, KubeClient *client, const char *binary, int edits, i
                "(%d edits, loopback)\n",
                lat[edits / 2] / 1000.0, lat[edits * 99 / 100] / 1000.0, lat[edits - 1] / 1000.0, edits);
 
-        long rss0 = rss_kib(op.pid);
+        long rss0 = rss_kib(pid);
         uint64_t t0 = now_usec();
         while (now_usec() - t0 < (uint64_t) idle_seconds * 1000000ULL)
                 sd_event_run(e, 500 * 1000);
-        long rss1 = rss_kib(op.pid);
+        long rss1 = rss_kib(pid);
         printf("operator RSS idle: %ld KiB after the edits, %ld KiB after %d s of 1 s resyncs (%d passes)\n", rss0,
                rss1, idle_seconds, idle_seconds);
-        stop(op.pid);
+        stop(pid);
         return 0;
 }
 

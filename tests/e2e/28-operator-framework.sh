@@ -288,11 +288,13 @@ kubectl -n $OPNS get configmap "policy-scheduler-config-$good" -o json |
 # The ConfigMap is immutable: a hand edit is a delete and a create. With the operator running
 # it may put the revision back in between, and kubectl replace --force then polls its 5-minute
 # default for the name to be gone (a 301 s stall in CI). The operator is stopped meanwhile.
+edit_revision() {
+  kubectl -n $OPNS delete configmap "policy-scheduler-config-$good" >/dev/null &&
+    kubectl create -f "$T/edited.json" >/dev/null &&
+    [ "$(kubectl -n $OPNS get configmap "policy-scheduler-config-$good" -o jsonpath='{.data.config\.yaml}')" = "profiles: []" ]
+}
 stack_stop_pid operator-a
-kubectl -n $OPNS delete configmap "policy-scheduler-config-$good" >/dev/null
-kubectl create -f "$T/edited.json" >/dev/null
-check_eq "revision $good's ConfigMap is edited by hand" "profiles: []" \
-  "$(kubectl -n $OPNS get configmap policy-scheduler-config-$good -o jsonpath='{.data.config\.yaml}')"
+setup "revision $good's ConfigMap is edited by hand" edit_revision
 stack_operator_start a --profiles-as-plugins true --scheduler-shared-lease $shared > /dev/null
 wait_for "... the restarted operator puts it back" 30 bash -c \
   "kubectl -n $OPNS get configmap policy-scheduler-config-$good -o jsonpath='{.data.config\.yaml}' | grep -q packing-scheduler"

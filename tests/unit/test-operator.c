@@ -422,8 +422,6 @@ static void run_pass(const char *spec, PassProbe *p) {
         p->e = sd_event_unref(p->e);
 }
 
-/* Events are recorded only once every other action is written, in order; a replica that
- * no longer holds the lease sends nothing, events included. */
 /* The election's timing as kube components check it: the defaults fit, a renew deadline not
  * under the lease duration or a retry period not under the renew deadline does not. */
 static void test_lease_timing(void **state) {
@@ -443,6 +441,8 @@ static void test_lease_timing(void **state) {
         assert_non_null(strstr(why, "--leader-elect-retry-period must be less than --leader-elect-renew-deadline"));
 }
 
+/* Events are recorded only once every other action is written, in order; a replica that
+ * no longer holds the lease sends nothing, events included. */
 static void test_pass_events_and_fencing(void **state) {
         PassProbe p = { .may_write = true };
         run_pass("ab", &p);
