@@ -131,7 +131,7 @@ FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=gnu17 -g -O1 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
 define fuzzer
 FUZZERS += build/fuzz/$(1)
-build/fuzz/$(1): $(2) $$(wildcard common/*.h policy-validator/*.h kube/*.h)
+build/fuzz/$(1): $(2) $$(wildcard common/*.h config/*.h kube/*.h)
 	@mkdir -p $$(@D)
 	$(Q)$(call say,FUZZ,$$@)$(FUZZ_CC) $(FUZZ_FLAGS) $$(PKG_CFLAGS) -o $$@ $(2) $$(PKG_LIBS)
 endef

@@ -3,7 +3,7 @@
  * point by extension point: the plugins one enables and the other does not, score weights,
  * the order of the common plugins, then each plugin's resolved arguments, the scheduling
  * fields of the whole configuration and the extenders. A revision rendered from a Policy takes
- * part as libpolicy's v1beta1 translation of it, the framework configuration kube-scheduler
+ * part as libconfig's v1beta1 translation of it, the framework configuration kube-scheduler
  * v1.20 builds from the Policy itself. */
 #include "kubectl-plugin/plugin.h"
 
@@ -14,7 +14,7 @@
 
 #include "common/macro.h"
 #include "kubectl-plugin/util.h"
-#include "policy-validator/kubescheduler-config.h"
+#include "config/kubescheduler-config.h"
 #include "reconcilers/reconcile.h"
 
 /* The fields of the whole configuration that change how pods are scheduled. The others

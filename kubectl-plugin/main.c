@@ -22,7 +22,7 @@
 #include "kube/kube.h"
 #include "kubectl-plugin/plugin.h"
 #include "kubectl-plugin/util.h"
-#include "policy-validator/kubescheduler-config.h"
+#include "config/kubescheduler-config.h"
 #include "reconcilers/operator-config.h"
 #include "reconcilers/profiles.h"
 #include "reconcilers/reconcile.h"
@@ -430,7 +430,7 @@ static int cmd_migrate(const Args *a) {
                 fprintf(stderr,
                         "error: the translation of %s changes what the scheduler does (%zu item%s); nothing was "
                         "written. What would change:\n%s"
-                        "Re-run with --accept-lossy to migrate anyway (policy-validator/README.md, \"Migration: what "
+                        "Re-run with --accept-lossy to migrate anyway (config/README.md, \"Migration: what "
                         "the translations lose\").\n",
                         label, plan.n_lossy, plan.n_lossy == 1 ? "" : "s", plan.lossy_text);
                 return EXIT_INVALID;
@@ -529,7 +529,7 @@ static int sim_set_extenders(SimConfigs *ret, json_t *extenders) {
         return 0;
 }
 
-/* Every profile of a KubeSchedulerConfiguration text, through libpolicy's front door. */
+/* Every profile of a KubeSchedulerConfiguration text, through libconfig's front door. */
 static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const char *label,
                            const SchedConfigOptions *base, SimConfigs *ret) {
         PolicyDiags diags = {};

@@ -1,4 +1,4 @@
-/* `migrate`: the active Policy's translation (libpolicy's v1beta1 translation, the one
+/* `migrate`: the active Policy's translation (libconfig's v1beta1 translation, the one
  * `policy-validator --translate=v1beta1` prints and kube-scheduler v1.20 builds from the Policy
  * itself) as the operator's KubeSchedulerConfiguration source, and the changes that switch the
  * operator to it, shown before they are made. Pure: main.c reads and writes the objects. */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 
 typedef struct json_t json_t;
 
@@ -57,7 +57,7 @@ int effective_diff(const PolicyEffective *a, const char *label_a, const PolicyEf
 /* ---- diff of framework revisions ---- */
 
 /* The differences between two effective KubeSchedulerConfigurations (the shape of
- * policy-validator/kubescheduler-config.h), a and b, under the labels: profiles one has and
+ * config/kubescheduler-config.h), a and b, under the labels: profiles one has and
  * the other not (with their plugins), and per profile of the same schedulerName, per
  * extension point, plugins removed ("-"), added ("+"), score weights changed and the order of
  * the common plugins ("~"); the resolved arguments of the plugins either enables; the
@@ -70,7 +70,7 @@ int framework_diff(const json_t *a, const char *label_a, const json_t *b, const 
 /* The effective KubeSchedulerConfiguration a revision ConfigMap (cm, borrowed; label names
  * it in messages) makes the scheduler run: its config.yaml; for a revision rendered from a
  * Policy (it has policy.cfg), config.yaml with the profile's plugins and the extenders
- * replaced by libpolicy's v1beta1 translation of the Policy, which is what kube-scheduler
+ * replaced by libconfig's v1beta1 translation of the Policy, which is what kube-scheduler
  * v1.20 builds from the Policy itself. Out-of-tree plugins (the operator's
  * --scheduler-plugin) are accepted where the revision's effective annotation, written by the
  * operator after validating them, lists them. On success returns 0, *ret_effective (new reference),

@@ -16,8 +16,8 @@
 
 #include "common/buf.h"
 #include "common/macro.h"
-#include "policy-validator/kubescheduler-config.h"
-#include "policy-validator/policy.h"
+#include "config/kubescheduler-config.h"
+#include "config/policy.h"
 #include "scheduler/plugin-loader.h"
 
 #define EXIT_INVALID 1

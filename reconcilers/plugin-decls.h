@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy-validator/kubescheduler-config.h"
+#include "config/kubescheduler-config.h"
 
 /* As many as policy-scheduler loads from one directory (PLUGIN_LOADER_MAX). */
 #define PLUGIN_DECLS_MAX 64u

@@ -6,7 +6,7 @@
  *
  * What it decides (docs/design.md, "The API contract"):
  *  - the desired policy: the ConfigMap named by spec.policy.name (key policy.cfg) or the
- *    built-in policy of spec.profile, validated and normalized by libpolicy;
+ *    built-in policy of spec.profile, validated and normalized by libconfig;
  *  - when it is valid and differs from the running revision: revision ConfigMap
  *    policy-scheduler-config-<N+1> and the policy-scheduler Deployment pointed at it;
  *    when it is invalid, missing, unreadable or would not fit (a ConfigMap's 1 MiB, 256 KiB
@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 typedef struct json_t json_t;
-typedef struct KscExternalPlugin KscExternalPlugin; /* policy-validator/kubescheduler-config.h */
+typedef struct KscExternalPlugin KscExternalPlugin; /* config/kubescheduler-config.h */
 
 /* Names and keys of the contract, for the daemon (informer filters) and the tests. */
 #define RECONCILE_SCHEDULER_NAME "cluster"

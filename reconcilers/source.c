@@ -1,8 +1,8 @@
 /* The desired policy: resolves spec.policy.name / spec.profile to a text, runs it through
- * libpolicy (parse, every rule, normalization, effective set) and turns the verdict into
+ * libconfig (parse, every rule, normalization, effective set) and turns the verdict into
  * what status needs: the PolicyValid reason and message, the source description, the
  * diagnostics with line/column, the normalized policy.cfg and the effective lists.
- * No parsing happens here; libpolicy is the only policy parser in the tree. */
+ * No parsing happens here; libconfig is the only policy parser in the tree. */
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
@@ -11,9 +11,9 @@
 #include "common/sha256.h"
 #include "kube/error.h"
 #include "kube/selector.h"
-#include "policy-validator/kubescheduler-config.h"
-#include "policy-validator/parse.h"
-#include "policy-validator/policy.h"
+#include "config/kubescheduler-config.h"
+#include "config/parse.h"
+#include "config/policy.h"
 #include "reconcilers/internal.h"
 #include "reconcilers/profiles.h"
 
@@ -352,7 +352,7 @@ static const struct {
                                 "use" },
 };
 
-/* Appends an error to diags as libpolicy records its own (items, counts), so that one sorted
+/* Appends an error to diags as libconfig records its own (items, counts), so that one sorted
  * list holds the operator's rules and the validator's. -ENOMEM. */
 static int diags_add_error(PolicyDiags *diags, const char *code, PolicyPos pos, const char *path, const char *message) {
         if (diags->n >= POLICY_MAX_DIAGS) {

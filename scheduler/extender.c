@@ -16,7 +16,7 @@
 #include "common/macro.h"
 #include <inttypes.h>
 #include "kube/log.h"
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 #include "scheduler/core/satmath.h"
 
 #define MAX_REPLY ((size_t) 16 * 1024 * 1024)

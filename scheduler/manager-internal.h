@@ -16,7 +16,7 @@
 #include "kube/informer.h"
 #include "kube/kube.h"
 #include "kube/leader.h"
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"

@@ -436,7 +436,7 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
 }
 
 /* The profiles: each of the framework configuration's (--config), or the Policy's one, as
- * v1.20 builds it from the Policy (libpolicy's translation). */
+ * v1.20 builds it from the Policy (libconfig's translation). */
 static int profiles_new(Manager *m, const Policy *policy, const SchedConfigOptions *co, Buf *err) {
         const SchedOptions *opts = m->opts;
         const json_t *list = opts->ksc_effective ? json_object_get(opts->ksc_effective, "profiles") : NULL;

@@ -10,16 +10,16 @@ $(eval $(call static_lib,schedcore,$(SCHEDCORE_SRCS)))
 
 SCHED_DAEMON_SRCS := $(filter-out scheduler/main.c,$(sort $(wildcard scheduler/*.c)))
 $(eval $(call static_lib,scheduler,$(SCHED_DAEMON_SRCS)))
-$(eval $(call program,policy-scheduler,scheduler/main.c,scheduler schedcore policy kube common))
+$(eval $(call program,policy-scheduler,scheduler/main.c,scheduler schedcore config kube common))
 
-SCHED_TEST_LIBS := scheduler schedcore policy kube common
+SCHED_TEST_LIBS := scheduler schedcore config kube common
 $(foreach t,$(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test-sched-*.c))),\
   $(eval $(call unit_test,$(t),tests/unit/$(t).c tests/unit/builders.c,$(SCHED_TEST_LIBS))))
 
-$(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore policy kube common))
-$(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,scheduler schedcore policy kube common))
-$(eval $(call bench,bench-sched-preempt,tests/bench/bench-sched-preempt.c,schedcore policy kube common))
-$(eval $(call bench,bench-sched-soak,tests/bench/bench-sched-soak.c,schedcore policy kube common))
+$(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore config kube common))
+$(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,scheduler schedcore config kube common))
+$(eval $(call bench,bench-sched-preempt,tests/bench/bench-sched-preempt.c,schedcore config kube common))
+$(eval $(call bench,bench-sched-soak,tests/bench/bench-sched-soak.c,schedcore config kube common))
 $(eval $(call bench,bench-sched-bind,tests/bench/bench-sched-bind.c,kube common))
 MANPAGES += scheduler/policy-scheduler.1
 

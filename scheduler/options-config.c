@@ -13,7 +13,7 @@
 #include "scheduler/plugin-loader.h"
 #include "common/macro.h"
 #include "common/time-util.h"
-#include "policy-validator/kubescheduler-config.h"
+#include "config/kubescheduler-config.h"
 #include "scheduler/options-internal.h"
 
 #define MAX_FILE ((size_t) 1024 * 1024)
@@ -338,7 +338,7 @@ static bool needs_framework(const json_t *j) {
 }
 
 /* The top-level settings of an effective configuration (v1beta2 input: its fields are
- * libpolicy's to map, so the settings are read from the effective shape). */
+ * libconfig's to map, so the settings are read from the effective shape). */
 static int apply_effective(SchedOptions *o, const json_t *eff, Buf *err) {
         const json_t *v;
         if ((v = json_object_get(eff, "percentageOfNodesToScore")) && json_is_integer(v))
@@ -419,7 +419,7 @@ int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Bu
         json_t *profiles = json_object_get(j, "profiles");
         json_t *prof = json_array_get(profiles, 0);
         if (beta && strcmp(api, KSC_API_VERSION_V1BETA2) == 0) {
-                /* v1beta2 renames and moves fields: libpolicy maps it to the effective shape */
+                /* v1beta2 renames and moves fields: libconfig maps it to the effective shape */
                 if ((r = apply_framework(o, text, len, j, err)) < 0)
                         return r;
                 return apply_effective(o, o->ksc_effective, err);
@@ -458,7 +458,7 @@ int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Bu
         if (!beta && json_array_size(json_object_get(j, "extenders")) > 0)
                 return sched_opt_errf(err, -EINVAL, "%s", "extenders: configure extenders in the Policy");
         /* v1beta1, the framework's front door: after this scheduler's own refusals above,
-         * libpolicy decodes, defaults and validates the whole file as kube-scheduler v1.20.2;
+         * libconfig decodes, defaults and validates the whole file as kube-scheduler v1.20.2;
          * the profiles run unless a Policy is configured (sched_options_load decides once
          * every source is known) */
         if ((r = apply_policy_source(o, json_object_get(j, "algorithmSource"), err)) < 0)

@@ -58,12 +58,12 @@ typedef struct SchedOptions {
         /* --plugin-dir's plugins, loaded by sched_options_load() before --config is read so its
          * profiles may name them (the manager's profiles run them); freed by sched_options_done() */
         struct PluginLoader *plugins;
-        struct KscExternalPlugin *ksc_external;         /* the same, as libpolicy checks them */
+        struct KscExternalPlugin *ksc_external;         /* the same, as libconfig checks them */
         size_t n_ksc_external;
         int metrics_port;                               /* 0 = /metrics on the healthz server */
         bool disable_preemption;                        /* disablePreemption */
         bool default_pod_topology_spread_off;           /* --feature-gates=DefaultPodTopologySpread=false */
-        /* --config as libpolicy's effective KubeSchedulerConfiguration (kubescheduler-config.h:
+        /* --config as libconfig's effective KubeSchedulerConfiguration (kubescheduler-config.h:
          * profiles with their plugins, pluginConfig, extenders) when no Policy is configured;
          * NULL: a Policy (or the default provider) runs. Owned. */
         json_t *ksc_effective;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/external-instance.h"
@@ -179,7 +179,7 @@ static int add_priority(ConfigBox *box, const PolicyEffectivePriority *ep, Buf *
 }
 
 /* Every registry id has an implementation bound here (test-sched-interpod-volumes checks the whole
- * registry), so a policy libpolicy accepted always compiles; an id outside the registry
+ * registry), so a policy libconfig accepted always compiles; an id outside the registry
  * means the caller built the effective policy by hand, wrongly. */
 static int check_ids(const PolicyEffective *eff, Buf *err) {
         for (size_t i = 0; i < eff->n_predicates; i++)

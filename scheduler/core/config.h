@@ -2,7 +2,7 @@
 /* SchedConfig: the runnable form of one scheduling profile. Built from a Scheduler Framework
  * profile (sched_config_new_profile: the framework's plugin rows, keyed by plugin name, in
  * the configured order with weights and arguments), which is also how a Policy runs
- * (sched_config_new_policy: libpolicy's translation to v1beta1, then the profile); or, for
+ * (sched_config_new_policy: libconfig's translation to v1beta1, then the profile); or, for
  * tests of single predicates, straight from an effective policy's registry ids
  * (sched_config_new). Arguments are compiled against the scheduler's string table.
  *
@@ -13,7 +13,7 @@
 
 #include "common/buf.h"
 #include "common/macro.h"
-#include "policy-validator/registry.h"
+#include "config/registry.h"
 #include "scheduler/core/plugin-names.h"
 #include "scheduler/core/strtab.h"
 
@@ -53,7 +53,7 @@ typedef struct SchedConfigOptions {
 } SchedConfigOptions;
 
 /* Builds the runnable configuration of one profile of an effective
- * KubeSchedulerConfiguration (borrowed; libpolicy's kubescheduler-config.h shape: "plugins"
+ * KubeSchedulerConfiguration (borrowed; libconfig's kubescheduler-config.h shape: "plugins"
  * with each extension point's "enabled" list complete and in order, score weights resolved,
  * "pluginConfig" with each plugin's args). Every plugin must be an in-tree plugin of v1.20.2
  * extending that point; an argument this engine cannot honour is refused naming the plugin
@@ -62,7 +62,7 @@ typedef struct SchedConfigOptions {
 int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const SchedConfigOptions *opts,
                              SchedConfig **ret, Buf *err);
 
-/* A Policy's profile, as kube-scheduler v1.20.2 runs a Policy: libpolicy's translation to
+/* A Policy's profile, as kube-scheduler v1.20.2 runs a Policy: libconfig's translation to
  * v1beta1 (policy_translate_to), the extension points the Policy leaves to the defaults
  * filled in (PrioritySort, DefaultPreemption, DefaultBinder), and the gates applied. A new
  * reference in *ret_profile. Returns 0, -EINVAL (invalid policy), -ENOMEM. */
@@ -76,7 +76,7 @@ int sched_config_new_policy(SchedStrtab *strtab, const Policy *pol, const char *
                             Buf *err);
 
 /* Builds the runnable configuration from an effective policy (borrowed; nothing is kept
- * pointing into it). opts may be NULL. Every predicate and priority of libpolicy's registry
+ * pointing into it). opts may be NULL. Every predicate and priority of libconfig's registry
  * runs. Returns 0 and a new config; -EINVAL for an id outside the registry or an argument
  * this scheduler cannot use (with the reason in err when not NULL); -E2BIG, -ENOMEM. */
 int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const SchedConfigOptions *opts,
@@ -109,7 +109,7 @@ bool sched_config_preemption(const SchedConfig *cfg);
 uint32_t sched_config_point_n(const SchedConfig *cfg, SchedPoint pt);
 const char *sched_config_point_plugin(const SchedConfig *cfg, SchedPoint pt, uint32_t i, int64_t *ret_weight);
 
-/* The audit view of the profile, the same text as libpolicy's ksc_effective_format_text():
+/* The audit view of the profile, the same text as libconfig's ksc_effective_format_text():
  *   "profile NAME:\n  queueSort: PrioritySort\n  filter: A, B\n  score: C (1), D (2)\n"
  * (points with no plugin left out). Returns 0 and a new string, -ENOMEM, -E2BIG. */
 int sched_config_format_profile(const SchedConfig *cfg, char **ret_text);

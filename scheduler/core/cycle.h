@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "policy-validator/registry.h"
+#include "config/registry.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/model.h"
 #include "scheduler/core/plugin-names.h"

@@ -47,7 +47,7 @@ typedef enum SchedPluginName {
 #undef SCHED_PLUGIN_ENUM_
 
 /* The extension points in the order a profile's "plugins" object lists them (upstream's
- * Plugins struct; the same order as libpolicy's KscExtensionPoint). */
+ * Plugins struct; the same order as libconfig's KscExtensionPoint). */
 typedef enum SchedPoint {
         SCHED_POINT_QUEUE_SORT,
         SCHED_POINT_PRE_FILTER,

@@ -5,11 +5,11 @@
  * v1.20.2, keyed by its name from plugin-names.h) is what a profile configures: each row says
  * which extension points the plugin extends, which of the engine's filters and scores make its
  * Filter and Score, and how its pluginConfig arguments compile into them. A Policy reaches it
- * through libpolicy's translation to v1beta1 (policy-profile.c), so both front doors run the
+ * through libconfig's translation to v1beta1 (policy-profile.c), so both front doors run the
  * same rows.
  *
- * Behind the rows, every predicate and priority of libpolicy's
- * registry (policy-validator/registry.h, the one source of names and ids) is one entry here,
+ * Behind the rows, every predicate and priority of libconfig's
+ * registry (config/registry.h, the one source of names and ids) is one entry here,
  * keyed by its registry id, with everything the rest of the scheduler needs to know about it:
  * the cluster objects the daemon must watch for it, its argument, and the hooks of the
  * scheduling cycle (upstream v1.20's framework words in brackets):
@@ -28,8 +28,8 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "policy-validator/policy.h"
-#include "policy-validator/registry.h"
+#include "config/policy.h"
+#include "config/registry.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/objects.h"
 #include "scheduler/core/plugin-names.h"

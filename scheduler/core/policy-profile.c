@@ -1,5 +1,5 @@
 /* A Policy as a profile, the way kube-scheduler v1.20.2 runs one (factory.go's
- * createFromConfig): libpolicy's translation to v1beta1 (legacy_registry.go's producers, the
+ * createFromConfig): libconfig's translation to v1beta1 (legacy_registry.go's producers, the
  * same code as `policy-validator --translate=v1beta1`), plus the plugins v1.20 adds to every
  * Policy (PrioritySort, DefaultPreemption, DefaultBinder), plus the one producer that depends
  * on a feature gate: with DefaultPodTopologySpread off, SelectorSpreadPriority (and its
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 #include "scheduler/core/config.h"
 
 static int set_default(json_t *plugins, const char *point, const char *plugin) {

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "policy-validator/util.h"
+#include "config/util.h"
 #include "scheduler/core/spread-args.h"
 
 static int args_errf(Buf *err, const char *fmt, ...) _printf_(2, 3);

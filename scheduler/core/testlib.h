@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/json.h"
 

@@ -1,4 +1,4 @@
-/* Benchmarks for libpolicy (`make bench`).
+/* Benchmarks for libconfig (`make bench`).
  *
  * 1. The documented default OpenShift policy, parsed and validated (policy_load) in a loop:
  *    the operator does this on every reconcile, target < 50 µs per call.
@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "common/buf.h"
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 
 static const char default_policy[] =
         "{\n"

@@ -1,6 +1,6 @@
 /* In-memory benchmark of the scheduler core with the documented default policy:
  * deploy/policy.cfg (= tests/data/policy-examples/openshift-default.json) is read and
- * validated by libpolicy and compiled by sched_config_new(), as the daemon does at
+ * validated by libconfig and compiled by sched_config_new(), as the daemon does at
  * start-up, and run on 5,000 nodes. Services and ReplicaSets are put into the core's
  * object store (as the daemon's informers do), so SelectorSpreadPriority and
  * ServiceSpreadingPriority count pods.
@@ -47,10 +47,10 @@
 #include <time.h>
 
 #include "common/macro.h"
-#include "policy-validator/kubescheduler-config.h"
+#include "config/kubescheduler-config.h"
 #include "scheduler/extender.h"
 #include "scheduler/plugin-loader.h"
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/objects.h"
@@ -125,7 +125,7 @@ static int read_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
-/* The daemon's path: libpolicy validates the file and computes the effective policy (for the
+/* The daemon's path: libconfig validates the file and computes the effective policy (for the
  * start-up line), the Policy is translated to its profile, and the core compiles that
  * (refusing anything it does not run). */
 static int load_config(SchedStrtab *t, const char *path, int32_t pct, const SchedFeatureGates *gates,
@@ -160,7 +160,7 @@ static int load_config(SchedStrtab *t, const char *path, int32_t pct, const Sche
         return r;
 }
 
-/* --config: a KubeSchedulerConfiguration through libpolicy's front door (decoded, defaulted,
+/* --config: a KubeSchedulerConfiguration through libconfig's front door (decoded, defaulted,
  * validated), its first profile compiled as the daemon compiles it. */
 static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFeatureGates *gates,
                     const PluginLoader *plugins, SchedConfig **ret_cfg) {

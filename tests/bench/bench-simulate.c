@@ -19,7 +19,7 @@
 #include "common/buf.h"
 #include "common/macro.h"
 #include "kubectl-plugin/plugin.h"
-#include "policy-validator/kubescheduler-config.h"
+#include "config/kubescheduler-config.h"
 #include "reconcilers/profiles.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/strtab.h"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "policy-validator/kubescheduler-config.h"
+#include "config/kubescheduler-config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

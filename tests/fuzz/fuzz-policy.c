@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #   - if upstream refuses to start, the validator rejects the case;
 #   - if the validator rejects a case that upstream starts with, every error it reports is
 #     one of its deliberately stricter rules, listed with their reasons under "Deliberately
-#     stricter than kube-scheduler" in policy-validator/README.md (this script reads that
+#     stricter than kube-scheduler" in config/README.md (this script reads that
 #     table, so the list and the check cannot drift apart).
 # A case whose only difference is a stricter rule is reported "ok" with the rule named. A
 # case that cannot be judged (no input, a source file missing from the tree, a profile the

@@ -6,7 +6,7 @@
 #   - if upstream refuses to start, the validator rejects the case;
 #   - if upstream starts, the validator accepts it, or rejects it only by its deliberately
 #     stricter rules, listed with their reasons under "Deliberately stricter than
-#     kube-scheduler" in policy-validator/README.md (both tables: the Policy's parser rules
+#     kube-scheduler" in config/README.md (both tables: the Policy's parser rules
 #     apply here too; this script reads them, so the lists and the check cannot drift apart).
 # A validator that crashes or exits other than 0 or 1 fails the case whatever upstream did.
 #

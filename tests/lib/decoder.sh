@@ -6,7 +6,7 @@
 #
 #   decoder_setup HEADING_RE      T (a scratch directory) and PIDS_DIR (one file per running
 #                                 upstream, killed on exit before T is removed); STRICTER:
-#                                 the codes in the first column of policy-validator/README.md's
+#                                 the codes in the first column of config/README.md's
 #                                 tables under the headings HEADING_RE matches (bails out
 #                                 when there are none)
 #   decoder_validate OUT ARGS...  runs policy-validator ARGS (--output json to
@@ -40,8 +40,8 @@ decoder_setup() {
                   on && /^\| `[a-z0-9-]+`/ {
                     split($0, col, "|"); n = split(col[2], f, "`")
                     for (i = 2; i <= n; i += 2) print f[i]
-                  }' policy-validator/README.md)
-  [ -n "$STRICTER" ] || bail_out "no stricter-rule table in policy-validator/README.md"
+                  }' config/README.md)
+  [ -n "$STRICTER" ] || bail_out "no stricter-rule table in config/README.md"
 }
 
 decoder_cleanup() {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 
 struct CMUnitTest;
 

@@ -325,7 +325,7 @@ static char *slurp(const char *path) {
 }
 
 /* The documented default policy translates without loss into a source ConfigMap whose
- * config.yaml is libpolicy's v1beta1 translation (after its comment line). */
+ * config.yaml is libconfig's v1beta1 translation (after its comment line). */
 static void test_migrate_default_policy(void **state) {
         (void) state;
         char *text = slurp("deploy/policy.cfg"), *problem = NULL;

@@ -1,4 +1,4 @@
-/* libpolicy's KubeSchedulerConfiguration front door.
+/* libconfig's KubeSchedulerConfiguration front door.
  *
  * Case directories under tests/data/kubescheduler-config/ (one per case):
  *   input.yaml / input.json   the configuration
@@ -27,8 +27,8 @@
 
 #include "common/buf.h"
 #include "common/macro.h"
-#include "policy-validator/ksc-internal.h"
-#include "policy-validator/kubescheduler-config.h"
+#include "config/ksc-internal.h"
+#include "config/kubescheduler-config.h"
 #include "tests/unit/case-dirs.h"
 
 #define CASES_DIR "tests/data/kubescheduler-config"

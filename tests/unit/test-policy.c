@@ -1,4 +1,4 @@
-/* libpolicy: every case directory under tests/data/policy plus focused tests of the API the
+/* libconfig: every case directory under tests/data/policy plus focused tests of the API the
  * scheduler and the operator use.
  *
  * A case directory holds the input (input.json, input.yaml, or `source` naming a file
@@ -34,9 +34,9 @@
 
 #include "common/buf.h"
 #include "common/macro.h"
-#include "policy-validator/policy.h"
-#include "policy-validator/registry.h"
-#include "policy-validator/util.h"
+#include "config/policy.h"
+#include "config/registry.h"
+#include "config/util.h"
 #include "tests/unit/case-dirs.h"
 
 #define CASES_DIR "tests/data/policy"

@@ -1,5 +1,5 @@
 /* The operator's KubeSchedulerConfiguration source (SchedulerPolicyOperator
- * spec.schedulerConfig): validated through libpolicy with line:column and rule names, rolled
+ * spec.schedulerConfig): validated through libconfig with line:column and rule names, rolled
  * out as a framework revision (no policy.cfg), its effective plugins in the status; a broken
  * source never reaches the scheduler and the running revision keeps running; one source is
  * active (Policy > source > profile) and the status says which and why. Sources are built

@@ -523,7 +523,7 @@ static void test_node_conditions(void **state) {
         assert_string_equal(node, "no-conditions");
 }
 
-/* Every predicate and priority of libpolicy's registry has an implementation here, so a new
+/* Every predicate and priority of libconfig's registry has an implementation here, so a new
  * registry entry cannot go unnoticed. */
 static void test_registry_covered(void **state) {
         for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PREDICATE); i++) {
@@ -538,7 +538,7 @@ static void test_registry_covered(void **state) {
         }
 }
 
-/* A real policy file through libpolicy: load, effective set, runnable config. */
+/* A real policy file through libconfig: load, effective set, runnable config. */
 static void test_policy_file(void **state) {
         Fx *f = *state;
         const char *text = "{ \"kind\": \"Policy\", \"apiVersion\": \"v1\",\n"

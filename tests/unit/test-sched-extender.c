@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include <systemd/sd-event.h>
 
-#include "policy-validator/policy.h"
+#include "config/policy.h"
 #include "scheduler/extender.h"
 #include "scheduler/extender-preempt.h"
 #include "scheduler/core/algo.h"

@@ -1,7 +1,7 @@
 /* The relation plugins through the algorithm: inter-pod (anti-)affinity,
  * volumes (disk conflicts, attach limits, WaitForFirstConsumer binding), selector spreading
  * and inter-pod affinity scores with exact 0..100 values, and the registry completeness
- * check (every name libpolicy accepts has an implementation). */
+ * check (every name libconfig accepts has an implementation). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -321,7 +321,7 @@ static void test_wait_for_first_consumer(void **state) {
 }
 
 /* docs/design.md: a test fails if any accepted name has no implementation (the node-condition
- * names too: libpolicy accepts them with TaintNodesByCondition off). */
+ * names too: libconfig accepts them with TaintNodesByCondition off). */
 static void test_every_registry_name(void **state) {
         (void) state;
         for (size_t i = 0; i < policy_registry_count(POLICY_REGISTRY_PREDICATE); i++) {

@@ -462,7 +462,7 @@ static void test_config_settings_honoured(void **state) {
         expect_error(KSC "algorithmSource: {provider: Custom}\n", "not DefaultProvider or ClusterAutoscalerProvider");
 }
 
-/* v1beta1 with profiles: libpolicy's effective configuration runs, every profile of it; a
+/* v1beta1 with profiles: libconfig's effective configuration runs, every profile of it; a
  * Policy source as well is refused when the profiles configure plugins (they would be unused). */
 static void test_config_profiles(void **state) {
         static const char cfg[] =

@@ -15,8 +15,8 @@
 
 #include "common/fileio.h"
 #include "common/macro.h"
-#include "policy-validator/kubescheduler-config.h"
-#include "policy-validator/policy.h"
+#include "config/kubescheduler-config.h"
+#include "config/policy.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
@@ -347,7 +347,7 @@ static bool file_is_empty(const char *path) {
         return stat(path, &st) == 0 && st.st_size == 0;
 }
 
-/* Every valid policy case of libpolicy's case directories whose v1beta1 translation is
+/* Every valid policy case of libconfig's case directories whose v1beta1 translation is
  * lossless (tests/data/policy/CASE: a clean diagnostics file, input.json or input.yaml with
  * no options, and a translation without warnings) runs as its translation does. */
 static void test_every_lossless_case_runs_as_its_translation(void **state) {
