@@ -248,11 +248,13 @@ static void build_priorities(Builder *b) {
                         w = w > INT32_MAX ? w : w * (int64_t) n_anti;
                 if (w > INT32_MAX) {
                         char buf[32];
+                        /* the producers take int32(weight): what v1.20 runs is the wrapped value */
+                        int64_t wrapped = (int32_t) (uint32_t) (uint64_t) w;
                         pwarn(b->diags, "translate-unmappable", prio_pos(b->p, b->key_at[k]), prio_path(buf, b->key_at[k]),
                               "%s: weight %" PRId64 " does not fit the configuration's 32-bit plugin weights (v1.20's "
-                              "Policy path truncates it); lower it below 2147483648",
-                              b->keys[k], w);
-                        w = INT32_MAX;
+                              "Policy path wraps it to %" PRId64 "); lower it below 2147483648",
+                              b->keys[k], w, wrapped);
+                        w = wrapped;
                 }
                 for (size_t j = 0; j < ELEMENTSOF(priority_producers); j++) {
                         if (!streq(priority_producers[j].key, b->keys[k]))

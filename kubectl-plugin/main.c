@@ -27,6 +27,7 @@
 #include "reconcilers/profiles.h"
 #include "reconcilers/reconcile.h"
 #include "scheduler/core/config.h"
+#include "scheduler/core/load.h"
 #include "scheduler/core/objects.h"
 #include "scheduler/core/strtab.h"
 
@@ -529,84 +530,55 @@ static int sim_set_extenders(SimConfigs *ret, json_t *extenders) {
         return 0;
 }
 
-/* Every profile of a KubeSchedulerConfiguration text, through libconfig's front door. */
-static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const char *label,
-                           const SchedConfigOptions *base, SimConfigs *ret) {
+/* What the loader built, moved into ret (its extenders kept for the report). */
+static int sim_take(SchedProfiles *loaded, SimConfigs *ret) {
+        for (size_t i = 0; i < loaded->n; i++)
+                ret->profiles[ret->n++] = TAKE_PTR(loaded->cfg[i]);
+        return sim_set_extenders(ret, TAKE_PTR(loaded->extenders));
+}
+
+/* A configuration text (a KubeSchedulerConfiguration's every profile, or a Policy's one
+ * under scheduler_name) through the one loader, as the daemon builds it. */
+static int sim_compile(SchedStrtab *t, const char *text, size_t len, const char *label, bool ksc,
+                       const char *scheduler_name, const SchedConfigOptions *base, SimConfigs *ret) {
+        if (ksc_detect(text, len, NULL) != ksc) {
+                fprintf(stderr, "error: %s is not a %s\n", label, ksc ? "KubeSchedulerConfiguration" : "Policy");
+                return EXIT_INVALID;
+        }
+        SchedLoadOptions lo = {
+                .base = *base,
+                .scheduler_name = scheduler_name,
+                .ksc.base.max_size = MAX_POLICY_SIZE,
+        };
+        _cleanup_(sched_profiles_done) SchedProfiles loaded = {};
+        _cleanup_(buf_free) Buf err;
+        buf_init(&err, 64 * 1024);
         PolicyDiags diags = {};
-        KscOptions ko = { .base.max_size = MAX_POLICY_SIZE };
-        json_auto_t *eff = NULL;
-        int r = ksc_load(text, len, &ko, &eff, &diags);
+        int r = sched_profiles_load(t, text, len, &lo, &loaded, &diags, &err);
         _cleanup_free_ char *msg = NULL;
         if (r < 0 && policy_diags_format_text(&diags, label, &msg) >= 0 && msg)
                 fputs(msg, stderr);
+        bool decoded = r >= 0 || diags.n_errors == 0;
         policy_diags_clear(&diags);
         if (r < 0) {
-                fprintf(stderr, "error: %s is not a valid KubeSchedulerConfiguration\n", label);
+                if (!decoded || !err.len)
+                        fprintf(stderr, "error: %s is not a valid %s\n", label, ksc ? "KubeSchedulerConfiguration" : "Policy");
+                else
+                        fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label, buf_str(&err));
                 return EXIT_INVALID;
         }
-        json_t *profiles = json_object_get(eff, "profiles");
-        size_t i;
-        json_t *pr;
-        json_array_foreach (profiles, i, pr) {
-                if (ret->n == MAX_SIM_PROFILES) {
-                        fprintf(stderr, "error: %s: more than %d profiles\n", label, MAX_SIM_PROFILES);
-                        return EXIT_USAGE;
-                }
-                _cleanup_(buf_free) Buf err;
-                buf_init(&err, 64 * 1024);
-                SchedConfigOptions o = *base;
-                o.percentage_of_nodes_to_score =
-                        (int32_t) json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
-                r = sched_config_new_profile(t, pr, &o, &ret->profiles[ret->n], &err);
-                if (r < 0) {
-                        fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
-                                err.len ? buf_str(&err) : strerror(-r));
-                        return EXIT_INVALID;
-                }
-                ret->n++;
-        }
-        return sim_set_extenders(ret, json_incref(json_object_get(eff, "extenders")));
+        return sim_take(&loaded, ret);
+}
+
+static int sim_compile_ksc(SchedStrtab *t, const char *text, size_t len, const char *label,
+                           const SchedConfigOptions *base, SimConfigs *ret) {
+        return sim_compile(t, text, len, label, true, NULL, base, ret);
 }
 
 /* A Policy as the bundled scheduler runs it: its v1.20 profile under scheduler_name. */
 static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, const char *label,
                               const char *scheduler_name, const SchedConfigOptions *base, SimConfigs *ret) {
-        PolicyOptions opts = { .max_size = MAX_POLICY_SIZE };
-        _cleanup_(policy_freep) Policy *p = NULL;
-        PolicyDiags diags = {};
-        int r = policy_load(text, len, &opts, &p, &diags);
-        _cleanup_free_ char *msg = NULL;
-        if (r < 0 && policy_diags_format_text(&diags, label, &msg) >= 0 && msg)
-                fputs(msg, stderr);
-        policy_diags_clear(&diags);
-        if (r < 0) {
-                fprintf(stderr, "error: %s is not a valid Policy\n", label);
-                return EXIT_INVALID;
-        }
-        _cleanup_(buf_free) Buf err;
-        buf_init(&err, 64 * 1024);
-        r = sched_config_new_policy(t, p, scheduler_name, &base->gates, base, &ret->profiles[0], &err);
-        if (r < 0) {
-                fprintf(stderr, "error: %s: the bundled scheduler cannot run it: %s\n", label,
-                        err.len ? buf_str(&err) : strerror(-r));
-                return EXIT_INVALID;
-        }
-        ret->n = 1;
-        /* the Policy's extenders, spelt as the KubeSchedulerConfiguration's */
-        json_t *x = json_array();
-        for (size_t i = 0; x && i < p->n_extenders; i++) {
-                const PolicyExtender *e = &p->extenders[i];
-                json_t *managed = json_array();
-                for (size_t k = 0; managed && k < e->n_managed_resources; k++)
-                        if (json_array_append_new(managed, json_pack("{s:s}", "name", e->managed_resources[k].name)) < 0)
-                                json_decref(TAKE_PTR(managed));
-                if (!managed || json_array_append_new(x, json_pack("{s:s, s:s, s:s, s:o}", "urlPrefix", e->url_prefix ?: "",
-                                                                   "filterVerb", e->filter_verb ?: "", "prioritizeVerb",
-                                                                   e->prioritize_verb ?: "", "managedResources",
-                                                                   managed)) < 0)
-                        json_decref(TAKE_PTR(x));
-        }
-        return sim_set_extenders(ret, x);
+        return sim_compile(t, text, len, label, false, scheduler_name, base, ret);
 }
 
 /* OpenShift's profile as its plugin set (reconcilers/profiles.h). */

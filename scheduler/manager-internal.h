@@ -38,7 +38,7 @@ typedef struct Manager Manager;
 
 /* An informer for one kind of the cluster objects other than pods and nodes that the
  * policy's predicates and priorities read (SchedObjects). Only the kinds the running policy
- * needs are watched (sched_config_objects_needed). */
+ * needs are watched (sched_config_objects). */
 typedef struct ObjInformer {
         Manager *m;
         SchedObjectKind kind;
@@ -73,8 +73,6 @@ typedef struct PendingEvent {
 #define PREEMPTION_VICTIM_BUCKETS SCHED_PREEMPTION_VICTIM_BUCKETS
 #define EVENTS_PER_TICK 200
 #define BINDS_LOW_WATER 8
-
-#define MAX_PROFILES 64
 
 /* A profile: its schedulerName, compiled configuration, algorithm state and preemptor
  * (NULL when it does not preempt). */

@@ -18,6 +18,7 @@
 #include "common/time-util.h"
 #include "kube/log.h"
 #include "scheduler/manager-internal.h"
+#include "scheduler/core/load.h"
 #include "scheduler/lease-thread.h"
 #include "scheduler/plugin-loader.h"
 
@@ -306,7 +307,7 @@ static int ksc_extenders_policy(const json_t *eff, char **ret_text, size_t *ret_
 }
 
 /* Loads and validates the policy; no policy at all means the default provider set
- * (sched_config_new refuses, with the names, anything this scheduler does not run). */
+ * (the loader refuses, with the names, anything this scheduler does not run). */
 static int load_policy(Manager *m, Policy **ret) {
         const SchedOptions *o = m->opts;
         _cleanup_free_ char *text = NULL;
@@ -436,38 +437,22 @@ static int profile_add(Manager *m, const char *name, SchedConfig *cfg) {
 }
 
 /* The profiles: each of the framework configuration's (--config), or the Policy's one, as
- * v1.20 builds it from the Policy (libconfig's translation). */
+ * v1.20 builds it from the Policy; both through the one loader (scheduler/core/load.h). */
 static int profiles_new(Manager *m, const Policy *policy, const SchedConfigOptions *co, Buf *err) {
         const SchedOptions *opts = m->opts;
-        const json_t *list = opts->ksc_effective ? json_object_get(opts->ksc_effective, "profiles") : NULL;
-        size_t n = list ? json_array_size(list) : 1;
-        if (n == 0 || n > MAX_PROFILES)
-                return klog_error_errno(-EINVAL, "%zu profiles: between 1 and %d are run", n, MAX_PROFILES);
-        m->profiles = calloc(n, sizeof(ManagerProfile));
+        _cleanup_(sched_profiles_done) SchedProfiles loaded = {};
+        int r = opts->ksc_effective ? sched_profiles_from_effective(m->strtab, opts->ksc_effective, co, &loaded, err)
+                                    : sched_profiles_from_policy(m->strtab, policy, opts->scheduler_name, co, &loaded, err);
+        if (r < 0)
+                return klog_error_errno(r, "cannot run this %s: %s; not starting",
+                                        opts->ksc_effective ? "configuration" : "policy",
+                                        err->len ? buf_str(err) : strerror(-r));
+        m->profiles = calloc(loaded.n, sizeof(ManagerProfile));
         if (!m->profiles)
                 return -ENOMEM;
-        int r;
-        if (!list) {
-                SchedConfig *cfg = NULL;
-                r = sched_config_new_policy(m->strtab, policy, opts->scheduler_name, &co->gates, co, &cfg, err);
-                if (r < 0)
-                        return klog_error_errno(r, "cannot run this policy: %s; not starting",
-                                                err->len ? buf_str(err) : strerror(-r));
-                return profile_add(m, opts->scheduler_name, cfg);
-        }
-        size_t i;
-        const json_t *prof;
-        json_array_foreach(list, i, prof) {
-                const char *name = json_string_value(json_object_get(prof, "schedulerName"));
-                SchedConfig *cfg = NULL;
-                buf_reset(err);
-                r = sched_config_new_profile(m->strtab, prof, co, &cfg, err);
-                if (r < 0)
-                        return klog_error_errno(r, "profiles[%zu] (%s): cannot run it: %s; not starting", i,
-                                                name ? name : "?", err->len ? buf_str(err) : strerror(-r));
-                if ((r = profile_add(m, name ? name : "default-scheduler", cfg)) < 0)
+        for (size_t i = 0; i < loaded.n; i++)
+                if ((r = profile_add(m, loaded.name[i], TAKE_PTR(loaded.cfg[i]))) < 0)
                         return r;
-        }
         return 0;
 }
 

@@ -2,9 +2,9 @@
 /* SchedConfig: the runnable form of one scheduling profile. Built from a Scheduler Framework
  * profile (sched_config_new_profile: the framework's plugin rows, keyed by plugin name, in
  * the configured order with weights and arguments), which is also how a Policy runs
- * (sched_config_new_policy: libconfig's translation to v1beta1, then the profile); or, for
- * tests of single predicates, straight from an effective policy's registry ids
- * (sched_config_new). Arguments are compiled against the scheduler's string table.
+ * (sched_config_new_policy: libconfig's translation to v1beta1, then the profile). Callers
+ * build their profiles through the one loader (load.h), which calls these. Arguments are
+ * compiled against the scheduler's string table.
  *
  * Immutable once built; shared by the algorithm for every pod of its profile. */
 
@@ -18,7 +18,6 @@
 #include "scheduler/core/strtab.h"
 
 typedef struct SchedConfig SchedConfig;
-typedef struct PolicyEffective PolicyEffective;
 typedef struct Policy Policy;
 typedef struct json_t json_t;
 
@@ -44,6 +43,9 @@ typedef struct SchedConfigOptions {
         /* alwaysCheckAllPredicates (a Policy's; v1.20's runAllFilters): every filter runs on
          * every node instead of stopping at the first failure. */
         bool run_all_filters;
+        /* The profile is a Policy's (sched_config_new_policy sets it): its score weights are
+         * int32(weight) of the Policy's, negative ones included, as v1.20's producers make them. */
+        bool policy_weights;
         /* The gates (PodTopologySpreadArgs without defaultingType follow
          * DefaultPodTopologySpread). */
         SchedFeatureGates gates;
@@ -75,12 +77,6 @@ int sched_config_new_policy(SchedStrtab *strtab, const Policy *pol, const char *
                             const SchedFeatureGates *gates, const SchedConfigOptions *opts, SchedConfig **ret,
                             Buf *err);
 
-/* Builds the runnable configuration from an effective policy (borrowed; nothing is kept
- * pointing into it). opts may be NULL. Every predicate and priority of libconfig's registry
- * runs. Returns 0 and a new config; -EINVAL for an id outside the registry or an argument
- * this scheduler cannot use (with the reason in err when not NULL); -E2BIG, -ENOMEM. */
-int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const SchedConfigOptions *opts,
-                     SchedConfig **ret, Buf *err);
 /* Frees the config. Accepts NULL. */
 void sched_config_free(SchedConfig *cfg);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SchedConfig *, sched_config_free);
@@ -89,12 +85,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(SchedConfig *, sched_config_free);
  * test checks every id has one). */
 bool sched_predicate_implemented(PolicyPredicateId id);
 bool sched_priority_implemented(PolicyPriorityId id);
-
-/* The object kinds the effective policy's plugins read from SchedObjects, as
- * SCHED_OBJS(SchedObjectKind) bits (scheduler/core/objects.h), so the daemon watches only
- * those; *ret_binds_volumes (may be NULL) says whether the daemon must bind the pod's claims
- * after a decision (CheckVolumeBinding). */
-uint32_t sched_config_objects_needed(const PolicyEffective *eff, bool *ret_binds_volumes);
 
 /* The object kinds the configured plugins read, as SCHED_OBJS() bits, and whether the daemon
  * must bind claims after a decision (VolumeBinding). */

@@ -133,6 +133,7 @@ int sched_config_new_policy(SchedStrtab *strtab, const Policy *pol, const char *
                 return r;
         SchedConfigOptions o = opts ? *opts : (SchedConfigOptions) {};
         o.run_all_filters = pol->always_check_all_predicates;
+        o.policy_weights = true;
         o.gates = gates ? *gates : (SchedFeatureGates) {};
         return sched_config_new_profile(strtab, profile, &o, ret, err);
 }

@@ -3,6 +3,7 @@
  * libschedcore): build nodes, pods and configurations from short JSON literals in which
  * single quotes stand for double quotes, so test cases stay readable. */
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "config/policy.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/json.h"
+#include "scheduler/core/load.h"
 
 static inline json_t *tl_json(const char *text) {
         char *s = strdup(text);
@@ -98,6 +100,85 @@ static inline void tl_policy_prio(TlPolicy *p, PolicyPriorityId id, int64_t weig
                                   const PolicyArgument *arg) {
         p->prios[p->eff.n_priorities++] = (PolicyEffectivePriority) {
                 .id = id, .name = name, .weight = weight, .argument = arg };
+}
+
+/* One effective profile's config, through the one loader (as the only profile of an
+ * effective KubeSchedulerConfiguration); err gets the loader's reason, prefixed with the
+ * profile. */
+static inline int tl_profile_config(SchedStrtab *t, const json_t *profile, const SchedConfigOptions *o,
+                                    SchedConfig **ret, Buf *err) {
+        json_t *eff = json_pack("{s:[O]}", "profiles", profile);
+        if (!eff)
+                return -ENOMEM;
+        SchedProfiles loaded = {};
+        int r = sched_profiles_from_effective(t, eff, o, &loaded, err);
+        json_decref(eff);
+        if (r < 0)
+                return r;
+        *ret = loaded.cfg[0];
+        loaded.cfg[0] = NULL;
+        sched_profiles_done(&loaded);
+        return 0;
+}
+
+/* A decoded Policy's config, through the one loader (its one profile, under name; NULL:
+ * default-scheduler). */
+static inline int tl_policy_struct_config(SchedStrtab *t, const Policy *pol, const char *name,
+                                          const SchedConfigOptions *o, SchedConfig **ret, Buf *err) {
+        SchedProfiles loaded = {};
+        int r = sched_profiles_from_policy(t, pol, name, o, &loaded, err);
+        if (r < 0)
+                return r;
+        *ret = loaded.cfg[0];
+        loaded.cfg[0] = NULL;
+        sched_profiles_done(&loaded);
+        return 0;
+}
+
+/* An argument as the decoder leaves it (one member: the argument's kind). */
+static inline PolicyArgument tl_argument(const PolicyArgument *arg) {
+        PolicyArgument a = arg ? *arg : (PolicyArgument) {};
+        if (a.kind != POLICY_ARG_NONE && a.n_members == 0)
+                a.n_members = 1;
+        return a;
+}
+
+/* The config a TlPolicy stands for, built as production builds it: the Policy with those
+ * predicates and priorities, through the one loader (v1.20's translation to a profile, then
+ * the profile). Returns what sched_profiles_from_policy() returns. */
+static inline int tl_policy_config(SchedStrtab *t, const TlPolicy *p, const SchedConfigOptions *o,
+                                   SchedConfig **ret, Buf *err) {
+        PolicyPredicate preds[32] = {};
+        PolicyPriority prios[32] = {};
+        Policy pol = {
+                .predicates_state = POLICY_LIST_SET,
+                .priorities_state = POLICY_LIST_SET,
+                .predicates = preds,
+                .n_predicates = p->eff.n_predicates,
+                .priorities = prios,
+                .n_priorities = p->eff.n_priorities,
+                .hard_pod_affinity_symmetric_weight = p->eff.hard_pod_affinity_symmetric_weight,
+                .always_check_all_predicates = p->eff.always_check_all_predicates,
+        };
+        for (size_t i = 0; i < p->eff.n_predicates; i++) {
+                const PolicyEffectivePredicate *e = &p->eff.predicates[i];
+                preds[i] = (PolicyPredicate) {
+                        .name = (char *) (e->name ? e->name : policy_registry_predicate(e->id)->name),
+                        .id = e->id,
+                        .argument = tl_argument(e->argument),
+                };
+        }
+        for (size_t i = 0; i < p->eff.n_priorities; i++) {
+                const PolicyEffectivePriority *e = &p->eff.priorities[i];
+                prios[i] = (PolicyPriority) {
+                        .name = (char *) (e->name ? e->name : policy_registry_priority(e->id)->name),
+                        .id = e->id,
+                        .weight = e->weight,
+                        .has_weight = true,
+                        .argument = tl_argument(e->argument),
+                };
+        }
+        return tl_policy_struct_config(t, &pol, NULL, o, ret, err);
 }
 
 /* The policy the preemption tests and benchmark decide with: GeneralPredicates, taints,

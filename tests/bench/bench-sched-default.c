@@ -1,6 +1,6 @@
 /* In-memory benchmark of the scheduler core with the documented default policy:
  * deploy/policy.cfg (= tests/data/policy-examples/openshift-default.json) is read and
- * validated by libconfig and compiled by sched_config_new(), as the daemon does at
+ * validated by libconfig and built by the one loader (scheduler/core/load.h), as the daemon does at
  * start-up, and run on 5,000 nodes. Services and ReplicaSets are put into the core's
  * object store (as the daemon's informers do), so SelectorSpreadPriority and
  * ServiceSpreadingPriority count pods.
@@ -153,8 +153,8 @@ static int load_config(SchedStrtab *t, const char *path, int32_t pct, const Sche
                 return r;
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
-        SchedConfigOptions o = { .percentage_of_nodes_to_score = pct };
-        r = sched_config_new_policy(t, pol, NULL, gates, &o, ret_cfg, &err);
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = pct, .gates = gates ? *gates : (SchedFeatureGates) {} };
+        r = tl_policy_struct_config(t, pol, NULL, &o, ret_cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s: cannot run: %s\n", path, err.len ? buf_str(&err) : strerror(-r));
         return r;
@@ -193,7 +193,7 @@ static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFe
         buf_init(&err, 64 * 1024);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = pct, .gates = *gates,
                                  .externals = plugins ? &plugins->set : NULL };
-        r = sched_config_new_profile(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret_cfg, &err);
+        r = tl_profile_config(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret_cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s: cannot run: %s\n", path, err.len ? buf_str(&err) : strerror(-r));
         return r;

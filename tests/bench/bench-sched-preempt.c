@@ -37,7 +37,7 @@ static int run(uint32_t n_nodes, uint32_t n_pods) {
         SchedConfig *cfg = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        int r = sched_config_new(t, &pol.eff, &o, &cfg, &err);
+        int r = tl_policy_config(t, &pol, &o, &cfg, &err);
         if (r < 0)
                 return r;
         uint32_t per_node = (n_pods + n_nodes - 1) / n_nodes;

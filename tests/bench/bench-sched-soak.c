@@ -56,10 +56,9 @@ int main(int argc, char **argv) {
         _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(MAX_STRINGS, 0);
         SchedCache *cache = sched_cache_new(t);
         _cleanup_(policy_freep) Policy *pol = NULL;
-        _cleanup_(policy_effective_freep) PolicyEffective *eff = NULL;
         _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
-        if (!t || !cache || policy_builtin("LowNodeUtilization", &pol) < 0 || policy_effective(pol, NULL, &eff) < 0 ||
-            sched_config_new(t, eff, NULL, &cfg, NULL) < 0) {
+        if (!t || !cache || policy_builtin("LowNodeUtilization", &pol) < 0 ||
+            tl_policy_struct_config(t, pol, NULL, NULL, &cfg, NULL) < 0) {
                 fprintf(stderr, "setup failed\n");
                 return 1;
         }

@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
         tl_policy_prio(&p, POLICY_PRIO_IMAGE_LOCALITY, 1, NULL, NULL);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = pct };
         _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
-        if (sched_config_new(t, &p.eff, &o, &cfg, NULL) < 0)
+        if (tl_policy_config(t, &p, &o, &cfg, NULL) < 0)
                 return 1;
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         if (!a)

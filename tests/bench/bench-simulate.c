@@ -44,7 +44,7 @@ static int compile_profile(SchedStrtab *t, SchedulerProfile p, SchedConfig **ret
         if (r < 0)
                 return r;
         SchedConfigOptions o = {};
-        return sched_config_new_profile(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret, NULL);
+        return tl_profile_config(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret, NULL);
 }
 
 static uint32_t rnd(uint64_t *s) {

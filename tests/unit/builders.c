@@ -98,7 +98,7 @@ void test_world_configure(TestWorld *w, TlPolicy *p, const SchedConfigOptions *o
         test_world_unconfigure(w);
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        int r = sched_config_new(w->t, &p->eff, o, &w->cfg, &err);
+        int r = tl_policy_config(w->t, p, o, &w->cfg, &err);
         if (r < 0)
                 fail_msg("config: %d %s", r, buf_str(&err));
         w->a = sched_algo_new(w->cfg, NULL, NULL);

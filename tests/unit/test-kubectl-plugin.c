@@ -449,7 +449,7 @@ static SchedConfig *sim_profile(SchedStrtab *t, const char *score, bool fit) {
         tl_enable(&b, "bind", "DefaultBinder");
         SchedConfig *cfg = NULL;
         SchedConfigOptions o = {};
-        assert_int_equal(sched_config_new_profile(t, b.json, &o, &cfg, NULL), 0);
+        assert_int_equal(tl_profile_config(t, b.json, &o, &cfg, NULL), 0);
         tl_profile_done(&b);
         return cfg;
 }
@@ -654,7 +654,7 @@ static SchedConfig *sim_filters(SchedStrtab *t, const char *const *filters, cons
         SchedConfigOptions o = {};
         Buf err;
         buf_init(&err, 0);
-        if (sched_config_new_profile(t, b.json, &o, &cfg, &err) < 0)
+        if (tl_profile_config(t, b.json, &o, &cfg, &err) < 0)
                 fail_msg("profile: %s", buf_str(&err));
         buf_free(&err);
         tl_profile_done(&b);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <inttypes.h>
 #include <cmocka.h>
 
 #include "scheduler/core/algo.h"
@@ -164,7 +165,10 @@ static void test_weight_bound(void **state) {
                 tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, weights[i], NULL, NULL);
                 tl_policy_prio(&pol, POLICY_PRIO_MOST_REQUESTED, 1, NULL, NULL);
                 SchedConfig *cfg = NULL;
-                assert_int_equal(sched_config_new(f->t, &pol.eff, NULL, &cfg, NULL), 0);
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 0);
+                if (tl_policy_config(f->t, &pol, NULL, &cfg, &err) < 0)
+                        fail_msg("weight %" PRId64 ": %s", weights[i], buf_str(&err));
                 int64_t w = 0;
                 assert_non_null(sched_config_priority_name(cfg, 0, &w));
                 assert_int_equal(w, want[i]);

@@ -522,7 +522,7 @@ static void test_chatty_extender_messages_are_reclaimed(void **state) {
         SchedConfig *cfg = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(sched_config_new(t, &p.eff, &o, &cfg, &err), 0);
+        assert_int_equal(tl_policy_config(t, &p, &o, &cfg, &err), 0);
         SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
 

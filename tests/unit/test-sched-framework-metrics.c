@@ -84,7 +84,7 @@ static int setup(void **state) {
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        int r = sched_config_new_profile(f->w.t, b.json, &o, &f->w.cfg, &err);
+        int r = tl_profile_config(f->w.t, b.json, &o, &f->w.cfg, &err);
         tl_profile_done(&b);
         if (r < 0)
                 fail_msg("profile: %s", buf_str(&err));

@@ -34,7 +34,10 @@ static void config(Fx *f, PolicyPriorityId prio) {
                 tl_policy_pred(&p, preds[i], NULL, NULL);
         if (prio != _POLICY_PRIO_INVALID)
                 tl_policy_prio(&p, prio, 1, NULL, NULL);
-        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
+        /* the classic SelectorSpread plugin runs a Policy's spreading priorities only with
+         * DefaultPodTopologySpread off (otherwise they are PodTopologySpread's system defaults) */
+        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100,
+                                 .gates.default_pod_topology_spread_off = true };
         test_world_configure(f, &p, &o);
         sched_algo_set_objects(f->a, f->o);
 }

@@ -157,7 +157,7 @@ static SchedConfig *compile(Fx *f, TlProfile *b, const PluginLoader *l, char **r
         buf_init(&err, 4096);
         SchedConfigOptions o = { .externals = l ? &l->set : NULL };
         SchedConfig *cfg = NULL;
-        int r = sched_config_new_profile(f->t, b->json, &o, &cfg, &err);
+        int r = tl_profile_config(f->t, b->json, &o, &cfg, &err);
         tl_profile_done(b);
         if (ret_err)
                 *ret_err = r < 0 ? strdup(buf_str(&err)) : NULL;

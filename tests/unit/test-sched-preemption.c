@@ -34,7 +34,7 @@ static int setup(void **state) {
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        if (sched_config_new(f->w.t, &pol.eff, &o, &f->w.cfg, &err) < 0)
+        if (tl_policy_config(f->w.t, &pol, &o, &f->w.cfg, &err) < 0)
                 fail_msg("config: %s", buf_str(&err));
         f->w.a = sched_algo_new(f->w.cfg, NULL, NULL);
         f->p = sched_preemptor_new(f->w.cfg);

@@ -217,7 +217,7 @@ static SchedConfig *rtcr_config(TestWorld *f, PolicyShapePoint *shape, size_t n_
                                .resources = res, .n_resources = n_res };
         tl_policy_prio(&p, POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO, 1, "BinPack", &arg);
         SchedConfig *cfg = NULL;
-        assert_int_equal(sched_config_new(f->t, &p.eff, NULL, &cfg, NULL), 0);
+        assert_int_equal(tl_policy_config(f->t, &p, NULL, &cfg, NULL), 0);
         return cfg;
 }
 
@@ -238,7 +238,7 @@ static void test_requested_to_capacity_ratio(void **state) {
         check(f, &c2->priorities[0], p, (const char *[]) { "n1", "n2", NULL }, (int64_t[]) { 50, 63 });
         /* resources scoring 0 leave the mean: gpu unused scores 0 on g, so only cpu (50) counts;
          * on n2 (no gpu capacity) gpu counts as fully used: (100 x 3 + 50 x 1) / 4 = 87.5 -> 88 */
-        PolicyResourceSpec res[] = { { .name = (char *) "example.com/gpu", .weight = 3 }, { .name = (char *) "cpu" } };
+        PolicyResourceSpec res[] = { { .name = (char *) "example.com/gpu", .weight = 3 }, { .name = (char *) "cpu", .weight = 1 } };
         _cleanup_(sched_config_freep) SchedConfig *c3 = rtcr_config(f, up, 2, res, 2);
         check(f, &c3->priorities[0], p, (const char *[]) { "g", "n2", NULL }, (int64_t[]) { 50, 88 });
 }

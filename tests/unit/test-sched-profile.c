@@ -30,7 +30,7 @@ static SchedConfig *compile(TestWorld *f, TlProfile *b, const SchedConfigOptions
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
         SchedConfig *cfg = NULL;
-        int r = sched_config_new_profile(f->t, b->json, o, &cfg, &err);
+        int r = tl_profile_config(f->t, b->json, o, &cfg, &err);
         if (ret_err)
                 *ret_err = r < 0 ? strdup(buf_str(&err)) : NULL;
         return r < 0 ? NULL : cfg;
@@ -204,7 +204,7 @@ static void test_node_label_scores_as_one_plugin(void **state) {
         _cleanup_(sched_config_freep) SchedConfig *pcfg = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        if (sched_config_new_policy(f->t, pol, NULL, NULL, NULL, &pcfg, &err) < 0)
+        if (tl_policy_struct_config(f->t, pol, NULL, NULL, &pcfg, &err) < 0)
                 fail_msg("%s", buf_str(&err));
         _cleanup_free_ char *pgot = schedule_scores(f, pcfg, pod);
         assert_string_equal(pgot, got);
@@ -280,7 +280,8 @@ static bool check_translation_runs_as_the_policy(TestWorld *f, const char *path,
         _cleanup_(sched_config_freep) SchedConfig *direct = NULL;
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        if (sched_config_new_policy(f->t, pol, "s", &g, NULL, &direct, &err) < 0)
+        SchedConfigOptions go = { .gates = g };
+        if (tl_policy_struct_config(f->t, pol, "s", &go, &direct, &err) < 0)
                 fail_msg("%s: %s", path, buf_str(&err));
 
         json_auto_t *translated = NULL;
@@ -300,7 +301,7 @@ static bool check_translation_runs_as_the_policy(TestWorld *f, const char *path,
         policy_diags_clear(&diags);
         _cleanup_(sched_config_freep) SchedConfig *via = NULL;
         SchedConfigOptions o = { .gates = g };
-        if (sched_config_new_profile(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via, &err) < 0)
+        if (tl_profile_config(f->t, json_array_get(json_object_get(eff, "profiles"), 0), &o, &via, &err) < 0)
                 fail_msg("%s: %s", path, buf_str(&err));
         _cleanup_free_ char *a = NULL, *b = NULL;
         assert_int_equal(sched_config_format_profile(direct, &a), 0);

@@ -257,7 +257,7 @@ static void configure(Fx *f, const char *args, bool gate) {
         tl_policy_prio(&p, POLICY_PRIO_EVEN_PODS_SPREAD, 1, NULL, NULL);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
         sched_config_free(f->w.cfg);
-        assert_int_equal(sched_config_new(f->w.t, &p.eff, &o, &f->w.cfg, NULL), 0);
+        assert_int_equal(tl_policy_config(f->w.t, &p, &o, &f->w.cfg, NULL), 0);
         json_t *j = args ? tl_json(args) : NULL;
         assert_true(!args || j);
         assert_int_equal(sched_spread_args_from_json(f->w.t, &f->arena, j, gate, &f->args, NULL), 0);

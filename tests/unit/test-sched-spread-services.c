@@ -68,7 +68,7 @@ static void configure(Fx *f, const PolicyPredicateId *preds, size_t n, const Pol
         if (prio != _POLICY_PRIO_INVALID)
                 tl_policy_prio(&p, prio, 1, prio_arg ? "SpreadByLabel" : NULL, prio_arg);
         SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
-        assert_int_equal(sched_config_new(f->w.t, &p.eff, &o, &f->w.cfg, NULL), 0);
+        assert_int_equal(tl_policy_config(f->w.t, &p, &o, &f->w.cfg, NULL), 0);
         f->w.a = sched_algo_new(f->w.cfg, NULL, NULL);
         assert_non_null(f->w.a);
         sched_algo_set_objects(f->w.a, f->w.o);
