@@ -55,7 +55,7 @@ int plugins_md_section(char **ret) {
         size_t size = 0;
         FILE *f = open_memstream(&text, &size);
         if (!f)
-                return -errno;
+                return -ENOMEM; /* open_memstream's only failure */
         fputs(PLUGINS_MD_BEGIN "\n", f);
         fputs("| plugin | extension points, v1.20 (Policy, v1beta1, v1beta2) "
               "| extension points, v1.32 (v1, v1beta3) | args |\n",
@@ -72,7 +72,7 @@ int plugins_md_section(char **ret) {
                         fprintf(f, " | `%s` |\n", rows[i].args);
         }
         fputs(PLUGINS_MD_END "\n", f);
-        if (fclose(f) != 0) {
+        if (fclose(f) != 0 || !text) {
                 free(text);
                 return -ENOMEM;
         }
