@@ -85,10 +85,6 @@ static int group_priorities(ConfigBox *box, PolicyPriorityId id) {
         return 0;
 }
 
-/* Every registry id has an implementation bound here (test-sched-interpod-volumes checks the whole
- * registry), so a policy libconfig accepted always compiles; an id outside the registry
- * means the caller built the effective policy by hand, wrongly. */
-
 uint32_t sched_config_n_predicates(const SchedConfig *cfg) {
         return cfg->n_predicates;
 }
