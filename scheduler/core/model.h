@@ -167,7 +167,8 @@ typedef struct SchedPod {
         bool scheduled_false;
         const char *resource_version;
 
-        /* requests: sum over containers, max with each init container, plus overhead */
+        /* requests as 1.32's PodRequests: containers and sidecars summed, max with the init
+         * phase (each init container beside the sidecars before it), plus overhead */
         SchedRequest req;
         /* the same with 100m / 200 MiB for containers that request no cpu / memory, for
          * scoring and the node's non-zero aggregate */

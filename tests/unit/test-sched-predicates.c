@@ -140,6 +140,53 @@ static void test_init_containers_and_overhead(void **state) {
         assert_int_equal(r.r[0].a, test_id(f->w.t, "cpu"));
 }
 
+/* Sidecars (init containers with restartPolicy Always) run beside the containers, as 1.32's
+ * PodRequests counts them: the reported case, a 3-cpu sidecar and a 2-cpu container, needs 5
+ * cpu and does not fit 4. */
+static void test_sidecar_requests(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->w.t, "n4", "4", "8Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->w.t,
+                "{'metadata':{'name':'s','uid':'s'},'spec':{"
+                "'initContainers':[{'name':'side','restartPolicy':'Always','resources':{'requests':{'cpu':'3'}}}],"
+                "'containers':[{'name':'c','resources':{'requests':{'cpu':'2'}}}]}}");
+        assert_non_null(p);
+        assert_int_equal(p->req.milli_cpu, 5000);
+        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, p, "n4", &r));
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.r[0].code, SCHED_REASON_INSUFFICIENT);
+        assert_int_equal(r.r[0].a, test_id(f->w.t, "cpu"));
+
+        /* an init container runs beside the sidecars started before it: containers 1 +
+         * sidecars 1 + 2 = 4, the init phase's peak i2 4 + s1 1 = 5; a sidecar without a
+         * memory request counts 200Mi for scoring, an extended resource sums the same way */
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod_json(f->w.t,
+                "{'metadata':{'name':'q','uid':'q'},'spec':{"
+                "'initContainers':["
+                "{'name':'s1','restartPolicy':'Always','resources':{'requests':{'cpu':'1','example.com/gpu':'1'}}},"
+                "{'name':'i2','resources':{'requests':{'cpu':'4','memory':'1Gi','example.com/gpu':'2'}}},"
+                "{'name':'s2','restartPolicy':'Always','resources':{'requests':{'cpu':'2','memory':'100Mi'}}}],"
+                "'containers':[{'name':'c','resources':{'requests':{'cpu':'1','memory':'100Mi'}}}],"
+                "'overhead':{'cpu':'100m'}}}");
+        assert_non_null(q);
+        assert_int_equal(q->req.milli_cpu, 5100);
+        assert_int_equal(q->req.memory, (int64_t) 1024 * 1024 * 1024);
+        assert_int_equal(sched_scalars_get(q->req.scalar, q->req.n_scalar, test_id(f->w.t, "example.com/gpu")), 3);
+        assert_int_equal(q->nonzero_milli_cpu, 5100);
+        /* non-zero memory: init phase i2 1Gi + s1's 200Mi default */
+        assert_int_equal(q->nonzero_memory, (int64_t) (1024 + 200) * 1024 * 1024);
+
+        /* restartPolicy other than Always is an ordinary init container: max(2, 3) */
+        _cleanup_(sched_pod_unrefp) SchedPod *o = tl_pod_json(f->w.t,
+                "{'metadata':{'name':'o','uid':'o'},'spec':{"
+                "'initContainers':[{'name':'i','restartPolicy':'Never','resources':{'requests':{'cpu':'3'}}}],"
+                "'containers':[{'name':'c','resources':{'requests':{'cpu':'2'}}}]}}");
+        assert_non_null(o);
+        assert_int_equal(o->req.milli_cpu, 3000);
+        assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, o, "n4", &r));
+}
+
 static void test_host_name(void **state) {
         Fx *f = *state;
         SchedReasons r;
@@ -311,6 +358,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_order_and_expansion, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_fits_resources, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_sidecar_requests, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_host_name, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_host_ports, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, test_world_teardown),
