@@ -58,6 +58,8 @@ static void apply_project_node_selector(Manager *m, SchedPod *pod) {
 }
 
 static void pod_event(Manager *m, json_t *obj) {
+        ManagerProfile *prof = NULL;
+        const char *plugin = NULL;
         SchedPod *pod = NULL;
         int r = sched_pod_from_json(m->strtab, obj, &pod);
         if (r < 0) {
@@ -70,7 +72,17 @@ static void pod_event(Manager *m, json_t *obj) {
                 if (r < 0)
                         klog_warning_errno(r, "cache: pod %s/%s: %m", pod->namespace_, pod->name);
                 (void) sched_queue_delete(m->queue, pod->uid);
-        } else if (manager_profile(m, pod->scheduler_name) && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
+        } else if ((prof = manager_profile(m, pod->scheduler_name)) &&
+                   !kube_obj_path(obj, "metadata.deletionTimestamp") &&
+                   !sched_config_pre_enqueue(prof->cfg, pod, &plugin)) {
+                /* never attempted until an update lets it in */
+                klog_v(4, "pod %s/%s waits: %s", pod->namespace_, pod->name, plugin);
+                preemptor_pod_gone(m, pod->uid);
+                r = sched_queue_add_gated(m->queue, pod);
+                if (r < 0)
+                        klog_warning_errno(r, "queue: pod %s/%s: %m", pod->namespace_, pod->name);
+                events_set_gated(m, pod);
+        } else if (prof && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
                 apply_project_node_selector(m, pod);
                 r = sched_queue_add(m->queue, pod);
                 if (r < 0)

@@ -114,6 +114,9 @@ struct SchedConfig {
         int32_t percentage;
         /* postFilter has DefaultPreemption: unschedulable pods may preempt. */
         bool preemption;
+        /* The PreEnqueue plugins, in order (their rows, plugin.h). */
+        const struct SchedFrameworkPlugin **pre_enqueue;
+        uint32_t n_pre_enqueue;
         SchedStr *ignored_resources;
         uint32_t n_ignored_resources;
         /* interned resource names used in reasons */

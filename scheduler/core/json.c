@@ -668,6 +668,10 @@ static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
         if (rfc3339_parse(str_at(meta, "creationTimestamp"), &created) >= 0)
                 p->creation_usec = (int64_t) created;
         p->priority = (int32_t) json_integer_value(json_object_get(spec, "priority"));
+        p->n_scheduling_gates = (uint32_t) MIN(json_array_size(json_object_get(spec, "schedulingGates")),
+                                               (size_t) SCHED_JSON_MAX_ITEMS);
+        p->n_resource_claims = (uint32_t) MIN(json_array_size(json_object_get(spec, "resourceClaims")),
+                                              (size_t) SCHED_JSON_MAX_ITEMS);
         json_t *status = json_object_get(obj, "status");
         uint64_t started;
         if (rfc3339_parse(str_at(status, "startTime"), &started) >= 0)

@@ -177,6 +177,13 @@ typedef struct SchedPod {
          * requests or limits (CheckNodeMemoryPressure turns only these away) */
         bool best_effort;
 
+        /* spec.schedulingGates (1.26+): while any is left the pod is not attempted (the
+         * SchedulingGates plugin's PreEnqueue) */
+        uint32_t n_scheduling_gates;
+        /* spec.resourceClaims (1.26+): DynamicResources, a plugin 1.32 runs only with its
+         * feature gate (off by default) and this scheduler does not have */
+        uint32_t n_resource_claims;
+
         SchedHostPort *ports;           /* containers' hostPort > 0 */
         uint32_t n_ports;
 

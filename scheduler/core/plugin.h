@@ -108,6 +108,9 @@ typedef struct SchedFrameworkPlugin {
         /* Optional: arguments that configure the profile as a whole (ignoredResources,
          * hardPodAffinityWeight), run once when any extension point enables the plugin. */
         int (*compile_args)(SchedProfileBuild *b, const json_t *args, Buf *err);
+        /* PreEnqueue: false when the pod may not enter the scheduling queue yet (it waits,
+         * never attempted, until an update of it passes). NULL: no PreEnqueue. */
+        bool (*pre_enqueue)(const SchedPod *pod);
         /* An out-of-tree plugin's row (name _SCHED_PLUGIN_MAX, filter sched_pred_external,
          * score sched_prio_external); NULL for the in-tree rows. */
         struct SchedExternal *external;

@@ -60,7 +60,7 @@ static void test_table_has_every_in_tree_plugin(void **state) {
                 assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_FILTER)) == (row->filter || row->add_filter));
                 assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_SCORE)) == (row->score || row->add_score));
         }
-        assert_int_equal(_SCHED_PLUGIN_MAX, 28);
+        assert_int_equal(_SCHED_PLUGIN_MAX, 29);
         assert_int_equal(sched_plugin_name_from_string("nodeResourcesFit"), _SCHED_PLUGIN_INVALID);
         assert_int_equal(sched_point_from_string("postFilter"), SCHED_POINT_POST_FILTER);
 }
@@ -109,6 +109,50 @@ static void test_post_filter_decides_preemption(void **state) {
         tl_profile_done(&b);
         assert_non_null(cfg);
         assert_true(sched_config_preemption(cfg));
+}
+
+/* SchedulingGates (PreEnqueue) keeps a gated pod out of the queue: enabled by name under
+ * preEnqueue (v1), implied where the configuration has no preEnqueue point (v1.20's front
+ * doors), and off when a preEnqueue list leaves it out, as upstream. */
+static void test_pre_enqueue_scheduling_gates(void **state) {
+        TestWorld *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *gated = make_pod(f->t, .name = "g",
+                .spec = "'schedulingGates':[{'name':'example.com/quota'}]");
+        _cleanup_(sched_pod_unrefp) SchedPod *plain = make_pod(f->t, .name = "p");
+        assert_non_null(gated);
+        assert_int_equal(gated->n_scheduling_gates, 1);
+
+        TlProfile b = tl_profile("v1");
+        tl_enable(&b, "preEnqueue", "SchedulingGates");
+        tl_enable(&b, "filter", "NodeResourcesFit");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        const char *plugin = NULL;
+        assert_false(sched_config_pre_enqueue(cfg, gated, &plugin));
+        assert_string_equal(plugin, "SchedulingGates");
+        assert_true(sched_config_pre_enqueue(cfg, plain, NULL));
+        _cleanup_free_ char *audit = NULL;
+        assert_int_equal(sched_config_format_profile(cfg, &audit), 0);
+        assert_string_equal(audit, "profile v1:\n  preEnqueue: SchedulingGates\n  filter: NodeResourcesFit\n");
+
+        b = tl_profile("v1beta1");
+        tl_enable(&b, "filter", "NodeResourcesFit");
+        _cleanup_(sched_config_freep) SchedConfig *old = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(old);
+        assert_false(sched_config_pre_enqueue(old, gated, NULL));
+
+        b = tl_profile("off");
+        (void) tl_point(&b, "preEnqueue");
+        _cleanup_(sched_config_freep) SchedConfig *off = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(off);
+        assert_true(sched_config_pre_enqueue(off, gated, NULL));
+
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "SchedulingGates");
+        expect_refused(f, &b, "plugins.filter.enabled[0]: SchedulingGates does not extend filter");
 }
 
 static void test_refused_by_name(void **state) {
@@ -391,6 +435,7 @@ int main(void) {
                 cmocka_unit_test(test_table_has_every_in_tree_plugin),
                 cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_pre_enqueue_scheduling_gates, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_refused_by_name, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
