@@ -227,6 +227,8 @@ int sched_config_new(SchedStrtab *strtab, const PolicyEffective *eff, const Sche
             (r = sched_known_strings_init(cfg, &box->arena)) < 0)
                 return r;
         cfg->preemption = true;
+        cfg->min_candidate_percentage = SCHED_MIN_CANDIDATE_NODES_PERCENTAGE;
+        cfg->min_candidate_absolute = SCHED_MIN_CANDIDATE_NODES_ABSOLUTE;
         cfg->pre_enqueue = (const SchedFrameworkPlugin **) default_pre_enqueue;
         cfg->n_pre_enqueue = ELEMENTSOF(default_pre_enqueue);
         cfg->always_check_all = eff->always_check_all_predicates;
@@ -560,6 +562,8 @@ static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, C
         _cleanup_(sched_config_freep) SchedConfig *cfg = &box->cfg;
         cfg->strtab = strtab;
         cfg->preemption = true;
+        cfg->min_candidate_percentage = SCHED_MIN_CANDIDATE_NODES_PERCENTAGE;
+        cfg->min_candidate_absolute = SCHED_MIN_CANDIDATE_NODES_ABSOLUTE;
         cfg->hard_pod_affinity_weight = 1;
         int r;
         if ((r = intern(strtab, "cpu", &cfg->res_cpu)) < 0 || (r = intern(strtab, "memory", &cfg->res_memory)) < 0 ||

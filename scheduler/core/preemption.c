@@ -219,8 +219,8 @@ SchedPreemptor *sched_preemptor_new(const SchedConfig *cfg) {
         if (!p)
                 return NULL;
         p->cfg = cfg;
-        p->min_percentage = 10;
-        p->min_absolute = 100;
+        p->min_percentage = cfg->min_candidate_percentage;
+        p->min_absolute = cfg->min_candidate_absolute;
         p->state = sched_cycle_state_new();
         p->deleting = kube_map_new();
         if (!p->state || !p->deleting) {
