@@ -712,6 +712,10 @@ static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
             (r = parse_tolerations(t, p, json_object_get(spec, "tolerations"))) < 0 ||
             (r = sched_pod_relations_from_json(t, p, obj)) < 0)
                 return r;
+        /* 1.32 allocates claims only in DynamicResources, off by default: never a bind that
+         * ignores them */
+        if (p->n_resource_claims && (r = sched_pod_set_unschedulable(t, p, SCHED_REASON_RESOURCE_CLAIMS)) < 0)
+                return r;
         *ret = TAKE_PTR(p);
         return 0;
 }

@@ -268,6 +268,9 @@ bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *
  * selects a key of the selector with another value (a conflict), -E2BIG, -ENOMEM; the pod's
  * selector is unchanged on error. */
 int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char *selector);
+/* Why a pod with spec.resourceClaims fits no node (per node, in the FitError). */
+#define SCHED_REASON_RESOURCE_CLAIMS \
+        "node(s) cannot allocate the pod's resourceClaims: DynamicResources is off (as in 1.32 by default)"
 /* Marks the pod as fitting no node, for reason (e.g. its node selector conflicts with its
  * project's): every node reports that reason. Returns 0, -E2BIG, -ENOMEM. */
 int sched_pod_set_unschedulable(SchedStrtab *strtab, SchedPod *pod, const char *reason);

@@ -187,6 +187,27 @@ static void test_sidecar_requests(void **state) {
         assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, o, "n4", &r));
 }
 
+/* spec.resourceClaims (DynamicResources, off by default in 1.32): the pod fits no node and
+ * says why, never a bind that ignores its claims. */
+static void test_resource_claims_unschedulable(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->w.t, "n1", "4", "8Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "dra", .cpu = "100m",
+                .spec = "'resourceClaims':[{'name':'gpu','resourceClaimTemplateName':'gpu-template'}]");
+        assert_non_null(p);
+        assert_int_equal(p->n_resource_claims, 1);
+        assert_string_equal(sched_strtab_get(f->w.t, p->unschedulable_reason), SCHED_REASON_RESOURCE_CLAIMS);
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(f->w.cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->w.c, p, &res), 0);
+        assert_int_equal(res.node, 0);
+        _cleanup_buf_ Buf msg;
+        buf_init(&msg, 4096);
+        assert_int_equal(sched_algo_format_failure(a, &msg), 0);
+        assert_string_equal(buf_str(&msg), "0/1 nodes are available: 1 " SCHED_REASON_RESOURCE_CLAIMS ".");
+}
+
 static void test_host_name(void **state) {
         Fx *f = *state;
         SchedReasons r;
@@ -359,6 +380,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_fits_resources, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_sidecar_requests, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_resource_claims_unschedulable, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_host_name, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_host_ports, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, test_world_teardown),
