@@ -133,6 +133,54 @@ static void test_anti_affinity(void **state) {
                                 "3 node(s) didn't match pod anti-affinity rules.");
 }
 
+#define ANTI_NS(ns_fields) "'affinity':{'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[" \
+                           "{'labelSelector':{'matchLabels':{'app':'web'}},'topologyKey':'kubernetes.io/hostname'" \
+                           ns_fields "}]}}"
+
+/* Cross-namespace terms: namespaces, namespaceSelector {} (every namespace) and a non-empty
+ * namespaceSelector resolved against the namespaces' labels, for the incoming pod's terms and
+ * for an existing pod's. */
+static void test_cross_namespace_terms(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        place(f, make_pod(f->t, .name = "o1", .ns = "other", .labels = "'app':'web'", .cpu = "100m"), "n1");
+        static const struct {
+                const char *spec, *want;
+        } cases[] = {
+                { ANTI_NS(""), "2:" },                                  /* its own namespace only */
+                { ANTI_NS(",'namespaces':['other']"), "1:n2" },
+                { ANTI_NS(",'namespaceSelector':{}"), "1:n2" },
+                { ANTI_NS(",'namespaces':['default'],'namespaceSelector':{}"), "1:n2" },
+                /* a selector naming no namespace, before resolution: none but the listed ones */
+                { ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"), "2:" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "in", "", cases[i].spec);
+                _cleanup_free_ char *got = feasible(f, p);
+                if (strncmp(got, cases[i].want, strlen(cases[i].want)) != 0)
+                        fail_msg("case %zu: %s, want %s", i, got, cases[i].want);
+        }
+        json_auto_t *team_x = tl_json("{'team':'x'}"), *team_y = tl_json("{'team':'y'}");
+        SchedNamespaceLabels x[] = { { "default", NULL }, { "other", team_x } }, y[] = { { "other", team_y } };
+        _cleanup_(sched_pod_unrefp) SchedPod *px = pod(f, "px", "", ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"));
+        assert_int_equal(sched_pod_resolve_namespace_selectors(f->t, px, x, ELEMENTSOF(x)), 0);
+        _cleanup_free_ char *gx = feasible(f, px);
+        assert_string_equal(gx, "1:n2");
+        _cleanup_(sched_pod_unrefp) SchedPod *py = pod(f, "py", "", ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"));
+        assert_int_equal(sched_pod_resolve_namespace_selectors(f->t, py, y, ELEMENTSOF(y)), 0);
+        _cleanup_free_ char *gy = feasible(f, py);
+        assert_int_equal(gy[0], '2');
+
+        /* an existing pod's term of every namespace keeps a matching pod of another away */
+        place(f, make_pod(f->t, .name = "o2", .ns = "third", .labels = "'app':'db'", .cpu = "100m",
+                          .spec = ANTI_NS(",'namespaceSelector':{}")), "n2");
+        _cleanup_(sched_pod_unrefp) SchedPod *web = pod(f, "web", "'app':'web'", "");
+        _cleanup_free_ char *gw = feasible(f, web);
+        assert_string_equal(gw, "1:n1");
+}
+
 static void test_affinity_first_pod(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
@@ -346,6 +394,7 @@ static void test_every_registry_name(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_anti_affinity, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_cross_namespace_terms, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_affinity_first_pod, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_selector_spread, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_service_spreading, test_world_setup, test_world_teardown),
