@@ -13,6 +13,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/preemption.h"
 #include "scheduler/core/testlib.h"
 #include "tests/unit/builders.h"
 #include "scheduler/core/volume-binding.h"
@@ -322,6 +323,43 @@ static void test_disk_conflict_and_limits(void **state) {
         assert_string_equal(s3, "1:n2");
 }
 
+/* ReadWriteOncePod (VolumeRestrictions, 1.22+): a claim of that mode used by a pod anywhere
+ * keeps every other pod that uses it off every node; a ReadWriteOnce claim does not. */
+static void test_read_write_once_pod(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        put(f, sched_objects_put_pv, "{'metadata':{'name':'pv-solo'},'spec':{'capacity':{'storage':'1Gi'},"
+                                     "'accessModes':['ReadWriteOncePod'],'claimRef':{'namespace':'default','name':'solo'}},"
+                                     "'status':{'phase':'Bound'}}");
+        put(f, sched_objects_put_pv, "{'metadata':{'name':'pv-shared'},'spec':{'capacity':{'storage':'1Gi'},"
+                                     "'accessModes':['ReadWriteOnce'],'claimRef':{'namespace':'default','name':'shared'}},"
+                                     "'status':{'phase':'Bound'}}");
+        put(f, sched_objects_put_pvc, "{'metadata':{'name':'solo','namespace':'default','uid':'c-solo'},'spec':{"
+                                      "'accessModes':['ReadWriteOncePod'],'volumeName':'pv-solo'},'status':{'phase':'Bound'}}");
+        put(f, sched_objects_put_pvc, "{'metadata':{'name':'shared','namespace':'default','uid':'c-shared'},'spec':{"
+                                      "'accessModes':['ReadWriteOnce'],'volumeName':'pv-shared'},'status':{'phase':'Bound'}}");
+#define CLAIM(name) "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'" name "'}}]"
+        _cleanup_(sched_pod_unrefp) SchedPod *first = pod(f, "first", "", CLAIM("solo"));
+        _cleanup_free_ char *s = feasible(f, first);
+        assert_int_equal(s[0], '2');
+        place(f, pod(f, "user", "", CLAIM("solo")), "n1");
+        place(f, pod(f, "user2", "", CLAIM("shared")), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *second = pod(f, "second", "", CLAIM("solo"));
+        _cleanup_free_ char *s2 = feasible(f, second);
+        assert_string_equal(s2, "0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same "
+                                "name and ReadWriteOncePod access mode.");
+        /* Unschedulable, not unresolvable: preempting the claim's user may help */
+        const uint8_t *st = sched_algo_node_status(f->a);
+        assert_non_null(st);
+        assert_int_not_equal(st[0], SCHED_NODE_UNRESOLVABLE);
+        assert_int_not_equal(st[1], SCHED_NODE_UNRESOLVABLE);
+        _cleanup_(sched_pod_unrefp) SchedPod *rwo = pod(f, "rwo", "", CLAIM("shared"));
+        _cleanup_free_ char *s3 = feasible(f, rwo);
+        assert_int_equal(s3[0], '2');
+}
+
 static void test_wait_for_first_consumer(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
@@ -400,6 +438,7 @@ cmocka_unit_test_setup_teardown(test_cross_namespace_terms, test_world_setup, te
                 cmocka_unit_test_setup_teardown(test_service_spreading, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_inter_pod_priority, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_disk_conflict_and_limits, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_read_write_once_pod, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_wait_for_first_consumer, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_every_registry_name),
         };
