@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -165,6 +166,17 @@ static int parse_volume(SchedPod *p, const json_t *v, SchedVolume *out) {
                 { "iscsi", "iqn", SCHED_VOL_ISCSI },
         };
         int r;
+        if (json_is_object(json_object_get(v, "ephemeral"))) {
+                /* ephemeral.VolumeClaimName */
+                const char *vn = str_at(v, "name");
+                size_t n = strlen(p->name) + 1 + (vn ? strlen(vn) : 0) + 1;
+                char *id = sched_arena_alloc(&p->arena, n);
+                if (!id)
+                        return -ENOMEM;
+                snprintf(id, n, "%s-%s", p->name, vn ? vn : "");
+                *out = (SchedVolume) { .kind = SCHED_VOL_PVC, .ephemeral = true, .id = id };
+                return 0;
+        }
         for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                 json_t *src = json_object_get(v, kinds[k].field);
                 if (!json_is_object(src))

@@ -32,6 +32,9 @@ typedef enum SchedVolumeKind {
 typedef struct SchedVolume {
         uint8_t kind;                   /* SchedVolumeKind */
         bool read_only;
+        /* a generic ephemeral volume (spec.volumes[].ephemeral): kind PVC, id the claim its
+         * controller creates, "<pod>-<volume>" */
+        bool ephemeral;
         const char *id;                 /* in the owner's arena */
         const char *pool;               /* rbd */
         const char **monitors;          /* rbd */

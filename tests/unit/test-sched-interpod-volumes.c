@@ -360,6 +360,43 @@ static void test_read_write_once_pod(void **state) {
         assert_int_equal(s3[0], '2');
 }
 
+/* A generic ephemeral volume is the claim "<pod>-<volume>" its controller creates: until it
+ * exists, and when another object owns it, every node says so in 1.32's words; once it is
+ * the pod's, it binds as any WaitForFirstConsumer claim. */
+static void test_generic_ephemeral_volume(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        put(f, sched_objects_put_storage_class,
+            "{'metadata':{'name':'local'},'provisioner':'example.com/csi','volumeBindingMode':'WaitForFirstConsumer'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "eph", "",
+                "'volumes':[{'name':'scratch','ephemeral':{'volumeClaimTemplate':{'spec':{'storageClassName':'local',"
+                "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}}}]");
+        _cleanup_free_ char *s = feasible(f, p);
+        assert_string_equal(s, "0/2 nodes are available: 2 waiting for ephemeral volume controller to create the "
+                               "persistentvolumeclaim \"eph-scratch\".");
+        put(f, sched_objects_put_pvc,
+            "{'metadata':{'name':'eph-scratch','namespace':'default','uid':'c1','ownerReferences':[{'apiVersion':'v1',"
+            "'kind':'Pod','name':'eph','uid':'uid-other','controller':true}]},'spec':{'storageClassName':'local',"
+            "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}");
+        _cleanup_free_ char *s2 = feasible(f, p);
+        assert_string_equal(s2, "0/2 nodes are available: 2 PVC default/eph-scratch was not created for pod "
+                                "default/eph (pod is not owner).");
+        put(f, sched_objects_put_pvc,
+            "{'metadata':{'name':'eph-scratch','namespace':'default','uid':'c1','ownerReferences':[{'apiVersion':'v1',"
+            "'kind':'Pod','name':'eph','uid':'uid-eph','controller':true}]},'spec':{'storageClassName':'local',"
+            "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}");
+        _cleanup_free_ char *s3 = feasible(f, p);
+        assert_int_equal(s3[0], '2');
+        /* provisioned where the pod goes: the binder annotates the claim with the node */
+        SchedVolumeBinding b[4];
+        const SchedNode *n1 = sched_cache_node_by_name(f->c, test_id(f->t, "n1"))->node;
+        assert_int_equal(sched_volume_binding_plan(f->o, f->t, p, n1, b, 4), 1);
+        assert_string_equal(b[0].claim->name, "eph-scratch");
+        assert_null(b[0].volume);
+}
+
 static void test_wait_for_first_consumer(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
@@ -439,6 +476,7 @@ cmocka_unit_test_setup_teardown(test_cross_namespace_terms, test_world_setup, te
                 cmocka_unit_test_setup_teardown(test_inter_pod_priority, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_disk_conflict_and_limits, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_read_write_once_pod, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_generic_ephemeral_volume, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_wait_for_first_consumer, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_every_registry_name),
         };

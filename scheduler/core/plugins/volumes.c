@@ -47,6 +47,22 @@ static SchedStr intern_text(const SchedCycle *cy, const char *what, const char *
         return id;
 }
 
+/* 1.32's VolumeBinding PreFilter words for a generic ephemeral volume's claim: not created
+ * yet (pvc NULL), or not the pod's (ephemeral.VolumeIsForPod). */
+static SchedStr ephemeral_text(const SchedCycle *cy, const char *name, const SchedPVC *pvc) {
+        char buf[1024];
+        SchedStr id = 0;
+        int n = pvc ? snprintf(buf, sizeof buf, "PVC %s/%s was not created for pod %s/%s (pod is not owner)",
+                               pvc->namespace_, pvc->name, cy->pod->namespace_, cy->pod->name)
+                    : snprintf(buf, sizeof buf,
+                               "waiting for ephemeral volume controller to create the persistentvolumeclaim \"%s\"",
+                               name ? name : "");
+        if (n < 0 || (size_t) n >= sizeof buf ||
+            sched_strtab_intern_str((SchedStrtab *) cy->strtab, buf, &id) < 0)
+                return cy->cfg->known->r_bind_conflict;
+        return id;
+}
+
 static bool pred_configured(const SchedConfig *cfg, PolicyPredicateId id) {
         for (uint32_t i = 0; i < cfg->n_predicates; i++)
                 if (cfg->predicates[i].id == id)
@@ -99,10 +115,15 @@ static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
                 VolClaim *c = &x->claims[x->n_claims++];
                 *c = (VolClaim) { .pvc = pvc };
                 if (!pvc) {
+                        /* normal right after a pod with an ephemeral volume is created */
                         if (binding && !x->vol_fail)
-                                x->vol_fail = intern_text(cy, "persistentvolumeclaim", v->id ? v->id : "", "not found");
+                                x->vol_fail = v->ephemeral ? ephemeral_text(cy, v->id, NULL)
+                                                           : intern_text(cy, "persistentvolumeclaim", v->id ? v->id : "", "not found");
                         continue;
                 }
+                if (v->ephemeral && binding && !x->vol_fail &&
+                    (!pvc->owner_uid || strcmp(pvc->owner_uid, cy->pod->uid) != 0))
+                        x->vol_fail = ephemeral_text(cy, pvc->name, pvc);
                 if (pvc->deleting && binding && !x->vol_fail)
                         x->vol_fail = intern_text(cy, "persistentvolumeclaim", pvc->name, "is being deleted");
                 c->bound = pvc->volume_name != NULL;
