@@ -23,6 +23,7 @@ int sched_known_strings_init(SchedConfig *cfg, SchedArena *arena) {
                 { &x->instance_type, "node.kubernetes.io/instance-type" },
                 { &x->instance_type_beta, "beta.kubernetes.io/instance-type" },
                 { &x->r_disk_conflict, "node(s) had no available disk" },
+                { &x->r_enforced, "node(s) didn't match scheduler-enforced node affinity" },
                 { &x->r_rwop_conflict,
                   "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode" },
                 { &x->r_zone_conflict, "node(s) had no available volume zone" },

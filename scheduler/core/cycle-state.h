@@ -20,7 +20,7 @@ typedef struct SchedKnownStrings {
         /* reasons, as upstream v1.20 words them */
         SchedStr r_disk_conflict, r_zone_conflict, r_max_volumes, r_bind_conflict, r_node_conflict,
                 r_immediate, r_affinity, r_existing_anti, r_anti, r_aff_rules, r_spread, r_spread_label,
-                r_service_affinity, r_rwop_conflict;
+                r_service_affinity, r_rwop_conflict, r_enforced;
         SchedStr attach_ebs, attach_gce, attach_azure, attach_cinder;
 } SchedKnownStrings;
 

@@ -134,6 +134,12 @@ struct SchedConfig {
          * ("example.com" for example.com/gpu) are not checked */
         const char **ignored_groups;
         uint32_t n_ignored_groups;
+        /* NodeAffinityArgs.addedAffinity (1.22+): required terms (ORed) every node must match
+         * before the pod's own, preferred terms added to every pod's */
+        struct SchedTerm *added_required;
+        uint32_t n_added_required;
+        struct SchedPreferredTerm *added_preferred;
+        uint32_t n_added_preferred;
         /* DefaultPreemptionArgs (upstream's defaults below) */
         int32_t min_candidate_percentage, min_candidate_absolute;
         /* interned resource names used in reasons */

@@ -166,7 +166,8 @@ bool sched_reason_unresolvable(const SchedConfig *cfg, const SchedReason *r) {
                  * constraint's missing key; disk conflicts, volume limits, anti-affinity, skew,
                  * service affinity and extenders' texts may be resolved */
                 return r->a == k->r_zone_conflict || r->a == k->r_bind_conflict || r->a == k->r_node_conflict ||
-                       r->a == k->r_immediate || r->a == k->r_aff_rules || r->a == k->r_spread_label;
+                       r->a == k->r_immediate || r->a == k->r_aff_rules || r->a == k->r_spread_label ||
+                       r->a == k->r_enforced;
         default:
                 /* node selector/affinity, host name, unschedulable, taints, labels presence,
                  * node conditions */

@@ -359,6 +359,40 @@ static void test_scorers_like_1_32(void **state) {
         expect_refused(f, &b, "scoringStrategy.type: Unsupported value");
 }
 
+/* NodeAffinityArgs.addedAffinity (1.22+): its required terms hold for every pod before the
+ * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
+static void test_node_affinity_added_affinity(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n-a", "4", "8Gi", 110, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "n-b", "4", "8Gi", 110, "'labels':{'zone':'b','disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "n-c", "4", "8Gi", 110, "'labels':{'zone':'a'}", "", ""));
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "NodeAffinity");
+        tl_score(&b, "NodeAffinity", 1);
+        tl_args(&b, "NodeAffinity", "{'addedAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{"
+                                    "'nodeSelectorTerms':[{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}]},"
+                                    "'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':5,'preference':{"
+                                    "'matchExpressions':[{'key':'disk','operator':'Exists'}]}}]}}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_free_ char *got = schedule_scores(f, cfg, pod);
+        assert_string_equal(got, "n-a=100 n-c=0");
+        /* the enforced terms fail first; the pod's own selector after them */
+        _cleanup_(sched_pod_unrefp) SchedPod *only_b = tl_pod(f->t, "q", "100m", "", "'nodeSelector':{'zone':'b'}", "");
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->c, only_b, &res), 0);
+        assert_int_equal(res.node, 0);
+        _cleanup_buf_ Buf msg;
+        buf_init(&msg, 4096);
+        assert_int_equal(sched_algo_format_failure(a, &msg), 0);
+        assert_string_equal(buf_str(&msg), "0/3 nodes are available: 1 node(s) didn't match scheduler-enforced node "
+                                           "affinity, 2 node(s) didn't match Pod's node affinity.");
+}
+
 /* NodeResourcesFit.ignoredResourceGroups: the extended resources of a domain are not
  * checked; DefaultPreemption's args reach the configuration. */
 static void test_fit_ignored_groups_and_preemption_args(void **state) {
@@ -578,6 +612,7 @@ cmocka_unit_test_setup_teardown(test_pre_enqueue_scheduling_gates, test_world_se
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_allocated_weights_and_extended, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_scorers_like_1_32, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_node_affinity_added_affinity, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_fit_ignored_groups_and_preemption_args, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
                 cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, test_world_setup, test_world_teardown),

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/satmath.h"
 #include "scheduler/core/plugin.h"
@@ -193,11 +194,27 @@ const SchedPredicatePlugin sched_pred_pod_fits_host_ports = {
 };
 
 static bool node_selector_needed(const SchedCycle *cy, const SchedPredicate *p) {
-        return cy->pod->n_node_selector > 0 || cy->pod->has_required_affinity;
+        return cy->pod->n_node_selector > 0 || cy->pod->has_required_affinity || cy->cfg->n_added_required > 0;
+}
+
+/* NodeAffinityArgs.addedAffinity's required terms first, as upstream's Filter (1.22+). */
+static bool enforced_affinity(const SchedCycle *cy, const SchedNode *n) {
+        const SchedConfig *cfg = cy->cfg;
+        if (cfg->n_added_required == 0)
+                return true;
+        for (uint32_t i = 0; i < cfg->n_added_required; i++)
+                if (sched_term_matches(cy->strtab, &cfg->added_required[i], n))
+                        return true;
+        return false;
 }
 
 static bool node_selector_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                                  SchedReasons *out) {
+        if (!enforced_affinity(cy, ni->node)) {
+                if (out->n < SCHED_MAX_NODE_REASONS)
+                        out->r[out->n++] = (SchedReason) { .code = SCHED_REASON_TEXT, .a = cy->cfg->known->r_enforced };
+                return false;
+        }
         if (sched_pod_matches_node_selector(cy->strtab, cy->pod, ni->node))
                 return true;
         add_reason(out, SCHED_REASON_NODE_SELECTOR, 0, 0);
