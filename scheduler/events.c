@@ -88,9 +88,9 @@ void events_flush(Manager *m, uint32_t max) {
 /* As upstream's updatePod(): one status patch with the condition and the nomination, none
  * when the pod already shows both (the queued pod carries its status: informers.c), the
  * condition's lastTransitionTime kept while its status stays False. */
-void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message, SchedStr nominated) {
-        bool same_condition = pod->scheduled_digest ==
-                              sched_pod_condition_digest("False", "Unschedulable", message, NULL);
+static void set_not_scheduled(Manager *m, const SchedPod *pod, const char *reason, const char *message,
+                              SchedStr nominated) {
+        bool same_condition = pod->scheduled_digest == sched_pod_condition_digest("False", reason, message, NULL);
         if (same_condition && (!nominated || nominated == pod->nominated_node))
                 return;
         if (!manager_may_write(m))
@@ -100,7 +100,7 @@ void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *messa
                                                                              : now_realtime_usec(),
                        false, when, sizeof when);
         json_auto_t *patch = json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:n, s:s}]}}", "status", "conditions",
-                                       "type", "PodScheduled", "status", "False", "reason", "Unschedulable",
+                                       "type", "PodScheduled", "status", "False", "reason", reason,
                                        "message", message, "lastProbeTime", "lastTransitionTime", when);
         if (patch && nominated &&
             json_object_set_new(json_object_get(patch, "status"), "nominatedNodeName",
@@ -113,3 +113,13 @@ void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *messa
                 klog_v(2, "could not update the PodScheduled condition of %s/%s", pod->namespace_, pod->name);
 }
 
+
+void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message, SchedStr nominated) {
+        set_not_scheduled(m, pod, "Unschedulable", message, nominated);
+}
+
+/* The condition a 1.32 API server gives a gated pod when it is created (its pod strategy's
+ * applySchedulingGatedCondition); written here only when the pod does not show it already. */
+void events_set_gated(Manager *m, const SchedPod *pod) {
+        set_not_scheduled(m, pod, SCHED_REASON_SCHEDULING_GATED, SCHED_MESSAGE_SCHEDULING_GATED, 0);
+}

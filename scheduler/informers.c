@@ -57,20 +57,65 @@ static void apply_project_node_selector(Manager *m, SchedPod *pod) {
                 klog_error("pod %s/%s: cannot record why it fits no node", pod->namespace_, pod->name);
 }
 
+/* The namespaces a non-empty namespaceSelector of the pod's affinity terms selects, from the
+ * namespace informer (labels as listed then: a namespace labelled later counts from the
+ * pod's next update). */
+typedef struct NsList {
+        SchedNamespaceLabels *v;
+        size_t n, cap;
+} NsList;
+
+static int collect_namespace(json_t *obj, void *userdata) {
+        NsList *l = userdata;
+        const char *name = kube_obj_name(obj);
+        if (!name || l->n >= l->cap)
+                return 0;
+        l->v[l->n++] = (SchedNamespaceLabels) { name, kube_obj_path(obj, "metadata.labels") };
+        return 0;
+}
+
+static void resolve_namespace_selectors(Manager *m, SchedPod *pod) {
+        if (!pod->rel || !pod->rel->has_ns_selectors || !m->namespaces)
+                return;
+        NsList l = { .cap = MIN(kube_informer_size(m->namespaces), (size_t) SCHED_JSON_MAX_ITEMS) };
+        _cleanup_free_ SchedNamespaceLabels *v = l.cap ? calloc(l.cap, sizeof(*v)) : NULL;
+        if (l.cap && !v)
+                return (void) klog_warning("pod %s/%s: cannot list namespaces for its namespaceSelector: %s",
+                                           pod->namespace_, pod->name, strerror(ENOMEM));
+        l.v = v;
+        (void) kube_informer_foreach(m->namespaces, collect_namespace, &l);
+        int r = sched_pod_resolve_namespace_selectors(m->strtab, pod, l.v, l.n);
+        if (r < 0)
+                klog_warning_errno(r, "pod %s/%s: namespaceSelector not applied: %m", pod->namespace_, pod->name);
+}
+
 static void pod_event(Manager *m, json_t *obj) {
+        ManagerProfile *prof = NULL;
+        const char *plugin = NULL;
         SchedPod *pod = NULL;
         int r = sched_pod_from_json(m->strtab, obj, &pod);
         if (r < 0) {
                 klog_warning_errno(r, "ignoring pod %s/%s: %m", kube_obj_namespace(obj) ?: "", kube_obj_name(obj) ?: "");
                 return;
         }
+        resolve_namespace_selectors(m, pod);
         if (pod->node_name) {
                 preemptor_pod_gone(m, pod->uid);
                 r = sched_cache_add_pod(m->cache, pod);
                 if (r < 0)
                         klog_warning_errno(r, "cache: pod %s/%s: %m", pod->namespace_, pod->name);
                 (void) sched_queue_delete(m->queue, pod->uid);
-        } else if (manager_profile(m, pod->scheduler_name) && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
+        } else if ((prof = manager_profile(m, pod->scheduler_name)) &&
+                   !kube_obj_path(obj, "metadata.deletionTimestamp") &&
+                   !sched_config_pre_enqueue(prof->cfg, pod, &plugin)) {
+                /* never attempted until an update lets it in */
+                klog_v(4, "pod %s/%s waits: %s", pod->namespace_, pod->name, plugin);
+                preemptor_pod_gone(m, pod->uid);
+                r = sched_queue_add_gated(m->queue, pod);
+                if (r < 0)
+                        klog_warning_errno(r, "queue: pod %s/%s: %m", pod->namespace_, pod->name);
+                events_set_gated(m, pod);
+        } else if (prof && !kube_obj_path(obj, "metadata.deletionTimestamp")) {
                 apply_project_node_selector(m, pod);
                 r = sched_queue_add(m->queue, pod);
                 if (r < 0)
@@ -168,6 +213,7 @@ static void pod_status_event(Manager *m, json_t *obj) {
         if (sched_pod_from_json(m->strtab, obj, &pod) < 0)
                 return;         /* its add or last change was reported already */
         if (manager_profile(m, pod->scheduler_name)) {
+                resolve_namespace_selectors(m, pod);
                 apply_project_node_selector(m, pod);
                 if (sched_queue_update_status(m->queue, pod) >= 0) {
                         preemptor_pod_pending(m, pod);
@@ -418,11 +464,12 @@ static void trim_node(json_t *obj, void *userdata) {
 }
 
 /* Namespaces: only the node selector annotation is read (effective_node_selector). */
+/* Namespaces: their labels (affinity terms' namespaceSelector) and the node selector
+ * annotation. */
 static void trim_namespace(json_t *obj, void *userdata) {
         json_object_del(obj, "spec");
         json_object_del(obj, "status");
         json_t *meta = json_object_get(obj, "metadata");
-        json_object_del(meta, "labels");
         json_t *ann = json_object_get(meta, "annotations");
         if (!json_is_object(ann))
                 return;

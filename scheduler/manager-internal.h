@@ -253,6 +253,8 @@ void events_flush(Manager *m, uint32_t max);
  * nominated is not 0, its status.nominatedNodeName, in one patch; none when the pod shows
  * both already. */
 void events_set_unschedulable(Manager *m, const SchedPod *pod, const char *message, SchedStr nominated);
+/* PodScheduled=False, reason SchedulingGated, unless the pod shows it already. */
+void events_set_gated(Manager *m, const SchedPod *pod);
 
 /* metrics.c: serves /healthz, /readyz and /metrics on the configured port. */
 int metrics_serve(Manager *m);

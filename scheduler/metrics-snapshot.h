@@ -16,7 +16,7 @@ typedef struct SchedMetricsSnapshot {
         bool ready;                     /* every informer has listed */
         bool leader_elect, leading;
         uint64_t attempts_scheduled, attempts_unschedulable, attempts_error;
-        uint32_t active, backoff, unschedulable, in_flight;
+        uint32_t active, backoff, unschedulable, in_flight, gated;
         uint64_t binds_ok, binds_failed, binds_fenced;
         uint32_t events_pending;
         uint64_t events_dropped;

@@ -42,6 +42,7 @@ static void metrics_snapshot(const Manager *m, SchedMetricsSnapshot *s) {
                 .backoff = st.backoff,
                 .unschedulable = st.unschedulable,
                 .in_flight = st.in_flight,
+                .gated = st.gated,
                 .binds_ok = m->binds_ok,
                 .binds_failed = m->binds_failed,
                 .binds_fenced = m->binds_fenced,
@@ -100,6 +101,7 @@ int sched_metrics_format(Buf *b, const SchedMetricsSnapshot *s, const char *leas
                            "scheduler_pending_pods{queue=\"backoff\"} %u\n"
                            "scheduler_pending_pods{queue=\"unschedulable\"} %u\n"
                            "scheduler_pending_pods{queue=\"in_flight\"} %u\n"
+                           "scheduler_pending_pods{queue=\"gated\"} %u\n"
                            "# HELP scheduler_binding_total Bind calls by result.\n"
                            "# TYPE scheduler_binding_total counter\n"
                            "scheduler_binding_total{result=\"ok\"} %" PRIu64 "\n"
@@ -121,7 +123,7 @@ int sched_metrics_format(Buf *b, const SchedMetricsSnapshot *s, const char *leas
                            "# TYPE scheduler_pending_pod_oldest_unschedulable_seconds gauge\n"
                            "scheduler_pending_pod_oldest_unschedulable_seconds %.3f\n",
                            s->attempts_scheduled, s->attempts_unschedulable, s->attempts_error, s->active, s->backoff,
-                           s->unschedulable, s->in_flight, s->binds_ok, s->binds_failed, s->binds_fenced,
+                           s->unschedulable, s->in_flight, s->gated, s->binds_ok, s->binds_failed, s->binds_fenced,
                            s->events_pending, s->events_dropped, s->cache_pods, oldest);
         if (r >= 0)
                 r = histogram_format(b, "scheduler_scheduling_algorithm_duration_seconds",

@@ -1,8 +1,9 @@
 /* The daemon's side of preemption (scheduler/core/preemption.h decides): after a decision
  * that found no node, as upstream v1.20's DefaultPreemption PostFilter and
  * recordSchedulingFailure act on it:
- *   - the victims are deleted (graceful, the server's default period), each with a Normal
- *     "Preempted" Event "Preempted by <ns>/<name> on node <node>";
+ *   - the victims are marked DisruptionTarget=True (reason PreemptionByScheduler, as 1.26+
+ *     does, which Job podFailurePolicy reads), then deleted (graceful, the server's default
+ *     period), each with a Normal "Preempted" Event "Preempted by <ns>/<name> on node <node>";
  *   - pods of lower priority nominated to that node lose their nomination
  *     (status.nominatedNodeName cleared);
  *   - the preemptor is nominated there (the nominator the filters read at once; its
@@ -269,7 +270,8 @@ static void status_after_done(StatusAfter *s, bool write) {
 typedef struct VictimDelete {
         Manager *m;
         StatusAfter *after;
-        char uid[];
+        const char *ns, *name;          /* in text, after the uid */
+        char text[];                    /* uid, namespace, name, each NUL-ended */
 } VictimDelete;
 
 static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError *err, void *userdata) {
@@ -282,29 +284,70 @@ static void on_victim_deleted(KubeClient *c, int r, json_t *obj, const KubeError
                 klog_warning("could not delete a preemption victim: %s",
                              err && err->message[0] ? err->message : strerror(-r));
                 /* it stays: no longer terminating for the eligibility rule */
-                victim_gone(d->m, d->uid);
+                victim_gone(d->m, d->text);
         }
         status_after_done(d->after, true);
 }
 
-/* Deletes a victim; until it leaves the cache it counts as terminating (upstream deletes
- * synchronously, so its retried preemptor sees it terminating or gone). */
-static void delete_victim(Manager *m, const SchedPod *v, StatusAfter *after) {
+/* The victim shows DisruptionTarget (Job podFailurePolicy reads it): now delete it. A
+ * failed patch leaves the victim alone, as upstream's prepareCandidate returns then. */
+static void on_victim_marked(KubeClient *c, int r, json_t *obj, const KubeError *err, void *userdata) {
+        VictimDelete *d = userdata;
+        if (r >= 0 && manager_may_write(d->m) &&
+            kube_delete_async(d->m->client, &KUBE_PODS, d->ns, d->name, NULL, on_victim_deleted, d) >= 0)
+                return;
+        if (r == -ECANCELED) {
+                status_after_done(d->after, false);     /* the manager is going away */
+                free(d);
+                return;
+        }
+        if (r != -ENOENT) {     /* gone already: its deletion event follows */
+                klog_warning("could not add the DisruptionTarget condition to %s/%s before its preemption: %s",
+                             d->ns, d->name,
+                             r < 0 ? (err && err->message[0] ? err->message : strerror(-r)) : "delete not sent");
+                victim_gone(d->m, d->text);
+        }
+        status_after_done(d->after, true);
+        free(d);
+}
+
+/* Upstream's condition on a victim (1.26+): type DisruptionTarget, reason
+ * PreemptionByScheduler, the preemptor's schedulerName in the message. */
+static json_t *disruption_target_patch(const char *scheduler_name) {
+        char message[512], when[RFC3339_MAX];
+        snprintf(message, sizeof message, "%s: preempting to accommodate a higher priority pod", scheduler_name);
+        rfc3339_format(now_realtime_usec(), false, when, sizeof when);
+        return json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:s}]}}", "status", "conditions", "type", "DisruptionTarget",
+                         "status", "True", "reason", "PreemptionByScheduler", "message", message,
+                         "lastTransitionTime", when);
+}
+
+/* Marks a victim DisruptionTarget, then deletes it; until it leaves the cache it counts as
+ * terminating (upstream deletes synchronously, so its retried preemptor sees it terminating
+ * or gone). */
+static void delete_victim(Manager *m, const SchedPod *by, const SchedPod *v, StatusAfter *after) {
         if (!manager_may_write(m))
                 return;
-        size_t n = strlen(v->uid) + 1;
-        VictimDelete *d = malloc(sizeof(*d) + n);
-        if (!d) {
+        size_t nu = strlen(v->uid) + 1, nn = strlen(v->namespace_) + 1, nm = strlen(v->name) + 1;
+        VictimDelete *d = malloc(sizeof(*d) + nu + nn + nm);
+        json_auto_t *patch = d ? disruption_target_patch(sched_strtab_get(m->strtab, by->scheduler_name)) : NULL;
+        if (!d || !patch) {
                 klog_warning("could not delete %s/%s: %s", v->namespace_, v->name, strerror(ENOMEM));
+                free(d);
                 return;
         }
         *d = (VictimDelete) { .m = m, .after = after };
-        memcpy(d->uid, v->uid, n);
+        memcpy(d->text, v->uid, nu);
+        memcpy(d->text + nu, v->namespace_, nn);
+        memcpy(d->text + nu + nn, v->name, nm);
+        d->ns = d->text + nu;
+        d->name = d->text + nu + nn;
         if (sched_preemptor_victim_deleting(m->preemptor, v->uid) < 0)
                 klog_warning("%s/%s: cannot record its deletion", v->namespace_, v->name);
         if (after)
                 after->pending++;
-        if (kube_delete_async(m->client, &KUBE_PODS, v->namespace_, v->name, NULL, on_victim_deleted, d) < 0) {
+        if (kube_patch_async(m->client, &KUBE_PODS, v->namespace_, v->name, "status", KUBE_STRATEGIC_MERGE_PATCH,
+                             patch, on_victim_marked, d) < 0) {
                 klog_warning("could not delete %s/%s", v->namespace_, v->name);
                 victim_gone(m, v->uid);
                 if (after)
@@ -341,7 +384,7 @@ static SchedStr act(Manager *m, SchedPod *pod, const char *message, const SchedP
                 const SchedPod *v = res->victims[i];
                 klog_v(2, "preempting %s/%s on %s for %s/%s", v->namespace_, v->name, node, pod->namespace_,
                        pod->name);
-                delete_victim(m, v, after);
+                delete_victim(m, pod, v, after);
                 events_post_by(m, pod, v, "Normal", "Preempted", "Preempting", note);
         }
         status_after_done(after, true);

@@ -85,6 +85,11 @@ static int group_priorities(ConfigBox *box, PolicyPriorityId id) {
         return 0;
 }
 
+/* A configuration that names no preEnqueue point (a Policy, v1beta1, v1beta2: v1.20 had
+ * none) still keeps gated pods out of the queue, as the pod API of today's clusters needs:
+ * a v1.20 API server has no gates, so there it changes nothing. */
+static const SchedFrameworkPlugin *const default_pre_enqueue[] = { &sched_fw_scheduling_gates };
+
 uint32_t sched_config_n_predicates(const SchedConfig *cfg) {
         return cfg->n_predicates;
 }
@@ -321,6 +326,8 @@ static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, C
         _cleanup_(sched_config_freep) SchedConfig *cfg = &box->cfg;
         cfg->strtab = strtab;
         cfg->preemption = true;
+        cfg->min_candidate_percentage = SCHED_MIN_CANDIDATE_NODES_PERCENTAGE;
+        cfg->min_candidate_absolute = SCHED_MIN_CANDIDATE_NODES_ABSOLUTE;
         cfg->hard_pod_affinity_weight = 1;
         int r;
         if ((r = intern(strtab, "cpu", &cfg->res_cpu)) < 0 || (r = intern(strtab, "memory", &cfg->res_memory)) < 0 ||
@@ -422,6 +429,21 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
                 if ((r = read_point(box, plugins, pt, rows[pt], &ext, opts && opts->policy_weights, err)) < 0)
                         return r;
 
+        /* preEnqueue: as configured (v1, v1beta3), else SchedulingGates */
+        const json_t *pre_enqueue = json_object_get(plugins, sched_point_to_string(SCHED_POINT_PRE_ENQUEUE));
+        if (pre_enqueue && !json_is_null(pre_enqueue)) {
+                uint32_t n = cfg->points[SCHED_POINT_PRE_ENQUEUE].n;
+                cfg->pre_enqueue = sched_arena_alloc(&box->arena, (n ? n : 1) * sizeof(SchedFrameworkPlugin *));
+                if (!cfg->pre_enqueue)
+                        return -ENOMEM;
+                for (uint32_t i = 0; i < n; i++)
+                        cfg->pre_enqueue[i] = rows[SCHED_POINT_PRE_ENQUEUE][i];
+                cfg->n_pre_enqueue = n;
+        } else {
+                cfg->pre_enqueue = (const SchedFrameworkPlugin **) default_pre_enqueue;
+                cfg->n_pre_enqueue = ELEMENTSOF(default_pre_enqueue);
+        }
+
         /* profile-wide arguments, once per plugin enabled anywhere */
         const SchedFeatureGates gates = opts ? opts->gates : (SchedFeatureGates) {};
         bool done[_SCHED_PLUGIN_MAX] = {};
@@ -517,6 +539,18 @@ const char *sched_config_scheduler_name(const SchedConfig *cfg) {
 
 bool sched_config_preemption(const SchedConfig *cfg) {
         return cfg->preemption;
+}
+
+bool sched_config_pre_enqueue(const SchedConfig *cfg, const SchedPod *pod, const char **ret_plugin) {
+        for (uint32_t i = 0; i < cfg->n_pre_enqueue; i++) {
+                const SchedFrameworkPlugin *row = cfg->pre_enqueue[i];
+                if (row->pre_enqueue && !row->pre_enqueue(pod)) {
+                        if (ret_plugin)
+                                *ret_plugin = sched_plugin_name_to_string(row->name);
+                        return false;
+                }
+        }
+        return true;
 }
 
 uint32_t sched_config_point_n(const SchedConfig *cfg, SchedPoint pt) {

@@ -94,6 +94,13 @@ uint32_t sched_config_objects(const SchedConfig *cfg, bool *ret_binds_volumes);
 const char *sched_config_scheduler_name(const SchedConfig *cfg);
 /* Whether unschedulable pods may preempt (postFilter has DefaultPreemption). */
 bool sched_config_preemption(const SchedConfig *cfg);
+/* PreEnqueue: whether the pod may enter the scheduling queue; false with *ret_plugin (may be
+ * NULL) the name of the plugin that keeps it out (SchedulingGates for a gated pod). */
+struct SchedPod;
+bool sched_config_pre_enqueue(const SchedConfig *cfg, const struct SchedPod *pod, const char **ret_plugin);
+/* A gated pod's PodScheduled=False condition, in upstream's words (v1.PodReasonSchedulingGated). */
+#define SCHED_REASON_SCHEDULING_GATED "SchedulingGated"
+#define SCHED_MESSAGE_SCHEDULING_GATED "Scheduling is blocked due to non-empty scheduling gates"
 /* The enabled plugins of an extension point in order, as configured; *ret_weight (may be
  * NULL) gets a score plugin's weight. NULL past the end. */
 uint32_t sched_config_point_n(const SchedConfig *cfg, SchedPoint pt);

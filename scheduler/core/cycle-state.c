@@ -23,6 +23,9 @@ int sched_known_strings_init(SchedConfig *cfg, SchedArena *arena) {
                 { &x->instance_type, "node.kubernetes.io/instance-type" },
                 { &x->instance_type_beta, "beta.kubernetes.io/instance-type" },
                 { &x->r_disk_conflict, "node(s) had no available disk" },
+                { &x->r_enforced, "node(s) didn't match scheduler-enforced node affinity" },
+                { &x->r_rwop_conflict,
+                  "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode" },
                 { &x->r_zone_conflict, "node(s) had no available volume zone" },
                 { &x->r_max_volumes, "node(s) exceed max volume count" },
                 { &x->r_bind_conflict, "node(s) didn't find available persistent volumes to bind" },
@@ -89,6 +92,7 @@ void sched_cycle_state_reset(SchedCycleState *x, SchedNodeInfo *const *all, uint
         x->n_all = n_all;
         x->vol_fail = 0;
         x->n_claims = 0;
+        x->rwop_users = 0;
         x->ipa_active = false;
         x->spread_active = false;
         x->spread_resolved = false;

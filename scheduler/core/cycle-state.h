@@ -20,7 +20,7 @@ typedef struct SchedKnownStrings {
         /* reasons, as upstream v1.20 words them */
         SchedStr r_disk_conflict, r_zone_conflict, r_max_volumes, r_bind_conflict, r_node_conflict,
                 r_immediate, r_affinity, r_existing_anti, r_anti, r_aff_rules, r_spread, r_spread_label,
-                r_service_affinity;
+                r_service_affinity, r_rwop_conflict, r_enforced;
         SchedStr attach_ebs, attach_gce, attach_azure, attach_cinder;
 } SchedKnownStrings;
 
@@ -47,6 +47,8 @@ struct SchedCycleState {
         SchedStr vol_fail;              /* non-zero: every node fails with this reason text */
         VolClaim *claims;
         uint32_t n_claims, claims_cap;
+        /* VolumeRestrictions (1.22+): pods using one of the pod's ReadWriteOncePod claims */
+        int64_t rwop_users;
         /* inter-pod affinity */
         bool ipa_active;
         TopoMap existing_anti, affinity, anti;

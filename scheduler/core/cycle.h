@@ -73,7 +73,9 @@ typedef struct SchedResourceWeight {
         int64_t weight;
 } SchedResourceWeight;
 
-enum { SCHED_RES_CPU, SCHED_RES_MEMORY, SCHED_RES_EPHEMERAL, SCHED_RES_SCALAR };
+/* SCHED_RES_NONE: a name upstream scores as neither native nor scalar (allocatable and
+ * requested 0) */
+enum { SCHED_RES_CPU, SCHED_RES_MEMORY, SCHED_RES_EPHEMERAL, SCHED_RES_SCALAR, SCHED_RES_NONE };
 
 typedef struct SchedPriority {
         const struct SchedPriorityPlugin *plugin; /* plugin.h: its table entry */
@@ -86,6 +88,12 @@ typedef struct SchedPriority {
         uint32_t n_shape;
         SchedResourceWeight *resources;
         uint32_t n_resources;
+        /* 1.32's resourceAllocationScorer (NodeResourcesFit's scoringStrategy,
+         * BalancedAllocation's resources): a resource the node has none of, or an extended
+         * one the pod does not ask, drops out; MostAllocated caps at capacity; RTCR's
+         * utilization rounds down. use_requested: requests as they are (BalancedAllocation),
+         * not scoring's non-zero defaults. */
+        bool like_1_32, use_requested;
         /* labelPreference, serviceAntiAffinity: v1.20 runs all of a policy's entries of the
          * kind as one plugin, weighted (weight x n), that averages its labels' scores with
          * its own rounding. The first entry scores the group (group[0..n_group), itself
@@ -98,6 +106,9 @@ typedef struct SchedPriority {
         bool plugin_weight;
         struct SchedExternalInstance *ext; /* an out-of-tree plugin's instance (external.h) */
 } SchedPriority;
+
+#define SCHED_MIN_CANDIDATE_NODES_PERCENTAGE 10
+#define SCHED_MIN_CANDIDATE_NODES_ABSOLUTE 100
 
 typedef struct SchedConfig SchedConfig;
 struct SchedConfig {
@@ -114,8 +125,23 @@ struct SchedConfig {
         int32_t percentage;
         /* postFilter has DefaultPreemption: unschedulable pods may preempt. */
         bool preemption;
+        /* The PreEnqueue plugins, in order (their rows, plugin.h). */
+        const struct SchedFrameworkPlugin **pre_enqueue;
+        uint32_t n_pre_enqueue;
         SchedStr *ignored_resources;
         uint32_t n_ignored_resources;
+        /* NodeResourcesFitArgs.ignoredResourceGroups: extended resources of these domains
+         * ("example.com" for example.com/gpu) are not checked */
+        const char **ignored_groups;
+        uint32_t n_ignored_groups;
+        /* NodeAffinityArgs.addedAffinity (1.22+): required terms (ORed) every node must match
+         * before the pod's own, preferred terms added to every pod's */
+        struct SchedTerm *added_required;
+        uint32_t n_added_required;
+        struct SchedPreferredTerm *added_preferred;
+        uint32_t n_added_preferred;
+        /* DefaultPreemptionArgs (upstream's defaults below) */
+        int32_t min_candidate_percentage, min_candidate_absolute;
         /* interned resource names used in reasons */
         SchedStr res_cpu, res_memory, res_ephemeral;
         SchedStr key_unschedulable;     /* node.kubernetes.io/unschedulable */

@@ -1,7 +1,7 @@
 /* JSON -> model. One pass per object: arrays are sized from the JSON array lengths, so each
  * lands in the arena in one allocation. Resources follow upstream's accounting:
- * computePodResourceRequest (containers summed, each init container taken as a maximum,
- * overhead added) and GetNonzeroRequests (100m / 200 MiB for a container that does not
+ * component-helpers' PodRequests (containers and sidecars summed, the init phase taken as a
+ * maximum, overhead added) and GetNonzeroRequests (100m / 200 MiB for a container that does not
  * request cpu / memory at all; an explicit 0 stays 0). */
 #include "scheduler/core/json.h"
 
@@ -468,6 +468,62 @@ static void scalars_merge(SchedScalar *dst, uint32_t *n_dst, const SchedScalar *
         *n_dst = sched_scalars_sort(dst, *n_dst);
 }
 
+/* A running total of requests: the plain ones and the non-zero ones (scoring's defaults for
+ * a container that asks no cpu / memory), scalars in storage of the caller's capacity. */
+typedef struct ResTotal {
+        int64_t milli_cpu, memory, ephemeral, nz_cpu, nz_mem;
+        SchedScalar *scalar;
+        uint32_t n_scalar;
+} ResTotal;
+
+static void total_add(ResTotal *t, const ResTotal *x) {
+        t->milli_cpu = sat_add(t->milli_cpu, x->milli_cpu);
+        t->memory = sat_add(t->memory, x->memory);
+        t->ephemeral = sat_add(t->ephemeral, x->ephemeral);
+        t->nz_cpu = sat_add(t->nz_cpu, x->nz_cpu);
+        t->nz_mem = sat_add(t->nz_mem, x->nz_mem);
+        scalars_merge(t->scalar, &t->n_scalar, x->scalar, x->n_scalar, false);
+}
+
+static void total_max(ResTotal *t, const ResTotal *x) {
+        t->milli_cpu = MAX(t->milli_cpu, x->milli_cpu);
+        t->memory = MAX(t->memory, x->memory);
+        t->ephemeral = MAX(t->ephemeral, x->ephemeral);
+        t->nz_cpu = MAX(t->nz_cpu, x->nz_cpu);
+        t->nz_mem = MAX(t->nz_mem, x->nz_mem);
+        scalars_merge(t->scalar, &t->n_scalar, x->scalar, x->n_scalar, true);
+}
+
+/* One container's requests; nonzero: the scoring defaults fill what it does not ask. */
+static int container_total(SchedStrtab *t, const json_t *c, SchedScalar *scratch, uint32_t cap, bool nonzero,
+                           ResTotal *ret) {
+        ResAcc acc;
+        int r = nonzero ? container_resources(t, c, &acc, scratch, cap)
+                        : (acc = (ResAcc) { .scalar = scratch, .cap_scalar = cap }, res_from(t, c, &acc));
+        if (r < 0)
+                return r;
+        *ret = (ResTotal) {
+                .milli_cpu = acc.milli_cpu,
+                .memory = acc.memory,
+                .ephemeral = acc.ephemeral,
+                .nz_cpu = !nonzero || acc.has_cpu ? acc.milli_cpu : SCHED_DEFAULT_MILLI_CPU_REQUEST,
+                .nz_mem = !nonzero || acc.has_memory ? acc.memory : SCHED_DEFAULT_MEMORY_REQUEST,
+                .scalar = acc.scalar,
+                .n_scalar = acc.n_scalar,
+        };
+        return 0;
+}
+
+/* An init container with restartPolicy Always (a sidecar) runs beside the containers. */
+static bool container_restartable(const json_t *c) {
+        const char *rp = str_at(c, "restartPolicy");
+        return rp && streq(rp, "Always");
+}
+
+/* k8s.io/component-helpers resource.PodRequests (1.32): the containers summed with the
+ * sidecars; each init container runs beside the sidecars started before it, so the init
+ * phase needs the largest of (init container + earlier sidecars); the pod needs the larger
+ * of the two phases, plus overhead. Without sidecars this is v1.20's computation. */
 static int parse_resources(SchedStrtab *t, SchedPod *p, const json_t *spec) {
         p->best_effort = pod_best_effort(spec);
         uint32_t cap = count_scalars(spec);
@@ -475,51 +531,50 @@ static int parse_resources(SchedStrtab *t, SchedPod *p, const json_t *spec) {
         SchedScalar *sum = arena_array(&p->arena, cap, sizeof(SchedScalar), &r);
         if (r < 0)
                 return r;
-        _cleanup_free_ SchedScalar *scratch = cap ? calloc(cap, sizeof(SchedScalar)) : NULL;
+        /* one container's, the sidecars' so far, the init phase's, one init container's use */
+        _cleanup_free_ SchedScalar *scratch = cap ? calloc((size_t) cap * 4, sizeof(SchedScalar)) : NULL;
         if (cap && !scratch)
                 return -ENOMEM;
-        uint32_t n_sum = 0;
-        SchedRequest *rq = &p->req;
-        int64_t nz_cpu = 0, nz_mem = 0;
+        ResTotal pod = { .scalar = sum }, sidecars = { .scalar = scratch + cap },
+                 init = { .scalar = scratch + 2 * (size_t) cap }, one;
         size_t i;
         json_t *c;
-        ResAcc acc;
         json_array_foreach(json_object_get(spec, "containers"), i, c) {
-                if ((r = container_resources(t, c, &acc, scratch, cap)) < 0)
+                if ((r = container_total(t, c, scratch, cap, true, &one)) < 0)
                         return r;
-                rq->milli_cpu = sat_add(rq->milli_cpu, acc.milli_cpu);
-                rq->memory = sat_add(rq->memory, acc.memory);
-                rq->ephemeral = sat_add(rq->ephemeral, acc.ephemeral);
-                nz_cpu = sat_add(nz_cpu, acc.has_cpu ? acc.milli_cpu : SCHED_DEFAULT_MILLI_CPU_REQUEST);
-                nz_mem = sat_add(nz_mem, acc.has_memory ? acc.memory : SCHED_DEFAULT_MEMORY_REQUEST);
-                scalars_merge(sum, &n_sum, acc.scalar, acc.n_scalar, false);
+                total_add(&pod, &one);
         }
         json_array_foreach(json_object_get(spec, "initContainers"), i, c) {
-                if ((r = container_resources(t, c, &acc, scratch, cap)) < 0)
+                if ((r = container_total(t, c, scratch, cap, true, &one)) < 0)
                         return r;
-                rq->milli_cpu = MAX(rq->milli_cpu, acc.milli_cpu);
-                rq->memory = MAX(rq->memory, acc.memory);
-                rq->ephemeral = MAX(rq->ephemeral, acc.ephemeral);
-                nz_cpu = MAX(nz_cpu, acc.has_cpu ? acc.milli_cpu : SCHED_DEFAULT_MILLI_CPU_REQUEST);
-                nz_mem = MAX(nz_mem, acc.has_memory ? acc.memory : SCHED_DEFAULT_MEMORY_REQUEST);
-                scalars_merge(sum, &n_sum, acc.scalar, acc.n_scalar, true);
+                if (container_restartable(c)) {
+                        total_add(&pod, &one);
+                        total_add(&sidecars, &one);
+                        total_max(&init, &sidecars);
+                } else {
+                        ResTotal use = sidecars;
+                        use.scalar = scratch + 3 * (size_t) cap;
+                        memcpy(use.scalar, sidecars.scalar, sidecars.n_scalar * sizeof(SchedScalar));
+                        total_add(&use, &one);
+                        total_max(&init, &use);
+                }
         }
+        total_max(&pod, &init);
         json_t *overhead = json_object_get(spec, "overhead");
         if (json_is_object(overhead)) {
-                acc = (ResAcc) { .scalar = scratch, .cap_scalar = cap };
-                if ((r = res_from(t, overhead, &acc)) < 0)
+                if ((r = container_total(t, overhead, scratch, cap, false, &one)) < 0)
                         return r;
-                rq->milli_cpu = sat_add(rq->milli_cpu, acc.milli_cpu);
-                rq->memory = sat_add(rq->memory, acc.memory);
-                rq->ephemeral = sat_add(rq->ephemeral, acc.ephemeral);
-                nz_cpu = sat_add(nz_cpu, acc.milli_cpu);
-                nz_mem = sat_add(nz_mem, acc.memory);
-                scalars_merge(sum, &n_sum, acc.scalar, acc.n_scalar, false);
+                total_add(&pod, &one);
         }
-        rq->scalar = n_sum ? sum : NULL;
-        rq->n_scalar = n_sum;
-        p->nonzero_milli_cpu = nz_cpu;
-        p->nonzero_memory = nz_mem;
+        p->req = (SchedRequest) {
+                .milli_cpu = pod.milli_cpu,
+                .memory = pod.memory,
+                .ephemeral = pod.ephemeral,
+                .scalar = pod.n_scalar ? sum : NULL,
+                .n_scalar = pod.n_scalar,
+        };
+        p->nonzero_milli_cpu = pod.nz_cpu;
+        p->nonzero_memory = pod.nz_mem;
         return 0;
 }
 
@@ -613,6 +668,10 @@ static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
         if (rfc3339_parse(str_at(meta, "creationTimestamp"), &created) >= 0)
                 p->creation_usec = (int64_t) created;
         p->priority = (int32_t) json_integer_value(json_object_get(spec, "priority"));
+        p->n_scheduling_gates = (uint32_t) MIN(json_array_size(json_object_get(spec, "schedulingGates")),
+                                               (size_t) SCHED_JSON_MAX_ITEMS);
+        p->n_resource_claims = (uint32_t) MIN(json_array_size(json_object_get(spec, "resourceClaims")),
+                                              (size_t) SCHED_JSON_MAX_ITEMS);
         json_t *status = json_object_get(obj, "status");
         uint64_t started;
         if (rfc3339_parse(str_at(status, "startTime"), &started) >= 0)
@@ -652,6 +711,10 @@ static int pod_from_json(SchedStrtab *t, const json_t *obj, SchedPod **ret) {
             (r = parse_affinity(t, p, json_object_get(json_object_get(spec, "affinity"), "nodeAffinity"))) < 0 ||
             (r = parse_tolerations(t, p, json_object_get(spec, "tolerations"))) < 0 ||
             (r = sched_pod_relations_from_json(t, p, obj)) < 0)
+                return r;
+        /* 1.32 allocates claims only in DynamicResources, off by default: never a bind that
+         * ignores them */
+        if (p->n_resource_claims && (r = sched_pod_set_unschedulable(t, p, SCHED_REASON_RESOURCE_CLAIMS)) < 0)
                 return r;
         *ret = TAKE_PTR(p);
         return 0;

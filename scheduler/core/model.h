@@ -167,7 +167,8 @@ typedef struct SchedPod {
         bool scheduled_false;
         const char *resource_version;
 
-        /* requests: sum over containers, max with each init container, plus overhead */
+        /* requests as 1.32's PodRequests: containers and sidecars summed, max with the init
+         * phase (each init container beside the sidecars before it), plus overhead */
         SchedRequest req;
         /* the same with 100m / 200 MiB for containers that request no cpu / memory, for
          * scoring and the node's non-zero aggregate */
@@ -175,6 +176,13 @@ typedef struct SchedPod {
         /* QoS class BestEffort: no container (init containers included) sets cpu or memory
          * requests or limits (CheckNodeMemoryPressure turns only these away) */
         bool best_effort;
+
+        /* spec.schedulingGates (1.26+): while any is left the pod is not attempted (the
+         * SchedulingGates plugin's PreEnqueue) */
+        uint32_t n_scheduling_gates;
+        /* spec.resourceClaims (1.26+): DynamicResources, a plugin 1.32 runs only with its
+         * feature gate (off by default) and this scheduler does not have */
+        uint32_t n_resource_claims;
 
         SchedHostPort *ports;           /* containers' hostPort > 0 */
         uint32_t n_ports;
@@ -260,6 +268,9 @@ bool sched_pod_matches_node_selector(const SchedStrtab *strtab, const SchedPod *
  * selects a key of the selector with another value (a conflict), -E2BIG, -ENOMEM; the pod's
  * selector is unchanged on error. */
 int sched_pod_apply_node_selector(SchedStrtab *strtab, SchedPod *pod, const char *selector);
+/* Why a pod with spec.resourceClaims fits no node (per node, in the FitError). */
+#define SCHED_REASON_RESOURCE_CLAIMS \
+        "node(s) cannot allocate the pod's resourceClaims: DynamicResources is off (as in 1.32 by default)"
 /* Marks the pod as fitting no node, for reason (e.g. its node selector conflicts with its
  * project's): every node reports that reason. Returns 0, -E2BIG, -ENOMEM. */
 int sched_pod_set_unschedulable(SchedStrtab *strtab, SchedPod *pod, const char *reason);

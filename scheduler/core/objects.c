@@ -311,7 +311,16 @@ int sched_objects_put_pvc(SchedObjects *o, const json_t *obj) {
         c->block = mode && strcmp(mode, "Block") == 0;
         c->deleting = json_is_string(json_object_get(meta, "deletionTimestamp"));
         c->has_selector = json_is_object(sel);
-        if ((r = arena_str(&c->arena, ns ? ns : "default", &c->namespace_)) < 0 ||
+        const char *owner = NULL;
+        size_t i;
+        json_t *e;
+        json_array_foreach(json_object_get(meta, "ownerReferences"), i, e)
+                if (json_is_true(json_object_get(e, "controller"))) {
+                        owner = str_at(e, "uid");
+                        break;
+                }
+        if ((r = arena_str(&c->arena, owner, &c->owner_uid)) < 0 ||
+            (r = arena_str(&c->arena, ns ? ns : "default", &c->namespace_)) < 0 ||
             (r = arena_str(&c->arena, name, &c->name)) < 0 ||
             (r = arena_str(&c->arena, str_at(meta, "uid"), &c->uid)) < 0 ||
             (r = arena_str(&c->arena, str_at(meta, "resourceVersion"), &c->resource_version)) < 0 ||

@@ -65,6 +65,7 @@ typedef struct SchedPV {
 
 typedef struct SchedPVC {
         const char *namespace_, *name, *uid, *resource_version;
+        const char *owner_uid;          /* the controller ownerReference's uid; NULL when none */
         const char *volume_name;        /* spec.volumeName; NULL when unbound */
         bool has_class;                 /* spec.storageClassName set */
         SchedStr storage_class;

@@ -5,6 +5,7 @@
  * only. */
 
 #define SCHED_FRAMEWORK_PLUGINS(X)                                                                 \
+        X(sched_fw_scheduling_gates)                                                              \
         X(sched_fw_priority_sort)                                                                 \
         X(sched_fw_node_resources_fit)                                                            \
         X(sched_fw_node_ports)                                                                    \

@@ -10,6 +10,7 @@ static const char *const plugin_names[_SCHED_PLUGIN_MAX] = { SCHED_PLUGIN_NAMES(
 #undef SCHED_PLUGIN_STRING_
 
 static const char *const point_names[_SCHED_POINT_MAX] = {
+        [SCHED_POINT_PRE_ENQUEUE] = "preEnqueue",
         [SCHED_POINT_QUEUE_SORT] = "queueSort", [SCHED_POINT_PRE_FILTER] = "preFilter",
         [SCHED_POINT_FILTER] = "filter",        [SCHED_POINT_POST_FILTER] = "postFilter",
         [SCHED_POINT_PRE_SCORE] = "preScore",   [SCHED_POINT_SCORE] = "score",
@@ -53,6 +54,7 @@ const char *sched_status_to_string(SchedStatus s) {
 
 /* pkg/scheduler/framework/runtime/framework.go's extension point constants */
 static const char *const point_labels[_SCHED_POINT_MAX] = {
+        [SCHED_POINT_PRE_ENQUEUE] = "PreEnqueue",
         [SCHED_POINT_QUEUE_SORT] = "QueueSort", [SCHED_POINT_PRE_FILTER] = "PreFilter",
         [SCHED_POINT_FILTER] = "Filter",        [SCHED_POINT_POST_FILTER] = "PostFilter",
         [SCHED_POINT_PRE_SCORE] = "PreScore",   [SCHED_POINT_SCORE] = "Score",

@@ -6,8 +6,10 @@
 
 #include <stdint.h>
 
-/* X(enum suffix, name as configured) for every in-tree plugin of v1.20.2's registry. */
+/* X(enum suffix, name as configured) for every in-tree plugin of v1.20.2's registry, and
+ * the later ones the engine has (SchedulingGates, 1.26+). */
 #define SCHED_PLUGIN_NAMES(X)                                                                      \
+        X(SCHEDULING_GATES, "SchedulingGates")                                                    \
         X(PRIORITY_SORT, "PrioritySort")                                                          \
         X(NODE_RESOURCES_FIT, "NodeResourcesFit")                                                 \
         X(NODE_PORTS, "NodePorts")                                                                \
@@ -47,8 +49,9 @@ typedef enum SchedPluginName {
 #undef SCHED_PLUGIN_ENUM_
 
 /* The extension points in the order a profile's "plugins" object lists them (upstream's
- * Plugins struct; the same order as libconfig's KscExtensionPoint). */
+ * Plugins struct; the same order as libconfig's KscExtensionPoint; preEnqueue from 1.26 on). */
 typedef enum SchedPoint {
+        SCHED_POINT_PRE_ENQUEUE,
         SCHED_POINT_QUEUE_SORT,
         SCHED_POINT_PRE_FILTER,
         SCHED_POINT_FILTER,

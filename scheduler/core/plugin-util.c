@@ -147,3 +147,66 @@ int sched_args_known(const json_t *args, const char *plugin, const char *const *
         }
         return 0;
 }
+
+/* upstream's IsScalarResourceName: extended (a domain-prefixed name), hugepages-*,
+ * attachable-volumes-*. */
+static bool scalar_resource_name(const char *name) {
+        return name && (strchr(name, '/') || strncmp(name, "hugepages-", 10) == 0 ||
+                        strncmp(name, "attachable-volumes-", 19) == 0);
+}
+
+int sched_resource_which(SchedStrtab *t, SchedStr name) {
+        static const char *const native[] = { [SCHED_RES_CPU] = "cpu", [SCHED_RES_MEMORY] = "memory",
+                                              [SCHED_RES_EPHEMERAL] = "ephemeral-storage" };
+        for (size_t i = 0; i < ELEMENTSOF(native); i++) {
+                SchedStr id;
+                int r = sched_strtab_intern_str(t, native[i], &id);
+                if (r < 0)
+                        return r;
+                if (id == name)
+                        return (int) i;
+        }
+        return scalar_resource_name(sched_strtab_get(t, name)) ? SCHED_RES_SCALAR : SCHED_RES_NONE;
+}
+
+int sched_compile_resources(SchedStrtab *t, SchedArena *arena, SchedPriority *p, const char *plugin,
+                            const json_t *list, Buf *err) {
+        static const char *const defaults[] = { "cpu", "memory" };
+        if (list && !json_is_null(list) && (!json_is_array(list) || json_array_size(list) > SCHED_MAX_RESOURCES)) {
+                if (err)
+                        (void) buf_printf(err, "%s: resources must be a list of at most %d resources", plugin,
+                                          SCHED_MAX_RESOURCES);
+                return -EINVAL;
+        }
+        uint32_t n = (uint32_t) json_array_size(list);
+        p->n_resources = n ? n : ELEMENTSOF(defaults);
+        p->resources = sched_arena_alloc(arena, p->n_resources * sizeof(SchedResourceWeight));
+        if (!p->resources)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < p->n_resources; i++) {
+                const json_t *e = n ? json_array_get(list, i) : NULL;
+                const char *name = n ? json_string_value(json_object_get(e, "name")) : defaults[i];
+                const json_t *w = n ? json_object_get(e, "weight") : NULL;
+                int64_t weight = n ? json_integer_value(w) : 1;
+                if (!name || !*name || (n && !json_is_integer(w)) || weight <= 0 || weight > 100) {
+                        /* upstream's validateResources: an omitted weight is 0, refused */
+                        if (err)
+                                (void) buf_printf(err, "%s: resources[%u]: resource weight of %s not in valid range "
+                                                  "(0, 100]", plugin, i, name ? name : "(no name)");
+                        return -EINVAL;
+                }
+                for (uint32_t k = 0; k < i; k++)
+                        if (strcmp(sched_strtab_get(t, p->resources[k].name), name) == 0) {
+                                if (err)
+                                        (void) buf_printf(err, "%s: resources[%u]: %s is listed twice", plugin, i,
+                                                          name);
+                                return -EINVAL;
+                        }
+                int r = sched_strtab_intern_str(t, name, &p->resources[i].name);
+                if (r < 0 || (r = sched_resource_which(t, p->resources[i].name)) < 0)
+                        return r;
+                p->resources[i].which = (uint32_t) r;
+                p->resources[i].weight = weight;
+        }
+        return 0;
+}

@@ -108,6 +108,9 @@ typedef struct SchedFrameworkPlugin {
         /* Optional: arguments that configure the profile as a whole (ignoredResources,
          * hardPodAffinityWeight), run once when any extension point enables the plugin. */
         int (*compile_args)(SchedProfileBuild *b, const json_t *args, Buf *err);
+        /* PreEnqueue: false when the pod may not enter the scheduling queue yet (it waits,
+         * never attempted, until an update of it passes). NULL: no PreEnqueue. */
+        bool (*pre_enqueue)(const SchedPod *pod);
         /* An out-of-tree plugin's row (name _SCHED_PLUGIN_MAX, filter sched_pred_external,
          * score sched_prio_external); NULL for the in-tree rows. */
         struct SchedExternal *external;
@@ -144,6 +147,20 @@ const struct SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b);
  * Returns the count, or -EINVAL with "<plugin>: <key> ..." in err. */
 int sched_args_strings(const json_t *args, const char *plugin, const char *key, const char **items, size_t max,
                        Buf *err);
+/* A resource name's kind for the resource scorers (cycle.h's SCHED_RES_*), or -ENOMEM. */
+int sched_resource_which(SchedStrtab *t, SchedStr name);
+#define SCHED_MAX_RESOURCES 64
+/* A scorer's resources ([{name, weight}], v1.20's ResourceSpec and 1.32's scoringStrategy
+ * resources) into p->resources: NULL or empty is cpu and memory with weight 1 (upstream's
+ * defaults); any resource name, extended ones included, weights 1..100, each name once.
+ * Returns 0, -EINVAL with the reason in err, -ENOMEM. */
+int sched_compile_resources(SchedStrtab *t, SchedArena *arena, SchedPriority *p, const char *plugin,
+                            const json_t *list, Buf *err);
+/* NodeResourcesFit's Score (1.32, a v1 profile): args.scoringStrategy {type LeastAllocated
+ * (default) | MostAllocated | RequestedToCapacityRatio, resources [{name, weight}] (default
+ * cpu and memory, weight 1), requestedToCapacityRatio.shape} onto the resource scorers with
+ * 1.32's arithmetic (SchedPriority.like_1_32). */
+int sched_fit_scoring_strategy(SchedProfileBuild *b, int64_t weight, const json_t *args, Buf *err);
 /* Refuses (-EINVAL, naming it) any member of args outside known (NULL-terminated). */
 int sched_args_known(const json_t *args, const char *plugin, const char *const *known, Buf *err);
 

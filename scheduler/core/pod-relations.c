@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -12,8 +13,86 @@
 bool sched_pod_matches_term(const SchedPod *pod, const SchedAffinityTerm *term) {
         bool ns = false;
         for (uint32_t i = 0; i < term->n_namespaces && !ns; i++)
-                ns = term->namespaces[i] == pod->ns;
+                ns = term->namespaces[i] == pod->ns || term->namespaces[i] == SCHED_NS_ALL;
         return ns && sched_selector_matches(&term->selector, pod->labels, pod->n_labels);
+}
+
+bool sched_term_all_namespaces(const SchedAffinityTerm *term) {
+        for (uint32_t i = 0; i < term->n_namespaces; i++)
+                if (term->namespaces[i] == SCHED_NS_ALL)
+                        return true;
+        return false;
+}
+
+/* A namespace's labels as ids the selector can compare, looked up rather than interned: a
+ * key no selector names is left out, a value never interned becomes one nothing selects. */
+static uint32_t ns_labels(const SchedStrtab *t, const json_t *labels, SchedLabel *out, uint32_t cap) {
+        uint32_t n = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *) labels, k, v) {
+                const char *s = json_string_value(v);
+                SchedStr key = sched_strtab_lookup(t, k, strlen(k));
+                if (!s || !key || n >= cap)
+                        continue;
+                SchedStr value = sched_strtab_lookup(t, s, strlen(s));
+                out[n++] = (SchedLabel) { key, value || !*s ? value : (SchedStr) UINT32_MAX };
+        }
+        return sched_labels_sort(out, n);
+}
+
+static int resolve_terms(SchedStrtab *t, SchedPod *pod, SchedAffinityTerm *terms, uint32_t n_terms,
+                         const SchedNamespaceLabels *ns, size_t n, const SchedLabel *const *labels, const uint32_t *n_labels) {
+        for (uint32_t i = 0; i < n_terms; i++) {
+                SchedAffinityTerm *term = &terms[i];
+                if (!term->has_ns_selector)
+                        continue;
+                SchedStr *all = sched_arena_alloc(&pod->arena, (term->n_namespaces + n + 1) * sizeof(SchedStr));
+                if (!all)
+                        return -ENOMEM;
+                memcpy(all, term->namespaces, term->n_namespaces * sizeof(SchedStr));
+                uint32_t k = term->n_namespaces;
+                for (size_t j = 0; j < n; j++) {
+                        if (!sched_selector_matches(&term->ns_selector, labels[j], n_labels[j]))
+                                continue;
+                        int r = sched_strtab_intern_str(t, ns[j].name, &all[k]);
+                        if (r < 0)
+                                return r;
+                        k++;
+                }
+                term->namespaces = all;
+                term->n_namespaces = k;
+        }
+        return 0;
+}
+
+#define MAX_NS_LABELS 256
+
+int sched_pod_resolve_namespace_selectors(SchedStrtab *t, SchedPod *pod, const SchedNamespaceLabels *ns, size_t n) {
+        SchedPodRelations *rel = (SchedPodRelations *) pod->rel;    /* not shared yet */
+        if (!rel || !rel->has_ns_selectors)
+                return 0;
+        if (n > SCHED_JSON_MAX_ITEMS)
+                return -E2BIG;
+        _cleanup_free_ SchedLabel *store = n ? calloc(n * MAX_NS_LABELS, sizeof(SchedLabel)) : NULL;
+        _cleanup_free_ const SchedLabel **labels = n ? calloc(n, sizeof(*labels)) : NULL;
+        _cleanup_free_ uint32_t *n_labels = n ? calloc(n, sizeof(uint32_t)) : NULL;
+        if (n && (!store || !labels || !n_labels))
+                return -ENOMEM;
+        for (size_t j = 0; j < n; j++) {
+                labels[j] = store + j * MAX_NS_LABELS;
+                n_labels[j] = ns_labels(t, ns[j].labels, store + j * MAX_NS_LABELS, MAX_NS_LABELS);
+        }
+        SchedStrRefs *prev = sched_strtab_record(t, &pod->refs);
+        int r = resolve_terms(t, pod, rel->affinity, rel->n_affinity, ns, n, labels, n_labels);
+        if (r >= 0)
+                r = resolve_terms(t, pod, rel->anti_affinity, rel->n_anti_affinity, ns, n, labels, n_labels);
+        if (r >= 0)
+                r = resolve_terms(t, pod, rel->pref_affinity, rel->n_pref_affinity, ns, n, labels, n_labels);
+        if (r >= 0)
+                r = resolve_terms(t, pod, rel->pref_anti_affinity, rel->n_pref_anti_affinity, ns, n, labels, n_labels);
+        (void) sched_strtab_record(t, prev);
+        return r;
 }
 
 const SchedSelReq *sched_term_anchor(const SchedAffinityTerm *term) {
@@ -23,7 +102,7 @@ const SchedSelReq *sched_term_anchor(const SchedAffinityTerm *term) {
 /* ---- pod conversion ---- */
 
 static int parse_terms(SchedStrtab *t, SchedPod *p, const json_t *list, bool weighted, SchedAffinityTerm **ret,
-                       uint32_t *ret_n) {
+                       uint32_t *ret_n, bool *has_ns_selectors) {
         int r;
         SchedAffinityTerm *terms = arena_array(&p->arena, json_array_size(list), sizeof(SchedAffinityTerm), &r);
         if (r < 0)
@@ -40,19 +119,33 @@ static int parse_terms(SchedStrtab *t, SchedPod *p, const json_t *list, bool wei
                                                   &term->selector)) < 0 ||
                     (r = sched_strtab_intern_str(t, str_at(pt, "topologyKey"), &term->topology_key)) < 0)
                         return r;
-                json_t *nss = json_object_get(pt, "namespaces");
+                json_t *nss = json_object_get(pt, "namespaces"), *nsel = json_object_get(pt, "namespaceSelector");
                 size_t nn = json_array_size(nss);
                 term->namespaces = arena_array(&p->arena, nn ? nn : 1, sizeof(SchedStr), &r);
                 if (r < 0)
                         return r;
-                if (nn == 0)
+                if (json_is_object(nsel) && json_object_size(json_object_get(nsel, "matchLabels")) == 0 &&
+                    json_array_size(json_object_get(nsel, "matchExpressions")) == 0) {
+                        /* {} selects every namespace: the listed ones add nothing */
+                        term->namespaces[term->n_namespaces++] = SCHED_NS_ALL;
+                        continue;
+                }
+                if (json_is_object(nsel)) {
+                        if ((r = sched_selector_from_json(t, &p->arena, nsel, &term->ns_selector)) < 0)
+                                return r;
+                        term->has_ns_selector = true;
+                        *has_ns_selectors = true;
+                } else if (nn == 0)
                         term->namespaces[term->n_namespaces++] = p->ns;
                 size_t j;
                 json_t *x;
-                json_array_foreach(nss, j, x)
-                        if ((r = sched_strtab_intern_str(t, json_string_value(x),
-                                                         &term->namespaces[term->n_namespaces++])) < 0)
+                json_array_foreach(nss, j, x) {
+                        const char *name = json_string_value(x);
+                        if (!name || !*name)
+                                continue;
+                        if ((r = sched_strtab_intern_str(t, name, &term->namespaces[term->n_namespaces++])) < 0)
                                 return r;
+                }
         }
         *ret = terms;
         *ret_n = n;
@@ -73,6 +166,17 @@ static int parse_volume(SchedPod *p, const json_t *v, SchedVolume *out) {
                 { "iscsi", "iqn", SCHED_VOL_ISCSI },
         };
         int r;
+        if (json_is_object(json_object_get(v, "ephemeral"))) {
+                /* ephemeral.VolumeClaimName */
+                const char *vn = str_at(v, "name");
+                size_t n = strlen(p->name) + 1 + (vn ? strlen(vn) : 0) + 1;
+                char *id = sched_arena_alloc(&p->arena, n);
+                if (!id)
+                        return -ENOMEM;
+                snprintf(id, n, "%s-%s", p->name, vn ? vn : "");
+                *out = (SchedVolume) { .kind = SCHED_VOL_PVC, .ephemeral = true, .id = id };
+                return 0;
+        }
         for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                 json_t *src = json_object_get(v, kinds[k].field);
                 if (!json_is_object(src))
@@ -142,11 +246,12 @@ int sched_pod_relations_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj
         x->has_pod_affinity = json_is_object(pa) || json_is_object(paa);
         const char *req = "requiredDuringSchedulingIgnoredDuringExecution",
                    *pref = "preferredDuringSchedulingIgnoredDuringExecution";
-        if ((r = parse_terms(t, p, json_object_get(pa, req), false, &x->affinity, &x->n_affinity)) < 0 ||
-            (r = parse_terms(t, p, json_object_get(paa, req), false, &x->anti_affinity, &x->n_anti_affinity)) < 0 ||
-            (r = parse_terms(t, p, json_object_get(pa, pref), true, &x->pref_affinity, &x->n_pref_affinity)) < 0 ||
+        bool *nsel = &x->has_ns_selectors;
+        if ((r = parse_terms(t, p, json_object_get(pa, req), false, &x->affinity, &x->n_affinity, nsel)) < 0 ||
+            (r = parse_terms(t, p, json_object_get(paa, req), false, &x->anti_affinity, &x->n_anti_affinity, nsel)) < 0 ||
+            (r = parse_terms(t, p, json_object_get(pa, pref), true, &x->pref_affinity, &x->n_pref_affinity, nsel)) < 0 ||
             (r = parse_terms(t, p, json_object_get(paa, pref), true, &x->pref_anti_affinity,
-                             &x->n_pref_anti_affinity)) < 0)
+                             &x->n_pref_anti_affinity, nsel)) < 0)
                 return r;
 
         x->spread = arena_array(&p->arena, json_array_size(tsc), sizeof(SchedSpreadConstraint), &r);

@@ -32,20 +32,31 @@ typedef enum SchedVolumeKind {
 typedef struct SchedVolume {
         uint8_t kind;                   /* SchedVolumeKind */
         bool read_only;
+        /* a generic ephemeral volume (spec.volumes[].ephemeral): kind PVC, id the claim its
+         * controller creates, "<pod>-<volume>" */
+        bool ephemeral;
         const char *id;                 /* in the owner's arena */
         const char *pool;               /* rbd */
         const char **monitors;          /* rbd */
         uint32_t n_monitors;
 } SchedVolume;
 
+/* An affinity term's namespace that stands for every namespace (namespaceSelector: {}). */
+#define SCHED_NS_ALL ((SchedStr) 0)
+
 /* A PodAffinityTerm; namespaces already defaulted to the owning pod's namespace when the
- * term lists none, as upstream's getNamespacesFromPodAffinityTerm. */
+ * term lists none and has no namespaceSelector, as upstream's
+ * getNamespacesFromPodAffinityTerm; namespaceSelector {} is SCHED_NS_ALL; a non-empty one
+ * adds the namespaces it selects when the pod enters the scheduler
+ * (sched_pod_resolve_namespace_selectors). */
 typedef struct SchedAffinityTerm {
         SchedSelector selector;
         SchedStr *namespaces;
         uint32_t n_namespaces;
         SchedStr topology_key;
         int32_t weight;                 /* preferred terms only */
+        SchedSelector ns_selector;
+        bool has_ns_selector;           /* a non-empty namespaceSelector */
 } SchedAffinityTerm;
 
 typedef struct SchedSpreadConstraint {
@@ -65,6 +76,7 @@ typedef struct SchedPodRelations {
         SchedAffinityTerm *pref_affinity, *pref_anti_affinity; /* preferred (weight set) */
         uint32_t n_pref_affinity, n_pref_anti_affinity;
         bool has_pod_affinity;          /* spec.affinity.podAffinity or podAntiAffinity set */
+        bool has_ns_selectors;          /* a term has a non-empty namespaceSelector */
 
         SchedSpreadConstraint *spread;
         uint32_t n_spread;
@@ -85,9 +97,21 @@ static inline bool sched_pod_counts_for(const SchedPod *e, const SchedPod *pod, 
         return e->ns == pod->ns && !(e->rel && e->rel->deleting) && sched_selector_matches(sel, e->labels, e->n_labels);
 }
 
-/* Whether pod matches an affinity term: its namespace is one of the term's and its labels
- * satisfy the selector (PodMatchesTermsNamespaceAndSelector). */
+/* Whether pod matches an affinity term: its namespace is one of the term's (or the term
+ * takes every namespace) and its labels satisfy the selector (AffinityTerm.Matches). */
 bool sched_pod_matches_term(const SchedPod *pod, const SchedAffinityTerm *term);
+/* Whether the term takes pods of every namespace. */
+bool sched_term_all_namespaces(const SchedAffinityTerm *term);
+
+/* A namespace as a namespaceSelector sees it: its name and metadata.labels (a JSON object). */
+typedef struct SchedNamespaceLabels {
+        const char *name;
+        const json_t *labels;
+} SchedNamespaceLabels;
+/* Adds to each term with a non-empty namespaceSelector the namespaces whose labels it
+ * selects, as upstream's PreFilter unrolls them (mergeAffinityTermNamespacesIfNotEmpty).
+ * For a pod not yet shared; the strings it interns are the pod's. Returns 0, -E2BIG, -ENOMEM. */
+int sched_pod_resolve_namespace_selectors(SchedStrtab *t, SchedPod *pod, const SchedNamespaceLabels *ns, size_t n);
 
 /* The requirement of the term's selector that names the label values a selected pod must
  * have (its first `In`), or NULL when it requires none. A pod has one value per key, so it can

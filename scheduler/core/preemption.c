@@ -166,7 +166,8 @@ bool sched_reason_unresolvable(const SchedConfig *cfg, const SchedReason *r) {
                  * constraint's missing key; disk conflicts, volume limits, anti-affinity, skew,
                  * service affinity and extenders' texts may be resolved */
                 return r->a == k->r_zone_conflict || r->a == k->r_bind_conflict || r->a == k->r_node_conflict ||
-                       r->a == k->r_immediate || r->a == k->r_aff_rules || r->a == k->r_spread_label;
+                       r->a == k->r_immediate || r->a == k->r_aff_rules || r->a == k->r_spread_label ||
+                       r->a == k->r_enforced;
         default:
                 /* node selector/affinity, host name, unschedulable, taints, labels presence,
                  * node conditions */
@@ -219,8 +220,8 @@ SchedPreemptor *sched_preemptor_new(const SchedConfig *cfg) {
         if (!p)
                 return NULL;
         p->cfg = cfg;
-        p->min_percentage = 10;
-        p->min_absolute = 100;
+        p->min_percentage = cfg->min_candidate_percentage;
+        p->min_absolute = cfg->min_candidate_absolute;
         p->state = sched_cycle_state_new();
         p->deleting = kube_map_new();
         if (!p->state || !p->deleting) {

@@ -15,6 +15,7 @@ typedef enum Where {
         IN_BACKOFF,
         IN_UNSCHEDULABLE,
         IN_FLIGHT,
+        IN_GATED,                       /* a PreEnqueue plugin keeps it out: not attempted */
 } Where;
 
 typedef struct QPod {
@@ -42,7 +43,7 @@ struct SchedQueue {
         Heap active, backoff;
         QPod **unsched;
         uint32_t n_unsched, unsched_cap;
-        uint32_t in_flight;
+        uint32_t in_flight, gated;
         uint64_t seq;
         uint64_t cycle;                 /* incremented by every pop */
         uint64_t move_request_cycle;
@@ -182,7 +183,15 @@ static void detach(SchedQueue *q, QPod *p) {
         case IN_FLIGHT:
                 q->in_flight--;
                 break;
+        case IN_GATED:
+                q->gated--;
+                break;
         }
+}
+
+static void to_gated(SchedQueue *q, QPod *p) {
+        p->where = IN_GATED;
+        q->gated++;
 }
 
 static int to_active(SchedQueue *q, QPod *p) {
@@ -257,17 +266,37 @@ static int update(SchedQueue *q, QPod *p, SchedPod *pod, bool changed) {
                         return 0;
                 detach(q, p);
                 return to_active(q, p);
+        case IN_GATED:
+                if (!changed)
+                        return 0;
+                /* upstream's activate after PreEnqueue passes: it enters now */
+                detach(q, p);
+                p->timestamp = now(q);
+                p->seq = q->seq++;
+                return to_active(q, p);
         case IN_FLIGHT:
                 return 0;
         }
         return 0;
 }
 
-int sched_queue_add(SchedQueue *q, SchedPod *pod) {
+static int add(SchedQueue *q, SchedPod *pod, bool gated) {
         if (!pod->uid || !*pod->uid)
                 return -EINVAL;
         int64_t t = now(q);
         QPod *p = kube_map_get(q->by_uid, pod->uid);
+        if (p && gated) {
+                SchedPod *old = p->pod;
+                p->pod = sched_pod_ref(pod);
+                (void) kube_map_put(q->by_uid, pod->uid, p, NULL);
+                sched_pod_unref(old);
+                p->deleted = false;
+                if (p->where != IN_FLIGHT && p->where != IN_GATED) {
+                        detach(q, p);
+                        to_gated(q, p);
+                }
+                return 0;
+        }
         if (p)
                 return update(q, p, pod, true);
         p = calloc(1, sizeof(*p));
@@ -281,14 +310,23 @@ int sched_queue_add(SchedQueue *q, SchedPod *pod) {
                 free(p);
                 return r;
         }
-        r = to_active(q, p);
-        if (r < 0) {
+        if (gated)
+                to_gated(q, p);
+        else if ((r = to_active(q, p)) < 0) {
                 kube_map_remove(q->by_uid, pod->uid);
                 free(p);
                 return r;
         }
         sched_pod_ref(pod);
         return 0;
+}
+
+int sched_queue_add(SchedQueue *q, SchedPod *pod) {
+        return add(q, pod, false);
+}
+
+int sched_queue_add_gated(SchedQueue *q, SchedPod *pod) {
+        return add(q, pod, true);
 }
 
 int sched_queue_update_status(SchedQueue *q, SchedPod *pod) {
@@ -407,6 +445,7 @@ void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret) {
                 .backoff = q->backoff.n,
                 .unschedulable = q->n_unsched,
                 .in_flight = q->in_flight,
+                .gated = q->gated,
         };
 }
 

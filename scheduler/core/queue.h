@@ -10,6 +10,9 @@
  *  - unschedulable: pods no node fitted; they stay until something relevant changes
  *    (sched_queue_move_all(): a node added or changed, a pod removed), or for at most 60 s,
  *    and then go to backoff or active depending on whether their backoff has expired.
+ *  - gated: pods a PreEnqueue plugin keeps out (SchedulingGates: spec.schedulingGates not
+ *    empty); never popped, not moved by cluster changes nor timeouts, they enter active when
+ *    an update of the pod passes PreEnqueue (sched_queue_add);
  *  - in flight: popped and being scheduled. A pod that fails goes to backoff instead of
  *    unschedulable when a move request arrived while it was in flight, so a change that
  *    happened during its attempt is not missed.
@@ -44,6 +47,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(SchedQueue *, sched_queue_free);
  * was backing off or unschedulable (a change to the pod may make it fit). Takes a reference.
  * Returns 0, -E2BIG (bound), -EINVAL (no uid), -ENOMEM. */
 int sched_queue_add(SchedQueue *q, SchedPod *pod);
+/* A pending pod that a PreEnqueue plugin keeps out (sched_config_pre_enqueue): new ones and
+ * known ones (backing off, unschedulable, active) wait gated; an in-flight one has its object
+ * replaced. Takes a reference. Returns 0, -E2BIG, -EINVAL, -ENOMEM. */
+int sched_queue_add_gated(SchedQueue *q, SchedPod *pod);
 /* A known pod changed only where upstream's isPodUpdated() does not look (status,
  * resourceVersion: e.g. the nomination or PodScheduled condition the scheduler wrote): its
  * object is replaced; from backoff it still goes to active, as upstream's Update, but an
@@ -73,7 +80,7 @@ void sched_queue_move_all(SchedQueue *q);
 int64_t sched_queue_next_wakeup(const SchedQueue *q);
 
 typedef struct SchedQueueStats {
-        uint32_t active, backoff, unschedulable, in_flight;
+        uint32_t active, backoff, unschedulable, in_flight, gated;
 } SchedQueueStats;
 void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret);
 /* When the longest-waiting pod had its first unschedulable attempt (no node fitted), on the

@@ -6,7 +6,8 @@
 #   (b) a Deployment of low-priority pods fills every node (two 900m pods each);
 #   (c) a system-cluster-critical pod asking 1500m fits nowhere: it is nominated to one node
 #       (status.nominatedNodeName), both Deployment pods there are deleted with a
-#       "Preempted" event naming it, and it is bound to that node;
+#       "Preempted" event naming it, each first marked DisruptionTarget=True (reason
+#       PreemptionByScheduler, as 1.26+ does), and it is bound to that node;
 #   (d) the Deployment's replacement pods do not take the freed room (the nomination keeps
 #       it) and stay Pending with FailedScheduling in upstream's words
 #       ("0/3 nodes are available: 3 Insufficient cpu."), PodScheduled=False/Unschedulable;
@@ -22,10 +23,12 @@ NODES=(pe-0 pe-1 pe-2)
 NS_PID=
 SCHED_PID=
 EXT_PID=
+WATCH_PID=
 LOG="$CLUSTER_DIR/logs/policy-scheduler-preemption.log"
 
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup() {
+  stop_pid "$WATCH_PID"
   stop_pid "$SCHED_PID"
   stop_pid "$EXT_PID"
   {
@@ -110,6 +113,9 @@ check_eq "its priority comes from its class, preemptionPolicy too" "1000000 Neve
 kubectl -n "$NS" delete pod never --grace-period=0 --force >/dev/null 2>&1
 
 # ---- (c) the critical pod
+# every version of the namespace's pods from here on: the victims' last ones carry the condition
+kubectl -n "$NS" get pods --watch --output-watch-events -o json > "$T/watch.json" 2>/dev/null &
+WATCH_PID=$!
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
@@ -130,6 +136,14 @@ check_eq "it was nominated to the node it is bound to" "$NODE" \
 VICTIMS=$(awk -v n="$NODE" '$2 == n { print $1 }' "$T/before" | sort)
 gone() { for v in $VICTIMS; do kubectl -n "$NS" get pod "$v" >/dev/null 2>&1 && return 1; done; return 0; }
 check "both filler pods that were on $NODE are gone" gone
+stop_pid "$WATCH_PID"
+disruption_targets() {
+  jq -rs --arg m "$SCHED: preempting to accommodate a higher priority pod" '[.[] | .object // . |
+    select(any(.status.conditions[]?; .type == "DisruptionTarget" and .status == "True" and
+      .reason == "PreemptionByScheduler" and .message == $m)) | .metadata.name] | unique | .[]' "$T/watch.json"
+}
+check_eq "each victim was marked DisruptionTarget (PreemptionByScheduler) before its deletion" "$VICTIMS" \
+  "$(disruption_targets | sort)"
 preempted_events() {
   kubectl -n "$NS" get events --field-selector reason=Preempted -o jsonpath='{range .items[*]}{.regarding.name}{.involvedObject.name}{" "}{.note}{.message}{"\n"}{end}' | sort
 }

@@ -9,7 +9,9 @@
 # DefaultPodTopologySpread on (v1.20's default) and off; two profiles (and a pod of a third
 # scheduler name neither takes); a default plugin disabled at filter and another at score;
 # "*" disabled and a chosen set enabled; other weights; RequestedToCapacityRatio's shape,
-# NodeResourcesFit's ignoredResources, PodTopologySpread's defaultConstraints,
+# NodeResourcesFit's ignoredResources and ignoredResourceGroups (with DefaultPreemption's
+# candidate counts), Least/MostAllocated with resource weights and an extended resource,
+# PodTopologySpread's defaultConstraints,
 # InterPodAffinity's hardPodAffinityWeight, NodeLabel, ServiceAffinity; an extender;
 # preemption disabled through postFilter.
 #

@@ -13,6 +13,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/preemption.h"
 #include "scheduler/core/testlib.h"
 #include "tests/unit/builders.h"
 #include "scheduler/core/volume-binding.h"
@@ -134,6 +135,54 @@ static void test_anti_affinity(void **state) {
         _cleanup_free_ char *s4 = feasible(f, z2);
         assert_string_equal(s4, "0/3 nodes are available: 3 node(s) didn't match pod affinity/anti-affinity, "
                                 "3 node(s) didn't match pod anti-affinity rules.");
+}
+
+#define ANTI_NS(ns_fields) "'affinity':{'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[" \
+                           "{'labelSelector':{'matchLabels':{'app':'web'}},'topologyKey':'kubernetes.io/hostname'" \
+                           ns_fields "}]}}"
+
+/* Cross-namespace terms: namespaces, namespaceSelector {} (every namespace) and a non-empty
+ * namespaceSelector resolved against the namespaces' labels, for the incoming pod's terms and
+ * for an existing pod's. */
+static void test_cross_namespace_terms(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        place(f, make_pod(f->t, .name = "o1", .ns = "other", .labels = "'app':'web'", .cpu = "100m"), "n1");
+        static const struct {
+                const char *spec, *want;
+        } cases[] = {
+                { ANTI_NS(""), "2:" },                                  /* its own namespace only */
+                { ANTI_NS(",'namespaces':['other']"), "1:n2" },
+                { ANTI_NS(",'namespaceSelector':{}"), "1:n2" },
+                { ANTI_NS(",'namespaces':['default'],'namespaceSelector':{}"), "1:n2" },
+                /* a selector naming no namespace, before resolution: none but the listed ones */
+                { ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"), "2:" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "in", "", cases[i].spec);
+                _cleanup_free_ char *got = feasible(f, p);
+                if (strncmp(got, cases[i].want, strlen(cases[i].want)) != 0)
+                        fail_msg("case %zu: %s, want %s", i, got, cases[i].want);
+        }
+        json_auto_t *team_x = tl_json("{'team':'x'}"), *team_y = tl_json("{'team':'y'}");
+        SchedNamespaceLabels x[] = { { "default", NULL }, { "other", team_x } }, y[] = { { "other", team_y } };
+        _cleanup_(sched_pod_unrefp) SchedPod *px = pod(f, "px", "", ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"));
+        assert_int_equal(sched_pod_resolve_namespace_selectors(f->t, px, x, ELEMENTSOF(x)), 0);
+        _cleanup_free_ char *gx = feasible(f, px);
+        assert_string_equal(gx, "1:n2");
+        _cleanup_(sched_pod_unrefp) SchedPod *py = pod(f, "py", "", ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"));
+        assert_int_equal(sched_pod_resolve_namespace_selectors(f->t, py, y, ELEMENTSOF(y)), 0);
+        _cleanup_free_ char *gy = feasible(f, py);
+        assert_int_equal(gy[0], '2');
+
+        /* an existing pod's term of every namespace keeps a matching pod of another away */
+        place(f, make_pod(f->t, .name = "o2", .ns = "third", .labels = "'app':'db'", .cpu = "100m",
+                          .spec = ANTI_NS(",'namespaceSelector':{}")), "n2");
+        _cleanup_(sched_pod_unrefp) SchedPod *web = pod(f, "web", "'app':'web'", "");
+        _cleanup_free_ char *gw = feasible(f, web);
+        assert_string_equal(gw, "1:n1");
 }
 
 static void test_affinity_first_pod(void **state) {
@@ -277,6 +326,80 @@ static void test_disk_conflict_and_limits(void **state) {
         assert_string_equal(s3, "1:n2");
 }
 
+/* ReadWriteOncePod (VolumeRestrictions, 1.22+): a claim of that mode used by a pod anywhere
+ * keeps every other pod that uses it off every node; a ReadWriteOnce claim does not. */
+static void test_read_write_once_pod(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        put(f, sched_objects_put_pv, "{'metadata':{'name':'pv-solo'},'spec':{'capacity':{'storage':'1Gi'},"
+                                     "'accessModes':['ReadWriteOncePod'],'claimRef':{'namespace':'default','name':'solo'}},"
+                                     "'status':{'phase':'Bound'}}");
+        put(f, sched_objects_put_pv, "{'metadata':{'name':'pv-shared'},'spec':{'capacity':{'storage':'1Gi'},"
+                                     "'accessModes':['ReadWriteOnce'],'claimRef':{'namespace':'default','name':'shared'}},"
+                                     "'status':{'phase':'Bound'}}");
+        put(f, sched_objects_put_pvc, "{'metadata':{'name':'solo','namespace':'default','uid':'c-solo'},'spec':{"
+                                      "'accessModes':['ReadWriteOncePod'],'volumeName':'pv-solo'},'status':{'phase':'Bound'}}");
+        put(f, sched_objects_put_pvc, "{'metadata':{'name':'shared','namespace':'default','uid':'c-shared'},'spec':{"
+                                      "'accessModes':['ReadWriteOnce'],'volumeName':'pv-shared'},'status':{'phase':'Bound'}}");
+#define CLAIM(name) "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'" name "'}}]"
+        _cleanup_(sched_pod_unrefp) SchedPod *first = pod(f, "first", "", CLAIM("solo"));
+        _cleanup_free_ char *s = feasible(f, first);
+        assert_int_equal(s[0], '2');
+        place(f, pod(f, "user", "", CLAIM("solo")), "n1");
+        place(f, pod(f, "user2", "", CLAIM("shared")), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *second = pod(f, "second", "", CLAIM("solo"));
+        _cleanup_free_ char *s2 = feasible(f, second);
+        assert_string_equal(s2, "0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same "
+                                "name and ReadWriteOncePod access mode.");
+        /* Unschedulable, not unresolvable: preempting the claim's user may help */
+        const uint8_t *st = sched_algo_node_status(f->a);
+        assert_non_null(st);
+        assert_int_not_equal(st[0], SCHED_NODE_UNRESOLVABLE);
+        assert_int_not_equal(st[1], SCHED_NODE_UNRESOLVABLE);
+        _cleanup_(sched_pod_unrefp) SchedPod *rwo = pod(f, "rwo", "", CLAIM("shared"));
+        _cleanup_free_ char *s3 = feasible(f, rwo);
+        assert_int_equal(s3[0], '2');
+}
+
+/* A generic ephemeral volume is the claim "<pod>-<volume>" its controller creates: until it
+ * exists, and when another object owns it, every node says so in 1.32's words; once it is
+ * the pod's, it binds as any WaitForFirstConsumer claim. */
+static void test_generic_ephemeral_volume(void **state) {
+        Fx *f = *state;
+        config(f, _POLICY_PRIO_INVALID);
+        node(f, "n1", "a", "");
+        node(f, "n2", "b", "");
+        put(f, sched_objects_put_storage_class,
+            "{'metadata':{'name':'local'},'provisioner':'example.com/csi','volumeBindingMode':'WaitForFirstConsumer'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "eph", "",
+                "'volumes':[{'name':'scratch','ephemeral':{'volumeClaimTemplate':{'spec':{'storageClassName':'local',"
+                "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}}}]");
+        _cleanup_free_ char *s = feasible(f, p);
+        assert_string_equal(s, "0/2 nodes are available: 2 waiting for ephemeral volume controller to create the "
+                               "persistentvolumeclaim \"eph-scratch\".");
+        put(f, sched_objects_put_pvc,
+            "{'metadata':{'name':'eph-scratch','namespace':'default','uid':'c1','ownerReferences':[{'apiVersion':'v1',"
+            "'kind':'Pod','name':'eph','uid':'uid-other','controller':true}]},'spec':{'storageClassName':'local',"
+            "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}");
+        _cleanup_free_ char *s2 = feasible(f, p);
+        assert_string_equal(s2, "0/2 nodes are available: 2 PVC default/eph-scratch was not created for pod "
+                                "default/eph (pod is not owner).");
+        put(f, sched_objects_put_pvc,
+            "{'metadata':{'name':'eph-scratch','namespace':'default','uid':'c1','ownerReferences':[{'apiVersion':'v1',"
+            "'kind':'Pod','name':'eph','uid':'uid-eph','controller':true}]},'spec':{'storageClassName':'local',"
+            "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}");
+        _cleanup_free_ char *s3 = feasible(f, p);
+        assert_int_equal(s3[0], '2');
+        /* provisioned where the pod goes: the binder annotates the claim with the node */
+        SchedVolumeBinding b[4];
+        const SchedNode *n1 = sched_cache_node_by_name(f->c, test_id(f->t, "n1"))->node;
+        assert_int_equal(sched_volume_binding_plan(f->o, f->t, p, n1, b, 4), 1);
+        assert_string_equal(b[0].claim->name, "eph-scratch");
+        assert_null(b[0].volume);
+}
+
 static void test_wait_for_first_consumer(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
@@ -349,11 +472,14 @@ static void test_every_registry_name(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_anti_affinity, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_cross_namespace_terms, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_affinity_first_pod, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_selector_spread, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_service_spreading, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_inter_pod_priority, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_disk_conflict_and_limits, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_read_write_once_pod, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_generic_ephemeral_volume, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_wait_for_first_consumer, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_every_registry_name),
         };

@@ -139,6 +139,74 @@ static void test_init_containers_and_overhead(void **state) {
         assert_int_equal(r.r[0].a, test_id(f->w.t, "cpu"));
 }
 
+/* Sidecars (init containers with restartPolicy Always) run beside the containers, as 1.32's
+ * PodRequests counts them: the reported case, a 3-cpu sidecar and a 2-cpu container, needs 5
+ * cpu and does not fit 4. */
+static void test_sidecar_requests(void **state) {
+        Fx *f = *state;
+        SchedReasons r;
+        add_node(f, tl_node(f->w.t, "n4", "4", "8Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->w.t,
+                "{'metadata':{'name':'s','uid':'s'},'spec':{"
+                "'initContainers':[{'name':'side','restartPolicy':'Always','resources':{'requests':{'cpu':'3'}}}],"
+                "'containers':[{'name':'c','resources':{'requests':{'cpu':'2'}}}]}}");
+        assert_non_null(p);
+        assert_int_equal(p->req.milli_cpu, 5000);
+        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, p, "n4", &r));
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.r[0].code, SCHED_REASON_INSUFFICIENT);
+        assert_int_equal(r.r[0].a, test_id(f->w.t, "cpu"));
+
+        /* an init container runs beside the sidecars started before it: containers 1 +
+         * sidecars 1 + 2 = 4, the init phase's peak i2 4 + s1 1 = 5; a sidecar without a
+         * memory request counts 200Mi for scoring, an extended resource sums the same way */
+        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod_json(f->w.t,
+                "{'metadata':{'name':'q','uid':'q'},'spec':{"
+                "'initContainers':["
+                "{'name':'s1','restartPolicy':'Always','resources':{'requests':{'cpu':'1','example.com/gpu':'1'}}},"
+                "{'name':'i2','resources':{'requests':{'cpu':'4','memory':'1Gi','example.com/gpu':'2'}}},"
+                "{'name':'s2','restartPolicy':'Always','resources':{'requests':{'cpu':'2','memory':'100Mi'}}}],"
+                "'containers':[{'name':'c','resources':{'requests':{'cpu':'1','memory':'100Mi'}}}],"
+                "'overhead':{'cpu':'100m'}}}");
+        assert_non_null(q);
+        assert_int_equal(q->req.milli_cpu, 5100);
+        assert_int_equal(q->req.memory, (int64_t) 1024 * 1024 * 1024);
+        assert_int_equal(sched_scalars_get(q->req.scalar, q->req.n_scalar, test_id(f->w.t, "example.com/gpu")), 3);
+        assert_int_equal(q->nonzero_milli_cpu, 5100);
+        /* non-zero memory: init phase i2 1Gi + s1's 200Mi default */
+        assert_int_equal(q->nonzero_memory, (int64_t) (1024 + 200) * 1024 * 1024);
+
+        /* restartPolicy other than Always is an ordinary init container: max(2, 3) */
+        _cleanup_(sched_pod_unrefp) SchedPod *o = tl_pod_json(f->w.t,
+                "{'metadata':{'name':'o','uid':'o'},'spec':{"
+                "'initContainers':[{'name':'i','restartPolicy':'Never','resources':{'requests':{'cpu':'3'}}}],"
+                "'containers':[{'name':'c','resources':{'requests':{'cpu':'2'}}}]}}");
+        assert_non_null(o);
+        assert_int_equal(o->req.milli_cpu, 3000);
+        assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, o, "n4", &r));
+}
+
+/* spec.resourceClaims (DynamicResources, off by default in 1.32): the pod fits no node and
+ * says why, never a bind that ignores its claims. */
+static void test_resource_claims_unschedulable(void **state) {
+        Fx *f = *state;
+        add_node(f, tl_node(f->w.t, "n1", "4", "8Gi", 10, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "dra", .cpu = "100m",
+                .spec = "'resourceClaims':[{'name':'gpu','resourceClaimTemplateName':'gpu-template'}]");
+        assert_non_null(p);
+        assert_int_equal(p->n_resource_claims, 1);
+        assert_string_equal(sched_strtab_get(f->w.t, p->unschedulable_reason), SCHED_REASON_RESOURCE_CLAIMS);
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(f->w.cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->w.c, p, &res), 0);
+        assert_int_equal(res.node, 0);
+        _cleanup_buf_ Buf msg;
+        buf_init(&msg, 4096);
+        assert_int_equal(sched_algo_format_failure(a, &msg), 0);
+        assert_string_equal(buf_str(&msg), "0/1 nodes are available: 1 " SCHED_REASON_RESOURCE_CLAIMS ".");
+}
+
 static void test_host_name(void **state) {
         Fx *f = *state;
         SchedReasons r;
@@ -308,6 +376,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_order_and_expansion, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_fits_resources, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_init_containers_and_overhead, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_sidecar_requests, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_resource_claims_unschedulable, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_host_name, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_host_ports, setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_node_selector_and_affinity, setup, test_world_teardown),

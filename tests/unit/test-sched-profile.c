@@ -60,7 +60,7 @@ static void test_table_has_every_in_tree_plugin(void **state) {
                 assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_FILTER)) == (row->filter || row->add_filter));
                 assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_SCORE)) == (row->score || row->add_score));
         }
-        assert_int_equal(_SCHED_PLUGIN_MAX, 28);
+        assert_int_equal(_SCHED_PLUGIN_MAX, 29);
         assert_int_equal(sched_plugin_name_from_string("nodeResourcesFit"), _SCHED_PLUGIN_INVALID);
         assert_int_equal(sched_point_from_string("postFilter"), SCHED_POINT_POST_FILTER);
 }
@@ -111,6 +111,50 @@ static void test_post_filter_decides_preemption(void **state) {
         assert_true(sched_config_preemption(cfg));
 }
 
+/* SchedulingGates (PreEnqueue) keeps a gated pod out of the queue: enabled by name under
+ * preEnqueue (v1), implied where the configuration has no preEnqueue point (v1.20's front
+ * doors), and off when a preEnqueue list leaves it out, as upstream. */
+static void test_pre_enqueue_scheduling_gates(void **state) {
+        TestWorld *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *gated = make_pod(f->t, .name = "g",
+                .spec = "'schedulingGates':[{'name':'example.com/quota'}]");
+        _cleanup_(sched_pod_unrefp) SchedPod *plain = make_pod(f->t, .name = "p");
+        assert_non_null(gated);
+        assert_int_equal(gated->n_scheduling_gates, 1);
+
+        TlProfile b = tl_profile("v1");
+        tl_enable(&b, "preEnqueue", "SchedulingGates");
+        tl_enable(&b, "filter", "NodeResourcesFit");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        const char *plugin = NULL;
+        assert_false(sched_config_pre_enqueue(cfg, gated, &plugin));
+        assert_string_equal(plugin, "SchedulingGates");
+        assert_true(sched_config_pre_enqueue(cfg, plain, NULL));
+        _cleanup_free_ char *audit = NULL;
+        assert_int_equal(sched_config_format_profile(cfg, &audit), 0);
+        assert_string_equal(audit, "profile v1:\n  preEnqueue: SchedulingGates\n  filter: NodeResourcesFit\n");
+
+        b = tl_profile("v1beta1");
+        tl_enable(&b, "filter", "NodeResourcesFit");
+        _cleanup_(sched_config_freep) SchedConfig *old = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(old);
+        assert_false(sched_config_pre_enqueue(old, gated, NULL));
+
+        b = tl_profile("off");
+        (void) tl_point(&b, "preEnqueue");
+        _cleanup_(sched_config_freep) SchedConfig *off = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(off);
+        assert_true(sched_config_pre_enqueue(off, gated, NULL));
+
+        b = tl_profile("p");
+        tl_enable(&b, "filter", "SchedulingGates");
+        expect_refused(f, &b, "plugins.filter.enabled[0]: SchedulingGates does not extend filter");
+}
+
 static void test_refused_by_name(void **state) {
         TestWorld *f = *state;
         TlProfile b = tl_profile("p");
@@ -128,20 +172,24 @@ static void test_refused_by_name(void **state) {
         expect_refused(f, &b, "ImageLocality has weight outside");
         b = tl_profile("p");
         tl_enable(&b, "filter", "NodeResourcesFit");
-        tl_args(&b, "NodeResourcesFit", "{'ignoredResourceGroups':['example.com']}");
-        expect_refused(f, &b, "NodeResourcesFit: args.ignoredResourceGroups");
+        tl_args(&b, "NodeResourcesFit", "{'ignoredResourceGroups':['example.com/gpu']}");
+        expect_refused(f, &b, "resource group name can't contain '/'");
         b = tl_profile("p");
         tl_enable(&b, "filter", "NodeLabel");
         tl_args(&b, "NodeLabel", "{'presentLabel':['zone']}");
         expect_refused(f, &b, "NodeLabel: args.presentLabel is not honoured");
         b = tl_profile("p");
         tl_score(&b, "NodeResourcesLeastAllocated", 1);
-        tl_args(&b, "NodeResourcesLeastAllocated", "{'resources':[{'name':'cpu','weight':3}]}");
-        expect_refused(f, &b, "NodeResourcesLeastAllocated: args.resources");
+        tl_args(&b, "NodeResourcesLeastAllocated", "{'resources':[{'name':'cpu','weight':101}]}");
+        expect_refused(f, &b, "NodeResourcesLeastAllocated: resources[0]: resource weight of cpu not in valid range");
         b = tl_profile("p");
         tl_enable(&b, "postFilter", "DefaultPreemption");
-        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesAbsolute':5}");
-        expect_refused(f, &b, "DefaultPreemption: args.minCandidateNodesAbsolute");
+        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesAbsolute':-1}");
+        expect_refused(f, &b, "DefaultPreemption: args.minCandidateNodesAbsolute: not in valid range");
+        b = tl_profile("p");
+        tl_enable(&b, "postFilter", "DefaultPreemption");
+        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesAbsolute':0,'minCandidateNodesPercentage':0}");
+        expect_refused(f, &b, "cannot be zero at the same time");
         b = tl_profile("p");
         tl_score(&b, "RequestedToCapacityRatio", 1);
         expect_refused(f, &b, "RequestedToCapacityRatio: args.shape");
@@ -208,6 +256,174 @@ static void test_node_label_scores_as_one_plugin(void **state) {
                 fail_msg("%s", buf_str(&err));
         _cleanup_free_ char *pgot = schedule_scores(f, pcfg, pod);
         assert_string_equal(pgot, got);
+}
+
+/* Least/MostAllocated with resource weights and an extended resource, as v1.20's
+ * resourceAllocationScorer: the weighted mean of each resource's score, truncated. Pod: 1 cpu,
+ * 1Gi, 1 example.com/gpu; weights cpu 1, memory 3, gpu 2. */
+static void test_allocated_weights_and_extended(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
+                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
+        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
+                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod_json(f->t,
+                "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','resources':{'requests':"
+                "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
+        assert_non_null(pod);
+        static const char args[] = "{'resources':[{'name':'cpu','weight':1},{'name':'memory','weight':3},"
+                                   "{'name':'example.com/gpu','weight':2}]}";
+        TlProfile b = tl_profile("least");
+        tl_score(&b, "NodeResourcesLeastAllocated", 1);
+        tl_args(&b, "NodeResourcesLeastAllocated", args);
+        _cleanup_(sched_config_freep) SchedConfig *least = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(least);
+        _cleanup_free_ char *got = schedule_scores(f, least, pod);
+        /* a: (75 + 87 x 3 + 50 x 2) / 6 = 72; b: (50 + 93 x 3 + 75 x 2) / 6 = 79 */
+        assert_string_equal(got, "node-a=72 node-b=79");
+
+        b = tl_profile("most");
+        tl_score(&b, "NodeResourcesMostAllocated", 2);
+        tl_args(&b, "NodeResourcesMostAllocated", args);
+        _cleanup_(sched_config_freep) SchedConfig *most = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(most);
+        _cleanup_free_ char *got2 = schedule_scores(f, most, pod);
+        /* a: (25 + 12 x 3 + 50 x 2) / 6 = 26; b: (50 + 6 x 3 + 25 x 2) / 6 = 19; weight 2 */
+        assert_string_equal(got2, "node-a=52 node-b=38");
+
+        /* a name that is neither native nor scalar counts in the weights with score 0 */
+        b = tl_profile("odd");
+        tl_score(&b, "NodeResourcesLeastAllocated", 1);
+        tl_args(&b, "NodeResourcesLeastAllocated", "{'resources':[{'name':'cpu','weight':1},{'name':'foo','weight':1}]}");
+        _cleanup_(sched_config_freep) SchedConfig *odd = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(odd);
+        _cleanup_free_ char *got3 = schedule_scores(f, odd, pod);
+        assert_string_equal(got3, "node-a=37 node-b=25");
+}
+
+/* 1.32's scorers (a v1 profile): NodeResourcesFit's scoringStrategy leaves out an extended
+ * resource the pod does not ask; BalancedAllocation over three resources is 100 x (1 - their
+ * standard deviation). Same nodes as above. */
+static void test_scorers_like_1_32(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
+                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
+        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
+                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
+        _cleanup_(sched_pod_unrefp) SchedPod *plain = tl_pod(f->t, "p", "1", "1Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
+                "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
+                "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
+        assert_non_null(plain);
+        assert_non_null(gpu);
+        TlProfile b = tl_profile("v1");
+        tl_score(&b, "NodeResourcesFit", 1);
+        tl_args(&b, "NodeResourcesFit", "{'scoringStrategy':{'type':'LeastAllocated','resources':["
+                                        "{'name':'cpu','weight':1},{'name':'memory','weight':3},"
+                                        "{'name':'example.com/gpu','weight':2}]}}");
+        _cleanup_(sched_config_freep) SchedConfig *fit = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(fit);
+        _cleanup_free_ char *got = schedule_scores(f, fit, plain);
+        /* a: (75 + 87 x 3) / 4 = 84; b: (50 + 93 x 3) / 4 = 82 (v1.20 would count gpu: 89, 87) */
+        assert_string_equal(got, "node-a=84 node-b=82");
+
+        b = tl_profile("v1");
+        tl_score(&b, "NodeResourcesFit", 1);
+        tl_args(&b, "NodeResourcesFit", "{'scoringStrategy':{'type':'RequestedToCapacityRatio',"
+                                        "'requestedToCapacityRatio':{'shape':[{'utilization':0,'score':0},"
+                                        "{'utilization':100,'score':10}]}}}");
+        _cleanup_(sched_config_freep) SchedConfig *rtc = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(rtc);
+        _cleanup_free_ char *got_rtc = schedule_scores(f, rtc, plain);
+        /* a: cpu 25, memory 12 (rounded down) -> round(37 / 2) = 19; b: 50, 6 -> 28 */
+        assert_string_equal(got_rtc, "node-a=19 node-b=28");
+
+        b = tl_profile("v1");
+        tl_score(&b, "NodeResourcesBalancedAllocation", 1);
+        tl_args(&b, "NodeResourcesBalancedAllocation", "{'resources':[{'name':'cpu','weight':1},"
+                                                       "{'name':'memory','weight':1},{'name':'example.com/gpu','weight':1}]}");
+        _cleanup_(sched_config_freep) SchedConfig *bal = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(bal);
+        _cleanup_free_ char *got_bal = schedule_scores(f, bal, gpu);
+        assert_string_equal(got_bal, "node-a=84 node-b=82");
+
+        b = tl_profile("v1");
+        tl_score(&b, "NodeResourcesFit", 1);
+        tl_args(&b, "NodeResourcesFit", "{'scoringStrategy':{'type':'Balanced'}}");
+        expect_refused(f, &b, "scoringStrategy.type: Unsupported value");
+}
+
+/* NodeAffinityArgs.addedAffinity (1.22+): its required terms hold for every pod before the
+ * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
+static void test_node_affinity_added_affinity(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n-a", "4", "8Gi", 110, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "n-b", "4", "8Gi", 110, "'labels':{'zone':'b','disk':'ssd'}", "", ""));
+        add_node(f, tl_node(f->t, "n-c", "4", "8Gi", 110, "'labels':{'zone':'a'}", "", ""));
+        TlProfile b = tl_profile("p");
+        tl_enable(&b, "filter", "NodeAffinity");
+        tl_score(&b, "NodeAffinity", 1);
+        tl_args(&b, "NodeAffinity", "{'addedAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{"
+                                    "'nodeSelectorTerms':[{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}]},"
+                                    "'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':5,'preference':{"
+                                    "'matchExpressions':[{'key':'disk','operator':'Exists'}]}}]}}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_free_ char *got = schedule_scores(f, cfg, pod);
+        assert_string_equal(got, "n-a=100 n-c=0");
+        /* the enforced terms fail first; the pod's own selector after them */
+        _cleanup_(sched_pod_unrefp) SchedPod *only_b = tl_pod(f->t, "q", "100m", "", "'nodeSelector':{'zone':'b'}", "");
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->c, only_b, &res), 0);
+        assert_int_equal(res.node, 0);
+        _cleanup_buf_ Buf msg;
+        buf_init(&msg, 4096);
+        assert_int_equal(sched_algo_format_failure(a, &msg), 0);
+        assert_string_equal(buf_str(&msg), "0/3 nodes are available: 1 node(s) didn't match scheduler-enforced node "
+                                           "affinity, 2 node(s) didn't match Pod's node affinity.");
+}
+
+/* NodeResourcesFit.ignoredResourceGroups: the extended resources of a domain are not
+ * checked; DefaultPreemption's args reach the configuration. */
+static void test_fit_ignored_groups_and_preemption_args(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod_json(f->t,
+                "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','resources':{'requests':"
+                "{'cpu':'1','example.com/gpu':'1'}}}]}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *huge = tl_pod_json(f->t,
+                "{'metadata':{'name':'h','uid':'h'},'spec':{'containers':[{'name':'c','resources':{'requests':"
+                "{'cpu':'1','hugepages-2Mi':'2Mi'}}}]}}");
+        assert_non_null(pod);
+        assert_non_null(huge);
+        TlProfile b = tl_profile("fit");
+        tl_enable(&b, "filter", "NodeResourcesFit");
+        tl_args(&b, "NodeResourcesFit", "{'ignoredResourceGroups':['example.com','hugepages-2Mi']}");
+        tl_enable(&b, "postFilter", "DefaultPreemption");
+        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesPercentage':0,'minCandidateNodesAbsolute':7}");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(cfg);
+        assert_int_equal(cfg->min_candidate_percentage, 0);
+        assert_int_equal(cfg->min_candidate_absolute, 7);
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
+        assert_true(res.node != 0);
+        /* hugepages are not an extended resource: always checked */
+        assert_int_equal(sched_algo_schedule(a, f->c, huge, &res), 0);
+        assert_true(res.node == 0);
 }
 
 static json_t *policy_profile(const char *text, bool gate_off) {
@@ -392,8 +608,13 @@ int main(void) {
                 cmocka_unit_test(test_table_has_every_in_tree_plugin),
                 cmocka_unit_test_setup_teardown(test_profile_keeps_order_and_weights, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_post_filter_decides_preemption, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_pre_enqueue_scheduling_gates, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_refused_by_name, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_allocated_weights_and_extended, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_scorers_like_1_32, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_node_affinity_added_affinity, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_fit_ignored_groups_and_preemption_args, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
                 cmocka_unit_test_setup_teardown(test_translation_runs_as_the_policy, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_every_lossless_case_runs_as_its_translation, test_world_setup, test_world_teardown),

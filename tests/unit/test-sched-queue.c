@@ -48,6 +48,13 @@ static void add(Fx *f, const char *name, int priority, const char *created) {
         sched_pod_unref(p);
 }
 
+static SchedPod *gated_pod(Fx *f, const char *name, bool gated) {
+        SchedPod *p = tl_pod(f->t, name, "", "", gated ? "'schedulingGates':[{'name':'g'}]" : "",
+                             "'creationTimestamp':'2026-01-01T00:00:00Z'");
+        assert_non_null(p);
+        return p;
+}
+
 /* Pops and returns the pod's name (static buffer), or NULL. */
 static const char *pop(Fx *f) {
         static char name[64];
@@ -309,6 +316,48 @@ static void test_many(void **state) {
         assert_null(pop(f));
 }
 
+/* A gated pod waits apart: never popped, not moved by cluster changes or timeouts, counted
+ * as gated; the update that removes its gates lets it in. */
+static void test_gated(void **state) {
+        Fx *f = *state;
+        SchedPod *g = gated_pod(f, "g", true);
+        assert_int_equal(sched_queue_add_gated(f->q, g), 0);
+        sched_pod_unref(g);
+        add(f, "p", 0, "2026-01-01T00:00:01Z");
+        SchedQueueStats st;
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.gated, 1);
+        assert_int_equal(st.active, 1);
+        assert_string_equal(pop(f), "p");
+        assert_int_equal(sched_queue_failed(f->q, "uid-p", true), 0);
+        sched_queue_move_all(f->q);
+        f->now += 120 * SEC;
+        assert_string_equal(pop(f), "p");
+        assert_null(pop(f));
+        /* a status-only update leaves it gated, as does one that keeps its gates */
+        g = gated_pod(f, "g", true);
+        assert_int_equal(sched_queue_update_status(f->q, g), 0);
+        assert_int_equal(sched_queue_add_gated(f->q, g), 0);
+        sched_pod_unref(g);
+        assert_null(pop(f));
+        assert_int_equal(sched_queue_next_wakeup(f->q), INT64_MAX);
+        /* gates removed */
+        g = gated_pod(f, "g", false);
+        assert_int_equal(sched_queue_add(f->q, g), 0);
+        sched_pod_unref(g);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.gated, 0);
+        assert_string_equal(pop(f), "g");
+        assert_int_equal(sched_queue_done(f->q, "uid-g"), 0);
+        /* deleted while gated */
+        g = gated_pod(f, "h", true);
+        assert_int_equal(sched_queue_add_gated(f->q, g), 0);
+        sched_pod_unref(g);
+        assert_int_equal(sched_queue_delete(f->q, "uid-h"), 0);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.gated, 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_order, setup, teardown),
@@ -320,6 +369,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_delete_and_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_status_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_gated, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,19 +35,23 @@ static const SchedLabel *node_label(const SchedNode *n, SchedStr key) {
 }
 
 /* The existing pods' terms that can select pod: those filed under one of its labels in its
- * namespace, then those requiring no particular label (sched_cache_terms_requiring). b runs
- * from 0 to pod->n_labels inclusive. */
+ * namespace, then those requiring no particular label (sched_cache_terms_requiring), then the
+ * same for the terms of every namespace (SCHED_NS_ALL). b runs from 0 to
+ * TERM_LOOKUPS(pod) exclusive. */
+#define TERM_LOOKUPS(pod) (2 * ((pod)->n_labels + 1))
 static const SchedIndexEntry *terms_for(const SchedCycle *cy, const SchedPod *pod, uint32_t b, uint32_t *ret_n) {
+        SchedStr ns = b <= pod->n_labels ? pod->ns : SCHED_NS_ALL;
+        b %= pod->n_labels + 1;
         if (b < pod->n_labels)
-                return sched_cache_terms_requiring(cy->cache, pod->ns, pod->labels[b].key, pod->labels[b].value, ret_n);
-        return sched_cache_terms_requiring(cy->cache, pod->ns, 0, 0, ret_n);
+                return sched_cache_terms_requiring(cy->cache, ns, pod->labels[b].key, pod->labels[b].value, ret_n);
+        return sched_cache_terms_requiring(cy->cache, ns, 0, 0, ret_n);
 }
 
 /* Existing pods' required anti-affinity terms that match the incoming pod. */
 static int existing_anti(const SchedCycle *cy) {
         SchedCycleState *x = cy->state;
         const SchedPod *pod = cy->pod;
-        for (uint32_t b = 0; b <= pod->n_labels; b++) {
+        for (uint32_t b = 0; b < TERM_LOOKUPS(pod); b++) {
                 uint32_t n;
                 const SchedIndexEntry *e = terms_for(cy, pod, b, &n);
                 for (uint32_t i = 0; i < n; i++) {
@@ -65,14 +69,15 @@ static int existing_anti(const SchedCycle *cy) {
 
 /* Calls fn(cy, e, node, arg) for each existing pod on a current node that term can select:
  * the pods under the label value its selector requires, in each of its namespaces, or every
- * pod when it requires none. fn still checks the term. */
+ * pod when it requires none or takes every namespace. fn still checks the term. */
 typedef int (*PodFn)(const SchedCycle *cy, const SchedPod *e, const SchedNode *node, const void *arg);
 static int pods_for_term(const SchedCycle *cy, const SchedAffinityTerm *term, PodFn fn, const void *arg) {
         const SchedSelReq *a = sched_term_anchor(term);
         int r;
         if (term->selector.nothing)
                 return 0;
-        if (!a) {
+        /* a term of every namespace reads every pod: the label index is per namespace */
+        if (!a || sched_term_all_namespaces(term)) {
                 const SchedCycleState *x = cy->state;
                 for (uint32_t i = 0; i < x->n_all; i++)
                         for (uint32_t p = 0; p < x->all[i]->n_pods; p++)
@@ -267,7 +272,7 @@ static int count_preferred(const SchedCycle *cy, const SchedPod *e, const SchedN
  * matched by the incoming pod, at their nodes' pairs. */
 static void existing_terms(const SchedCycle *cy, int64_t hard) {
         const SchedPod *pod = cy->pod;
-        for (uint32_t b = 0; b <= pod->n_labels; b++) {
+        for (uint32_t b = 0; b < TERM_LOOKUPS(pod); b++) {
                 uint32_t n;
                 const SchedIndexEntry *e = terms_for(cy, pod, b, &n);
                 for (uint32_t i = 0; i < n; i++) {

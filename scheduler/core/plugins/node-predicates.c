@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "scheduler/core/cycle-state.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/satmath.h"
 #include "scheduler/core/plugin.h"
@@ -18,9 +19,25 @@ static void add_reason(SchedReasons *out, uint32_t code, SchedStr a, SchedStr b)
                 out->r[out->n++] = (SchedReason) { .code = code, .a = a, .b = b };
 }
 
-static bool is_ignored(const SchedConfig *cfg, SchedStr name) {
+/* upstream's IsExtendedResourceName: a domain-prefixed name outside kubernetes.io (and not
+ * a quota's requests.*), so hugepages-* and attachable-volumes-* are always checked. */
+static bool is_extended(const char *name) {
+        return name && strchr(name, '/') && !strstr(name, "kubernetes.io/") && strncmp(name, "requests.", 9) != 0;
+}
+
+static bool is_ignored(const SchedCycle *cy, SchedStr name) {
+        const SchedConfig *cfg = cy->cfg;
+        if (cfg->n_ignored_resources == 0 && cfg->n_ignored_groups == 0)
+                return false;
+        const char *s = sched_strtab_get(cy->strtab, name);
+        if (!is_extended(s))
+                return false;
         for (uint32_t i = 0; i < cfg->n_ignored_resources; i++)
                 if (cfg->ignored_resources[i] == name)
+                        return true;
+        size_t domain = strcspn(s, "/");
+        for (uint32_t i = 0; i < cfg->n_ignored_groups; i++)
+                if (strlen(cfg->ignored_groups[i]) == domain && strncmp(cfg->ignored_groups[i], s, domain) == 0)
                         return true;
         return false;
 }
@@ -43,7 +60,7 @@ static bool fits_resources(const SchedCycle *cy, const SchedNodeInfo *ni, SchedR
                 add_reason(out, SCHED_REASON_INSUFFICIENT, cy->cfg->res_ephemeral, 0);
         for (uint32_t i = 0; i < rq->n_scalar; i++) {
                 SchedStr name = rq->scalar[i].name;
-                if (is_ignored(cy->cfg, name))
+                if (is_ignored(cy, name))
                         continue;
                 int64_t alloc = sched_scalars_get(n->alloc_scalar, n->n_alloc_scalar, name);
                 int64_t used = sched_scalars_get(ni->req_scalar, ni->n_req_scalar, name);
@@ -177,11 +194,27 @@ const SchedPredicatePlugin sched_pred_pod_fits_host_ports = {
 };
 
 static bool node_selector_needed(const SchedCycle *cy, const SchedPredicate *p) {
-        return cy->pod->n_node_selector > 0 || cy->pod->has_required_affinity;
+        return cy->pod->n_node_selector > 0 || cy->pod->has_required_affinity || cy->cfg->n_added_required > 0;
+}
+
+/* NodeAffinityArgs.addedAffinity's required terms first, as upstream's Filter (1.22+). */
+static bool enforced_affinity(const SchedCycle *cy, const SchedNode *n) {
+        const SchedConfig *cfg = cy->cfg;
+        if (cfg->n_added_required == 0)
+                return true;
+        for (uint32_t i = 0; i < cfg->n_added_required; i++)
+                if (sched_term_matches(cy->strtab, &cfg->added_required[i], n))
+                        return true;
+        return false;
 }
 
 static bool node_selector_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                                  SchedReasons *out) {
+        if (!enforced_affinity(cy, ni->node)) {
+                if (out->n < SCHED_MAX_NODE_REASONS)
+                        out->r[out->n++] = (SchedReason) { .code = SCHED_REASON_TEXT, .a = cy->cfg->known->r_enforced };
+                return false;
+        }
         if (sched_pod_matches_node_selector(cy->strtab, cy->pod, ni->node))
                 return true;
         add_reason(out, SCHED_REASON_NODE_SELECTOR, 0, 0);
@@ -317,22 +350,43 @@ const SchedPredicatePlugin sched_pred_check_node_pid_pressure = {
 /* ---- framework rows ---- */
 
 
+/* NodeResourcesFitArgs.ignoredResourceGroups: the domains, each without '/' (upstream's
+ * validation), copied into the config's arena. */
+static int fit_groups(SchedProfileBuild *b, const json_t *args, Buf *err) {
+        const char *items[SCHED_MAX_ARG_STRINGS];
+        int n = sched_args_strings(args, "NodeResourcesFit", "ignoredResourceGroups", items, SCHED_MAX_ARG_STRINGS, err);
+        if (n <= 0)
+                return n;
+        SchedConfig *cfg = sched_profile_config(b);
+        SchedArena *arena = sched_profile_arena(b);
+        const char **all = sched_arena_alloc(arena, (cfg->n_ignored_groups + (uint32_t) n) * sizeof(char *));
+        if (!all)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < cfg->n_ignored_groups; i++)
+                all[i] = cfg->ignored_groups[i];
+        for (int i = 0; i < n; i++) {
+                if (!*items[i] || strchr(items[i], '/')) {
+                        if (err)
+                                (void) buf_printf(err, "NodeResourcesFit: args.ignoredResourceGroups[%d]: \"%s\": "
+                                                  "resource group name can't contain '/'", i, items[i]);
+                        return -EINVAL;
+                }
+                if (!(all[cfg->n_ignored_groups + i] = sched_arena_strndup(arena, items[i], strlen(items[i]))))
+                        return -ENOMEM;
+        }
+        cfg->ignored_groups = all;
+        cfg->n_ignored_groups += (uint32_t) n;
+        return 0;
+}
+
 /* NodeResourcesFitArgs: ignoredResources are not checked (added to those an extender
- * ignores); ignoredResourceGroups is refused when not empty. */
+ * ignores), nor the extended resources of ignoredResourceGroups. */
 static int fit_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
-        static const char *const known[] = { "ignoredResources", "ignoredResourceGroups", NULL };
+        static const char *const known[] = { "ignoredResources", "ignoredResourceGroups", "scoringStrategy", NULL };
         const char *items[SCHED_MAX_ARG_STRINGS];
         int r = sched_args_known(args, "NodeResourcesFit", known, err);
-        if (r < 0)
+        if (r < 0 || (r = fit_groups(b, args, err)) < 0)
                 return r;
-        if ((r = sched_args_strings(args, "NodeResourcesFit", "ignoredResourceGroups", items, SCHED_MAX_ARG_STRINGS, err)) < 0)
-                return r;
-        if (r > 0) {
-                if (err)
-                        (void) buf_printf(err, "NodeResourcesFit: args.ignoredResourceGroups is not honoured by this "
-                                          "scheduler; list the resources in ignoredResources");
-                return -EINVAL;
-        }
         int n = sched_args_strings(args, "NodeResourcesFit", "ignoredResources", items, SCHED_MAX_ARG_STRINGS, err);
         if (n <= 0)
                 return n;
@@ -352,8 +406,12 @@ static int fit_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
 
 const SchedFrameworkPlugin sched_fw_node_resources_fit = {
         .name = SCHED_PLUGIN_NODE_RESOURCES_FIT,
-        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER),
+        /* Score from 1.32 on: scoringStrategy (v1); the v1.20 front doors never enable it */
+        .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
+                  SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
         .filter = &sched_pred_pod_fits_resources,
+        .score = &sched_prio_least_requested,
+        .add_score = sched_fit_scoring_strategy,
         .compile_args = fit_args,
 };
 

@@ -8,6 +8,8 @@
 
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
+#include <errno.h>
+#include "scheduler/core/json.h"
 #include "scheduler/core/satmath.h"
 
 #define MAX_SCORE SCHED_MAX_NODE_SCORE
@@ -23,6 +25,12 @@ static bool preferred_matches(const SchedStrtab *strtab, const SchedTerm *t, con
 
 static int64_t node_affinity(const SchedCycle *cy, const SchedNode *n) {
         int64_t count = 0;
+        /* addedAffinity's preferred terms (1.22+: matchExpressions and matchFields) */
+        for (uint32_t i = 0; i < cy->cfg->n_added_preferred; i++) {
+                const SchedPreferredTerm *p = &cy->cfg->added_preferred[i];
+                if (p->weight != 0 && !p->term.invalid && sched_term_matches(cy->strtab, &p->term, n))
+                        count = sat_add(count, p->weight);
+        }
         for (uint32_t i = 0; i < cy->pod->n_preferred; i++) {
                 const SchedPreferredTerm *p = &cy->pod->preferred[i];
                 if (p->weight != 0 && preferred_matches(cy->strtab, &p->term, n))
@@ -107,6 +115,8 @@ static int64_t prefer_avoid(const SchedCycle *cy, const SchedNode *n) {
 
 static bool node_affinity_constant(const SchedCycle *cy, const SchedPriority *p, int64_t *ret) {
         const SchedPod *pod = cy->pod;
+        if (cy->cfg->n_added_preferred > 0)
+                return false;
         for (uint32_t i = 0; i < pod->n_preferred; i++)
                 if (pod->preferred[i].weight != 0 && !pod->preferred[i].term.invalid && pod->preferred[i].term.n_exprs > 0)
                         return false;
@@ -240,11 +250,45 @@ const SchedPriorityPlugin sched_prio_equal = {
 
 /* ---- framework rows ---- */
 
-/* NodeAffinityArgs.addedAffinity (v1.22, through v1beta2) is refused: this engine does not
- * add affinity to pods. */
+/* NodeAffinityArgs.addedAffinity (1.22+, v1beta2 and v1): node affinity every pod of the
+ * profile must also satisfy (required) and that scores for every pod (preferred). */
 static int node_affinity_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
-        static const char *const known[] = { NULL };
-        return sched_args_known(args, "NodeAffinity", known, err);
+        static const char *const known[] = { "addedAffinity", NULL };
+        int r = sched_args_known(args, "NodeAffinity", known, err);
+        const json_t *aff = args ? json_object_get(args, "addedAffinity") : NULL;
+        if (r < 0 || !json_is_object(aff))
+                return r;
+        SchedConfig *cfg = sched_profile_config(b);
+        SchedArena *arena = sched_profile_arena(b);
+        const json_t *req = json_object_get(json_object_get(aff, "requiredDuringSchedulingIgnoredDuringExecution"),
+                                            "nodeSelectorTerms");
+        const json_t *pref = json_object_get(aff, "preferredDuringSchedulingIgnoredDuringExecution");
+        if (json_array_size(req) > SCHED_MAX_ARG_STRINGS || json_array_size(pref) > SCHED_MAX_ARG_STRINGS) {
+                if (err)
+                        (void) buf_printf(err, "NodeAffinity: args.addedAffinity lists more than %d terms",
+                                          SCHED_MAX_ARG_STRINGS);
+                return -EINVAL;
+        }
+        size_t i;
+        const json_t *e;
+        if (json_array_size(req)) {
+                if (!(cfg->added_required = sched_arena_alloc(arena, json_array_size(req) * sizeof(SchedTerm))))
+                        return -ENOMEM;
+                json_array_foreach(req, i, e)
+                        if ((r = sched_term_from_json(cfg->strtab, arena, e, &cfg->added_required[cfg->n_added_required++])) < 0)
+                                return r;
+        }
+        if (json_array_size(pref)) {
+                if (!(cfg->added_preferred = sched_arena_alloc(arena, json_array_size(pref) * sizeof(SchedPreferredTerm))))
+                        return -ENOMEM;
+                json_array_foreach(pref, i, e) {
+                        SchedPreferredTerm *pt = &cfg->added_preferred[cfg->n_added_preferred++];
+                        pt->weight = (int32_t) json_integer_value(json_object_get(e, "weight"));
+                        if ((r = sched_term_from_json(cfg->strtab, arena, json_object_get(e, "preference"), &pt->term)) < 0)
+                                return r;
+                }
+        }
+        return 0;
 }
 
 const SchedFrameworkPlugin sched_fw_node_affinity = {

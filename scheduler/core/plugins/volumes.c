@@ -47,11 +47,50 @@ static SchedStr intern_text(const SchedCycle *cy, const char *what, const char *
         return id;
 }
 
+/* 1.32's VolumeBinding PreFilter words for a generic ephemeral volume's claim: not created
+ * yet (pvc NULL), or not the pod's (ephemeral.VolumeIsForPod). */
+static SchedStr ephemeral_text(const SchedCycle *cy, const char *name, const SchedPVC *pvc) {
+        char buf[1024];
+        SchedStr id = 0;
+        int n = pvc ? snprintf(buf, sizeof buf, "PVC %s/%s was not created for pod %s/%s (pod is not owner)",
+                               pvc->namespace_, pvc->name, cy->pod->namespace_, cy->pod->name)
+                    : snprintf(buf, sizeof buf,
+                               "waiting for ephemeral volume controller to create the persistentvolumeclaim \"%s\"",
+                               name ? name : "");
+        if (n < 0 || (size_t) n >= sizeof buf ||
+            sched_strtab_intern_str((SchedStrtab *) cy->strtab, buf, &id) < 0)
+                return cy->cfg->known->r_bind_conflict;
+        return id;
+}
+
 static bool pred_configured(const SchedConfig *cfg, PolicyPredicateId id) {
         for (uint32_t i = 0; i < cfg->n_predicates; i++)
                 if (cfg->predicates[i].id == id)
                         return true;
         return false;
+}
+
+/* How many of the pod's ReadWriteOncePod claims (resolved in cy->state) another pod e uses:
+ * one user anywhere in the cluster is a conflict on every node (VolumeRestrictions 1.22+;
+ * preemption may resolve it). */
+static int64_t rwop_uses(const SchedCycle *cy, const SchedPod *e) {
+        const SchedCycleState *x = cy->state;
+        const SchedPodRelations *xe = e->rel;
+        if (!xe || xe->n_pvcs == 0 || e == cy->pod || e->ns != cy->pod->ns || strcmp(e->uid, cy->pod->uid) == 0)
+                return 0;
+        int64_t n = 0;
+        for (uint32_t i = 0; i < x->n_claims; i++) {
+                const SchedPVC *pvc = x->claims[i].pvc;
+                if (!pvc || !(pvc->access_modes & SCHED_ACCESS_RWOP))
+                        continue;
+                for (uint32_t k = 0; k < xe->n_volumes; k++)
+                        if (xe->volumes[k].kind == SCHED_VOL_PVC && xe->volumes[k].id &&
+                            strcmp(xe->volumes[k].id, pvc->name) == 0) {
+                                n++;
+                                break;
+                        }
+        }
+        return n;
 }
 
 static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
@@ -76,10 +115,15 @@ static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
                 VolClaim *c = &x->claims[x->n_claims++];
                 *c = (VolClaim) { .pvc = pvc };
                 if (!pvc) {
+                        /* normal right after a pod with an ephemeral volume is created */
                         if (binding && !x->vol_fail)
-                                x->vol_fail = intern_text(cy, "persistentvolumeclaim", v->id ? v->id : "", "not found");
+                                x->vol_fail = v->ephemeral ? ephemeral_text(cy, v->id, NULL)
+                                                           : intern_text(cy, "persistentvolumeclaim", v->id ? v->id : "", "not found");
                         continue;
                 }
+                if (v->ephemeral && binding && !x->vol_fail &&
+                    (!pvc->owner_uid || strcmp(pvc->owner_uid, cy->pod->uid) != 0))
+                        x->vol_fail = ephemeral_text(cy, pvc->name, pvc);
                 if (pvc->deleting && binding && !x->vol_fail)
                         x->vol_fail = intern_text(cy, "persistentvolumeclaim", pvc->name, "is being deleted");
                 c->bound = pvc->volume_name != NULL;
@@ -89,6 +133,12 @@ static int volumes_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n
                 if (!c->bound && !c->delayed && binding && !x->vol_fail)
                         x->vol_fail = cy->cfg->known->r_immediate;
         }
+        bool rwop = false;
+        for (uint32_t i = 0; i < x->n_claims && !rwop; i++)
+                rwop = x->claims[i].pvc && (x->claims[i].pvc->access_modes & SCHED_ACCESS_RWOP);
+        for (uint32_t i = 0; rwop && i < n_all; i++)
+                for (uint32_t p = 0; p < all[i]->n_pods; p++)
+                        x->rwop_users += rwop_uses(cy, all[i]->pods[p]);
         return 0;
 }
 
@@ -511,17 +561,39 @@ static bool volumes_needed(const SchedCycle *cy, const SchedPredicate *p) {
 static bool disk_conflict_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
                                  SchedReasons *out) {
         const SchedPodRelations *pe = cy->pod->rel;
-        if (!pe || no_disk_conflict(pe, ni))
+        if (!pe)
                 return true;
-        text_reason(out, cy->cfg->known->r_disk_conflict);
-        return false;
+        if (!no_disk_conflict(pe, ni)) {
+                text_reason(out, cy->cfg->known->r_disk_conflict);
+                return false;
+        }
+        if (cy->state->rwop_users > 0) {
+                text_reason(out, cy->cfg->known->r_rwop_conflict);
+                return false;
+        }
+        return true;
+}
+
+/* PreFilterExtensions: preemption's what-if removes or adds a user of a ReadWriteOncePod
+ * claim. */
+static int rwop_add_pod(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni) {
+        cy->state->rwop_users += rwop_uses(cy, e);
+        return 0;
+}
+
+static int rwop_remove_pod(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo *ni) {
+        cy->state->rwop_users -= rwop_uses(cy, e);
+        return 0;
 }
 
 const SchedPredicatePlugin sched_pred_no_disk_conflict = {
         .id = POLICY_PRED_NO_DISK_CONFLICT,
+        .objects = SCHED_OBJS(SCHED_OBJ_PVC),   /* ReadWriteOncePod claims */
         .prepare = volumes_prepare,
         .needed = volumes_needed,
         .filter = disk_conflict_filter,
+        .add_pod = rwop_add_pod,
+        .remove_pod = rwop_remove_pod,
 };
 
 static bool volume_zone_filter(const SchedCycle *cy, const SchedPredicate *p, const SchedNodeInfo *ni,
