@@ -8,8 +8,8 @@
  * "victims", "nominatedNode", "gated"}; "unstable" lists the steps whose decision differed
  * between upstream's runs, with the first run's: applied, never compared).
  *
- * The configuration goes through the one front door, ksc_load(), and each effective profile
- * through sched_config_new_profile(), as `kubectl scheduler-policy simulate` builds them. Each
+ * The configuration goes through the one loader (scheduler/core/load.h), as the daemon and
+ * `kubectl scheduler-policy simulate` build it. Each
  * step's pod is admitted as the API server would (uid, creation time, the PriorityClass's
  * priority and preemptionPolicy, the default schedulerName), asked PreEnqueue (its profile's
  * sched_config_pre_enqueue(), as the daemon's informer does) and queued (a pod kept out, or
@@ -48,17 +48,12 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/json.h"
+#include "scheduler/core/load.h"
 #include "scheduler/core/objects.h"
 #include "scheduler/core/preemption.h"
 #include "scheduler/core/queue.h"
 #include "scheduler/core/strtab.h"
 #include "tests/unit/case-dirs.h"
-
-/* SchedulingGates' PreEnqueue (engine-132): weak, so that this test builds without it and
- * asks it once it is linked in (it lives in config.c, which sched_config_new_profile pulls) */
-struct SchedPod;
-extern bool sched_config_pre_enqueue(const SchedConfig *cfg, const struct SchedPod *pod, const char **ret_plugin)
-        __attribute__((weak));
 
 #define FIXTURES "tests/data/oracle-1.32"
 #define MAX_PROFILES 16
@@ -138,43 +133,32 @@ static json_t *read_json(const char *dir, const char *name) {
         return j;
 }
 
-/* The configuration through ksc_load() and each profile compiled; false (and why, as the
- * fixture's divergence) when ours refuses it. */
+/* The configuration through the one loader (scheduler/core/load.h), as the daemon and
+ * simulate build it; false (and why, as the fixture's divergence) when ours refuses it. */
 static bool load_config(Replay *r, const char *dir) {
         size_t len = 0;
         _cleanup_free_ char *text = read_text(dir, "config.yaml", &len);
         assert_non_null(text);
         PolicyDiags diags = {};
-        KscOptions ko = { .base.max_size = 1 << 20 };
-        json_auto_t *eff = NULL;
-        int k = ksc_load(text, len, &ko, &eff, &diags);
+        SchedLoadOptions lo = { .ksc.base.max_size = 1 << 20 };
+        _cleanup_(sched_profiles_done) SchedProfiles loaded = {};
+        _cleanup_(buf_free) Buf err;
+        buf_init(&err, 64 * 1024);
+        int k = sched_profiles_load(r->t, text, len, &lo, &loaded, &diags, &err);
         if (k < 0) {
                 _cleanup_free_ char *msg = NULL;
                 (void) policy_diags_format_text(&diags, "config.yaml", &msg);
                 policy_diags_clear(&diags);
-                diverge(r, "config.yaml does not load: %s", msg ? case_trim(msg) : strerror(-k));
+                diverge(r, "config.yaml does not load: %s",
+                        msg && *msg ? case_trim(msg) : err.len ? buf_str(&err) : strerror(-k));
                 return false;
         }
         policy_diags_clear(&diags);
-        json_t *profiles = json_object_get(eff, "profiles"), *pr;
-        size_t i;
-        json_array_foreach (profiles, i, pr) {
-                if (r->n_profiles == MAX_PROFILES)
-                        fail_msg("%s: more than %d profiles", dir, MAX_PROFILES);
-                _cleanup_(buf_free) Buf err;
-                buf_init(&err, 64 * 1024);
-                SchedConfigOptions o = {
-                        .percentage_of_nodes_to_score =
-                                (int32_t) json_integer_value(json_object_get(eff, "percentageOfNodesToScore")),
-                };
-                uint32_t n = r->n_profiles;
-                k = sched_config_new_profile(r->t, pr, &o, &r->cfg[n], &err);
-                if (k < 0) {
-                        diverge(r, "profile %s does not compile: %s", str_or(json_object_get(pr, "schedulerName"), "?"),
-                                err.len ? buf_str(&err) : strerror(-k));
-                        return false;
-                }
-                r->n_profiles++;
+        if (loaded.n > MAX_PROFILES)
+                fail_msg("%s: more than %d profiles", dir, MAX_PROFILES);
+        for (size_t i = 0; i < loaded.n; i++) {
+                uint32_t n = r->n_profiles++;
+                r->cfg[n] = TAKE_PTR(loaded.cfg[i]);
                 assert_non_null(r->algo[n] = sched_algo_new(r->cfg[n], NULL, NULL));
                 sched_algo_set_objects(r->algo[n], r->objs);
                 sched_algo_set_nominator(r->algo[n], r->nom);
@@ -456,7 +440,7 @@ static void decide(Replay *r, uint32_t step, const char *key, const json_t *d, c
         } else {
                 /* PreEnqueue, as the daemon's informer asks it before queueing the pod */
                 int k = profile_of(r, sp);
-                bool enqueue = k < 0 || !sched_config_pre_enqueue || sched_config_pre_enqueue(r->cfg[k], sp, NULL);
+                bool enqueue = k < 0 || sched_config_pre_enqueue(r->cfg[k], sp, NULL);
                 _cleanup_(sched_pod_unrefp) SchedPod *popped = NULL;
                 if (enqueue) {
                         assert_int_equal(sched_queue_add(r->q, sp), 0);
