@@ -268,6 +268,16 @@ bool ksc_detect(const char *text, size_t len, const KscOptions *opts);
 int ksc_load(const char *text, size_t len, const KscOptions *opts, json_t **ret_effective,
              PolicyDiags *diags);
 
+/* One profile of a v1.32 effective configuration ("decisionsLike": "v1.32") in the shape the
+ * engine's v1.20 plugin table compiles, with the same decisions (config/ksc-v1-bridge.c: the
+ * work a v1.32 plugin does at a point v1.20 does elsewhere is left to that point,
+ * NodeResourcesFit's scoringStrategy becomes the v1.20 scorer of its type with its resources and
+ * shape). external are the out-of-tree plugins a profile may enable. Returns 0 and a new
+ * reference; -EOPNOTSUPP with *ret_field naming a v1.32 argument the engine cannot run yet;
+ * -ENOMEM. */
+int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *external, size_t n_external,
+                              json_t **ret, const char **ret_field);
+
 /* The audit view of an effective configuration: per profile, the enabled plugins per
  * extension point with score weights, then the extenders, e.g.
  *
