@@ -59,6 +59,7 @@ json_t *ksc_args_default(KscArgsKind kind, const json_t *a, bool default_pod_top
         int r = 0;
         switch (kind) {
         case KSC_ARGS_NONE:
+        case KSC_ARGS_BALANCED_ALLOCATION: /* no args type in v1beta1 */
                 return NULL;
         case KSC_ARGS_DEFAULT_PREEMPTION:
                 r = set_or(o, a, "minCandidateNodesPercentage", json_integer(10));
@@ -373,6 +374,7 @@ void ksc_args_check(KscContext *c, KscArgsKind kind, const json_t *args, const c
                 break;
         case KSC_ARGS_NONE:
         case KSC_ARGS_SERVICE_AFFINITY:
+        case KSC_ARGS_BALANCED_ALLOCATION:
                 break;
         }
 }

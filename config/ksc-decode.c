@@ -239,7 +239,7 @@ static json_t *decode_plugin_config(Dec *d, const PNode *v, const KscType *t) {
         if (!args || args->type == PNODE_NULL)
                 return json_incref(o);
         const char *name = json_string_value(json_object_get(o, "name"));
-        const KscType *at = name ? ksc_schema_args(name, d->c->v1beta2) : NULL;
+        const KscType *at = name ? ksc_schema_args(name, d->c->version) : NULL;
         size_t saved = ppath_key(&d->path, "args");
         json_t *a = at ? decode_value(d, args, at) : decode_any(args);
         ppath_pop(&d->path, saved);
@@ -331,7 +331,7 @@ int ksc_decode(KscContext *c, json_t **ret_decoded) {
         Dec d = { .c = c };
         json_t *x = NULL;
         if (c->root->type == PNODE_OBJECT)
-                x = decode_value(&d, c->root, ksc_schema_root(c->v1beta2));
+                x = decode_value(&d, c->root, ksc_schema_root(c->version));
         else
                 perr(c->diags, "wrong-type", c->root->pos, "",
                      "a KubeSchedulerConfiguration must be an object, not %s", pnode_type_to_string(c->root->type));

@@ -83,7 +83,7 @@ static const char *str_or(const json_t *o, const char *key, const char *dflt) {
         return s && *s ? s : dflt;
 }
 
-static json_t *leader_election(const json_t *le) {
+json_t *ksc_leader_election_effective(const json_t *le) {
         const json_t *elect = json_object_get(le, "leaderElect");
         return json_pack("{s:b, s:o, s:o, s:o, s:s, s:s, s:s}", "leaderElect", elect ? json_is_true(elect) : true,
                          "leaseDuration", duration(dur_or(le, "leaseDuration", 15 * SECOND)), "renewDeadline",
@@ -94,7 +94,7 @@ static json_t *leader_election(const json_t *le) {
                          str_or(le, "resourceNamespace", "kube-system"));
 }
 
-static json_t *client_connection(const json_t *cc) {
+json_t *ksc_client_connection_effective(const json_t *cc) {
         double qps = json_real_value(json_object_get(cc, "qps"));
         json_int_t burst = json_integer_value(json_object_get(cc, "burst"));
         return json_pack("{s:s, s:s, s:s, s:f, s:I}", "kubeconfig", str_or(cc, "kubeconfig", ""),
@@ -140,7 +140,7 @@ static int name_cmp(const void *a, const void *b) {
 
 /* The names of the resources extenders manage with ignoredByScheduler: upstream's factory
  * makes them NodeResourcesFit's ignoredResources in every profile. NULL when none. */
-static json_t *extender_ignored_resources(const json_t *decoded) {
+json_t *ksc_extender_ignored_resources(const json_t *decoded) {
         json_auto_t *names = json_array();
         size_t i, j;
         json_t *x, *m;
@@ -155,7 +155,7 @@ static json_t *plugin_config(KscContext *c, const json_t *profile, const json_t 
         const KscPlugin *with_args[64] = {};
         size_t n = 0;
         for (size_t i = 0; ksc_plugin_at(i) && n < ELEMENTSOF(with_args); i++)
-                if (ksc_plugin_at(i)->args != KSC_ARGS_NONE)
+                if (ksc_plugin_has_args(ksc_plugin_at(i), SCHED_LINE_1_20))
                         with_args[n++] = ksc_plugin_at(i);
         qsort(with_args, n, sizeof with_args[0], name_cmp);
         json_auto_t *list = json_array();
@@ -173,7 +173,7 @@ static json_t *plugin_config(KscContext *c, const json_t *profile, const json_t 
                         }
                 json_auto_t *owned = (json_t *) args;
                 if (!args && with_args[k]->args == KSC_ARGS_NODE_RESOURCES_FIT) {
-                        json_t *ignored = extender_ignored_resources(decoded);
+                        json_t *ignored = ksc_extender_ignored_resources(decoded);
                         if (ignored)
                                 owned = json_pack("{s:o}", "ignoredResources", ignored);
                         args = owned;
@@ -204,7 +204,7 @@ static json_t *profile_effective(KscContext *c, const json_t *profile, const jso
         json_auto_t *plugins = json_object();
         if (!plugins)
                 return NULL;
-        for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_MAX; p++) {
+        for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_V1_20_MAX; p++) {
                 const json_t *custom = json_object_get(json_object_get(profile, "plugins"),
                         ksc_extension_point_to_string(p));
                 if (json_object_set_new(plugins, ksc_extension_point_to_string(p), merge_point(c, p, custom)) < 0)
@@ -215,7 +215,7 @@ static json_t *profile_effective(KscContext *c, const json_t *profile, const jso
                          "pluginConfig", plugin_config(c, profile, decoded));
 }
 
-static json_t *extender_effective(const json_t *x) {
+json_t *ksc_extender_effective(const json_t *x) {
         json_auto_t *managed = json_array();
         size_t i;
         json_t *m;
@@ -261,7 +261,7 @@ json_t *ksc_effective_build(KscContext *c, const json_t *d) {
                         return NULL;
         }
         json_array_foreach(json_object_get(d, "extenders"), i, p)
-                if (json_array_append_new(extenders, extender_effective(p)) < 0)
+                if (json_array_append_new(extenders, ksc_extender_effective(p)) < 0)
                         return NULL;
 
         const json_t *profiling = json_object_get(d, "enableProfiling");
@@ -271,10 +271,11 @@ json_t *ksc_effective_build(KscContext *c, const json_t *d) {
         json_int_t pct = json_integer_value(json_object_get(d, "percentageOfNodesToScore"));
         json_int_t ib = (v = json_object_get(d, "podInitialBackoffSeconds")) ? json_integer_value(v) : 1;
         json_int_t mb = (v = json_object_get(d, "podMaxBackoffSeconds")) ? json_integer_value(v) : 10;
-        return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b, s:b, s:I, s:I, s:I, s:O, s:O}", "apiVersion",
-                         KSC_API_VERSION_V1BETA1, "kind", KSC_KIND, "parallelism", par, "leaderElection",
-                         leader_election(json_object_get(d, "leaderElection")), "clientConnection",
-                         client_connection(json_object_get(d, "clientConnection")), "healthzBindAddress",
+        return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:b, s:b, s:I, s:I, s:I, s:O, s:O}",
+                         "apiVersion", KSC_API_VERSION_V1BETA1, "kind", KSC_KIND, "decisionsLike",
+                         KSC_DECISIONS_LIKE_1_20, "parallelism", par, "leaderElection",
+                         ksc_leader_election_effective(json_object_get(d, "leaderElection")), "clientConnection",
+                         ksc_client_connection_effective(json_object_get(d, "clientConnection")), "healthzBindAddress",
                          bind_address(json_object_get(d, "healthzBindAddress")), "metricsBindAddress",
                          bind_address(json_object_get(d, "metricsBindAddress")), "enableProfiling", prof,
                          "enableContentionProfiling", contention ? json_is_true(contention) : prof,

@@ -5,10 +5,12 @@
  *   ksc-decode.c    the strict schema: PNode tree → decoded json_t (typed, nulls dropped)
  *   ksc-duration.c  metav1.Duration: Go's ParseDuration and Duration.String()
  *   ksc-v1beta2.c   v1beta2's renames and moves, onto v1beta1
- *   ksc-plugins.c   the in-tree plugin table and v1.20.2's default plugin set
+ *   ksc-plugins.c   the in-tree plugin table (from plugin-list.h) and v1.20.2's default set
  *   ksc-defaults.c  SetDefaults_*, the enabled/disabled merge: decoded → effective json_t
  *   ksc-args.c      every plugin's arguments: defaults and the constructors' rules
- *   ksc-validate.c  upstream's validation and framework start-up rules
+ *   ksc-validate.c  upstream's validation and framework start-up rules (v1.20)
+ *   ksc-v1.c        v1 and v1beta3 as v1.32 defaults them: multiPoint, the default set, args
+ *   ksc-v1-validate.c  v1.32's validation and framework start-up rules
  *   ksc.c           ksc_load(), detection, the audit view, positions
  *
  * Diagnostics name a path ("profiles[0].plugins.score.enabled[2].weight") and the position
@@ -21,6 +23,8 @@
 #include "config/kubescheduler-config.h"
 #include "config/diag-internal.h"
 #include "config/parse.h"
+#include "config/plugin-list.h"
+#include "config/ksc-schema.h"
 
 /* ---- ksc.c ---------------------------------------------------------------------------- */
 
@@ -33,6 +37,8 @@ typedef struct KscContext {
         PolicyDiags *diags;
         const KscOptions *opts;
         bool v1beta2;           /* the input's apiVersion */
+        KscVersion version;
+        SchedLine line;         /* whose decisions: v1.20 (v1beta1, v1beta2), v1.32 (v1beta3, v1) */
         bool default_pod_topology_spread;       /* the feature gate */
         char path[PPATH_MAX];   /* kp()'s buffer */
 } KscContext;
@@ -77,17 +83,22 @@ typedef enum KscArgsKind {
         KSC_ARGS_REQUESTED_TO_CAPACITY_RATIO,
         KSC_ARGS_SERVICE_AFFINITY,
         KSC_ARGS_VOLUME_BINDING,
+        KSC_ARGS_BALANCED_ALLOCATION,
 } KscArgsKind;
 
 typedef struct KscPlugin {
         const char *name;
-        unsigned points;        /* bit (1u << KscExtensionPoint) per point it extends */
+        unsigned points[_SCHED_LINE_MAX];   /* per line, bit (1u << KscExtensionPoint) per point; 0: not a plugin of it */
         KscArgsKind args;
 } KscPlugin;
 
-const KscPlugin *ksc_plugin_find(const char *name);
+/* The plugin of that name in the line, NULL when the line has none. */
+const KscPlugin *ksc_plugin_find_in(const char *name, SchedLine line);
+#define ksc_plugin_find(name) ksc_plugin_find_in(name, SCHED_LINE_1_20)
 const KscPlugin *ksc_plugin_at(size_t i);   /* NULL past the end: iterate the table */
-const char *ksc_plugin_closest(const char *name);
+/* Whether the plugin has an arguments type in the line. */
+bool ksc_plugin_has_args(const KscPlugin *p, SchedLine line);
+const char *ksc_plugin_closest(const char *name, SchedLine line);
 
 /* v1.20.2's default set of one point, in order, with the feature gate applied: a new array of
  * {"name"[, "weight"]} (score entries carry their weight). NULL on ENOMEM. */
@@ -107,8 +118,34 @@ void ksc_args_check(KscContext *c, KscArgsKind kind, const json_t *args, const c
  * for a decoded document except on ENOMEM (NULL). */
 json_t *ksc_effective_build(KscContext *c, const json_t *decoded);
 
+/* The pieces both lines share, defaulted (new references, NULL on ENOMEM): component-base's
+ * leader election and client connection, one extender, and the names of the resources
+ * extenders manage with ignoredByScheduler (NULL when none). */
+json_t *ksc_leader_election_effective(const json_t *le);
+json_t *ksc_client_connection_effective(const json_t *cc);
+json_t *ksc_extender_effective(const json_t *x);
+json_t *ksc_extender_ignored_resources(const json_t *decoded);
+
 /* Go's net.SplitHostPort (ksc-defaults.c): 0 and new strings, -EINVAL, -ENOMEM. */
 int ksc_split_host_port(const char *s, char **ret_host, char **ret_port);
+
+/* ---- ksc-v1.c ------------------------------------------------------------------------- */
+
+/* The effective configuration of a decoded v1 or v1beta3 document, as kube-scheduler v1.32
+ * defaults it: SetDefaults_*, the default multiPoint set merged with the profile's
+ * (mergePlugins), multiPoint expanded into each point as the framework does. NULL on ENOMEM. */
+json_t *ksc_v1_effective_build(KscContext *c, const json_t *decoded);
+/* v1.32's defaults of one plugin's args (NULL: none written): a new reference, NULL on ENOMEM. */
+json_t *ksc_v1_args_default(KscArgsKind kind, const json_t *args);
+/* The default multiPoint set of v1.32 merged with a profile's multiPoint: a new array of
+ * {"name"[, "weight"]} as written. NULL on ENOMEM. */
+json_t *ksc_v1_multi_point(const json_t *custom);
+
+/* ---- ksc-v1-validate.c ---------------------------------------------------------------- */
+
+/* Every rule of v1.32 over a decoded v1 or v1beta3 document and its effective configuration,
+ * in upstream's words where upstream has them. */
+void ksc_v1_validate(KscContext *c, const json_t *decoded, const json_t *effective);
 
 /* ---- ksc-v1beta2.c -------------------------------------------------------------------- */
 
@@ -120,3 +157,11 @@ int ksc_v1beta2_convert(KscContext *c, json_t *decoded);
 
 /* Every rule over the decoded document and its effective configuration. */
 void ksc_validate(KscContext *c, const json_t *decoded, const json_t *effective);
+/* The rules both lines share: leader election (component-base's, and the resource lock of the
+ * context's line), the extenders (the Policy's rules; -ENOMEM), cmp.Equal of two PluginSets as
+ * written, the apiVersion and kind of a plugin's args, and the out-of-tree plugin of a name. */
+void ksc_check_leader_election(KscContext *c, const json_t *eff);
+int ksc_check_extenders(KscContext *c, const json_t *decoded, const json_t *eff);
+bool ksc_plugin_sets_equal(const json_t *a, const json_t *b);
+void ksc_check_args_type(KscContext *c, const json_t *args, const char *plugin, const char *where);
+const KscExternalPlugin *ksc_external_find(const KscContext *c, const char *name);

@@ -1,67 +1,64 @@
-/* The in-tree plugins of kube-scheduler v1.20.2 (pkg/scheduler/framework/plugins/registry.go)
- * with the extension points each implements, and the default plugin set
- * (pkg/scheduler/algorithmprovider/registry.go: getDefaultConfig, applyFeatureGates). A name
- * missing here is what upstream's framework refuses at start ("... does not exist"). */
+/* The in-tree plugins of kube-scheduler v1.20.2 and v1.32, read from the one plugin list
+ * (config/plugin-list.h) with the extension points each implements in each line, and v1.20.2's
+ * default plugin set (pkg/scheduler/algorithmprovider/registry.go: getDefaultConfig,
+ * applyFeatureGates; v1.32's is ksc-v1.c's). A name missing from a line is what that line's
+ * framework refuses at start ("... does not exist"). */
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
 
 #include "common/macro.h"
 #include "config/ksc-internal.h"
+#include "config/plugin-list.h"
 #include "config/util.h"
 
-#define P(point) (1u << (point))
+/* SchedPoint bits (preEnqueue first) to KscExtensionPoint bits (preEnqueue last, so that the
+ * v1.20 points keep the bits the engine and out-of-tree plugins use). */
+#define KSC_BITS(sched) ((((unsigned) (sched)) >> 1) | ((((unsigned) (sched)) & 1u) << KSC_PRE_ENQUEUE))
 
-static const KscPlugin plugins[] = {
-        { "PrioritySort", P(KSC_QUEUE_SORT), KSC_ARGS_NONE },
-        { "NodeResourcesFit", P(KSC_PRE_FILTER) | P(KSC_FILTER), KSC_ARGS_NODE_RESOURCES_FIT },
-        { "NodePorts", P(KSC_PRE_FILTER) | P(KSC_FILTER), KSC_ARGS_NONE },
-        { "NodeName", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "NodeAffinity", P(KSC_FILTER) | P(KSC_SCORE), KSC_ARGS_NODE_AFFINITY },
-        { "NodeUnschedulable", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "TaintToleration", P(KSC_FILTER) | P(KSC_PRE_SCORE) | P(KSC_SCORE), KSC_ARGS_NONE },
-        { "PodTopologySpread", P(KSC_PRE_FILTER) | P(KSC_FILTER) | P(KSC_PRE_SCORE) | P(KSC_SCORE),
-          KSC_ARGS_POD_TOPOLOGY_SPREAD },
-        { "InterPodAffinity", P(KSC_PRE_FILTER) | P(KSC_FILTER) | P(KSC_PRE_SCORE) | P(KSC_SCORE),
-          KSC_ARGS_INTER_POD_AFFINITY },
-        { "SelectorSpread", P(KSC_PRE_SCORE) | P(KSC_SCORE), KSC_ARGS_NONE },
-        { "ServiceAffinity", P(KSC_PRE_FILTER) | P(KSC_FILTER) | P(KSC_SCORE), KSC_ARGS_SERVICE_AFFINITY },
-        { "NodeLabel", P(KSC_FILTER) | P(KSC_SCORE), KSC_ARGS_NODE_LABEL },
-        { "ImageLocality", P(KSC_SCORE), KSC_ARGS_NONE },
-        { "NodeResourcesLeastAllocated", P(KSC_SCORE), KSC_ARGS_LEAST_ALLOCATED },
-        { "NodeResourcesMostAllocated", P(KSC_SCORE), KSC_ARGS_MOST_ALLOCATED },
-        { "NodeResourcesBalancedAllocation", P(KSC_SCORE), KSC_ARGS_NONE },
-        { "RequestedToCapacityRatio", P(KSC_SCORE), KSC_ARGS_REQUESTED_TO_CAPACITY_RATIO },
-        { "NodePreferAvoidPods", P(KSC_SCORE), KSC_ARGS_NONE },
-        { "VolumeBinding", P(KSC_PRE_FILTER) | P(KSC_FILTER) | P(KSC_RESERVE) | P(KSC_PRE_BIND),
-          KSC_ARGS_VOLUME_BINDING },
-        { "VolumeRestrictions", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "VolumeZone", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "NodeVolumeLimits", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "EBSLimits", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "GCEPDLimits", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "AzureDiskLimits", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "CinderLimits", P(KSC_FILTER), KSC_ARGS_NONE },
-        { "DefaultPreemption", P(KSC_POST_FILTER), KSC_ARGS_DEFAULT_PREEMPTION },
-        { "DefaultBinder", P(KSC_BIND), KSC_ARGS_NONE },
-};
+/* The list's args kinds, as the configuration model names them. */
+#define KSC_ARGS_KIND_None KSC_ARGS_NONE
+#define KSC_ARGS_KIND_DefaultPreemptionArgs KSC_ARGS_DEFAULT_PREEMPTION
+#define KSC_ARGS_KIND_InterPodAffinityArgs KSC_ARGS_INTER_POD_AFFINITY
+#define KSC_ARGS_KIND_NodeAffinityArgs KSC_ARGS_NODE_AFFINITY
+#define KSC_ARGS_KIND_NodeLabelArgs KSC_ARGS_NODE_LABEL
+#define KSC_ARGS_KIND_NodeResourcesFitArgs KSC_ARGS_NODE_RESOURCES_FIT
+#define KSC_ARGS_KIND_NodeResourcesLeastAllocatedArgs KSC_ARGS_LEAST_ALLOCATED
+#define KSC_ARGS_KIND_NodeResourcesMostAllocatedArgs KSC_ARGS_MOST_ALLOCATED
+#define KSC_ARGS_KIND_NodeResourcesBalancedAllocationArgs KSC_ARGS_BALANCED_ALLOCATION
+#define KSC_ARGS_KIND_PodTopologySpreadArgs KSC_ARGS_POD_TOPOLOGY_SPREAD
+#define KSC_ARGS_KIND_RequestedToCapacityRatioArgs KSC_ARGS_REQUESTED_TO_CAPACITY_RATIO
+#define KSC_ARGS_KIND_ServiceAffinityArgs KSC_ARGS_SERVICE_AFFINITY
+#define KSC_ARGS_KIND_VolumeBindingArgs KSC_ARGS_VOLUME_BINDING
 
-const KscPlugin *ksc_plugin_find(const char *name) {
-        for (size_t i = 0; i < ELEMENTSOF(plugins); i++)
+#define ROW(name, v120, v132, args) { #name, { KSC_BITS(v120), KSC_BITS(v132) }, KSC_ARGS_KIND_##args },
+static const KscPlugin plugins[] = { SCHED_PLUGIN_LIST(ROW) };
+#undef ROW
+
+const KscPlugin *ksc_plugin_find_in(const char *name, SchedLine line) {
+        for (size_t i = 0; name && i < ELEMENTSOF(plugins); i++)
                 if (streq(plugins[i].name, name))
-                        return &plugins[i];
+                        return plugins[i].points[line] ? &plugins[i] : NULL;
         return NULL;
+}
+
+bool ksc_plugin_has_args(const KscPlugin *p, SchedLine line) {
+        /* BalancedAllocation takes args from v1beta2 on: none in v1.20's v1beta1 */
+        return p->points[line] && p->args != KSC_ARGS_NONE &&
+               (line == SCHED_LINE_1_32 || p->args != KSC_ARGS_BALANCED_ALLOCATION);
 }
 
 const KscPlugin *ksc_plugin_at(size_t i) {
         return i < ELEMENTSOF(plugins) ? &plugins[i] : NULL;
 }
 
-const char *ksc_plugin_closest(const char *name) {
+const char *ksc_plugin_closest(const char *name, SchedLine line) {
         const char *names[ELEMENTSOF(plugins)];
+        size_t n = 0;
         for (size_t i = 0; i < ELEMENTSOF(plugins); i++)
-                names[i] = plugins[i].name;
-        return policy_closest(name, names, ELEMENTSOF(names));
+                if (plugins[i].points[line])
+                        names[n++] = plugins[i].name;
+        return policy_closest(name, names, n);
 }
 
 typedef struct DefaultEntry {
@@ -101,7 +98,7 @@ static const DefaultEntry *const default_sets[_KSC_EXTENSION_POINT_MAX] = {
         [KSC_PRE_SCORE] = default_pre_score,   [KSC_SCORE] = default_score,
         [KSC_RESERVE] = default_reserve,       [KSC_PERMIT] = default_none,
         [KSC_PRE_BIND] = default_pre_bind,     [KSC_BIND] = default_bind,
-        [KSC_POST_BIND] = default_none,
+        [KSC_POST_BIND] = default_none,        [KSC_PRE_ENQUEUE] = default_none,
 };
 
 static int append_entry(json_t *arr, const char *name, bool score, int weight) {
@@ -129,7 +126,7 @@ const char *ksc_extension_point_to_string(KscExtensionPoint p) {
                 [KSC_QUEUE_SORT] = "queueSort", [KSC_PRE_FILTER] = "preFilter", [KSC_FILTER] = "filter",
                 [KSC_POST_FILTER] = "postFilter", [KSC_PRE_SCORE] = "preScore", [KSC_SCORE] = "score",
                 [KSC_RESERVE] = "reserve", [KSC_PERMIT] = "permit", [KSC_PRE_BIND] = "preBind",
-                [KSC_BIND] = "bind", [KSC_POST_BIND] = "postBind",
+                [KSC_BIND] = "bind", [KSC_POST_BIND] = "postBind", [KSC_PRE_ENQUEUE] = "preEnqueue",
         };
         return (unsigned) p < _KSC_EXTENSION_POINT_MAX ? names[p] : NULL;
 }
@@ -142,5 +139,5 @@ int ksc_extension_point_from_string(const char *s) {
 }
 
 bool ksc_plugin_in_tree(const char *name) {
-        return ksc_plugin_find(name) != NULL;
+        return ksc_plugin_find_in(name, SCHED_LINE_1_20) || ksc_plugin_find_in(name, SCHED_LINE_1_32);
 }

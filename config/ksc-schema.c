@@ -1,6 +1,7 @@
 /* kubescheduler.config.k8s.io/v1beta1 as kube-scheduler v1.20.2 registers it
  * (staging/src/k8s.io/kube-scheduler/config/v1beta1/types.go, types_pluginargs.go, with the
- * component-base and core/v1 types they embed), and v1beta2 (v1.22) where its types differ. */
+ * component-base and core/v1 types they embed), and v1beta2 (v1.22), v1beta3 and v1 (v1.32,
+ * staging/src/k8s.io/kube-scheduler/config/v1) where their types differ. */
 #include <stddef.h>
 
 #include "config/ksc-schema.h"
@@ -112,31 +113,62 @@ OBJECT(t_balanced_args_v1beta2, "NodeResourcesBalancedAllocationArgs", TYPE_META
 OBJECT(t_volume_binding_args_v1beta2, "VolumeBindingArgs", TYPE_META, { "bindTimeoutSeconds", &t_int64 },
        { "shape", &t_shape });
 
-const KscType *ksc_schema_root(bool v1beta2) {
-        (void) v1beta2; /* the top-level fields are the same in both */
-        return &t_root;
+/* ---- v1 (v1.32) and v1beta3: the healthz and metrics addresses are gone; profiles gain
+ * preEnqueue, multiPoint and their own percentageOfNodesToScore; the allocation score plugins
+ * are NodeResourcesFit's scoringStrategy ---- */
+OBJECT(t_plugins_v1, "Plugins", { "preEnqueue", &t_plugin_set }, { "queueSort", &t_plugin_set },
+       { "preFilter", &t_plugin_set }, { "filter", &t_plugin_set }, { "postFilter", &t_plugin_set },
+       { "preScore", &t_plugin_set }, { "score", &t_plugin_set }, { "reserve", &t_plugin_set },
+       { "permit", &t_plugin_set }, { "preBind", &t_plugin_set }, { "bind", &t_plugin_set },
+       { "postBind", &t_plugin_set }, { "multiPoint", &t_plugin_set });
+OBJECT(t_profile_v1, "KubeSchedulerProfile", { "schedulerName", &t_string }, { "percentageOfNodesToScore", &t_int32 },
+       { "plugins", &t_plugins_v1 }, { "pluginConfig", &t_plugin_configs });
+ARRAY(t_profiles_v1, t_profile_v1);
+OBJECT(t_root_v1, "KubeSchedulerConfiguration", TYPE_META, { "parallelism", &t_int32 },
+       { "leaderElection", &t_leader_election }, { "clientConnection", &t_client_connection },
+       { "enableProfiling", &t_bool }, { "enableContentionProfiling", &t_bool },
+       { "percentageOfNodesToScore", &t_int32 }, { "podInitialBackoffSeconds", &t_int64 },
+       { "podMaxBackoffSeconds", &t_int64 }, { "profiles", &t_profiles_v1 }, { "extenders", &t_extenders },
+       { "delayCacheUntilActive", &t_bool });
+/* core/v1 TopologySpreadConstraint of 1.32 (validation refuses a selector in a default) */
+OBJECT(t_spread_constraint_v1, "TopologySpreadConstraint", { "maxSkew", &t_int32 }, { "topologyKey", &t_string },
+       { "whenUnsatisfiable", &t_string }, { "labelSelector", &t_label_selector }, { "minDomains", &t_int32 },
+       { "nodeAffinityPolicy", &t_string }, { "nodeTaintsPolicy", &t_string }, { "matchLabelKeys", &t_strings });
+ARRAY(t_spread_constraints_v1, t_spread_constraint_v1);
+OBJECT(t_spread_args_v1, "PodTopologySpreadArgs", TYPE_META, { "defaultConstraints", &t_spread_constraints_v1 },
+       { "defaultingType", &t_string });
+OBJECT(t_inter_pod_affinity_args_v1, "InterPodAffinityArgs", TYPE_META, { "hardPodAffinityWeight", &t_int32 },
+       { "ignorePreferredTermsOfExistingPods", &t_bool });
+
+const KscType *ksc_schema_root(KscVersion v) {
+        return v >= KSC_V1BETA3 ? &t_root_v1 : &t_root; /* v1beta1 and v1beta2 share their top level */
 }
 
-const KscType *ksc_schema_args(const char *plugin, bool v1beta2) {
+const KscType *ksc_schema_args(const char *plugin, KscVersion v) {
         static const struct {
                 const char *plugin;
-                const KscType *v1beta1, *v1beta2;
+                const KscType *type[_KSC_VERSION_MAX];
         } table[] = {
-                { "DefaultPreemption", &t_default_preemption_args, &t_default_preemption_args },
-                { "InterPodAffinity", &t_inter_pod_affinity_args, &t_inter_pod_affinity_args },
-                { "NodeAffinity", &t_node_affinity_args, &t_node_affinity_args },
-                { "NodeLabel", &t_node_label_args, NULL },
-                { "NodeResourcesFit", &t_fit_args, &t_fit_args_v1beta2 },
-                { "NodeResourcesLeastAllocated", &t_least_args, NULL },
-                { "NodeResourcesMostAllocated", &t_most_args, NULL },
-                { "NodeResourcesBalancedAllocation", NULL, &t_balanced_args_v1beta2 },
-                { "PodTopologySpread", &t_spread_args, &t_spread_args },
-                { "RequestedToCapacityRatio", &t_rtcr_args, NULL },
-                { "ServiceAffinity", &t_service_affinity_args, NULL },
-                { "VolumeBinding", &t_volume_binding_args, &t_volume_binding_args_v1beta2 },
+                { "DefaultPreemption", { &t_default_preemption_args, &t_default_preemption_args,
+                                         &t_default_preemption_args, &t_default_preemption_args } },
+                { "InterPodAffinity", { &t_inter_pod_affinity_args, &t_inter_pod_affinity_args,
+                                        &t_inter_pod_affinity_args_v1, &t_inter_pod_affinity_args_v1 } },
+                { "NodeAffinity", { &t_node_affinity_args, &t_node_affinity_args, &t_node_affinity_args,
+                                    &t_node_affinity_args } },
+                { "NodeLabel", { &t_node_label_args } },
+                { "NodeResourcesFit", { &t_fit_args, &t_fit_args_v1beta2, &t_fit_args_v1beta2, &t_fit_args_v1beta2 } },
+                { "NodeResourcesLeastAllocated", { &t_least_args } },
+                { "NodeResourcesMostAllocated", { &t_most_args } },
+                { "NodeResourcesBalancedAllocation", { NULL, &t_balanced_args_v1beta2, &t_balanced_args_v1beta2,
+                                                       &t_balanced_args_v1beta2 } },
+                { "PodTopologySpread", { &t_spread_args, &t_spread_args, &t_spread_args_v1, &t_spread_args_v1 } },
+                { "RequestedToCapacityRatio", { &t_rtcr_args } },
+                { "ServiceAffinity", { &t_service_affinity_args } },
+                { "VolumeBinding", { &t_volume_binding_args, &t_volume_binding_args_v1beta2,
+                                     &t_volume_binding_args_v1beta2, &t_volume_binding_args_v1beta2 } },
         };
         for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
                 if (streq(table[i].plugin, plugin))
-                        return v1beta2 ? table[i].v1beta2 : table[i].v1beta1;
+                        return (unsigned) v < _KSC_VERSION_MAX ? table[i].type[v] : NULL;
         return NULL;
 }

@@ -33,8 +33,17 @@ struct KscType {
         const KscType *elem;            /* arrays */
 };
 
-/* KubeSchedulerConfiguration of v1beta1 (v1.20.2) or v1beta2 (v1.22). */
-const KscType *ksc_schema_root(bool v1beta2);
+/* The versions of kubescheduler.config.k8s.io this product reads. */
+typedef enum KscVersion {
+        KSC_V1BETA1,            /* v1.20.2 */
+        KSC_V1BETA2,            /* v1.22 */
+        KSC_V1BETA3,            /* v1.23-1.28: the shape of v1 */
+        KSC_V1,                 /* v1.32 */
+        _KSC_VERSION_MAX,
+} KscVersion;
+
+/* KubeSchedulerConfiguration of the version. */
+const KscType *ksc_schema_root(KscVersion v);
 /* The arguments type of a plugin (<Name>Args registered in the version), NULL when it has none
  * (upstream then keeps the args undecoded). */
-const KscType *ksc_schema_args(const char *plugin, bool v1beta2);
+const KscType *ksc_schema_args(const char *plugin, KscVersion v);

@@ -145,7 +145,7 @@ static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
                         "NodeResourcesFit's scoringStrategy for resource scoring",
                         str(pc, "name"));
         json_t *plugins = json_object_get(prof, "plugins");
-        for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_MAX; p++) {
+        for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_V1_20_MAX; p++) {
                 const char *pn = ksc_extension_point_to_string(p);
                 json_t *set = json_object_get(plugins, pn);
                 static const char *const lists[] = { "enabled", "disabled" };
@@ -190,7 +190,7 @@ static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
 
         /* Every point merged the v1beta2 way, written back explicitly. */
         json_auto_t *out = json_object();
-        for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_MAX; p++) {
+        for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_V1_20_MAX; p++) {
                 const char *pn = ksc_extension_point_to_string(p);
                 json_auto_t *merged = merge(p, json_object_get(plugins, pn));
                 json_auto_t *enabled = json_array();

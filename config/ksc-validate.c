@@ -76,7 +76,7 @@ static int64_t duration_ns(const json_t *o, const char *key) {
         return ns;
 }
 
-static void check_leader_election(KscContext *c, const json_t *eff) {
+void ksc_check_leader_election(KscContext *c, const json_t *eff) {
         const json_t *le = json_object_get(eff, "leaderElection");
         if (!json_is_true(json_object_get(le, "leaderElect")))
                 return;
@@ -97,6 +97,15 @@ static void check_leader_election(KscContext *c, const json_t *eff) {
                         "leaderElection: kube-scheduler starts, then exits when it campaigns: leaseDuration (%s) must "
                         "exceed renewDeadline (%s), and renewDeadline %.1f × retryPeriod (%s)",
                         str(le, "leaseDuration"), str(le, "renewDeadline"), JITTER_FACTOR, str(le, "retryPeriod"));
+        if (c->line == SCHED_LINE_1_32) {
+                /* v1.32 runs only lease locks */
+                if (!streq(str(le, "resourceLock"), "leases"))
+                        ksc_err(c, "resource-lock-invalid", "leaderElection.resourceLock",
+                                "leaderElection.resourceLock: Invalid value: \"%s\": resourceLock value must be "
+                                "\"leases\"",
+                                str(le, "resourceLock"));
+                return;
+        }
         static const char *const locks[] = { "endpoints", "configmaps", "leases", "endpointsleases",
                 "configmapsleases" };
         bool known = false;
@@ -111,7 +120,7 @@ static void check_leader_election(KscContext *c, const json_t *eff) {
 
 /* cmp.Equal of two profiles' queueSort PluginSets as written (nil and empty differ; an
  * omitted weight is 0). */
-static bool plugin_sets_equal(const json_t *a, const json_t *b) {
+bool ksc_plugin_sets_equal(const json_t *a, const json_t *b) {
         if (!a || !b)
                 return !a && !b;
         static const char *const lists[] = { "enabled", "disabled" };
@@ -145,7 +154,7 @@ static bool enabled_anywhere(const json_t *eprof, const char *name) {
         return false;
 }
 
-static const KscExternalPlugin *external_find(const KscContext *c, const char *name) {
+const KscExternalPlugin *ksc_external_find(const KscContext *c, const char *name) {
         for (size_t i = 0; c->opts && name && i < c->opts->n_external; i++)
                 if (streq(c->opts->external[i].name, name))
                         return &c->opts->external[i];
@@ -181,13 +190,13 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                 const char *name = str(e, "name");
                 const KscPlugin *pl = ksc_plugin_find(name);
                 const char *path = kp(c, "profiles[%zu].plugins.%s.enabled[%zu]", pi, pn, k);
-                const KscExternalPlugin *ext = pl ? NULL : external_find(c, name);
+                const KscExternalPlugin *ext = pl ? NULL : ksc_external_find(c, name);
                 if (ext) {
                         if (!(ext->points & (1u << p)))
                                 ksc_err(c, "plugin-extension-point", path,
                                         "out-of-tree plugin %s does not extend %s", name, pn);
                 } else if (!pl) {
-                        const char *sugg = ksc_plugin_closest(name);
+                        const char *sugg = ksc_plugin_closest(name, SCHED_LINE_1_20);
                         const char *dir = c->opts ? c->opts->plugin_dir : NULL;
                         char where[1024] = "";
                         if (dir && c->opts->external_declared)
@@ -196,7 +205,7 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                                 snprintf(where, sizeof where, " nor as an out-of-tree plugin %s/%s.so", dir, name);
                         ksc_err(c, "plugin-unknown", path, "plugin \"%s\" does not exist in kube-scheduler v1.20%s%s%s%s",
                                 name, where, sugg ? "; did you mean \"" : "", sugg ? sugg : "", sugg ? "\"?" : "");
-                } else if (!(pl->points & (1u << p)))
+                } else if (!(pl->points[SCHED_LINE_1_20] & (1u << p)))
                         ksc_err(c, "plugin-extension-point", path, "plugin %s does not extend %s", name, pn);
                 for (j = 0; j < i; j++)
                         if (streq(str(json_array_get(enabled, j), "name"), name)) {
@@ -233,11 +242,15 @@ static void check_point(KscContext *c, size_t pi, KscExtensionPoint p, const jso
                         "a profile needs at least one bind plugin (DefaultBinder)");
 }
 
-static void check_args_type(KscContext *c, const json_t *args, const char *plugin, const char *where) {
+void ksc_check_args_type(KscContext *c, const json_t *args, const char *plugin, const char *where) {
         char path[PPATH_MAX], want_kind[128];
         snprintf(path, sizeof path, "%s", where); /* where may be kp()'s buffer */
         snprintf(want_kind, sizeof want_kind, "%sArgs", plugin);
-        const char *want_version = c->v1beta2 ? KSC_API_VERSION_V1BETA2 : KSC_API_VERSION_V1BETA1;
+        static const char *const versions[_KSC_VERSION_MAX] = {
+                [KSC_V1BETA1] = KSC_API_VERSION_V1BETA1, [KSC_V1BETA2] = KSC_API_VERSION_V1BETA2,
+                [KSC_V1BETA3] = KSC_API_VERSION_V1BETA3, [KSC_V1] = KSC_API_VERSION_V1,
+        };
+        const char *want_version = versions[c->version];
         const json_t *k = json_object_get(args, "kind"), *v = json_object_get(args, "apiVersion");
         if (k && !streq(json_string_value(k), want_kind))
                 ksc_err(c, "args-kind-mismatch", kp(c, "%s.kind", path), "the args of %s are of kind %s, not %s",
@@ -270,7 +283,7 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
                                         name, j);
                                 break;
                         }
-                const KscExternalPlugin *ext = pl ? NULL : external_find(c, name);
+                const KscExternalPlugin *ext = pl ? NULL : ksc_external_find(c, name);
                 if (ext) {
                         if (ext->check_args) {
                                 json_t *args = json_object_get(pc, "args");
@@ -287,7 +300,7 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
                         continue;
                 }
                 if (!pl || pl->args == KSC_ARGS_NONE) {
-                        const char *sugg = pl ? NULL : ksc_plugin_closest(name);
+                        const char *sugg = pl ? NULL : ksc_plugin_closest(name, SCHED_LINE_1_20);
                         ksc_err(c, "plugin-config-unknown", kp(c, "profiles[%zu].pluginConfig[%zu].name", pi, i),
                                 "%s%s%s takes no arguments%s%s%s", pl ? "plugin " : "\"", name, pl ? "" : "\"",
                                 sugg ? "; did you mean \"" : "", sugg ? sugg : "", sugg ? "\"?" : "");
@@ -300,7 +313,7 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
                                 "config is refused as repeated config; list the resources here instead");
                 const json_t *args = json_object_get(pc, "args");
                 if (args)
-                        check_args_type(c, args, name, kp(c, "profiles[%zu].pluginConfig[%zu].args", pi, i));
+                        ksc_check_args_type(c, args, name, kp(c, "profiles[%zu].pluginConfig[%zu].args", pi, i));
         }
         /* The constructors' rules, for the plugins this profile runs. */
         json_array_foreach(json_object_get(eprof, "pluginConfig"), i, pc) {
@@ -321,7 +334,7 @@ static void check_plugin_config(KscContext *c, size_t pi, const json_t *dprof, c
 
 /* The extender rules are the Policy's (the same upstream code): checked through a Policy
  * holding only the extenders. httpTimeout is a duration here, checked below. */
-static int check_extenders(KscContext *c, const json_t *decoded, const json_t *eff) {
+int ksc_check_extenders(KscContext *c, const json_t *decoded, const json_t *eff) {
         _cleanup_(policy_freep) Policy *p = calloc(1, sizeof(Policy));
         const json_t *list = json_object_get(decoded, "extenders");
         if (!p || !(p->extenders = calloc(json_array_size(list) + 1, sizeof(PolicyExtender))))
@@ -386,7 +399,7 @@ static int check_extenders(KscContext *c, const json_t *decoded, const json_t *e
 void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
         if (json_integer_value(json_object_get(json_object_get(eff, "clientConnection"), "burst")) < 0)
                 ksc_err(c, "burst-range", "clientConnection.burst", "clientConnection.burst must not be negative");
-        check_leader_election(c, eff);
+        ksc_check_leader_election(c, eff);
         if (json_integer_value(json_object_get(eff, "parallelism")) <= 0)
                 ksc_err(c, "parallelism-range", "parallelism", "parallelism must be greater than zero");
         check_socket_addr(c, eff, "healthzBindAddress");
@@ -435,19 +448,19 @@ void ksc_validate(KscContext *c, const json_t *d, const json_t *eff) {
                                 break;
                         }
                 const json_t *dplugins = json_object_get(dp, "plugins");
-                for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_MAX; p++)
+                for (KscExtensionPoint p = 0; p < _KSC_EXTENSION_POINT_V1_20_MAX; p++)
                         check_point(c, i, p, json_object_get(dplugins, ksc_extension_point_to_string(p)),
                                     json_object_get(json_object_get(ep, "plugins"), ksc_extension_point_to_string(p)));
                 if (i > 0) {
                         const json_t *q0 = json_object_get(json_object_get(json_array_get(dprofiles, 0), "plugins"),
                                 "queueSort");
-                        if (!plugin_sets_equal(q0, json_object_get(dplugins, "queueSort")))
+                        if (!ksc_plugin_sets_equal(q0, json_object_get(dplugins, "queueSort")))
                                 ksc_err(c, "queue-sort-mismatch", kp(c, "profiles[%zu].plugins.queueSort", i),
                                         "queueSort must be written the same in every profile (one queue serves them "
                                         "all)");
                 }
                 check_plugin_config(c, i, dp, ep, extender_fit);
         }
-        if (check_extenders(c, d, eff) < 0)
+        if (ksc_check_extenders(c, d, eff) < 0)
                 c->diags->oom = true;
 }

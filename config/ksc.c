@@ -1,7 +1,8 @@
 /* ksc_load(): the KubeSchedulerConfiguration front door, end to end: parse (the Policy side's
  * document model, positions and bounds), check the type (apiVersion and kind select the
  * schema, as upstream's scheme does), decode strictly, bring v1beta2 onto v1beta1, build the
- * effective configuration, validate both, and hand the effective one out. Also the audit view
+ * effective configuration of the line the version decides like (v1.20 or v1.32), validate
+ * both, and hand the effective one out. Also the audit view
  * and the position lookup every KSC diagnostic goes through. */
 #include <errno.h>
 #include <stdarg.h>
@@ -104,12 +105,17 @@ static bool check_type(KscContext *c) {
                         "apiVersion " KSC_API_VERSION_V1BETA1 " is required (kube-scheduler: \"Object 'apiVersion' is "
                         "missing\")");
                 ok = false;
-        } else if (streq(version, KSC_API_VERSION_V1BETA2))
+        } else if (streq(version, KSC_API_VERSION_V1BETA2)) {
                 c->v1beta2 = true;
-        else if (!streq(version, KSC_API_VERSION_V1BETA1)) {
+                c->version = KSC_V1BETA2;
+        } else if (streq(version, KSC_API_VERSION_V1BETA3) || streq(version, KSC_API_VERSION_V1)) {
+                c->version = streq(version, KSC_API_VERSION_V1) ? KSC_V1 : KSC_V1BETA3;
+                c->line = SCHED_LINE_1_32;
+        } else if (!streq(version, KSC_API_VERSION_V1BETA1)) {
                 ksc_err(c, "invalid-api-version", "apiVersion",
-                        "apiVersion \"%.100s\" is not one this scheduler reads: " KSC_API_VERSION_V1BETA1
-                        " (kube-scheduler v1.20) or " KSC_API_VERSION_V1BETA2 " (v1.22)",
+                        "apiVersion \"%.100s\" is not one this scheduler reads: " KSC_API_VERSION_V1
+                        " or v1beta3 (decided as kube-scheduler v1.32), " KSC_API_VERSION_V1BETA1
+                        " or v1beta2 (decided as kube-scheduler v1.20)",
                         version);
                 ok = false;
         }
@@ -142,10 +148,14 @@ static int load(const char *text, size_t len, const KscOptions *opts, json_t **r
                 return r;
         if (c.v1beta2 && ksc_v1beta2_convert(&c, decoded) < 0)
                 return -ENOMEM;
-        json_auto_t *eff = ksc_effective_build(&c, decoded);
+        bool v132 = c.line == SCHED_LINE_1_32;
+        json_auto_t *eff = v132 ? ksc_v1_effective_build(&c, decoded) : ksc_effective_build(&c, decoded);
         if (!eff)
                 return -ENOMEM;
-        ksc_validate(&c, decoded, eff);
+        if (v132)
+                ksc_v1_validate(&c, decoded, eff);
+        else
+                ksc_validate(&c, decoded, eff);
         if (diags->oom)
                 return -ENOMEM;
         if (diags->n_errors > before)
@@ -169,10 +179,14 @@ int ksc_effective_format_text(const json_t *eff, char **ret_text) {
         json_t *p, *e;
         json_array_foreach(json_object_get(eff, "profiles"), i, p) {
                 r = r < 0 ? r : buf_printf(&b, "profile %s:\n", json_string_value(json_object_get(p, "schedulerName")));
-                for (KscExtensionPoint x = 0; x < _KSC_EXTENSION_POINT_MAX && r >= 0; x++) {
+                for (size_t k = 0; k < _KSC_EXTENSION_POINT_MAX && r >= 0; k++) {
+                        /* preEnqueue first, where the line has it */
+                        KscExtensionPoint x = k == 0 ? KSC_PRE_ENQUEUE : (KscExtensionPoint) (k - 1);
                         const char *pn = ksc_extension_point_to_string(x);
-                        const json_t *list = json_object_get(json_object_get(json_object_get(p, "plugins"), pn),
-                                "enabled");
+                        const json_t *set = json_object_get(json_object_get(p, "plugins"), pn);
+                        if (!set)
+                                continue;
+                        const json_t *list = json_object_get(set, "enabled");
                         r = buf_printf(&b, "  %s:%s", pn, json_array_size(list) ? "" : " (none)");
                         json_array_foreach(list, j, e) {
                                 const json_t *w = json_object_get(e, "weight");

@@ -1,9 +1,16 @@
 #pragma once
 /* libconfig's second front door: a KubeSchedulerConfiguration (the Scheduler Framework's
- * configuration, kubescheduler.config.k8s.io/v1beta1 as kube-scheduler v1.20.2 reads it, and
- * v1beta2 where it only renames or moves fields), decoded, defaulted and validated as
- * kube-scheduler v1.20.2 does at start, and turned into one *effective configuration*: the
- * document the bundled scheduler compiles and the validator prints.
+ * configuration), decoded, defaulted and validated as the kube-scheduler line it belongs to
+ * does at start, and turned into one *effective configuration*: the document the bundled
+ * scheduler compiles and the validator prints. Two lines:
+ *
+ *   kubescheduler.config.k8s.io/v1, v1beta3   kube-scheduler v1.32 ("decisionsLike": "v1.32";
+ *                                             v1beta3 is read as 1.23-1.28 read it, the shape
+ *                                             of v1, with 1.32's defaults and rules)
+ *   kubescheduler.config.k8s.io/v1beta1, v1beta2   kube-scheduler v1.20.2 ("decisionsLike":
+ *                                             "v1.20"; v1beta2 where it only renames or moves
+ *                                             fields: a cluster that runs it is a v1.20-1.22
+ *                                             cluster)
  *
  * Typical use (the scheduler, the validator):
  *
@@ -93,7 +100,70 @@
  *   gets (unset or "0s" → "5s", as upstream's HTTPExtender).
  *
  * Anything the engine must honour but cannot express in this shape is refused with a
- * diagnostic instead (e.g. an out-of-tree plugin name: rule "plugin-unknown"). */
+ * diagnostic instead (e.g. an out-of-tree plugin name: rule "plugin-unknown").
+ *
+ * ---- The effective configuration of the v1.32 line (v1, v1beta3) ------------------------
+ *
+ * The same idea in v1's own type, kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration,
+ * every key always present:
+ *
+ *   {
+ *     "apiVersion": "kubescheduler.config.k8s.io/v1",   (also for v1beta3 input)
+ *     "kind": "KubeSchedulerConfiguration",
+ *     "decisionsLike": "v1.32",
+ *     "parallelism": 16, "leaderElection": { ... as above ... },
+ *     "clientConnection": { ... as above: contentType protobuf, qps 50, burst 100 ... },
+ *     "enableProfiling": true, "enableContentionProfiling": true,
+ *     "percentageOfNodesToScore": 0..100,      (0: adaptive, 50 - nodes/125 with a 5% floor)
+ *     "podInitialBackoffSeconds": 1, "podMaxBackoffSeconds": 10,
+ *     "delayCacheUntilActive": false,
+ *     "profiles": [ {
+ *        "schedulerName": "default-scheduler",
+ *        "percentageOfNodesToScore": N,          (the profile's, else the top-level value)
+ *        "plugins": {                            (all twelve points, preEnqueue first)
+ *          "preEnqueue": { "enabled": [ { "name": "SchedulingGates" } ] },
+ *          "queueSort": ..., "preFilter": ..., "filter": ..., "postFilter": ...,
+ *          "preScore": ..., "score": { "enabled": [ { "name": "TaintToleration", "weight": 3 },
+ *          ... ] }, "reserve": ..., "permit": ..., "preBind": ..., "bind": ..., "postBind": ...
+ *        },
+ *        "pluginConfig": [ ... ]
+ *     } ],
+ *     "extenders": [ ... as above ... ]
+ *   }
+ *
+ * - There is no "multiPoint" and no "disabled": v1.32's default set is a multiPoint list
+ *   (SchedulingGates, PrioritySort, NodeUnschedulable, NodeName, TaintToleration 3,
+ *   NodeAffinity 2, NodePorts, NodeResourcesFit 1, VolumeRestrictions, NodeVolumeLimits,
+ *   VolumeBinding, VolumeZone, PodTopologySpread 2, InterPodAffinity 2, DefaultPreemption,
+ *   NodeResourcesBalancedAllocation 1, ImageLocality 1, DefaultBinder), merged with the
+ *   profile's multiPoint (a default enabled again is replaced in place, "*" disables all) and
+ *   expanded into every point each plugin implements in v1.32 (config/plugin-list.h), as the
+ *   framework does: a point's "disabled" (or "*") keeps a multiPoint plugin out of it; a plugin
+ *   also enabled at the point itself overrides its multiPoint entry and comes first, then the
+ *   multiPoint plugins, then the point's other plugins. Score weights: the point's own entry
+ *   wins over the multiPoint one; 0 or unset is 1.
+ * - "pluginConfig" has one entry per in-tree v1.32 plugin with an arguments type, enabled or
+ *   not, sorted by name, defaulted as v1's SetDefaults_*:
+ *     DefaultPreemption   { minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100 }
+ *     InterPodAffinity    { hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false }
+ *     NodeAffinity        { } or { addedAffinity: {...} }
+ *     NodeResourcesBalancedAllocation
+ *                         { resources: [ {name: "cpu", weight: 1}, {name: "memory", weight: 1} ] }
+ *     NodeResourcesFit    { ignoredResources: [], ignoredResourceGroups: [],
+ *                           scoringStrategy: { type: "LeastAllocated", resources: [cpu 1,
+ *                           memory 1][, requestedToCapacityRatio: { shape: [...] }] } }
+ *                         (resources as written, each 0 weight 1; an extender's
+ *                         ignoredByScheduler resources replace ignoredResources)
+ *     PodTopologySpread   { defaultConstraints: [], defaultingType: "System" }
+ *                         (System whenever unset; the engine applies 1.32's system defaults)
+ *     VolumeBinding       { bindTimeoutSeconds: 600[, shape: [...] as written, refused] }
+ *   followed by policy-scheduler's out-of-tree plugins' args as written.
+ * - Refused as kube-scheduler v1.32 refuses them, in its words: EBSLimits, GCEPDLimits,
+ *   AzureDiskLimits and CinderLimits (rule "plugin-removed", "was invalid in version "v1""),
+ *   the v1.20 plugins the 1.32 registry no longer has (SelectorSpread, ServiceAffinity,
+ *   NodeLabel, NodePreferAvoidPods, NodeResourcesLeastAllocated/MostAllocated,
+ *   RequestedToCapacityRatio: "ScorePlugin "X" does not exist", rule "plugin-unknown"),
+ *   healthzBindAddress and metricsBindAddress (unknown fields of v1), a non-lease lock. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -105,6 +175,11 @@ typedef struct json_t json_t;
 #define KSC_API_GROUP "kubescheduler.config.k8s.io"
 #define KSC_API_VERSION_V1BETA1 KSC_API_GROUP "/v1beta1"
 #define KSC_API_VERSION_V1BETA2 KSC_API_GROUP "/v1beta2"
+#define KSC_API_VERSION_V1BETA3 KSC_API_GROUP "/v1beta3"
+#define KSC_API_VERSION_V1 KSC_API_GROUP "/v1"
+/* The effective document's "decisionsLike": the Kubernetes line whose decisions it follows. */
+#define KSC_DECISIONS_LIKE_1_20 "v1.20"
+#define KSC_DECISIONS_LIKE_1_32 "v1.32"
 #define KSC_KIND "KubeSchedulerConfiguration"
 #define KSC_DEFAULT_SCHEDULER_NAME "default-scheduler"
 #define KSC_DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE 0
@@ -119,7 +194,9 @@ typedef struct json_t json_t;
 #define KSC_MAX_PROFILES 256u
 #define KSC_MAX_PLUGIN_ENTRIES 64u
 
-/* The extension points, in the order the effective "plugins" object lists them. */
+/* The extension points, in the order the effective "plugins" object lists them (preEnqueue, a
+ * point of the v1.32 line only, comes first there; it is numbered last so that the bits of
+ * the v1.20 points, which out-of-tree plugins and the engine share, stay as they were). */
 typedef enum KscExtensionPoint {
         KSC_QUEUE_SORT,
         KSC_PRE_FILTER,
@@ -132,14 +209,16 @@ typedef enum KscExtensionPoint {
         KSC_PRE_BIND,
         KSC_BIND,
         KSC_POST_BIND,
+        KSC_PRE_ENQUEUE,
         _KSC_EXTENSION_POINT_MAX,
+        _KSC_EXTENSION_POINT_V1_20_MAX = KSC_PRE_ENQUEUE,   /* the points of the v1.20 line */
 } KscExtensionPoint;
 
 /* "queueSort", "preFilter", ...: the JSON key of a point. */
 const char *ksc_extension_point_to_string(KscExtensionPoint p);
 /* The point whose JSON key is s (case-sensitive, as the strict decoder), or -EINVAL. */
 int ksc_extension_point_from_string(const char *s);
-/* Whether name is one of kube-scheduler v1.20's in-tree plugins. */
+/* Whether name is one of the in-tree plugins of kube-scheduler v1.20 or v1.32. */
 bool ksc_plugin_in_tree(const char *name);
 
 /* An out-of-tree plugin of policy-scheduler (--plugin-dir), as the caller loaded it: a profile
@@ -188,6 +267,16 @@ bool ksc_detect(const char *text, size_t len, const KscOptions *opts);
  * allowed); -EINVAL with errors in diags; -E2BIG past the size bound; -ENOMEM. */
 int ksc_load(const char *text, size_t len, const KscOptions *opts, json_t **ret_effective,
              PolicyDiags *diags);
+
+/* One profile of a v1.32 effective configuration ("decisionsLike": "v1.32") in the shape the
+ * engine's v1.20 plugin table compiles, with the same decisions (config/ksc-v1-bridge.c: the
+ * work a v1.32 plugin does at a point v1.20 does elsewhere is left to that point,
+ * NodeResourcesFit's scoringStrategy becomes the v1.20 scorer of its type with its resources and
+ * shape). external are the out-of-tree plugins a profile may enable. Returns 0 and a new
+ * reference; -EOPNOTSUPP with *ret_field naming a v1.32 argument the engine cannot run yet;
+ * -ENOMEM. */
+int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *external, size_t n_external,
+                              json_t **ret, const char **ret_field);
 
 /* The audit view of an effective configuration: per profile, the enabled plugins per
  * extension point with score weights, then the extenders, e.g.

@@ -26,6 +26,9 @@ CONFIG_LIB_SRCS := \
 	config/ksc-args.c \
 	config/ksc-defaults.c \
 	config/ksc-v1beta2.c \
+	config/ksc-v1.c \
+	config/ksc-v1-validate.c \
+	config/ksc-v1-bridge.c \
 	config/ksc-validate.c
 
 $(eval $(call static_lib,config,$(CONFIG_LIB_SRCS)))

@@ -15,6 +15,7 @@
 
 #include "common/macro.h"
 #include "config/diag-internal.h"
+#include "config/plugin-list.h"
 #include "config/policy-internal.h"
 #include "config/util.h"
 
@@ -33,6 +34,7 @@ typedef struct Translator {
         ScorePlugin scores[MAX_PLUGINS];
         size_t n_scores;
         PPath path;
+        bool cloud_limits_noted;
 } Translator;
 
 static const char *entry_path(Translator *t, const char *list, ssize_t i) {
@@ -42,6 +44,17 @@ static const char *entry_path(Translator *t, const char *list, ssize_t i) {
         ppath_key(&t->path, list);
         ppath_index(&t->path, (size_t) i);
         return t->path.buf;
+}
+
+/* Whether kube-scheduler v1.32, which reads the v1 this writes, has the plugin (the one plugin
+ * list's v1.32 column). */
+static bool in_v1_32(const char *name) {
+#define IN_V1_32(plugin, v120, v132, args)                                                         \
+        if ((v132) != 0 && streq(#plugin, name))                                                   \
+                return true;
+        SCHED_PLUGIN_LIST(IN_V1_32)
+#undef IN_V1_32
+        return false;
 }
 
 static void add_filter(Translator *t, const char *name) {
@@ -146,6 +159,21 @@ static void translate_predicates(Translator *t, const PolicyEffective *e) {
                         const char *piece = plugin_piece(re->plugin, k);
                         if (!piece)
                                 break;
+                        if (!in_v1_32(piece)) {
+                                /* the cloud volume limits: kube-scheduler 1.32 refuses them in v1 ("was
+                                 * invalid in version "v1""); their volumes are CSI-migrated, which
+                                 * NodeVolumeLimits counts */
+                                if (!t->cloud_limits_noted)
+                                        pnote(t->diags, "translate-changed", pos_pred(p, at),
+                                              entry_path(t, "predicates", at),
+                                              "%s (and any other cloud volume-count predicate) maps to a plugin "
+                                              "kube-scheduler 1.32 no longer has (EBSLimits, GCEPDLimits, "
+                                              "AzureDiskLimits, CinderLimits): NodeVolumeLimits counts those "
+                                              "volumes through their CSI drivers",
+                                              pr->name);
+                                t->cloud_limits_noted = true;
+                                piece = "NodeVolumeLimits";
+                        }
                         add_filter(t, piece);
                 }
         }
@@ -159,7 +187,7 @@ static json_t *rtc_strategy(const PolicyArgument *a) {
         json_t *shape = json_array(), *res = json_array();
         for (size_t i = 0; shape && i < a->n_shape; i++)
                 json_array_append_new(shape, json_pack("{s:I, s:I}", "utilization", (json_int_t) a->shape[i].utilization,
-                                                       "score", (json_int_t) (a->shape[i].score * 10)));
+                                                       "score", (json_int_t) a->shape[i].score));
         for (size_t i = 0; res && i < a->n_resources; i++)
                 json_array_append_new(res, json_pack("{s:s, s:I}", "name", a->resources[i].name ? a->resources[i].name : "",
                                                      "weight", (json_int_t) policy_resource_weight(&a->resources[i])));
@@ -201,10 +229,9 @@ static json_t *translate_priorities(Translator *t, const PolicyEffective *e) {
                 else if (pr->id == POLICY_PRIO_MOST_REQUESTED)
                         s = json_pack("{s:s}", "type", "MostAllocated");
                 else if (pr->id == POLICY_PRIO_REQUESTED_TO_CAPACITY_RATIO && pr->argument) {
+                        /* the shape keeps its 0..10 scores: v1's plugin scales them to 0..100 itself
+                         * (validation refuses a score above 10) */
                         s = rtc_strategy(pr->argument);
-                        pnote(t->diags, "translate-changed", pos_prio(p, at), path,
-                              "the requestedToCapacityRatio shape scores are multiplied by 10 (modern scores are "
-                              "0..100)");
                 }
                 if (s) {
                         if (strategy) {

@@ -43,17 +43,21 @@ static void help(void) {
         printf("Usage: policy-validator [OPTIONS] FILE|-\n"
                "       policy-validator --profile NAME [--effective|--translate|--normalize]\n"
                "\n"
-               "Validate a Kubernetes scheduler Policy (policy.cfg, JSON or YAML) or a KubeSchedulerConfiguration\n"
-               "(kubescheduler.config.k8s.io/v1beta1 or v1beta2, recognised by its kind) and explain what it does.\n"
+               "Validate a Kubernetes scheduler Policy (policy.cfg, JSON or YAML; decided as kube-scheduler\n"
+               "v1.20) or a KubeSchedulerConfiguration, recognised by its kind, and explain what it does:\n"
+               "  kubescheduler.config.k8s.io/v1, v1beta3        as kube-scheduler v1.32 reads and decides it\n"
+               "  kubescheduler.config.k8s.io/v1beta1, v1beta2   as kube-scheduler v1.20 reads and decides it\n"
                "For a KubeSchedulerConfiguration, --effective prints each profile's plugins per extension point\n"
-               "with score weights, and --output json includes the effective configuration.\n"
+               "with score weights, and --output json includes the effective configuration (its\n"
+               "\"decisionsLike\" says which line: \"v1.32\" or \"v1.20\").\n"
                "\n"
                "  -o, --output=FORMAT      text (default) or json\n"
                "  -c, --configmap          the input is a ConfigMap manifest: validate data[\"policy.cfg\"]\n"
                "  -e, --effective          print the effective configuration (execution order, mandatory\n"
                "                           predicates, weights, extenders)\n"
                "  -t, --translate[=VERSION]  print an equivalent KubeSchedulerConfiguration: v1 (default,\n"
-               "                           Kubernetes 1.25+) or v1beta1 (what kube-scheduler v1.20 reads)\n"
+               "                           what kube-scheduler 1.25+ reads; loads in 1.32) or v1beta1\n"
+               "                           (what kube-scheduler v1.20 reads)\n"
                "  -n, --normalize          print the canonical, normalized policy\n"
                "  -p, --profile=NAME       use the built-in policy of a profile (LowNodeUtilization,\n"
                "                           HighNodeUtilization, NoScoring) instead of a file\n"
@@ -295,7 +299,7 @@ static int dump_json(json_t *j) {
         return r < 0 ? -EIO : 0;
 }
 
-/* A KubeSchedulerConfiguration: validated as kube-scheduler v1.20.2 decodes it; --effective
+/* A KubeSchedulerConfiguration: validated as its line (v1.32 or v1.20) decodes it; --effective
  * prints the audit view, --output json carries the effective configuration. */
 static int run_ksc(const Args *a, const char *name, const Buf *in) {
         if (a->translate || a->normalize) {

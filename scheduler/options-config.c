@@ -1,6 +1,9 @@
 /* SchedOptions, the files: KubeSchedulerConfiguration and PolicySchedulerSettings (see
- * options.h). Configuration files go through one YAML -> JSON step so the field checks
- * below read plain jansson values, whatever the file's syntax. */
+ * options.h). A KubeSchedulerConfiguration of any version this product decides like (v1,
+ * v1beta3: kube-scheduler v1.32; v1beta1, v1beta2: v1.20) is read once, by libconfig's
+ * ksc_load(), and every setting comes from its effective configuration. The v1alpha1 shape of
+ * the seed write-ups and PolicySchedulerSettings, which libconfig does not model, go through
+ * one YAML -> JSON step so the field checks below read plain jansson values. */
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -324,113 +327,148 @@ static int apply_misc(SchedOptions *o, const json_t *j, Buf *err) {
 
 /* ---- the framework's KubeSchedulerConfiguration ---- */
 
-/* Whether the file says what only the framework expresses, so that a Policy source as well
- * would leave part of it unused. */
-static bool needs_framework(const json_t *j) {
-        const json_t *profiles = json_object_get(j, "profiles"), *p;
-        size_t i;
-        if (json_array_size(profiles) > 1 || json_array_size(json_object_get(j, "extenders")) > 0)
-                return true;
-        json_array_foreach(profiles, i, p)
-                if (json_object_get(p, "plugins") || json_object_get(p, "pluginConfig"))
-                        return true;
-        return false;
+/* The effective document of the same version with nothing written: what a profile that
+ * configures nothing looks like, to tell whether the file says what only the framework
+ * expresses (a Policy source as well would then leave part of it unused). */
+static int needs_framework(const json_t *eff, const KscOptions *ko, bool *ret) {
+        const json_t *profiles = json_object_get(eff, "profiles");
+        if (json_array_size(profiles) > 1 || json_array_size(json_object_get(eff, "extenders")) > 0) {
+                *ret = true;
+                return 0;
+        }
+        char bare[256];
+        snprintf(bare, sizeof bare, "apiVersion: %s\nkind: " KSC_KIND "\n",
+                 json_string_value(json_object_get(eff, "apiVersion")));
+        PolicyDiags diags = {};
+        json_auto_t *dflt = NULL;
+        int r = ksc_load(bare, strlen(bare), ko, &dflt, &diags);
+        policy_diags_clear(&diags);
+        if (r < 0)
+                return r;
+        const json_t *p = json_array_get(profiles, 0), *q = json_array_get(json_object_get(dflt, "profiles"), 0);
+        *ret = !json_equal(json_object_get(p, "plugins"), json_object_get(q, "plugins")) ||
+               !json_equal(json_object_get(p, "pluginConfig"), json_object_get(q, "pluginConfig"));
+        return 0;
 }
 
-/* The top-level settings of an effective configuration (v1beta2 input: its fields are
- * libconfig's to map, so the settings are read from the effective shape). */
-static int apply_effective(SchedOptions *o, const json_t *eff, Buf *err) {
+/* leaderElection of an effective configuration: durations are Go's, set by libconfig. */
+static int apply_effective_leader(SchedOptions *o, const json_t *le, Buf *err) {
         const json_t *v;
-        if ((v = json_object_get(eff, "percentageOfNodesToScore")) && json_is_integer(v))
-                o->percentage = (int32_t) json_integer_value(v);
-        if ((v = json_object_get(eff, "podInitialBackoffSeconds")) && json_is_integer(v))
-                o->pod_initial_backoff_usec = (int64_t) json_integer_value(v) * 1000000;
-        if ((v = json_object_get(eff, "podMaxBackoffSeconds")) && json_is_integer(v))
-                o->pod_max_backoff_usec = (int64_t) json_integer_value(v) * 1000000;
+        if ((v = json_object_get(le, "leaderElect")) && !o->set_leader_elect)
+                o->leader_elect = json_is_true(v);
+        static const char *const durations[] = { "leaseDuration", "renewDeadline", "retryPeriod" };
+        int64_t *dst[] = { &o->lease_duration_usec, &o->renew_deadline_usec, &o->retry_period_usec };
+        for (size_t i = 0; i < ELEMENTSOF(durations); i++) {
+                const char *d = json_string_value(json_object_get(le, durations[i]));
+                if (d && (duration_parse(d, dst[i]) < 0 || *dst[i] <= 0))
+                        return sched_opt_errf(err, -EINVAL, "leaderElection.%s: not a positive duration: %s",
+                                              durations[i], d);
+        }
+        const char *lock = json_string_value(json_object_get(le, "resourceLock"));
+        if (lock && strcmp(lock, "leases") != 0 && strcmp(lock, "endpointsleases") != 0 &&
+            strcmp(lock, "configmapsleases") != 0)
+                return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: %s is not supported (leases only)", lock);
+        int r;
+        if ((r = get_str(le, "resourceNamespace", &o->lease_namespace)) < 0 ||
+            (r = get_str(le, "resourceName", &o->lease_name)) < 0)
+                return r;
+        return 0;
+}
+
+/* The profiles the engine compiles: a v1.32 document's in the shape of the engine's v1.20
+ * plugin table (libconfig's ksc_v1_profile_for_engine), a v1.20 one's as they are. */
+static int engine_profiles(SchedOptions *o, json_t *eff, Buf *err) {
+        if (strcmp(json_string_value(json_object_get(eff, "decisionsLike")), KSC_DECISIONS_LIKE_1_32) != 0)
+                return 0;
+        json_t *profiles = json_object_get(eff, "profiles");
+        size_t i;
+        json_t *p;
+        json_array_foreach(profiles, i, p) {
+                json_t *mapped = NULL;
+                const char *field = NULL;
+                int r = ksc_v1_profile_for_engine(p, o->ksc_external, o->n_ksc_external, &mapped, &field);
+                if (r == -EOPNOTSUPP)
+                        return sched_opt_errf(err, -EINVAL, "profiles[%zu]: %s is not run by this scheduler's engine yet",
+                                              i, field);
+                if (r < 0 || json_array_set_new(profiles, i, mapped) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Every setting of a KubeSchedulerConfiguration comes from libconfig's effective
+ * configuration (ksc_load: decoded, defaulted and validated once, as the version's
+ * kube-scheduler line does); flags win where upstream's do. */
+static int apply_effective(SchedOptions *o, json_t *eff, const KscOptions *ko, Buf *err) {
+        const json_t *v;
+        int r;
+        o->percentage = (int32_t) json_integer_value(json_object_get(eff, "percentageOfNodesToScore"));
+        static const char *const backoffs[] = { "podInitialBackoffSeconds", "podMaxBackoffSeconds" };
+        int64_t *dst[] = { &o->pod_initial_backoff_usec, &o->pod_max_backoff_usec };
+        for (size_t i = 0; i < ELEMENTSOF(backoffs); i++) {
+                json_int_t sec = json_integer_value(json_object_get(eff, backoffs[i]));
+                if (sec <= 0 || sec > 86400) /* the queue's timers are bounded */
+                        return sched_opt_errf(err, -EINVAL, "%s: must be 1..86400", backoffs[i]);
+                *dst[i] = (int64_t) sec * 1000000;
+        }
         const char *name = json_string_value(json_object_get(json_array_get(json_object_get(eff, "profiles"), 0),
                                                              "schedulerName"));
-        int r;
         if (name && !o->set_scheduler_name && (r = sched_opt_set_str(&o->scheduler_name, name)) < 0)
                 return r;
-        const json_t *le = json_object_get(eff, "leaderElection");
-        if ((v = json_object_get(le, "leaderElect")) && json_is_boolean(v) && !o->set_leader_elect)
-                o->leader_elect = json_is_true(v);
+        if ((r = apply_effective_leader(o, json_object_get(eff, "leaderElection"), err)) < 0)
+                return r;
         const json_t *cc = json_object_get(eff, "clientConnection");
         const char *kc = json_string_value(json_object_get(cc, "kubeconfig"));
         if (kc && *kc && !o->set_kubeconfig && (r = sched_opt_set_str(&o->kubeconfig, kc)) < 0)
                 return r;
-        return 0;
-}
-
-static int apply_framework(SchedOptions *o, const char *text, size_t len, const json_t *j, Buf *err) {
-        KscOptions ko = { .default_pod_topology_spread_off = o->default_pod_topology_spread_off,
-                          .plugin_dir = o->plugin_dir, .external = o->ksc_external, .n_external = o->n_ksc_external };
-        PolicyDiags diags = {};
-        json_t *eff = NULL;
-        int r = ksc_load(text, len, &ko, &eff, &diags);
-        if (r < 0) {
-                _cleanup_free_ char *msg = NULL;
-                if (policy_diags_format_text(&diags, NULL, &msg) >= 0 && msg)
-                        (void) buf_printf(err, "not a valid KubeSchedulerConfiguration:\n%s", msg);
-                policy_diags_clear(&diags);
-                return r == -EINVAL ? -EINVAL : sched_opt_errf(err, r, "cannot read it: %s", strerror(-r));
-        }
-        policy_diags_clear(&diags);
+        if ((v = json_object_get(cc, "qps")) && json_number_value(v) > 0)
+                o->qps = json_number_value(v);
+        if ((v = json_object_get(cc, "burst")) && json_integer_value(v) > 0 && json_integer_value(v) < INT_MAX)
+                o->burst = (int) json_integer_value(v);
+        const char *ct = json_string_value(json_object_get(cc, "contentType"));
+        if (ct && *ct && strcmp(ct, "application/json") != 0 && strcmp(ct, "application/vnd.kubernetes.protobuf") != 0)
+                return sched_opt_errf(err, -EINVAL, "clientConnection.contentType: %s is not application/json or "
+                                      "application/vnd.kubernetes.protobuf", ct);
+        /* v1.20's healthz and metrics addresses (v1 has none: --bind-address and the ports) */
+        if (json_object_get(eff, "healthzBindAddress") && (r = apply_serving(o, eff, err)) < 0)
+                return r;
+        bool framework = false;
+        if ((r = needs_framework(eff, ko, &framework)) < 0)
+                return r;
+        if ((r = engine_profiles(o, eff, err)) < 0)
+                return r;
         json_decref(o->ksc_effective);
-        o->ksc_effective = eff;
-        o->ksc_needs_framework = needs_framework(j);
+        o->ksc_effective = json_incref(eff);
+        o->ksc_needs_framework = framework;
         return 0;
 }
 
-int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Buf *err) {
+/* v1alpha1 (the seed write-ups' shape: algorithmSource, a Policy): no kube-scheduler this
+ * product decides like reads it, so libconfig has no model of it; its fields are read here. */
+static int apply_v1alpha1(SchedOptions *o, const char *text, size_t len, Buf *err) {
         static const Field f[] = {
                 { "apiVersion", JSON_STRING }, { "kind", JSON_STRING }, { "schedulerName", JSON_STRING },
-                { "profiles", JSON_ARRAY }, { "algorithmSource", JSON_OBJECT }, { "leaderElection", JSON_OBJECT },
+                { "algorithmSource", JSON_OBJECT }, { "leaderElection", JSON_OBJECT },
                 { "clientConnection", JSON_OBJECT }, { "percentageOfNodesToScore", JSON_INTEGER },
                 { "hardPodAffinitySymmetricWeight", JSON_INTEGER }, { "disablePreemption", JSON_TRUE },
                 { "healthzBindAddress", JSON_STRING }, { "metricsBindAddress", JSON_STRING },
                 { "bindTimeoutSeconds", JSON_INTEGER }, { "podInitialBackoffSeconds", JSON_INTEGER },
                 { "podMaxBackoffSeconds", JSON_INTEGER }, { "enableProfiling", JSON_TRUE },
-                { "enableContentionProfiling", JSON_TRUE }, { "extenders", JSON_ARRAY },
-                { "parallelism", JSON_INTEGER },
+                { "enableContentionProfiling", JSON_TRUE },
         };
         static const Field fc[] = {
                 { "kubeconfig", JSON_STRING }, { "qps", JSON_REAL }, { "burst", JSON_INTEGER },
                 { "contentType", JSON_STRING }, { "acceptContentTypes", JSON_STRING },
         };
-        static const Field fprof[] = { { "schedulerName", JSON_STRING }, { "plugins", JSON_OBJECT },
-                                       { "pluginConfig", JSON_ARRAY } };
         json_auto_t *j = NULL;
         int r = sched_yaml_to_json(text, len, &j, err);
         if (r < 0)
                 return r;
         if ((r = check_fields(j, "", f, ELEMENTSOF(f), err)) < 0)
                 return r;
-        const char *api = json_string_value(json_object_get(j, "apiVersion"));
-        const char *kind = json_string_value(json_object_get(j, "kind"));
-        if (!kind || strcmp(kind, "KubeSchedulerConfiguration") != 0)
-                return sched_opt_errf(err, -EINVAL, "kind: want KubeSchedulerConfiguration, got %s", kind ? kind : "nothing");
-        bool beta = api && (strcmp(api, KSC_API_VERSION_V1BETA1) == 0 || strcmp(api, KSC_API_VERSION_V1BETA2) == 0);
-        bool alpha = api && strcmp(api, "kubescheduler.config.k8s.io/v1alpha1") == 0;
-        if (!beta && !alpha)
-                return sched_opt_errf(err, -EINVAL, "apiVersion: %s is not supported (kubescheduler.config.k8s.io/v1beta1, "
-                                       "v1beta2 or v1alpha1)", api ? api : "missing");
-
-        json_t *profiles = json_object_get(j, "profiles");
-        json_t *prof = json_array_get(profiles, 0);
-        if (beta && strcmp(api, KSC_API_VERSION_V1BETA2) == 0) {
-                /* v1beta2 renames and moves fields: libconfig maps it to the effective shape */
-                if ((r = apply_framework(o, text, len, j, err)) < 0)
-                        return r;
-                return apply_effective(o, o->ksc_effective, err);
-        } else if (!beta && prof) {
-                if ((r = check_fields(prof, "profiles[0]", fprof, ELEMENTSOF(fprof), err)) < 0)
-                        return r;
-        }
-        const char *name = json_string_value(json_object_get(prof ? prof : j, "schedulerName"));
+        const char *name = json_string_value(json_object_get(j, "schedulerName"));
         if (name && !o->set_scheduler_name && (r = sched_opt_set_str(&o->scheduler_name, name)) < 0)
                 return r;
-
         json_t *pct = json_object_get(j, "percentageOfNodesToScore");
         if (json_is_integer(pct)) {
                 json_int_t v = json_integer_value(pct);
@@ -455,15 +493,30 @@ int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Bu
                 return r;
         if ((r = apply_serving(o, j, err)) < 0 || (r = apply_misc(o, j, err)) < 0)
                 return r;
-        if (!beta && json_array_size(json_object_get(j, "extenders")) > 0)
-                return sched_opt_errf(err, -EINVAL, "%s", "extenders: configure extenders in the Policy");
-        /* v1beta1, the framework's front door: after this scheduler's own refusals above,
-         * libconfig decodes, defaults and validates the whole file as kube-scheduler v1.20.2;
-         * the profiles run unless a Policy is configured (sched_options_load decides once
-         * every source is known) */
-        if ((r = apply_policy_source(o, json_object_get(j, "algorithmSource"), err)) < 0)
-                return r;
-        return beta ? apply_framework(o, text, len, j, err) : 0;
+        return apply_policy_source(o, json_object_get(j, "algorithmSource"), err);
+}
+
+int sched_options_apply_config(SchedOptions *o, const char *text, size_t len, Buf *err) {
+        KscOptions ko = { .default_pod_topology_spread_off = o->default_pod_topology_spread_off,
+                          .plugin_dir = o->plugin_dir, .external = o->ksc_external, .n_external = o->n_ksc_external };
+        PolicyDiags diags = {};
+        json_auto_t *eff = NULL;
+        int r = ksc_load(text, len, &ko, &eff, &diags);
+        bool alpha = false;
+        for (size_t i = 0; r == -EINVAL && i < diags.n; i++)
+                alpha |= strcmp(diags.items[i].code, "invalid-api-version") == 0 && diags.items[i].message &&
+                         strstr(diags.items[i].message, "\"" KSC_API_GROUP "/v1alpha1\"");
+        if (r < 0 && !alpha) {
+                _cleanup_free_ char *msg = NULL;
+                if (policy_diags_format_text(&diags, NULL, &msg) >= 0 && msg)
+                        (void) buf_printf(err, "not a valid KubeSchedulerConfiguration:\n%s", msg);
+                policy_diags_clear(&diags);
+                return r == -EINVAL || r == -E2BIG ? r : sched_opt_errf(err, r, "cannot read it: %s", strerror(-r));
+        }
+        policy_diags_clear(&diags);
+        if (alpha)
+                return apply_v1alpha1(o, text, len, err);
+        return apply_effective(o, eff, &ko, err);
 }
 
 int sched_options_apply_settings(SchedOptions *o, const char *text, size_t len, Buf *err) {

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config/kubescheduler-config.h"
 
@@ -17,8 +18,11 @@ static void check_shape(const json_t *eff) {
         json_t *p;
         if (json_array_size(json_object_get(eff, "profiles")) == 0)
                 abort();
+        /* the v1.20 line has no preEnqueue, the v1.32 line has all the points */
+        bool v132 = strcmp(json_string_value(json_object_get(eff, "decisionsLike")), KSC_DECISIONS_LIKE_1_32) == 0;
+        size_t n_points = v132 ? _KSC_EXTENSION_POINT_MAX : _KSC_EXTENSION_POINT_V1_20_MAX;
         json_array_foreach(json_object_get(eff, "profiles"), i, p)
-                for (KscExtensionPoint x = 0; x < _KSC_EXTENSION_POINT_MAX; x++) {
+                for (KscExtensionPoint x = 0; x < n_points; x++) {
                         const json_t *set = json_object_get(json_object_get(p, "plugins"), ksc_extension_point_to_string(x));
                         size_t j;
                         json_t *e;

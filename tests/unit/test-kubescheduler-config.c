@@ -48,28 +48,38 @@ static void read_option(const char *dir, char *line, void *userdata) {
                 fail_msg("%s: unknown option line '%s'", dir, line);
 }
 
-/* The effective shape every consumer relies on (kubescheduler-config.h). */
+/* The effective shape every consumer relies on (kubescheduler-config.h), in each line. */
 static void check_effective_shape(const json_t *eff) {
-        assert_string_equal(json_string_value(json_object_get(eff, "apiVersion")), KSC_API_VERSION_V1BETA1);
+        const char *like = json_string_value(json_object_get(eff, "decisionsLike"));
+        assert_non_null(like);
+        bool v132 = strcmp(like, KSC_DECISIONS_LIKE_1_32) == 0;
+        if (!v132)
+                assert_string_equal(like, KSC_DECISIONS_LIKE_1_20);
+        assert_string_equal(json_string_value(json_object_get(eff, "apiVersion")),
+                            v132 ? KSC_API_VERSION_V1 : KSC_API_VERSION_V1BETA1);
+        SchedLine line = v132 ? SCHED_LINE_1_32 : SCHED_LINE_1_20;
+        size_t n_points = v132 ? _KSC_EXTENSION_POINT_MAX : _KSC_EXTENSION_POINT_V1_20_MAX;
         const json_t *profiles = json_object_get(eff, "profiles");
         assert_true(json_array_size(profiles) >= 1);
         size_t i;
         json_t *p;
         json_array_foreach(profiles, i, p) {
                 const json_t *plugins = json_object_get(p, "plugins");
-                assert_int_equal(json_object_size(plugins), _KSC_EXTENSION_POINT_MAX);
-                for (KscExtensionPoint x = 0; x < _KSC_EXTENSION_POINT_MAX; x++) {
+                assert_int_equal(json_object_size(plugins), n_points);
+                for (KscExtensionPoint x = 0; x < n_points; x++) {
                         const json_t *set = json_object_get(plugins, ksc_extension_point_to_string(x));
                         assert_non_null(json_object_get(set, "enabled"));
                         assert_null(json_object_get(set, "disabled"));
                         size_t j;
                         json_t *e;
                         json_array_foreach(json_object_get(set, "enabled"), j, e) {
-                                assert_non_null(ksc_plugin_find(json_string_value(json_object_get(e, "name"))));
+                                const KscPlugin *pl = ksc_plugin_find_in(json_string_value(json_object_get(e, "name")), line);
+                                assert_non_null(pl);
+                                assert_true(pl->points[line] & (1u << x));
                                 assert_int_equal(json_object_get(e, "weight") != NULL, x == KSC_SCORE);
                         }
                 }
-                assert_int_equal(json_array_size(json_object_get(p, "pluginConfig")), 11);
+                assert_int_equal(json_array_size(json_object_get(p, "pluginConfig")), v132 ? 7 : 11);
         }
 }
 

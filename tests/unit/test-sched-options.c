@@ -12,6 +12,8 @@
 
 #include "common/time-util.h"
 #include "kube/log.h"
+#include "scheduler/core/config.h"
+#include "scheduler/core/strtab.h"
 #include "scheduler/options.h"
 
 static const char rendered[] =
@@ -108,20 +110,20 @@ static void expect_error(const char *text, const char *want) {
 }
 
 static void test_errors(void **state) {
-        expect_error("apiVersion: v1\nkind: KubeSchedulerConfiguration\n", "apiVersion: v1 is not supported");
-        expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: Policy\n", "kind: want");
+        expect_error("apiVersion: v1\nkind: KubeSchedulerConfiguration\n", "is not one this scheduler reads");
+        expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: Policy\n", "kind is \"Policy\"");
         expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
-                     "percentageOfNodesToScore: 101\n", "percentageOfNodesToScore: 101 is outside 0..100");
+                     "percentageOfNodesToScore: 101\n", "percentageOfNodesToScore 101 must be within 0..100");
         expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
-                     "percentageOfNodes: 10\n", "percentageOfNodes: unknown field");
+                     "percentageOfNodes: 10\n", "unknown field \"percentageOfNodes\"");
         expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
-                     "leaderElection: {leaderElect: yes-please}\n", "leaderElection.leaderElect: wrong type");
+                     "leaderElection: {leaderElect: yes-please}\n", "leaderElection.leaderElect must be a boolean");
         expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
                      "profiles: [{schedulerName: a}, {schedulerName: a}]\n", "a");
         expect_error("apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
                      "profiles: [{schedulerName: a, plugins: {score: {enabled: [{name: NoSuchPlugin}]}}}]\n",
                      "NoSuchPlugin");
-        expect_error("kind: [\n", "line ");
+        expect_error("kind: [\n", "syntax-error");
         SchedOptions o;
         sched_options_init(&o);
         _cleanup_buf_ Buf err;
@@ -432,7 +434,8 @@ static void test_config_settings_honoured(void **state) {
         sched_options_done(&o);
         buf_reset(&err);
 
-        /* the same address for both: one server; "" turns the healthz server off */
+        /* the same address for both: one server; "" is the default address, as v1beta1's
+         * SetDefaults completes it */
         static const char same[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
                                    "healthzBindAddress: 0.0.0.0:10251\nmetricsBindAddress: 0.0.0.0:10251\n";
         sched_options_init(&o);
@@ -444,22 +447,20 @@ static void test_config_settings_honoured(void **state) {
                                   "healthzBindAddress: \"\"\nmetricsBindAddress: \"\"\n";
         sched_options_init(&o);
         assert_int_equal(sched_options_apply_config(&o, off, strlen(off), &err), 0);
-        assert_int_equal(o.port, 0);
+        assert_int_equal(o.port, 10251);
         assert_int_equal(o.metrics_port, 0);
         sched_options_done(&o);
 
 #define KSC "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n"
-        expect_error(KSC "leaderElection: {leaseDuration: 15}\n", "leaderElection.leaseDuration: wrong type");
-        expect_error(KSC "leaderElection: {leaseDuration: \"15\"}\n", "leaderElection.leaseDuration: not a positive duration");
-        expect_error(KSC "healthzBindAddress: 10251\n", "healthzBindAddress: wrong type");
-        expect_error(KSC "healthzBindAddress: \"localhost\"\n", "healthzBindAddress: not host:port");
-        expect_error(KSC "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n", "at least podInitialBackoffSeconds");
-        expect_error(KSC "podInitialBackoffSeconds: 0\n", "podInitialBackoffSeconds: must be 1..86400");
-        expect_error(KSC "enableProfiling: true\n", "enableProfiling: true is refused");
-        expect_error(KSC "bindTimeoutSeconds: 5\n", "bindTimeoutSeconds: only 600");
-        expect_error(KSC "hardPodAffinitySymmetricWeight: 5\n", "in the Policy");
+        expect_error(KSC "leaderElection: {leaseDuration: 15}\n", "leaderElection.leaseDuration must be a duration string");
+        expect_error(KSC "leaderElection: {leaseDuration: \"15\"}\n", "\"15\" is not a duration");
+        expect_error(KSC "healthzBindAddress: 10251\n", "healthzBindAddress must be a string");
+        expect_error(KSC "podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n", "must be at least podInitialBackoffSeconds");
+        expect_error(KSC "podInitialBackoffSeconds: 0\n", "podInitialBackoffSeconds must be greater than 0");
+        expect_error(KSC "bindTimeoutSeconds: 5\n", "unknown field \"bindTimeoutSeconds\"");
+        expect_error(KSC "hardPodAffinitySymmetricWeight: 5\n", "unknown field \"hardPodAffinitySymmetricWeight\"");
         expect_error(KSC "clientConnection: {contentType: text/plain}\n", "clientConnection.contentType");
-        expect_error(KSC "algorithmSource: {provider: Custom}\n", "not DefaultProvider or ClusterAutoscalerProvider");
+        expect_error(KSC "algorithmSource: {provider: Custom}\n", "unknown field \"algorithmSource\"");
 }
 
 /* v1beta1 with profiles: libconfig's effective configuration runs, every profile of it; a
@@ -500,6 +501,132 @@ static void test_config_profiles(void **state) {
         unlink(path);
 }
 
+
+/* The framework tutorial's file: apiVersion v1, clientConnection tuned, one profile
+ * my-scheduler enabling a filter plugin. Every setting comes from libconfig's effective
+ * configuration, and its profile compiles in the engine. */
+static const char tutorial[] =
+        "apiVersion: kubescheduler.config.k8s.io/v1\n"
+        "kind: KubeSchedulerConfiguration\n"
+        "clientConnection:\n"
+        "  kubeconfig: /etc/srv/kubernetes/kube-scheduler/kubeconfig\n"
+        "  qps: 100\n"
+        "  burst: 200\n"
+        "  contentType: application/json\n"
+        "leaderElection:\n  leaderElect: false\n"
+        "profiles:\n"
+        "- schedulerName: my-scheduler\n"
+        "  plugins:\n"
+        "    filter:\n"
+        "      enabled:\n"
+        "      - name: NodeAffinity\n";
+
+static const json_t *point_plugins(const json_t *profile, const char *point) {
+        return json_object_get(json_object_get(json_object_get(profile, "plugins"), point), "enabled");
+}
+
+static bool has_plugin(const json_t *list, const char *name, int64_t *ret_weight) {
+        for (size_t i = 0; i < json_array_size(list); i++)
+                if (strcmp(json_string_value(json_object_get(json_array_get(list, i), "name")), name) == 0) {
+                        if (ret_weight)
+                                *ret_weight = json_integer_value(json_object_get(json_array_get(list, i), "weight"));
+                        return true;
+                }
+        return false;
+}
+
+static void compile_profiles(const SchedOptions *o) {
+        _cleanup_(sched_strtab_freep) SchedStrtab *strtab = sched_strtab_new(1024, 1 << 20);
+        assert_non_null(strtab);
+        const json_t *profiles = json_object_get(o->ksc_effective, "profiles");
+        for (size_t i = 0; i < json_array_size(profiles); i++) {
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 0);
+                SchedConfig *cfg = NULL;
+                int r = sched_config_new_profile(strtab, json_array_get(profiles, i), NULL, &cfg, &err);
+                if (r < 0)
+                        fail_msg("profiles[%zu]: the engine refuses it: %s", i, buf_str(&err));
+                sched_config_free(cfg);
+        }
+}
+
+static void test_config_v1_tutorial(void **state) {
+        SchedOptions o;
+        sched_options_init(&o);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(sched_options_apply_config(&o, tutorial, strlen(tutorial), &err), 0);
+        assert_string_equal(o.scheduler_name, "my-scheduler");
+        assert_string_equal(o.kubeconfig, "/etc/srv/kubernetes/kube-scheduler/kubeconfig");
+        assert_true(o.qps == 100.0);
+        assert_int_equal(o.burst, 200);
+        assert_false(o.leader_elect);
+        assert_int_equal(o.percentage, 0);      /* adaptive */
+        assert_int_equal(o.pod_initial_backoff_usec, 1000000);
+        assert_int_equal(o.pod_max_backoff_usec, 10000000);
+        assert_true(o.ksc_needs_framework);     /* the profile configures plugins */
+        assert_string_equal(json_string_value(json_object_get(o.ksc_effective, "decisionsLike")), "v1.32");
+        const json_t *p = json_array_get(json_object_get(o.ksc_effective, "profiles"), 0);
+        /* 1.32's default set, in the engine's terms: NodeResourcesFit scores as its
+         * LeastAllocated strategy, SchedulingGates stays at preEnqueue */
+        int64_t w = 0;
+        assert_true(has_plugin(point_plugins(p, "score"), "NodeResourcesLeastAllocated", &w));
+        assert_int_equal(w, 1);
+        assert_true(has_plugin(point_plugins(p, "score"), "TaintToleration", &w));
+        assert_int_equal(w, 3);
+        assert_false(has_plugin(point_plugins(p, "score"), "NodeResourcesFit", NULL));
+        assert_true(has_plugin(point_plugins(p, "preEnqueue"), "SchedulingGates", NULL));
+        assert_true(has_plugin(point_plugins(p, "filter"), "NodeAffinity", NULL));
+        assert_false(has_plugin(point_plugins(p, "filter"), "EBSLimits", NULL));
+        compile_profiles(&o);
+        sched_options_done(&o);
+}
+
+/* v1's NodeResourcesFit scoringStrategy maps onto the engine's scorers with its resources and
+ * shape; v1beta3 reads the same; v1's refusals come in upstream's words. */
+static void test_config_v1_scoring_strategy(void **state) {
+        static const char most[] =
+                "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
+                "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+                "        type: MostAllocated\n        resources: [{name: cpu, weight: 1}, {name: memory, weight: 3}]\n";
+        static const char rtcr[] =
+                "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                "profiles:\n- plugins:\n    multiPoint:\n      enabled: [{name: NodeResourcesFit, weight: 4}]\n"
+                "  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+                "        type: RequestedToCapacityRatio\n        requestedToCapacityRatio:\n"
+                "          shape: [{utilization: 0, score: 10}, {utilization: 100, score: 0}]\n";
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        sched_options_init(&o);
+        assert_int_equal(sched_options_apply_config(&o, most, strlen(most), &err), 0);
+        const json_t *p = json_array_get(json_object_get(o.ksc_effective, "profiles"), 0);
+        assert_true(has_plugin(point_plugins(p, "score"), "NodeResourcesMostAllocated", NULL));
+        /* the strategy's resources go to the scorer as written (the engine's scorers honour
+         * weights other than 1 once they take any resources and weights) */
+        const json_t *pc = json_object_get(p, "pluginConfig"), *scorer = NULL;
+        for (size_t i = 0; i < json_array_size(pc); i++)
+                if (strcmp(json_string_value(json_object_get(json_array_get(pc, i), "name")), "NodeResourcesMostAllocated") == 0)
+                        scorer = json_object_get(json_array_get(pc, i), "args");
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(scorer, "resources"), 1), "weight")), 3);
+        sched_options_done(&o);
+
+        sched_options_init(&o);
+        assert_int_equal(sched_options_apply_config(&o, rtcr, strlen(rtcr), &err), 0);
+        p = json_array_get(json_object_get(o.ksc_effective, "profiles"), 0);
+        int64_t w = 0;
+        assert_true(has_plugin(point_plugins(p, "score"), "RequestedToCapacityRatio", &w));
+        assert_int_equal(w, 4);
+        compile_profiles(&o);
+        sched_options_done(&o);
+
+        expect_error("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                     "profiles:\n- plugins:\n    filter:\n      enabled: [{name: NodeName}, {name: EBSLimits}]\n",
+                     "profiles[0].plugins.filter.enabled[1]: Invalid value: \"EBSLimits\": was invalid in version \"v1\"");
+        expect_error("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                     "healthzBindAddress: 0.0.0.0:10251\n", "unknown field \"healthzBindAddress\"");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rendered),
@@ -514,6 +641,8 @@ int main(void) {
                 cmocka_unit_test(test_parsers),
                 cmocka_unit_test(test_config_settings_honoured),
                 cmocka_unit_test(test_config_profiles),
+                cmocka_unit_test(test_config_v1_tutorial),
+                cmocka_unit_test(test_config_v1_scoring_strategy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

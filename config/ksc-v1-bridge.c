@@ -1,0 +1,132 @@
+/* A v1.32 effective profile as the v1.20 engine runs it, until the engine reads the v1.32 shape
+ * itself (scheduler/core's plugin table is v1.20's). Nothing of the decision changes:
+ *
+ *   - an entry at a point its plugin does not have in v1.20 is the same plugin's work done at
+ *     another point there (NodeAffinity's preFilter and preScore, VolumeZone's preFilter, ...),
+ *     and is left out; VolumeBinding's score and DynamicResources are no-ops with v1.32's
+ *     default gates (VolumeCapacityPriority, DynamicResourceAllocation off);
+ *   - NodeResourcesFit's score is its scoringStrategy: the v1.20 scorer of that type
+ *     (NodeResourcesLeastAllocated, NodeResourcesMostAllocated, RequestedToCapacityRatio) with
+ *     the strategy's resources and shape, at NodeResourcesFit's weight;
+ *   - the args keep the fields the v1.20 engine reads; preEnqueue (SchedulingGates) is kept as
+ *     it is, for the engine that implements it.
+ *
+ * What v1.32 honours and this mapping cannot say is refused by name (ksc_v1_profile_for_engine
+ * returns -EOPNOTSUPP and the field). Pure. */
+#include <errno.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "config/ksc-internal.h"
+#include "config/util.h"
+
+static const char *str(const json_t *o, const char *key) {
+        const char *s = json_string_value(json_object_get(o, key));
+        return s ? s : "";
+}
+
+static const json_t *args_of(const json_t *profile, const char *name) {
+        size_t i;
+        json_t *pc;
+        json_array_foreach(json_object_get(profile, "pluginConfig"), i, pc)
+                if (streq(str(pc, "name"), name))
+                        return json_object_get(pc, "args");
+        return NULL;
+}
+
+/* The v1.20 scorer and its args for a scoringStrategy. */
+static const char *scorer(const json_t *strategy, json_t **ret_args) {
+        const char *type = str(strategy, "type");
+        const json_t *res = json_object_get(strategy, "resources");
+        if (streq(type, "RequestedToCapacityRatio")) {
+                *ret_args = json_pack("{s:O, s:O}", "shape",
+                                      json_object_get(json_object_get(strategy, "requestedToCapacityRatio"), "shape"),
+                                      "resources", res);
+                return "RequestedToCapacityRatio";
+        }
+        *ret_args = json_pack("{s:O}", "resources", res);
+        return streq(type, "MostAllocated") ? "NodeResourcesMostAllocated" : "NodeResourcesLeastAllocated";
+}
+
+static int keep(json_t *out, const json_t *args, const char *key) {
+        const json_t *v = json_object_get(args, key);
+        return v ? json_object_set(out, key, (json_t *) v) : 0;
+}
+
+int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *external, size_t n_external,
+                              json_t **ret, const char **ret_field) {
+        const json_t *ipa = args_of(profile, "InterPodAffinity");
+        if (json_is_true(json_object_get(ipa, "ignorePreferredTermsOfExistingPods"))) {
+                *ret_field = "InterPodAffinity's ignorePreferredTermsOfExistingPods";
+                return -EOPNOTSUPP;
+        }
+        json_auto_t *strategy_args = NULL;
+        const char *score_as = scorer(json_object_get(args_of(profile, "NodeResourcesFit"), "scoringStrategy"),
+                                      &strategy_args);
+        if (!strategy_args)
+                return -ENOMEM;
+        json_auto_t *plugins = json_object();
+        if (!plugins)
+                return -ENOMEM;
+        const char *pn;
+        json_t *set;
+        json_object_foreach((json_t *) json_object_get(profile, "plugins"), pn, set) {
+                int p = ksc_extension_point_from_string(pn);
+                json_auto_t *enabled = json_array();
+                if (!enabled)
+                        return -ENOMEM;
+                size_t i;
+                json_t *e;
+                json_array_foreach(json_object_get(set, "enabled"), i, e) {
+                        const char *name = str(e, "name");
+                        const KscPlugin *old = ksc_plugin_find_in(name, SCHED_LINE_1_20);
+                        bool ext = false;
+                        for (size_t k = 0; k < n_external; k++)
+                                ext |= streq(external[k].name, name);
+                        json_auto_t *copy = json_deep_copy(e);
+                        if (!copy)
+                                return -ENOMEM;
+                        if (p == KSC_SCORE && streq(name, "NodeResourcesFit"))
+                                json_object_set_new(copy, "name", json_string(score_as));
+                        else if (p != KSC_PRE_ENQUEUE && !ext && !(old && (old->points[SCHED_LINE_1_20] & (1u << p))))
+                                continue;
+                        if (json_array_append(enabled, copy) < 0)
+                                return -ENOMEM;
+                }
+                if (json_object_set_new(plugins, pn, json_pack("{s:O}", "enabled", enabled)) < 0)
+                        return -ENOMEM;
+        }
+        json_auto_t *configs = json_array();
+        size_t i;
+        json_t *pc;
+        json_array_foreach(json_object_get(profile, "pluginConfig"), i, pc) {
+                const char *name = str(pc, "name");
+                const json_t *a = json_object_get(pc, "args");
+                json_auto_t *out = json_object();
+                int r = 0;
+                if (!out)
+                        return -ENOMEM;
+                if (streq(name, "NodeResourcesFit")) {
+                        r = keep(out, a, "ignoredResources");
+                        r = r < 0 ? r : keep(out, a, "ignoredResourceGroups");
+                } else if (streq(name, "InterPodAffinity"))
+                        r = keep(out, a, "hardPodAffinityWeight");
+                else if (streq(name, "VolumeBinding"))
+                        r = keep(out, a, "bindTimeoutSeconds");
+                else {
+                        json_decref(out);
+                        out = json_incref((json_t *) a);
+                }
+                if (r < 0 || json_array_append_new(configs, json_pack("{s:s, s:O?}", "name", name, "args", out)) < 0)
+                        return -ENOMEM;
+        }
+        if (json_array_append_new(configs, json_pack("{s:s, s:O}", "name", score_as, "args", strategy_args)) < 0)
+                return -ENOMEM;
+        json_t *o = json_deep_copy(profile);
+        if (!o || json_object_set(o, "plugins", plugins) < 0 || json_object_set(o, "pluginConfig", configs) < 0) {
+                json_decref(o);
+                return -ENOMEM;
+        }
+        *ret = o;
+        return 0;
+}
