@@ -360,12 +360,19 @@ static int apply_effective_leader(SchedOptions *o, const json_t *le, Buf *err) {
         int64_t *dst[] = { &o->lease_duration_usec, &o->renew_deadline_usec, &o->retry_period_usec };
         for (size_t i = 0; i < ELEMENTSOF(durations); i++) {
                 const char *d = json_string_value(json_object_get(le, durations[i]));
-                if (d && (duration_parse(d, dst[i]) < 0 || *dst[i] <= 0))
-                        return sched_opt_errf(err, -EINVAL, "leaderElection.%s: not a positive duration: %s",
-                                              durations[i], d);
+                int64_t usec;
+                /* libconfig checked them where they count; --leader-elect may still turn it on */
+                if (d && (duration_parse(d, &usec) < 0 || usec <= 0)) {
+                        if (o->leader_elect)
+                                return sched_opt_errf(err, -EINVAL, "leaderElection.%s: not a positive duration: %s",
+                                                      durations[i], d);
+                        continue;
+                }
+                if (d)
+                        *dst[i] = usec;
         }
         const char *lock = json_string_value(json_object_get(le, "resourceLock"));
-        if (lock && strcmp(lock, "leases") != 0 && strcmp(lock, "endpointsleases") != 0 &&
+        if (o->leader_elect && lock && strcmp(lock, "leases") != 0 && strcmp(lock, "endpointsleases") != 0 &&
             strcmp(lock, "configmapsleases") != 0)
                 return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: %s is not supported (leases only)", lock);
         int r;
