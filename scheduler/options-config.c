@@ -382,27 +382,6 @@ static int apply_effective_leader(SchedOptions *o, const json_t *le, Buf *err) {
         return 0;
 }
 
-/* The profiles the engine compiles: a v1.32 document's in the shape of the engine's v1.20
- * plugin table (libconfig's ksc_v1_profile_for_engine), a v1.20 one's as they are. */
-static int engine_profiles(SchedOptions *o, json_t *eff, Buf *err) {
-        if (strcmp(json_string_value(json_object_get(eff, "decisionsLike")), KSC_DECISIONS_LIKE_1_32) != 0)
-                return 0;
-        json_t *profiles = json_object_get(eff, "profiles");
-        size_t i;
-        json_t *p;
-        json_array_foreach(profiles, i, p) {
-                json_t *mapped = NULL;
-                const char *field = NULL;
-                int r = ksc_v1_profile_for_engine(p, o->ksc_external, o->n_ksc_external, &mapped, &field);
-                if (r == -EOPNOTSUPP)
-                        return sched_opt_errf(err, -EINVAL, "profiles[%zu]: %s is not run by this scheduler's engine yet",
-                                              i, field);
-                if (r < 0 || json_array_set_new(profiles, i, mapped) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
-}
-
 /* Every setting of a KubeSchedulerConfiguration comes from libconfig's effective
  * configuration (ksc_load: decoded, defaulted and validated once, as the version's
  * kube-scheduler line does); flags win where upstream's do. */
@@ -441,8 +420,6 @@ static int apply_effective(SchedOptions *o, json_t *eff, const KscOptions *ko, B
                 return r;
         bool framework = false;
         if ((r = needs_framework(eff, ko, &framework)) < 0)
-                return r;
-        if ((r = engine_profiles(o, eff, err)) < 0)
                 return r;
         json_decref(o->ksc_effective);
         o->ksc_effective = json_incref(eff);

@@ -6,6 +6,7 @@
 
 #include "common/macro.h"
 #include "config/policy.h"
+#include "scheduler/core/external.h"
 #include "scheduler/core/load.h"
 
 void sched_profiles_done(SchedProfiles *p) {
@@ -37,6 +38,26 @@ static int profiles_fail(SchedProfiles *ret, int r) {
         return r;
 }
 
+/* A v1.32 profile in the shape the engine's plugin table reads (libconfig's mapping); the
+ * out-of-tree plugins pass through by name. */
+static int engine_profile(const json_t *prof, const SchedConfigOptions *o, json_t **ret, Buf *err) {
+        const SchedExternalSet *set = o->externals;
+        size_t n_ext = set ? set->n : 0;
+        _cleanup_free_ KscExternalPlugin *ext = n_ext ? calloc(n_ext, sizeof(KscExternalPlugin)) : NULL;
+        if (n_ext && !ext)
+                return -ENOMEM;
+        for (size_t k = 0; k < n_ext; k++)
+                ext[k] = (KscExternalPlugin) { .name = set->v[k]->name };
+        const char *field = NULL;
+        int r = ksc_v1_profile_for_engine(prof, ext, n_ext, ret, &field);
+        if (r == -EOPNOTSUPP) {
+                if (err)
+                        (void) buf_printf(err, "%s is not run by this scheduler's engine yet", field);
+                return -EINVAL;
+        }
+        return r;
+}
+
 int sched_profiles_from_effective(SchedStrtab *strtab, const json_t *effective, const SchedConfigOptions *base,
                                   SchedProfiles *ret, Buf *err) {
         *ret = (SchedProfiles) {};
@@ -53,11 +74,16 @@ int sched_profiles_from_effective(SchedStrtab *strtab, const json_t *effective, 
                 o.percentage_of_nodes_to_score = (int32_t) json_integer_value(pct);
         size_t i;
         const json_t *prof;
+        const char *line = json_string_value(json_object_get(effective, "decisionsLike"));
+        bool v1_32 = line && strcmp(line, KSC_DECISIONS_LIKE_1_32) == 0;
         json_array_foreach(list, i, prof) {
                 const char *name = json_string_value(json_object_get(prof, "schedulerName"));
                 SchedConfig *cfg = NULL;
                 size_t mark = err ? err->len : 0;
-                int r = sched_config_new_profile(strtab, prof, &o, &cfg, err);
+                json_auto_t *mapped = NULL;
+                int r = v1_32 ? engine_profile(prof, &o, &mapped, err) : 0;
+                if (r >= 0)
+                        r = sched_config_new_profile(strtab, mapped ? mapped : prof, &o, &cfg, err);
                 if (r < 0) {
                         /* the profile the reason belongs to, ahead of it */
                         if (err) {

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "common/time-util.h"
+#include "config/kubescheduler-config.h"
 #include "kube/log.h"
 #include "scheduler/core/config.h"
+#include "scheduler/core/load.h"
 #include "scheduler/core/strtab.h"
 #include "scheduler/options.h"
 
@@ -535,19 +537,26 @@ static bool has_plugin(const json_t *list, const char *name, int64_t *ret_weight
         return false;
 }
 
+/* The daemon's profiles, built as it builds them: the one loader over the effective document. */
 static void compile_profiles(const SchedOptions *o) {
         _cleanup_(sched_strtab_freep) SchedStrtab *strtab = sched_strtab_new(1024, 1 << 20);
         assert_non_null(strtab);
-        const json_t *profiles = json_object_get(o->ksc_effective, "profiles");
-        for (size_t i = 0; i < json_array_size(profiles); i++) {
-                _cleanup_buf_ Buf err;
-                buf_init(&err, 0);
-                SchedConfig *cfg = NULL;
-                int r = sched_config_new_profile(strtab, json_array_get(profiles, i), NULL, &cfg, &err);
-                if (r < 0)
-                        fail_msg("profiles[%zu]: the engine refuses it: %s", i, buf_str(&err));
-                sched_config_free(cfg);
-        }
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        SchedProfiles loaded = {};
+        if (sched_profiles_from_effective(strtab, o->ksc_effective, NULL, &loaded, &err) < 0)
+                fail_msg("the engine refuses it: %s", buf_str(&err));
+        sched_profiles_done(&loaded);
+}
+
+/* The first profile in the engine's terms: the mapping the loader applies to a v1.32 profile
+ * (libconfig's ksc_v1_profile_for_engine). New reference. */
+static json_t *engine_view(const SchedOptions *o) {
+        const json_t *p = json_array_get(json_object_get(o->ksc_effective, "profiles"), 0);
+        json_t *mapped = NULL;
+        const char *field = NULL;
+        assert_int_equal(ksc_v1_profile_for_engine(p, NULL, 0, &mapped, &field), 0);
+        return mapped;
 }
 
 static void test_config_v1_tutorial(void **state) {
@@ -566,7 +575,7 @@ static void test_config_v1_tutorial(void **state) {
         assert_int_equal(o.pod_max_backoff_usec, 10000000);
         assert_true(o.ksc_needs_framework);     /* the profile configures plugins */
         assert_string_equal(json_string_value(json_object_get(o.ksc_effective, "decisionsLike")), "v1.32");
-        const json_t *p = json_array_get(json_object_get(o.ksc_effective, "profiles"), 0);
+        json_auto_t *p = engine_view(&o);
         /* 1.32's default set, in the engine's terms: NodeResourcesFit scores as its
          * LeastAllocated strategy, SchedulingGates stays at preEnqueue */
         int64_t w = 0;
@@ -600,7 +609,7 @@ static void test_config_v1_scoring_strategy(void **state) {
         buf_init(&err, 0);
         sched_options_init(&o);
         assert_int_equal(sched_options_apply_config(&o, most, strlen(most), &err), 0);
-        const json_t *p = json_array_get(json_object_get(o.ksc_effective, "profiles"), 0);
+        json_auto_t *p = engine_view(&o);
         assert_true(has_plugin(point_plugins(p, "score"), "NodeResourcesMostAllocated", NULL));
         /* the strategy's resources go to the scorer as written (the engine's scorers honour
          * weights other than 1 once they take any resources and weights) */
@@ -613,9 +622,9 @@ static void test_config_v1_scoring_strategy(void **state) {
 
         sched_options_init(&o);
         assert_int_equal(sched_options_apply_config(&o, rtcr, strlen(rtcr), &err), 0);
-        p = json_array_get(json_object_get(o.ksc_effective, "profiles"), 0);
+        json_auto_t *q = engine_view(&o);
         int64_t w = 0;
-        assert_true(has_plugin(point_plugins(p, "score"), "RequestedToCapacityRatio", &w));
+        assert_true(has_plugin(point_plugins(q, "score"), "RequestedToCapacityRatio", &w));
         assert_int_equal(w, 4);
         compile_profiles(&o);
         sched_options_done(&o);
