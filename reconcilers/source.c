@@ -22,6 +22,7 @@ void desired_done(Desired *d) {
         free(d->normalized);
         free(d->framework);
         json_decref(d->plugins);
+        json_decref(d->customizations);
         json_decref(d->source);
         json_decref(d->diagnostics);
         json_decref(d->predicates);
@@ -322,19 +323,24 @@ static const char *profile_or_default(const char *profile) {
         return profile && profile[0] ? profile : "LowNodeUtilization";
 }
 
-/* The profile's plugin set, in the layout of OpenShift's asset, for a valid profile source. */
-static int render_profile_plugins(const ReconcileConfig *c, Desired *d) {
+/* The profile's plugin set, in the layout of OpenShift's asset for api, for a valid profile
+ * source. */
+static int render_profile_plugins(const ReconcileConfig *c, SchedulerConfigApi api, Desired *d) {
         _cleanup_buf_ Buf b;
         int p = scheduler_profile_from_string(d->profile_name), r;
 
         if (p < 0)
                 return 0;       /* judge() has rejected it: no built-in policy either */
         buf_init(&b, 16 * 1024);
-        r = scheduler_profile_render(p, c->scheduler_name, &b);
+        r = scheduler_profile_render_for(p, api, c->scheduler_name, &b);
         if (r < 0)
                 return r == -EINVAL ? 0 : -ENOMEM;
         d->framework = buf_steal(&b);
-        return d->framework ? 0 : -ENOMEM;
+        if (!d->framework)
+                return -ENOMEM;
+        if (api != SCHEDULER_CONFIG_API_V1BETA1)
+                d->api_version = scheduler_config_api_version(api);
+        return 0;
 }
 
 /* ---- a KubeSchedulerConfiguration source ---------------------------------------------- */
@@ -501,6 +507,47 @@ static json_t *effective_plugins(const json_t *effective) {
         return TAKE_PTR(list);
 }
 
+/* A profile rendered for a v1 (or v1beta3) cluster: OpenShift's own rendering, so valid by
+ * construction (the unit tests hold it to 4.19's assets); the status shows its effective
+ * plugins once libconfig decodes the line (no Policy lists: none is in use). */
+static int judge_profile_framework(Desired *d) {
+        _cleanup_free_ char *text = NULL;
+        _cleanup_json_ json_t *eff = NULL;
+        PolicyDiags diags = {};
+
+        if (asprintf(&text, "apiVersion: %s\nkind: " KSC_KIND "\n%s", d->api_version, d->framework) < 0)
+                return -ENOMEM;
+        int r = ksc_load(text, strlen(text), NULL, &eff, &diags);
+        bool oom = r == -ENOMEM || diags.oom;
+        policy_diags_clear(&diags);
+        if (oom)
+                return -ENOMEM;
+        if (r >= 0 && eff) {
+                d->plugins = effective_plugins(eff);
+                if (!d->plugins)
+                        return -ENOMEM;
+        }
+        d->predicates = json_array();
+        d->priorities = json_array();
+        if (!d->predicates || !d->priorities ||
+            asprintf(&d->message, "the plugin set of profile %s is valid: %s, as OpenShift 4.19 renders it",
+                     d->profile_name, d->api_version) < 0)
+                return -ENOMEM;
+        d->valid = true;
+        d->reason = "AsExpected";
+        return 0;
+}
+
+/* The apiVersion of a parsed source, when it is a line that is not v1beta1's (static). */
+static const char *source_api_version(const PNode *root) {
+        for (const PNode *c = root ? root->child : NULL; c; c = c->next)
+                if (strcmp(c->key, "apiVersion") == 0 && c->type == PNODE_STRING) {
+                        int a = scheduler_config_api_from_version(c->str);
+                        return a > SCHEDULER_CONFIG_API_V1BETA1 ? scheduler_config_api_version(a) : NULL;
+                }
+        return NULL;
+}
+
 /* Validates a KubeSchedulerConfiguration source; fills d (source already set) on both
  * outcomes, the diagnostics pointing into the ConfigMap's config.yaml. */
 static int judge_scheduler_config(const ReconcileConfig *c, Desired *d, const char *text, size_t len,
@@ -555,6 +602,7 @@ static int judge_scheduler_config(const ReconcileConfig *c, Desired *d, const ch
         r = render_source_body(doc->root, &d->framework, &d->framework_sets_percentage);
         if (r < 0)
                 goto out;
+        d->api_version = source_api_version(doc->root);
         d->plugins = effective_plugins(eff);
         d->predicates = json_array();
         d->priorities = json_array();
@@ -625,8 +673,8 @@ static int resolve_scheduler_config(const ReconcileConfig *c, const char *name, 
         return judge_scheduler_config(c, d, text, len, ignored_profile);
 }
 
-int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm,
-                    const json_t *scheduler_config_cm, Desired *ret) {
+int desired_resolve(const ReconcileConfig *c, const ClusterInfo *cluster, const json_t *scheduler,
+                    const json_t *policy_cm, const json_t *scheduler_config_cm, Desired *ret) {
         const char *name = jstr(scheduler, "spec", "policy", "name");
         const char *profile = jstr(scheduler, "spec", "profile");
         const char *sc_name = c->scheduler_config_name && c->scheduler_config_name[0] ? c->scheduler_config_name : NULL;
@@ -695,8 +743,10 @@ int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const jso
                 if (!d.source)
                         return -ENOMEM;
                 /* Rendered first, so that every message names what runs: the plugin set. */
-                r = c->profiles_as_plugins ? render_profile_plugins(c, &d) : 0;
-                if (r >= 0)
+                r = c->profiles_as_plugins ? render_profile_plugins(c, cluster_scheduler_config_api(cluster), &d) : 0;
+                if (r >= 0 && d.api_version)
+                        r = judge_profile_framework(&d);
+                else if (r >= 0)
                         r = judge(&d, NULL, 0, false, NULL);
                 if (r >= 0 && !d.valid)
                         free(TAKE_PTR(d.framework));
