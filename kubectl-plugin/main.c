@@ -43,7 +43,7 @@ static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPER
 
 typedef struct Args {
         const char *kubeconfig, *context, *namespace_, *output;
-        const char *to, *scheduler_name;
+        const char *to, *scheduler_name, *api_version;
         const char *sim_config, *sim_policy, *sim_profile;
         bool all_nodes;
         bool configmap, dry_run, accept_lossy;
@@ -88,6 +88,8 @@ static void usage(FILE *f) {
               "      --accept-lossy      migrate: migrate although the translation changes behaviour (listed)\n"
               "      --to=NAME           migrate: the source ConfigMap's name (default " MIGRATE_DEFAULT_CONFIGMAP ")\n"
               "      --scheduler-name=N  migrate: the profile's schedulerName (default default-scheduler)\n"
+              "      --api-version=V     migrate: v1 (the default, unless the cluster reads no v1: then the\n"
+              "                          newest it reads), v1beta3 or v1beta1\n"
               "      --config=FILE       simulate: a KubeSchedulerConfiguration candidate\n"
               "      --policy=FILE       simulate: a Policy candidate\n"
               "      --profile=NAME      simulate: OpenShift's profile NAME as a plugin set\n"
@@ -412,12 +414,24 @@ static int cmd_migrate(const Args *a) {
                 return EXIT_USAGE;
         }
 
+        /* The file the cluster's version reads, unless asked for another. */
+        ClusterInfo cluster = {};
+        json_auto_t *version = NULL;
+        if (!a->api_version && kube_request(c, "GET", "/version", NULL, NULL, &version, &err) >= 0 &&
+            cluster_info_set_version(&cluster, version) < 0)
+                cluster = (ClusterInfo) {};
+        int api = migrate_api(a->api_version, &cluster);
+        if (api < 0) {
+                fprintf(stderr, "error: --api-version=%s: migrate writes v1, v1beta3 or v1beta1\n", a->api_version);
+                return EXIT_USAGE;
+        }
+
         char label[300];
         snprintf(label, sizeof(label), "configmap/%s:%s", name, RECONCILE_POLICY_KEY);
         _cleanup_(migrate_plan_done) MigratePlan plan = {};
         _cleanup_free_ char *problem = NULL;
         r = migrate_plan(text, strlen(text), label, to, a->scheduler_name ? a->scheduler_name : "default-scheduler",
-                         &plan, &problem);
+                         api, &plan, &problem);
         if (r == -EINVAL) {
                 fprintf(stderr, "error: %s", problem);
                 return EXIT_INVALID;
@@ -804,6 +818,7 @@ int main(int argc, char **argv) {
                 { "to", required_argument, NULL, 'T' },         { "scheduler-name", required_argument, NULL, 'S' },
                 { "config", required_argument, NULL, 'C' },     { "policy", required_argument, NULL, 'P' },
                 { "profile", required_argument, NULL, 'R' },    { "all-nodes", no_argument, NULL, 'A' },
+                { "api-version", required_argument, NULL, 'V' },
                 {},
         };
         int opt;
@@ -822,6 +837,7 @@ int main(int argc, char **argv) {
                 case 'P': a.sim_policy = optarg; break;
                 case 'R': a.sim_profile = optarg; break;
                 case 'A': a.all_nodes = true; break;
+                case 'V': a.api_version = optarg; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return EXIT_USAGE;
                 }

@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "config/policy.h"
+#include "reconcilers/cluster.h"
 
 typedef struct json_t json_t;
 
@@ -102,7 +103,7 @@ int explain_pod(const json_t *pod, const json_t *events, Buf *out);
 
 typedef struct MigratePlan {
         json_t *configmap;      /* the source ConfigMap to write (openshift-config/<name>) */
-        char *config_yaml;      /* its config.yaml: the v1beta1 translation */
+        char *config_yaml;      /* its config.yaml: the translation, in the API asked for */
         size_t n_lossy;         /* what the translation cannot keep (its warnings) */
         char *lossy_text;       /* those, one formatted diagnostic a line; "" when none */
         char *notes_text;       /* the translation's notes (changed scales, merged plugins) */
@@ -113,7 +114,11 @@ typedef struct MigratePlan {
  * scheduler_name. Returns 0 and *ret (free with migrate_plan_done()); -EINVAL with
  * *ret_error (new message) for a Policy that is invalid or has no translation; -ENOMEM. */
 int migrate_plan(const char *policy_text, size_t len, const char *label, const char *cm_name,
-                 const char *scheduler_name, MigratePlan *ret, char **ret_error);
+                 const char *scheduler_name, SchedulerConfigApi api, MigratePlan *ret, char **ret_error);
+/* The API migrate writes: requested (an apiVersion, "v1" or "v1beta1" short; NULL: none), else
+ * v1, unless cluster (NULL: not known) reads no v1: then the newest it reads. Returns the API
+ * or -EINVAL for a request that is none of v1, v1beta3, v1beta1. */
+int migrate_api(const char *requested, const ClusterInfo *cluster);
 void migrate_plan_done(MigratePlan *p);
 /* What migrating changes: config.yaml of the source ConfigMap against existing_cm's (NULL:
  * it does not exist) as a line diff, then the operator's spec.schedulerConfig.name

@@ -331,7 +331,7 @@ static void test_migrate_default_policy(void **state) {
         char *text = slurp("deploy/policy.cfg"), *problem = NULL;
         MigratePlan p = {};
         assert_int_equal(migrate_plan(text, strlen(text), "configmap/scheduler-policy:policy.cfg", "scheduler-config",
-                                      "default-scheduler", &p, &problem),
+                                      "default-scheduler", SCHEDULER_CONFIG_API_V1BETA1, &p, &problem),
                          0);
         assert_null(problem);
         assert_int_equal(p.n_lossy, 0);
@@ -411,6 +411,63 @@ static void test_migrate_default_policy(void **state) {
         free(text);
 }
 
+/* Which API migrate writes: v1 unless asked, or unless the cluster reads no v1. */
+static void test_migrate_api(void **state) {
+        (void) state;
+        ClusterInfo c = {};
+        assert_int_equal(migrate_api(NULL, NULL), SCHEDULER_CONFIG_API_V1);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1);
+        assert_int_equal(migrate_api("v1beta1", NULL), SCHEDULER_CONFIG_API_V1BETA1);
+        assert_int_equal(migrate_api("kubescheduler.config.k8s.io/v1beta3", NULL), SCHEDULER_CONFIG_API_V1BETA3);
+        assert_int_equal(migrate_api("v1beta2", NULL), -EINVAL);
+        json_t *v = load("{\"major\": \"1\", \"minor\": \"20\"}");
+        assert_int_equal(cluster_info_set_version(&c, v), 0);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1BETA1);
+        assert_int_equal(migrate_api("v1", &c), SCHEDULER_CONFIG_API_V1);
+        json_decref(v);
+        v = load("{\"major\": \"1\", \"minor\": \"24\"}");
+        assert_int_equal(cluster_info_set_version(&c, v), 0);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1BETA3);
+        json_decref(v);
+        v = load("{\"major\": \"1\", \"minor\": \"32+\"}");
+        assert_int_equal(cluster_info_set_version(&c, v), 0);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1);
+        json_decref(v);
+}
+
+/* The documented default policy as v1 (and v1beta3, the same document under 1.23's name):
+ * libconfig's v1 translation. */
+static void test_migrate_default_policy_v1(void **state) {
+        (void) state;
+        char *text = slurp("deploy/policy.cfg"), *problem = NULL;
+        PolicyOptions opts = {};
+        Policy *pol = NULL;
+        PolicyDiags diags = {};
+        json_t *want = NULL;
+        assert_int_equal(policy_load(text, strlen(text), &opts, &pol, &diags), 0);
+        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1, "default-scheduler", &opts, &want, &diags), 0);
+        for (int api = SCHEDULER_CONFIG_API_V1BETA3; api <= SCHEDULER_CONFIG_API_V1; api++) {
+                MigratePlan p = {};
+                assert_int_equal(migrate_plan(text, strlen(text), "configmap/scheduler-policy:policy.cfg",
+                                              "scheduler-config", "default-scheduler", api, &p, &problem),
+                                 0);
+                assert_null(problem);
+                assert_non_null(strstr(p.config_yaml, scheduler_config_api_version(api)));
+                json_t *got = json_loads(strchr(p.config_yaml, '\n') + 1, 0, NULL);
+                assert_non_null(got);
+                assert_string_equal(json_string_value(json_object_get(got, "apiVersion")),
+                                    scheduler_config_api_version(api));
+                json_object_set(got, "apiVersion", json_object_get(want, "apiVersion"));
+                assert_true(json_equal(got, want));
+                json_decref(got);
+                migrate_plan_done(&p);
+        }
+        json_decref(want);
+        policy_free(pol);
+        policy_diags_clear(&diags);
+        free(text);
+}
+
 /* A translation that changes behaviour lists what changes; an invalid Policy has none. */
 static void test_migrate_lossy_and_invalid(void **state) {
         (void) state;
@@ -418,8 +475,8 @@ static void test_migrate_lossy_and_invalid(void **state) {
                             "\"priorities\":[{\"name\":\"LeastRequestedPriority\",\"weight\":3000000000}]}";
         MigratePlan p = {};
         char *problem = NULL;
-        assert_int_equal(migrate_plan(lossy, strlen(lossy), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
-                                      &problem),
+        assert_int_equal(migrate_plan(lossy, strlen(lossy), "configmap/p:policy.cfg", "scheduler-config", NULL,
+                                      SCHEDULER_CONFIG_API_V1BETA1, &p, &problem),
                          0);
         assert_int_equal(p.n_lossy, 2);
         assert_non_null(strstr(p.lossy_text, "alwaysCheckAllPredicates"));
@@ -428,8 +485,8 @@ static void test_migrate_lossy_and_invalid(void **state) {
         migrate_plan_done(&p);
 
         const char *invalid = "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\n \"predicates\":[{\"name\":\"NoSuchPredicate\"}]}";
-        assert_int_equal(migrate_plan(invalid, strlen(invalid), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
-                                      &problem),
+        assert_int_equal(migrate_plan(invalid, strlen(invalid), "configmap/p:policy.cfg", "scheduler-config", NULL,
+                                      SCHEDULER_CONFIG_API_V1BETA1, &p, &problem),
                          -EINVAL);
         assert_non_null(problem);
         assert_non_null(strstr(problem, "is not a valid Policy (1 error)"));
@@ -824,6 +881,8 @@ int main(void) {
                 cmocka_unit_test(test_explain),
                 cmocka_unit_test(test_migrate_default_policy),
                 cmocka_unit_test(test_migrate_lossy_and_invalid),
+                cmocka_unit_test(test_migrate_api),
+                cmocka_unit_test(test_migrate_default_policy_v1),
                 cmocka_unit_test(test_simulate_profile_switch),
                 cmocka_unit_test(test_simulate_pending),
                 cmocka_unit_test(test_simulate_project_node_selector),
