@@ -623,8 +623,9 @@ static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, cons
         return sim_set_extenders(ret, x);
 }
 
-/* OpenShift's profile as its plugin set (reconcilers/profiles.h). */
-static int sim_compile_profile(SchedStrtab *t, const char *name, const char *scheduler_name,
+/* OpenShift's profile as its plugin set (reconcilers/profiles.h), rendered in api: as the
+ * operator renders it for this cluster. */
+static int sim_compile_profile(SchedStrtab *t, const char *name, SchedulerConfigApi api, const char *scheduler_name,
                                const SchedConfigOptions *base, SimConfigs *ret) {
         int p = scheduler_profile_from_string(name);
         if (p < 0) {
@@ -634,8 +635,8 @@ static int sim_compile_profile(SchedStrtab *t, const char *name, const char *sch
         }
         _cleanup_(buf_free) Buf b;
         buf_init(&b, 0);
-        if (buf_puts(&b, "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n") < 0 ||
-            scheduler_profile_render((SchedulerProfile) p, scheduler_name, &b) < 0)
+        if (buf_printf(&b, "apiVersion: %s\nkind: KubeSchedulerConfiguration\n", scheduler_config_api_version(api)) < 0 ||
+            scheduler_profile_render_for((SchedulerProfile) p, api, scheduler_name, &b) < 0)
                 return EXIT_USAGE;
         snprintf(ret->label, sizeof(ret->label), "profile/%s", scheduler_profile_to_string((SchedulerProfile) p));
         return sim_compile_ksc(t, buf_str(&b), b.len, ret->label, base, ret);
@@ -706,10 +707,18 @@ static int sim_active(KubeClient *c, SchedStrtab *t, SchedConfigOptions *base, c
         return sim_compile_ksc(t, config, strlen(config), ret->label, base, ret);
 }
 
-static int sim_candidate(const Args *a, SchedStrtab *t, const char *scheduler_name, const SchedConfigOptions *base,
-                         SimConfigs *ret) {
-        if (a->sim_profile)
-                return sim_compile_profile(t, a->sim_profile, scheduler_name, base, ret);
+static int sim_candidate(const Args *a, KubeClient *c, SchedStrtab *t, const char *scheduler_name,
+                         const SchedConfigOptions *base, SimConfigs *ret) {
+        if (a->sim_profile) {
+                /* The API the operator renders profiles in on this cluster. */
+                ClusterInfo cluster = {};
+                KubeError err = {};
+                json_auto_t *version = NULL;
+                if (kube_request(c, "GET", "/version", NULL, NULL, &version, &err) >= 0)
+                        (void) cluster_info_set_version(&cluster, version);
+                return sim_compile_profile(t, a->sim_profile, cluster_scheduler_config_api(&cluster), scheduler_name,
+                                           base, ret);
+        }
         const char *path = a->sim_config ?: a->sim_policy;
         size_t len = 0;
         _cleanup_free_ char *text = read_input(path, &len);
@@ -739,7 +748,7 @@ static int cmd_simulate(const Args *a) {
         if (code == 0)
                 code = sim_active(c, t, &base, scheduler_name, sizeof(scheduler_name), &default_node_selector, &active);
         if (code == 0)
-                code = sim_candidate(a, t, scheduler_name, &base, &candidate);
+                code = sim_candidate(a, c, t, scheduler_name, &base, &candidate);
         json_auto_t *nodes = NULL, *pods = NULL;
         KubeError err = {};
         int r;

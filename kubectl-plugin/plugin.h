@@ -28,7 +28,10 @@ const char *revision_state_to_string(RevisionState s);
 /* One row: revision number (0 for the rejected source), where it came from, its state. */
 typedef struct HistoryRow {
         int64_t revision;
-        char source[256];       /* "configmap/NAME", "profile/NAME" or "-" */
+        char source[256];       /* "configmap/NAME" (a Policy), "schedulerconfig/NAME" (a
+                                 * KubeSchedulerConfiguration source), "profile/NAME" or "-" */
+        char api[32];           /* what the scheduler reads: "Policy", "v1", "v1beta3",
+                                 * "v1beta1", ...; "-" when unknown */
         char resource_version[32];
         char sha256[65];
         char created[40];       /* RFC 3339, "" when unknown */

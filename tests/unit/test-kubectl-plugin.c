@@ -30,7 +30,9 @@ static void test_history(void **state) {
                 "[{\"metadata\":{\"name\":\"policy-scheduler-config-3\",\"creationTimestamp\":\"2026-01-01T00:03:00Z\","
                 "\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"configMap\\\":\\\"p\\\",\\\"resourceVersion\\\":\\\"30\\\",\\\"sha256\\\":\\\"cc\\\"}\","
                 "\"scheduler.openshift.io/rollout-failed\":\"revision 3 did not become available within 120s\"}}},"
-                " {\"metadata\":{\"name\":\"policy-scheduler-config-1\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"profile\\\":\\\"LowNodeUtilization\\\"}\"}}},"
+                " {\"metadata\":{\"name\":\"policy-scheduler-config-1\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"profile\\\":\\\"LowNodeUtilization\\\"}\"}},"
+                "  \"data\":{\"config.yaml\":\"# x\\napiVersion: kubescheduler.config.k8s.io/v1\\nkind: KubeSchedulerConfiguration\\n\"}},"
+                " {\"metadata\":{\"name\":\"policy-scheduler-config-5\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"schedulerConfig\\\":\\\"sc\\\"}\"}}},"
                 " {\"metadata\":{\"name\":\"unrelated\"}},"
                 " {\"metadata\":{\"name\":\"policy-scheduler-config-2\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"configMap\\\":\\\"p\\\",\\\"resourceVersion\\\":\\\"20\\\",\\\"sha256\\\":\\\"bb\\\"}\"}}},"
                 " {\"metadata\":{\"name\":\"policy-scheduler-config-4\",\"annotations\":{}}}]");
@@ -39,9 +41,12 @@ static void test_history(void **state) {
         json_t *deploy = load("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"scheduler.openshift.io/revision\":\"4\"}}}}}");
         HistoryRow rows[8];
         int n = history_rows(cms, sched, deploy, rows, 8);
-        assert_int_equal(n, 5);
+        assert_int_equal(n, 6);
         assert_int_equal(rows[0].revision, 1);
         assert_string_equal(rows[0].source, "profile/LowNodeUtilization");
+        assert_string_equal(rows[0].api, "v1");
+        assert_string_equal(rows[4].source, "schedulerconfig/sc");
+        assert_string_equal(rows[4].api, "-");
         assert_int_equal(rows[0].state, REVISION_SUPERSEDED);
         assert_int_equal(rows[1].revision, 2);
         assert_int_equal(rows[1].state, REVISION_SERVING);
@@ -53,9 +58,9 @@ static void test_history(void **state) {
         assert_non_null(strstr(rows[2].detail, "did not become available"));
         assert_int_equal(rows[3].revision, 4);
         assert_int_equal(rows[3].state, REVISION_ROLLING_OUT);
-        assert_int_equal(rows[4].state, REVISION_REJECTED);
-        assert_string_equal(rows[4].resource_version, "40");
-        assert_string_equal(rows[4].detail, "InvalidPolicy");
+        assert_int_equal(rows[5].state, REVISION_REJECTED);
+        assert_string_equal(rows[5].resource_version, "40");
+        assert_string_equal(rows[5].detail, "InvalidPolicy");
 
         Buf out;
         buf_init(&out, 0);
@@ -66,7 +71,8 @@ static void test_history(void **state) {
         buf_init(&out, 0);
         assert_int_equal(history_format(rows, n, true, &out), 0);
         json_t *arr = load(buf_str(&out));
-        assert_int_equal(json_array_size(arr), 5);
+        assert_int_equal(json_array_size(arr), 6);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 0), "api")), "v1");
         assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 1), "state")), "serving");
         json_decref(arr);
         buf_free(&out);
