@@ -25,6 +25,7 @@ typedef struct Ticket {
 struct Discovery {
         KubeClient *client;
         ClusterInfo info;
+        ClusterInfo round;              /* what this round has learnt so far */
         Ticket *in_flight;
         sd_event_source *retry;
         uint64_t retry_usec;
@@ -70,20 +71,20 @@ static void on_response(KubeClient *c, int r, json_t *body, const KubeError *err
                 failed(d, groups ? "API groups (/apis)" : "version (/version)", r, err);
                 return;
         }
-        ClusterInfo next = d->info;
-        if ((groups ? cluster_info_set_groups(&next, body) : cluster_info_set_version(&next, body)) < 0) {
+        if (!groups)
+                d->round = (ClusterInfo) {};
+        if ((groups ? cluster_info_set_groups(&d->round, body) : cluster_info_set_version(&d->round, body)) < 0) {
                 failed(d, groups ? "API groups (/apis)" : "version (/version)", -EBADMSG, NULL);
                 return;
         }
         if (!groups) {
                 /* The groups next; the round ends with them. */
-                d->info = next;
                 if (ask(d, true) < 0)
                         failed(d, "API groups (/apis)", -ENOMEM, NULL);
                 return;
         }
-        bool changed = !cluster_info_equal(&next, &d->info) || !d->settled;
-        d->info = next;
+        bool changed = !cluster_info_equal(&d->round, &d->info) || !d->settled;
+        d->info = d->round;
         d->failures = 0;
         d->retry_usec = 0;
         if (changed)
