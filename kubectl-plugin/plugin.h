@@ -87,7 +87,9 @@ int revision_framework_effective(const json_t *cm, const char *label, json_t **r
 /* What `diff N M` prints for two revision ConfigMaps (borrowed) under their labels: for two
  * Policy revisions, effective_diff() of their Policies; otherwise framework_diff() of their
  * revision_framework_effective(), after a "#" line per Policy revision saying it is compared
- * as its translation, and what that translation loses. Returns 0 (the same), 1 (they
+ * as its translation, and what that translation loses, and one when the two decide like
+ * different lines (libconfig's decisionsLike: a v1.20 and a v1.32 revision, which differ
+ * even with the same plugins). Returns 0 (the same), 1 (they
  * differ), -EINVAL with *ret_error (new string) for a revision that holds no valid
  * configuration, -ENOMEM. */
 int revision_diff(const json_t *cm_a, const char *label_a, const json_t *cm_b, const char *label_b, Buf *out,
