@@ -168,6 +168,17 @@ int desired_reject(Desired *d, const char *reason, const char *fmt, ...) _printf
  * NULL or "" = none) is not a list of key=value pairs with valid label keys and values,
  * the form the scheduler merges into pods' nodeSelector. Returns 0 or -ENOMEM. */
 int desired_check_node_selector(Desired *d, const char *selector);
+/* source-profile.c: the profile d names (d->profile_name) rendered as its plugin set for
+ * api into d->framework (d->api_version set when not v1beta1; nothing for a name that is no
+ * profile); 0 or -ENOMEM. */
+int desired_render_profile(const ReconcileConfig *c, SchedulerConfigApi api, Desired *d);
+/* Judges a profile rendered for a v1/v1beta3 cluster (valid by construction; the effective
+ * plugins when libconfig decodes the line); 0 or -ENOMEM. */
+int desired_judge_profile_framework(Desired *d);
+/* The status view of an effective configuration: per profile, the enabled plugins of each
+ * extension point that has any, score plugins with their weights. New reference; NULL on
+ * ENOMEM. */
+json_t *desired_effective_plugins(const json_t *effective);
 /* Judges spec.profileCustomizations (pc, NULL = none) as OpenShift 4.19's API defines it
  * and sets d->customizations; a valid d is rejected for a field the API does not have, a
  * value it does not allow, or a value whose behaviour the bundled scheduler does not have

@@ -7,7 +7,7 @@ RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/revisions.c reconcilers/
                     reconcilers/coexistence.c reconcilers/profiles.c \
                     reconcilers/operator-config.c reconcilers/clusteroperator.c \
                     reconcilers/plugin-decls.c reconcilers/cluster.c \
-                    reconcilers/customizations.c
+                    reconcilers/customizations.c reconcilers/source-profile.c
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
 RECONCILE_WORLD := tests/unit/reconcile-world.c

@@ -15,7 +15,6 @@
 #include "config/parse.h"
 #include "config/policy.h"
 #include "reconcilers/internal.h"
-#include "reconcilers/profiles.h"
 
 void desired_done(Desired *d) {
         free(d->message);
@@ -323,26 +322,6 @@ static const char *profile_or_default(const char *profile) {
         return profile && profile[0] ? profile : "LowNodeUtilization";
 }
 
-/* The profile's plugin set, in the layout of OpenShift's asset for api, for a valid profile
- * source. */
-static int render_profile_plugins(const ReconcileConfig *c, SchedulerConfigApi api, Desired *d) {
-        _cleanup_buf_ Buf b;
-        int p = scheduler_profile_from_string(d->profile_name), r;
-
-        if (p < 0)
-                return 0;       /* judge() has rejected it: no built-in policy either */
-        buf_init(&b, 16 * 1024);
-        r = scheduler_profile_render_for(p, api, c->scheduler_name, &b);
-        if (r < 0)
-                return r == -EINVAL ? 0 : -ENOMEM;
-        d->framework = buf_steal(&b);
-        if (!d->framework)
-                return -ENOMEM;
-        if (api != SCHEDULER_CONFIG_API_V1BETA1)
-                d->api_version = scheduler_config_api_version(api);
-        return 0;
-}
-
 /* ---- a KubeSchedulerConfiguration source ---------------------------------------------- */
 
 /* What the operator sets in every revision itself; a source may not. */
@@ -476,68 +455,6 @@ static int render_source_body(const PNode *root, char **ret, bool *ret_sets_perc
         return 0;
 }
 
-/* The status view of an effective configuration: per profile, the enabled plugins of each
- * extension point that has any, score plugins with their weights. New reference; NULL on
- * ENOMEM. */
-static json_t *effective_plugins(const json_t *effective) {
-        _cleanup_json_ json_t *list = json_array();
-        const json_t *profiles = json_object_get(effective, "profiles");
-        size_t i;
-        json_t *prof;
-
-        if (!list)
-                return NULL;
-        json_array_foreach(profiles, i, prof) {
-                _cleanup_json_ json_t *points = json_object();
-                if (!points)
-                        return NULL;
-                for (int pt = 0; pt < _KSC_EXTENSION_POINT_MAX; pt++) {
-                        const char *key = ksc_extension_point_to_string(pt);
-                        const json_t *enabled = jpath(prof, "plugins", key, "enabled");
-                        if (json_array_size(enabled) == 0)
-                                continue;
-                        if (json_object_set(points, key, (json_t *) enabled) < 0)
-                                return NULL;
-                }
-                json_t *e = json_pack("{s:s?, s:O}", "schedulerName", jstr(prof, "schedulerName"), "extensionPoints",
-                                      points);
-                if (json_array_append_new(list, e) < 0)
-                        return NULL;
-        }
-        return TAKE_PTR(list);
-}
-
-/* A profile rendered for a v1 (or v1beta3) cluster: OpenShift's own rendering, so valid by
- * construction (the unit tests hold it to 4.19's assets); the status shows its effective
- * plugins once libconfig decodes the line (no Policy lists: none is in use). */
-static int judge_profile_framework(Desired *d) {
-        _cleanup_free_ char *text = NULL;
-        _cleanup_json_ json_t *eff = NULL;
-        PolicyDiags diags = {};
-
-        if (asprintf(&text, "apiVersion: %s\nkind: " KSC_KIND "\n%s", d->api_version, d->framework) < 0)
-                return -ENOMEM;
-        int r = ksc_load(text, strlen(text), NULL, &eff, &diags);
-        bool oom = r == -ENOMEM || diags.oom;
-        policy_diags_clear(&diags);
-        if (oom)
-                return -ENOMEM;
-        if (r >= 0 && eff) {
-                d->plugins = effective_plugins(eff);
-                if (!d->plugins)
-                        return -ENOMEM;
-        }
-        d->predicates = json_array();
-        d->priorities = json_array();
-        if (!d->predicates || !d->priorities ||
-            asprintf(&d->message, "the plugin set of profile %s is valid: %s, as OpenShift 4.19 renders it",
-                     d->profile_name, d->api_version) < 0)
-                return -ENOMEM;
-        d->valid = true;
-        d->reason = "AsExpected";
-        return 0;
-}
-
 /* The apiVersion of a parsed source, when it is a line that is not v1beta1's (static). */
 static const char *source_api_version(const PNode *root) {
         for (const PNode *c = root ? root->child : NULL; c; c = c->next)
@@ -603,7 +520,7 @@ static int judge_scheduler_config(const ReconcileConfig *c, Desired *d, const ch
         if (r < 0)
                 goto out;
         d->api_version = source_api_version(doc->root);
-        d->plugins = effective_plugins(eff);
+        d->plugins = desired_effective_plugins(eff);
         d->predicates = json_array();
         d->priorities = json_array();
         if (!d->plugins || !d->predicates || !d->priorities) {
@@ -743,9 +660,9 @@ int desired_resolve(const ReconcileConfig *c, const ClusterInfo *cluster, const 
                 if (!d.source)
                         return -ENOMEM;
                 /* Rendered first, so that every message names what runs: the plugin set. */
-                r = c->profiles_as_plugins ? render_profile_plugins(c, cluster_scheduler_config_api(cluster), &d) : 0;
+                r = c->profiles_as_plugins ? desired_render_profile(c, cluster_scheduler_config_api(cluster), &d) : 0;
                 if (r >= 0 && d.api_version)
-                        r = judge_profile_framework(&d);
+                        r = desired_judge_profile_framework(&d);
                 else if (r >= 0)
                         r = judge(&d, NULL, 0, false, NULL);
                 if (r >= 0 && !d.valid)
