@@ -467,8 +467,18 @@ int revision_diff(const json_t *cm_a, const char *label_a, const json_t *cm_b, c
                         l = *e ? e + 1 : e;
                 }
         }
+        /* The same plugin names decide differently in the two lines (libconfig's
+         * "decisionsLike": v1.20 for v1beta1/v1beta2 and a Policy, v1.32 for v1beta3/v1). */
+        const char *like[2] = { json_string_value(json_object_get(eff[0], "decisionsLike")),
+                                json_string_value(json_object_get(eff[1], "decisionsLike")) };
+        bool lines_differ = r >= 0 && like[0] && like[1] && strcmp(like[0], like[1]) != 0;
+        if (lines_differ)
+                r = buf_printf(out, "# %s decides like %s, %s like %s: a plugin of the same name and weight may "
+                               "filter and score differently\n", label_a, like[0], label_b, like[1]);
         if (r >= 0)
                 r = framework_diff(eff[0], label_a, eff[1], label_b, out);
+        if (r == 0 && lines_differ)
+                r = 1;
         for (int i = 0; i < 2; i++) {
                 json_decref(eff[i]);
                 free(lossy[i]);

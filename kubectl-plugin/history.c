@@ -29,8 +29,11 @@ const char *revision_state_to_string(RevisionState s) {
 static void fill_source(HistoryRow *row, const json_t *src) {
         const char *cm = json_string_value(json_object_get(src, "configMap"));
         const char *profile = json_string_value(json_object_get(src, "profile"));
+        const char *sc = json_string_value(json_object_get(src, "schedulerConfig"));
         if (cm)
                 snprintf(row->source, sizeof(row->source), "configmap/%s", cm);
+        else if (sc)
+                snprintf(row->source, sizeof(row->source), "schedulerconfig/%s", sc);
         else if (profile)
                 snprintf(row->source, sizeof(row->source), "profile/%s", profile);
         else
@@ -38,6 +41,25 @@ static void fill_source(HistoryRow *row, const json_t *src) {
         snprintf(row->resource_version, sizeof(row->resource_version), "%s",
                  json_string_value(json_object_get(src, "resourceVersion")) ?: "-");
         snprintf(row->sha256, sizeof(row->sha256), "%s", json_string_value(json_object_get(src, "sha256")) ?: "-");
+}
+
+/* The configuration API a revision's scheduler reads: a Policy when it has one, else
+ * config.yaml's apiVersion (the operator writes it on a line of its own). */
+static void fill_api(HistoryRow *row, const json_t *cm) {
+        static const char key[] = "\napiVersion: ";
+        const char *config = json_string_value(jget(cm, "data", RECONCILE_CONFIG_KEY));
+        const char *at = config ? strstr(config, key) : NULL;
+
+        snprintf(row->api, sizeof(row->api), "-");
+        if (json_is_string(jget(cm, "data", RECONCILE_POLICY_KEY)))
+                snprintf(row->api, sizeof(row->api), "Policy");
+        else if (at) {
+                at += sizeof(key) - 1;
+                const char *slash = strchr(at, '/'), *end = strchrnul(at, '\n');
+                if (slash && slash < end)
+                        at = slash + 1;
+                snprintf(row->api, sizeof(row->api), "%.*s", (int) (end - at), at);
+        }
 }
 
 static int compare_rows(const void *x, const void *y) {
@@ -71,6 +93,7 @@ int history_rows(const json_t *configmaps, const json_t *scheduler, const json_t
                                          0, NULL);
                 fill_source(row, src);
                 json_decref(src);
+                fill_api(row, cm);
                 snprintf(row->created, sizeof(row->created), "%s",
                          json_string_value(jget(cm, "metadata", "creationTimestamp")) ?: "");
                 const char *failed = json_string_value(
@@ -88,7 +111,7 @@ int history_rows(const json_t *configmaps, const json_t *scheduler, const json_t
         json_t *rejected = jget(scheduler, "status", "rejected");
         if (json_is_object(rejected) && n < max) {
                 HistoryRow *row = &rows[n++];
-                *row = (HistoryRow) { .revision = 0, .state = REVISION_REJECTED };
+                *row = (HistoryRow) { .revision = 0, .state = REVISION_REJECTED, .api = "-" };
                 fill_source(row, json_object_get(rejected, "source"));
                 snprintf(row->detail, sizeof(row->detail), "%s",
                          json_string_value(json_object_get(rejected, "reason")) ?: "");
@@ -102,8 +125,9 @@ int history_format(const HistoryRow *rows, int n, bool json, Buf *out) {
                 json_t *arr = json_array();
                 for (int i = 0; arr && i < n; i++) {
                         const HistoryRow *r = &rows[i];
-                        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "revision",
-                                              (json_int_t) r->revision, "source", r->source, "resourceVersion",
+                        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "revision",
+                                              (json_int_t) r->revision, "source", r->source, "api", r->api,
+                                              "resourceVersion",
                                               r->resource_version, "sha256", r->sha256, "created", r->created,
                                               "state", revision_state_to_string(r->state), "detail", r->detail);
                         if (!o || json_array_append_new(arr, o) < 0) {
@@ -119,8 +143,8 @@ int history_format(const HistoryRow *rows, int n, bool json, Buf *out) {
                 free(s);
                 return r;
         }
-        int r = buf_printf(out, "%-9s %-32s %-16s %-64s %-20s %s\n", "REVISION", "SOURCE", "RESOURCEVERSION",
-                           "SHA256", "CREATED", "STATE");
+        int r = buf_printf(out, "%-9s %-32s %-8s %-16s %-64s %-20s %s\n", "REVISION", "SOURCE", "API",
+                           "RESOURCEVERSION", "SHA256", "CREATED", "STATE");
         for (int i = 0; r >= 0 && i < n; i++) {
                 const HistoryRow *row = &rows[i];
                 char num[24];
@@ -128,7 +152,7 @@ int history_format(const HistoryRow *rows, int n, bool json, Buf *out) {
                         snprintf(num, sizeof(num), "-");
                 else
                         snprintf(num, sizeof(num), "%" PRId64, row->revision);
-                r = buf_printf(out, "%-9s %-32s %-16s %-64s %-20s %s%s%s%s\n", num, row->source,
+                r = buf_printf(out, "%-9s %-32s %-8s %-16s %-64s %-20s %s%s%s%s\n", num, row->source, row->api,
                                row->resource_version, row->sha256, row->created[0] ? row->created : "-",
                                revision_state_to_string(row->state), row->detail[0] ? " (" : "", row->detail,
                                row->detail[0] ? ")" : "");

@@ -44,7 +44,7 @@ static const KubeResource OPERATOR_CONFIGS = { OPERATOR_CONFIG_GROUP, "v1", OPER
 
 typedef struct Args {
         const char *kubeconfig, *context, *namespace_, *output;
-        const char *to, *scheduler_name;
+        const char *to, *scheduler_name, *api_version;
         const char *sim_config, *sim_policy, *sim_profile;
         bool all_nodes;
         bool configmap, dry_run, accept_lossy;
@@ -89,6 +89,8 @@ static void usage(FILE *f) {
               "      --accept-lossy      migrate: migrate although the translation changes behaviour (listed)\n"
               "      --to=NAME           migrate: the source ConfigMap's name (default " MIGRATE_DEFAULT_CONFIGMAP ")\n"
               "      --scheduler-name=N  migrate: the profile's schedulerName (default default-scheduler)\n"
+              "      --api-version=V     migrate: v1 (the default, unless the cluster reads no v1: then the\n"
+              "                          newest it reads), v1beta3 or v1beta1\n"
               "      --config=FILE       simulate: a KubeSchedulerConfiguration candidate\n"
               "      --policy=FILE       simulate: a Policy candidate\n"
               "      --profile=NAME      simulate: OpenShift's profile NAME as a plugin set\n"
@@ -413,12 +415,24 @@ static int cmd_migrate(const Args *a) {
                 return EXIT_USAGE;
         }
 
+        /* The file the cluster's version reads, unless asked for another. */
+        ClusterInfo cluster = {};
+        json_auto_t *version = NULL;
+        if (!a->api_version && kube_request(c, "GET", "/version", NULL, NULL, &version, &err) >= 0 &&
+            cluster_info_set_version(&cluster, version) < 0)
+                cluster = (ClusterInfo) {};
+        int api = migrate_api(a->api_version, &cluster);
+        if (api < 0) {
+                fprintf(stderr, "error: --api-version=%s: migrate writes v1, v1beta3 or v1beta1\n", a->api_version);
+                return EXIT_USAGE;
+        }
+
         char label[300];
         snprintf(label, sizeof(label), "configmap/%s:%s", name, RECONCILE_POLICY_KEY);
         _cleanup_(migrate_plan_done) MigratePlan plan = {};
         _cleanup_free_ char *problem = NULL;
         r = migrate_plan(text, strlen(text), label, to, a->scheduler_name ? a->scheduler_name : "default-scheduler",
-                         &plan, &problem);
+                         api, &plan, &problem);
         if (r == -EINVAL) {
                 fprintf(stderr, "error: %s", problem);
                 return EXIT_INVALID;
@@ -581,8 +595,9 @@ static int sim_compile_policy(SchedStrtab *t, const char *text, size_t len, cons
         return sim_compile(t, text, len, label, false, scheduler_name, base, ret);
 }
 
-/* OpenShift's profile as its plugin set (reconcilers/profiles.h). */
-static int sim_compile_profile(SchedStrtab *t, const char *name, const char *scheduler_name,
+/* OpenShift's profile as its plugin set (reconcilers/profiles.h), rendered in api: as the
+ * operator renders it for this cluster. */
+static int sim_compile_profile(SchedStrtab *t, const char *name, SchedulerConfigApi api, const char *scheduler_name,
                                const SchedConfigOptions *base, SimConfigs *ret) {
         int p = scheduler_profile_from_string(name);
         if (p < 0) {
@@ -592,8 +607,8 @@ static int sim_compile_profile(SchedStrtab *t, const char *name, const char *sch
         }
         _cleanup_(buf_free) Buf b;
         buf_init(&b, 0);
-        if (buf_puts(&b, "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n") < 0 ||
-            scheduler_profile_render((SchedulerProfile) p, scheduler_name, &b) < 0)
+        if (buf_printf(&b, "apiVersion: %s\nkind: KubeSchedulerConfiguration\n", scheduler_config_api_version(api)) < 0 ||
+            scheduler_profile_render_for((SchedulerProfile) p, api, scheduler_name, &b) < 0)
                 return EXIT_USAGE;
         snprintf(ret->label, sizeof(ret->label), "profile/%s", scheduler_profile_to_string((SchedulerProfile) p));
         return sim_compile_ksc(t, buf_str(&b), b.len, ret->label, base, ret);
@@ -664,10 +679,18 @@ static int sim_active(KubeClient *c, SchedStrtab *t, SchedConfigOptions *base, c
         return sim_compile_ksc(t, config, strlen(config), ret->label, base, ret);
 }
 
-static int sim_candidate(const Args *a, SchedStrtab *t, const char *scheduler_name, const SchedConfigOptions *base,
-                         SimConfigs *ret) {
-        if (a->sim_profile)
-                return sim_compile_profile(t, a->sim_profile, scheduler_name, base, ret);
+static int sim_candidate(const Args *a, KubeClient *c, SchedStrtab *t, const char *scheduler_name,
+                         const SchedConfigOptions *base, SimConfigs *ret) {
+        if (a->sim_profile) {
+                /* The API the operator renders profiles in on this cluster. */
+                ClusterInfo cluster = {};
+                KubeError err = {};
+                json_auto_t *version = NULL;
+                if (kube_request(c, "GET", "/version", NULL, NULL, &version, &err) >= 0)
+                        (void) cluster_info_set_version(&cluster, version);
+                return sim_compile_profile(t, a->sim_profile, cluster_scheduler_config_api(&cluster), scheduler_name,
+                                           base, ret);
+        }
         const char *path = a->sim_config ?: a->sim_policy;
         size_t len = 0;
         _cleanup_free_ char *text = read_input(path, &len);
@@ -697,7 +720,7 @@ static int cmd_simulate(const Args *a) {
         if (code == 0)
                 code = sim_active(c, t, &base, scheduler_name, sizeof(scheduler_name), &default_node_selector, &active);
         if (code == 0)
-                code = sim_candidate(a, t, scheduler_name, &base, &candidate);
+                code = sim_candidate(a, c, t, scheduler_name, &base, &candidate);
         json_auto_t *nodes = NULL, *pods = NULL;
         KubeError err = {};
         int r;
@@ -776,6 +799,7 @@ int main(int argc, char **argv) {
                 { "to", required_argument, NULL, 'T' },         { "scheduler-name", required_argument, NULL, 'S' },
                 { "config", required_argument, NULL, 'C' },     { "policy", required_argument, NULL, 'P' },
                 { "profile", required_argument, NULL, 'R' },    { "all-nodes", no_argument, NULL, 'A' },
+                { "api-version", required_argument, NULL, 'V' },
                 {},
         };
         int opt;
@@ -794,6 +818,7 @@ int main(int argc, char **argv) {
                 case 'P': a.sim_policy = optarg; break;
                 case 'R': a.sim_profile = optarg; break;
                 case 'A': a.all_nodes = true; break;
+                case 'V': a.api_version = optarg; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return EXIT_USAGE;
                 }

@@ -1,7 +1,10 @@
-/* `migrate`: the active Policy's translation (libconfig's v1beta1 translation, the one
- * `policy-validator --translate=v1beta1` prints and kube-scheduler v1.20 builds from the Policy
- * itself) as the operator's KubeSchedulerConfiguration source, and the changes that switch the
- * operator to it, shown before they are made. Pure: main.c reads and writes the objects. */
+/* `migrate`: the active Policy's translation as the operator's KubeSchedulerConfiguration
+ * source, and the changes that switch the operator to it, shown before they are made. The
+ * translation is libconfig's: v1 (1.32's plugins, what today's clusters read) by default;
+ * v1beta1 (what kube-scheduler v1.20 builds from the Policy itself, `policy-validator
+ * --translate=v1beta1`) on request or on a cluster that reads nothing newer; v1beta3 (the
+ * same document as v1 under 1.23-1.24's name) on a cluster that reads no v1. Pure: main.c
+ * reads and writes the objects. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -46,8 +49,24 @@ static char *format_severity(const PolicyDiags *diags, PolicySeverity sev, const
         return s;
 }
 
+int migrate_api(const char *requested, const ClusterInfo *cluster) {
+        if (requested) {
+                static const struct {
+                        const char *name;
+                        SchedulerConfigApi api;
+                } names[] = { { "v1", SCHEDULER_CONFIG_API_V1 }, { "v1beta3", SCHEDULER_CONFIG_API_V1BETA3 },
+                              { "v1beta1", SCHEDULER_CONFIG_API_V1BETA1 } };
+                for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                        if (strcmp(requested, names[i].name) == 0 ||
+                            strcmp(requested, scheduler_config_api_version(names[i].api)) == 0)
+                                return names[i].api;
+                return -EINVAL;
+        }
+        return cluster_info_known(cluster) ? (int) cluster_scheduler_config_api(cluster) : SCHEDULER_CONFIG_API_V1;
+}
+
 int migrate_plan(const char *policy_text, size_t len, const char *label, const char *cm_name,
-                 const char *scheduler_name, MigratePlan *ret, char **ret_error) {
+                 const char *scheduler_name, SchedulerConfigApi api, MigratePlan *ret, char **ret_error) {
         PolicyOptions opts = { .max_size = POLICY_CONFIGMAP_MAX_BYTES };
         _cleanup_(policy_freep) Policy *p = NULL;
         PolicyDiags diags = {}, tdiags = {};
@@ -73,7 +92,11 @@ int migrate_plan(const char *policy_text, size_t len, const char *label, const c
                 free(text);
                 goto out;
         }
-        r = policy_translate_to(p, POLICY_TRANSLATE_V1BETA1, scheduler_name, &opts, &cfg, &tdiags);
+        r = policy_translate_to(p, api == SCHEDULER_CONFIG_API_V1BETA1 ? POLICY_TRANSLATE_V1BETA1 : POLICY_TRANSLATE_V1,
+                                scheduler_name, &opts, &cfg, &tdiags);
+        if (r >= 0 && api == SCHEDULER_CONFIG_API_V1BETA3 &&
+            json_object_set_new(cfg, "apiVersion", json_string(scheduler_config_api_version(api))) < 0)
+                r = -ENOMEM;
         if (r < 0) {
                 if (r != -ENOMEM && asprintf(ret_error, "%s cannot be translated", label) < 0)
                         r = -ENOMEM;
@@ -84,8 +107,8 @@ int migrate_plan(const char *policy_text, size_t len, const char *label, const c
         plan.notes_text = format_severity(&tdiags, POLICY_SEVERITY_NOTE, label, &n_notes);
         json = json_dumps(cfg, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
         if (!plan.lossy_text || !plan.notes_text || !json ||
-            asprintf(&plan.config_yaml, "# The translation of %s (kubectl scheduler-policy migrate).\n%s\n", label,
-                     json) < 0) {
+            asprintf(&plan.config_yaml, "# The translation of %s (kubectl scheduler-policy migrate, %s).\n%s\n",
+                     label, scheduler_config_api_version(api), json) < 0) {
                 r = -ENOMEM;
                 goto out;
         }

@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "config/policy.h"
+#include "reconcilers/cluster.h"
 
 typedef struct json_t json_t;
 
@@ -27,7 +28,10 @@ const char *revision_state_to_string(RevisionState s);
 /* One row: revision number (0 for the rejected source), where it came from, its state. */
 typedef struct HistoryRow {
         int64_t revision;
-        char source[256];       /* "configmap/NAME", "profile/NAME" or "-" */
+        char source[256];       /* "configmap/NAME" (a Policy), "schedulerconfig/NAME" (a
+                                 * KubeSchedulerConfiguration source), "profile/NAME" or "-" */
+        char api[32];           /* what the scheduler reads: "Policy", "v1", "v1beta3",
+                                 * "v1beta1", ...; "-" when unknown */
         char resource_version[32];
         char sha256[65];
         char created[40];       /* RFC 3339, "" when unknown */
@@ -83,7 +87,9 @@ int revision_framework_effective(const json_t *cm, const char *label, json_t **r
 /* What `diff N M` prints for two revision ConfigMaps (borrowed) under their labels: for two
  * Policy revisions, effective_diff() of their Policies; otherwise framework_diff() of their
  * revision_framework_effective(), after a "#" line per Policy revision saying it is compared
- * as its translation, and what that translation loses. Returns 0 (the same), 1 (they
+ * as its translation, and what that translation loses, and one when the two decide like
+ * different lines (libconfig's decisionsLike: a v1.20 and a v1.32 revision, which differ
+ * even with the same plugins). Returns 0 (the same), 1 (they
  * differ), -EINVAL with *ret_error (new string) for a revision that holds no valid
  * configuration, -ENOMEM. */
 int revision_diff(const json_t *cm_a, const char *label_a, const json_t *cm_b, const char *label_b, Buf *out,
@@ -102,7 +108,7 @@ int explain_pod(const json_t *pod, const json_t *events, Buf *out);
 
 typedef struct MigratePlan {
         json_t *configmap;      /* the source ConfigMap to write (openshift-config/<name>) */
-        char *config_yaml;      /* its config.yaml: the v1beta1 translation */
+        char *config_yaml;      /* its config.yaml: the translation, in the API asked for */
         size_t n_lossy;         /* what the translation cannot keep (its warnings) */
         char *lossy_text;       /* those, one formatted diagnostic a line; "" when none */
         char *notes_text;       /* the translation's notes (changed scales, merged plugins) */
@@ -113,7 +119,11 @@ typedef struct MigratePlan {
  * scheduler_name. Returns 0 and *ret (free with migrate_plan_done()); -EINVAL with
  * *ret_error (new message) for a Policy that is invalid or has no translation; -ENOMEM. */
 int migrate_plan(const char *policy_text, size_t len, const char *label, const char *cm_name,
-                 const char *scheduler_name, MigratePlan *ret, char **ret_error);
+                 const char *scheduler_name, SchedulerConfigApi api, MigratePlan *ret, char **ret_error);
+/* The API migrate writes: requested (an apiVersion, "v1" or "v1beta1" short; NULL: none), else
+ * v1, unless cluster (NULL: not known) reads no v1: then the newest it reads. Returns the API
+ * or -EINVAL for a request that is none of v1, v1beta3, v1beta1. */
+int migrate_api(const char *requested, const ClusterInfo *cluster);
 void migrate_plan_done(MigratePlan *p);
 /* What migrating changes: config.yaml of the source ConfigMap against existing_cm's (NULL:
  * it does not exist) as a line diff, then the operator's spec.schedulerConfig.name

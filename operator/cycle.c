@@ -133,6 +133,7 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
                 .config = &m->opts.scheduler,
                 .apply_error = apply_error_shown(&m->apply_error),
                 .conflicting_scheduler = conflict,
+                .cluster = discovery_info(m->discovery),
         };
         const json_t *operator_config = kube_informer_get(m->informers[INF_OPERATOR_CONFIGS], NULL,
                                                           OPERATOR_CONFIG_NAME);

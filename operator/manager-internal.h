@@ -16,6 +16,7 @@
 #include "operator/apply-error.h"
 #include "operator/clusteroperator.h"
 #include "operator/coexistence.h"
+#include "operator/discovery.h"
 #include "operator/expectations.h"
 #include "operator/manager.h"
 #include "operator/metrics.h"
@@ -58,6 +59,7 @@ struct Manager {
         KubeEventRecorder *recorder;
         Coexistence *coexist;           /* another default scheduler? NULL: not guarded */
         ClusterOperatorWatch *co;       /* ClusterOperator scheduler-policy, when its CRD exists */
+        Discovery *discovery;           /* the API server's version and groups */
 
         KubeQueue *queue;
         Expectations expectations;

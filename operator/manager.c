@@ -119,7 +119,7 @@ bool manager_all_synced(const Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (!m->synced[i])
                         return false;
-        if (!coexistence_synced(m->coexist))
+        if (!coexistence_synced(m->coexist) || !discovery_settled(m->discovery))
                 return false;
         return same_name(wanted_policy_name(m), m->policy_name) &&
                same_name(wanted_scheduler_config_name(m), m->scheduler_config_name);
@@ -267,6 +267,13 @@ static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, vo
         }
         metrics_count_api_error(&m->metrics, METRICS_VERB_WATCH, err ? err->http_status : 0);
         klog_warning("Watch failed (retrying): %s", LOG_TEXT(err && err->message[0] ? err->message : strerror(-r)));
+        /* The connection is being remade: the server may come back upgraded. */
+        if (discovery_refresh(m->discovery) < 0)
+                klog_warning("Cannot ask the API server's version again: %s", strerror(ENOMEM));
+}
+
+static void on_discovery_changed(void *userdata) {
+        trigger(userdata);
 }
 
 static void on_coexistence_changed(void *userdata) {
@@ -424,6 +431,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         r = cluster_operator_watch_new(m->client, on_cluster_operator_changed, m, &m->co);
         if (r < 0)
                 return klog_error_errno(r, "Cannot watch the ClusterOperator: %m");
+        r = discovery_new(m->client, on_discovery_changed, m, &m->discovery);
+        if (r < 0)
+                return klog_error_errno(r, "Cannot set up the cluster's discovery: %m");
 
         r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
         if (r < 0)
@@ -490,6 +500,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
 }
 
 int manager_start(Manager *m) {
+        int k = discovery_refresh(m->discovery);
+        if (k < 0)
+                return klog_error_errno(k, "Cannot ask the API server's version: %m");
         for (unsigned i = 0; i < _INF_MAX; i++) {
                 if (!m->informers[i])
                         continue;
@@ -543,6 +556,7 @@ Manager *manager_free(Manager *m) {
                 kube_informer_unref(m->informers[i]);
         coexistence_free(m->coexist);
         cluster_operator_watch_free(m->co);
+        discovery_free(m->discovery);
         kube_event_recorder_free(m->recorder);
         kube_client_unref(m->writer);
         kube_client_unref(m->client);

@@ -76,13 +76,23 @@ static int upgradeable(const ClusterOperatorInput *in, ConditionSpec *c, char **
                 *c = (ConditionSpec) { "Upgradeable", true, "AsExpected", *msg };
                 return 0;
         }
+        /* On a cluster whose own kube-scheduler no longer reads a Policy (1.23+), say so: the
+         * bundled scheduler is then the only one that runs it. */
+        const json_t *cluster = in->pass ? jpath(in->pass->status, "cluster") : NULL;
+        _cleanup_free_ char *where = NULL;
+        if (cluster && json_is_false(json_object_get(cluster, "schedulerReadsPolicy")) &&
+            asprintf(&where, " This cluster's own kube-scheduler (%s) reads %s and no Policy; the bundled scheduler "
+                             "keeps running this one, which OpenShift 4.19 would not (it reports "
+                             "TargetConfigControllerDegraded for spec.policy).",
+                     jstr(cluster, "gitVersion") ?: "?", jstr(cluster, "schedulerConfigAPI") ?: "?") < 0)
+                return -ENOMEM;
         if (asprintf(msg,
                      "the Scheduler uses the legacy scheduler Policy in ConfigMap " RECONCILE_CONFIG_NAMESPACE
-                     "/%s; OpenShift 4.10 removed the Policy API. Move to its KubeSchedulerConfiguration "
+                     "/%s; OpenShift 4.10 removed the Policy API.%s Move to its KubeSchedulerConfiguration "
                      "translation with `kubectl scheduler-policy migrate` (--dry-run shows the change first): it "
                      "writes the translation as the operator's KubeSchedulerConfiguration source and switches to "
                      "it; then unset spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME,
-                     policy) < 0)
+                     policy, where ? where : "") < 0)
                 return -ENOMEM;
         truncate_message(*msg, RECONCILE_MAX_MESSAGE);
         *c = (ConditionSpec) { "Upgradeable", false, "LegacyPolicyInUse", *msg };

@@ -46,6 +46,10 @@ int events_report(Pass *p, const json_t *status) {
                 if (w->framework_source)
                         r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu profile%s", p->what,
                                         json_array_size(w->plugins), json_array_size(w->plugins) == 1 ? "" : "s");
+                else if (w->api_version)
+                        /* A profile rendered for a v1 cluster: no Policy lists to count. */
+                        r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %s, as OpenShift 4.19 renders it",
+                                        p->what, w->api_version);
                 else
                         r = queue_event(p, "Normal", "PolicyAccepted", "%s is accepted: %zu predicates, %zu priorities",
                                         p->what, json_array_size(w->predicates), json_array_size(w->priorities));

@@ -8,6 +8,7 @@
 
 #include "common/macro.h"
 #include "common/time-util.h"
+#include "reconcilers/cluster.h"
 #include "reconcilers/reconcile.h"
 
 /* Bounds on what the cluster controls. */
@@ -62,6 +63,8 @@ typedef struct RevisionSettings {
                                          * Policy revision */
         bool framework_sets_percentage; /* framework has percentageOfNodesToScore: the
                                          * operator's setting is not written */
+        const char *api_version;        /* a framework revision's apiVersion; NULL:
+                                         * kubescheduler.config.k8s.io/v1beta1 */
         const char *default_node_selector;
         bool masters_schedulable;
 } RevisionSettings;
@@ -140,6 +143,9 @@ typedef struct Desired {
                                          * OpenShift's asset has it, or the source's fields); the
                                          * revision then has no policy.cfg */
         bool framework_sets_percentage; /* framework has its own percentageOfNodesToScore */
+        const char *api_version;        /* framework's apiVersion when not v1beta1 (static) */
+        json_t *customizations;         /* spec.profileCustomizations as judged, for the
+                                         * status: {dynamicResourceAllocation} */
         json_t *plugins;                /* valid framework source: [{schedulerName,
                                          * extensionPoints: {point: [{name[, weight]}]}}] */
 } Desired;
@@ -147,12 +153,13 @@ typedef struct Desired {
 /* Resolves and judges the desired policy of a Scheduler. Exactly one source is active: a
  * Policy (spec.policy.name) wins, then the KubeSchedulerConfiguration the operator's
  * configuration names (c->scheduler_config_name, ConfigMap scheduler_config_cm), then the
- * profile; the status source and the message name what is ignored and why. A profile is rendered as OpenShift's
+ * profile, rendered in the configuration API the cluster's kube-scheduler reads (cluster NULL
+ * or not yet known: v1beta1); the status source and the message name what is ignored and why. A profile is rendered as OpenShift's
  * plugin set when c->profiles_as_plugins (the built-in policy's effective lists still fill
  * the status: kube-scheduler v1.20 runs the two alike). The outcome (valid or not) is in
  * *ret (caller frees with desired_done()); returns 0 or -ENOMEM. */
-int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm,
-                    const json_t *scheduler_config_cm, Desired *ret);
+int desired_resolve(const ReconcileConfig *c, const ClusterInfo *cluster, const json_t *scheduler,
+                    const json_t *policy_cm, const json_t *scheduler_config_cm, Desired *ret);
 void desired_done(Desired *d);
 /* Turns a valid Desired into a rejected one: reason (static) and "<source> <fmt...>" as the
  * message; the effective lists and rendering are dropped. Returns 0 or -ENOMEM. */
@@ -161,6 +168,22 @@ int desired_reject(Desired *d, const char *reason, const char *fmt, ...) _printf
  * NULL or "" = none) is not a list of key=value pairs with valid label keys and values,
  * the form the scheduler merges into pods' nodeSelector. Returns 0 or -ENOMEM. */
 int desired_check_node_selector(Desired *d, const char *selector);
+/* source-profile.c: the profile d names (d->profile_name) rendered as its plugin set for
+ * api into d->framework (d->api_version set when not v1beta1; nothing for a name that is no
+ * profile); 0 or -ENOMEM. */
+int desired_render_profile(const ReconcileConfig *c, SchedulerConfigApi api, Desired *d);
+/* Judges a profile rendered for a v1/v1beta3 cluster (valid by construction; the effective
+ * plugins when libconfig decodes the line); 0 or -ENOMEM. */
+int desired_judge_profile_framework(Desired *d);
+/* The status view of an effective configuration: per profile, the enabled plugins of each
+ * extension point that has any, score plugins with their weights. New reference; NULL on
+ * ENOMEM. */
+json_t *desired_effective_plugins(const json_t *effective);
+/* Judges spec.profileCustomizations (pc, NULL = none) as OpenShift 4.19's API defines it
+ * and sets d->customizations; a valid d is rejected for a field the API does not have, a
+ * value it does not allow, or a value whose behaviour the bundled scheduler does not have
+ * (dynamicResourceAllocation: Enabled: no DynamicResources plugin). Returns 0 or -ENOMEM. */
+int desired_check_profile_customizations(Desired *d, const json_t *pc);
 /* "policy.cfg of ConfigMap openshift-config/x" or "the built-in policy of profile P". */
 int desired_describe(const Desired *d, char **ret);
 /* The revision's effective annotation of d: {predicates, priorities[, plugins]}. New

@@ -1,8 +1,10 @@
-/* OpenShift's scheduling profiles as plugin sets. The texts are those of OpenShift 4.7-4.9's
- * bindata/v4.1.0/config/defaultconfig-postbootstrap-<profile>.yaml (kept verbatim in
- * tests/data/openshift-profiles/, which the unit test compares against), with the scheduler
- * name made a parameter: LowNodeUtilization is v1.20's default plugin set, so it names the
- * profile and nothing else. */
+/* OpenShift's scheduling profiles as plugin sets. The v1beta1 texts are those of OpenShift
+ * 4.7-4.9's bindata/v4.1.0/config/defaultconfig-postbootstrap-<profile>.yaml (kept verbatim in
+ * tests/data/openshift-profiles/), the v1 ones those of 4.19's
+ * bindata/assets/config/defaultconfig-postbootstrap-<profile>.yaml (tests/data/openshift-4.19/,
+ * with what 4.19 writes from them), each with the scheduler name made a parameter:
+ * LowNodeUtilization is the line's default plugin set, so it names the profile and nothing
+ * else. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -30,6 +32,33 @@ static const char *const profile_plugins[_SCHEDULER_PROFILE_MAX] = {
                 "        - name: \"NodeResourcesBalancedAllocation\"\n"
                 "        enabled:\n"
                 "        - name: \"NodeResourcesMostAllocated\"\n"
+                "          weight: 5\n",
+        [SCHEDULER_PROFILE_NO_SCORING] =
+                "    plugins:\n"
+                "      preScore:\n"
+                "        disabled:\n"
+                "        - name: \"*\"\n"
+                "      score:\n"
+                "        disabled:\n"
+                "        - name: \"*\"\n",
+};
+
+/* 4.19's: 1.23 folded NodeResourcesMostAllocated into NodeResourcesFit's scoring strategy,
+ * so packing is NodeResourcesFit at weight 5 scoring MostAllocated. */
+static const char *const profile_plugins_v1[_SCHEDULER_PROFILE_MAX] = {
+        [SCHEDULER_PROFILE_LOW_NODE_UTILIZATION] = "",
+        [SCHEDULER_PROFILE_HIGH_NODE_UTILIZATION] =
+                "    pluginConfig:\n"
+                "      - args:\n"
+                "          scoringStrategy:\n"
+                "            type: MostAllocated\n"
+                "        name: NodeResourcesFit\n"
+                "    plugins:\n"
+                "      score:\n"
+                "        disabled:\n"
+                "        - name: \"NodeResourcesBalancedAllocation\"\n"
+                "        enabled:\n"
+                "        - name: \"NodeResourcesFit\"\n"
                 "          weight: 5\n",
         [SCHEDULER_PROFILE_NO_SCORING] =
                 "    plugins:\n"
@@ -70,7 +99,8 @@ static bool yaml_plain_safe(const char *s) {
         return true;
 }
 
-int scheduler_profile_render(SchedulerProfile p, const char *scheduler_name, Buf *b) {
+static int render_section(SchedulerProfile p, const char *const plugins[static _SCHEDULER_PROFILE_MAX],
+                          const char *scheduler_name, Buf *b) {
         const char *name = scheduler_name ? scheduler_name : "default-scheduler";
         int r;
 
@@ -94,6 +124,24 @@ int scheduler_profile_render(SchedulerProfile p, const char *scheduler_name, Buf
         if (r >= 0)
                 r = buf_putc(b, '\n');
         if (r >= 0)
-                r = buf_puts(b, profile_plugins[p]);
+                r = buf_puts(b, plugins[p]);
         return r;
+}
+
+int scheduler_profile_render(SchedulerProfile p, const char *scheduler_name, Buf *b) {
+        return render_section(p, profile_plugins, scheduler_name, b);
+}
+
+int scheduler_profile_render_for(SchedulerProfile p, SchedulerConfigApi a, const char *scheduler_name, Buf *b) {
+        int r;
+
+        if (p < 0 || p >= _SCHEDULER_PROFILE_MAX || a < 0 || a >= _SCHEDULER_CONFIG_API_MAX)
+                return -EINVAL;
+        if (a == SCHEDULER_CONFIG_API_V1BETA1)
+                return render_section(p, profile_plugins, scheduler_name, b);
+        /* 4.19's defaultconfig.yaml turns the debugging handlers off. */
+        r = buf_puts(b, "enableProfiling: false\nenableContentionProfiling: false\n");
+        if (r < 0)
+                return r;
+        return render_section(p, profile_plugins_v1, scheduler_name, b);
 }

@@ -1,10 +1,13 @@
 #pragma once
 /* OpenShift's scheduling profiles (Scheduler spec.profile) as the Scheduler Framework's
- * plugin sets: the `profiles` section OpenShift 4.7-4.9's cluster-kube-scheduler-operator
- * renders into kube-scheduler's KubeSchedulerConfiguration (v1beta1) for each profile.
- * A leaf: the names and the rendering, nothing of the reconciler. */
+ * plugin sets: the `profiles` section OpenShift's cluster-kube-scheduler-operator renders
+ * into kube-scheduler's KubeSchedulerConfiguration for each profile, in the line the
+ * cluster's kube-scheduler reads: 4.7-4.9's (v1beta1, Kubernetes 1.20-1.22) or 4.19's (v1,
+ * 1.32; 4.10-4.12 wrote the same sections as v1beta3). A leaf: the names and the rendering,
+ * nothing of the reconciler. */
 
 #include "common/buf.h"
+#include "reconcilers/cluster.h"
 
 #define SCHEDULER_PROFILE_DEFAULT "LowNodeUtilization"
 
@@ -28,3 +31,9 @@ const char *scheduler_profile_to_string(SchedulerProfile p);
  * is written plain when YAML reads it back as the same string, quoted otherwise. Returns 0,
  * -EINVAL for p outside the enum, -ENOMEM or -E2BIG from the buffer. */
 int scheduler_profile_render(SchedulerProfile p, const char *scheduler_name, Buf *b);
+/* The same for the configuration API a: v1beta1 as above; v1beta3 and v1 the body 4.19
+ * writes after its header: `enableProfiling: false` and `enableContentionProfiling: false`
+ * (its defaultconfig.yaml), then the profile section of its asset (LowNodeUtilization, which
+ * has none there, names the scheduler and nothing else, as kube-scheduler's defaulting
+ * does). Same returns. */
+int scheduler_profile_render_for(SchedulerProfile p, SchedulerConfigApi a, const char *scheduler_name, Buf *b);

@@ -210,6 +210,7 @@ static int render_use(Pass *p) {
                 .policy = p->use->framework ? NULL : p->use->normalized,
                 .framework = p->use->framework,
                 .framework_sets_percentage = p->use->framework_sets_percentage,
+                .api_version = p->use->api_version,
                 .default_node_selector = dns && p->want.valid ? dns : "",
                 .masters_schedulable = json_is_true(jpath(p->in->scheduler, "spec", "mastersSchedulable")),
         };
@@ -273,7 +274,9 @@ static int use_fallback(Pass *p) {
                 /* The profile alone: the operator's own source is what failed or is missing. */
                 ReconcileConfig profile_only = *p->cfg;
                 profile_only.scheduler_config_name = NULL;
-                r = desired_resolve(&profile_only, sched, NULL, NULL, &p->fallback);
+                r = desired_resolve(&profile_only, p->in->cluster, sched, NULL, NULL, &p->fallback);
+                if (r >= 0)
+                        r = desired_check_profile_customizations(&p->fallback, NULL);
                 if (r < 0)
                         return r;
         }
@@ -291,8 +294,11 @@ static int use_fallback(Pass *p) {
 static int step_target(Pass *p) {
         int r;
 
-        r = desired_resolve(p->cfg, p->in->scheduler, p->in->policy_configmap, p->in->scheduler_config_configmap,
-                           &p->want);
+        r = desired_resolve(p->cfg, p->in->cluster, p->in->scheduler, p->in->policy_configmap,
+                            p->in->scheduler_config_configmap, &p->want);
+        if (r < 0)
+                return r;
+        r = desired_check_profile_customizations(&p->want, jpath(p->in->scheduler, "spec", "profileCustomizations"));
         if (r < 0)
                 return r;
         if (p->want.valid) {

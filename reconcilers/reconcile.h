@@ -6,7 +6,9 @@
  *
  * What it decides (docs/design.md, "The API contract"):
  *  - the desired policy: the ConfigMap named by spec.policy.name (key policy.cfg) or the
- *    built-in policy of spec.profile, validated and normalized by libconfig;
+ *    built-in policy of spec.profile, validated and normalized by libconfig; on a cluster
+ *    whose kube-scheduler reads v1 (1.25+), spec.profile as OpenShift 4.19 renders it, tuned
+ *    by spec.profileCustomizations;
  *  - when it is valid and differs from the running revision: revision ConfigMap
  *    policy-scheduler-config-<N+1> and the policy-scheduler Deployment pointed at it;
  *    when it is invalid, missing, unreadable or would not fit (a ConfigMap's 1 MiB, 256 KiB
@@ -32,6 +34,7 @@
 
 typedef struct json_t json_t;
 typedef struct KscExternalPlugin KscExternalPlugin; /* config/kubescheduler-config.h */
+typedef struct ClusterInfo ClusterInfo;         /* reconcilers/cluster.h */
 
 /* Names and keys of the contract, for the daemon (informer filters) and the tests. */
 #define RECONCILE_SCHEDULER_NAME "cluster"
@@ -144,6 +147,8 @@ typedef struct ReconcileInput {
                                          * the Deployment is neither created nor changed and
                                          * no pod is bound: Degraded=True reason
                                          * ConflictingScheduler. */
+        const ClusterInfo *cluster;     /* the API server's version and groups; NULL (or a
+                                         * version not known yet): a v1.20-era cluster */
 } ReconcileInput;
 
 typedef enum ReconcileVerb {

@@ -6,7 +6,9 @@
  * file is named on the command line with --policy-config-file, the one way those releases
  * accept a Policy next to a --config file. The settings only the bundled scheduler knows
  * (defaultNodeSelector, mastersSchedulable, and the policy path again) live in a separate
- * key, policy-scheduler.yaml, which upstream never opens. Scalars are written as JSON
+ * key, policy-scheduler.yaml, which upstream never opens. A framework revision for a cluster
+ * whose kube-scheduler reads v1 (or v1beta3) is written in that API instead, as OpenShift
+ * 4.19 writes it; a Policy revision stays v1beta1, the one API that names a policy file. Scalars are written as JSON
  * strings with non-ASCII escaped, which is valid YAML double-quoted style, so a user's
  * node selector cannot break the document.
  *
@@ -50,9 +52,8 @@ static int render_config_yaml(const ReconcileConfig *c, const RevisionSettings *
                 r |= buf_puts(&b,
                               "# Rendered by scheduler-operator. The policy is " RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY ",\n"
                               "# passed with --policy-config-file: v1beta1 has no algorithmSource field.\n");
-        r |= buf_puts(&b,
-                      "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
-                      "kind: KubeSchedulerConfiguration\n");
+        r |= buf_printf(&b, "apiVersion: %s\nkind: KubeSchedulerConfiguration\n",
+                        s->framework && s->api_version ? s->api_version : "kubescheduler.config.k8s.io/v1beta1");
         if (c->kubeconfig && c->kubeconfig[0]) {
                 r |= buf_puts(&b, "clientConnection:\n  kubeconfig: ");
                 r |= yaml_quote(&b, c->kubeconfig);

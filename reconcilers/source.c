@@ -15,13 +15,13 @@
 #include "config/parse.h"
 #include "config/policy.h"
 #include "reconcilers/internal.h"
-#include "reconcilers/profiles.h"
 
 void desired_done(Desired *d) {
         free(d->message);
         free(d->normalized);
         free(d->framework);
         json_decref(d->plugins);
+        json_decref(d->customizations);
         json_decref(d->source);
         json_decref(d->diagnostics);
         json_decref(d->predicates);
@@ -322,21 +322,6 @@ static const char *profile_or_default(const char *profile) {
         return profile && profile[0] ? profile : "LowNodeUtilization";
 }
 
-/* The profile's plugin set, in the layout of OpenShift's asset, for a valid profile source. */
-static int render_profile_plugins(const ReconcileConfig *c, Desired *d) {
-        _cleanup_buf_ Buf b;
-        int p = scheduler_profile_from_string(d->profile_name), r;
-
-        if (p < 0)
-                return 0;       /* judge() has rejected it: no built-in policy either */
-        buf_init(&b, 16 * 1024);
-        r = scheduler_profile_render(p, c->scheduler_name, &b);
-        if (r < 0)
-                return r == -EINVAL ? 0 : -ENOMEM;
-        d->framework = buf_steal(&b);
-        return d->framework ? 0 : -ENOMEM;
-}
-
 /* ---- a KubeSchedulerConfiguration source ---------------------------------------------- */
 
 /* What the operator sets in every revision itself; a source may not. */
@@ -470,35 +455,14 @@ static int render_source_body(const PNode *root, char **ret, bool *ret_sets_perc
         return 0;
 }
 
-/* The status view of an effective configuration: per profile, the enabled plugins of each
- * extension point that has any, score plugins with their weights. New reference; NULL on
- * ENOMEM. */
-static json_t *effective_plugins(const json_t *effective) {
-        _cleanup_json_ json_t *list = json_array();
-        const json_t *profiles = json_object_get(effective, "profiles");
-        size_t i;
-        json_t *prof;
-
-        if (!list)
-                return NULL;
-        json_array_foreach(profiles, i, prof) {
-                _cleanup_json_ json_t *points = json_object();
-                if (!points)
-                        return NULL;
-                for (int pt = 0; pt < _KSC_EXTENSION_POINT_MAX; pt++) {
-                        const char *key = ksc_extension_point_to_string(pt);
-                        const json_t *enabled = jpath(prof, "plugins", key, "enabled");
-                        if (json_array_size(enabled) == 0)
-                                continue;
-                        if (json_object_set(points, key, (json_t *) enabled) < 0)
-                                return NULL;
+/* The apiVersion of a parsed source, when it is a line that is not v1beta1's (static). */
+static const char *source_api_version(const PNode *root) {
+        for (const PNode *c = root ? root->child : NULL; c; c = c->next)
+                if (strcmp(c->key, "apiVersion") == 0 && c->type == PNODE_STRING) {
+                        int a = scheduler_config_api_from_version(c->str);
+                        return a > SCHEDULER_CONFIG_API_V1BETA1 ? scheduler_config_api_version(a) : NULL;
                 }
-                json_t *e = json_pack("{s:s?, s:O}", "schedulerName", jstr(prof, "schedulerName"), "extensionPoints",
-                                      points);
-                if (json_array_append_new(list, e) < 0)
-                        return NULL;
-        }
-        return TAKE_PTR(list);
+        return NULL;
 }
 
 /* Validates a KubeSchedulerConfiguration source; fills d (source already set) on both
@@ -555,7 +519,8 @@ static int judge_scheduler_config(const ReconcileConfig *c, Desired *d, const ch
         r = render_source_body(doc->root, &d->framework, &d->framework_sets_percentage);
         if (r < 0)
                 goto out;
-        d->plugins = effective_plugins(eff);
+        d->api_version = source_api_version(doc->root);
+        d->plugins = desired_effective_plugins(eff);
         d->predicates = json_array();
         d->priorities = json_array();
         if (!d->plugins || !d->predicates || !d->priorities) {
@@ -625,8 +590,8 @@ static int resolve_scheduler_config(const ReconcileConfig *c, const char *name, 
         return judge_scheduler_config(c, d, text, len, ignored_profile);
 }
 
-int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const json_t *policy_cm,
-                    const json_t *scheduler_config_cm, Desired *ret) {
+int desired_resolve(const ReconcileConfig *c, const ClusterInfo *cluster, const json_t *scheduler,
+                    const json_t *policy_cm, const json_t *scheduler_config_cm, Desired *ret) {
         const char *name = jstr(scheduler, "spec", "policy", "name");
         const char *profile = jstr(scheduler, "spec", "profile");
         const char *sc_name = c->scheduler_config_name && c->scheduler_config_name[0] ? c->scheduler_config_name : NULL;
@@ -695,8 +660,10 @@ int desired_resolve(const ReconcileConfig *c, const json_t *scheduler, const jso
                 if (!d.source)
                         return -ENOMEM;
                 /* Rendered first, so that every message names what runs: the plugin set. */
-                r = c->profiles_as_plugins ? render_profile_plugins(c, &d) : 0;
-                if (r >= 0)
+                r = c->profiles_as_plugins ? desired_render_profile(c, cluster_scheduler_config_api(cluster), &d) : 0;
+                if (r >= 0 && d.api_version)
+                        r = desired_judge_profile_framework(&d);
+                else if (r >= 0)
                         r = judge(&d, NULL, 0, false, NULL);
                 if (r >= 0 && !d.valid)
                         free(TAKE_PTR(d.framework));

@@ -235,7 +235,7 @@ static int status_source(Pass *p, json_t *status) {
 static int copy_foreign_keys(const json_t *old, json_t *status) {
         static const char *const ours[] = {
                 "observedGeneration", "conditions", "revision", "policy", "predicates", "priorities", "rejected",
-                "plugins",
+                "plugins", "cluster", "profileCustomizations",
         };
         const char *k;
         json_t *v;
@@ -279,6 +279,34 @@ static json_t *status_diagnostics(const json_t *diags) {
         return taken;
 }
 
+/* status.cluster: what the API server said it is, and what its own kube-scheduler reads
+ * (so an admin sees why the profile is rendered as it is). Left out until it is known. */
+static int status_cluster(Pass *p, json_t *status) {
+        const ClusterInfo *c = p->in->cluster;
+        if (!cluster_info_known(c))
+                return 0;
+        SchedulerConfigApi api = cluster_scheduler_config_api(c);
+        char version[32];
+        snprintf(version, sizeof(version), "%u.%u", c->major, c->minor);
+        json_t *j = json_pack("{s:s, s:s, s:s, s:b}", "version", version, "gitVersion",
+                              c->git_version[0] ? c->git_version : version, "schedulerConfigAPI",
+                              scheduler_config_api_version(api), "schedulerReadsPolicy",
+                              cluster_scheduler_reads_policy(c));
+        if (j && c->groups_known && jset_new(j, "resourceAPIServed", json_boolean(c->resource_api)) < 0)
+                return -ENOMEM;
+        return jset_new(status, "cluster", j);
+}
+
+/* status.profileCustomizations: those of what is rendered now; while a change is refused,
+ * those in effect before it. */
+static int status_customizations(Pass *p, json_t *status) {
+        const json_t *pc = p->use && p->use->customizations ? p->use->customizations
+                                                            : jpath(p->old_status, "profileCustomizations");
+        if (!pc)
+                return 0;
+        return jset_new(status, "profileCustomizations", json_deep_copy(pc));
+}
+
 /* Step 5: the complete desired status. */
 int step_status(Pass *p, json_t **ret) {
         _cleanup_json_ json_t *status = NULL;
@@ -317,6 +345,8 @@ int step_status(Pass *p, json_t **ret) {
                 if (jset_new(status, "rejected", rej) < 0)
                         goto out;
         }
+        if ((r = status_cluster(p, status)) < 0 || (r = status_customizations(p, status)) < 0)
+                goto out;
         r = copy_foreign_keys(p->old_status, status);
         if (r < 0)
                 goto out;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scheduler-operator end to end, on the real local control plane with nodesim nodes, with
 # kubectl as the administrator and the operator running with its own service account:
-# the documented journey; an invalid policy never makes a revision or touches the
+# the documented journey; the cluster's version on the status; profileCustomizations refused
+# by name; an invalid policy never makes a revision or touches the
 # Deployment; ConfigMap deleted and recreated; profile switches; the operator killed -9
 # mid-rollout finishes without a duplicate revision; two replicas never both write;
 # kube-apiserver restarted while the policy changes; the shipped RBAC is enough and does not
@@ -26,6 +27,28 @@ check_eq "... and its spec is empty" "{}" "$(kubectl get scheduler cluster -o js
 wait_for "the profile's plugin set rolls out as revision 1 and becomes Available" 120 settled
 check_eq "revision 1 comes from the profile" "1 LowNodeUtilization" \
   "$(kubectl get scheduler cluster -o jsonpath='{.status.revision} {.status.policy.profile}')"
+check_eq "status.cluster: a 1.20 API server, whose kube-scheduler reads v1beta1 and a Policy" \
+  "1.20 kubescheduler.config.k8s.io/v1beta1 true" \
+  "$(kubectl get scheduler cluster -o jsonpath='{.status.cluster.version} {.status.cluster.schedulerConfigAPI} {.status.cluster.schedulerReadsPolicy}')"
+
+# --- spec.profileCustomizations: refused by name, never dropped ---------------------------
+degraded_is() { [ "$(condition Degraded status) $(condition Degraded reason)" = "$1" ]; }
+check "dynamicResourceAllocation: Enabled is accepted by the API server" \
+  kubectl patch scheduler cluster --type=merge -p '{"spec":{"profileCustomizations":{"dynamicResourceAllocation":"Enabled"}}}'
+wait_for "... and refused: Degraded, reason DynamicResourceAllocationUnsupported" 30 \
+  degraded_is "True DynamicResourceAllocationUnsupported"
+check_eq "... revision 1 keeps running, Disabled in effect" "1 Disabled" \
+  "$(kubectl get scheduler cluster -o jsonpath='{.status.revision} {.status.profileCustomizations.dynamicResourceAllocation}')"
+check "a customization 4.19 does not define is kept by the API server" \
+  kubectl patch scheduler cluster --type=merge -p '{"spec":{"profileCustomizations":{"dynamicResourceAllocation":null,"gangScheduling":"On"}}}'
+wait_for "... and refused by name: UnknownProfileCustomization" 30 degraded_is "True UnknownProfileCustomization"
+check_match "... the message names the field" 'spec\.profileCustomizations\.gangScheduling' \
+  "$(kubectl get scheduler cluster -o jsonpath='{.status.conditions[?(@.type=="Degraded")].message}')"
+check "Disabled is accepted" \
+  kubectl patch scheduler cluster --type=merge -p '{"spec":{"profileCustomizations":{"gangScheduling":null,"dynamicResourceAllocation":"Disabled"}}}'
+wait_for "... Degraded clears" 30 degraded_is "False AsExpected"
+check_eq "... still revision 1" "1" "$(revision)"
+kubectl patch scheduler cluster --type=merge -p '{"spec":{"profileCustomizations":null}}' >/dev/null
 
 # --- the documented journey -----------------------------------------------------------
 stack_put_policy deploy/policy.cfg

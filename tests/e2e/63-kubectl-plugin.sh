@@ -40,11 +40,11 @@ R2=$(revision)
 
 # --- history ------------------------------------------------------------------------------
 plugin history > "$T/history" 2>&1
-check_match "history has the table header" "^REVISION +SOURCE +RESOURCEVERSION +SHA256 +CREATED +STATE" "$(head -1 "$T/history")"
+check_match "history has the table header" "^REVISION +SOURCE +API +RESOURCEVERSION +SHA256 +CREATED +STATE" "$(head -1 "$T/history")"
 rv=$(kubectl -n openshift-config get cm scheduler-policy -o jsonpath='{.metadata.resourceVersion}')
 sha=$(kubectl get scheduler cluster -o jsonpath='{.status.policy.sha256}')
-check_match "revision $R2 is serving, from the ConfigMap's resourceVersion and sha256" \
-  "^$R2 +configmap/scheduler-policy +$rv +$sha +[0-9T:-]+Z +serving$" "$(grep -E "^$R2 " "$T/history")"
+check_match "revision $R2 is serving, a Policy, from the ConfigMap's resourceVersion and sha256" \
+  "^$R2 +configmap/scheduler-policy +Policy +$rv +$sha +[0-9T:-]+Z +serving$" "$(grep -E "^$R2 " "$T/history")"
 check_match "revision $R1 is superseded" "^$R1 .* superseded$" "$(grep -E "^$R1 " "$T/history")"
 check_eq "-o json agrees: exactly one serving revision, $R2" "$R2" \
   "$(plugin history -o json | jq -r '[.[] | select(.state=="serving") | .revision] | join(" ")')"

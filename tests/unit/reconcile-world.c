@@ -182,6 +182,7 @@ ReconcileInput world_input(World *w) {
                 .config = &w->config,
                 .apply_error = w->apply_error,
                 .conflicting_scheduler = w->conflicting_scheduler,
+                .cluster = &w->cluster,
         };
 }
 

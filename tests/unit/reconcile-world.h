@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reconcilers/cluster.h"
 #include "reconcilers/reconcile.h"
 
 #define T0 ((int64_t) 1790000000) /* 2026-09-21T... : any fixed instant */
@@ -24,6 +25,7 @@ typedef struct World {
         ReconcileConfig config;
         const char *apply_error; /* ReconcileInput.apply_error of the next passes */
         const char *conflicting_scheduler; /* ReconcileInput.conflicting_scheduler likewise */
+        ClusterInfo cluster;    /* ReconcileInput.cluster; zero: not known (a v1.20 plane) */
 } World;
 
 const char *data_dir(void);

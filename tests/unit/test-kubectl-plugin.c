@@ -30,7 +30,9 @@ static void test_history(void **state) {
                 "[{\"metadata\":{\"name\":\"policy-scheduler-config-3\",\"creationTimestamp\":\"2026-01-01T00:03:00Z\","
                 "\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"configMap\\\":\\\"p\\\",\\\"resourceVersion\\\":\\\"30\\\",\\\"sha256\\\":\\\"cc\\\"}\","
                 "\"scheduler.openshift.io/rollout-failed\":\"revision 3 did not become available within 120s\"}}},"
-                " {\"metadata\":{\"name\":\"policy-scheduler-config-1\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"profile\\\":\\\"LowNodeUtilization\\\"}\"}}},"
+                " {\"metadata\":{\"name\":\"policy-scheduler-config-1\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"profile\\\":\\\"LowNodeUtilization\\\"}\"}},"
+                "  \"data\":{\"config.yaml\":\"# x\\napiVersion: kubescheduler.config.k8s.io/v1\\nkind: KubeSchedulerConfiguration\\n\"}},"
+                " {\"metadata\":{\"name\":\"policy-scheduler-config-5\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"schedulerConfig\\\":\\\"sc\\\"}\"}}},"
                 " {\"metadata\":{\"name\":\"unrelated\"}},"
                 " {\"metadata\":{\"name\":\"policy-scheduler-config-2\",\"annotations\":{\"scheduler.openshift.io/source\":\"{\\\"configMap\\\":\\\"p\\\",\\\"resourceVersion\\\":\\\"20\\\",\\\"sha256\\\":\\\"bb\\\"}\"}}},"
                 " {\"metadata\":{\"name\":\"policy-scheduler-config-4\",\"annotations\":{}}}]");
@@ -39,9 +41,12 @@ static void test_history(void **state) {
         json_t *deploy = load("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"scheduler.openshift.io/revision\":\"4\"}}}}}");
         HistoryRow rows[8];
         int n = history_rows(cms, sched, deploy, rows, 8);
-        assert_int_equal(n, 5);
+        assert_int_equal(n, 6);
         assert_int_equal(rows[0].revision, 1);
         assert_string_equal(rows[0].source, "profile/LowNodeUtilization");
+        assert_string_equal(rows[0].api, "v1");
+        assert_string_equal(rows[4].source, "schedulerconfig/sc");
+        assert_string_equal(rows[4].api, "-");
         assert_int_equal(rows[0].state, REVISION_SUPERSEDED);
         assert_int_equal(rows[1].revision, 2);
         assert_int_equal(rows[1].state, REVISION_SERVING);
@@ -53,9 +58,9 @@ static void test_history(void **state) {
         assert_non_null(strstr(rows[2].detail, "did not become available"));
         assert_int_equal(rows[3].revision, 4);
         assert_int_equal(rows[3].state, REVISION_ROLLING_OUT);
-        assert_int_equal(rows[4].state, REVISION_REJECTED);
-        assert_string_equal(rows[4].resource_version, "40");
-        assert_string_equal(rows[4].detail, "InvalidPolicy");
+        assert_int_equal(rows[5].state, REVISION_REJECTED);
+        assert_string_equal(rows[5].resource_version, "40");
+        assert_string_equal(rows[5].detail, "InvalidPolicy");
 
         Buf out;
         buf_init(&out, 0);
@@ -66,7 +71,8 @@ static void test_history(void **state) {
         buf_init(&out, 0);
         assert_int_equal(history_format(rows, n, true, &out), 0);
         json_t *arr = load(buf_str(&out));
-        assert_int_equal(json_array_size(arr), 5);
+        assert_int_equal(json_array_size(arr), 6);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 0), "api")), "v1");
         assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 1), "state")), "serving");
         json_decref(arr);
         buf_free(&out);
@@ -331,7 +337,7 @@ static void test_migrate_default_policy(void **state) {
         char *text = slurp("deploy/policy.cfg"), *problem = NULL;
         MigratePlan p = {};
         assert_int_equal(migrate_plan(text, strlen(text), "configmap/scheduler-policy:policy.cfg", "scheduler-config",
-                                      "default-scheduler", &p, &problem),
+                                      "default-scheduler", SCHEDULER_CONFIG_API_V1BETA1, &p, &problem),
                          0);
         assert_null(problem);
         assert_int_equal(p.n_lossy, 0);
@@ -411,6 +417,63 @@ static void test_migrate_default_policy(void **state) {
         free(text);
 }
 
+/* Which API migrate writes: v1 unless asked, or unless the cluster reads no v1. */
+static void test_migrate_api(void **state) {
+        (void) state;
+        ClusterInfo c = {};
+        assert_int_equal(migrate_api(NULL, NULL), SCHEDULER_CONFIG_API_V1);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1);
+        assert_int_equal(migrate_api("v1beta1", NULL), SCHEDULER_CONFIG_API_V1BETA1);
+        assert_int_equal(migrate_api("kubescheduler.config.k8s.io/v1beta3", NULL), SCHEDULER_CONFIG_API_V1BETA3);
+        assert_int_equal(migrate_api("v1beta2", NULL), -EINVAL);
+        json_t *v = load("{\"major\": \"1\", \"minor\": \"20\"}");
+        assert_int_equal(cluster_info_set_version(&c, v), 0);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1BETA1);
+        assert_int_equal(migrate_api("v1", &c), SCHEDULER_CONFIG_API_V1);
+        json_decref(v);
+        v = load("{\"major\": \"1\", \"minor\": \"24\"}");
+        assert_int_equal(cluster_info_set_version(&c, v), 0);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1BETA3);
+        json_decref(v);
+        v = load("{\"major\": \"1\", \"minor\": \"32+\"}");
+        assert_int_equal(cluster_info_set_version(&c, v), 0);
+        assert_int_equal(migrate_api(NULL, &c), SCHEDULER_CONFIG_API_V1);
+        json_decref(v);
+}
+
+/* The documented default policy as v1 (and v1beta3, the same document under 1.23's name):
+ * libconfig's v1 translation. */
+static void test_migrate_default_policy_v1(void **state) {
+        (void) state;
+        char *text = slurp("deploy/policy.cfg"), *problem = NULL;
+        PolicyOptions opts = {};
+        Policy *pol = NULL;
+        PolicyDiags diags = {};
+        json_t *want = NULL;
+        assert_int_equal(policy_load(text, strlen(text), &opts, &pol, &diags), 0);
+        assert_int_equal(policy_translate_to(pol, POLICY_TRANSLATE_V1, "default-scheduler", &opts, &want, &diags), 0);
+        for (int api = SCHEDULER_CONFIG_API_V1BETA3; api <= SCHEDULER_CONFIG_API_V1; api++) {
+                MigratePlan p = {};
+                assert_int_equal(migrate_plan(text, strlen(text), "configmap/scheduler-policy:policy.cfg",
+                                              "scheduler-config", "default-scheduler", api, &p, &problem),
+                                 0);
+                assert_null(problem);
+                assert_non_null(strstr(p.config_yaml, scheduler_config_api_version(api)));
+                json_t *got = json_loads(strchr(p.config_yaml, '\n') + 1, 0, NULL);
+                assert_non_null(got);
+                assert_string_equal(json_string_value(json_object_get(got, "apiVersion")),
+                                    scheduler_config_api_version(api));
+                json_object_set(got, "apiVersion", json_object_get(want, "apiVersion"));
+                assert_true(json_equal(got, want));
+                json_decref(got);
+                migrate_plan_done(&p);
+        }
+        json_decref(want);
+        policy_free(pol);
+        policy_diags_clear(&diags);
+        free(text);
+}
+
 /* A translation that changes behaviour lists what changes; an invalid Policy has none. */
 static void test_migrate_lossy_and_invalid(void **state) {
         (void) state;
@@ -418,8 +481,8 @@ static void test_migrate_lossy_and_invalid(void **state) {
                             "\"priorities\":[{\"name\":\"LeastRequestedPriority\",\"weight\":3000000000}]}";
         MigratePlan p = {};
         char *problem = NULL;
-        assert_int_equal(migrate_plan(lossy, strlen(lossy), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
-                                      &problem),
+        assert_int_equal(migrate_plan(lossy, strlen(lossy), "configmap/p:policy.cfg", "scheduler-config", NULL,
+                                      SCHEDULER_CONFIG_API_V1BETA1, &p, &problem),
                          0);
         assert_int_equal(p.n_lossy, 2);
         assert_non_null(strstr(p.lossy_text, "alwaysCheckAllPredicates"));
@@ -428,8 +491,8 @@ static void test_migrate_lossy_and_invalid(void **state) {
         migrate_plan_done(&p);
 
         const char *invalid = "{\"kind\":\"Policy\",\"apiVersion\":\"v1\",\n \"predicates\":[{\"name\":\"NoSuchPredicate\"}]}";
-        assert_int_equal(migrate_plan(invalid, strlen(invalid), "configmap/p:policy.cfg", "scheduler-config", NULL, &p,
-                                      &problem),
+        assert_int_equal(migrate_plan(invalid, strlen(invalid), "configmap/p:policy.cfg", "scheduler-config", NULL,
+                                      SCHEDULER_CONFIG_API_V1BETA1, &p, &problem),
                          -EINVAL);
         assert_non_null(problem);
         assert_non_null(strstr(problem, "is not a valid Policy (1 error)"));
@@ -824,6 +887,8 @@ int main(void) {
                 cmocka_unit_test(test_explain),
                 cmocka_unit_test(test_migrate_default_policy),
                 cmocka_unit_test(test_migrate_lossy_and_invalid),
+                cmocka_unit_test(test_migrate_api),
+                cmocka_unit_test(test_migrate_default_policy_v1),
                 cmocka_unit_test(test_simulate_profile_switch),
                 cmocka_unit_test(test_simulate_pending),
                 cmocka_unit_test(test_simulate_project_node_selector),

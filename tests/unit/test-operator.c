@@ -18,6 +18,9 @@
 #include "kube/kube.h"
 #include "operator/apply.h"
 #include "operator/apply-error.h"
+#include "operator/discovery.h"
+#include "common/http-server.h"
+#include "common/time-util.h"
 #include "operator/event-action.h"
 #include "operator/pass.h"
 #include "operator/logtext.h"
@@ -463,6 +466,111 @@ static void test_pass_events_and_fencing(void **state) {
         assert_string_equal(r.events, "");
 }
 
+/* ---- discovery: /version and /apis from a server on loopback ---- */
+
+typedef struct FakeApi {
+        unsigned version_status;        /* what /version answers */
+        const char *minor;
+        unsigned asked;                 /* /version requests seen */
+        unsigned changed;               /* discovery's callbacks */
+        sd_event *e;
+} FakeApi;
+
+static int fake_version(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        FakeApi *f = userdata;
+        f->asked++;
+        reply->status = f->version_status;
+        reply->content_type = "application/json";
+        return buf_printf(&reply->body, "{\"major\": \"1\", \"minor\": \"%s\", \"gitVersion\": \"v1.%s.1\"}", f->minor,
+                          f->minor);
+}
+
+static int fake_groups(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        reply->content_type = "application/json";
+        return buf_puts(&reply->body, "{\"kind\": \"APIGroupList\", \"groups\": [{\"name\": \"apps\"}, "
+                                      "{\"name\": \"resource.k8s.io\"}]}");
+}
+
+static void fake_changed(void *userdata) {
+        FakeApi *f = userdata;
+        f->changed++;
+}
+
+/* Runs the loop until discovery has called back n times in all (10 s at most). */
+static void run_until_changed(FakeApi *f, unsigned n) {
+        uint64_t deadline = now_monotonic_usec() + 10 * USEC_PER_SEC;
+        while (f->changed < n && now_monotonic_usec() < deadline)
+                assert_true(sd_event_run(f->e, 100 * 1000) >= 0);
+        assert_int_equal(f->changed, n);
+}
+
+static KubeClient *loopback_client(sd_event *e, uint16_t port) {
+        char path[] = "/tmp/test-operator-kubeconfig-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        dprintf(fd, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"http://127.0.0.1:%u\"}\n"
+                    "users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n"
+                    "current-context: x\n", port);
+        close(fd);
+        KubeConfig *cfg = NULL;
+        KubeClient *c = NULL;
+        KubeError err = {};
+        assert_int_equal(kube_config_load(path, NULL, &cfg, &err), 0);
+        unlink(path);
+        assert_int_equal(kube_client_new(cfg, e, &c, &err), 0);
+        return c;
+}
+
+/* The version and groups are read, and read again on a refresh (the server upgraded); a
+ * server that keeps failing settles the first round after three attempts, unknown. */
+static void test_discovery(void **state) {
+        (void) state;
+        FakeApi f = { .version_status = 200, .minor = "20" };
+        assert_int_equal(sd_event_new(&f.e), 0);
+        HttpServerOptions ho = {};
+        HttpServer *srv = NULL;
+        assert_int_equal(http_server_new(f.e, &ho, &srv), 0);
+        assert_int_equal(http_server_add_route(srv, "/version", fake_version, &f), 0);
+        assert_int_equal(http_server_add_route(srv, "/apis", fake_groups, &f), 0);
+        KubeClient *c = loopback_client(f.e, http_server_port(srv));
+        kube_client_set_max_retries(c, 0);  /* each failure is one attempt of the round */
+
+        Discovery *d = NULL;
+        assert_int_equal(discovery_new(c, fake_changed, &f, &d), 0);
+        assert_false(discovery_settled(d));
+        assert_false(cluster_info_known(discovery_info(d)));
+        assert_int_equal(discovery_refresh(d), 0);
+        run_until_changed(&f, 1);
+        assert_true(discovery_settled(d));
+        assert_int_equal(discovery_info(d)->minor, 20);
+        assert_string_equal(discovery_info(d)->git_version, "v1.20.1");
+        assert_true(discovery_info(d)->resource_api);
+        assert_int_equal(cluster_scheduler_config_api(discovery_info(d)), SCHEDULER_CONFIG_API_V1BETA1);
+
+        f.minor = "32";
+        assert_int_equal(discovery_refresh(d), 0);
+        run_until_changed(&f, 2);
+        assert_int_equal(cluster_scheduler_config_api(discovery_info(d)), SCHEDULER_CONFIG_API_V1);
+
+        /* Freed with a question in flight: its answer touches nothing. */
+        assert_int_equal(discovery_refresh(d), 0);
+        d = discovery_free(d);
+
+        /* A failing server: the first round ends unknown, after three attempts. */
+        f.version_status = 500;
+        f.asked = 0;
+        assert_int_equal(discovery_new(c, fake_changed, &f, &d), 0);
+        assert_int_equal(discovery_refresh(d), 0);
+        run_until_changed(&f, 3);
+        assert_true(discovery_settled(d));
+        assert_false(cluster_info_known(discovery_info(d)));
+        assert_true(f.asked >= 3);
+        discovery_free(d);
+        kube_client_unref(c);
+        http_server_free(srv);
+        sd_event_unref(f.e);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_paths),
@@ -479,6 +587,7 @@ int main(void) {
                 cmocka_unit_test(test_apply_error_shown),
                 cmocka_unit_test(test_apply_error_report_only),
                 cmocka_unit_test(test_event_action_incomplete),
+                cmocka_unit_test(test_discovery),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
