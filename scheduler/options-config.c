@@ -260,6 +260,14 @@ static int apply_serving(SchedOptions *o, const json_t *j, Buf *err) {
         _cleanup_free_ char *hz_host = NULL, *mt_host = NULL;
         int hz_port = -1, mt_port = -1, r;
         const char *s;
+        /* The effective document fills in v1.20's default for a file that has none; that one
+         * leaves the daemon's serving flags alone (--bind-address keeps choosing the address,
+         * so schedulers sharing a host's network do not all claim 0.0.0.0:10251). */
+        static const char fill[] = "0.0.0.0:" "10251";
+        if (json_string_value(hz) && strcmp(json_string_value(hz), fill) == 0)
+                hz = NULL;
+        if (json_string_value(mt) && strcmp(json_string_value(mt), fill) == 0)
+                mt = NULL;
         if ((s = json_string_value(hz))) {
                 if (!*s)
                         hz_port = 0;
