@@ -220,13 +220,14 @@ void preemptor_free(Manager *m);
  * nominations there, and *ret_status its PostFilter status: Success when it nominates,
  * Error when the preemption failed, Unschedulable otherwise. When it nominates, it writes
  * the pod's PodScheduled condition (message) and nomination once the victims' deletions are
- * answered; otherwise the caller writes the condition (as manager_unschedulable() does).
+ * answered; otherwise the caller writes the condition (as manager_unschedulable() does),
+ * msg by then carrying a 1.32 profile's " preemption: ..." (sched_preempt_format_failure()).
  * Returns PREEMPTOR_WAITING when an extender's preemptVerb is asked: the decision then waits
  * (m->waiting holds the pod, the caller takes a reference and sets m->preempt_tp) and the
  * answer ends it with manager_unschedulable(), after checking what may have changed
  * meanwhile (the lease, the pod still pending, the node and each victim still there). */
 #define PREEMPTOR_WAITING 1
-int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node, SchedStatus *ret_status);
+int preemptor_run(Manager *m, SchedPod *pod, Buf *msg, SchedStr *ret_node, SchedStatus *ret_status);
 /* Records pod's nomination to node in the nominator (events_set_unschedulable() writes
  * status.nominatedNodeName). */
 void preemptor_nominate(Manager *m, SchedPod *pod, SchedStr node);

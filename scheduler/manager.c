@@ -81,7 +81,7 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                 SchedStatus pf = SCHED_STATUS_UNSCHEDULABLE;
                 uint64_t tp = sched_observer_now(m->observer);
                 SchedStr nominated;
-                if (preemptor_run(m, pod, buf_str(&msg), &nominated, &pf) == PREEMPTOR_WAITING) {
+                if (preemptor_run(m, pod, &msg, &nominated, &pf) == PREEMPTOR_WAITING) {
                         m->waiting = sched_pod_ref(pod);
                         m->preempt_tp = tp;
                         return;

@@ -477,7 +477,13 @@ static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void
         if (sched_queue_attempts(m->queue, pod->uid) > 0 && !sched_cache_has_pod(m->cache, pod->uid, &assumed)) {
                 SchedStatus pf;
                 SchedStr node = conclude(m, pod, message, r, &m->preempt_res, &pf);
-                manager_unschedulable(m, pod, message, node, pf, m->preempt_tp);
+                /* a 1.32 profile's event and condition carry the PostFilter's words too */
+                _cleanup_buf_ Buf full;
+                buf_init(&full, 64 * 1024);
+                if (buf_puts(&full, message) < 0 ||
+                    (!node && r >= 0 && sched_preempt_format_failure(with, &m->preempt_res, &full) < 0))
+                        klog_warning("%s/%s: the failure message is cut short", pod->namespace_, pod->name);
+                manager_unschedulable(m, pod, buf_str(&full), node, pf, m->preempt_tp);
         } else
                 klog_v(2, "%s/%s left the queue while the extenders considered its preemption", pod->namespace_,
                        pod->name);
@@ -487,7 +493,8 @@ static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void
         manager_kick(m);
 }
 
-int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_node, SchedStatus *ret_status) {
+int preemptor_run(Manager *m, SchedPod *pod, Buf *msg, SchedStr *ret_node, SchedStatus *ret_status) {
+        const char *message = buf_str(msg);
         *ret_node = 0;
         *ret_status = SCHED_STATUS_UNSCHEDULABLE;
         if (!m->preemptor)
@@ -530,6 +537,8 @@ int preemptor_run(Manager *m, SchedPod *pod, const char *message, SchedStr *ret_
         *ret_node = act(m, pod, message, &res);
         if (*ret_node)
                 *ret_status = SCHED_STATUS_SUCCESS;
+        else
+                (void) sched_preempt_format_failure(m->preemptor, &res, msg);
         return 0;
 }
 

@@ -19,10 +19,7 @@
 #define MAX_EXTENDERS 64
 #define MAX_HISTOGRAM 4096
 
-typedef struct HistEntry {
-        SchedReason reason;
-        uint32_t count;
-} HistEntry;
+typedef SchedReasonCount HistEntry;
 
 struct SchedAlgo {
         const SchedConfig *cfg;
@@ -749,21 +746,29 @@ int sched_algo_format_scores(const SchedAlgo *a, Buf *out) {
         return 0;
 }
 
-static int format_reason(const SchedStrtab *t, const SchedReason *r, Buf *out) {
+int sched_reason_format(const SchedConfig *cfg, const SchedReason *r, Buf *out) {
+        const SchedStrtab *t = cfg->strtab;
+        bool v1_32 = cfg->decisions == SCHED_DECISIONS_1_32;
         switch (r->code) {
         case SCHED_REASON_UNSCHEDULABLE:
                 return buf_puts(out, "node(s) were unschedulable");
         case SCHED_REASON_HOSTNAME:
-                return buf_puts(out, "node(s) didn't match the requested hostname");
+                /* NodeName's ErrReason since 1.21 */
+                return buf_puts(out, v1_32 ? "node(s) didn't match the requested node name"
+                                           : "node(s) didn't match the requested hostname");
         case SCHED_REASON_PORTS:
                 return buf_puts(out, "node(s) didn't have free ports for the requested pod ports");
         case SCHED_REASON_NODE_SELECTOR:
-                return buf_puts(out, "node(s) didn't match Pod's node affinity");
+                return buf_puts(out, v1_32 ? "node(s) didn't match Pod's node affinity/selector"
+                                           : "node(s) didn't match Pod's node affinity");
         case SCHED_REASON_TOO_MANY_PODS:
                 return buf_puts(out, "Too many pods");
         case SCHED_REASON_INSUFFICIENT:
                 return buf_printf(out, "Insufficient %s", sched_strtab_get(t, r->a));
         case SCHED_REASON_TAINT:
+                if (v1_32)
+                        return buf_printf(out, "node(s) had untolerated taint {%s: %s}", sched_strtab_get(t, r->a),
+                                          sched_strtab_get(t, r->b));
                 return buf_printf(out, "node(s) had taint {%s: %s}, that the pod didn't tolerate",
                                   sched_strtab_get(t, r->a), sched_strtab_get(t, r->b));
         case SCHED_REASON_LABELS_PRESENCE:
@@ -789,29 +794,31 @@ static int cmp_str(const void *x, const void *y) {
         return strcmp(*(char *const *) x, *(char *const *) y);
 }
 
-int sched_algo_format_failure(const SchedAlgo *a, Buf *out) {
-        if (a->last_n_all == 0)
-                return buf_puts(out, "no nodes available to schedule pods");
-        char **items = calloc(a->n_hist ? a->n_hist : 1, sizeof(char *));
+int sched_reasons_format_summary(const SchedConfig *cfg, uint32_t n_all, const SchedReasonCount *h, uint32_t n_h,
+                                 Buf *out) {
+        char **items = calloc(n_h ? n_h : 1, sizeof(char *));
         if (!items)
                 return -ENOMEM;
         int r = 0;
         uint32_t n = 0;
-        for (; n < a->n_hist; n++) {
+        for (uint32_t k = 0; k < n_h; k++) {
+                if (cfg->decisions == SCHED_DECISIONS_1_32 && h[k].reason.code == SCHED_REASON_TEXT &&
+                    h[k].reason.a == cfg->known->r_affinity)
+                        continue;
                 _cleanup_buf_ Buf b;
                 buf_init(&b, 64 * 1024);
-                if ((r = buf_printf(&b, "%u ", a->hist[n].count)) < 0 ||
-                    (r = format_reason(a->strtab, &a->hist[n].reason, &b)) < 0)
+                if ((r = buf_printf(&b, "%u ", h[k].count)) < 0 || (r = sched_reason_format(cfg, &h[k].reason, &b)) < 0)
                         goto finish;
                 items[n] = buf_steal(&b);
                 if (!items[n]) {
                         r = -ENOMEM;
                         goto finish;
                 }
+                n++;
         }
         /* upstream sorts "count reason" strings, so "10 ..." sorts before "2 ..." */
         qsort(items, n, sizeof(char *), cmp_str);
-        if ((r = buf_printf(out, "0/%u nodes are available: ", a->last_n_all)) < 0)
+        if ((r = buf_printf(out, "0/%u nodes are available: ", n_all)) < 0)
                 goto finish;
         for (uint32_t i = 0; i < n; i++)
                 if ((r = buf_printf(out, "%s%s", i ? ", " : "", items[i])) < 0)
@@ -822,4 +829,10 @@ finish:
                 free(items[i]);
         free(items);
         return r;
+}
+
+int sched_algo_format_failure(const SchedAlgo *a, Buf *out) {
+        if (a->last_n_all == 0)
+                return buf_puts(out, "no nodes available to schedule pods");
+        return sched_reasons_format_summary(a->cfg, a->last_n_all, a->hist, a->n_hist, out);
 }

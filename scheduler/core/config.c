@@ -347,6 +347,7 @@ static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, C
                         return -EINVAL;
                 }
                 cfg->percentage = opts->percentage_of_nodes_to_score;
+                cfg->decisions = opts->decisions;
                 if (opts->n_ignored_resources > 1024)
                         return -E2BIG;
                 cfg->n_ignored_resources = opts->n_ignored_resources;

@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/macro.h"
 #include "config/registry.h"
+#include "scheduler/core/decisions-like.h"
 #include "scheduler/core/plugin-names.h"
 #include "scheduler/core/strtab.h"
 
@@ -52,6 +53,8 @@ typedef struct SchedConfigOptions {
         /* The out-of-tree plugins the daemon loaded (borrowed; must outlive the configs):
          * a profile may enable them by name. NULL: none. */
         const struct SchedExternalSet *externals;
+        /* The release whose FailedScheduling wording the profile's failures take. */
+        SchedDecisionsLike decisions;
 } SchedConfigOptions;
 
 /* Builds the runnable configuration of one profile of an effective

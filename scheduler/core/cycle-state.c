@@ -38,6 +38,8 @@ int sched_known_strings_init(SchedConfig *cfg, SchedArena *arena) {
                 { &x->r_spread, "node(s) didn't match pod topology spread constraints" },
                 { &x->r_spread_label, "node(s) didn't match pod topology spread constraints (missing required label)" },
                 { &x->r_service_affinity, "node(s) didn't match service affinity" },
+                { &x->r_no_victims, "No preemption victims found for incoming pod" },
+                { &x->r_not_helpful, "Preemption is not helpful for scheduling" },
                 { &x->attach_ebs, "attachable-volumes-aws-ebs" },
                 { &x->attach_gce, "attachable-volumes-gce-pd" },
                 { &x->attach_azure, "attachable-volumes-azure-disk" },

@@ -21,6 +21,8 @@ typedef struct SchedKnownStrings {
         SchedStr r_disk_conflict, r_zone_conflict, r_max_volumes, r_bind_conflict, r_node_conflict,
                 r_immediate, r_affinity, r_existing_anti, r_anti, r_aff_rules, r_spread, r_spread_label,
                 r_service_affinity, r_rwop_conflict, r_enforced;
+        /* 1.32's preemption dry run: the node's reasons when removing pods cannot help */
+        SchedStr r_no_victims, r_not_helpful;
         SchedStr attach_ebs, attach_gce, attach_azure, attach_cinder;
 } SchedKnownStrings;
 

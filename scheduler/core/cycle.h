@@ -5,9 +5,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "config/registry.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/model.h"
+#include "scheduler/core/decisions-like.h"
 #include "scheduler/core/plugin-names.h"
 
 /* Failure reasons, formatted like upstream v1.20's plugins (see sched_reason_format()). */
@@ -41,6 +43,22 @@ typedef struct SchedReasons {
         uint32_t n;
         SchedReason r[SCHED_MAX_NODE_REASONS];
 } SchedReasons;
+
+/* One reason of a failure summary and on how many nodes it was found. */
+typedef struct SchedReasonCount {
+        SchedReason reason;
+        uint32_t count;
+} SchedReasonCount;
+
+struct SchedConfig;
+/* Appends reason r in the words of cfg's release (cfg->decisions). -E2BIG/-ENOMEM. */
+int sched_reason_format(const struct SchedConfig *cfg, const SchedReason *r, Buf *out);
+/* Appends upstream's FitError summary of a histogram: "0/<n_all> nodes are available: " and
+ * the "count reason" strings sorted as strings, comma-separated, then ".". In 1.32's words a
+ * node's generic "didn't match pod affinity/anti-affinity" is left out, as 1.32's
+ * InterPodAffinity names only the rule. -E2BIG/-ENOMEM. */
+int sched_reasons_format_summary(const struct SchedConfig *cfg, uint32_t n_all, const SchedReasonCount *h,
+                                 uint32_t n, Buf *out);
 
 /* Scores are 0..100 per priority (framework.MaxNodeScore, kube-scheduler v1.17+), times its
  * weight. The Policy's own 0..10 numbers (requestedToCapacityRatio shape scores, extender
@@ -125,6 +143,8 @@ struct SchedConfig {
         int32_t percentage;
         /* postFilter has DefaultPreemption: unschedulable pods may preempt. */
         bool preemption;
+        /* whose wording the failure messages take (SchedConfigOptions.decisions) */
+        SchedDecisionsLike decisions;
         /* The PreEnqueue plugins, in order (their rows, plugin.h). */
         const struct SchedFrameworkPlugin **pre_enqueue;
         uint32_t n_pre_enqueue;

@@ -211,6 +211,9 @@ struct SchedPreemptor {
         uint32_t n_held, held_cap;
         bool stage_hold;                /* asynchronous: hold the victims while waiting */
         KubeMap *deleting;              /* uid -> its copy (the key): victims asked to go */
+        /* the last attempt's dry run, per reason: what 1.32's "preemption: " summary counts */
+        SchedReasonCount *dry;
+        uint32_t n_dry, dry_cap;
 };
 
 static void release_victims(SchedPreemptor *p);
@@ -251,6 +254,7 @@ void sched_preemptor_free(SchedPreemptor *p) {
         free(p->idx);
         free(p->allowed);
         free(p->cands);
+        free(p->dry);
         free(p->cand_off);
         free(p->pool);
         free(p->result);
@@ -307,18 +311,36 @@ uint32_t sched_preempt_num_candidates(int32_t percentage, int32_t absolute, uint
 
 /* PodPassesFiltersOnNode: with the pods nominated to the node of at least the pod's
  * priority, then (when there were any and the pod passed) without them. */
-static int passes(SchedPreemptor *p, SchedCycle *cy, const SchedNominator *nom, const SchedNodeInfo *ni) {
+static int passes(SchedPreemptor *p, SchedCycle *cy, const SchedNominator *nom, const SchedNodeInfo *ni,
+                  SchedReasons *why) {
         if (sched_sim_has_nominated(nom, cy, ni)) {
                 int r = sched_sim_add_nominated(&p->nom_sim, cy, nom, ni);
                 if (r < 0)
                         return r;
-                bool ok = sched_sim_filters(cy, &p->nom_sim.info, NULL);
+                bool ok = sched_sim_filters(cy, &p->nom_sim.info, why);
                 if ((r = sched_sim_undo_nominated(&p->nom_sim, cy)) < 0)
                         return r;
                 if (!ok)
                         return 0;
         }
-        return sched_sim_filters(cy, ni, NULL);
+        return sched_sim_filters(cy, ni, why);
+}
+
+/* Counts a node's dry-run reason; a histogram too large to keep loses the count, never the
+ * preemption. */
+static void dry_add(SchedPreemptor *p, const SchedReason *r, uint32_t count) {
+        for (uint32_t i = 0; i < p->n_dry; i++)
+                if (p->dry[i].reason.code == r->code && p->dry[i].reason.a == r->a && p->dry[i].reason.b == r->b) {
+                        p->dry[i].count += count;
+                        return;
+                }
+        if (sched_grow((void **) &p->dry, &p->dry_cap, p->n_dry + 1, sizeof(*p->dry)) < 0)
+                return;
+        p->dry[p->n_dry++] = (SchedReasonCount) { .reason = *r, .count = count };
+}
+
+static void dry_add_text(SchedPreemptor *p, SchedStr text, uint32_t count) {
+        dry_add(p, &(SchedReason) { .code = SCHED_REASON_TEXT, .a = text }, count);
 }
 
 static int64_t start_time(const SchedPod *x, int64_t now) {
@@ -398,10 +420,17 @@ static int select_victims(SchedPreemptor *p, SchedCycle *cy, const SchedNominato
                         goto restore;
                 p->in_state[n - 1] = false;
         }
-        if (n == 0)
+        if (n == 0) {
+                dry_add_text(p, p->cfg->known->r_no_victims, 1);
                 return 0;
+        }
         uint32_t n_viol = 0;
-        int fit = passes(p, cy, nom, si);
+        SchedReasons why = {};
+        int fit = passes(p, cy, nom, si, &why);
+        if (fit == 0)
+                /* upstream: the node's status is the filter's, every reason counted */
+                for (uint32_t k = 0; k < why.n; k++)
+                        dry_add(p, &why.r[k], 1);
         if (fit <= 0) {
                 r = fit;
                 goto restore;
@@ -428,7 +457,7 @@ static int select_victims(SchedPreemptor *p, SchedCycle *cy, const SchedNominato
                         if ((r = sched_sim_add_pod(&p->sim, cy, x)) < 0)
                                 goto restore;
                         p->in_state[i] = true;
-                        int ok = passes(p, cy, nom, si);
+                        int ok = passes(p, cy, nom, si, NULL);
                         if (ok < 0) {
                                 r = ok;
                                 goto restore;
@@ -565,10 +594,14 @@ static int begin(SchedPreemptor *p, const SchedCache *cache, const SchedNominato
         *ret = (SchedPreemption) {};
         sched_preempt_abandon(p);
         p->stage_hold = hold;
+        p->n_dry = 0;
         uint32_t n_all;
         SchedNodeInfo *const *nodes = sched_cache_nodes(cache, &n_all);
+        for (uint32_t i = 0; i < n_all; i++)
+                ret->n_nodes += !!nodes[i]->node;
         if (!eligible(p, pod, nom, cache, nodes, n_all, status)) {
                 ret->not_eligible = true;
+                ret->never = pod->preempt_never;
                 return 0;
         }
         if (n_all == 0)
@@ -581,6 +614,9 @@ static int begin(SchedPreemptor *p, const SchedCache *cache, const SchedNominato
                 if (nodes[i]->node && !(status && status[i] == SCHED_NODE_UNRESOLVABLE))
                         p->potential[n_pot++] = nodes[i];
         ret->n_potential = n_pot;
+        /* the nodes the dry run does not visit: upstream's absent nodes status */
+        if (ret->n_nodes > n_pot)
+                dry_add_text(p, p->cfg->known->r_not_helpful, ret->n_nodes - n_pot);
         if (n_pot == 0) {
                 ret->clear_nomination = true;
                 return 0;
@@ -765,4 +801,16 @@ bool sched_preemption_current(const SchedCache *cache, const SchedPreemption *re
                         return false;
         }
         return true;
+}
+
+int sched_preempt_format_failure(const SchedPreemptor *p, const SchedPreemption *pr, Buf *out) {
+        if (p->cfg->decisions != SCHED_DECISIONS_1_32 || pr->node)
+                return 0;
+        int r = buf_puts(out, " preemption: ");
+        if (r < 0)
+                return r;
+        if (pr->not_eligible)
+                return buf_puts(out, pr->never ? "not eligible due to preemptionPolicy=Never."
+                                               : "not eligible due to a terminating pod on the nominated node.");
+        return sched_reasons_format_summary(p->cfg, pr->n_nodes, p->dry, p->n_dry, out);
 }

@@ -107,6 +107,8 @@ typedef struct SchedPreemption {
         uint32_t n_potential;           /* nodes where removing pods might help */
         uint32_t n_candidates;          /* nodes where it does, before extenders */
         bool not_eligible;              /* preemptionPolicy Never, or victims still terminating */
+        bool never;                     /* not eligible for its preemptionPolicy Never */
+        uint32_t n_nodes;               /* the nodes the attempt saw (upstream's allNodes) */
         bool clear_nomination;          /* nowhere might it help: clear the pod's nominatedNodeName */
 } SchedPreemption;
 
@@ -141,6 +143,15 @@ uint32_t sched_preempt_num_candidates(int32_t percentage, int32_t absolute, uint
 int sched_preempt(SchedPreemptor *p, const SchedCache *cache, const SchedNominator *nom, const SchedPDBs *pdbs,
                   const SchedPod *pod, const uint8_t *status, uint32_t offset, int64_t now_usec,
                   SchedPreemption *ret);
+
+/* After an attempt that nominated no node, in a profile deciding like 1.32: appends
+ * " preemption: " and why, as 1.32's DefaultPreemption words it into the FitError — "not
+ * eligible due to preemptionPolicy=Never.", or the dry run's summary "0/N nodes are
+ * available: 2 No preemption victims found for incoming pod, 1 Preemption is not helpful
+ * for scheduling." (sorted as the filters' summary; a node still failing with all
+ * lower-priority pods removed counts its filter reasons). Appends nothing for a v1.20
+ * profile (v1.20 words no PostFilter result) or after a nomination. -E2BIG/-ENOMEM. */
+int sched_preempt_format_failure(const SchedPreemptor *p, const SchedPreemption *pr, Buf *out);
 
 /* ---- the same in stages, for a caller that asks the extenders asynchronously ---- */
 

@@ -321,8 +321,13 @@ static void attempt(Replay *r, int k, SchedPod *pod, Ours *o) {
         assert_int_equal(sched_preempt(r->pre[k], r->cache, r->nom, r->pdbs, pod, sched_algo_node_status(r->algo[k]), 0,
                                        r->now, &pr),
                          0);
-        if (!pr.node)
+        if (!pr.node) {
+                /* the PostFilter's words, which a 1.32 FitError carries */
+                assert_int_equal(sched_preempt_format_failure(r->pre[k], &pr, &msg), 0);
+                free(o->message);
+                o->message = strdup(buf_str(&msg));
                 return;
+        }
         o->nominated = node_name(r, pr.node);
         for (uint32_t i = 0; i < pr.n_victims; i++) {
                 char v[512];

@@ -14,6 +14,7 @@
 #include "config/kubescheduler-config.h"
 #include "kube/log.h"
 #include "scheduler/core/config.h"
+#include "scheduler/core/cycle.h"
 #include "scheduler/core/load.h"
 #include "scheduler/core/strtab.h"
 #include "scheduler/options.h"
@@ -537,8 +538,9 @@ static bool has_plugin(const json_t *list, const char *name, int64_t *ret_weight
         return false;
 }
 
-/* The daemon's profiles, built as it builds them: the one loader over the effective document. */
-static void compile_profiles(const SchedOptions *o) {
+/* The daemon's profiles, built as it builds them: the one loader over the effective document;
+ * each decides like the release the document names (its failures' wording follows it). */
+static void compile_profiles_like(const SchedOptions *o, SchedDecisionsLike line) {
         _cleanup_(sched_strtab_freep) SchedStrtab *strtab = sched_strtab_new(1024, 1 << 20);
         assert_non_null(strtab);
         _cleanup_buf_ Buf err;
@@ -546,7 +548,24 @@ static void compile_profiles(const SchedOptions *o) {
         SchedProfiles loaded = {};
         if (sched_profiles_from_effective(strtab, o->ksc_effective, NULL, &loaded, &err) < 0)
                 fail_msg("the engine refuses it: %s", buf_str(&err));
+        for (size_t i = 0; i < loaded.n; i++)
+                assert_int_equal(loaded.cfg[i]->decisions, line);
         sched_profiles_done(&loaded);
+}
+
+static void compile_profiles(const SchedOptions *o) {
+        compile_profiles_like(o, SCHED_DECISIONS_1_32);
+}
+
+/* A v1beta1 document decides like v1.20: its profiles keep v1.20's words. */
+static void test_config_v1beta1_decides_like_1_20(void **state) {
+        SchedOptions o;
+        sched_options_init(&o);
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(sched_options_apply_config(&o, rendered, strlen(rendered), &err), 0);
+        compile_profiles_like(&o, SCHED_DECISIONS_1_20);
+        sched_options_done(&o);
 }
 
 /* The first profile in the engine's terms: the mapping the loader applies to a v1.32 profile
@@ -651,6 +670,7 @@ int main(void) {
                 cmocka_unit_test(test_config_settings_honoured),
                 cmocka_unit_test(test_config_profiles),
                 cmocka_unit_test(test_config_v1_tutorial),
+                cmocka_unit_test(test_config_v1beta1_decides_like_1_20),
                 cmocka_unit_test(test_config_v1_scoring_strategy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
