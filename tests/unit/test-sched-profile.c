@@ -359,6 +359,30 @@ static void test_scorers_like_1_32(void **state) {
         expect_refused(f, &b, "scoringStrategy.type: Unsupported value");
 }
 
+/* BalancedAllocation of a v1.32-line profile (SchedConfigOptions.like_1_32) without args:
+ * 1.32's standard deviation over cpu and memory as requested, where v1.20 scores
+ * 100 x (1 - |cpu - memory|). Pod 1 cpu, 1Gi; node-a 4/8Gi, node-b 2/16Gi. */
+static void test_balanced_like_1_32(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "", ""));
+        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "1Gi", "", "");
+        assert_non_null(pod);
+        TlProfile b = tl_profile("v1");
+        tl_score(&b, "NodeResourcesBalancedAllocation", 1);
+        SchedConfigOptions o = { .like_1_32 = true };
+        _cleanup_(sched_config_freep) SchedConfig *v132 = compile(f, &b, &o, NULL);
+        _cleanup_(sched_config_freep) SchedConfig *v120 = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(v132);
+        assert_non_null(v120);
+        _cleanup_free_ char *got = schedule_scores(f, v132, pod);
+        /* a: |0.25 - 0.125| / 2 -> 93; b: |0.5 - 0.0625| / 2 -> 78 */
+        assert_string_equal(got, "node-a=93 node-b=78");
+        _cleanup_free_ char *old = schedule_scores(f, v120, pod);
+        assert_string_equal(old, "node-a=87 node-b=56");
+}
+
 /* NodeAffinityArgs.addedAffinity (1.22+): its required terms hold for every pod before the
  * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
 static void test_node_affinity_added_affinity(void **state) {
@@ -613,6 +637,7 @@ cmocka_unit_test_setup_teardown(test_pre_enqueue_scheduling_gates, test_world_se
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_allocated_weights_and_extended, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_scorers_like_1_32, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_balanced_like_1_32, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_node_affinity_added_affinity, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_fit_ignored_groups_and_preemption_args, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
