@@ -206,6 +206,37 @@ static int parse_volume(SchedPod *p, const json_t *v, SchedVolume *out) {
         return 0;
 }
 
+/* matchLabelKeys: the pod's own value of each key it carries, ANDed into the selector as
+ * key In (value), as 1.32's podtopologyspread merges them; keys the pod lacks add nothing. */
+static int spread_match_label_keys(SchedStrtab *t, SchedPod *p, const json_t *keys, SchedSelector *sel) {
+        size_t n = json_array_size(keys);
+        if (n == 0 || sel->nothing)
+                return 0;
+        int r;
+        SchedSelReq *reqs = arena_array(&p->arena, sel->n_reqs + n, sizeof(SchedSelReq), &r);
+        if (r < 0)
+                return r;
+        if (sel->n_reqs)
+                memcpy(reqs, sel->reqs, sel->n_reqs * sizeof(SchedSelReq));
+        uint32_t m = sel->n_reqs;
+        size_t i;
+        json_t *k;
+        json_array_foreach(keys, i, k) {
+                SchedStr key = sched_strtab_lookup(t, json_string_value(k) ?: "", strlen(json_string_value(k) ?: ""));
+                const SchedLabel *l = key ? sched_labels_find(p->labels, p->n_labels, key) : NULL;
+                if (!l)
+                        continue;
+                SchedStr *v = arena_array(&p->arena, 1, sizeof(SchedStr), &r);
+                if (r < 0)
+                        return r;
+                *v = l->value;
+                reqs[m++] = (SchedSelReq) { .key = key, .op = SCHED_SEL_IN, .n_values = 1, .values = v };
+        }
+        sel->reqs = reqs;
+        sel->n_reqs = m;
+        return 0;
+}
+
 int sched_pod_relations_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj) {
         json_t *meta = json_object_get(obj, "metadata"), *spec = json_object_get(obj, "spec");
         json_t *vols = json_object_get(spec, "volumes"), *aff = json_object_get(spec, "affinity");
@@ -263,8 +294,13 @@ int sched_pod_relations_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj
                 c->max_skew = (int32_t) json_integer_value(json_object_get(e, "maxSkew"));
                 c->schedule_anyway = when && strcmp(when, "ScheduleAnyway") == 0;
                 if ((r = sched_strtab_intern_str(t, str_at(e, "topologyKey"), &c->topology_key)) < 0 ||
-                    (r = sched_selector_from_json(t, &p->arena, json_object_get(e, "labelSelector"), &c->selector)) < 0)
+                    (r = sched_selector_from_json(t, &p->arena, json_object_get(e, "labelSelector"), &c->selector)) < 0 ||
+                    (r = spread_match_label_keys(t, p, json_object_get(e, "matchLabelKeys"), &c->selector)) < 0)
                         return r;
+                const char *aff_policy = str_at(e, "nodeAffinityPolicy"), *taint_policy = str_at(e, "nodeTaintsPolicy");
+                c->min_domains = (int32_t) json_integer_value(json_object_get(e, "minDomains"));
+                c->affinity_ignore = aff_policy && strcmp(aff_policy, "Ignore") == 0;
+                c->taints_honor = taint_policy && strcmp(taint_policy, "Honor") == 0;
         }
         p->rel = x;
         return 0;
