@@ -443,6 +443,30 @@ static void test_spread_like_1_32(void **state) {
         assert_int_equal(feasible(f, v120, p), 3);
 }
 
+/* Pod affinity matchLabelKeys / mismatchLabelKeys (1.31+, merged by the API server): the
+ * pod's own values ANDed into the term's selector; a key the pod lacks adds nothing. */
+static void test_affinity_label_keys(void **state) {
+        TestWorld *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
+                "{'metadata':{'name':'p','uid':'p','namespace':'default','labels':{'app':'q','v':'2'}},"
+                "'spec':{'containers':[{'name':'c'}],'affinity':{"
+                "'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
+                "'labelSelector':{'matchLabels':{'app':'q'}},'matchLabelKeys':['v','absent']}]},"
+                "'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
+                "'labelSelector':{'matchLabels':{'app':'q'}},'mismatchLabelKeys':['v']}]}}}}");
+        assert_non_null(p);
+        assert_non_null(p->rel);
+        assert_int_equal(p->rel->n_affinity, 1);
+        const SchedSelector *in = &p->rel->affinity[0].selector, *out = &p->rel->anti_affinity[0].selector;
+        assert_int_equal(in->n_reqs, 2);
+        assert_int_equal(in->reqs[1].op, SCHED_SEL_IN);
+        assert_int_equal(out->n_reqs, 2);
+        assert_int_equal(out->reqs[1].op, SCHED_SEL_NOT_IN);
+        /* the pod's own labels: it matches its affinity term and not its anti-affinity one */
+        assert_true(sched_selector_matches(in, p->labels, p->n_labels));
+        assert_false(sched_selector_matches(out, p->labels, p->n_labels));
+}
+
 /* NodeAffinityArgs.addedAffinity (1.22+): its required terms hold for every pod before the
  * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
 static void test_node_affinity_added_affinity(void **state) {
@@ -699,6 +723,7 @@ cmocka_unit_test_setup_teardown(test_allocated_weights_and_extended, test_world_
 cmocka_unit_test_setup_teardown(test_scorers_like_1_32, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_balanced_like_1_32, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_spread_like_1_32, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_affinity_label_keys, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_node_affinity_added_affinity, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_fit_ignored_groups_and_preemption_args, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),
