@@ -5,9 +5,8 @@
  *     another point there (NodeAffinity's preFilter and preScore, VolumeZone's preFilter, ...),
  *     and is left out; VolumeBinding's score and DynamicResources are no-ops with v1.32's
  *     default gates (VolumeCapacityPriority, DynamicResourceAllocation off);
- *   - NodeResourcesFit's score is its scoringStrategy: the v1.20 scorer of that type
- *     (NodeResourcesLeastAllocated, NodeResourcesMostAllocated, RequestedToCapacityRatio) with
- *     the strategy's resources and shape, at NodeResourcesFit's weight;
+ *   - NodeResourcesFit stays a score plugin with its scoringStrategy, which the engine scores
+ *     with 1.32's arithmetic (sched_fit_scoring_strategy), not v1.20's scorers';
  *   - the args keep the fields the v1.20 engine reads; preEnqueue (SchedulingGates) is kept as
  *     it is, for the engine that implements it.
  *
@@ -34,20 +33,6 @@ static const json_t *args_of(const json_t *profile, const char *name) {
         return NULL;
 }
 
-/* The v1.20 scorer and its args for a scoringStrategy. */
-static const char *scorer(const json_t *strategy, json_t **ret_args) {
-        const char *type = str(strategy, "type");
-        const json_t *res = json_object_get(strategy, "resources");
-        if (streq(type, "RequestedToCapacityRatio")) {
-                *ret_args = json_pack("{s:O, s:O}", "shape",
-                                      json_object_get(json_object_get(strategy, "requestedToCapacityRatio"), "shape"),
-                                      "resources", res);
-                return "RequestedToCapacityRatio";
-        }
-        *ret_args = json_pack("{s:O}", "resources", res);
-        return streq(type, "MostAllocated") ? "NodeResourcesMostAllocated" : "NodeResourcesLeastAllocated";
-}
-
 static int keep(json_t *out, const json_t *args, const char *key) {
         const json_t *v = json_object_get(args, key);
         return v ? json_object_set(out, key, (json_t *) v) : 0;
@@ -60,11 +45,6 @@ int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *ex
                 *ret_field = "InterPodAffinity's ignorePreferredTermsOfExistingPods";
                 return -EOPNOTSUPP;
         }
-        json_auto_t *strategy_args = NULL;
-        const char *score_as = scorer(json_object_get(args_of(profile, "NodeResourcesFit"), "scoringStrategy"),
-                                      &strategy_args);
-        if (!strategy_args)
-                return -ENOMEM;
         json_auto_t *plugins = json_object();
         if (!plugins)
                 return -ENOMEM;
@@ -86,9 +66,7 @@ int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *ex
                         json_auto_t *copy = json_deep_copy(e);
                         if (!copy)
                                 return -ENOMEM;
-                        if (p == KSC_SCORE && streq(name, "NodeResourcesFit"))
-                                json_object_set_new(copy, "name", json_string(score_as));
-                        else if (p != KSC_PRE_ENQUEUE && !ext && !(old && (old->points[SCHED_LINE_1_20] & (1u << p))))
+                        if (!(p == KSC_SCORE && streq(name, "NodeResourcesFit")) && p != KSC_PRE_ENQUEUE && !ext && !(old && (old->points[SCHED_LINE_1_20] & (1u << p))))
                                 continue;
                         if (json_array_append(enabled, copy) < 0)
                                 return -ENOMEM;
@@ -109,6 +87,7 @@ int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *ex
                 if (streq(name, "NodeResourcesFit")) {
                         r = keep(out, a, "ignoredResources");
                         r = r < 0 ? r : keep(out, a, "ignoredResourceGroups");
+                        r = r < 0 ? r : keep(out, a, "scoringStrategy");
                 } else if (streq(name, "InterPodAffinity"))
                         r = keep(out, a, "hardPodAffinityWeight");
                 else if (streq(name, "VolumeBinding"))
@@ -120,8 +99,6 @@ int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *ex
                 if (r < 0 || json_array_append_new(configs, json_pack("{s:s, s:O?}", "name", name, "args", out)) < 0)
                         return -ENOMEM;
         }
-        if (json_array_append_new(configs, json_pack("{s:s, s:O}", "name", score_as, "args", strategy_args)) < 0)
-                return -ENOMEM;
         json_t *o = json_deep_copy(profile);
         if (!o || json_object_set(o, "plugins", plugins) < 0 || json_object_set(o, "pluginConfig", configs) < 0) {
                 json_decref(o);

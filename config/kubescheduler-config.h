@@ -271,8 +271,8 @@ int ksc_load(const char *text, size_t len, const KscOptions *opts, json_t **ret_
 /* One profile of a v1.32 effective configuration ("decisionsLike": "v1.32") in the shape the
  * engine's v1.20 plugin table compiles, with the same decisions (config/ksc-v1-bridge.c: the
  * work a v1.32 plugin does at a point v1.20 does elsewhere is left to that point,
- * NodeResourcesFit's scoringStrategy becomes the v1.20 scorer of its type with its resources and
- * shape). external are the out-of-tree plugins a profile may enable. Returns 0 and a new
+ * NodeResourcesFit keeps its score entry and scoringStrategy, which the engine scores with
+ * 1.32's arithmetic). external are the out-of-tree plugins a profile may enable. Returns 0 and a new
  * reference; -EOPNOTSUPP with *ret_field naming a v1.32 argument the engine cannot run yet;
  * -ENOMEM. */
 int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *external, size_t n_external,

@@ -141,6 +141,8 @@ struct SchedConfig {
         bool always_check_all;
         int64_t hard_pod_affinity_weight;
         int32_t percentage;
+        /* SchedConfigOptions.like_1_32: decide as kube-scheduler 1.32 where it differs */
+        bool like_1_32;
         /* postFilter has DefaultPreemption: unschedulable pods may preempt. */
         bool preemption;
         /* whose wording the failure messages take (SchedConfigOptions.decisions) */

@@ -101,6 +101,40 @@ const SchedSelReq *sched_term_anchor(const SchedAffinityTerm *term) {
 
 /* ---- pod conversion ---- */
 
+/* matchLabelKeys / mismatchLabelKeys: the pod's own value of each key it carries, ANDed into
+ * the selector as key In (value) / key NotIn (value), as 1.32 merges them (the API server for
+ * pod affinity terms, the podtopologyspread plugin for spread constraints); keys the pod
+ * lacks add nothing, a nil selector stays one. A v1.20 API server drops both fields. */
+static int and_own_labels(SchedStrtab *t, SchedPod *p, const json_t *keys, uint8_t op, SchedSelector *sel) {
+        size_t n = json_array_size(keys);
+        if (n == 0 || sel->nothing)
+                return 0;
+        int r;
+        SchedSelReq *reqs = arena_array(&p->arena, sel->n_reqs + n, sizeof(SchedSelReq), &r);
+        if (r < 0)
+                return r;
+        if (sel->n_reqs)
+                memcpy(reqs, sel->reqs, sel->n_reqs * sizeof(SchedSelReq));
+        uint32_t m = sel->n_reqs;
+        size_t i;
+        json_t *k;
+        json_array_foreach(keys, i, k) {
+                const char *name = json_string_value(k);
+                SchedStr key = name ? sched_strtab_lookup(t, name, strlen(name)) : 0;
+                const SchedLabel *l = key ? sched_labels_find(p->labels, p->n_labels, key) : NULL;
+                if (!l)
+                        continue;
+                SchedStr *v = arena_array(&p->arena, 1, sizeof(SchedStr), &r);
+                if (r < 0)
+                        return r;
+                *v = l->value;
+                reqs[m++] = (SchedSelReq) { .key = key, .op = op, .n_values = 1, .values = v };
+        }
+        sel->reqs = reqs;
+        sel->n_reqs = m;
+        return 0;
+}
+
 static int parse_terms(SchedStrtab *t, SchedPod *p, const json_t *list, bool weighted, SchedAffinityTerm **ret,
                        uint32_t *ret_n, bool *has_ns_selectors) {
         int r;
@@ -117,6 +151,9 @@ static int parse_terms(SchedStrtab *t, SchedPod *p, const json_t *list, bool wei
                         term->weight = (int32_t) json_integer_value(json_object_get(e, "weight"));
                 if ((r = sched_selector_from_json(t, &p->arena, json_object_get(pt, "labelSelector"),
                                                   &term->selector)) < 0 ||
+                    (r = and_own_labels(t, p, json_object_get(pt, "matchLabelKeys"), SCHED_SEL_IN, &term->selector)) < 0 ||
+                    (r = and_own_labels(t, p, json_object_get(pt, "mismatchLabelKeys"), SCHED_SEL_NOT_IN,
+                                        &term->selector)) < 0 ||
                     (r = sched_strtab_intern_str(t, str_at(pt, "topologyKey"), &term->topology_key)) < 0)
                         return r;
                 json_t *nss = json_object_get(pt, "namespaces"), *nsel = json_object_get(pt, "namespaceSelector");
@@ -263,8 +300,13 @@ int sched_pod_relations_from_json(SchedStrtab *t, SchedPod *p, const json_t *obj
                 c->max_skew = (int32_t) json_integer_value(json_object_get(e, "maxSkew"));
                 c->schedule_anyway = when && strcmp(when, "ScheduleAnyway") == 0;
                 if ((r = sched_strtab_intern_str(t, str_at(e, "topologyKey"), &c->topology_key)) < 0 ||
-                    (r = sched_selector_from_json(t, &p->arena, json_object_get(e, "labelSelector"), &c->selector)) < 0)
+                    (r = sched_selector_from_json(t, &p->arena, json_object_get(e, "labelSelector"), &c->selector)) < 0 ||
+                    (r = and_own_labels(t, p, json_object_get(e, "matchLabelKeys"), SCHED_SEL_IN, &c->selector)) < 0)
                         return r;
+                const char *aff_policy = str_at(e, "nodeAffinityPolicy"), *taint_policy = str_at(e, "nodeTaintsPolicy");
+                c->min_domains = (int32_t) json_integer_value(json_object_get(e, "minDomains"));
+                c->affinity_ignore = aff_policy && strcmp(aff_policy, "Ignore") == 0;
+                c->taints_honor = taint_policy && strcmp(taint_policy, "Honor") == 0;
         }
         p->rel = x;
         return 0;

@@ -63,7 +63,11 @@ typedef struct SchedSpreadConstraint {
         int32_t max_skew;
         SchedStr topology_key;
         bool schedule_anyway;           /* whenUnsatisfiable: ScheduleAnyway (else DoNotSchedule) */
-        SchedSelector selector;
+        SchedSelector selector;         /* with matchLabelKeys' requirements (1.27+) */
+        /* 1.25+ fields, read by a v1.32-line profile only (SchedConfig.like_1_32): minDomains
+         * (0 unset), nodeAffinityPolicy Ignore, nodeTaintsPolicy Honor (the non-defaults) */
+        int32_t min_domains;
+        bool affinity_ignore, taints_honor;
 } SchedSpreadConstraint;
 
 typedef struct SchedPodRelations {

@@ -595,14 +595,14 @@ static void test_config_v1_tutorial(void **state) {
         assert_true(o.ksc_needs_framework);     /* the profile configures plugins */
         assert_string_equal(json_string_value(json_object_get(o.ksc_effective, "decisionsLike")), "v1.32");
         json_auto_t *p = engine_view(&o);
-        /* 1.32's default set, in the engine's terms: NodeResourcesFit scores as its
-         * LeastAllocated strategy, SchedulingGates stays at preEnqueue */
+        /* 1.32's default set, in the engine's terms: NodeResourcesFit scores itself (its
+         * scoringStrategy, 1.32's arithmetic), SchedulingGates stays at preEnqueue */
         int64_t w = 0;
-        assert_true(has_plugin(point_plugins(p, "score"), "NodeResourcesLeastAllocated", &w));
+        assert_true(has_plugin(point_plugins(p, "score"), "NodeResourcesFit", &w));
         assert_int_equal(w, 1);
         assert_true(has_plugin(point_plugins(p, "score"), "TaintToleration", &w));
         assert_int_equal(w, 3);
-        assert_false(has_plugin(point_plugins(p, "score"), "NodeResourcesFit", NULL));
+        assert_false(has_plugin(point_plugins(p, "score"), "NodeResourcesLeastAllocated", NULL));
         assert_true(has_plugin(point_plugins(p, "preEnqueue"), "SchedulingGates", NULL));
         assert_true(has_plugin(point_plugins(p, "filter"), "NodeAffinity", NULL));
         assert_false(has_plugin(point_plugins(p, "filter"), "EBSLimits", NULL));
@@ -610,8 +610,9 @@ static void test_config_v1_tutorial(void **state) {
         sched_options_done(&o);
 }
 
-/* v1's NodeResourcesFit scoringStrategy maps onto the engine's scorers with its resources and
- * shape; v1beta3 reads the same; v1's refusals come in upstream's words. */
+/* v1's NodeResourcesFit keeps its score entry and its scoringStrategy for the engine (1.32's
+ * arithmetic, not v1.20's scorers); v1beta3 reads the same; v1's refusals come in upstream's
+ * words. */
 static void test_config_v1_scoring_strategy(void **state) {
         static const char most[] =
                 "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
@@ -629,21 +630,23 @@ static void test_config_v1_scoring_strategy(void **state) {
         sched_options_init(&o);
         assert_int_equal(sched_options_apply_config(&o, most, strlen(most), &err), 0);
         json_auto_t *p = engine_view(&o);
-        assert_true(has_plugin(point_plugins(p, "score"), "NodeResourcesMostAllocated", NULL));
-        /* the strategy's resources go to the scorer as written (the engine's scorers honour
-         * weights other than 1 once they take any resources and weights) */
-        const json_t *pc = json_object_get(p, "pluginConfig"), *scorer = NULL;
+        assert_true(has_plugin(point_plugins(p, "score"), "NodeResourcesFit", NULL));
+        assert_false(has_plugin(point_plugins(p, "score"), "NodeResourcesMostAllocated", NULL));
+        /* the strategy goes to the engine as written */
+        const json_t *pc = json_object_get(p, "pluginConfig"), *st = NULL;
         for (size_t i = 0; i < json_array_size(pc); i++)
-                if (strcmp(json_string_value(json_object_get(json_array_get(pc, i), "name")), "NodeResourcesMostAllocated") == 0)
-                        scorer = json_object_get(json_array_get(pc, i), "args");
-        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(scorer, "resources"), 1), "weight")), 3);
+                if (strcmp(json_string_value(json_object_get(json_array_get(pc, i), "name")), "NodeResourcesFit") == 0)
+                        st = json_object_get(json_object_get(json_array_get(pc, i), "args"), "scoringStrategy");
+        assert_string_equal(json_string_value(json_object_get(st, "type")), "MostAllocated");
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(st, "resources"), 1), "weight")), 3);
+        compile_profiles(&o);
         sched_options_done(&o);
 
         sched_options_init(&o);
         assert_int_equal(sched_options_apply_config(&o, rtcr, strlen(rtcr), &err), 0);
         json_auto_t *q = engine_view(&o);
         int64_t w = 0;
-        assert_true(has_plugin(point_plugins(q, "score"), "RequestedToCapacityRatio", &w));
+        assert_true(has_plugin(point_plugins(q, "score"), "NodeResourcesFit", &w));
         assert_int_equal(w, 4);
         compile_profiles(&o);
         sched_options_done(&o);

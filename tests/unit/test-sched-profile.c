@@ -359,6 +359,114 @@ static void test_scorers_like_1_32(void **state) {
         expect_refused(f, &b, "scoringStrategy.type: Unsupported value");
 }
 
+/* BalancedAllocation of a v1.32-line profile (SchedConfigOptions.like_1_32) without args:
+ * 1.32's standard deviation over cpu and memory as requested, where v1.20 scores
+ * 100 x (1 - |cpu - memory|). Pod 1 cpu, 1Gi; node-a 4/8Gi, node-b 2/16Gi. */
+static void test_balanced_like_1_32(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "", ""));
+        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "1Gi", "", "");
+        assert_non_null(pod);
+        TlProfile b = tl_profile("v1");
+        tl_score(&b, "NodeResourcesBalancedAllocation", 1);
+        SchedConfigOptions o = { .like_1_32 = true };
+        _cleanup_(sched_config_freep) SchedConfig *v132 = compile(f, &b, &o, NULL);
+        _cleanup_(sched_config_freep) SchedConfig *v120 = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(v132);
+        assert_non_null(v120);
+        _cleanup_free_ char *got = schedule_scores(f, v132, pod);
+        /* a: |0.25 - 0.125| / 2 -> 93; b: |0.5 - 0.0625| / 2 -> 78 */
+        assert_string_equal(got, "node-a=93 node-b=78");
+        _cleanup_free_ char *old = schedule_scores(f, v120, pod);
+        assert_string_equal(old, "node-a=87 node-b=56");
+}
+
+static uint32_t feasible(TestWorld *f, const SchedConfig *cfg, const SchedPod *pod) {
+        _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
+        assert_non_null(a);
+        SchedResult res;
+        assert_int_equal(sched_algo_schedule(a, f->c, pod, &res), 0);
+        return res.n_feasible;
+}
+
+/* PodTopologySpread of a v1.32-line profile: minDomains (fewer zones than it asks make the
+ * global minimum 0), nodeTaintsPolicy Honor and matchLabelKeys; a v1.20 profile reads none
+ * of them. Zones a, b and c (its node tainted), one app=web (version 1) pod in each. */
+static void test_spread_like_1_32(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "n-a", "4", "8Gi", 110, "'labels':{'zone':'a'}", "", ""));
+        add_node(f, tl_node(f->t, "n-b", "4", "8Gi", 110, "'labels':{'zone':'b'}", "", ""));
+        add_node(f, tl_node(f->t, "n-c", "4", "8Gi", 110, "'labels':{'zone':'c'}",
+                            "'taints':[{'key':'t','value':'x','effect':'NoSchedule'}]", ""));
+        static const char *const bound[] = { "n-a", "n-b", "n-c" };
+        for (size_t i = 0; i < ELEMENTSOF(bound); i++) {
+                char text[512];
+                snprintf(text, sizeof(text), "{'metadata':{'name':'w%zu','uid':'w%zu','namespace':'default',"
+                         "'labels':{'app':'web','v':'1'}},'spec':{'nodeName':'%s','containers':[{'name':'c'}]}}",
+                         i, i, bound[i]);
+                SchedPod *w = tl_pod_json(f->t, text);
+                assert_non_null(w);
+                assert_int_equal(sched_cache_add_pod(f->c, w), 0);
+                sched_pod_unref(w);
+        }
+        /* zone c's node is tainted: honoured, it leaves the domains; two are fewer than
+         * minDomains 3, the minimum is 0 and a and b are at skew 1 + 1 - 0 (c, outside the
+         * counted pairs, passes: refusing it is TaintToleration's part) */
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
+                "{'metadata':{'name':'p','uid':'p','namespace':'default','labels':{'app':'web','v':'2'}},"
+                "'spec':{'containers':[{'name':'c'}],'topologySpreadConstraints':[{'maxSkew':1,"
+                "'topologyKey':'zone','whenUnsatisfiable':'DoNotSchedule','minDomains':3,"
+                "'nodeTaintsPolicy':'Honor','labelSelector':{'matchLabels':{'app':'web'}}}]}}");
+        /* matchLabelKeys [v]: the version 1 pods no longer count, every zone passes */
+        _cleanup_(sched_pod_unrefp) SchedPod *keyed = tl_pod_json(f->t,
+                "{'metadata':{'name':'k','uid':'k','namespace':'default','labels':{'app':'web','v':'2'}},"
+                "'spec':{'containers':[{'name':'c'}],'topologySpreadConstraints':[{'maxSkew':1,"
+                "'topologyKey':'zone','whenUnsatisfiable':'DoNotSchedule','minDomains':3,"
+                "'nodeTaintsPolicy':'Honor','matchLabelKeys':['v'],"
+                "'labelSelector':{'matchLabels':{'app':'web'}}}]}}");
+        assert_non_null(p);
+        assert_non_null(keyed);
+        TlProfile b = tl_profile("v1");
+        tl_enable(&b, "preFilter", "PodTopologySpread");
+        tl_enable(&b, "filter", "PodTopologySpread");
+        SchedConfigOptions o = { .like_1_32 = true };
+        _cleanup_(sched_config_freep) SchedConfig *v132 = compile(f, &b, &o, NULL);
+        _cleanup_(sched_config_freep) SchedConfig *v120 = compile(f, &b, NULL, NULL);
+        tl_profile_done(&b);
+        assert_non_null(v132);
+        assert_non_null(v120);
+        assert_int_equal(feasible(f, v132, p), 1);
+        assert_int_equal(feasible(f, v132, keyed), 3);
+        /* v1.20: three pairs at 1, the minimum 1, every node at skew 1 */
+        assert_int_equal(feasible(f, v120, p), 3);
+}
+
+/* Pod affinity matchLabelKeys / mismatchLabelKeys (1.31+, merged by the API server): the
+ * pod's own values ANDed into the term's selector; a key the pod lacks adds nothing. */
+static void test_affinity_label_keys(void **state) {
+        TestWorld *f = *state;
+        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
+                "{'metadata':{'name':'p','uid':'p','namespace':'default','labels':{'app':'q','v':'2'}},"
+                "'spec':{'containers':[{'name':'c'}],'affinity':{"
+                "'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
+                "'labelSelector':{'matchLabels':{'app':'q'}},'matchLabelKeys':['v','absent']}]},"
+                "'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
+                "'labelSelector':{'matchLabels':{'app':'q'}},'mismatchLabelKeys':['v']}]}}}}");
+        assert_non_null(p);
+        assert_non_null(p->rel);
+        assert_int_equal(p->rel->n_affinity, 1);
+        const SchedSelector *in = &p->rel->affinity[0].selector, *out = &p->rel->anti_affinity[0].selector;
+        assert_int_equal(in->n_reqs, 2);
+        assert_int_equal(in->reqs[1].op, SCHED_SEL_IN);
+        assert_int_equal(out->n_reqs, 2);
+        assert_int_equal(out->reqs[1].op, SCHED_SEL_NOT_IN);
+        /* the pod's own labels: it matches its affinity term and not its anti-affinity one */
+        assert_true(sched_selector_matches(in, p->labels, p->n_labels));
+        assert_false(sched_selector_matches(out, p->labels, p->n_labels));
+}
+
 /* NodeAffinityArgs.addedAffinity (1.22+): its required terms hold for every pod before the
  * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
 static void test_node_affinity_added_affinity(void **state) {
@@ -613,6 +721,9 @@ cmocka_unit_test_setup_teardown(test_pre_enqueue_scheduling_gates, test_world_se
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_allocated_weights_and_extended, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_scorers_like_1_32, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_balanced_like_1_32, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_spread_like_1_32, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_affinity_label_keys, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_node_affinity_added_affinity, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_fit_ignored_groups_and_preemption_args, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),

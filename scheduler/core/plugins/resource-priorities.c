@@ -315,22 +315,23 @@ const SchedFrameworkPlugin sched_fw_node_resources_most_allocated = {
         .add_score = most_score,
 };
 
-/* NodeResourcesBalancedAllocationArgs.resources (v1beta2 and v1; weights must be 1): cpu and
- * memory alone score as v1.20 does; any other list as upstream scores it since it has the
- * list (1.32's balancedResourceScorer over requests as they are). */
+/* NodeResourcesBalancedAllocationArgs.resources (v1beta2 and v1; weights must be 1). A v1.32
+ * profile scores with 1.32's balancedResourceScorer over requests as they are, cpu and memory
+ * by default; a v1.20 one as v1.20 does for cpu and memory alone, and any other list as
+ * upstream scores it since it has the list. */
 static int balanced_score_args(SchedProfileBuild *b, int64_t weight, const json_t *args, Buf *err) {
         static const char *const known[] = { "resources", NULL };
         int r = sched_args_known(args, "NodeResourcesBalancedAllocation", known, err);
         if (r < 0 || (r = sched_profile_add_score(b, &sched_prio_balanced_resource_allocation,
                                                   "NodeResourcesBalancedAllocation", weight, NULL, err)) < 0)
                 return r;
-        const json_t *list = args ? json_object_get(args, "resources") : NULL;
-        if (json_array_size(list) == 0)
-                return 0;
         SchedConfig *cfg = sched_profile_config(b);
+        const json_t *list = args ? json_object_get(args, "resources") : NULL;
+        if (json_array_size(list) == 0 && !cfg->like_1_32)
+                return 0;
         SchedPriority *p = &cfg->priorities[cfg->n_priorities - 1];
         if ((r = sched_compile_resources(cfg->strtab, sched_profile_arena(b), p, "NodeResourcesBalancedAllocation",
-                                         list, err)) < 0)
+                                         json_array_size(list) ? list : NULL, err)) < 0)
                 return r;
         for (uint32_t i = 0; i < p->n_resources; i++)
                 if (p->resources[i].weight != 1) {
@@ -339,7 +340,7 @@ static int balanced_score_args(SchedProfileBuild *b, int64_t weight, const json_
                                                   i);
                         return -EINVAL;
                 }
-        bool v1_20 = p->n_resources == 2 && p->resources[0].which == SCHED_RES_CPU &&
+        bool v1_20 = !cfg->like_1_32 && p->n_resources == 2 && p->resources[0].which == SCHED_RES_CPU &&
                      p->resources[1].which == SCHED_RES_MEMORY;
         if (v1_20) {
                 p->n_resources = 0;

@@ -101,16 +101,60 @@ static uint64_t hard_pair(const SchedNode *n, const SchedSpreadConstraint *c) {
         return topo_pair(c->topology_key, l ? l->value : 0);
 }
 
-/* The smallest count among the pairs of constraint k's key. */
-static void spread_min_update(SchedCycleState *x, uint32_t k) {
-        int64_t min = INT32_MAX;
+/* The smallest count among the pairs of constraint k's key; 1.32 (minMatchNum) takes 0 when
+ * the key has fewer domains than the constraint's minDomains. */
+static void spread_min_update(SchedCycleState *x, uint32_t k, bool like_1_32) {
+        int64_t min = INT32_MAX, domains = 0;
         SchedStr key = x->spread_c[k].topology_key;
         for (uint32_t s = 0; s < x->spread.n_slots; s++) {
                 const TopoEntry *e = &x->spread.e[s];
-                if (e->key && (SchedStr) ((e->key - 1) >> 32) == key && e->count < min)
-                        min = e->count;
+                if (e->key && (SchedStr) ((e->key - 1) >> 32) == key) {
+                        domains++;
+                        if (e->count < min)
+                                min = e->count;
+                }
         }
+        if (like_1_32 && domains < x->spread_c[k].min_domains)
+                min = 0;
         x->spread_min[k] = min;
+}
+
+static bool untolerated_do_not_schedule(const SchedPod *pod, const SchedNode *n) {
+        for (uint32_t i = 0; i < n->n_taints; i++)
+                if ((n->taints[i].effect == SCHED_EFFECT_NO_SCHEDULE || n->taints[i].effect == SCHED_EFFECT_NO_EXECUTE) &&
+                    !sched_tolerations_tolerate(pod->tolerations, pod->n_tolerations, &n->taints[i]))
+                        return true;
+        return false;
+}
+
+/* 1.32's matchNodeInclusionPolicies: nodeAffinityPolicy Honor (default) keeps only nodes
+ * the pod's node selector/affinity admits, nodeTaintsPolicy Honor only nodes whose
+ * NoSchedule/NoExecute taints the pod tolerates. */
+static bool node_included(const SchedCycle *cy, const SchedSpreadConstraint *c, const SchedNode *n) {
+        if (!c->affinity_ignore && !sched_pod_matches_node_selector(cy->strtab, cy->pod, n))
+                return false;
+        return !c->taints_honor || !untolerated_do_not_schedule(cy->pod, n);
+}
+
+/* 1.32's calPreFilterState: on each node carrying every DoNotSchedule key, each constraint
+ * whose inclusion policies admit the node counts that node's matching pods (only those
+ * nodes', unlike v1.20) under its pair. */
+static int spread_prepare_1_32(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
+        SchedCycleState *x = cy->state;
+        for (uint32_t i = 0; i < n_all; i++) {
+                const SchedNode *n = all[i]->node;
+                if (!n || !has_all_keys(n, x->spread_c, x->n_spread_c, false))
+                        continue;
+                for (uint32_t k = 0; k < x->n_spread_c; k++) {
+                        const SchedSpreadConstraint *c = &x->spread_c[k];
+                        if (c->schedule_anyway || !node_included(cy, c, n))
+                                continue;
+                        int r = topo_add(&x->spread, hard_pair(n, c), count_matching(all[i], cy->pod, &c->selector));
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
 }
 
 /* The constraints in force for the pod, both kinds, into x->spread_c (once per decision):
@@ -183,6 +227,11 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
         if (!nc)
                 return 0;
         topo_clear(&x->spread);
+        if (cy->cfg->like_1_32) {
+                if ((r = spread_prepare_1_32(cy, all, n_all)) < 0)
+                        return r;
+                goto min;
+        }
         /* v1.20's calPreFilterState in two passes: the topology pairs come from the nodes that
          * pass the pod's node selector/affinity and carry every constraint's key, but the
          * matching pods are then counted on every node whose pair is one of those, eligible
@@ -227,6 +276,7 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
                                 return r;
                 }
         }
+min:
         if (x->n_spread_c > x->spread_min_cap) {
                 int64_t *m = reallocarray(x->spread_min, x->n_spread_c, sizeof(int64_t));
                 if (!m)
@@ -235,7 +285,7 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
                 x->spread_min_cap = x->n_spread_c;
         }
         for (uint32_t k = 0; k < x->n_spread_c; k++)
-                spread_min_update(x, k);
+                spread_min_update(x, k, cy->cfg->like_1_32);
         return 0;
 }
 
@@ -249,13 +299,14 @@ static int spread_update(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo 
                 return 0;
         for (uint32_t k = 0; k < x->n_spread_c; k++) {
                 const SchedSpreadConstraint *c = &x->spread_c[k];
-                if (c->schedule_anyway || !sched_selector_matches(&c->selector, e->labels, e->n_labels))
+                if (c->schedule_anyway || !sched_selector_matches(&c->selector, e->labels, e->n_labels) ||
+                    (cy->cfg->like_1_32 && !node_included(cy, c, n)))
                         continue;
                 const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
                 int r = topo_add(&x->spread, topo_pair(l->key, l->value), delta);
                 if (r < 0)
                         return r;
-                spread_min_update(x, k);
+                spread_min_update(x, k, cy->cfg->like_1_32);
         }
         return 0;
 }
