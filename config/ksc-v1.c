@@ -129,7 +129,7 @@ static json_t *expand_point(const KscContext *c, KscExtensionPoint p, const json
                                    json_array_append_new(from_multi, entry(name, score, json_object_get(e, "weight"))) < 0)
                                 return NULL;
                 }
-        /* part 1: the point's own entries that override a multiPoint one, in the point's order */
+        /* first the point's own entries that override a multiPoint one, in the point's order */
         json_array_foreach(enabled, i, e) {
                 const char *name = str(e, "name");
                 bool over = false;
@@ -140,7 +140,7 @@ static json_t *expand_point(const KscContext *c, KscExtensionPoint p, const json
                     json_array_append_new(out, entry(name, score, json_object_get(e, "weight"))) < 0)
                         return NULL;
         }
-        /* part 2: multiPoint's; part 3: the point's others (an unknown or repeated one is the
+        /* then multiPoint's, then the point's others (an unknown or repeated one is the
          * validator's to refuse) */
         if (json_array_extend(out, from_multi) < 0)
                 return NULL;

@@ -319,10 +319,7 @@ static int run_ksc(const Args *a, const char *name, const Buf *in) {
                         fprintf(stderr, "policy-validator: --plugin-dir: %s\n", buf_str(&err));
                         return EXIT_USAGE;
                 }
-                for (uint32_t i = 0; i < plugins->set.n; i++)
-                        external[i] = (KscExternalPlugin) { .name = plugins->set.v[i]->name,
-                                                            .points = plugins->set.v[i]->points,
-                                                            .check_args = plugins->set.v[i]->plugin->check_args };
+                sched_externals_to_ksc(&plugins->set, external);
                 opts.plugin_dir = a->plugin_dir;
                 opts.external = external;
                 opts.n_external = plugins->set.n;

@@ -24,14 +24,6 @@
 
 /* ---- YAML -> JSON ---- */
 
-/* The engine's point bits (SchedPoint, preEnqueue first) as libconfig's (KscExtensionPoint,
- * preEnqueue last, so the v1.20 points keep their bits). */
-static uint32_t ksc_points(uint32_t sched_points) {
-        uint32_t k = sched_points >> 1;
-        if (sched_points & SCHED_POINTS(SCHED_POINT_PRE_ENQUEUE))
-                k |= UINT32_C(1) << KSC_PRE_ENQUEUE;
-        return k;
-}
 
 static json_t *scalar_to_json(const yaml_node_t *n) {
         const char *s = (const char *) n->data.scalar.value;
@@ -574,10 +566,7 @@ int sched_options_load(SchedOptions *o, Buf *err) {
                         return r;
                 if (!(o->ksc_external = calloc(o->plugins->set.n + 1, sizeof(KscExternalPlugin))))
                         return -ENOMEM;
-                for (uint32_t i = 0; i < o->plugins->set.n; i++)
-                        o->ksc_external[i] = (KscExternalPlugin) { .name = o->plugins->set.v[i]->name,
-                                                                   .points = ksc_points(o->plugins->set.v[i]->points),
-                                                                   .check_args = o->plugins->set.v[i]->plugin->check_args };
+                sched_externals_to_ksc(&o->plugins->set, o->ksc_external);
                 o->n_ksc_external = o->plugins->set.n;
         }
         if (o->config_path) {

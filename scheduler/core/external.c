@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/kubescheduler-config.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/external-instance.h"
 #include "scheduler/core/plugin.h"
@@ -637,3 +638,13 @@ const SchedPriorityPlugin sched_prio_external = {
         .id = _POLICY_PRIO_INVALID,
         .score = external_score,
 };
+
+void sched_externals_to_ksc(const SchedExternalSet *set, KscExternalPlugin *ret) {
+        for (uint32_t i = 0; set && i < set->n; i++) {
+                uint32_t p = set->v[i]->points, k = p >> 1;
+                if (p & SCHED_POINTS(SCHED_POINT_PRE_ENQUEUE))
+                        k |= UINT32_C(1) << KSC_PRE_ENQUEUE;
+                ret[i] = (KscExternalPlugin) { .name = set->v[i]->name, .points = k,
+                                               .check_args = set->v[i]->plugin->check_args };
+        }
+}

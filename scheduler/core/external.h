@@ -67,6 +67,12 @@ extern const double sched_external_bucket_le[SCHED_EXTERNAL_BUCKETS];
 /* Checks a plugin's declaration as the loader got it: ABI version, a name that is the file's
  * (want_name) and no in-tree plugin's, no hook this scheduler does not run, at least one it
  * does. Fills ext->points. Returns 0, or -EINVAL with the reason in err. Pure. */
+/* The set as libconfig's validator takes it (ret has room for set->n entries): each plugin's
+ * name, its points in libconfig's bits (KscExtensionPoint numbers preEnqueue last, so v1.20's
+ * points keep their bits, while SchedPoint has it first) and its args check. */
+struct KscExternalPlugin;
+void sched_externals_to_ksc(const SchedExternalSet *set, struct KscExternalPlugin *ret);
+
 int sched_external_init(SchedExternal *ext, const PspPlugin *pl, const char *want_name, Buf *err);
 
 /* The set's plugin of that name; NULL when none. */

@@ -46,8 +46,7 @@ static int engine_profile(const json_t *prof, const SchedConfigOptions *o, json_
         _cleanup_free_ KscExternalPlugin *ext = n_ext ? calloc(n_ext, sizeof(KscExternalPlugin)) : NULL;
         if (n_ext && !ext)
                 return -ENOMEM;
-        for (size_t k = 0; k < n_ext; k++)
-                ext[k] = (KscExternalPlugin) { .name = set->v[k]->name };
+        sched_externals_to_ksc(set, ext);
         const char *field = NULL;
         int r = ksc_v1_profile_for_engine(prof, ext, n_ext, ret, &field);
         if (r == -EOPNOTSUPP) {

@@ -174,9 +174,8 @@ static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFe
         PolicyDiags diags = {};
         KscOptions ko = { .default_pod_topology_spread_off = gates->default_pod_topology_spread_off };
         KscExternalPlugin external[PLUGIN_LOADER_MAX];
-        for (uint32_t i = 0; plugins && i < plugins->set.n; i++)
-                external[i] = (KscExternalPlugin) { .name = plugins->set.v[i]->name, .points = plugins->set.v[i]->points,
-                                                    .check_args = plugins->set.v[i]->plugin->check_args };
+        if (plugins)
+                sched_externals_to_ksc(&plugins->set, external);
         if (plugins) {
                 ko.external = external;
                 ko.n_external = plugins->set.n;

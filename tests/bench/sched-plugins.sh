@@ -74,7 +74,9 @@ for n in $NODES; do
   # falls on all of them
   for _ in $(seq "$ROUNDS"); do
     for c in "${CONFIGS[@]}"; do
-      read -r us p <<< "$(run "$c" "$n")"
+      # a run that fails ends the bench (its reason is on stderr), never a row of "inf"
+      out=$(run "$c" "$n") || { echo "sched-plugins: the $c configuration did not run on $n nodes" >&2; exit 1; }
+      read -r us p <<< "$out"
       if [ -z "${best[$c]:-}" ] || awk -v a="$us" -v b="${best[$c]}" 'BEGIN { exit !(a < b) }'; then
         best[$c]=$us p99[$c]=$p
       fi

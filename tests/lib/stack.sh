@@ -45,8 +45,7 @@ SCHEDULER_IMAGE=policy-scheduler:latest
 STACK_READINESS_RETRY_MS=${STACK_READINESS_RETRY_MS-200}
 
 # Which scheduler the Deployment runs: STACK_SCHEDULER=bundled (policy-scheduler, the
-# default: it runs every predicate and priority of the documented default policy since
-# issue 7) or upstream (kube-scheduler v1.20, which reads the same rendered files; the
+# default: it runs every predicate and priority of the documented default policy) or upstream (kube-scheduler v1.20, which reads the same rendered files; the
 # peer to compare with).
 STACK_SCHEDULER=${STACK_SCHEDULER:-bundled}
 if [ "$STACK_SCHEDULER" = bundled ]; then
