@@ -361,7 +361,6 @@ static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, C
                         if ((r = intern(strtab, opts->ignored_resources[i], &cfg->ignored_resources[i])) < 0)
                                 return r;
                 cfg->always_check_all = opts->run_all_filters;
-                cfg->like_1_32 = opts->like_1_32;
         }
         cfg = NULL;
         *ret = box;

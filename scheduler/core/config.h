@@ -47,9 +47,6 @@ typedef struct SchedConfigOptions {
         /* The profile is a Policy's (sched_config_new_policy sets it): its score weights are
          * int32(weight) of the Policy's, negative ones included, as v1.20's producers make them. */
         bool policy_weights;
-        /* The profile is of the v1.32 line (a v1/v1beta3 document, "decisionsLike": "v1.32"):
-         * the plugins that score otherwise in 1.32 than in v1.20 use 1.32's arithmetic. */
-        bool like_1_32;
         /* The gates (PodTopologySpreadArgs without defaultingType follow
          * DefaultPodTopologySpread). */
         SchedFeatureGates gates;

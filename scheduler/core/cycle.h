@@ -141,11 +141,10 @@ struct SchedConfig {
         bool always_check_all;
         int64_t hard_pod_affinity_weight;
         int32_t percentage;
-        /* SchedConfigOptions.like_1_32: decide as kube-scheduler 1.32 where it differs */
-        bool like_1_32;
         /* postFilter has DefaultPreemption: unschedulable pods may preempt. */
         bool preemption;
-        /* whose wording the failure messages take (SchedConfigOptions.decisions) */
+        /* the release whose decisions and wording the profile follows (SchedConfigOptions.decisions):
+         * 1.32 scores, spreads and words failures otherwise than v1.20 */
         SchedDecisionsLike decisions;
         /* The PreEnqueue plugins, in order (their rows, plugin.h). */
         const struct SchedFrameworkPlugin **pre_enqueue;

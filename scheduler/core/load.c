@@ -75,8 +75,8 @@ int sched_profiles_from_effective(SchedStrtab *strtab, const json_t *effective, 
         const json_t *prof;
         const char *line = json_string_value(json_object_get(effective, "decisionsLike"));
         bool v1_32 = line && strcmp(line, KSC_DECISIONS_LIKE_1_32) == 0;
-        o.decisions = v1_32 ? SCHED_DECISIONS_1_32 : SCHED_DECISIONS_1_20;
-        o.like_1_32 = o.like_1_32 || v1_32;     /* a caller may ask for it (tests) */
+        if (line)       /* a document says its line; a bare profile keeps the caller's (tests) */
+                o.decisions = v1_32 ? SCHED_DECISIONS_1_32 : SCHED_DECISIONS_1_20;
         json_array_foreach(list, i, prof) {
                 const char *name = json_string_value(json_object_get(prof, "schedulerName"));
                 SchedConfig *cfg = NULL;

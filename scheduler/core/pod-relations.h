@@ -64,7 +64,7 @@ typedef struct SchedSpreadConstraint {
         SchedStr topology_key;
         bool schedule_anyway;           /* whenUnsatisfiable: ScheduleAnyway (else DoNotSchedule) */
         SchedSelector selector;         /* with matchLabelKeys' requirements (1.27+) */
-        /* 1.25+ fields, read by a v1.32-line profile only (SchedConfig.like_1_32): minDomains
+        /* 1.25+ fields, read by a v1.32-line profile only (SchedConfig.decisions): minDomains
          * (0 unset), nodeAffinityPolicy Ignore, nodeTaintsPolicy Honor (the non-defaults) */
         int32_t min_domains;
         bool affinity_ignore, taints_honor;

@@ -359,7 +359,7 @@ static void test_scorers_like_1_32(void **state) {
         expect_refused(f, &b, "scoringStrategy.type: Unsupported value");
 }
 
-/* BalancedAllocation of a v1.32-line profile (SchedConfigOptions.like_1_32) without args:
+/* BalancedAllocation of a v1.32-line profile (SchedConfigOptions.decisions) without args:
  * 1.32's standard deviation over cpu and memory as requested, where v1.20 scores
  * 100 x (1 - |cpu - memory|). Pod 1 cpu, 1Gi; node-a 4/8Gi, node-b 2/16Gi. */
 static void test_balanced_like_1_32(void **state) {
@@ -370,7 +370,7 @@ static void test_balanced_like_1_32(void **state) {
         assert_non_null(pod);
         TlProfile b = tl_profile("v1");
         tl_score(&b, "NodeResourcesBalancedAllocation", 1);
-        SchedConfigOptions o = { .like_1_32 = true };
+        SchedConfigOptions o = { .decisions = SCHED_DECISIONS_1_32 };
         _cleanup_(sched_config_freep) SchedConfig *v132 = compile(f, &b, &o, NULL);
         _cleanup_(sched_config_freep) SchedConfig *v120 = compile(f, &b, NULL, NULL);
         tl_profile_done(&b);
@@ -431,7 +431,7 @@ static void test_spread_like_1_32(void **state) {
         TlProfile b = tl_profile("v1");
         tl_enable(&b, "preFilter", "PodTopologySpread");
         tl_enable(&b, "filter", "PodTopologySpread");
-        SchedConfigOptions o = { .like_1_32 = true };
+        SchedConfigOptions o = { .decisions = SCHED_DECISIONS_1_32 };
         _cleanup_(sched_config_freep) SchedConfig *v132 = compile(f, &b, &o, NULL);
         _cleanup_(sched_config_freep) SchedConfig *v120 = compile(f, &b, NULL, NULL);
         tl_profile_done(&b);

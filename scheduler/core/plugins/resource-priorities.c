@@ -327,7 +327,7 @@ static int balanced_score_args(SchedProfileBuild *b, int64_t weight, const json_
                 return r;
         SchedConfig *cfg = sched_profile_config(b);
         const json_t *list = args ? json_object_get(args, "resources") : NULL;
-        if (json_array_size(list) == 0 && !cfg->like_1_32)
+        if (json_array_size(list) == 0 && cfg->decisions != SCHED_DECISIONS_1_32)
                 return 0;
         SchedPriority *p = &cfg->priorities[cfg->n_priorities - 1];
         if ((r = sched_compile_resources(cfg->strtab, sched_profile_arena(b), p, "NodeResourcesBalancedAllocation",
@@ -340,7 +340,7 @@ static int balanced_score_args(SchedProfileBuild *b, int64_t weight, const json_
                                                   i);
                         return -EINVAL;
                 }
-        bool v1_20 = !cfg->like_1_32 && p->n_resources == 2 && p->resources[0].which == SCHED_RES_CPU &&
+        bool v1_20 = cfg->decisions != SCHED_DECISIONS_1_32 && p->n_resources == 2 && p->resources[0].which == SCHED_RES_CPU &&
                      p->resources[1].which == SCHED_RES_MEMORY;
         if (v1_20) {
                 p->n_resources = 0;

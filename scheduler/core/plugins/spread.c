@@ -227,7 +227,7 @@ static int spread_prepare(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_
         if (!nc)
                 return 0;
         topo_clear(&x->spread);
-        if (cy->cfg->like_1_32) {
+        if ((cy->cfg->decisions == SCHED_DECISIONS_1_32)) {
                 if ((r = spread_prepare_1_32(cy, all, n_all)) < 0)
                         return r;
                 goto min;
@@ -285,7 +285,7 @@ min:
                 x->spread_min_cap = x->n_spread_c;
         }
         for (uint32_t k = 0; k < x->n_spread_c; k++)
-                spread_min_update(x, k, cy->cfg->like_1_32);
+                spread_min_update(x, k, (cy->cfg->decisions == SCHED_DECISIONS_1_32));
         return 0;
 }
 
@@ -300,13 +300,13 @@ static int spread_update(SchedCycle *cy, const SchedPod *e, const SchedNodeInfo 
         for (uint32_t k = 0; k < x->n_spread_c; k++) {
                 const SchedSpreadConstraint *c = &x->spread_c[k];
                 if (c->schedule_anyway || !sched_selector_matches(&c->selector, e->labels, e->n_labels) ||
-                    (cy->cfg->like_1_32 && !node_included(cy, c, n)))
+                    ((cy->cfg->decisions == SCHED_DECISIONS_1_32) && !node_included(cy, c, n)))
                         continue;
                 const SchedLabel *l = sched_labels_find(n->labels, n->n_labels, c->topology_key);
                 int r = topo_add(&x->spread, topo_pair(l->key, l->value), delta);
                 if (r < 0)
                         return r;
-                spread_min_update(x, k, cy->cfg->like_1_32);
+                spread_min_update(x, k, (cy->cfg->decisions == SCHED_DECISIONS_1_32));
         }
         return 0;
 }
