@@ -182,9 +182,20 @@ static json_t *plugin_config(KscContext *c, const json_t *profile, const json_t 
                 if (!a || json_array_append_new(list, json_pack("{s:s, s:o}", "name", with_args[k]->name, "args", a)) < 0)
                         return NULL;
         }
-        /* policy-scheduler's out-of-tree plugins: their args as written (null when none) */
+        /* v1beta2's BalancedAllocation resources, in name order with the rest */
+        const json_t *ba = json_object_get(profile, KSC_V1BETA2_BALANCED_ARGS);
         size_t i;
         json_t *pc;
+        if (ba) {
+                for (i = 0; i < json_array_size(list) &&
+                            strcmp(str_or(json_array_get(list, i), "name", ""), "NodeResourcesBalancedAllocation") < 0;
+                     i++)
+                        ;
+                if (json_array_insert_new(list, i, json_pack("{s:s, s:O}", "name", "NodeResourcesBalancedAllocation",
+                                                             "args", ba)) < 0)
+                        return NULL;
+        }
+        /* policy-scheduler's out-of-tree plugins: their args as written (null when none) */
         json_array_foreach(json_object_get(profile, "pluginConfig"), i, pc) {
                 const char *name = str_or(pc, "name", "");
                 bool external = false;

@@ -152,6 +152,9 @@ void ksc_v1_validate(KscContext *c, const json_t *decoded, const json_t *effecti
 /* Rewrites a decoded v1beta2 document in place into the v1beta1 document that means the same
  * to the v1.20 engine, refusing by name what has no such meaning. 0 or -ENOMEM. */
 int ksc_v1beta2_convert(KscContext *c, json_t *decoded);
+/* The key of a converted profile that holds its defaulted NodeResourcesBalancedAllocation args
+ * (absent when they are cpu and memory); ksc-defaults.c writes them into pluginConfig. */
+#define KSC_V1BETA2_BALANCED_ARGS "NodeResourcesBalancedAllocation args (v1beta2)"
 
 /* ---- ksc-validate.c ------------------------------------------------------------------- */
 

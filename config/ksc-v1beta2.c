@@ -14,8 +14,9 @@
  * Each profile's plugins are merged here by v1beta2's rules and written back as explicit
  * v1beta1 sets ("*" disabled, the merged list enabled). What the v1.20 engine cannot honour is
  * refused by name: plugins v1beta2 no longer has (NodeLabel, ServiceAffinity,
- * NodePreferAvoidPods and the three strategies), BalancedAllocation resources other than cpu
- * and memory with weight 1, and VolumeBinding's shape (VolumeCapacityPriority). */
+ * NodePreferAvoidPods and the three strategies) and VolumeBinding's shape
+ * (VolumeCapacityPriority, a feature gate off in v1.22). BalancedAllocation's resources, which
+ * v1beta1 has no args for, reach the effective document beside v1beta1's args. */
 #include <string.h>
 
 #include "common/macro.h"
@@ -123,15 +124,36 @@ static const char *strategy(KscContext *c, size_t pi, size_t ci, const json_t *f
         return "NodeResourcesLeastAllocated";
 }
 
-static bool default_balanced_resources(const json_t *res) {
+/* NodeResourcesBalancedAllocationArgs as v1.22 defaults and validates them: no list is cpu
+ * and memory, a weight left at 0 is 1, and each weight must then be 1. Returns the defaulted
+ * args, or NULL when they are v1.20's own (cpu and memory), which need no args in v1beta1. */
+static json_t *balanced_args(KscContext *c, size_t pi, size_t ci, const json_t *res) {
         if (json_array_size(res) == 0)
-                return true;
-        if (json_array_size(res) != 2)
-                return false;
-        return streq(str(json_array_get(res, 0), "name"), "cpu") && streq(str(json_array_get(res, 1), "name"),
-                "memory") &&
-               json_integer_value(json_object_get(json_array_get(res, 0), "weight")) == 1 &&
-               json_integer_value(json_object_get(json_array_get(res, 1), "weight")) == 1;
+                return NULL;
+        json_auto_t *list = json_array();
+        size_t i, j;
+        json_t *r;
+        json_array_foreach(res, i, r) {
+                json_int_t w = json_integer_value(json_object_get(r, "weight"));
+                if (w == 0)
+                        w = 1;
+                for (j = 0; j < i; j++)
+                        if (streq(str(json_array_get(res, j), "name"), str(r, "name"))) {
+                                const char *f = kp(c, "profiles[%zu].pluginConfig[%zu].args.resources[%zu].name", pi,
+                                                   ci, i);
+                                ksc_err(c, "resource-duplicate", f, "%s: Duplicate value: \"%s\"", f, str(r, "name"));
+                                break;
+                        }
+                if (w != 1) {
+                        const char *f = kp(c, "profiles[%zu].pluginConfig[%zu].args.resources[%zu].weight", pi, ci, i);
+                        ksc_err(c, "resource-weight-range", f, "%s: Invalid value: %" JSON_INTEGER_FORMAT ": must be 1",
+                                f, w);
+                }
+                json_array_append_new(list, json_pack("{s:s, s:I}", "name", str(r, "name"), "weight", (json_int_t) w));
+        }
+        bool v1_20 = json_array_size(list) == 2 && streq(str(json_array_get(list, 0), "name"), "cpu") &&
+                     streq(str(json_array_get(list, 1), "name"), "memory");
+        return v1_20 ? NULL : json_pack("{s:O}", "resources", list);
 }
 
 static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
@@ -169,11 +191,9 @@ static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
                         scorer = strategy(c, pi, i, args, &scorer_args);
                         json_object_del(args, "scoringStrategy");
                 } else if (streq(str(pc, "name"), "NodeResourcesBalancedAllocation")) {
-                        if (!default_balanced_resources(json_object_get(args, "resources")))
-                                ksc_err(c, "v1beta2-field-unsupported",
-                                        kp(c, "profiles[%zu].pluginConfig[%zu].args.resources", pi, i),
-                                        "NodeResourcesBalancedAllocation resources other than cpu and memory (weight 1) "
-                                        "are not honoured by this scheduler (kube-scheduler v1.20's plugin)");
+                        json_t *ba = balanced_args(c, pi, i, json_object_get(args, "resources"));
+                        if (ba)
+                                json_object_set_new(prof, KSC_V1BETA2_BALANCED_ARGS, ba);
                         json_object_set_new(pc, "name", json_string("NodeResourcesBalancedAllocation (v1beta2)"));
                 } else if (streq(str(pc, "name"), "VolumeBinding") && json_object_get(args, "shape"))
                         ksc_err(c, "v1beta2-field-unsupported",
@@ -181,7 +201,8 @@ static void convert_profile(KscContext *c, size_t pi, json_t *prof) {
                                 "VolumeBinding's shape (the VolumeCapacityPriority feature) is not honoured by this "
                                 "scheduler");
         }
-        /* BalancedAllocation's args have no v1beta1 type: drop the (checked) entries. */
+        /* BalancedAllocation's args have no v1beta1 type: the entries go, their defaulted args
+         * wait on the profile for the effective document. */
         for (i = json_array_size(configs); i-- > 0;)
                 if (streq(str(json_array_get(configs, i), "name"), "NodeResourcesBalancedAllocation (v1beta2)"))
                         json_array_remove(configs, i);

@@ -65,13 +65,13 @@ static void check_effective_shape(const json_t *eff) {
         json_t *p;
         json_array_foreach(profiles, i, p) {
                 const json_t *plugins = json_object_get(p, "plugins");
+                size_t j;
+                json_t *e;
                 assert_int_equal(json_object_size(plugins), n_points);
                 for (KscExtensionPoint x = 0; x < n_points; x++) {
                         const json_t *set = json_object_get(plugins, ksc_extension_point_to_string(x));
                         assert_non_null(json_object_get(set, "enabled"));
                         assert_null(json_object_get(set, "disabled"));
-                        size_t j;
-                        json_t *e;
                         json_array_foreach(json_object_get(set, "enabled"), j, e) {
                                 const KscPlugin *pl = ksc_plugin_find_in(json_string_value(json_object_get(e, "name")), line);
                                 assert_non_null(pl);
@@ -79,7 +79,11 @@ static void check_effective_shape(const json_t *eff) {
                                 assert_int_equal(json_object_get(e, "weight") != NULL, x == KSC_SCORE);
                         }
                 }
-                assert_int_equal(json_array_size(json_object_get(p, "pluginConfig")), v132 ? 7 : 11);
+                /* v1.20's 11 kinds of args, and v1beta2's BalancedAllocation resources when given */
+                bool balanced = false;
+                json_array_foreach(json_object_get(p, "pluginConfig"), j, e) balanced |=
+                        !strcmp(json_string_value(json_object_get(e, "name")), "NodeResourcesBalancedAllocation");
+                assert_int_equal(json_array_size(json_object_get(p, "pluginConfig")), v132 ? 7 : 11 + balanced);
         }
 }
 

@@ -21,6 +21,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/cycle.h"
+#include "scheduler/core/load.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/testlib.h"
 #include "tests/unit/builders.h"
@@ -357,6 +358,45 @@ static void test_scorers_like_1_32(void **state) {
         tl_score(&b, "NodeResourcesFit", 1);
         tl_args(&b, "NodeResourcesFit", "{'scoringStrategy':{'type':'Balanced'}}");
         expect_refused(f, &b, "scoringStrategy.type: Unsupported value");
+}
+
+/* v1beta2 (kube-scheduler v1.22) gives BalancedAllocation its resources, which v1.22 scores
+ * over the list by their standard deviation: through the loader, the same scores as 1.32's
+ * three-resource case above. */
+static void test_v1beta2_balanced_resources(void **state) {
+        TestWorld *f = *state;
+        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
+                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
+        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
+                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
+        _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
+                "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
+                "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
+        assert_non_null(gpu);
+        static const char doc[] = "apiVersion: kubescheduler.config.k8s.io/v1beta2\n"
+                                  "kind: KubeSchedulerConfiguration\n"
+                                  "profiles:\n"
+                                  "- schedulerName: default-scheduler\n"
+                                  "  plugins:\n"
+                                  "    score:\n"
+                                  "      disabled: [{name: '*'}]\n"
+                                  "      enabled: [{name: NodeResourcesBalancedAllocation, weight: 1}]\n"
+                                  "  pluginConfig:\n"
+                                  "  - name: NodeResourcesBalancedAllocation\n"
+                                  "    args:\n"
+                                  "      resources: [{name: cpu}, {name: memory}, {name: example.com/gpu}]\n";
+        SchedProfiles loaded = {};
+        PolicyDiags diags = {};
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 1024);
+        int r = sched_profiles_load(f->t, doc, sizeof doc - 1, NULL, &loaded, &diags, &err);
+        if (r < 0)
+                fail_msg("refused: %s (%zu diagnostics)", buf_str(&err), diags.n);
+        assert_int_equal(loaded.n, 1);
+        _cleanup_free_ char *got = schedule_scores(f, loaded.cfg[0], gpu);
+        assert_string_equal(got, "node-a=84 node-b=82");
+        sched_profiles_done(&loaded);
+        policy_diags_clear(&diags);
 }
 
 /* BalancedAllocation of a v1.32-line profile (SchedConfigOptions.decisions) without args:
@@ -721,6 +761,7 @@ cmocka_unit_test_setup_teardown(test_pre_enqueue_scheduling_gates, test_world_se
                 cmocka_unit_test_setup_teardown(test_node_label_scores_as_one_plugin, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_allocated_weights_and_extended, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_scorers_like_1_32, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_v1beta2_balanced_resources, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_balanced_like_1_32, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_spread_like_1_32, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_affinity_label_keys, test_world_setup, test_world_teardown),
