@@ -25,13 +25,26 @@
 
 #define MAX_VOLUME_ERROR 512
 
-/* The claim writes of a binding cycle, for pods with WaitForFirstConsumer claims to bind. */
+#define BIND_COMPLETED_ANNOTATION "pv.kubernetes.io/bind-completed"
+
+/* A claim PreBind waits on until the PV controller has bound it (or provisioned and bound). */
+typedef struct WaitedClaim {
+        char *namespace_, *name;
+        bool provisioning;              /* left to a provisioner: selected-node must stay */
+} WaitedClaim;
+
+/* The claim writes of a binding cycle, for pods with WaitForFirstConsumer claims to bind, and
+ * then the wait for the claims to be bound (VolumeBinding's bindTimeoutSeconds). */
 typedef struct BindVolumes {
         uint32_t writes;                /* claim/volume writes in flight */
         int error;                      /* the first failed write's error */
         char message[MAX_VOLUME_ERROR];
         char *assumed_pvs[SCHED_MAX_POD_CLAIMS]; /* PVs assumed bound to a claim of the pod */
         uint32_t n_assumed_pvs;
+        WaitedClaim claims[SCHED_MAX_POD_CLAIMS];
+        uint32_t n_claims;
+        sd_event_source *poll;          /* the wait's once-a-second check */
+        uint64_t deadline;              /* CLOCK_MONOTONIC; 0: none (v1.20 with bindTimeoutSeconds 0) */
 } BindVolumes;
 
 /* One binding cycle: the claim writes (if any), then the pod's binding. A burst decides
@@ -45,6 +58,9 @@ typedef struct BindCtx {
         const SchedAlgoObserver *obs;   /* the pod's profile's framework metrics */
         uint64_t point_start;           /* when the PreBind or Bind under way began (obs's clock) */
         bool bind_timed;                /* the Bind under way is the pods/binding call */
+        uint32_t bind_timeout_s;        /* the pod's profile's VolumeBinding bindTimeoutSeconds */
+        bool like_1_32;                 /* its wording: 1.32's timeout is its context's */
+        struct BindCtx *wait_prev, *wait_next; /* in m->volume_waits while PreBind waits */
 } BindCtx;
 
 static void bind_ctx_free(BindCtx *b) {
@@ -52,11 +68,27 @@ static void bind_ctx_free(BindCtx *b) {
                 return;
         sched_pod_unref(b->pod);
         free(b->node);
-        if (b->vol)
+        if (b->vol) {
                 for (uint32_t i = 0; i < b->vol->n_assumed_pvs; i++)
                         free(b->vol->assumed_pvs[i]);
+                for (uint32_t i = 0; i < b->vol->n_claims; i++) {
+                        free(b->vol->claims[i].namespace_);
+                        free(b->vol->claims[i].name);
+                }
+                sd_event_source_disable_unref(b->vol->poll);
+        }
         free(b->vol);
         free(b);
+}
+
+static void wait_unlink(Manager *m, BindCtx *b) {
+        if (b->wait_prev)
+                b->wait_prev->wait_next = b->wait_next;
+        else if (m->volume_waits == b)
+                m->volume_waits = b->wait_next;
+        if (b->wait_next)
+                b->wait_next->wait_prev = b->wait_prev;
+        b->wait_prev = b->wait_next = NULL;
 }
 
 /* Puts the PVs this cycle assumed back to what the informer last saw: the claim writes did
@@ -166,6 +198,100 @@ started:
         m->binds_in_flight++;
 }
 
+/* Upstream's checkBindings for one claim: 1 bound (spec.volumeName and the PV controller's
+ * bind-completed annotation), 0 not yet, -errno with why in msg. */
+static int claim_bound(Manager *m, const WaitedClaim *w, char *msg, size_t size) {
+        KubeInformer *inf = m->objinf[SCHED_OBJ_PVC].inf;
+        const json_t *pvc = inf ? kube_informer_get(inf, w->namespace_, w->name) : NULL;
+        if (!pvc) {
+                snprintf(msg, size, "failed to check binding: PersistentVolumeClaim \"%s/%s\" not found", w->namespace_,
+                         w->name);
+                return -ENOENT;
+        }
+        const json_t *ann = kube_obj_path(pvc, "metadata.annotations");
+        const char *volume = json_string_value(kube_obj_path(pvc, "spec.volumeName"));
+        if (volume && *volume && json_object_get(ann, BIND_COMPLETED_ANNOTATION))
+                return 1;
+        if (w->provisioning && !json_object_get(ann, SELECTED_NODE_ANNOTATION)) {
+                snprintf(msg, size, "selectedNode annotation reset for PVC \"%s\"", w->name);
+                return -EAGAIN;
+        }
+        return 0;
+}
+
+static int on_claims_poll(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* PreBind's wait, as upstream's BindPodVolumes polls: once a second until every claim of the
+ * pod is bound, then the pod is bound; a claim gone or reset, or the profile's
+ * bindTimeoutSeconds passing, fails the binding cycle (the pod goes back to the queue). */
+static void wait_for_claims(Manager *m, BindCtx *b) {
+        if (!b->vol || b->vol->n_claims == 0) {
+                bind_pod(m, b);
+                return;
+        }
+        uint64_t now = now_monotonic_usec();
+        if (!b->vol->poll) {
+                /* v1.20's wait.Poll takes a timeout of 0 as none; 1.32's context expires at once */
+                b->vol->deadline = b->bind_timeout_s || b->like_1_32 ?
+                        now + (uint64_t) b->bind_timeout_s * USEC_PER_SEC : 0;
+                int r = sd_event_add_time(m->event, &b->vol->poll, CLOCK_MONOTONIC, now + USEC_PER_SEC, 0,
+                                          on_claims_poll, b);
+                if (r < 0) {
+                        sched_observer_point(b->obs, SCHED_POINT_PRE_BIND, SCHED_STATUS_ERROR, b->point_start);
+                        binding_failed(m, b, r, "binding volumes: cannot wait for the claims");
+                        bind_ctx_free(b);
+                        return;
+                }
+                b->wait_next = m->volume_waits;
+                if (m->volume_waits)
+                        m->volume_waits->wait_prev = b;
+                m->volume_waits = b;
+                m->binds_in_flight++;
+                return;
+        }
+        char why[MAX_VOLUME_ERROR] = "";
+        int r = 1;
+        for (uint32_t i = 0; i < b->vol->n_claims && r > 0; i++)
+                r = claim_bound(m, &b->vol->claims[i], why, sizeof why);
+        if (r == 0 && b->vol->deadline && now >= b->vol->deadline) {
+                snprintf(why, sizeof why, "%s", b->like_1_32 ? "context deadline exceeded" :
+                                                "timed out waiting for the condition");
+                r = -ETIMEDOUT;
+        }
+        if (r == 0) {
+                (void) sd_event_source_set_time(b->vol->poll, now + USEC_PER_SEC);
+                (void) sd_event_source_set_enabled(b->vol->poll, SD_EVENT_ONESHOT);
+                return;
+        }
+        wait_unlink(m, b);
+        m->binds_in_flight--;
+        if (r < 0) {
+                sched_observer_point(b->obs, SCHED_POINT_PRE_BIND, SCHED_STATUS_ERROR, b->point_start);
+                char msg[MAX_VOLUME_ERROR + 64];
+                snprintf(msg, sizeof msg, "binding volumes: %s", why);
+                binding_failed(m, b, r, msg);
+                bind_ctx_free(b);
+                return;
+        }
+        bind_pod(m, b);
+}
+
+static int on_claims_poll(sd_event_source *s, uint64_t usec, void *userdata) {
+        BindCtx *b = userdata;
+        wait_for_claims(b->m, b);
+        return 0;
+}
+
+void binder_free_waiting(Manager *m) {
+        while (m->volume_waits) {
+                BindCtx *b = m->volume_waits;
+                wait_unlink(m, b);
+                m->binds_in_flight--;
+                binding_failed(m, b, -ECANCELED, NULL);
+                bind_ctx_free(b);
+        }
+}
+
 static void volume_write_done(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
         BindCtx *b = userdata;
         Manager *m = b->m;
@@ -187,7 +313,7 @@ static void volume_write_done(KubeClient *c, int r, json_t *body, const KubeErro
                 bind_ctx_free(b);
                 return;
         }
-        bind_pod(m, b);
+        wait_for_claims(m, b);
 }
 
 /* The PV's claimRef to claim, as upstream's GetBindVolumeToClaim sets it, with the
@@ -242,6 +368,14 @@ static int bind_volumes(Manager *m, BindCtx *b, SchedStr node_name) {
         int r = 0;
         for (int i = 0; i < n && r >= 0; i++) {
                 const SchedPVC *claim = plan[i].claim;
+                WaitedClaim *wc = &b->vol->claims[b->vol->n_claims];
+                if (!(wc->namespace_ = strdup(claim->namespace_)) || !(wc->name = strdup(claim->name))) {
+                        free(wc->namespace_);
+                        r = -ENOMEM;
+                        break;
+                }
+                wc->provisioning = !plan[i].volume;
+                b->vol->n_claims++;
                 if (plan[i].volume) {
                         const SchedPV *pv = plan[i].volume;
                         if (pv->claim_name && strcmp(pv->claim_name, claim->name) == 0 && pv->claim_ns &&
@@ -326,7 +460,9 @@ void binder_bind(Manager *m, SchedPod *pod, SchedStr node_name) {
                 return;
         }
         *b = (BindCtx) { .m = m, .pod = sched_pod_ref(pod), .node = node, .start = now_monotonic_usec(),
-                         .obs = m->observer, .point_start = sched_observer_now(m->observer) };
+                         .obs = m->observer, .point_start = sched_observer_now(m->observer),
+                         .bind_timeout_s = sched_config_bind_timeout_seconds(m->cfg),
+                         .like_1_32 = sched_config_decisions(m->cfg) == SCHED_DECISIONS_1_32 };
         if (fenced(m, b))
                 return;
         /* claims first, as upstream's VolumeBinding PreBind: the pod is bound only once
@@ -339,7 +475,7 @@ void binder_bind(Manager *m, SchedPod *pod, SchedStr node_name) {
                 binding_failed(m, b, r, msg);
                 bind_ctx_free(b);
         } else if (r > 0)
-                m->binds_in_flight++;   /* volume_write_done continues with bind_pod */
+                m->binds_in_flight++;   /* volume_write_done continues with the wait */
         else
-                bind_pod(m, b);
+                wait_for_claims(m, b);
 }

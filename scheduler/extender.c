@@ -58,7 +58,63 @@ struct Extender {
         Buf ca, cert, key;
         bool insecure;
         char *ca_file, *cert_file, *key_file;
+        /* tlsConfig.serverName, as Go's tls.Config.ServerName: the name sent (SNI) and
+         * verified, while the connection still goes to the urlPrefix's host and port and Host
+         * names it. curl takes the name from the URL, so requests go to sni_url (urlPrefix with
+         * serverName for its host) through connect_to, with host_header. */
+        char *sni_url;
+        struct curl_slist *connect_to;
+        char *host_header;
 };
+
+/* Sets up tlsConfig.serverName for an https urlPrefix (Go ignores it for http). */
+static int server_name_setup(Extender *x, const char *server_name, Buf *err) {
+        CURLU *u = curl_url();
+        char *scheme = NULL, *host = NULL, *port = NULL, *explicit_port = NULL, *sni = NULL;
+        int r = -ENOMEM;
+        if (!u)
+                return r;
+        if (curl_url_set(u, CURLUPART_URL, x->url, 0) != CURLUE_OK ||
+            curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+            curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+                (void) buf_printf(err, "extender %s: urlPrefix is not a URL", x->url);
+                r = -EINVAL;
+                goto out;
+        }
+        if (strcasecmp(scheme, "https") != 0) {
+                r = 0;
+                goto out;
+        }
+        (void) curl_url_get(u, CURLUPART_PORT, &explicit_port, 0);
+        if (curl_url_set(u, CURLUPART_HOST, server_name, 0) != CURLUE_OK) {
+                (void) buf_printf(err, "extender %s: tlsConfig.serverName: not a host name: %s", x->url, server_name);
+                r = -EINVAL;
+                goto out;
+        }
+        if (curl_url_get(u, CURLUPART_URL, &sni, 0) != CURLUE_OK)
+                goto out;
+        _cleanup_buf_ Buf ct;
+        buf_init(&ct, 4096);
+        if (!(x->sni_url = strdup(sni)) || buf_printf(&ct, "%s:%s:%s:%s", server_name, port, host, port) < 0 ||
+            !(x->connect_to = curl_slist_append(NULL, buf_str(&ct))) ||
+            asprintf(&x->host_header, "Host: %s%s%s", host, explicit_port ? ":" : "",
+                     explicit_port ? explicit_port : "") < 0) {
+                x->host_header = NULL;
+                goto out;
+        }
+        for (size_t n = strlen(x->sni_url); n > 0 && x->sni_url[n - 1] == '/';)
+                x->sni_url[--n] = '\0';
+        r = 0;
+out:
+        curl_free(scheme);
+        curl_free(host);
+        curl_free(port);
+        curl_free(explicit_port);
+        curl_free(sni);
+        curl_url_cleanup(u);
+        return r;
+}
 
 /* Decodes tlsConfig *Data (base64) into out. */
 static int decode_into(const char *in, Buf *out) {
@@ -112,6 +168,8 @@ static void configure_easy(const Extender *x, CURL *c) {
                 struct curl_blob b = { .data = x->key.data, .len = x->key.len, .flags = CURL_BLOB_COPY };
                 (void) curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &b);
         }
+        if (x->connect_to)
+                (void) curl_easy_setopt(c, CURLOPT_CONNECT_TO, x->connect_to);
 }
 
 int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extender **ret, Buf *err) {
@@ -185,11 +243,9 @@ int extender_new(const PolicyExtender *pe, const ExtenderLookup *lookup, Extende
                         extender_free(x);
                         return -EINVAL;
                 }
-                if (t->server_name) {
-                        (void) buf_printf(err, "extender %s: tlsConfig.serverName is not supported: put that name "
-                                          "in urlPrefix (the name verified is the URL's host)", x->url);
+                if (t->server_name && *t->server_name && (r = server_name_setup(x, t->server_name, err)) < 0) {
                         extender_free(x);
-                        return -EINVAL;
+                        return r;
                 }
         }
         configure_easy(x, x->curl);
@@ -204,6 +260,9 @@ Extender *extender_free(Extender *x) {
         free(x->ca_file);
         free(x->cert_file);
         free(x->key_file);
+        free(x->sni_url);
+        free(x->host_header);
+        curl_slist_free_all(x->connect_to);
         if (x->curl)
                 curl_easy_cleanup(x->curl);
         free(x->url);
@@ -275,6 +334,16 @@ static int request_setup(Extender *x, CURL *e, const char *url, struct curl_slis
         *headers = curl_slist_append(NULL, "Content-Type: application/json");
         if (!*headers)
                 return -ENOMEM;
+        _cleanup_buf_ Buf sni;
+        buf_init(&sni, 64 * 1024);
+        if (x->sni_url) {
+                /* url is urlPrefix/verb: the same verb under serverName's URL */
+                struct curl_slist *h = curl_slist_append(*headers, x->host_header);
+                if (!h || buf_printf(&sni, "%s%s", x->sni_url, url + strlen(x->url)) < 0)
+                        return -ENOMEM;
+                *headers = h;
+                url = buf_str(&sni);
+        }
         (void) curl_easy_setopt(e, CURLOPT_URL, url);
         (void) curl_easy_setopt(e, CURLOPT_HTTPHEADER, *headers);
         (void) curl_easy_setopt(e, CURLOPT_POSTFIELDS, text);

@@ -144,6 +144,8 @@ struct Manager {
         uint32_t n_obj_informers, n_obj_synced;
         bool leading;
         uint32_t binds_in_flight;
+        /* binding cycles whose PreBind waits for their claims to be bound (binder.c) */
+        struct BindCtx *volume_waits;
 
         PendingEvent *events_head, *events_tail;
         uint32_t n_events;
@@ -241,6 +243,8 @@ void preemptor_pod_deleted(Manager *m, const char *uid);
  * first (as upstream's VolumeBinding PreBind), then the pod, through a binding extender or
  * the pods/binding subresource. Failures forget the assumed pod and requeue it. */
 void binder_bind(Manager *m, SchedPod *pod, SchedStr node);
+/* Drops the binding cycles whose PreBind waits for claims (the manager is going away). */
+void binder_free_waiting(Manager *m);
 
 /* events.c: Events are queued behind the binds and written by events_flush(), each reported
  * by the profile of the pod's schedulerName; events_post_by() by the profile of another

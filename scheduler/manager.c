@@ -548,7 +548,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         SchedConfigOptions co = { .percentage_of_nodes_to_score = opts->percentage,
                                   .exclude_masters = !opts->masters_schedulable,
                                   .ignored_resources = ignored,
-                                  .n_ignored_resources = n_ignored };
+                                  .n_ignored_resources = n_ignored,
+                                  .bind_timeout_set = opts->bind_timeout_set,
+                                  .bind_timeout_s = opts->bind_timeout_s };
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
         SchedFeatureGates gates = { .default_pod_topology_spread_off = opts->default_pod_topology_spread_off };
@@ -677,6 +679,7 @@ Manager *manager_free(Manager *m) {
         kube_informer_unref(m->nodes);
         kube_informer_unref(m->namespaces);
         preemptor_free(m);
+        binder_free_waiting(m);
         /* NULLed: volume writes cancelled below restore PVs from the informer if it lives */
         for (SchedObjectKind k = 0; k < _SCHED_OBJ_MAX; k++)
                 m->objinf[k].inf = kube_informer_unref(m->objinf[k].inf);

@@ -317,10 +317,12 @@ static int apply_misc(SchedOptions *o, const json_t *j, Buf *err) {
         if ((v = json_object_get(j, "hardPodAffinitySymmetricWeight")) && json_is_integer(v) &&
             json_integer_value(v) != 1)
                 return sched_opt_errf(err, -EINVAL, "%s", "hardPodAffinitySymmetricWeight: set it in the Policy");
-        if ((v = json_object_get(j, "bindTimeoutSeconds")) && json_is_integer(v) && json_integer_value(v) != 600)
-                return sched_opt_errf(err, -EINVAL, "%s", "bindTimeoutSeconds: only 600 (the default): claims are "
-                                                          "bound when the PV controller has bound them, without a "
-                                                          "deadline of this scheduler's");
+        if ((v = json_object_get(j, "bindTimeoutSeconds")) && json_is_integer(v)) {
+                if (json_integer_value(v) < 0 || json_integer_value(v) > UINT32_MAX)
+                        return sched_opt_errf(err, -EINVAL, "%s", "bindTimeoutSeconds: must not be negative");
+                o->bind_timeout_set = true;
+                o->bind_timeout_s = (uint32_t) json_integer_value(v);
+        }
         static const char *const prof[] = { "enableProfiling", "enableContentionProfiling" };
         for (size_t i = 0; i < ELEMENTSOF(prof); i++)
                 if (json_is_true(json_object_get(j, prof[i])))

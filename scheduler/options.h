@@ -37,6 +37,9 @@ typedef struct SchedOptions {
         int64_t lease_duration_usec, renew_deadline_usec, retry_period_usec;
         int32_t percentage;                             /* 0 = adaptive */
         int64_t pod_initial_backoff_usec, pod_max_backoff_usec; /* 1 s, 10 s */
+        /* v1alpha1's bindTimeoutSeconds, which v1.20 gives its Policy profile's VolumeBinding */
+        bool bind_timeout_set;
+        uint32_t bind_timeout_s;
         int verbosity;
         char *vmodule;
         char *default_node_selector;

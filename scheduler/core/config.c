@@ -339,6 +339,7 @@ static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, C
             (r = intern(strtab, "node-role.kubernetes.io/control-plane", &cfg->role_control_plane)) < 0 ||
             (r = sched_known_strings_init(cfg, &box->arena)) < 0)
                 return r;
+        cfg->bind_timeout_s = SCHED_DEFAULT_BIND_TIMEOUT_S;
         if (opts) {
                 if (opts->percentage_of_nodes_to_score < 0 || opts->percentage_of_nodes_to_score > 100) {
                         if (err)
@@ -348,6 +349,7 @@ static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, C
                 }
                 cfg->percentage = opts->percentage_of_nodes_to_score;
                 cfg->decisions = opts->decisions;
+                cfg->bind_timeout_s = opts->bind_timeout_set ? opts->bind_timeout_s : SCHED_DEFAULT_BIND_TIMEOUT_S;
                 if (opts->n_ignored_resources > 1024)
                         return -E2BIG;
                 cfg->n_ignored_resources = opts->n_ignored_resources;
@@ -536,6 +538,14 @@ uint32_t sched_config_objects(const SchedConfig *cfg, bool *ret_binds_volumes) {
 
 const char *sched_config_scheduler_name(const SchedConfig *cfg) {
         return cfg->scheduler_name;
+}
+
+uint32_t sched_config_bind_timeout_seconds(const SchedConfig *cfg) {
+        return cfg->bind_timeout_s;
+}
+
+SchedDecisionsLike sched_config_decisions(const SchedConfig *cfg) {
+        return cfg->decisions;
 }
 
 bool sched_config_preemption(const SchedConfig *cfg) {

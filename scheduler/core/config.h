@@ -55,6 +55,10 @@ typedef struct SchedConfigOptions {
         const struct SchedExternalSet *externals;
         /* The release whose FailedScheduling wording the profile's failures take. */
         SchedDecisionsLike decisions;
+        /* VolumeBinding's bindTimeoutSeconds where no pluginConfig gives it (v1alpha1's
+         * top-level field); unset: 600. */
+        bool bind_timeout_set;
+        uint32_t bind_timeout_s;
 } SchedConfigOptions;
 
 /* Builds the runnable configuration of one profile of an effective
@@ -95,6 +99,13 @@ uint32_t sched_config_objects(const SchedConfig *cfg, bool *ret_binds_volumes);
 
 /* The profile's schedulerName (NULL for a config built from an effective policy). */
 const char *sched_config_scheduler_name(const SchedConfig *cfg);
+/* VolumeBinding's bindTimeoutSeconds (default 600): how long the binding cycle's PreBind waits
+ * for the PV controller to bind the pod's claims. 0: v1.20 waits without a deadline, 1.32
+ * times out at once. */
+#define SCHED_DEFAULT_BIND_TIMEOUT_S 600
+uint32_t sched_config_bind_timeout_seconds(const SchedConfig *cfg);
+/* The release whose decisions and wording the profile follows. */
+SchedDecisionsLike sched_config_decisions(const SchedConfig *cfg);
 /* Whether unschedulable pods may preempt (postFilter has DefaultPreemption). */
 bool sched_config_preemption(const SchedConfig *cfg);
 /* PreEnqueue: whether the pod may enter the scheduling queue; false with *ret_plugin (may be

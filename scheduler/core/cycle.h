@@ -146,6 +146,8 @@ struct SchedConfig {
         /* the release whose decisions and wording the profile follows (SchedConfigOptions.decisions):
          * 1.32 scores, spreads and words failures otherwise than v1.20 */
         SchedDecisionsLike decisions;
+        /* VolumeBinding's bindTimeoutSeconds: how long PreBind waits for the claims */
+        uint32_t bind_timeout_s;
         /* The PreEnqueue plugins, in order (their rows, plugin.h). */
         const struct SchedFrameworkPlugin **pre_enqueue;
         uint32_t n_pre_enqueue;

@@ -5,7 +5,10 @@
 # business. (a) A WaitForFirstConsumer claim is bound to the local PV of the one node the
 # PV allows, and the pod lands there; (b) three replicas with required pod anti-affinity
 # on kubernetes.io/hostname land on three different nodes; (c) four replicas selected by a
-# Service spread over both zones, two and two (SelectorSpreadPriority).
+# Service spread over both zones, two and two (SelectorSpreadPriority); (d) a second
+# scheduler from a v1 configuration with VolumeBinding's bindTimeoutSeconds: 3 waits in PreBind
+# for a claim left to a provisioner (selected-node set, the pod not bound), times out in 1.32's
+# words and retries, and binds the pod once a PV for the claim appears and is bound.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 . "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-volumes
@@ -13,17 +16,19 @@ SCHED=volumes-scheduler
 NODES=(sv-0 sv-1 sv-2 sv-3)
 NS_PID=
 SCHED_PID=
+SCHED2_PID=
 LOG="$CLUSTER_DIR/logs/policy-scheduler-volumes.log"
 
 # Later scripts share this plane: nothing of this one may stay behind.
 cleanup_api() {
   kubectl delete namespace "$NS" --ignore-not-found --wait=false
-  kubectl delete pv sv-local --ignore-not-found --wait=false
-  kubectl delete storageclass sv-local --ignore-not-found
+  kubectl delete pv sv-local sv-provisioned --ignore-not-found --wait=false
+  kubectl delete storageclass sv-local sv-later --ignore-not-found
   kubectl delete node "${NODES[@]}" --ignore-not-found --wait=false
   kubectl delete lease -n kube-node-lease "${NODES[@]}" --ignore-not-found --wait=false
 } >/dev/null 2>&1
 cleanup() {
+  stop_pid "$SCHED2_PID"
   stop_pid "$SCHED_PID"
   stop_pid "$NS_PID"
   rm -f "$CLUSTER_DIR/pids/nodesim-volumes.pid"
@@ -147,5 +152,82 @@ check_eq "(c) ... two in each zone" "zone-0=2 zone-1=2" "$zones"
 check "the scheduler is still running" alive "$SCHED_PID"
 check_eq "no binding failed" 0 \
   "$(curl -sf "http://127.0.0.1:$PORT/metrics" | awk '/^scheduler_binding_total\{result="error"\}/ {print $2}')"
+
+# ---- (d) bindTimeoutSeconds: PreBind waits for a provisioned claim, times out, retries ----
+SCHED2=volumes-v1
+PORT2=$(free_port)
+cat > "$T/v1.yaml" <<YAML
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection: {leaderElect: false}
+clientConnection: {kubeconfig: $KUBECONFIG}
+profiles:
+- schedulerName: $SCHED2
+  pluginConfig:
+  - name: VolumeBinding
+    args: {bindTimeoutSeconds: 3}
+YAML
+"$BIN_DIR/policy-scheduler" --config "$T/v1.yaml" --bind-address 127.0.0.1 --port "$PORT2" --secure-port 0 \
+  >> "$LOG" 2>&1 &
+SCHED2_PID=$!
+wait_for "(d) policy-scheduler from a v1 file with bindTimeoutSeconds: 3 becomes ready" 30 \
+  curl -sf "http://127.0.0.1:$PORT2/readyz"
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: sv-later}
+provisioner: example.com/not-running
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: later, namespace: $NS}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: sv-later
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: waits, namespace: $NS}
+spec:
+  schedulerName: $SCHED2
+  containers:
+  - {name: app, image: sv-app}
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: later}
+YAML
+selected() { kubectl -n "$NS" get pvc later -o jsonpath='{.metadata.annotations.volume\.kubernetes\.io/selected-node}'; }
+has_selected() { [ -n "$(selected)" ]; }
+wait_for "(d) the claim left to a provisioner gets volume.kubernetes.io/selected-node" 30 has_selected
+timed_out() {
+  kubectl -n "$NS" get events --field-selector involvedObject.name=waits -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
+    grep -q 'binding volumes: context deadline exceeded'
+}
+wait_for "(d) PreBind times out after 3 s in 1.32's words (a FailedScheduling Event)" 30 timed_out
+pod_pending() { ! pod_bound "$@"; }
+check "(d) ... and the pod is not bound meanwhile" pod_pending "$NS" waits
+node=$(selected)
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: sv-provisioned}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: sv-later
+  persistentVolumeReclaimPolicy: Delete
+  hostPath: {path: /tmp/sv-provisioned}
+  claimRef: {namespace: $NS, name: later}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [$node]}
+YAML
+wait_for "(d) once a PV for the claim is bound, the pod is bound" 60 pod_bound "$NS" waits
+check_eq "(d) ... on the node the claim selected" "$node" "$(pod_node "$NS" waits)"
+check "the v1 scheduler is still running" alive "$SCHED2_PID"
 
 finish

@@ -2,7 +2,8 @@
  * format (nodenames / failedNodes / host scores / bind), scores as v1.20 adds them (not clamped,
  * a repeated host summed), managedResources,
  * and failures (HTTP 500, an "error" reply, nothing listening); an extender that answers
- * each call with new failure messages, some of them huge. */
+ * each call with new failure messages, some of them huge; tlsConfig.serverName against an
+ * HTTPS extender whose certificate does not name its address. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 #include <jansson.h>
 #include <systemd/sd-event.h>
 
+#include "common/http-server.h"
 #include "config/policy.h"
 #include "scheduler/extender.h"
 #include "scheduler/extender-preempt.h"
@@ -628,9 +630,76 @@ static void test_reply_keys_any_case(void **state) {
         json_decref(hp);
 }
 
+static int on_bind(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        reply->content_type = "application/json";
+        return buf_puts(&reply->body, "{}");
+}
+
+/* tlsConfig.serverName is the name verified (Go's tls.Config.ServerName): an extender on
+ * 127.0.0.2 whose certificate names ext.example (and 127.0.0.1) is trusted with that
+ * serverName and refused without it, the connection going to the urlPrefix's address. */
+static void test_tls_server_name(void **state) {
+        char *cert = NULL, *key = NULL;
+        assert_int_equal(http_tls_self_signed("ext.example", NULL, &cert, &key), 0);
+        char ca[] = "/tmp/test-extender-ca-XXXXXX";
+        int fd = mkstemp(ca);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, cert, strlen(cert)), (ssize_t) strlen(cert));
+        close(fd);
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                sd_event *e = NULL;
+                HttpServer *srv = NULL;
+                if (sd_event_new(&e) < 0 ||
+                    http_server_new(e, &(HttpServerOptions) { .address = "127.0.0.2", .cert_pem = cert, .key_pem = key },
+                                    &srv) < 0 ||
+                    http_server_add_route(srv, "/ext/bind", on_bind, NULL) < 0)
+                        _exit(1);
+                uint16_t port = http_server_port(srv);
+                if (write(p[1], &port, sizeof port) != sizeof port)
+                        _exit(1);
+                (void) sd_event_loop(e);
+                _exit(0);
+        }
+        close(p[1]);
+        uint16_t port = 0;
+        assert_int_equal(read(p[0], &port, sizeof port), (ssize_t) sizeof port);
+        close(p[0]);
+        char url[64];
+        snprintf(url, sizeof url, "https://127.0.0.2:%u/ext", port);
+        _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(t, "p", "", "", "", "");
+        for (int with_name = 1; with_name >= 0; with_name--) {
+                PolicyExtender pe = { .url_prefix = url, .bind_verb = (char *) "bind", .weight = 1,
+                                      .has_tls_config = true,
+                                      .tls_config = { .ca_file = ca, .server_name = with_name ? (char *) "ext.example" : NULL } };
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 4096);
+                Extender *x = NULL;
+                ExtenderLookup lk = { .strtab = t };
+                assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
+                int r = extender_bind(x, pod, "n1");
+                if (with_name && r != 0)
+                        fail_msg("bind through serverName failed: %s", extender_last_error(x));
+                if (!with_name)
+                        assert_true(r < 0);
+                extender_free(x);
+        }
+        kill(child, SIGKILL);
+        (void) waitpid(child, NULL, 0);
+        unlink(ca);
+        free(cert);
+        free(key);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_reply_keys_any_case),
+                cmocka_unit_test(test_tls_server_name),
                 cmocka_unit_test_setup_teardown(test_wire_format, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_managed_resources, setup, teardown),

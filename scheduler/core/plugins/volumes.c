@@ -669,19 +669,21 @@ const SchedPredicatePlugin sched_pred_check_volume_binding = {
 
 /* ---- framework rows ---- */
 
-/* VolumeBindingArgs.bindTimeoutSeconds: the daemon binds claims with v1.20's default
- * (600 s); another value is refused by name. */
+/* VolumeBindingArgs.bindTimeoutSeconds: how long the daemon's PreBind waits for the claims
+ * it bound or left to a provisioner (binder.c). */
 static int volume_binding_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
         static const char *const known[] = { "bindTimeoutSeconds", NULL };
         int r = sched_args_known(args, "VolumeBinding", known, err);
         if (r < 0)
                 return r;
         const json_t *t = args ? json_object_get(args, "bindTimeoutSeconds") : NULL;
-        if (t && !json_is_null(t) && (!json_is_integer(t) || json_integer_value(t) != 600)) {
-                if (err)
-                        (void) buf_printf(err, "VolumeBinding: args.bindTimeoutSeconds other than 600 is not honoured "
-                                          "by this scheduler");
-                return -EINVAL;
+        if (t && !json_is_null(t)) {
+                if (!json_is_integer(t) || json_integer_value(t) < 0 || json_integer_value(t) > UINT32_MAX) {
+                        if (err)
+                                (void) buf_printf(err, "VolumeBinding: args.bindTimeoutSeconds: must be 0..%u", UINT32_MAX);
+                        return -EINVAL;
+                }
+                sched_profile_config(b)->bind_timeout_s = (uint32_t) json_integer_value(t);
         }
         return 0;
 }
