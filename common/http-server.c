@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/tls-priorities.h"
+
 typedef struct Route {
         char *path;
         bool prefix;
@@ -48,8 +50,6 @@ typedef struct Route {
 /* a flood of connects must not fill the queue before the loop drains it, or the kernel
  * drops a probe's SYN (retried after a second): the kernel caps it at net.core.somaxconn */
 #define LISTEN_BACKLOG 4096
-/* TLS 1.2 and 1.3 only (1.0 and 1.1 are deprecated, RFC 8996) */
-#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
 /* One client connection (MHD's socket context), from MHD's STARTED to its CLOSED. */
 typedef struct Conn {
@@ -93,6 +93,7 @@ struct HttpServer {
         size_t n_routes;
         char *cert_pem;
         char *key_pem;
+        char *tls_priorities;
         /* Suspended connections, resumed together by park_timer. */
         struct MHD_Connection **parked;
         size_t n_parked, cap_parked;
@@ -593,7 +594,7 @@ static struct MHD_Daemon *start_daemon(HttpServer *s, unsigned flags, const Http
         struct MHD_OptionItem tls[] = {
                 { MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert_pem },
                 { MHD_OPTION_HTTPS_MEM_KEY, 0, s->key_pem },
-                { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *) TLS_PRIORITIES },
+                { MHD_OPTION_HTTPS_PRIORITIES, 0, s->tls_priorities },
                 { MHD_OPTION_END, 0, NULL },
         };
         return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, on_request, s,
@@ -651,6 +652,9 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
         const char *cert_ip = any ? NULL : address;
 
         unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+        /* by default TLS 1.2 and 1.3 only (1.0 and 1.1 are deprecated, RFC 8996) */
+        if (!(s->tls_priorities = strdup(opts->tls_priorities ? opts->tls_priorities : TLS_PRIORITIES_DEFAULT)))
+                return -ENOMEM;
         if (opts->cert_pem || opts->key_pem) {
                 if (!opts->cert_pem || !opts->key_pem)
                         return -EINVAL;
@@ -736,6 +740,7 @@ HttpServer *http_server_free(HttpServer *s) {
         free(s->parked);
         free(s->by_client);
         free(s->cert_pem);
+        free(s->tls_priorities);
         if (s->key_pem)
                 explicit_bzero(s->key_pem, strlen(s->key_pem));
         free(s->key_pem);

@@ -37,6 +37,9 @@ typedef struct HttpServerOptions {
          * is generated at start, as kube-scheduler and kube-rbac-proxy do when no serving
          * certificate is mounted. Ignored when cert_pem and key_pem are given. */
         bool tls_self_signed;
+        /* GnuTLS priorities of the TLS sessions (tls-priorities.h; copied); NULL:
+         * TLS_PRIORITIES_DEFAULT */
+        const char *tls_priorities;
         unsigned max_connections;       /* 0 = 256 */
         unsigned max_per_client;        /* connections of one client address; 0 = 16 */
         unsigned request_timeout_ms;    /* a whole request must arrive in this; 0 = 10 s */

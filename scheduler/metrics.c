@@ -7,13 +7,18 @@
  * served on one thread of its own (secure-server.c) from the snapshot the loop publishes
  * after each dispatch, so probes are answered while a decision holds the loop. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/http-server.h"
 #include "common/macro.h"
 #include "common/time-util.h"
+#include "common/tls-priorities.h"
 #include "kube/log.h"
 #include "scheduler/histogram.h"
 #include "scheduler/manager-internal.h"
@@ -174,6 +179,53 @@ static int read_pem(const char *path, char **ret) {
         return 0;
 }
 
+static int write_file_mode(const char *path, const char *text, mode_t mode) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+        if (fd < 0)
+                return -errno;
+        size_t n = strlen(text), done = 0;
+        while (done < n) {
+                ssize_t w = write(fd, text + done, n - done);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0) {
+                        int e = -errno;
+                        close(fd);
+                        return e;
+                }
+                done += (size_t) w;
+        }
+        return close(fd) < 0 ? -errno : 0;
+}
+
+/* --cert-dir without --tls-cert-file: upstream's MaybeDefaultWithSelfSignedCerts, the pair
+ * kube-scheduler.crt/.key there when both exist, else a new self-signed pair (localhost,
+ * 127.0.0.1) written there and used, so the certificate a client pinned survives restarts. */
+static int cert_dir_pair(const SchedOptions *o, char **ret_cert, char **ret_key) {
+        _cleanup_free_ char *crt = NULL, *key = NULL;
+        if (asprintf(&crt, "%s/kube-scheduler.crt", o->cert_dir) < 0 || asprintf(&key, "%s/kube-scheduler.key", o->cert_dir) < 0)
+                return -ENOMEM;
+        int r;
+        if (access(crt, F_OK) == 0 && access(key, F_OK) == 0) {
+                if ((r = read_pem(crt, ret_cert)) < 0)
+                        return klog_error_errno(r, "--cert-dir: %s: %m", crt);
+                if ((r = read_pem(key, ret_key)) < 0)
+                        return klog_error_errno(r, "--cert-dir: %s: %m", key);
+                return 0;
+        }
+        _cleanup_free_ char *cert_pem = NULL, *key_pem = NULL;
+        if ((r = http_tls_self_signed("localhost", NULL, &cert_pem, &key_pem)) < 0)
+                return klog_error_errno(r, "cannot make a self-signed certificate: %m");
+        if (mkdir(o->cert_dir, 0755) < 0 && errno != EEXIST)
+                return klog_error_errno(-errno, "--cert-dir %s: %m", o->cert_dir);
+        if ((r = write_file_mode(crt, cert_pem, 0644)) < 0 || (r = write_file_mode(key, key_pem, 0600)) < 0)
+                return klog_error_errno(r, "--cert-dir %s: cannot write the self-signed pair: %m", o->cert_dir);
+        klog_info("generated a self-signed certificate in %s and %s", crt, key);
+        *ret_cert = TAKE_PTR(cert_pem);
+        *ret_key = TAKE_PTR(key_pem);
+        return 0;
+}
+
 /* After every dispatch of the loop (the 100 ms tick included, so an idle loop beats too):
  * the snapshot the HTTPS thread serves. */
 static int on_publish(sd_event_source *src, void *userdata) {
@@ -223,7 +275,16 @@ static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_c
                         return klog_error_errno(r, "--tls-cert-file %s: %m", o->tls_cert_file);
                 if ((r = read_pem(o->tls_key_file, &key)) < 0)
                         return klog_error_errno(r, "--tls-private-key-file %s: %m", o->tls_key_file);
+        } else if (o->cert_dir && *o->cert_dir && (r = cert_dir_pair(o, &cert, &key)) < 0)
+                return r;
+        if (o->tls_cipher_suites) {
+                _cleanup_buf_ Buf extra;
+                buf_init(&extra, 16384);
+                if (tls_priorities_extra_suites(o->tls_priorities, o->tls_cipher_suites, &extra) >= 0 && extra.len)
+                        klog_warning("--tls-cipher-suites: GnuTLS enables suites by their parts, which also lets in: %s",
+                                     buf_str(&extra));
         }
+        so->tls_priorities = o->tls_priorities;
         so->address = o->bind_address;
         so->port = (uint16_t) o->secure_port;
         so->cert_pem = cert;

@@ -14,6 +14,7 @@
 
 #include "common/macro.h"
 #include "common/time-util.h"
+#include "common/tls-priorities.h"
 #include "kube/log.h"
 #include "scheduler/options-internal.h"
 #include "scheduler/plugin-loader.h"
@@ -47,7 +48,8 @@ void sched_options_done(SchedOptions *o) {
                 &o->algorithm_provider, &o->kubeconfig, &o->master, &o->scheduler_name, &o->lease_namespace,
                 &o->lease_name, &o->vmodule, &o->default_node_selector, &o->bind_address, &o->tls_cert_file,
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
-                &o->metrics_address, &o->plugin_dir,
+                &o->metrics_address, &o->plugin_dir, &o->cert_dir, &o->tls_min_version, &o->tls_cipher_suites,
+                &o->tls_priorities,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
@@ -236,7 +238,7 @@ enum {
         OPT_ADDRESS, OPT_PORT, OPT_LEADER, OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
         OPT_CONTENTION, OPT_GATES, OPT_VMODULE, OPT_LOGTOSTDERR, OPT_ALSOLOGTOSTDERR, OPT_LOG_FLUSH, OPT_LOG_FORMAT,
-        OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET,
+        OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
 };
 
 /* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
@@ -246,11 +248,8 @@ static const struct {
         const char *why;
 } refused[] = {
         { "write-config-to", true, "this scheduler has no component configuration of its own to write" },
-        { "cert-dir", true, "give --tls-cert-file and --tls-private-key-file, or none for a self-signed certificate" },
         { "http2-max-streams-per-connection", true, "the secure port speaks HTTP/1.1" },
         { "permit-port-sharing", false, "SO_REUSEPORT is not offered: two schedulers on one port would split the probes" },
-        { "tls-cipher-suites", true, "the TLS library's (GnuTLS) defaults are used" },
-        { "tls-min-version", true, "the TLS library's (GnuTLS) defaults are used" },
         { "tls-sni-cert-key", true, "one serving certificate only (--tls-cert-file)" },
         { "authentication-skip-lookup", false, "client certificates are not authenticated: bearer tokens only" },
         { "authentication-tolerate-lookup-failure", false, "client certificates are not authenticated: bearer tokens only" },
@@ -294,6 +293,9 @@ static void usage(void) {
                "  --bind-address ADDR            secure serving address (0.0.0.0: IPv4 and IPv6)\n"
                "  --secure-port PORT             HTTPS /healthz /readyz /livez /metrics (10259; 0 off)\n"
                "  --tls-cert-file F, --tls-private-key-file F  serving certificate (else self-signed)\n"
+               "  --cert-dir DIR                 keep the self-signed pair there (kube-scheduler.crt/.key)\n"
+               "  --tls-min-version V            VersionTLS10..VersionTLS13 (VersionTLS12)\n"
+               "  --tls-cipher-suites LIST       Go's names of the TLS 1.2 suites (TLS 1.3's are fixed)\n"
                "  --address ADDR, --port PORT    insecure HTTP serving (10251; 0 disables)\n"
                "  --leader-elect[=BOOL]          elect a leader on a Lease before scheduling (true)\n"
                "  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,\n"
@@ -387,6 +389,12 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 return sched_opt_set_str(&o->tls_cert_file, arg);
         case OPT_TLS_KEY:
                 return sched_opt_set_str(&o->tls_key_file, arg);
+        case OPT_CERT_DIR:
+                return sched_opt_set_str(&o->cert_dir, arg);
+        case OPT_TLS_MIN:
+                return sched_opt_set_str(&o->tls_min_version, arg);
+        case OPT_TLS_CIPHERS:
+                return sched_opt_set_str(&o->tls_cipher_suites, arg);
         case OPT_LEADER:
                 if (parse_bool(arg, &o->leader_elect) < 0)
                         return sched_opt_errf(err, -EINVAL, "--leader-elect: not a boolean: %s", arg);
@@ -513,6 +521,9 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "bind-address", required_argument, NULL, OPT_BIND },
                 { "secure-port", required_argument, NULL, OPT_SECURE_PORT },
                 { "tls-cert-file", required_argument, NULL, OPT_TLS_CERT },
+                { "cert-dir", required_argument, NULL, OPT_CERT_DIR },
+                { "tls-min-version", required_argument, NULL, OPT_TLS_MIN },
+                { "tls-cipher-suites", required_argument, NULL, OPT_TLS_CIPHERS },
                 { "tls-private-key-file", required_argument, NULL, OPT_TLS_KEY },
                 { "address", required_argument, NULL, OPT_ADDRESS },
                 { "port", required_argument, NULL, OPT_PORT },
@@ -572,6 +583,21 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
         }
         if (optind < argc)
                 return sched_opt_errf(err, -EINVAL, "unexpected argument %s", argv[optind]);
+        if (o->tls_min_version || o->tls_cipher_suites) {
+                /* the version alone first, so that an error names its flag */
+                _cleanup_buf_ Buf why;
+                buf_init(&why, 1024);
+                const char *flag = "--tls-min-version";
+                r = tls_priorities_from_flags(o->tls_min_version, NULL, &o->tls_priorities, &why);
+                if (r >= 0 && o->tls_cipher_suites) {
+                        flag = "--tls-cipher-suites";
+                        free(o->tls_priorities);
+                        o->tls_priorities = NULL;
+                        r = tls_priorities_from_flags(o->tls_min_version, o->tls_cipher_suites, &o->tls_priorities, &why);
+                }
+                if (r < 0)
+                        return r == -EINVAL ? sched_opt_errf(err, r, "%s: %s", flag, buf_str(&why)) : r;
+        }
         if (o->vmodule && klog_set_vmodule(o->vmodule) < 0)
                 return sched_opt_errf(err, -EINVAL, "--vmodule: not pattern=N,...: %s", o->vmodule);
         if (o->use_legacy_policy && !o->policy_path)

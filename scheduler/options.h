@@ -48,6 +48,12 @@ typedef struct SchedOptions {
         char *bind_address;                             /* default $POD_IP, else 0.0.0.0 */
         int secure_port;                                /* default 10259; 0 = off */
         char *tls_cert_file, *tls_key_file;             /* none: a self-signed certificate */
+        /* --cert-dir: where the self-signed pair is kept (kube-scheduler.crt/.key, made on
+         * the first start, reused after); none: made in memory at each start */
+        char *cert_dir;
+        /* --tls-min-version, --tls-cipher-suites (Go's names) as the GnuTLS priority string
+         * (common/tls-priorities.h); NULL: TLS 1.2 and 1.3 with GnuTLS's suites */
+        char *tls_min_version, *tls_cipher_suites, *tls_priorities;
         char *authn_kubeconfig, *authz_kubeconfig;      /* none: the scheduler's own client */
         char *always_allow_paths;                       /* comma-separated, served without auth */
         int64_t authn_cache_ttl_usec;                   /* allowed decisions (10 s as upstream) */

@@ -189,7 +189,8 @@ static int setup_https(SchedSecureServer *s, const SchedSecureServerOptions *o, 
         if ((r = kube_auth_delegate_new(s->client, &o->auth, &s->auth)) < 0)
                 return r;
         HttpServerOptions ho = { .address = o->address, .port = o->port, .cert_pem = o->cert_pem,
-                                 .key_pem = o->key_pem, .tls_self_signed = !o->cert_pem };
+                                 .key_pem = o->key_pem, .tls_self_signed = !o->cert_pem,
+                                 .tls_priorities = o->tls_priorities };
         r = http_server_new(s->event, &ho, &s->https);
         if (r < 0)
                 return klog_error_errno(r, "cannot serve HTTPS on %s:%u: %s", o->address ? o->address : "127.0.0.1",

@@ -31,6 +31,7 @@ typedef struct SchedSecureServerOptions {
         const char *address;            /* NULL = 127.0.0.1 */
         uint16_t port;                  /* 0 = any free port (sched_secure_server_port) */
         const char *cert_pem, *key_pem; /* NULL: a self-signed certificate */
+        const char *tls_priorities;     /* GnuTLS priorities; NULL: the defaults */
         KubeConfig *review_config;      /* the reviews' client configuration; taken */
         KubeAuthDelegateOptions auth;   /* the review cache's TTLs */
         const char *always_allow_paths; /* comma-separated, served without review; copied */

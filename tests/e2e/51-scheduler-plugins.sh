@@ -86,8 +86,8 @@ YAML
 } > "$T/plugins.yaml"
 
 # ---- (b) refusals at start ----
-refused() { # NAME DIR NEEDLE
-  "$BIN_DIR/policy-scheduler" --config "$T/plugins.yaml" --plugin-dir "$2" --secure-port 0 > "$T/refused.log" 2>&1
+refused() { # NAME DIR NEEDLE (bounded: a start wrongly accepted would run in the foreground)
+  timeout 30 "$BIN_DIR/policy-scheduler" --config "$T/plugins.yaml" --plugin-dir "$2" --secure-port 0 > "$T/refused.log" 2>&1
   local rc=$?
   check "(b) $1: the start is refused (exit $rc)" [ "$rc" -ne 0 ]
   check_match "(b) ... naming the file and the reason" "$3" "$(cat "$T/refused.log")"

@@ -307,6 +307,26 @@ static void test_accepted_flags(void **state) {
         sched_options_done(&o);
 }
 
+/* 4.19's operand flags: --cert-dir, --tls-min-version and --tls-cipher-suites are honoured
+ * (the priority string the secure port serves with), a wrong value refused in upstream's
+ * words under its flag. */
+static void test_tls_flags(void **state) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        assert_int_equal(parse(&o, &err, ARGV("--cert-dir=/var/run/kubernetes", "--tls-min-version=VersionTLS12",
+                                              "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,"
+                                              "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")), 0);
+        assert_string_equal(o.cert_dir, "/var/run/kubernetes");
+        assert_non_null(o.tls_priorities);
+        assert_non_null(strstr(o.tls_priorities, "+VERS-TLS1.2"));
+        assert_non_null(strstr(o.tls_priorities, "+ECDHE-RSA"));
+        sched_options_done(&o);
+        expect_flag_error(ARGV("--tls-min-version=VersionTLS14"), "--tls-min-version: unknown tls version \"VersionTLS14\"");
+        expect_flag_error(ARGV("--tls-cipher-suites=TLS_FAKE"),
+                          "--tls-cipher-suites: Cipher suite TLS_FAKE not supported or doesn't exist");
+}
+
 static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--write-config-to=/x"), "--write-config-to is not supported");
         expect_flag_error(ARGV("--client-ca-file=/ca"), "--client-ca-file is not supported: client certificates");
@@ -668,6 +688,7 @@ int main(void) {
                 cmocka_unit_test(test_load_defaults),
                 cmocka_unit_test(test_kubeadm_command),
                 cmocka_unit_test(test_accepted_flags),
+                cmocka_unit_test(test_tls_flags),
                 cmocka_unit_test(test_refused_flags),
                 cmocka_unit_test(test_parsers),
                 cmocka_unit_test(test_config_settings_honoured),
