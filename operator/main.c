@@ -18,6 +18,7 @@
 #include "kube/log.h"
 #include "operator/manager.h"
 #include "reconcilers/plugin-decls.h"
+#include "reconcilers/tls-profile.h"
 
 #define MAX_COMMAND_WORDS 32
 
@@ -48,6 +49,9 @@ static void help(void) {
                "  --scheduler-kubeconfig FILE  kubeconfig path inside the scheduler pod (default: in-cluster)\n"
                "  --scheduler-serving-cert-secret NAME  a TLS Secret in the scheduler's namespace mounted as\n"
                "                               its HTTPS serving certificate (default: none, self-signed)\n"
+               "  --scheduler-tls-security-profile NAME  the TLS profile whose --tls-min-version and\n"
+               "                               --tls-cipher-suites the scheduler serves with, as OpenShift 4.19\n"
+               "                               passes them: Old, Intermediate (default) or Modern; None: neither\n"
                "  --profiles-as-plugins BOOL   spec.profile renders OpenShift 4.7-4.9's plugin set into the\n"
                "                               KubeSchedulerConfiguration (default true; false: the\n"
                "                               profile's built-in Policy in policy.cfg)\n"
@@ -118,7 +122,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 ARG_IDENTITY, ARG_IMAGE, ARG_COMMAND, ARG_SCHED_NAME, ARG_SCHED_KUBECONFIG,
                 ARG_SCHED_V, ARG_REPLICAS, ARG_KEEP, ARG_DEADLINE, ARG_RESYNC, ARG_HEALTH_PORT,
                 ARG_READINESS_PATH, ARG_LIVENESS_PATH, ARG_SCORE_PCT, ARG_SHARED_LEASE, ARG_SECURE_LISTEN,
-                ARG_TLS_CERT, ARG_TLS_KEY, ARG_SERVING_CERT_SECRET, ARG_PROFILES_AS_PLUGINS, ARG_PLUGIN_DIR,
+                ARG_TLS_CERT, ARG_TLS_KEY, ARG_SERVING_CERT_SECRET, ARG_TLS_PROFILE, ARG_PROFILES_AS_PLUGINS, ARG_PLUGIN_DIR,
                 ARG_PLUGIN,
         };
         static const struct option options[] = {
@@ -136,6 +140,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                 { "scheduler-name", required_argument, NULL, ARG_SCHED_NAME },
                 { "scheduler-kubeconfig", required_argument, NULL, ARG_SCHED_KUBECONFIG },
                 { "scheduler-serving-cert-secret", required_argument, NULL, ARG_SERVING_CERT_SECRET },
+                { "scheduler-tls-security-profile", required_argument, NULL, ARG_TLS_PROFILE },
                 { "scheduler-shared-lease", required_argument, NULL, ARG_SHARED_LEASE },
                 { "profiles-as-plugins", required_argument, NULL, ARG_PROFILES_AS_PLUGINS },
                 { "scheduler-plugin-dir", required_argument, NULL, ARG_PLUGIN_DIR },
@@ -247,6 +252,17 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                         break;
                 case ARG_READINESS_PATH: o->scheduler.readiness_path = optarg; break;
                 case ARG_SERVING_CERT_SECRET: o->scheduler.serving_cert_secret = optarg; break;
+                case ARG_TLS_PROFILE: {
+                        const ReconcileTLSProfile *tp = reconcile_tls_profile(optarg);
+                        if (!tp && strcmp(optarg, "None") != 0) {
+                                fprintf(stderr, "--scheduler-tls-security-profile: %s is not Old, Intermediate, Modern "
+                                        "or None\n", optarg);
+                                return -EINVAL;
+                        }
+                        o->scheduler.tls_min_version = tp ? tp->min_version : NULL;
+                        o->scheduler.tls_cipher_suites = tp ? tp->cipher_suites : NULL;
+                        break;
+                }
                 case ARG_LIVENESS_PATH: o->scheduler.liveness_path = optarg; break;
                 case ARG_SCORE_PCT:
                         r = parse_int(optarg, 0, 100, &v);

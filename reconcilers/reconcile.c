@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "reconcilers/pass.h"
+#include "reconcilers/tls-profile.h"
 
 static const char *const verb_names[_RECONCILE_VERB_MAX] = {
         [RECONCILE_CREATE] = "create",
@@ -60,6 +61,8 @@ void reconcile_config_init(ReconcileConfig *c) {
                 .service_account = "policy-scheduler",
                 .operator_name = "scheduler-operator",
                 .profiles_as_plugins = true,
+                .tls_min_version = reconcile_tls_profile("Intermediate")->min_version,
+                .tls_cipher_suites = reconcile_tls_profile("Intermediate")->cipher_suites,
         };
 }
 

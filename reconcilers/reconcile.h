@@ -91,6 +91,10 @@ typedef struct ReconcileConfig {
                                          * scrapers can verify it: on OpenShift the service
                                          * CA's (policy-scheduler-metrics-tls); NULL/"" = none,
                                          * the scheduler generates a self-signed one */
+        /* The serving TLS flags (--tls-min-version, --tls-cipher-suites), as 4.19 derives
+         * them from the cluster's TLS security profile (tls-profile.h); NULL/"" = not given
+         * (the scheduler's defaults). reconcile_config_init: Intermediate, OpenShift's default. */
+        const char *tls_min_version, *tls_cipher_suites;
         const json_t *resources;        /* the container's resources object; NULL = the
                                          * built-in requests and memory limit */
         const json_t *tolerations;      /* array appended to the built-in tolerations; NULL = none */

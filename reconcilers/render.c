@@ -251,6 +251,16 @@ static json_t *render_command(const ReconcileConfig *c, bool policy_file) {
              json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0) ||
             json_array_append_new(cmd, json_string(arg)) < 0)
                 return NULL;
+        /* the TLS security profile's flags, as 4.19's operand carries them */
+        static const char *const tls_flags[] = { "--tls-min-version=", "--tls-cipher-suites=" };
+        const char *tls_values[] = { c->tls_min_version, c->tls_cipher_suites };
+        for (size_t i = 0; i < ELEMENTSOF(tls_flags); i++) {
+                _cleanup_free_ char *flag = NULL;
+                if (tls_values[i] && tls_values[i][0] &&
+                    (asprintf(&flag, "%s%s", tls_flags[i], tls_values[i]) < 0 ||
+                     json_array_append_new(cmd, json_string(flag)) < 0))
+                        return NULL;
+        }
         json_t *taken = TAKE_PTR(cmd);
         return taken;
 }

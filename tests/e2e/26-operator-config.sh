@@ -67,6 +67,9 @@ EOF
 stack_operator_start a --scheduler-replicas 2 > /dev/null
 wait_for "without the CR the flags apply: revision 1 serves with 2 replicas" 90 serving 1
 check_eq "... 2 replicas, --v=2" "2 true" "$(deploy '{.spec.replicas}') $(deploy '{.spec.template.spec.containers[0].command}' | grep -q -- '--v=2' && echo true)"
+check_match "... and the serving flags of OpenShift's default TLS profile (Intermediate), as 4.19's operand" \
+  '"--tls-min-version=VersionTLS12","--tls-cipher-suites=TLS_AES_128_GCM_SHA256,.*TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"' \
+  "$(deploy '{.spec.template.spec.containers[0].command}')"
 
 kubectl apply -f - >/dev/null <<'EOF'
 apiVersion: operator.scheduler-policy.io/v1

@@ -10,6 +10,15 @@
 
 #include "reconcilers/coexistence.h"
 #include "reconcilers/internal.h"
+#include "reconcilers/tls-profile.h"
+
+/* The serving flags of OpenShift's default TLS profile (Intermediate), which every render
+ * carries unless configured otherwise (reconcilers/tls-profile.h). */
+#define INTERMEDIATE_FLAGS                                                                                 \
+        ", \"--tls-min-version=VersionTLS12\", \"--tls-cipher-suites=" RECONCILE_TLS13_SUITES                \
+        ",TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,"                    \
+        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,"                     \
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256\""
 
 static json_t *J(const char *text) {
         json_error_t err;
@@ -182,7 +191,7 @@ static void test_render_deployment(void **state) {
         assert_json(json_object_get(c, "command"),
                     "[\"kube-scheduler\", \"--profiling=false\","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
-                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"]");
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"" INTERMEDIATE_FLAGS "]");
         assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path"), "/healthz");
         assert_true(json_is_true(jpath(c, "securityContext", "readOnlyRootFilesystem")));
         assert_true(json_is_false(jpath(c, "securityContext", "allowPrivilegeEscalation")));
@@ -220,7 +229,7 @@ static void test_render_deployment_serving_cert(void **state) {
         assert_json(json_object_get(c, "command"),
                     "[\"policy-scheduler\","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
-                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"" INTERMEDIATE_FLAGS ","
                     " \"--tls-cert-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.crt\","
                     " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\"]");
         assert_json(json_array_get(json_object_get(c, "volumeMounts"), 1),
