@@ -26,8 +26,10 @@
  * fixture that is identical says so (to be taken off the list). Every other fixture must be
  * identical. The last line is "N of M fixtures identical".
  *
- * Not replayed yet, for want of an engine interface: Namespace objects (namespaceSelector
- * reads their labels); the fixtures that need them are listed. */
+ * Namespaces reach a pod's namespaceSelector terms as the daemon's informer hands them over
+ * (sched_pod_resolve_namespace_selectors): the fixture's Namespace objects and every
+ * namespace its pods name, each with the kubernetes.io/metadata.name label the API server
+ * sets. */
 #include <errno.h>
 #include <jansson.h>
 #include <setjmp.h>
@@ -76,6 +78,7 @@ typedef struct Replay {
         uint32_t n_profiles;
         json_t *classes;        /* PriorityClass name -> object */
         json_t *pods;           /* "ns/name" -> the admitted pod (as the API server holds it) */
+        json_t *namespaces;     /* name -> metadata.labels, as the API server holds them */
         int64_t now;
         uint32_t n_compared;
         Buf out;                /* the divergences, one a line */
@@ -99,6 +102,7 @@ static void replay_done(Replay *r) {
         sched_strtab_free(r->t);
         json_decref(r->classes);
         json_decref(r->pods);
+        json_decref(r->namespaces);
         buf_free(&r->out);
 }
 
@@ -203,15 +207,41 @@ static json_t *admit(Replay *r, const json_t *in, uint32_t step) {
         return p;
 }
 
+/* A namespace as the API server keeps it: its labels with kubernetes.io/metadata.name (set on
+ * every namespace since 1.21). */
+static void put_namespace(Replay *r, const char *name, const json_t *labels) {
+        json_t *l = labels ? json_deep_copy(labels) : json_object();
+        assert_non_null(l);
+        assert_int_equal(json_object_set_new(l, "kubernetes.io/metadata.name", json_string(name)), 0);
+        assert_int_equal(json_object_set_new(r->namespaces, name, l), 0);
+}
+
 static SchedPod *pod_of(Replay *r, const json_t *obj) {
         SchedPod *p = NULL;
-        return sched_pod_from_json(r->t, obj, &p) < 0 ? NULL : p;
+        if (sched_pod_from_json(r->t, obj, &p) < 0)
+                return NULL;
+        if (!json_object_get(r->namespaces, p->namespace_))
+                put_namespace(r, p->namespace_, NULL);
+        SchedNamespaceLabels v[64];
+        size_t n = 0;
+        const char *name;
+        json_t *labels;
+        json_object_foreach (r->namespaces, name, labels)
+                if (n < ELEMENTSOF(v))
+                        v[n++] = (SchedNamespaceLabels) { name, labels };
+        assert_int_equal(sched_pod_resolve_namespace_selectors(r->t, p, v, n), 0);
+        return p;
 }
 
 static void load_objects(Replay *r, const char *dir) {
         json_auto_t *objs = read_json(dir, "objects.json");
         json_t *o;
         size_t i;
+        /* the namespaces first: the pods' terms select among them */
+        json_array_foreach (objs, i, o)
+                if (strcmp(str_or(json_object_get(o, "kind"), ""), "Namespace") == 0)
+                        put_namespace(r, str_or(json_object_get(json_object_get(o, "metadata"), "name"), ""),
+                                      json_object_get(json_object_get(o, "metadata"), "labels"));
         json_array_foreach (objs, i, o) {
                 const char *kind = str_or(json_object_get(o, "kind"), "");
                 const char *name = str_or(json_object_get(json_object_get(o, "metadata"), "name"), "");
@@ -250,8 +280,8 @@ static void load_objects(Replay *r, const char *dir) {
                 } else if (strcmp(kind, "CSINode") == 0) {
                         assert_int_equal(sched_objects_put_csinode(r->objs, o), 0);
                 } else if (strcmp(kind, "Namespace") == 0 || strcmp(kind, "RuntimeClass") == 0) {
-                        /* Namespace: no engine interface yet (see the top); RuntimeClass: the
-                         * fixtures' pods carry the overhead its admission would set */
+                        /* Namespace: loaded above; RuntimeClass: the fixtures' pods carry the
+                         * overhead its admission would set */
                 } else
                         fail_msg("%s: objects.json: kind %s is not replayed", dir, kind);
         }
@@ -527,6 +557,7 @@ static void run_case(void **state) {
         assert_non_null(r.q = sched_queue_new(replay_clock, &r));
         assert_non_null(r.classes = json_object());
         assert_non_null(r.pods = json_object());
+        assert_non_null(r.namespaces = json_object());
         r.now = T0_USEC;
         replay_fixture(&r, dir);
         n_fixtures++;
