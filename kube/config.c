@@ -51,6 +51,8 @@ KubeConfig *kube_config_free(KubeConfig *c) {
         blob_wipe(&c->key);
         secret_free(c->token);
         free(c->token_file);
+        secret_free(c->username);
+        secret_free(c->password);
         free(c->namespace);
         free(c);
         return NULL;
@@ -319,9 +321,11 @@ static int kubeconfig_parse(KubeConfig *c, const char *text, size_t len, const c
                                            user_name);
                         goto out;
                 }
-                if (!has_creds && y_get(&doc, user, "username")) {
-                        r = kube_error_set(err, -EOPNOTSUPP, 0, "InvalidKubeconfig",
-                                           "user \"%.200s\": basic authentication is not supported", user_name);
+                /* basic authentication, as client-go: only without a bearer token */
+                const char *username = y_get_str(&doc, user, "username"), *password = y_get_str(&doc, user, "password");
+                if (!c->token && !c->token_file && (username || password) &&
+                    ((username && !(c->username = strdup(username))) || !(c->password = strdup(password ? password : "")))) {
+                        r = -ENOMEM;
                         goto out;
                 }
         }
@@ -438,6 +442,11 @@ int kube_config_apply(KubeConfig *c, CURL *e) {
                 cc |= curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
         } else if (c->key_file)
                 cc |= curl_easy_setopt(e, CURLOPT_SSLKEY, c->key_file);
+        if (c->password) {
+                cc |= curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long) CURLAUTH_BASIC);
+                cc |= curl_easy_setopt(e, CURLOPT_USERNAME, c->username ? c->username : "");
+                cc |= curl_easy_setopt(e, CURLOPT_PASSWORD, c->password);
+        }
         /* Verification is on unless the kubeconfig explicitly said otherwise. */
         cc |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->insecure ? 0L : 1L);
         cc |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->insecure ? 0L : 2L);

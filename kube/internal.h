@@ -26,6 +26,9 @@ struct KubeConfig {
         KubeBlob key;
         char *token;            /* secret */
         char *token_file;
+        /* users[].user.username/password: HTTP basic authentication, which client-go sends
+         * when the user has no token (secrets) */
+        char *username, *password;
         struct timespec token_mtime;
         uint64_t token_checked_usec;
         bool insecure;

@@ -246,12 +246,8 @@ static json_t *render_command(const ReconcileConfig *c, bool policy_file) {
                     json_array_append_new(cmd, json_string(dir)) < 0)
                         return NULL;
         }
-        if (json_array_append_new(cmd, json_string("--config=" RECONCILE_MOUNT_DIR "/" RECONCILE_CONFIG_KEY)) < 0 ||
-            (policy_file &&
-             json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0) ||
-            json_array_append_new(cmd, json_string(arg)) < 0)
-                return NULL;
-        /* the TLS security profile's flags, as 4.19's operand carries them */
+        /* the TLS security profile's flags, as 4.19's operand carries them
+         * (before --config, so that --v stays the last flag before the serving certificate's) */
         static const char *const tls_flags[] = { "--tls-min-version=", "--tls-cipher-suites=" };
         const char *tls_values[] = { c->tls_min_version, c->tls_cipher_suites };
         for (size_t i = 0; i < ELEMENTSOF(tls_flags); i++) {
@@ -261,6 +257,11 @@ static json_t *render_command(const ReconcileConfig *c, bool policy_file) {
                      json_array_append_new(cmd, json_string(flag)) < 0))
                         return NULL;
         }
+        if (json_array_append_new(cmd, json_string("--config=" RECONCILE_MOUNT_DIR "/" RECONCILE_CONFIG_KEY)) < 0 ||
+            (policy_file &&
+             json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0) ||
+            json_array_append_new(cmd, json_string(arg)) < 0)
+                return NULL;
         json_t *taken = TAKE_PTR(cmd);
         return taken;
 }

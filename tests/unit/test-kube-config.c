@@ -131,6 +131,28 @@ static void check_refused(const char *text, const char *context, int want, const
                 fail_msg("message \"%s\" lacks \"%s\"", err.message, needle);
 }
 
+/* users[].user.username/password: basic authentication, as client-go sends it, only when the
+ * user has no bearer token. */
+static void test_basic_auth(void **state) {
+        KubeConfig *c = NULL;
+        KubeError err = {};
+        assert_int_equal(load(HEAD "users:\n- name: b\n  user: {username: admin, password: s3cret}\n"
+                                   "contexts:\n- name: a\n  context: {cluster: local, user: b}\ncurrent-context: a\n",
+                              NULL, &c, &err),
+                         0);
+        assert_string_equal(c->username, "admin");
+        assert_string_equal(c->password, "s3cret");
+        kube_config_free(c);
+        c = NULL;
+        assert_int_equal(load(HEAD "users:\n- name: b\n  user: {username: admin, password: s3cret, token: t}\n"
+                                   "contexts:\n- name: a\n  context: {cluster: local, user: b}\ncurrent-context: a\n",
+                              NULL, &c, &err),
+                         0);
+        assert_null(c->password);
+        assert_string_equal(c->token, "t");
+        kube_config_free(c);
+}
+
 static void test_refusals(void **state) {
         const char *users = "users:\n- name: u\n  user:\n    token: t\n";
         check_refused(HEAD, NULL, -ENOENT, "current-context");
@@ -285,6 +307,7 @@ int main(void) {
                 cmocka_unit_test(test_files_relative),
                 cmocka_unit_test(test_inline_data_and_named_context),
                 cmocka_unit_test(test_token_file_and_insecure),
+                cmocka_unit_test(test_basic_auth),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_in_cluster),
                 cmocka_unit_test(test_time),

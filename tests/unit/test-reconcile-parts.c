@@ -189,9 +189,9 @@ static void test_render_deployment(void **state) {
         assert_int_equal(json_object_size(json_object_get(pod, "nodeSelector")), 0);
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
         assert_json(json_object_get(c, "command"),
-                    "[\"kube-scheduler\", \"--profiling=false\","
+                    "[\"kube-scheduler\", \"--profiling=false\"" INTERMEDIATE_FLAGS ","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
-                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"" INTERMEDIATE_FLAGS "]");
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"]");
         assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path"), "/healthz");
         assert_true(json_is_true(jpath(c, "securityContext", "readOnlyRootFilesystem")));
         assert_true(json_is_false(jpath(c, "securityContext", "allowPrivilegeEscalation")));
@@ -227,9 +227,9 @@ static void test_render_deployment_serving_cert(void **state) {
         const json_t *pod = jpath(d, "spec", "template", "spec");
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
         assert_json(json_object_get(c, "command"),
-                    "[\"policy-scheduler\","
+                    "[\"policy-scheduler\"" INTERMEDIATE_FLAGS ","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
-                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"" INTERMEDIATE_FLAGS ","
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
                     " \"--tls-cert-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.crt\","
                     " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\"]");
         assert_json(json_array_get(json_object_get(c, "volumeMounts"), 1),
