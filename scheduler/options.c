@@ -275,9 +275,11 @@ static const struct {
 
 static void usage(void) {
         printf("Usage: policy-scheduler [FLAGS]\n"
-               "kube-scheduler v1.20's command line for a scheduler that runs the legacy Policy;\n"
+               "A kube-scheduler for the legacy Policy (decided as v1.20.2) and KubeSchedulerConfiguration\n"
+               "(v1 and v1beta3 as kube-scheduler 1.32 reads and decides them; v1beta2, v1beta1 and\n"
+               "v1alpha1 as v1.20/v1.22), on kube-scheduler's command line;\n"
                "see policy-scheduler(1) for every flag, and the upstream flags it refuses.\n"
-               "  --config FILE                  KubeSchedulerConfiguration (v1beta1 or v1alpha1)\n"
+               "  --config FILE                  KubeSchedulerConfiguration (v1, v1beta3, v1beta2, v1beta1, v1alpha1)\n"
                "  --policy-config-file FILE      scheduler Policy (JSON or YAML)\n"
                "  --plugin-dir DIR               out-of-tree plugins <Name>.so a --config profile may enable\n"
                "  --plugin-call-budget D         a plugin call longer than D is counted (default 100ms)\n"
@@ -569,7 +571,8 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                         return 1;
                 }
                 if (c == OPT_VERSION) {
-                        printf("policy-scheduler (kube-scheduler v1.20.2 command line and decisions)\n");
+                        printf("policy-scheduler (kube-scheduler's command line; a Policy and v1beta1/v1beta2 decided as "
+                               "v1.20.2, v1 and v1beta3 as v1.32)\n");
                         return 1;
                 }
                 if (c == OPT_REFUSED)
