@@ -86,7 +86,9 @@ static void test_first_install(void **state) {
                             "/healthz");
         assert_string_equal(json_string_value(json_object_get(c0, "image")), "registry.local/policy-scheduler:test");
         const json_t *cmd = json_object_get(c0, "command");
-        assert_string_equal(json_string_value(json_array_get(cmd, 1)),
+        /* after the TLS profile's two flags */
+        assert_string_equal(json_string_value(json_array_get(cmd, 1)), "--tls-min-version=VersionTLS12");
+        assert_string_equal(json_string_value(json_array_get(cmd, 3)),
                             "--config=/etc/kubernetes/policy-scheduler/config.yaml");
         for (size_t i = 0; i < json_array_size(cmd); i++)
                 assert_null(strstr(json_string_value(json_array_get(cmd, i)), "--policy-config-file"));
