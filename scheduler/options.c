@@ -49,7 +49,7 @@ void sched_options_done(SchedOptions *o) {
                 &o->lease_name, &o->vmodule, &o->default_node_selector, &o->bind_address, &o->tls_cert_file,
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
                 &o->metrics_address, &o->plugin_dir, &o->cert_dir, &o->tls_min_version, &o->tls_cipher_suites,
-                &o->tls_priorities,
+                &o->tls_priorities, &o->unknown_gates,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
@@ -135,7 +135,10 @@ int sched_parse_host_port(const char *s, char **ret_host, int *ret_port) {
 /* ---- --feature-gates ---- */
 
 /* kube-scheduler v1.20.2's gates (pkg/features/kube_features.go, with the generic API
- * server's); an unknown name is refused, as upstream does. */
+ * server's); for the v1.20 line an unknown name is refused, as upstream does. A v1 or v1beta3
+ * configuration is the 1.32 line, OpenShift 4.19's: its operator passes every gate the
+ * cluster knows, OpenShift's own included, and its kube-scheduler only warns about the ones it
+ * does not know (sched_options_load decides, once the line is known). */
 static const char *const known_gates[] = {
         "AllAlpha", "AllBeta", "AppArmor", "DynamicKubeletConfig", "ExperimentalHostUserNamespaceDefaultingGate",
         "DevicePlugins", "RotateKubeletServerCertificate", "RotateKubeletClientCertificate",
@@ -174,7 +177,6 @@ static const struct {
 } fixed_gates[] = {
         { "BalanceAttachedNodeVolumes", false, "BalancedResourceAllocation does not count volumes here" },
         { "CSIStorageCapacity", false, "storage capacity is not checked here" },
-        { "GenericEphemeralVolume", false, "generic ephemeral volumes are not bound here" },
         { "CSIMigrationGCE", false, "in-tree volume limits are not translated to CSI here" },
         { "CSIMigrationAWS", false, "in-tree volume limits are not translated to CSI here" },
         { "CSIMigrationAzureDisk", false, "in-tree volume limits are not translated to CSI here" },
@@ -187,6 +189,34 @@ static const struct {
         { "CSINodeInfo", true, "feature is locked to true" },
         { "AttachVolumeLimit", true, "feature is locked to true" },
 };
+
+/* kube-scheduler 1.32's gates that change what it decides: accepted at the value this
+ * scheduler implements (their 1.32 default), the rest of 1.32's known without a warning. */
+static const struct {
+        const char *name;
+        bool value;
+        const char *why;
+} fixed_gates_1_32[] = {
+        { "DynamicResourceAllocation", false, "the DynamicResources plugin is not implemented here" },
+        { "SchedulerAsyncPreemption", false, "preemption runs in the scheduling cycle here" },
+        { "InPlacePodVerticalScaling", false, "requests are the pod spec's here, not the allocated resources" },
+        { "VolumeCapacityPriority", false, "VolumeBinding does not score capacity here" },
+        { "MatchLabelKeysInPodAffinity", true, "matchLabelKeys and mismatchLabelKeys are always honoured here" },
+        { "MatchLabelKeysInPodTopologySpread", true, "matchLabelKeys is always honoured here" },
+        { "NodeInclusionPolicyInPodTopologySpread", true, "nodeAffinityPolicy and nodeTaintsPolicy are always honoured here" },
+        { "SidecarContainers", true, "restartable init containers are always counted as sidecars here" },
+};
+static const char *const known_gates_1_32[] = {
+        "SchedulerQueueingHints", "PodSchedulingReadiness", "MinDomainsInPodTopologySpread",
+        "PodDisruptionConditions", "PodLevelResources", "StorageCapacityScoring",
+};
+
+static bool in_list(const char *const *list, size_t n, const char *name) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(list[i], name) == 0)
+                        return true;
+        return false;
+}
 
 int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err) {
         for (const char *p = spec; *p;) {
@@ -208,11 +238,22 @@ int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err) {
                 if (parse_bool(eq + 1, &v) < 0)
                         return sched_opt_errf(err, -EINVAL, "--feature-gates: invalid value of %s=%s", item, eq + 1);
                 size_t i;
-                for (i = 0; i < ELEMENTSOF(known_gates); i++)
-                        if (strcmp(known_gates[i], item) == 0)
-                                break;
-                if (i == ELEMENTSOF(known_gates))
-                        return sched_opt_errf(err, -EINVAL, "--feature-gates: unrecognized feature gate: %s", item);
+                for (i = 0; i < ELEMENTSOF(fixed_gates_1_32); i++)
+                        if (strcmp(fixed_gates_1_32[i].name, item) == 0 && fixed_gates_1_32[i].value != v)
+                                return sched_opt_errf(err, -EINVAL, "--feature-gates: cannot set %s to %s: %s",
+                                                      item, v ? "true" : "false", fixed_gates_1_32[i].why);
+                if (!in_list(known_gates, ELEMENTSOF(known_gates), item)) {
+                        if (!o)
+                                return sched_opt_errf(err, -EINVAL, "--feature-gates: unrecognized feature gate: %s", item);
+                        /* v1.20's line refuses it, 1.32's warns (sched_options_load) */
+                        _cleanup_free_ char *more = NULL;
+                        if (asprintf(&more, "%s%s%s", o->unknown_gates ? o->unknown_gates : "", o->unknown_gates ? "," : "",
+                                     item) < 0)
+                                return -ENOMEM;
+                        free(o->unknown_gates);
+                        o->unknown_gates = TAKE_PTR(more);
+                        continue;
+                }
                 for (i = 0; i < ELEMENTSOF(fixed_gates); i++)
                         if (strcmp(fixed_gates[i].name, item) == 0 && fixed_gates[i].value != v)
                                 return sched_opt_errf(err, -EINVAL, "--feature-gates: cannot set %s to %s: %s",
@@ -221,6 +262,25 @@ int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err) {
                  * and the default plugin set run the classic SelectorSpread */
                 if (o && strcmp(item, "DefaultPodTopologySpread") == 0)
                         o->default_pod_topology_spread_off = !v;
+        }
+        return 0;
+}
+
+int sched_feature_gates_settle(SchedOptions *o, bool line_1_32, Buf *err) {
+        for (const char *p = o->unknown_gates; p && *p;) {
+                const char *end = strchrnul(p, ',');
+                int len = (int) (end - p);
+                bool known_1_32 = false;
+                for (size_t i = 0; i < ELEMENTSOF(known_gates_1_32) && !known_1_32; i++)
+                        known_1_32 = strlen(known_gates_1_32[i]) == (size_t) len && strncmp(known_gates_1_32[i], p, len) == 0;
+                for (size_t i = 0; i < ELEMENTSOF(fixed_gates_1_32) && !known_1_32; i++)
+                        known_1_32 = strlen(fixed_gates_1_32[i].name) == (size_t) len &&
+                                     strncmp(fixed_gates_1_32[i].name, p, len) == 0;
+                if (!line_1_32)
+                        return sched_opt_errf(err, -EINVAL, "--feature-gates: unrecognized feature gate: %.*s", len, p);
+                if (!known_1_32)
+                        klog_warning("unrecognized feature gate: %.*s", len, p);
+                p = *end ? end + 1 : end;
         }
         return 0;
 }

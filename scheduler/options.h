@@ -54,6 +54,9 @@ typedef struct SchedOptions {
         /* --tls-min-version, --tls-cipher-suites (Go's names) as the GnuTLS priority string
          * (common/tls-priorities.h); NULL: TLS 1.2 and 1.3 with GnuTLS's suites */
         char *tls_min_version, *tls_cipher_suites, *tls_priorities;
+        /* --feature-gates names v1.20 does not know, comma separated: refused on the v1.20
+         * line, warned about on 1.32's (sched_feature_gates_settle) */
+        char *unknown_gates;
         char *authn_kubeconfig, *authz_kubeconfig;      /* none: the scheduler's own client */
         char *always_allow_paths;                       /* comma-separated, served without auth */
         int64_t authn_cache_ttl_usec;                   /* allowed decisions (10 s as upstream) */
@@ -102,6 +105,10 @@ int sched_feature_gates_check(const char *spec, Buf *err);
 /* The same, recording in o (may be NULL) the gates that change what the scheduler does
  * (DefaultPodTopologySpread). */
 int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err);
+/* Once the configuration's line is known: the gates v1.20 does not know are refused for the
+ * v1.20 line (upstream's "unrecognized feature gate"), and for 1.32's logged as OpenShift's
+ * kube-scheduler logs them (a warning each, none for 1.32's own gates). */
+int sched_feature_gates_settle(SchedOptions *o, bool line_1_32, Buf *err);
 
 /* "host:port" (host may be empty, an IPv6 address in brackets, port 0..65535) into a new
  * host string ("0.0.0.0" for an empty host) and the port. Returns 0, -EINVAL, -ENOMEM. */

@@ -633,6 +633,34 @@ static void test_config_v1_tutorial(void **state) {
 /* v1's NodeResourcesFit keeps its score entry and its scoringStrategy for the engine (1.32's
  * arithmetic, not v1.20's scorers); v1beta3 reads the same; v1's refusals come in upstream's
  * words. */
+/* --feature-gates as each line's kube-scheduler takes them: OpenShift 4.19 passes every gate
+ * it knows (its own, such as GatewayAPI, included), which its 1.32 kube-scheduler only warns
+ * about; v1.20 refuses a gate it does not know. A 1.32 gate that changes decisions is held
+ * at the value implemented here. */
+static void test_feature_gates_by_line(void **state) {
+        static const char v1[] = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+        static const char v1beta1[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n";
+        const char *gates = "--feature-gates=GatewayAPI=true,SchedulerQueueingHints=true,SidecarContainers=true";
+        for (int line = 0; line < 2; line++) {
+                SchedOptions o;
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 0);
+                assert_int_equal(parse(&o, &err, ARGV(gates)), 0);
+                assert_int_equal(sched_options_apply_config(&o, line ? v1 : v1beta1, strlen(line ? v1 : v1beta1), &err), 0);
+                buf_reset(&err);
+                int r = sched_options_load(&o, &err);
+                if (line)
+                        assert_int_equal(r, 0);
+                else {
+                        assert_int_equal(r, -EINVAL);
+                        assert_non_null(strstr(buf_str(&err), "unrecognized feature gate: GatewayAPI"));
+                }
+                sched_options_done(&o);
+        }
+        expect_flag_error(ARGV("--feature-gates=DynamicResourceAllocation=true"),
+                          "cannot set DynamicResourceAllocation to true: the DynamicResources plugin is not implemented");
+}
+
 static void test_config_v1_scoring_strategy(void **state) {
         static const char most[] =
                 "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"
@@ -695,6 +723,7 @@ int main(void) {
                 cmocka_unit_test(test_config_profiles),
                 cmocka_unit_test(test_config_v1_tutorial),
                 cmocka_unit_test(test_config_v1beta1_decides_like_1_20),
+                cmocka_unit_test(test_feature_gates_by_line),
                 cmocka_unit_test(test_config_v1_scoring_strategy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
