@@ -59,6 +59,8 @@ typedef struct BindCtx {
         uint64_t point_start;           /* when the PreBind or Bind under way began (obs's clock) */
         bool bind_timed;                /* the Bind under way is the pods/binding call */
         uint32_t bind_timeout_s;        /* the pod's profile's VolumeBinding bindTimeoutSeconds */
+        ManagerProfile *profile;        /* whose attempt this is (scheduled once bound) */
+        uint64_t cycle_start;
         bool like_1_32;                 /* its wording: 1.32's timeout is its context's */
         struct BindCtx *wait_prev, *wait_next; /* in m->volume_waits while PreBind waits */
 } BindCtx;
@@ -132,6 +134,18 @@ static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, 
                                      b->point_start);
         if (r >= 0) {
                 m->binds_ok++;
+                /* upstream counts a scheduled attempt once bound, with the SLI from the pod's
+                 * first attempt and how many it took */
+                manager_count_attempt(m, b->profile, MANAGER_RESULT_SCHEDULED, b->cycle_start);
+                uint32_t attempts = sched_queue_attempts(m->queue, pod->uid);
+                int64_t first = sched_queue_initial_attempt(m->queue, pod->uid);
+                if (attempts > 0) {
+                        uint32_t k = attempts < MANAGER_SLI_MAX_ATTEMPTS ? attempts : MANAGER_SLI_MAX_ATTEMPTS;
+                        int64_t wall = (int64_t) now_realtime_usec();
+                        histogram_series_observe(&m->sli[k - 1], &m->sli_buckets,
+                                                 first > 0 && wall > first ? (double) (wall - first) / 1e6 : 0);
+                        histogram_series_observe(&m->pod_attempts, &m->pod_attempts_buckets, attempts);
+                }
                 (void) sched_cache_finish_binding(m->cache, pod->uid, (int64_t) now_monotonic_usec());
                 (void) sched_queue_done(m->queue, pod->uid);
                 char msg[1024];
@@ -462,6 +476,7 @@ void binder_bind(Manager *m, SchedPod *pod, SchedStr node_name) {
         *b = (BindCtx) { .m = m, .pod = sched_pod_ref(pod), .node = node, .start = now_monotonic_usec(),
                          .obs = m->observer, .point_start = sched_observer_now(m->observer),
                          .bind_timeout_s = sched_config_bind_timeout_seconds(m->cfg),
+                         .profile = m->profile, .cycle_start = m->cycle_start,
                          .like_1_32 = sched_config_decisions(m->cfg) == SCHED_DECISIONS_1_32 };
         if (fenced(m, b))
                 return;

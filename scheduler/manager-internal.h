@@ -86,7 +86,15 @@ typedef struct ManagerProfile {
         /* Events about its pods, reported under its schedulerName (reportingController), as
          * v1.20 gives each profile its own recorder */
         KubeEventRecorder *recorder;
+        /* schedule_attempts_total and scheduling_attempt_duration_seconds of its pods, by
+         * result (MANAGER_RESULT_*), as upstream labels them with the profile */
+        uint64_t attempts[3];
+        SchedSeries attempt_duration[3];
 } ManagerProfile;
+
+enum { MANAGER_RESULT_SCHEDULED, MANAGER_RESULT_UNSCHEDULABLE, MANAGER_RESULT_ERROR };
+/* pod_scheduling_sli_duration_seconds keeps a series per attempts label up to this many */
+#define MANAGER_SLI_MAX_ATTEMPTS 64
 
 struct Manager {
         const SchedOptions *opts;
@@ -114,6 +122,11 @@ struct Manager {
         SchedConfig *cfg;
         SchedAlgo *algo;
         const SchedAlgoObserver *observer;
+        ManagerProfile *profile;        /* the one the three above are from */
+        uint64_t cycle_start;           /* CLOCK_MONOTONIC: the pod's scheduling cycle began */
+        /* 1.32's attempt and SLI histograms (upstream's buckets) */
+        SchedBuckets attempt_buckets, sli_buckets, pod_attempts_buckets;
+        SchedSeries sli[MANAGER_SLI_MAX_ATTEMPTS], pod_attempts;
         SchedStr scheduler_name;
         SchedStr master_taint;          /* node-role.kubernetes.io/master, interned */
         char *identity;
@@ -212,6 +225,8 @@ void informers_on_synced(KubeInformer *inf, void *userdata);
 ManagerProfile *manager_profile(Manager *m, SchedStr scheduler_name);
 /* Makes pod's profile the current one (m->cfg, m->algo, m->preemptor); false when none. */
 bool manager_use_profile(Manager *m, const SchedPod *pod);
+/* One attempt of profile p's pod ended with result (MANAGER_RESULT_*); p may be NULL. */
+void manager_count_attempt(Manager *m, ManagerProfile *p, int result, uint64_t cycle_start);
 
 /* preemptor.c: preemption after a failed decision, and the nominated pods. */
 int preemptor_init(Manager *m);

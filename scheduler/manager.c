@@ -51,8 +51,10 @@ void manager_unschedulable(Manager *m, SchedPod *pod, const char *message, Sched
 static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in, uint64_t t0) {
         SchedResult res = *res_in;
         histogram_observe(&m->algorithm, (double) (now_monotonic_usec() - t0) / 1e6);
+        m->cycle_start = t0;
         if (r < 0) {
                 m->attempts_error++;
+                manager_count_attempt(m, m->profile, MANAGER_RESULT_ERROR, t0);
                 char msg[768];
                 const char *detail = strerror(-r);
                 for (size_t i = 0; i < m->n_extenders; i++)
@@ -72,6 +74,7 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
         }
         if (!res.node) {
                 m->attempts_unschedulable++;
+                manager_count_attempt(m, m->profile, MANAGER_RESULT_UNSCHEDULABLE, t0);
                 _cleanup_buf_ Buf msg;
                 buf_init(&msg, 64 * 1024);
                 (void) sched_algo_format_failure(m->algo, &msg);
@@ -398,7 +401,16 @@ bool manager_use_profile(Manager *m, const SchedPod *pod) {
         m->algo = p->algo;
         m->preemptor = p->preemptor;
         m->observer = p->observer;
+        m->profile = p;
         return true;
+}
+
+void manager_count_attempt(Manager *m, ManagerProfile *p, int result, uint64_t cycle_start) {
+        if (!p)
+                return;
+        p->attempts[result]++;
+        histogram_series_observe(&p->attempt_duration[result], &m->attempt_buckets,
+                                 (double) (now_monotonic_usec() - cycle_start) / 1e6);
 }
 
 static void log_profile(const SchedConfig *cfg) {
@@ -566,6 +578,10 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         }
         if ((r = framework_metrics_new(&m->framework_metrics)) < 0 || (r = profiles_new(m, policy, &co, &err)) < 0)
                 return r;
+        /* 1.32's (pkg/scheduler/metrics): attempts 1 ms..16 s, the SLI 10 ms..1.5 h, attempts 1..16 */
+        histogram_exponential_buckets(&m->attempt_buckets, 0.001, 2, 15);
+        histogram_exponential_buckets(&m->sli_buckets, 0.01, 2, 20);
+        histogram_exponential_buckets(&m->pod_attempts_buckets, 1, 2, 5);
         uint32_t need = 0;
         for (size_t i = 0; i < m->n_profiles; i++) {
                 bool binds = false;

@@ -94,12 +94,8 @@ static int format_preemption(Buf *b, const SchedMetricsSnapshot *s) {
 int sched_metrics_format(Buf *b, const SchedMetricsSnapshot *s, const char *lease_name, int64_t now) {
         int64_t since = s->oldest_unschedulable_since;
         double oldest = since > 0 && now > since ? (double) (now - since) / 1e6 : 0;
+        /* schedule_attempts_total is a labelled family (profile): format_attempts */
         int r = buf_printf(b,
-                           "# HELP scheduler_schedule_attempts_total Scheduling attempts by result.\n"
-                           "# TYPE scheduler_schedule_attempts_total counter\n"
-                           "scheduler_schedule_attempts_total{result=\"scheduled\"} %" PRIu64 "\n"
-                           "scheduler_schedule_attempts_total{result=\"unschedulable\"} %" PRIu64 "\n"
-                           "scheduler_schedule_attempts_total{result=\"error\"} %" PRIu64 "\n"
                            "# HELP scheduler_pending_pods Pending pods by queue.\n"
                            "# TYPE scheduler_pending_pods gauge\n"
                            "scheduler_pending_pods{queue=\"active\"} %u\n"
@@ -127,7 +123,7 @@ int sched_metrics_format(Buf *b, const SchedMetricsSnapshot *s, const char *leas
                            "since its first unschedulable attempt (FailedScheduling); 0 when none waits.\n"
                            "# TYPE scheduler_pending_pod_oldest_unschedulable_seconds gauge\n"
                            "scheduler_pending_pod_oldest_unschedulable_seconds %.3f\n",
-                           s->attempts_scheduled, s->attempts_unschedulable, s->attempts_error, s->active, s->backoff,
+                           s->active, s->backoff,
                            s->unschedulable, s->in_flight, s->gated, s->binds_ok, s->binds_failed, s->binds_fenced,
                            s->events_pending, s->events_dropped, s->cache_pods, oldest);
         if (r >= 0)
@@ -153,10 +149,58 @@ int sched_metrics_format(Buf *b, const SchedMetricsSnapshot *s, const char *leas
         return r;
 }
 
-/* The labelled families, read from the loop's own state: the framework's extension-point
- * and plugin histograms and the out-of-tree plugins' calls. */
+/* The attempts as 1.32 exports them (pkg/scheduler/metrics): per profile and result, the count
+ * and the attempt's duration (the scheduling cycle, and for a scheduled pod its binding); per
+ * bound pod, the SLI from its first attempt by how many attempts it took, and that number. */
+static int format_attempts(Buf *b, const Manager *m) {
+        static const char *const results[] = { "scheduled", "unschedulable", "error" };
+        int r = buf_puts(b, "# HELP scheduler_schedule_attempts_total Number of attempts to schedule pods, by the "
+                            "result. 'unschedulable' means a pod could not be scheduled, while 'error' means an "
+                            "internal scheduler problem.\n# TYPE scheduler_schedule_attempts_total counter\n");
+        for (size_t i = 0; r >= 0 && i < m->n_profiles; i++)
+                for (size_t k = 0; r >= 0 && k < ELEMENTSOF(results); k++) {
+                        r = buf_puts(b, "scheduler_schedule_attempts_total{profile=\"");
+                        r = r < 0 ? r : histogram_label_escape(b, sched_strtab_get(m->strtab, m->profiles[i].name));
+                        r = r < 0 ? r : buf_printf(b, "\",result=\"%s\"} %" PRIu64 "\n", results[k],
+                                                   m->profiles[i].attempts[k]);
+                }
+        r = r < 0 ? r : buf_puts(b, "# HELP scheduler_scheduling_attempt_duration_seconds Scheduling attempt latency in "
+                                    "seconds (scheduling algorithm + binding)\n"
+                                    "# TYPE scheduler_scheduling_attempt_duration_seconds histogram\n");
+        for (size_t i = 0; r >= 0 && i < m->n_profiles; i++)
+                for (size_t k = 0; r >= 0 && k < ELEMENTSOF(results); k++) {
+                        _cleanup_buf_ Buf labels;
+                        buf_init(&labels, 4096);
+                        r = buf_puts(&labels, "profile=\"");
+                        r = r < 0 ? r : histogram_label_escape(&labels, sched_strtab_get(m->strtab, m->profiles[i].name));
+                        r = r < 0 ? r : buf_printf(&labels, "\",result=\"%s\"", results[k]);
+                        r = r < 0 ? r : histogram_series_format(b, "scheduler_scheduling_attempt_duration_seconds",
+                                                                buf_str(&labels), &m->attempt_buckets,
+                                                                &m->profiles[i].attempt_duration[k]);
+                }
+        r = r < 0 ? r : buf_puts(b, "# HELP scheduler_pod_scheduling_sli_duration_seconds E2e latency for a pod being "
+                                    "scheduled, from the time the pod enters the scheduling queue and might involve "
+                                    "multiple scheduling attempts.\n"
+                                    "# TYPE scheduler_pod_scheduling_sli_duration_seconds histogram\n");
+        for (uint32_t k = 0; r >= 0 && k < MANAGER_SLI_MAX_ATTEMPTS; k++) {
+                if (m->sli[k].n == 0)
+                        continue;
+                char labels[32];
+                snprintf(labels, sizeof labels, "attempts=\"%u\"", k + 1);
+                r = histogram_series_format(b, "scheduler_pod_scheduling_sli_duration_seconds", labels, &m->sli_buckets,
+                                            &m->sli[k]);
+        }
+        r = r < 0 ? r : buf_puts(b, "# HELP scheduler_pod_scheduling_attempts Number of attempts to successfully "
+                                    "schedule a pod.\n# TYPE scheduler_pod_scheduling_attempts histogram\n");
+        return r < 0 ? r : histogram_series_format(b, "scheduler_pod_scheduling_attempts", "", &m->pod_attempts_buckets,
+                                                   &m->pod_attempts);
+}
+
+/* The labelled families, read from the loop's own state: the attempts, the framework's
+ * extension-point and plugin histograms and the out-of-tree plugins' calls. */
 static int format_families(Buf *b, const Manager *m) {
-        int r = framework_metrics_format(b, m->framework_metrics);
+        int r = format_attempts(b, m);
+        r = r < 0 ? r : framework_metrics_format(b, m->framework_metrics);
         if (r >= 0 && m->plugins)
                 r = plugin_metrics_format(b, &m->plugins->set);
         return r;

@@ -26,6 +26,7 @@ typedef struct QPod {
         int64_t timestamp;              /* when it (re)entered the queue */
         int64_t backoff_expiry;
         int64_t unschedulable_since;    /* first unschedulable attempt; 0: none yet */
+        int64_t initial_attempt;        /* when it was first popped (upstream's InitialAttemptTimestamp) */
         uint64_t seq;                   /* FIFO among equal timestamps */
         uint64_t cycle;                 /* scheduling cycle of its last pop */
         bool deleted;                   /* deleted while in flight */
@@ -376,7 +377,8 @@ SchedPod *sched_queue_pop(SchedQueue *q) {
         QPod *p = q->active.items[0];
         heap_remove(&q->active, 0, active_less);
         p->where = IN_FLIGHT;
-        p->attempts++;
+        if (p->attempts++ == 0)
+                p->initial_attempt = now(q);
         p->cycle = ++q->cycle;
         q->in_flight++;
         return sched_pod_ref(p->pod);
@@ -460,6 +462,11 @@ int64_t sched_queue_oldest_unschedulable(const SchedQueue *q) {
                         oldest = p->unschedulable_since;
         }
         return oldest;
+}
+
+int64_t sched_queue_initial_attempt(const SchedQueue *q, const char *uid) {
+        QPod *p = kube_map_get(q->by_uid, uid);
+        return p ? p->initial_attempt : 0;
 }
 
 uint32_t sched_queue_attempts(const SchedQueue *q, const char *uid) {

@@ -88,5 +88,9 @@ void sched_queue_stats(const SchedQueue *q, SchedQueueStats *ret);
  * when none. A pod keeps its time while it cycles through backoff and active and loses it
  * when scheduled or deleted. O(pods). */
 int64_t sched_queue_oldest_unschedulable(const SchedQueue *q);
+/* When a known pod was first popped for an attempt, on the queue's clock (0 when unknown or
+ * not attempted yet): where upstream's pod_scheduling_sli_duration_seconds starts, so a gated
+ * pod's wait is not counted. */
+int64_t sched_queue_initial_attempt(const SchedQueue *q, const char *uid);
 /* Attempts so far of a known pod (0 when unknown). */
 uint32_t sched_queue_attempts(const SchedQueue *q, const char *uid);

@@ -15,7 +15,8 @@
 #       run per profile, each timed apart (PreFilter, Filter, PreScore, Score, Reserve,
 #       Permit, PreBind, Bind, PostBind; PostFilter once a pod fits nowhere, for the profile
 #       that preempts only), and the plugin calls of the cycles sampled for them (10 %, so 80
-#       more pods make a cycle without a sample in all of them a 1-in-4,000 event).
+#       more pods make a cycle without a sample in all of them a 1-in-4,000 event); the
+#       attempts by profile and result, and 1.32's attempt, SLI and attempts histograms.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 . "$(dirname "$0")/../lib/plane-script.sh"
 NS=sched-profiles
@@ -176,5 +177,15 @@ check_match "(g) sampled plugin calls: a Filter plugin, labelled plugin, extensi
   "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"(NodeResourcesFit|NodeUnschedulable|TaintToleration|NodeAffinity|NodePorts|NodeName)\",extension_point=\"Filter\",status=\"Success\",le=\"1e-05\"\} [0-9]+" "$metrics"
 check_match "(g) ... and a Score plugin, with v1.20's buckets (1e-05 x 1.5^k, 20 of them)" \
   "scheduler_plugin_execution_duration_seconds_bucket\{plugin=\"[A-Za-z]+\",extension_point=\"Score\",status=\"Success\",le=\"0.02216837820053101\"\} [0-9]+" "$metrics"
+check_match "(g) the attempts by profile and result, as upstream labels them" \
+  'scheduler_schedule_attempts_total\{profile="spread",result="scheduled"\} [1-9]' "$metrics"
+check_match "(g) ... and the pack profile's pod that fits nowhere" \
+  'scheduler_schedule_attempts_total\{profile="pack",result="unschedulable"\} [1-9]' "$metrics"
+check_match "(g) 1.32's attempt duration per profile and result (0.001 x 2^k)" \
+  'scheduler_scheduling_attempt_duration_seconds_bucket\{profile="spread",result="scheduled",le="0.001"\} [0-9]+' "$metrics"
+check_match "(g) 1.32's SLI histogram, by the attempts a bound pod took" \
+  'scheduler_pod_scheduling_sli_duration_seconds_count\{attempts="1"\} [1-9]' "$metrics"
+check_match "(g) ... and how many attempts it took (1, 2, 4, 8, 16)" \
+  'scheduler_pod_scheduling_attempts_bucket\{le="16"\} [1-9]' "$metrics"
 check "policy-scheduler is still running" alive "$SCHED_PID"
 finish
