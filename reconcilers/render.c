@@ -246,6 +246,11 @@ static json_t *render_command(const ReconcileConfig *c, bool policy_file) {
                     json_array_append_new(cmd, json_string(dir)) < 0)
                         return NULL;
         }
+        /* the probes' plain port, asked for by name: a v1 configuration runs as 1.32, which
+         * serves securely only unless told */
+        _cleanup_free_ char *port = NULL;
+        if (asprintf(&port, "--port=%d", c->health_port) < 0 || json_array_append_new(cmd, json_string(port)) < 0)
+                return NULL;
         /* the TLS security profile's flags, as 4.19's operand carries them
          * (before --config, so that --v stays the last flag before the serving certificate's) */
         static const char *const tls_flags[] = { "--tls-min-version=", "--tls-cipher-suites=" };

@@ -578,6 +578,10 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
         }
         if ((r = framework_metrics_new(&m->framework_metrics)) < 0 || (r = profiles_new(m, policy, &co, &err)) < 0)
                 return r;
+        /* a configuration's profiles are of one line: 1.32 retries a pod no event helped after
+         * 5 minutes, v1.20 after 60 s */
+        if (m->n_profiles && sched_config_decisions(m->profiles[0].cfg) == SCHED_DECISIONS_1_32)
+                sched_queue_set_unschedulable_max(m->queue, SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC_1_32);
         /* 1.32's (pkg/scheduler/metrics): attempts 1 ms..16 s, the SLI 10 ms..1.5 h, attempts 1..16 */
         histogram_exponential_buckets(&m->attempt_buckets, 0.001, 2, 15);
         histogram_exponential_buckets(&m->sli_buckets, 0.01, 2, 20);

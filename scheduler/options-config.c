@@ -637,8 +637,13 @@ int sched_options_load(SchedOptions *o, Buf *err) {
         if (!o->policy_cm_namespace && (r = sched_opt_set_str(&o->policy_cm_namespace, "kube-system")) < 0)
                 return r;
         const char *line = json_string_value(json_object_get(o->ksc_effective, "decisionsLike"));
-        if ((r = sched_feature_gates_settle(o, line && strcmp(line, "v1.32") == 0, err)) < 0)
+        bool line_1_32 = line && strcmp(line, "v1.32") == 0;
+        if ((r = sched_feature_gates_settle(o, line_1_32, err)) < 0)
                 return r;
+        /* 1.32 serves securely only (its insecure port is gone since 1.24): the plain port
+         * opens only when --port asks for it */
+        if (line_1_32 && !o->set_port)
+                o->port = 0;
         if ((o->tls_cert_file == NULL) != (o->tls_key_file == NULL))
                 return sched_opt_errf(err, -EINVAL, "%s", "--tls-cert-file and --tls-private-key-file go together");
         /* Replicas the node simulator runs share one network namespace: the pod's own IP

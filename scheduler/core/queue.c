@@ -49,6 +49,7 @@ struct SchedQueue {
         uint64_t cycle;                 /* incremented by every pop */
         uint64_t move_request_cycle;
         int64_t initial_backoff, max_backoff;
+        int64_t unschedulable_max;
 };
 
 static bool active_less(const QPod *a, const QPod *b) {
@@ -136,6 +137,7 @@ SchedQueue *sched_queue_new(SchedClockFn clock, void *userdata) {
         q->userdata = userdata;
         q->initial_backoff = SCHED_QUEUE_INITIAL_BACKOFF_USEC;
         q->max_backoff = SCHED_QUEUE_MAX_BACKOFF_USEC;
+        q->unschedulable_max = SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC;
         q->by_uid = kube_map_new();
         if (!q->by_uid) {
                 free(q);
@@ -359,7 +361,7 @@ static void flush(SchedQueue *q, int64_t t) {
         }
         for (uint32_t i = 0; i < q->n_unsched;) {
                 QPod *p = q->unsched[i];
-                if (t - p->timestamp > SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC) {
+                if (t - p->timestamp > q->unschedulable_max) {
                         detach(q, p);
                         if (move_on(q, p, t) < 0) {
                                 (void) to_unschedulable(q, p);
@@ -437,7 +439,7 @@ int64_t sched_queue_next_wakeup(const SchedQueue *q) {
         if (q->backoff.n > 0)
                 t = q->backoff.items[0]->backoff_expiry;
         for (uint32_t i = 0; i < q->n_unsched; i++)
-                t = MIN(t, q->unsched[i]->timestamp + SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC + 1);
+                t = MIN(t, q->unsched[i]->timestamp + q->unschedulable_max + 1);
         return t;
 }
 
@@ -462,6 +464,10 @@ int64_t sched_queue_oldest_unschedulable(const SchedQueue *q) {
                         oldest = p->unschedulable_since;
         }
         return oldest;
+}
+
+void sched_queue_set_unschedulable_max(SchedQueue *q, int64_t usec) {
+        q->unschedulable_max = usec > 0 ? usec : SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC;
 }
 
 int64_t sched_queue_initial_attempt(const SchedQueue *q, const char *uid) {

@@ -33,7 +33,10 @@ typedef int64_t (*SchedClockFn)(void *userdata);
 
 #define SCHED_QUEUE_INITIAL_BACKOFF_USEC (1000000LL)
 #define SCHED_QUEUE_MAX_BACKOFF_USEC (10000000LL)
+/* How long a pod stays unschedulable without an event before it is tried again: v1.20's
+ * unschedulableQTimeInterval (60 s), 1.32's podMaxInUnschedulablePodsDuration (5 min). */
 #define SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC (60000000LL)
+#define SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC_1_32 (300000000LL)
 #define SCHED_QUEUE_MAX_PODS 1000000u
 
 /* A new empty queue reading time from clock (required). Returns NULL on ENOMEM. */
@@ -71,6 +74,9 @@ int sched_queue_failed(SchedQueue *q, const char *uid, bool unschedulable);
 
 /* podInitialBackoffSeconds / podMaxBackoffSeconds (defaults 1 s and 10 s, as upstream). */
 void sched_queue_set_backoff(SchedQueue *q, int64_t initial_usec, int64_t max_usec);
+
+/* The unschedulable flush interval (SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC by default). */
+void sched_queue_set_unschedulable_max(SchedQueue *q, int64_t usec);
 
 /* Something that may make unschedulable pods fit happened: move them all on. */
 void sched_queue_move_all(SchedQueue *q);

@@ -189,7 +189,7 @@ static void test_render_deployment(void **state) {
         assert_int_equal(json_object_size(json_object_get(pod, "nodeSelector")), 0);
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
         assert_json(json_object_get(c, "command"),
-                    "[\"kube-scheduler\", \"--profiling=false\"" INTERMEDIATE_FLAGS ","
+                    "[\"kube-scheduler\", \"--profiling=false\", \"--port=10251\"" INTERMEDIATE_FLAGS ","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
                     " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"]");
         assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path"), "/healthz");
@@ -227,7 +227,7 @@ static void test_render_deployment_serving_cert(void **state) {
         const json_t *pod = jpath(d, "spec", "template", "spec");
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
         assert_json(json_object_get(c, "command"),
-                    "[\"policy-scheduler\"" INTERMEDIATE_FLAGS ","
+                    "[\"policy-scheduler\", \"--port=10251\"" INTERMEDIATE_FLAGS ","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
                     " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
                     " \"--tls-cert-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.crt\","

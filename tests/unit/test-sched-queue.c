@@ -180,6 +180,21 @@ static void test_move_during_attempt_and_timeout(void **state) {
         assert_string_equal(pop(f), "p");
 }
 
+/* 1.32's podMaxInUnschedulablePodsDuration: a pod no event helped is tried again after 5
+ * minutes, not v1.20's 60 s. */
+static void test_unschedulable_max_1_32(void **state) {
+        Fx *f = *state;
+        sched_queue_set_unschedulable_max(f->q, SCHED_QUEUE_UNSCHEDULABLE_MAX_USEC_1_32);
+        add(f, "p", 0, "1970-01-01T00:00:01Z");
+        assert_string_equal(pop(f), "p");
+        assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
+        assert_int_equal(sched_queue_next_wakeup(f->q), f->now + 300 * SEC + 1);
+        f->now += 60 * SEC + 1;
+        assert_null(pop(f));
+        f->now += 240 * SEC;
+        assert_string_equal(pop(f), "p");
+}
+
 /* The age of the oldest pod still waiting since its first unschedulable attempt: it keeps
  * counting while the pod cycles through backoff and active (moves, the 60 s timeout) and
  * ends when the pod is scheduled or deleted; an error attempt does not start it. */
@@ -365,6 +380,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_backoff_configured, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unschedulable_moves, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_move_during_attempt_and_timeout, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unschedulable_max_1_32, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_oldest_unschedulable, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delete_and_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_status_update, setup, teardown),
