@@ -610,12 +610,17 @@ static struct MHD_Daemon *start_daemon(HttpServer *s, unsigned flags, const Http
 
 /* A listening socket on addr: 0 or negative errno (-EADDRINUSE; -EINVAL for an address
  * family or address this host does not have). */
-static int listen_on(const struct sockaddr *addr, socklen_t len, bool v6only, int *ret_fd) {
+static int listen_on(const struct sockaddr *addr, socklen_t len, bool v6only, bool reuse_port, int *ret_fd) {
         int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return errno == EAFNOSUPPORT ? -EINVAL : -errno;
         int one = 1, v6 = v6only;
         (void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (reuse_port && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
         if (addr->sa_family == AF_INET6)
                 (void) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6, sizeof(v6));
         if (bind(fd, addr, len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
@@ -670,12 +675,12 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
                 flags |= MHD_USE_TLS;
         }
 
-        int r = v6 ? listen_on((struct sockaddr *) &addr6, sizeof(addr6), !any, &s->listen_fd)
-                   : listen_on((struct sockaddr *) &addr4, sizeof(addr4), false, &s->listen_fd);
+        int r = v6 ? listen_on((struct sockaddr *) &addr6, sizeof(addr6), !any, opts->reuse_port, &s->listen_fd)
+                   : listen_on((struct sockaddr *) &addr4, sizeof(addr4), false, opts->reuse_port, &s->listen_fd);
         if (r == -EINVAL && any) {
                 /* no IPv6 on this host: IPv4 alone */
                 addr4.sin_addr.s_addr = htonl(INADDR_ANY);
-                r = listen_on((struct sockaddr *) &addr4, sizeof(addr4), false, &s->listen_fd);
+                r = listen_on((struct sockaddr *) &addr4, sizeof(addr4), false, opts->reuse_port, &s->listen_fd);
         }
         if (r < 0)
                 return r;

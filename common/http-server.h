@@ -40,6 +40,9 @@ typedef struct HttpServerOptions {
         /* GnuTLS priorities of the TLS sessions (tls-priorities.h; copied); NULL:
          * TLS_PRIORITIES_DEFAULT */
         const char *tls_priorities;
+        /* SO_REUSEPORT (kube-scheduler's --permit-port-sharing): another process may listen
+         * on the same address and port, the kernel spreading connections among them */
+        bool reuse_port;
         unsigned max_connections;       /* 0 = 256 */
         unsigned max_per_client;        /* connections of one client address; 0 = 16 */
         unsigned request_timeout_ms;    /* a whole request must arrive in this; 0 = 10 s */

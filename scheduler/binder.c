@@ -213,8 +213,9 @@ started:
 }
 
 /* Upstream's checkBindings for one claim: 1 bound (spec.volumeName and the PV controller's
- * bind-completed annotation), 0 not yet, -errno with why in msg. */
-static int claim_bound(Manager *m, const WaitedClaim *w, char *msg, size_t size) {
+ * bind-completed annotation) to a PV whose node affinity holds for the chosen node, 0 not
+ * yet, -errno with why in msg. */
+static int claim_bound(Manager *m, const BindCtx *b, const WaitedClaim *w, char *msg, size_t size) {
         KubeInformer *inf = m->objinf[SCHED_OBJ_PVC].inf;
         const json_t *pvc = inf ? kube_informer_get(inf, w->namespace_, w->name) : NULL;
         if (!pvc) {
@@ -224,8 +225,17 @@ static int claim_bound(Manager *m, const WaitedClaim *w, char *msg, size_t size)
         }
         const json_t *ann = kube_obj_path(pvc, "metadata.annotations");
         const char *volume = json_string_value(kube_obj_path(pvc, "spec.volumeName"));
-        if (volume && *volume && json_object_get(ann, BIND_COMPLETED_ANNOTATION))
+        if (volume && *volume && json_object_get(ann, BIND_COMPLETED_ANNOTATION)) {
+                /* a provisioner (or a user) may have bound it to a volume of another node */
+                const SchedPV *pv = m->objects ? sched_objects_pv(m->objects, volume) : NULL;
+                SchedStr node_name = sched_strtab_lookup(m->strtab, b->node, strlen(b->node));
+                const SchedNodeInfo *ni = node_name ? sched_cache_node_by_name(m->cache, node_name) : NULL;
+                if (pv && ni && ni->node && !sched_pv_fits_node(m->strtab, pv, ni->node)) {
+                        snprintf(msg, size, "pv \"%s\" node affinity doesn't match node \"%s\"", volume, b->node);
+                        return -EINVAL;
+                }
                 return 1;
+        }
         if (w->provisioning && !json_object_get(ann, SELECTED_NODE_ANNOTATION)) {
                 snprintf(msg, size, "selectedNode annotation reset for PVC \"%s\"", w->name);
                 return -EAGAIN;
@@ -266,7 +276,7 @@ static void wait_for_claims(Manager *m, BindCtx *b) {
         char why[MAX_VOLUME_ERROR] = "";
         int r = 1;
         for (uint32_t i = 0; i < b->vol->n_claims && r > 0; i++)
-                r = claim_bound(m, &b->vol->claims[i], why, sizeof why);
+                r = claim_bound(m, b, &b->vol->claims[i], why, sizeof why);
         if (r == 0 && b->vol->deadline && now >= b->vol->deadline) {
                 snprintf(why, sizeof why, "%s", b->like_1_32 ? "context deadline exceeded" :
                                                 "timed out waiting for the condition");

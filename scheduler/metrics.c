@@ -329,6 +329,7 @@ static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_c
                                      buf_str(&extra));
         }
         so->tls_priorities = o->tls_priorities;
+        so->reuse_port = o->permit_port_sharing;
         so->address = o->bind_address;
         so->port = (uint16_t) o->secure_port;
         so->cert_pem = cert;

@@ -299,6 +299,7 @@ enum {
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
         OPT_CONTENTION, OPT_GATES, OPT_VMODULE, OPT_LOGTOSTDERR, OPT_ALSOLOGTOSTDERR, OPT_LOG_FLUSH, OPT_LOG_FORMAT,
         OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
+        OPT_PORT_SHARING,
 };
 
 /* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
@@ -309,7 +310,6 @@ static const struct {
 } refused[] = {
         { "write-config-to", true, "this scheduler has no component configuration of its own to write" },
         { "http2-max-streams-per-connection", true, "the secure port speaks HTTP/1.1" },
-        { "permit-port-sharing", false, "SO_REUSEPORT is not offered: two schedulers on one port would split the probes" },
         { "tls-sni-cert-key", true, "one serving certificate only (--tls-cert-file)" },
         { "authentication-skip-lookup", false, "client certificates are not authenticated: bearer tokens only" },
         { "authentication-tolerate-lookup-failure", false, "client certificates are not authenticated: bearer tokens only" },
@@ -515,6 +515,10 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                                               "or application/vnd.kubernetes.protobuf", arg);
                 o->component_flag = "--kube-api-content-type";
                 return 0;
+        case OPT_PORT_SHARING:
+                if (parse_bool(arg, &o->permit_port_sharing) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--permit-port-sharing: not a boolean: %s", arg);
+                return 0;
         case OPT_PROFILING:
         case OPT_CONTENTION: {
                 bool b;
@@ -602,6 +606,7 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "kube-api-burst", required_argument, NULL, OPT_BURST },
                 { "kube-api-content-type", required_argument, NULL, OPT_CONTENT_TYPE },
                 { "profiling", optional_argument, NULL, OPT_PROFILING },
+                { "permit-port-sharing", optional_argument, NULL, OPT_PORT_SHARING },
                 { "contention-profiling", optional_argument, NULL, OPT_CONTENTION },
                 { "feature-gates", required_argument, NULL, OPT_GATES },
                 { "v", required_argument, NULL, 'v' },

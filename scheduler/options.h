@@ -51,6 +51,8 @@ typedef struct SchedOptions {
         /* --cert-dir: where the self-signed pair is kept (kube-scheduler.crt/.key, made on
          * the first start, reused after); none: made in memory at each start */
         char *cert_dir;
+        /* --permit-port-sharing: SO_REUSEPORT on the secure port, as upstream */
+        bool permit_port_sharing;
         /* --tls-min-version, --tls-cipher-suites (Go's names) as the GnuTLS priority string
          * (common/tls-priorities.h); NULL: TLS 1.2 and 1.3 with GnuTLS's suites */
         char *tls_min_version, *tls_cipher_suites, *tls_priorities;

@@ -190,7 +190,7 @@ static int setup_https(SchedSecureServer *s, const SchedSecureServerOptions *o, 
                 return r;
         HttpServerOptions ho = { .address = o->address, .port = o->port, .cert_pem = o->cert_pem,
                                  .key_pem = o->key_pem, .tls_self_signed = !o->cert_pem,
-                                 .tls_priorities = o->tls_priorities };
+                                 .tls_priorities = o->tls_priorities, .reuse_port = o->reuse_port };
         r = http_server_new(s->event, &ho, &s->https);
         if (r < 0)
                 return klog_error_errno(r, "cannot serve HTTPS on %s:%u: %s", o->address ? o->address : "127.0.0.1",

@@ -32,6 +32,7 @@ typedef struct SchedSecureServerOptions {
         uint16_t port;                  /* 0 = any free port (sched_secure_server_port) */
         const char *cert_pem, *key_pem; /* NULL: a self-signed certificate */
         const char *tls_priorities;     /* GnuTLS priorities; NULL: the defaults */
+        bool reuse_port;                /* --permit-port-sharing */
         KubeConfig *review_config;      /* the reviews' client configuration; taken */
         KubeAuthDelegateOptions auth;   /* the review cache's TTLs */
         const char *always_allow_paths; /* comma-separated, served without review; copied */

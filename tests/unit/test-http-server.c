@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/http-server.h"
+#include "common/tls-priorities.h"
 
 static int hello(const HttpRequest *req, HttpReply *reply, void *userdata) {
         const char *who = http_request_query(req, "who");
@@ -587,7 +588,8 @@ static void tls_handshake(Client *c) {
                 return;
         gnutls_credentials_set(ses, GNUTLS_CRD_CERTIFICATE, cred);
         const char *prio = c->n == 10 ? "NORMAL:-VERS-ALL:+VERS-TLS1.0"
-                         : c->n == 11 ? "NORMAL:-VERS-ALL:+VERS-TLS1.1" : "NORMAL:-VERS-ALL:+VERS-TLS1.2";
+                         : c->n == 11 ? "NORMAL:-VERS-ALL:+VERS-TLS1.1"
+                         : c->n == 13 ? "NORMAL:-VERS-ALL:+VERS-TLS1.3" : "NORMAL:-VERS-ALL:+VERS-TLS1.2";
         c->result = 1;
         if (gnutls_priority_set_direct(ses, prio, NULL) >= 0) {
                 gnutls_transport_set_int(ses, fd);
@@ -634,6 +636,40 @@ static void test_tls_versions(void **state) {
         sd_event_unref(e);
 }
 
+/* --tls-min-version VersionTLS13 as priorities (tls-priorities.h): a TLS 1.2 client is refused,
+ * a TLS 1.3 one served. */
+static void test_tls_priorities(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_free_ char *prio = NULL;
+        assert_int_equal(tls_priorities_from_flags("VersionTLS13", NULL, &prio, NULL), 0);
+        _cleanup_(http_server_freep) HttpServer *s = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .tls_self_signed = true, .tls_priorities = prio }, &s), 0);
+        Client v12 = { .fn = tls_handshake, .port = http_server_port(s), .n = 12 };
+        run_client(e, &v12);
+        assert_true(v12.result < 0);
+        Client v13 = { .fn = tls_handshake, .port = http_server_port(s), .n = 13 };
+        run_client(e, &v13);
+        assert_int_equal(v13.result, 0);
+        s = http_server_free(s);
+        sd_event_unref(e);
+}
+
+/* reuse_port (--permit-port-sharing): a second server binds the same address and port; without
+ * it on both, the second is refused. */
+static void test_reuse_port(void **state) {
+        sd_event *e = NULL;
+        assert_int_equal(sd_event_new(&e), 0);
+        _cleanup_(http_server_freep) HttpServer *a = NULL, *b = NULL, *c = NULL;
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .reuse_port = true }, &a), 0);
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .port = http_server_port(a), .reuse_port = true }, &b), 0);
+        assert_int_equal(http_server_port(a), http_server_port(b));
+        assert_int_equal(http_server_new(e, &(HttpServerOptions) { .port = http_server_port(a) }, &c), -EADDRINUSE);
+        a = http_server_free(a);
+        b = http_server_free(b);
+        sd_event_unref(e);
+}
+
 int main(void) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
         const struct CMUnitTest tests[] = {
@@ -649,6 +685,8 @@ int main(void) {
                 cmocka_unit_test(test_oversized_requests),
                 cmocka_unit_test(test_deferred_answer),
                 cmocka_unit_test(test_tls_versions),
+                cmocka_unit_test(test_tls_priorities),
+                cmocka_unit_test(test_reuse_port),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         curl_global_cleanup();
