@@ -644,6 +644,11 @@ int sched_options_load(SchedOptions *o, Buf *err) {
          * opens only when --port asks for it */
         if (line_1_32 && !o->set_port)
                 o->port = 0;
+        const char *previous = line_1_32 ? "1.31" : "1.19";
+        if (o->show_hidden_metrics_for_version && *o->show_hidden_metrics_for_version &&
+            strcmp(o->show_hidden_metrics_for_version, previous) != 0)
+                return sched_opt_errf(err, -EINVAL, "--show-hidden-metrics-for-version must be omitted or have the "
+                                      "value '%s'. Only the previous minor version is allowed", previous);
         if ((o->tls_cert_file == NULL) != (o->tls_key_file == NULL))
                 return sched_opt_errf(err, -EINVAL, "%s", "--tls-cert-file and --tls-private-key-file go together");
         /* Replicas the node simulator runs share one network namespace: the pod's own IP

@@ -49,7 +49,7 @@ void sched_options_done(SchedOptions *o) {
                 &o->lease_name, &o->vmodule, &o->default_node_selector, &o->bind_address, &o->tls_cert_file,
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
                 &o->metrics_address, &o->plugin_dir, &o->cert_dir, &o->tls_min_version, &o->tls_cipher_suites,
-                &o->tls_priorities, &o->unknown_gates,
+                &o->tls_priorities, &o->unknown_gates, &o->show_hidden_metrics_for_version,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
@@ -299,7 +299,7 @@ enum {
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
         OPT_CONTENTION, OPT_GATES, OPT_VMODULE, OPT_LOGTOSTDERR, OPT_ALSOLOGTOSTDERR, OPT_LOG_FLUSH, OPT_LOG_FORMAT,
         OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
-        OPT_PORT_SHARING,
+        OPT_PORT_SHARING, OPT_HIDDEN_METRICS,
 };
 
 /* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
@@ -320,7 +320,6 @@ static const struct {
         { "requestheader-group-headers", true, "front-proxy (request header) authentication is not supported" },
         { "requestheader-username-headers", true, "front-proxy (request header) authentication is not supported" },
         { "hard-pod-affinity-symmetric-weight", true, "set hardPodAffinitySymmetricWeight in the Policy" },
-        { "show-hidden-metrics-for-version", true, "this scheduler has no hidden metrics" },
         { "experimental-logging-sanitization", false, "no log field is tagged sensitive here; none is logged" },
         { "add-dir-header", false, "log lines carry the file name only" },
         { "log-backtrace-at", true, "a C program has no Go stack traces to print" },
@@ -515,6 +514,8 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                                               "or application/vnd.kubernetes.protobuf", arg);
                 o->component_flag = "--kube-api-content-type";
                 return 0;
+        case OPT_HIDDEN_METRICS:
+                return sched_opt_set_str(&o->show_hidden_metrics_for_version, arg);
         case OPT_PORT_SHARING:
                 if (parse_bool(arg, &o->permit_port_sharing) < 0)
                         return sched_opt_errf(err, -EINVAL, "--permit-port-sharing: not a boolean: %s", arg);
@@ -607,6 +608,7 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "kube-api-content-type", required_argument, NULL, OPT_CONTENT_TYPE },
                 { "profiling", optional_argument, NULL, OPT_PROFILING },
                 { "permit-port-sharing", optional_argument, NULL, OPT_PORT_SHARING },
+                { "show-hidden-metrics-for-version", required_argument, NULL, OPT_HIDDEN_METRICS },
                 { "contention-profiling", optional_argument, NULL, OPT_CONTENTION },
                 { "feature-gates", required_argument, NULL, OPT_GATES },
                 { "v", required_argument, NULL, 'v' },

@@ -59,6 +59,9 @@ typedef struct SchedOptions {
         /* --feature-gates names v1.20 does not know, comma separated: refused on the v1.20
          * line, warned about on 1.32's (sched_feature_gates_settle) */
         char *unknown_gates;
+        /* --show-hidden-metrics-for-version: upstream allows only the previous minor version
+         * (checked once the line is known); no metric is hidden here, so it shows nothing more */
+        char *show_hidden_metrics_for_version;
         char *authn_kubeconfig, *authz_kubeconfig;      /* none: the scheduler's own client */
         char *always_allow_paths;                       /* comma-separated, served without auth */
         int64_t authn_cache_ttl_usec;                   /* allowed decisions (10 s as upstream) */

@@ -656,6 +656,8 @@ static void test_feature_gates_by_line(void **state) {
                 }
                 sched_options_done(&o);
         }
+        expect_flag_error(ARGV("--show-hidden-metrics-for-version=1.18"),
+                          "--show-hidden-metrics-for-version must be omitted or have the value '1.19'");
         expect_flag_error(ARGV("--feature-gates=DynamicResourceAllocation=true"),
                           "cannot set DynamicResourceAllocation to true: the DynamicResources plugin is not implemented");
 }
