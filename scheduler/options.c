@@ -299,7 +299,7 @@ enum {
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
         OPT_CONTENTION, OPT_GATES, OPT_VMODULE, OPT_LOGTOSTDERR, OPT_ALSOLOGTOSTDERR, OPT_LOG_FLUSH, OPT_LOG_FORMAT,
         OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
-        OPT_PORT_SHARING, OPT_HIDDEN_METRICS,
+        OPT_PORT_SHARING, OPT_HIDDEN_METRICS, OPT_HTTP2_STREAMS,
 };
 
 /* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
@@ -309,7 +309,6 @@ static const struct {
         const char *why;
 } refused[] = {
         { "write-config-to", true, "this scheduler has no component configuration of its own to write" },
-        { "http2-max-streams-per-connection", true, "the secure port speaks HTTP/1.1" },
         { "tls-sni-cert-key", true, "one serving certificate only (--tls-cert-file)" },
         { "authentication-skip-lookup", false, "client certificates are not authenticated: bearer tokens only" },
         { "authentication-tolerate-lookup-failure", false, "client certificates are not authenticated: bearer tokens only" },
@@ -514,6 +513,16 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                                               "or application/vnd.kubernetes.protobuf", arg);
                 o->component_flag = "--kube-api-content-type";
                 return 0;
+        case OPT_HTTP2_STREAMS: {
+                /* an int, as upstream parses it; the secure port offers HTTP/1.1 only (no h2 in
+                 * ALPN), so no connection has streams for it to limit */
+                char *end = NULL;
+                errno = 0;
+                long streams = strtol(arg, &end, 10);
+                if (!*arg || *end || errno || streams < INT32_MIN || streams > INT32_MAX)
+                        return sched_opt_errf(err, -EINVAL, "--http2-max-streams-per-connection: not an integer: %s", arg);
+                return 0;
+        }
         case OPT_HIDDEN_METRICS:
                 return sched_opt_set_str(&o->show_hidden_metrics_for_version, arg);
         case OPT_PORT_SHARING:
@@ -609,6 +618,7 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "profiling", optional_argument, NULL, OPT_PROFILING },
                 { "permit-port-sharing", optional_argument, NULL, OPT_PORT_SHARING },
                 { "show-hidden-metrics-for-version", required_argument, NULL, OPT_HIDDEN_METRICS },
+                { "http2-max-streams-per-connection", required_argument, NULL, OPT_HTTP2_STREAMS },
                 { "contention-profiling", optional_argument, NULL, OPT_CONTENTION },
                 { "feature-gates", required_argument, NULL, OPT_GATES },
                 { "v", required_argument, NULL, 'v' },
