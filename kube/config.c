@@ -4,6 +4,7 @@
  * copies, and the token is kept out of every message. The token file is re-read lazily
  * when its mtime changes so rotated service-account tokens are picked up. */
 #include "common/base64.h"
+#include "kube/exec-credential.h"
 #include "kube/internal.h"
 
 #include <errno.h>
@@ -18,6 +19,8 @@
 
 #include "common/fileio.h"
 #include "common/macro.h"
+#include "common/time-util.h"
+#include "kube/log.h"
 
 #define KUBECONFIG_MAX (4 * 1024 * 1024)
 #define TOKEN_MAX (64 * 1024)
@@ -53,6 +56,7 @@ KubeConfig *kube_config_free(KubeConfig *c) {
         free(c->token_file);
         secret_free(c->username);
         secret_free(c->password);
+        kube_exec_config_free(c->exec);
         free(c->namespace);
         free(c);
         return NULL;
@@ -120,7 +124,36 @@ static int load_token_file(KubeConfig *c) {
         return 0;
 }
 
+/* Runs the exec plugin and takes what it gives. Returns 0 or -errno with why filled. */
+static int exec_refresh(KubeConfig *c, char *why, size_t why_size) {
+        KubeExecCredential cred = {};
+        int r = kube_exec_credential_run(c->exec, &cred, why, why_size);
+        if (r < 0)
+                return r;
+        if (cred.token) {
+                secret_free(c->token);
+                c->token = TAKE_PTR(cred.token);
+        }
+        if (cred.cert_pem && cred.key_pem) {
+                blob_wipe(&c->cert);
+                blob_wipe(&c->key);
+                c->cert = (KubeBlob) { (unsigned char *) TAKE_PTR(cred.cert_pem), 0 };
+                c->cert.len = strlen((char *) c->cert.data);
+                c->key = (KubeBlob) { (unsigned char *) TAKE_PTR(cred.key_pem), 0 };
+                c->key.len = strlen((char *) c->key.data);
+        }
+        c->token_expiry_usec = cred.expiry_realtime_usec;
+        kube_exec_credential_clear(&cred);
+        return 0;
+}
+
 const char *kube_config_token(KubeConfig *c) {
+        /* client-go runs the plugin again once its token's expirationTimestamp has passed */
+        if (c->exec && c->token_expiry_usec && (int64_t) now_realtime_usec() >= c->token_expiry_usec) {
+                char why[512] = "";
+                if (exec_refresh(c, why, sizeof why) < 0)
+                        klog_warning("refreshing the exec credential failed, keeping the expired token: %s", why);
+        }
         if (c->token_file) {
                 uint64_t now = now_monotonic_usec();
                 if (!c->token || now - c->token_checked_usec >= 10 * 1000000ULL) {
@@ -207,6 +240,53 @@ static int load_pem(yaml_document_t *d, yaml_node_t *map, const char *name, cons
                         return kube_error_set(err, negative_errno(), 0, "InvalidKubeconfig", "%s: cannot read %.300s: %m",
                                               name, *file);
         }
+        return 0;
+}
+
+/* users[].user.exec as client-go reads it: apiVersion (v1 or v1beta1), command, args, env;
+ * the plugin runs once here, so a kubeconfig whose plugin fails is refused at load. */
+static int load_exec(KubeConfig *c, yaml_document_t *d, yaml_node_t *exec, const char *user_name, KubeError *err) {
+        const char *version = y_get_str(d, exec, "apiVersion"), *command = y_get_str(d, exec, "command");
+        if (!version || (strcmp(version, "client.authentication.k8s.io/v1") != 0 &&
+                         strcmp(version, "client.authentication.k8s.io/v1beta1") != 0))
+                return kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig", "user \"%.200s\": exec plugin: invalid apiVersion "
+                                      "\"%.100s\"", user_name, version ? version : "");
+        if (!command)
+                return kube_error_set(err, -EINVAL, 0, "InvalidKubeconfig", "user \"%.200s\": exec plugin: no command",
+                                      user_name);
+        KubeExecConfig *x = calloc(1, sizeof(*x));
+        if (!x || !(x->api_version = strdup(version)) || !(x->command = strdup(command))) {
+                kube_exec_config_free(x);
+                return -ENOMEM;
+        }
+        c->exec = x;
+        yaml_node_t *args = y_get(d, exec, "args"), *env = y_get(d, exec, "env");
+        size_t n = args && args->type == YAML_SEQUENCE_NODE ? (size_t) (args->data.sequence.items.top -
+                                                                         args->data.sequence.items.start) : 0;
+        if (!(x->args = calloc(n + 1, sizeof(char *))))
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const char *a = y_scalar(d, yaml_document_get_node(d, args->data.sequence.items.start[i]));
+                if (!(x->args[i] = strdup(a ? a : "")))
+                        return -ENOMEM;
+        }
+        n = env && env->type == YAML_SEQUENCE_NODE ? (size_t) (env->data.sequence.items.top -
+                                                               env->data.sequence.items.start) : 0;
+        if (!(x->env = calloc(n + 1, sizeof(char *))))
+                return -ENOMEM;
+        for (size_t i = 0, k = 0; i < n; i++) {
+                yaml_node_t *e = yaml_document_get_node(d, env->data.sequence.items.start[i]);
+                const char *name = y_get_str(d, e, "name"), *value = y_scalar(d, y_get(d, e, "value"));
+                if (!name)
+                        continue;
+                if (asprintf(&x->env[k++], "%s=%s", name, value ? value : "") < 0)
+                        return -ENOMEM;
+        }
+        char why[512] = "";
+        int r = exec_refresh(c, why, sizeof why);
+        if (r < 0)
+                return kube_error_set(err, r, 0, "InvalidKubeconfig", "user \"%.200s\": %s", user_name,
+                                      r == -ENOMEM ? "out of memory" : why);
         return 0;
 }
 
@@ -315,9 +395,16 @@ static int kubeconfig_parse(KubeConfig *c, const char *text, size_t len, const c
                         }
                 }
                 bool has_creds = c->token || c->cert_file || c->cert.data;
-                if (!has_creds && (y_get(&doc, user, "exec") || y_get(&doc, user, "auth-provider"))) {
+                if (!has_creds && y_get(&doc, user, "exec")) {
+                        if ((r = load_exec(c, &doc, y_get(&doc, user, "exec"), user_name, err)) < 0)
+                                goto out;
+                        has_creds = true;
+                }
+                /* client-go 1.26 removed the gcp and azure providers; oidc is not offered here */
+                if (!has_creds && y_get(&doc, user, "auth-provider")) {
                         r = kube_error_set(err, -EOPNOTSUPP, 0, "InvalidKubeconfig",
-                                           "user \"%.200s\": exec and auth-provider credential plugins are not supported",
+                                           "user \"%.200s\": auth-provider credential plugins are not supported (client-go "
+                                           "removed gcp and azure in 1.26; use their exec plugins)",
                                            user_name);
                         goto out;
                 }

@@ -29,6 +29,10 @@ struct KubeConfig {
         /* users[].user.username/password: HTTP basic authentication, which client-go sends
          * when the user has no token (secrets) */
         char *username, *password;
+        /* users[].user.exec: the plugin that gives the token (run again once it expires) or
+         * the client certificate (exec-credential.h) */
+        struct KubeExecConfig *exec;
+        int64_t token_expiry_usec;      /* CLOCK_REALTIME; 0: none */
         struct timespec token_mtime;
         uint64_t token_checked_usec;
         bool insecure;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kube/exec-credential.h"
 #include "kube/internal.h"
 #include "kube/kube.h"
 #include "tests/unit/test-files.h"
@@ -131,6 +132,61 @@ static void check_refused(const char *text, const char *context, int want, const
                 fail_msg("message \"%s\" lacks \"%s\"", err.message, needle);
 }
 
+/* users[].user.exec: the plugin runs with the kubeconfig's args and env and
+ * KUBERNETES_EXEC_INFO; its token is used until its expirationTimestamp, then the plugin runs
+ * again; a plugin that fails, prints another apiVersion or no credential is refused in
+ * client-go's words. */
+static void test_exec_plugin(void **state) {
+        /* the plugin counts its runs in a file: the token names the run */
+        temp_file(dir, "plugin.sh",
+                  "#!/bin/sh\nn=$(cat \"$0.count\" 2>/dev/null || echo 0); n=$((n+1)); echo $n > \"$0.count\"\n"
+                  "case \"$KUBERNETES_EXEC_INFO\" in *'\"interactive\":false'*) ;; *) exit 3;; esac\n"
+                  "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",'\n"
+                  "echo '\"status\":{\"token\":\"'$1-$GREETING-$n'\",\"expirationTimestamp\":\"'$EXPIRY'\"}}'\n");
+        char plugin[128], text[1100];
+        snprintf(plugin, sizeof plugin, "%s/plugin.sh", dir);
+        assert_int_equal(chmod(plugin, 0755), 0);
+#define EXEC_CFG(expiry)                                                                                          \
+        snprintf(text, sizeof text,                                                                               \
+                 HEAD "users:\n- name: x\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n" \
+                      "      command: %s\n      args: [tok]\n      env: [{name: GREETING, value: hi}, {name: EXPIRY, "   \
+                      "value: '%s'}]\n"                                                                           \
+                      "contexts:\n- name: a\n  context: {cluster: local, user: x}\ncurrent-context: a\n",          \
+                 plugin, expiry)
+        /* expiring in the past: each use runs it again */
+        EXEC_CFG("2000-01-01T00:00:00Z");
+        KubeConfig *c = NULL;
+        KubeError err = {};
+        assert_int_equal(load(text, NULL, &c, &err), 0);
+        assert_string_equal(c->token, "tok-hi-1");
+        assert_string_equal(kube_config_token(c), "tok-hi-2");
+        kube_config_free(c);
+        /* far in the future: kept */
+        EXEC_CFG("2999-01-01T00:00:00Z");
+        c = NULL;
+        assert_int_equal(load(text, NULL, &c, &err), 0);
+        assert_string_equal(kube_config_token(c), "tok-hi-3");
+        assert_string_equal(kube_config_token(c), "tok-hi-3");
+        kube_config_free(c);
+        /* another apiVersion than configured */
+        KubeExecCredential cred = {};
+        char why[256];
+        const char *v1beta1 = "{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
+                              "\"status\":{\"token\":\"t\"}}";
+        assert_int_equal(kube_exec_credential_parse(v1beta1, strlen(v1beta1), "client.authentication.k8s.io/v1", &cred, why,
+                                                    sizeof why),
+                         -EINVAL);
+        assert_non_null(strstr(why, "plugin returned version client.authentication.k8s.io/v1beta1"));
+        const char *empty = "{\"apiVersion\":\"v\",\"kind\":\"ExecCredential\",\"status\":{}}";
+        assert_int_equal(kube_exec_credential_parse(empty, strlen(empty), "v", &cred, why, sizeof why), -EINVAL);
+        assert_non_null(strstr(why, "didn't return a token or cert/key pair"));
+        /* a plugin that fails */
+        check_refused(HEAD "users:\n- name: e\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+                           "      command: /bin/false\n"
+                           "contexts:\n- name: a\n  context: {cluster: local, user: e}\ncurrent-context: a\n",
+                      NULL, -EIO, "exit status 1");
+}
+
 /* users[].user.username/password: basic authentication, as client-go sends it, only when the
  * user has no bearer token. */
 static void test_basic_auth(void **state) {
@@ -167,7 +223,10 @@ static void test_refusals(void **state) {
                       NULL, -EINVAL, "http");
         check_refused(HEAD "users:\n- name: e\n  user:\n    exec:\n      command: gcloud\n"
                            "contexts:\n- name: a\n  context: {cluster: local, user: e}\ncurrent-context: a\n",
-                      NULL, -EOPNOTSUPP, "exec");
+                      NULL, -EINVAL, "exec plugin: invalid apiVersion");
+        check_refused(HEAD "users:\n- name: e\n  user:\n    auth-provider: {name: gcp, config: {}}\n"
+                           "contexts:\n- name: a\n  context: {cluster: local, user: e}\ncurrent-context: a\n",
+                      NULL, -EOPNOTSUPP, "auth-provider");
         check_refused(HEAD "users:\n- name: e\n  user:\n    client-certificate-data: Y2VydA==\n"
                            "contexts:\n- name: a\n  context: {cluster: local, user: e}\ncurrent-context: a\n",
                       NULL, -EINVAL, "key");
@@ -308,6 +367,7 @@ int main(void) {
                 cmocka_unit_test(test_inline_data_and_named_context),
                 cmocka_unit_test(test_token_file_and_insecure),
                 cmocka_unit_test(test_basic_auth),
+                cmocka_unit_test(test_exec_plugin),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_in_cluster),
                 cmocka_unit_test(test_time),
