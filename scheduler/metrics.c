@@ -376,6 +376,11 @@ int metrics_serve(Manager *m) {
         (void) sd_event_source_set_description(m->publish, "scheduler-metrics-publish");
         if (o->secure_port > 0)
                 klog_info("serving HTTPS on %s:%d (%s certificate)", o->bind_address, o->secure_port,
-                          cert ? "the given" : "a self-signed");
+                          o->tls_cert_file ? "the given" : o->cert_dir && *o->cert_dir ? "--cert-dir's self-signed" :
+                                                                                  "a self-signed");
+        for (uint32_t i = 0; i < so.n_plain; i++)
+                klog_info("serving plain HTTP on %s:%u (%s)", so.plain[i].address ? so.plain[i].address : "127.0.0.1",
+                          so.plain[i].port, so.plain[i].health && so.plain[i].metrics ? "health and metrics" :
+                                            so.plain[i].health ? "health" : "metrics");
         return 0;
 }
