@@ -98,7 +98,7 @@ typedef struct KubeResource {
 } KubeResource;
 
 extern const KubeResource KUBE_CONFIGMAPS, KUBE_SECRETS, KUBE_PODS, KUBE_NODES, KUBE_NAMESPACES,
-        KUBE_SERVICES, KUBE_EVENTS_V1, KUBE_LEASES, KUBE_DEPLOYMENTS, KUBE_REPLICASETS,
+        KUBE_SERVICES, KUBE_EVENTS_V1, KUBE_LEASES, KUBE_ENDPOINTS, KUBE_DEPLOYMENTS, KUBE_REPLICASETS,
         KUBE_CRDS;
 
 /* Appends the request path for res to out: /api/v1/namespaces/NS/configmaps/NAME/SUB or

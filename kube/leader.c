@@ -46,6 +46,71 @@ struct KubeLeaderElector {
 
 static void tick(KubeLeaderElector *le);
 
+#define LEADER_ANNOTATION "control-plane.alpha.kubernetes.io/leader"
+
+static const KubeResource *lock_resource(const KubeLeaderElector *le) {
+        return le->cfg.lock == KUBE_LOCK_ENDPOINTS ? &KUBE_ENDPOINTS :
+               le->cfg.lock == KUBE_LOCK_CONFIGMAPS ? &KUBE_CONFIGMAPS : &KUBE_LEASES;
+}
+
+/* The record of a lock object in a Lease's spec shape (holderIdentity, renewTime,
+ * leaseDurationSeconds, acquireTime, leaseTransitions): the spec itself for a Lease, the
+ * annotation's LeaderElectionRecord for the older locks. New reference; NULL when none. */
+static json_t *record_of(const KubeLeaderElector *le, const json_t *obj) {
+        if (le->cfg.lock == KUBE_LOCK_LEASES) {
+                json_t *spec = json_object_get(obj, "spec");
+                return json_is_object(spec) ? json_incref(spec) : NULL;
+        }
+        /* the key has dots of its own: not a kube_obj_path */
+        const char *text = json_string_value(
+                json_object_get(json_object_get(json_object_get(obj, "metadata"), "annotations"), LEADER_ANNOTATION));
+        json_t *r = text ? json_loads(text, 0, NULL) : NULL;
+        if (!json_is_object(r)) {
+                json_decref(r);
+                return NULL;
+        }
+        json_t *t = json_object_get(r, "leaderTransitions");
+        if (t)
+                json_object_set(r, "leaseTransitions", t);
+        return r;
+}
+
+/* Writes rec (the Lease spec shape) onto obj: as its spec, or as the annotation client-go's
+ * older locks keep (metav1.Time: seconds). */
+static int record_set(const KubeLeaderElector *le, json_t *obj, json_t *rec) {
+        if (le->cfg.lock == KUBE_LOCK_LEASES)
+                return json_object_set(obj, "spec", rec);
+        static const char *const times[] = { "acquireTime", "renewTime" };
+        json_auto_t *old = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?}", "holderIdentity",
+                                     json_object_get(rec, "holderIdentity"), "leaseDurationSeconds",
+                                     json_object_get(rec, "leaseDurationSeconds"), "acquireTime",
+                                     json_object_get(rec, "acquireTime"), "renewTime", json_object_get(rec, "renewTime"),
+                                     "leaderTransitions", json_object_get(rec, "leaseTransitions"));
+        if (!old)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(times); i++) {
+                uint64_t t;
+                const char *s = json_string_value(json_object_get(old, times[i]));
+                char buf[RFC3339_MAX];
+                if (s && rfc3339_parse(s, &t) >= 0) {
+                        rfc3339_format(t, false, buf, sizeof buf);
+                        json_object_set_new(old, times[i], json_string(buf));
+                }
+        }
+        if (!json_object_get(old, "leaderTransitions"))
+                json_object_set_new(old, "leaderTransitions", json_integer(0));
+        _cleanup_free_ char *text = json_dumps(old, JSON_COMPACT);
+        json_t *md = json_object_get(obj, "metadata");
+        json_t *ann = json_object_get(md, "annotations");
+        if (!text || !md)
+                return -ENOMEM;
+        if (!json_is_object(ann)) {
+                ann = json_object();
+                json_object_set_new(md, "annotations", ann);
+        }
+        return json_object_set_new(ann, LEADER_ANNOTATION, json_string(text));
+}
+
 static void schedule(KubeLeaderElector *le, uint64_t delay) {
         sd_event_source_set_time(le->timer, now_monotonic_usec() + delay);
         sd_event_source_set_enabled(le->timer, SD_EVENT_ONESHOT);
@@ -75,7 +140,7 @@ static void set_leader(KubeLeaderElector *le, bool leader) {
  * its holder, renewTime, duration or resourceVersion differ from what we saw last; only then
  * does the expiry move. */
 static void observe(KubeLeaderElector *le, const json_t *lease) {
-        json_t *spec = json_object_get(lease, "spec");
+        json_auto_t *spec = record_of(le, lease);
         const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
         const char *renew = json_string_value(json_object_get(spec, "renewTime"));
         const char *rv = kube_obj_resource_version(lease);
@@ -110,15 +175,25 @@ static bool lease_fresh(const KubeLeaderElector *le, uint64_t now) {
 static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release) {
         char now[48];
         rfc3339_format(now_realtime_usec(), true, now, sizeof now);
+        static const char *const kinds[] = { "Lease", "Endpoints", "ConfigMap" };
         json_t *lease = old ? json_deep_copy(old)
-                            : json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "coordination.k8s.io/v1", "kind", "Lease", "metadata",
-                                        "name", le->name, "namespace", le->ns);
+                            : json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion",
+                                        le->cfg.lock == KUBE_LOCK_LEASES ? "coordination.k8s.io/v1" : "v1", "kind",
+                                        kinds[le->cfg.lock], "metadata", "name", le->name, "namespace", le->ns);
         if (!lease)
                 return NULL;
-        json_t *spec = json_object_get(lease, "spec");
-        if (!json_is_object(spec)) {
+        json_auto_t *spec = record_of(le, lease);
+        if (!spec)
                 spec = json_object();
-                json_object_set_new(lease, "spec", spec);
+        else if (le->cfg.lock == KUBE_LOCK_LEASES) {
+                /* edited in place below */
+                json_t *copy = json_deep_copy(spec);
+                json_decref(spec);
+                spec = copy;
+        }
+        if (!spec) {
+                json_decref(lease);
+                return NULL;
         }
         const char *holder = json_string_value(json_object_get(spec, "holderIdentity"));
         bool takeover = !holder || strcmp(holder, le->identity) != 0;
@@ -136,6 +211,10 @@ static json_t *lease_body(KubeLeaderElector *le, const json_t *old, bool release
                 }
         }
         json_object_set_new(spec, "renewTime", json_string(now));
+        if (record_set(le, lease, spec) < 0) {
+                json_decref(lease);
+                return NULL;
+        }
         return lease;
 }
 
@@ -183,7 +262,7 @@ static void write_lease(KubeLeaderElector *le, const json_t *old) {
         if (body) {
                 _cleanup_buf_ Buf p;
                 buf_init(&p, 4096);
-                r = kube_path(&p, &KUBE_LEASES, le->ns, old ? le->name : NULL, NULL);
+                r = kube_path(&p, lock_resource(le), le->ns, old ? le->name : NULL, NULL);
                 le->write_sent_usec = now_monotonic_usec();
                 if (r >= 0)
                         r = kube_request_async_handle(le->client, old ? "PUT" : "POST", buf_str(&p), body, NULL, on_written,
@@ -239,7 +318,7 @@ static void tick(KubeLeaderElector *le) {
         }
         _cleanup_buf_ Buf p;
         buf_init(&p, 4096);
-        int r = kube_path(&p, &KUBE_LEASES, le->ns, le->name, NULL);
+        int r = kube_path(&p, lock_resource(le), le->ns, le->name, NULL);
         if (r >= 0)
                 r = kube_request_async_handle(le->client, "GET", buf_str(&p), NULL, NULL, on_read, le, &le->req);
         if (r < 0)
@@ -251,7 +330,8 @@ static void tick(KubeLeaderElector *le) {
 static void lease_changed(KubeLeaderElector *le, json_t *obj) {
         if (le->leader || le->stopped)
                 return;
-        const char *holder = json_string_value(kube_obj_path(obj, "spec.holderIdentity"));
+        json_auto_t *rec = record_of(le, obj);
+        const char *holder = json_string_value(json_object_get(rec, "holderIdentity"));
         bool holder_changed = !holder || strcmp(holder, le->observed_holder) != 0;
         if (!le->req) {
                 json_decref(le->lease);
@@ -316,7 +396,7 @@ int kube_leader_start(KubeLeaderElector *le) {
         if (asprintf(&field, "metadata.name=%s", le->name) < 0)
                 return -ENOMEM;
         static const KubeInformerHandlers h = { w_add, w_update, w_delete };
-        int r = kube_informer_new(le->client, &KUBE_LEASES, le->ns, NULL, field, &le->watch);
+        int r = kube_informer_new(le->client, lock_resource(le), le->ns, NULL, field, &le->watch);
         if (r >= 0)
                 r = kube_informer_add_handlers(le->watch, &h, le);
         if (r >= 0)
@@ -366,7 +446,7 @@ int kube_leader_release(KubeLeaderElector *le) {
         json_auto_t *body = le->lease ? lease_body(le, le->lease, true) : NULL;
         if (body) {
                 KubeError err = {};
-                r = kube_update(le->client, &KUBE_LEASES, le->ns, body, NULL, NULL, &err);
+                r = kube_update(le->client, lock_resource(le), le->ns, body, NULL, NULL, &err);
                 if (r < 0)
                         klog_v(2, "lease %s/%s: release failed: %s", le->ns, le->name, err.message);
         }

@@ -16,10 +16,20 @@
 
 typedef struct KubeLeaderElector KubeLeaderElector;
 
+/* What the record lives on: a Lease's spec, or (client-go's older locks, deprecated in
+ * v1.20 and gone in 1.24) an Endpoints or ConfigMap annotation
+ * control-plane.alpha.kubernetes.io/leader holding the same record as JSON. */
+typedef enum KubeLeaderLock {
+        KUBE_LOCK_LEASES,
+        KUBE_LOCK_ENDPOINTS,
+        KUBE_LOCK_CONFIGMAPS,
+} KubeLeaderLock;
+
 typedef struct KubeLeaderConfig {
         const char *lease_namespace;    /* required */
         const char *lease_name;         /* required */
         const char *identity;           /* required, unique per candidate (pod/host + pid) */
+        KubeLeaderLock lock;            /* default (0): a Lease */
         uint64_t lease_duration_usec;   /* default 15 s */
         uint64_t renew_deadline_usec;   /* default 10 s; must be < lease duration */
         uint64_t retry_period_usec;     /* default 2 s; must be < renew deadline */

@@ -17,6 +17,7 @@ const KubeResource KUBE_NAMESPACES = { "", "v1", "namespaces", false };
 const KubeResource KUBE_SERVICES = { "", "v1", "services", true };
 const KubeResource KUBE_EVENTS_V1 = { "events.k8s.io", "v1", "events", true };
 const KubeResource KUBE_LEASES = { "coordination.k8s.io", "v1", "leases", true };
+const KubeResource KUBE_ENDPOINTS = { "", "v1", "endpoints", true };
 const KubeResource KUBE_DEPLOYMENTS = { "apps", "v1", "deployments", true };
 const KubeResource KUBE_REPLICASETS = { "apps", "v1", "replicasets", true };
 const KubeResource KUBE_CRDS = { "apiextensions.k8s.io", "v1", "customresourcedefinitions", false };

@@ -662,6 +662,7 @@ int manager_start(Manager *m) {
                                 .lease_namespace = m->opts->lease_namespace,
                                 .lease_name = m->opts->lease_name,
                                 .identity = m->identity,
+                                .lock = (KubeLeaderLock) m->opts->leader_lock,
                                 .lease_duration_usec = (uint64_t) m->opts->lease_duration_usec,
                                 .renew_deadline_usec = (uint64_t) m->opts->renew_deadline_usec,
                                 .retry_period_usec = (uint64_t) m->opts->retry_period_usec,

@@ -204,9 +204,9 @@ static int apply_leader(SchedOptions *o, const json_t *le, Buf *err) {
                                               durations[i], d);
         }
         const char *lock = json_string_value(json_object_get(le, "resourceLock"));
-        if (lock && strcmp(lock, "leases") != 0 && strcmp(lock, "endpointsleases") != 0 &&
-            strcmp(lock, "configmapsleases") != 0)
-                return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: %s is not supported (leases only)", lock);
+        if (lock && sched_resource_lock_parse(lock, &o->leader_lock) < 0)
+                return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: %s is not one of leases, endpoints, "
+                                      "configmaps, endpointsleases, configmapsleases", lock);
         if ((r = get_str(le, "resourceNamespace", &o->lease_namespace)) < 0 ||
             (r = get_str(le, "lockObjectNamespace", &o->lease_namespace)) < 0 ||
             (r = get_str(le, "resourceName", &o->lease_name)) < 0 ||
@@ -363,7 +363,7 @@ static int needs_framework(const json_t *eff, const KscOptions *ko, bool *ret) {
 }
 
 /* leaderElection of an effective configuration: durations are Go's, set by libconfig. */
-static int apply_effective_leader(SchedOptions *o, const json_t *le, Buf *err) {
+static int apply_effective_leader(SchedOptions *o, const json_t *le, bool line_1_32, Buf *err) {
         const json_t *v;
         if ((v = json_object_get(le, "leaderElect")) && !o->set_leader_elect)
                 o->leader_elect = json_is_true(v);
@@ -383,9 +383,19 @@ static int apply_effective_leader(SchedOptions *o, const json_t *le, Buf *err) {
                         *dst[i] = usec;
         }
         const char *lock = json_string_value(json_object_get(le, "resourceLock"));
-        if (o->leader_elect && lock && strcmp(lock, "leases") != 0 && strcmp(lock, "endpointsleases") != 0 &&
-            strcmp(lock, "configmapsleases") != 0)
-                return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: %s is not supported (leases only)", lock);
+        if (o->leader_elect && lock && line_1_32 && strcmp(lock, "leases") != 0) {
+                /* client-go 1.32's resourcelock.New: only Leases are left */
+                bool multi = strcmp(lock, "endpointsleases") == 0 || strcmp(lock, "configmapsleases") == 0;
+                bool old = strcmp(lock, "endpoints") == 0 || strcmp(lock, "configmaps") == 0;
+                if (multi || old)
+                        return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: %s lock is removed, migrate to %s",
+                                              lock, old ? (lock[0] == 'e' ? "endpointsleases" : "configmapsleases")
+                                                        : "leases");
+                return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: Invalid lock-type %s", lock);
+        }
+        if (o->leader_elect && lock && !line_1_32 && sched_resource_lock_parse(lock, &o->leader_lock) < 0)
+                return sched_opt_errf(err, -EINVAL, "leaderElection.resourceLock: %s is not one of leases, endpoints, "
+                                      "configmaps, endpointsleases, configmapsleases", lock);
         int r;
         if ((r = get_str(le, "resourceNamespace", &o->lease_namespace)) < 0 ||
             (r = get_str(le, "resourceName", &o->lease_name)) < 0)
@@ -412,7 +422,9 @@ static int apply_effective(SchedOptions *o, json_t *eff, const KscOptions *ko, B
                                                              "schedulerName"));
         if (name && !o->set_scheduler_name && (r = sched_opt_set_str(&o->scheduler_name, name)) < 0)
                 return r;
-        if ((r = apply_effective_leader(o, json_object_get(eff, "leaderElection"), err)) < 0)
+        const char *line = json_string_value(json_object_get(eff, "decisionsLike"));
+        if ((r = apply_effective_leader(o, json_object_get(eff, "leaderElection"), line && strcmp(line, "v1.32") == 0,
+                                        err)) < 0)
                 return r;
         const json_t *cc = json_object_get(eff, "clientConnection");
         const char *kc = json_string_value(json_object_get(cc, "kubeconfig"));

@@ -15,6 +15,7 @@
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "common/tls-priorities.h"
+#include "kube/leader.h"
 #include "kube/log.h"
 #include "scheduler/options-internal.h"
 #include "scheduler/plugin-loader.h"
@@ -285,6 +286,27 @@ int sched_feature_gates_settle(SchedOptions *o, bool line_1_32, Buf *err) {
         return 0;
 }
 
+int sched_resource_lock_parse(const char *name, int *ret) {
+        /* v1.20's locks; the two multilocks keep their record on the Lease they migrate to,
+         * which is the one newer schedulers read, so they hold the Lease here */
+        static const struct {
+                const char *name;
+                KubeLeaderLock lock;
+        } locks[] = {
+                { "leases", KUBE_LOCK_LEASES },
+                { "endpointsleases", KUBE_LOCK_LEASES },
+                { "configmapsleases", KUBE_LOCK_LEASES },
+                { "endpoints", KUBE_LOCK_ENDPOINTS },
+                { "configmaps", KUBE_LOCK_CONFIGMAPS },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(locks); i++)
+                if (strcmp(locks[i].name, name) == 0) {
+                        *ret = (int) locks[i].lock;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
 int sched_feature_gates_check(const char *spec, Buf *err) {
         return sched_feature_gates_parse(spec, NULL, err);
 }
@@ -475,11 +497,9 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 return 0;
         }
         case OPT_LOCK:
-                if (strcmp(arg, "leases") != 0 && strcmp(arg, "endpointsleases") != 0 &&
-                    strcmp(arg, "configmapsleases") != 0)
-                        return sched_opt_errf(err, -EINVAL, "--leader-elect-resource-lock: %s is not supported: "
-                                              "leases (the v1.20 default; endpointsleases and configmapsleases "
-                                              "hold the same Lease)", arg);
+                if (sched_resource_lock_parse(arg, &o->leader_lock) < 0)
+                        return sched_opt_errf(err, -EINVAL, "--leader-elect-resource-lock: %s is not one of leases, "
+                                              "endpoints, configmaps, endpointsleases, configmapsleases", arg);
                 o->component_flag = "--leader-elect-resource-lock";
                 return 0;
         case OPT_LEASE_NAME:

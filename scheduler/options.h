@@ -51,6 +51,8 @@ typedef struct SchedOptions {
         /* --cert-dir: where the self-signed pair is kept (kube-scheduler.crt/.key, made on
          * the first start, reused after); none: made in memory at each start */
         char *cert_dir;
+        /* --leader-elect-resource-lock: a KubeLeaderLock (kube/leader.h); 0 = leases */
+        int leader_lock;
         /* --permit-port-sharing: SO_REUSEPORT on the secure port, as upstream */
         bool permit_port_sharing;
         /* --tls-min-version, --tls-cipher-suites (Go's names) as the GnuTLS priority string
@@ -107,6 +109,9 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err);
 /* --feature-gates: "Name=bool,...". Returns 0 when every gate is a kube-scheduler v1.20 gate
  * set to a value this scheduler implements, -EINVAL with the gate and the reason in err. */
 int sched_feature_gates_check(const char *spec, Buf *err);
+/* A --leader-elect-resource-lock / leaderElection.resourceLock name of v1.20 into *ret (a
+ * KubeLeaderLock). Returns 0, -EINVAL. */
+int sched_resource_lock_parse(const char *name, int *ret);
 /* The same, recording in o (may be NULL) the gates that change what the scheduler does
  * (DefaultPodTopologySpread). */
 int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err);

@@ -34,6 +34,7 @@
 
 static char ns[64];
 static const char *lease_name = "test-lock";
+static KubeLeaderLock lock_kind;       /* what the candidates spawned next elect on */
 
 static uint64_t now_ms(void) {
         struct timespec ts;
@@ -75,7 +76,7 @@ static _Noreturn void candidate(const char *identity, int fd) {
         if (sd_event_new(&e) < 0 || sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL) < 0 ||
             kube_config_load(NULL, NULL, &cfg, &err) < 0 || kube_client_new(cfg, e, &c, &err) < 0)
                 _exit(2);
-        KubeLeaderConfig lc = { .lease_namespace = ns, .lease_name = lease_name, .identity = identity,
+        KubeLeaderConfig lc = { .lease_namespace = ns, .lease_name = lease_name, .identity = identity, .lock = lock_kind,
                                 .lease_duration_usec = LEASE_USEC, .renew_deadline_usec = RENEW_USEC,
                                 .retry_period_usec = RETRY_USEC, .on_started_leading = started,
                                 .on_stopped_leading = stopped };
@@ -183,6 +184,50 @@ static void test_handover(void **state) {
         reap(&cc);
 }
 
+/* v1.20's older locks: the record is the annotation control-plane.alpha.kubernetes.io/leader
+ * of an Endpoints or a ConfigMap, and the election behaves as on a Lease (one leader, a
+ * takeover one lease duration after a kill -9, a release handed over at once). */
+static void test_annotation_locks(void **state) {
+        KubeClient *c = *state;
+        static const KubeLeaderLock kinds[] = { KUBE_LOCK_ENDPOINTS, KUBE_LOCK_CONFIGMAPS };
+        const KubeResource *res[] = { &KUBE_ENDPOINTS, &KUBE_CONFIGMAPS };
+        for (size_t k = 0; k < 2; k++) {
+                lock_kind = kinds[k];
+                lease_name = k ? "test-cm-lock" : "test-ep-lock";
+                Child a = spawn("candidate-a");
+                assert_int_equal(wait_line(&a, 10000), 'L');
+                Child b = spawn("candidate-b");
+                assert_int_equal(wait_line(&b, 2 * LEASE_USEC / 1000), 0);
+                json_t *obj = NULL;
+                KubeError err = {};
+                assert_int_equal(kube_get(c, res[k], ns, lease_name, &obj, &err), 0);
+                const char *text = json_string_value(json_object_get(
+                        json_object_get(json_object_get(obj, "metadata"), "annotations"),
+                        "control-plane.alpha.kubernetes.io/leader"));
+                assert_non_null(text);
+                json_auto_t *rec = json_loads(text, 0, NULL);
+                assert_string_equal(json_string_value(json_object_get(rec, "holderIdentity")), "candidate-a");
+                assert_int_equal(json_integer_value(json_object_get(rec, "leaseDurationSeconds")), LEASE_USEC / 1000000);
+                assert_non_null(json_object_get(rec, "leaderTransitions"));
+                json_decref(obj);
+                uint64_t t0 = now_ms();
+                kill(a.pid, SIGKILL);
+                reap(&a);
+                assert_int_equal(wait_line(&b, 3 * LEASE_USEC / 1000), 'L');
+                assert_true(now_ms() - t0 <= LEASE_USEC / 1000 + 300 + 1000 /* the record's seconds */);
+                Child cc = spawn("candidate-c");
+                assert_int_equal(wait_line(&cc, 2 * LEASE_USEC / 1000), 0);
+                kill(b.pid, SIGTERM);
+                assert_int_equal(wait_line(&b, 5000), 'S');
+                assert_int_equal(wait_line(&cc, 3000), 'L');
+                reap(&b);
+                kill(cc.pid, SIGTERM);
+                reap(&cc);
+        }
+        lock_kind = KUBE_LOCK_LEASES;
+        lease_name = "test-lock";
+}
+
 /* Writes Lease NAME held by holder with renewTime = this host's clock + skew_usec (signed),
  * as a holder on another host whose clock is off would. Creates it on first use. */
 static int write_skewed(KubeClient *c, const char *name, const char *holder, int64_t skew_usec) {
@@ -259,6 +304,7 @@ int main(void) {
         plane_test_output();
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_handover),
+                cmocka_unit_test(test_annotation_locks),
                 cmocka_unit_test(test_holder_clock_behind),
                 cmocka_unit_test(test_holder_clock_ahead),
         };

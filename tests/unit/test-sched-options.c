@@ -17,6 +17,7 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/load.h"
 #include "scheduler/core/strtab.h"
+#include "kube/leader.h"
 #include "scheduler/options.h"
 
 static const char rendered[] =
@@ -337,7 +338,20 @@ static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--logtostderr=false"), "--logtostderr=false is refused");
         expect_flag_error(ARGV("--logging-format=json"), "klog's text lines only");
         expect_flag_error(ARGV("--algorithm-provider=Custom"), "is not DefaultProvider or ClusterAutoscalerProvider");
-        expect_flag_error(ARGV("--leader-elect-resource-lock=endpoints"), "endpoints is not supported");
+        expect_flag_error(ARGV("--leader-elect-resource-lock=secrets"),
+                          "secrets is not one of leases, endpoints, configmaps, endpointsleases, configmapsleases");
+        {
+                /* v1.20's older locks elect on their objects' annotation (kube/leader.h) */
+                SchedOptions g;
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 4096);
+                assert_int_equal(parse(&g, &err, ARGV("--leader-elect-resource-lock=endpoints")), 0);
+                assert_int_equal(g.leader_lock, KUBE_LOCK_ENDPOINTS);
+                sched_options_done(&g);
+                assert_int_equal(parse(&g, &err, ARGV("--leader-elect-resource-lock=configmapsleases")), 0);
+                assert_int_equal(g.leader_lock, KUBE_LOCK_LEASES);
+                sched_options_done(&g);
+        }
         expect_flag_error(ARGV("--leader-elect-lease-duration=15"), "not a positive duration: 15");
         expect_flag_error(ARGV("--kube-api-content-type=text/plain"), "text/plain is not application/json");
         expect_flag_error(ARGV("--use-legacy-policy-config"), "required when --use-legacy-policy-config");
