@@ -54,7 +54,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/objects.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 #define N_WEB 50        /* plain pods' groups */
 #define N_ANTI 100      /* required anti-affinity groups */

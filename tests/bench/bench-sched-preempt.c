@@ -16,7 +16,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/preemption.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 #define ROUNDS 20
 

@@ -20,7 +20,7 @@
 #include "common/macro.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 #define WINDOW 2000
 #define CHECKPOINTS 10

@@ -17,7 +17,7 @@
 #include "common/macro.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 static double now_sec(clockid_t clk) {
         struct timespec ts;

@@ -23,7 +23,7 @@
 #include "reconcilers/profiles.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/strtab.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 static double now_sec(clockid_t clk) {
         struct timespec ts;

@@ -9,7 +9,7 @@
  *
  * and the world a scheduling test runs in (string table, cache, objects, configuration,
  * algorithm) is set up and torn down in one place. JSON fragments use single quotes for
- * double quotes (scheduler/core/testlib.h). Every builder returns a new reference (the
+ * double quotes (tests/unit/testlib.h). Every builder returns a new reference (the
  * caller unrefs it or hands it to the cache), or NULL when the description does not
  * convert. */
 
@@ -19,7 +19,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/objects.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 /* A pod: one container "c" with the requests given ("" or NULL: none), in namespace
  * "default" unless .ns says otherwise, uid "uid-NAME"; .node binds it (spec.nodeName),

@@ -15,7 +15,7 @@
 #include "kubectl-plugin/plugin.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/strtab.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 static json_t *load(const char *text) {
         json_error_t e;

@@ -10,7 +10,7 @@
 
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 typedef TestWorld Fx;

@@ -13,7 +13,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/satmath.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 #define EI ((int64_t) 1 << 60)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "scheduler/core/cache.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 typedef TestWorld Fx;

@@ -28,7 +28,7 @@
 #include "scheduler/extender-preempt.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 typedef struct Fx {
         pid_t child;

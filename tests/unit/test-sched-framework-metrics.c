@@ -15,7 +15,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "scheduler/framework-metrics.h"
 #include "scheduler/histogram.h"
 #include "tests/unit/builders.h"

@@ -14,7 +14,7 @@
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/plugin.h"
 #include "scheduler/core/preemption.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 #include "scheduler/core/volume-binding.h"
 

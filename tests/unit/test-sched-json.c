@@ -8,7 +8,7 @@
 
 #include "kube/kube.h"
 #include "scheduler/core/pod-relations.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 static void test_strtab(void **state) {
         _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(100, 0);

@@ -14,7 +14,7 @@
 #include "common/macro.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/pod-relations.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 #define N_PODS 48

@@ -25,7 +25,7 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/external.h"
 #include "scheduler/core/preemption.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "scheduler/plugin-loader.h"
 
 typedef struct Fx {

@@ -13,7 +13,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/preemption.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 typedef struct Fx {

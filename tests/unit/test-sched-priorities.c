@@ -9,7 +9,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 /* A world configured with GeneralPredicates alone. */

@@ -23,7 +23,7 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/load.h"
 #include "scheduler/core/plugin.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 /* Compiles b; on failure returns NULL with the reason in *ret_err (new string). */

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "scheduler/core/queue.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 #define SEC 1000000LL
 

@@ -23,7 +23,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cycle-state.h"
 #include "scheduler/core/spread-args.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 #define MAX_NODES 8

@@ -20,7 +20,7 @@
 #include "common/macro.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cycle-state.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
 #define R_SPREAD "node(s) didn't match pod topology spread constraints"

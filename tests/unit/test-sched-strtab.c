@@ -12,7 +12,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/json.h"
 #include "scheduler/core/strtab.h"
-#include "scheduler/core/testlib.h"
+#include "tests/unit/testlib.h"
 
 static SchedStr intern(SchedStrtab *t, const char *s) {
         SchedStr id;
