@@ -18,7 +18,7 @@
 #include "common/macro.h"
 #include "config/kubescheduler-config.h"
 #include "config/policy.h"
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2

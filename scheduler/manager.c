@@ -20,7 +20,7 @@
 #include "scheduler/manager-internal.h"
 #include "scheduler/core/load.h"
 #include "scheduler/lease-thread.h"
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 
 #define BATCH 256
 /* A batch yields to the loop after this long even with pods left (a decision of a large

@@ -22,7 +22,7 @@
 #include "kube/log.h"
 #include "scheduler/histogram.h"
 #include "scheduler/manager-internal.h"
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 #include "scheduler/secure-server.h"
 
 /* upstream's leaderelection.NewLeaderHealthzAdaptor(20 s) in kube-scheduler */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "config/kubescheduler-config.h"

@@ -18,7 +18,7 @@
 #include "kube/leader.h"
 #include "kube/log.h"
 #include "scheduler/options-internal.h"
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 
 void sched_options_init(SchedOptions *o) {
         *o = (SchedOptions) {

@@ -1,7 +1,7 @@
 #pragma once
 /* Out-of-tree plugins (scheduler/include/policy-scheduler-plugin.h) inside libschedcore.
  *
- * The daemon's loader (scheduler/plugin-loader.c) opens the shared objects and hands the core
+ * The loader (plugin-loader/plugin-loader.c) opens the shared objects and hands the core
  * one SchedExternal per plugin: its PspPlugin hooks, its name, and the clock and time budget
  * the calls are measured with (the core reads no clock of its own: now_ns is the daemon's).
  * sched_external_row() makes a framework table row of it, so a profile enables the plugin by

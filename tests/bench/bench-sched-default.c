@@ -49,7 +49,7 @@
 #include "common/macro.h"
 #include "config/kubescheduler-config.h"
 #include "scheduler/extender.h"
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 #include "config/policy.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"

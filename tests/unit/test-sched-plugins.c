@@ -26,7 +26,7 @@
 #include "scheduler/core/external.h"
 #include "scheduler/core/preemption.h"
 #include "tests/unit/testlib.h"
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 
 typedef struct Fx {
         SchedStrtab *t;

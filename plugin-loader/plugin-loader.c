@@ -1,6 +1,6 @@
 /* The out-of-tree plugin loader: the I/O half of out-of-tree plugins (directory scan,
  * ownership and mode checks, dlopen); the declaration checks are the core's. */
-#include "scheduler/plugin-loader.h"
+#include "plugin-loader/plugin-loader.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
