@@ -26,7 +26,7 @@
 #include "config/plugin-list.h"
 #include "config/ksc-schema.h"
 
-/* ---- ksc.c ---------------------------------------------------------------------------- */
+/* ---- ksc-diag.c ----------------------------------------------------------------------- */
 
 /* The node at path (dots and [index]) in the document, or its nearest ancestor; positions of
  * a member are its key's. */

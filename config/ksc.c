@@ -2,8 +2,8 @@
  * document model, positions and bounds), check the type (apiVersion and kind select the
  * schema, as upstream's scheme does), decode strictly, bring v1beta2 onto v1beta1, build the
  * effective configuration of the line the version decides like (v1.20 or v1.32), validate
- * both, and hand the effective one out. Also the audit view
- * and the position lookup every KSC diagnostic goes through. */
+ * both, and hand the effective one out. Also the audit view. The diagnostics every step
+ * records are ksc-diag.c's. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,56 +13,6 @@
 #include "common/macro.h"
 #include "config/ksc-internal.h"
 #include "config/util.h"
-
-const char *kp(KscContext *c, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->path, sizeof c->path, fmt, ap);
-        va_end(ap);
-        return c->path;
-}
-
-PolicyPos ksc_pos(const PNode *root, const char *path) {
-        const PNode *n = root;
-        if (!n)
-                return (PolicyPos) {};
-        const char *p = path;
-        while (*p) {
-                const PNode *next = NULL;
-                if (*p == '.')
-                        p++;
-                if (*p == '[') {
-                        char *end;
-                        unsigned long idx = strtoul(p + 1, &end, 10);
-                        if (*end != ']' || n->type != PNODE_ARRAY)
-                                break;
-                        next = n->child;
-                        for (unsigned long i = 0; next && i < idx; i++)
-                                next = next->next;
-                        p = end + 1;
-                } else {
-                        size_t len = strcspn(p, ".[");
-                        char key[PPATH_MAX];
-                        snprintf(key, sizeof key, "%.*s", (int) MIN(len, sizeof key - 1), p);
-                        if (n->type == PNODE_OBJECT)
-                                next = pnode_get(n, key);
-                        p += len;
-                }
-                if (!next)
-                        break;
-                n = next;
-        }
-        return n->pos;
-}
-
-void ksc_diag(KscContext *c, PolicySeverity sev, const char *code, const char *path, const char *fmt, ...) {
-        char copy[PPATH_MAX];
-        snprintf(copy, sizeof copy, "%s", path); /* path may be kp()'s buffer */
-        va_list ap;
-        va_start(ap, fmt);
-        pdiag_v(c->diags, sev, code, ksc_pos(c->root, copy), copy, fmt, ap);
-        va_end(ap);
-}
 
 static const char *root_string(const PNode *root, const char *key) {
         const PNode *v = root && root->type == PNODE_OBJECT ? pnode_get(root, key) : NULL;

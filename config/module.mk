@@ -19,6 +19,7 @@ CONFIG_LIB_SRCS := \
 	config/translate.c \
 	config/translate-v1beta1.c \
 	config/ksc.c \
+	config/ksc-diag.c \
 	config/ksc-schema.c \
 	config/ksc-decode.c \
 	config/ksc-duration.c \
