@@ -207,3 +207,13 @@ void coexistence_event_trim(json_t *ev) {
                 (void) json_object_set_new(ev, "note", json_stringn(t, n));
         }
 }
+
+bool reconcile_conflict_blocks(const char *conflicting_scheduler, const ReconcileConfig *config) {
+        ReconcileConfig defaults;
+        if (!config) {
+                reconcile_config_init(&defaults);
+                config = &defaults;
+        }
+        return conflicting_scheduler && conflicting_scheduler[0] && !config->shared_lease &&
+               strcmp(config->scheduler_name, "default-scheduler") == 0;
+}

@@ -1,7 +1,7 @@
 # The reconcile logic of the operator as pure functions (static lib "reconcilers"); it
 # validates policies through libconfig and uses libkube's condition and merge-patch helpers.
 # Link order for users: reconcilers config kube common.
-RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/revisions.c reconcilers/rollout.c \
+RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/actions.c reconcilers/revisions.c reconcilers/rollout.c \
                     reconcilers/status.c reconcilers/events.c reconcilers/source.c reconcilers/render.c \
                     reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c \
                     reconcilers/coexistence.c reconcilers/profiles.c \

@@ -62,7 +62,7 @@ typedef struct Pass {
         char keeps[512];                /* "revision N (...) keeps running", for messages */
 } Pass;
 
-/* reconcile.c: appends an action; steals body on every path. */
+/* actions.c: appends an action; steals body on every path. */
 int pass_add_action(Pass *p, ReconcileVerb verb, const char *api_version, const char *resource,
                     const char *namespace, const char *name, json_t *body, const char *fmt, ...)
         _printf_(8, 9);
