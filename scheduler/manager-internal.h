@@ -1,6 +1,7 @@
 #pragma once
 /* Internal to the daemon: the Manager's state, shared by its parts -- manager.c (the
- * scheduling loop, leadership, construction), informers.c (cluster state into the cache,
+ * scheduling loop, leadership, construction), manager-state.c (what the others ask of that
+ * state: may this replica write, which profile, the kubeconfig), informers.c (cluster state into the cache,
  * queue and object store), binder.c (volume and pod binding), events.c (Events and the
  * PodScheduled condition) and metrics.c (/healthz, /readyz, /metrics, with histogram.c).
  * Everything runs on one sd-event loop, so nothing here needs a lock (the HTTPS port's
@@ -195,7 +196,7 @@ static inline bool manager_ready(const Manager *m) {
         return m->synced_pods && m->synced_nodes && m->synced_namespaces && m->n_obj_synced == m->n_obj_informers;
 }
 
-/* manager.c: whether the scheduler may write now (binds, victims' deletions, nominations,
+/* manager-state.c: whether the scheduler may write now (binds, victims' deletions, nominations,
  * pod status, Events and their series): this replica leads and, when elected, its lease is
  * still valid by the local clock (a lapsed lease stops leading here). Every write checks it
  * just before it is sent, so a replica that was stalled past its lease writes nothing from
@@ -203,6 +204,8 @@ static inline bool manager_ready(const Manager *m) {
 bool manager_may_write(Manager *m);
 
 /* manager.c: the end of a decision that found no node, once its preemption is decided
+ * (the preemptor's continuation: the decision began in the loop and ends there, so this one
+ * call back from preemptor.c is by design)
  * (nominated: the node, or 0; post_filter: its status, timed from post_filter_t0 for the
  * profile's observer): the FailedScheduling Event, the nomination or the pod's PodScheduled
  * condition, the pod back to the queue as unschedulable. */
@@ -221,7 +224,7 @@ json_t *informers_lookup_node(void *userdata, SchedStr name);
 /* The synced callback of every informer (manager_ready() counts them). */
 void informers_on_synced(KubeInformer *inf, void *userdata);
 
-/* The profile for pods naming scheduler_name; NULL when no profile has that name. */
+/* manager-state.c: the profile for pods naming scheduler_name; NULL when no profile has that name. */
 ManagerProfile *manager_profile(Manager *m, SchedStr scheduler_name);
 /* Makes pod's profile the current one (m->cfg, m->algo, m->preemptor); false when none. */
 bool manager_use_profile(Manager *m, const SchedPod *pod);

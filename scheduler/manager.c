@@ -209,14 +209,6 @@ static int on_defer(sd_event_source *s, void *userdata) {
         return 0;
 }
 
-bool manager_may_write(Manager *m) {
-        if (!m->leading)
-                return false;
-        /* the lease as this host's clock sees it: a leader that could not renew in time
-         * (stopped, starved) learns here, before writing, that it no longer leads */
-        return !m->lease || sched_lease_thread_valid(m->lease);
-}
-
 /* The recorder's fence: an Event repeated after the lease lapsed does not patch its series. */
 static bool recorder_may_write(void *userdata) {
         return manager_may_write(userdata);
@@ -386,33 +378,6 @@ static int load_policy(Manager *m, Policy **ret) {
 
 /* ---- profiles ---- */
 
-ManagerProfile *manager_profile(Manager *m, SchedStr scheduler_name) {
-        for (size_t i = 0; i < m->n_profiles; i++)
-                if (m->profiles[i].name == scheduler_name)
-                        return &m->profiles[i];
-        return NULL;
-}
-
-bool manager_use_profile(Manager *m, const SchedPod *pod) {
-        ManagerProfile *p = manager_profile(m, pod->scheduler_name);
-        if (!p)
-                return false;
-        m->cfg = p->cfg;
-        m->algo = p->algo;
-        m->preemptor = p->preemptor;
-        m->observer = p->observer;
-        m->profile = p;
-        return true;
-}
-
-void manager_count_attempt(Manager *m, ManagerProfile *p, int result, uint64_t cycle_start) {
-        if (!p)
-                return;
-        p->attempts[result]++;
-        histogram_series_observe(&p->attempt_duration[result], &m->attempt_buckets,
-                                 (double) (now_monotonic_usec() - cycle_start) / 1e6);
-}
-
 static void log_profile(const SchedConfig *cfg) {
         _cleanup_free_ char *audit = NULL;
         if (sched_config_format_profile(cfg, &audit) < 0)
@@ -465,28 +430,6 @@ static int profiles_new(Manager *m, const Policy *policy, const SchedConfigOptio
         for (size_t i = 0; i < loaded.n; i++)
                 if ((r = profile_add(m, loaded.name[i], TAKE_PTR(loaded.cfg[i]))) < 0)
                         return r;
-        return 0;
-}
-
-/* --kubeconfig and --master as client-go's BuildConfigFromFlags: --master alone is that URL
- * without credentials; with a kubeconfig it overrides the server; neither: in-cluster (or
- * $KUBECONFIG, ~/.kube/config). An insecure cluster entry is warned about at start. */
-int manager_load_kubeconfig(const SchedOptions *opts, const char *path, KubeConfig **ret, KubeError *err) {
-        _cleanup_kube_config_ KubeConfig *kc = NULL;
-        int r;
-        if (opts->master && !path)
-                r = kube_config_new_server(opts->master, &kc);
-        else {
-                r = kube_config_auto(path, &kc, err);
-                if (r >= 0 && opts->master)
-                        r = kube_config_set_server(kc, opts->master);
-        }
-        if (r < 0)
-                return r;
-        if (kube_config_insecure(kc))
-                klog_warning("%s: insecure-skip-tls-verify is set: the API server's certificate is not verified",
-                             path ? path : "kubeconfig");
-        *ret = TAKE_PTR(kc);
         return 0;
 }
 
