@@ -281,5 +281,5 @@ void events_set_gated(Manager *m, const SchedPod *pod);
 
 /* metrics.c: serves /healthz, /readyz and /metrics on the configured port. */
 int metrics_serve(Manager *m);
-/* The client configuration of --kubeconfig (or path) and --master. */
+/* manager-state.c: the client configuration of --kubeconfig (or path) and --master. */
 int manager_load_kubeconfig(const SchedOptions *opts, const char *path, KubeConfig **ret, KubeError *err);

@@ -17,10 +17,10 @@
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "kube/log.h"
-#include "scheduler/manager-internal.h"
+#include "plugin-loader/plugin-loader.h"
 #include "scheduler/core/load.h"
 #include "scheduler/lease-thread.h"
-#include "plugin-loader/plugin-loader.h"
+#include "scheduler/manager-internal.h"
 
 #define BATCH 256
 /* A batch yields to the loop after this long even with pods left (a decision of a large

@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "plugin-loader/plugin-loader.h"
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "config/kubescheduler-config.h"
+#include "plugin-loader/plugin-loader.h"
 #include "scheduler/options-internal.h"
 
 #define MAX_FILE ((size_t) 1024 * 1024)

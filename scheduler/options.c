@@ -17,8 +17,8 @@
 #include "common/tls-priorities.h"
 #include "kube/leader.h"
 #include "kube/log.h"
-#include "scheduler/options-internal.h"
 #include "plugin-loader/plugin-loader.h"
+#include "scheduler/options-internal.h"
 
 void sched_options_init(SchedOptions *o) {
         *o = (SchedOptions) {

@@ -48,12 +48,12 @@
 
 #include "common/macro.h"
 #include "config/kubescheduler-config.h"
-#include "scheduler/extender.h"
-#include "plugin-loader/plugin-loader.h"
 #include "config/policy.h"
+#include "plugin-loader/plugin-loader.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/objects.h"
+#include "scheduler/extender.h"
 #include "tests/unit/testlib.h"
 
 #define N_WEB 50        /* plain pods' groups */

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
+#include "plugin-loader/plugin-loader.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
@@ -26,7 +27,6 @@
 #include "scheduler/core/external.h"
 #include "scheduler/core/preemption.h"
 #include "tests/unit/testlib.h"
-#include "plugin-loader/plugin-loader.h"
 
 typedef struct Fx {
         SchedStrtab *t;
