@@ -72,6 +72,8 @@ static int server_name_setup(Extender *x, const char *server_name, Buf *err) {
         CURLU *u = curl_url();
         char *scheme = NULL, *host = NULL, *port = NULL, *explicit_port = NULL, *sni = NULL;
         int r = -ENOMEM;
+        _cleanup_buf_ Buf ct;
+        buf_init(&ct, 4096);
         if (!u)
                 return r;
         if (curl_url_set(u, CURLUPART_URL, x->url, 0) != CURLUE_OK ||
@@ -94,8 +96,6 @@ static int server_name_setup(Extender *x, const char *server_name, Buf *err) {
         }
         if (curl_url_get(u, CURLUPART_URL, &sni, 0) != CURLUE_OK)
                 goto out;
-        _cleanup_buf_ Buf ct;
-        buf_init(&ct, 4096);
         if (!(x->sni_url = strdup(sni)) || buf_printf(&ct, "%s:%s:%s:%s", server_name, port, host, port) < 0 ||
             !(x->connect_to = curl_slist_append(NULL, buf_str(&ct))) ||
             asprintf(&x->host_header, "Host: %s%s%s", host, explicit_port ? ":" : "",

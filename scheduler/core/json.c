@@ -554,7 +554,8 @@ static int parse_resources(SchedStrtab *t, SchedPod *p, const json_t *spec) {
                 } else {
                         ResTotal use = sidecars;
                         use.scalar = scratch + 3 * (size_t) cap;
-                        memcpy(use.scalar, sidecars.scalar, sidecars.n_scalar * sizeof(SchedScalar));
+                        if (sidecars.n_scalar)
+                                memcpy(use.scalar, sidecars.scalar, sidecars.n_scalar * sizeof(SchedScalar));
                         total_add(&use, &one);
                         total_max(&init, &use);
                 }
