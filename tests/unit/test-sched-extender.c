@@ -689,6 +689,15 @@ static void test_tls_server_name(void **state) {
                         assert_true(r < 0);
                 extender_free(x);
         }
+        /* a urlPrefix that is no URL, with a serverName: refused, nothing freed twice */
+        PolicyExtender bad = { .url_prefix = (char *) "https://[::1", .bind_verb = (char *) "bind", .weight = 1,
+                               .has_tls_config = true, .tls_config = { .server_name = (char *) "ext.example" } };
+        _cleanup_buf_ Buf berr;
+        buf_init(&berr, 4096);
+        Extender *bx = NULL;
+        ExtenderLookup blk = { .strtab = t };
+        assert_int_equal(extender_new(&bad, &blk, &bx, &berr), -EINVAL);
+        assert_non_null(strstr(buf_str(&berr), "urlPrefix is not a URL"));
         kill(child, SIGKILL);
         (void) waitpid(child, NULL, 0);
         unlink(ca);
