@@ -137,10 +137,11 @@ static int exec_refresh(KubeConfig *c, char *why, size_t why_size) {
         if (cred.cert_pem && cred.key_pem) {
                 blob_wipe(&c->cert);
                 blob_wipe(&c->key);
-                c->cert = (KubeBlob) { (unsigned char *) TAKE_PTR(cred.cert_pem), 0 };
-                c->cert.len = strlen((char *) c->cert.data);
-                c->key = (KubeBlob) { (unsigned char *) TAKE_PTR(cred.key_pem), 0 };
-                c->key.len = strlen((char *) c->key.data);
+                c->cert.data = (unsigned char *) cred.cert_pem;
+                c->cert.len = strlen(cred.cert_pem);
+                c->key.data = (unsigned char *) cred.key_pem;
+                c->key.len = strlen(cred.key_pem);
+                cred.cert_pem = cred.key_pem = NULL;
         }
         c->token_expiry_usec = cred.expiry_realtime_usec;
         kube_exec_credential_clear(&cred);

@@ -140,9 +140,9 @@ static void bind_done(KubeClient *c, int r, json_t *body, const KubeError *err, 
                 uint32_t attempts = sched_queue_attempts(m->queue, pod->uid);
                 int64_t first = sched_queue_initial_attempt(m->queue, pod->uid);
                 if (attempts > 0) {
-                        uint32_t k = attempts < MANAGER_SLI_MAX_ATTEMPTS ? attempts : MANAGER_SLI_MAX_ATTEMPTS;
+                        uint32_t k = attempts >= MANAGER_SLI_MAX_ATTEMPTS ? MANAGER_SLI_MAX_ATTEMPTS - 1 : attempts - 1;
                         int64_t wall = (int64_t) now_realtime_usec();
-                        histogram_series_observe(&m->sli[k - 1], &m->sli_buckets,
+                        histogram_series_observe(&m->sli[k], &m->sli_buckets,
                                                  first > 0 && wall > first ? (double) (wall - first) / 1e6 : 0);
                         histogram_series_observe(&m->pod_attempts, &m->pod_attempts_buckets, attempts);
                 }
