@@ -60,9 +60,16 @@ stack_operator_start prom --progress-deadline 120 --scheduler-serving-cert-secre
   --tls-cert-file "$T/scheduler-operator.crt" --tls-private-key-file "$T/scheduler-operator.key" > "$T/health-port"
 OP_PORT=$(cat "$CLUSTER_DIR/pids/operator-prom.metrics-port")
 wait_for "the operator serves a revision" 150 settled
-pod_ip=$(kubectl -n openshift-kube-scheduler get pods -l app=policy-scheduler --field-selector=status.phase=Running \
-  -o jsonpath='{.items[0].status.podIP}')
-check_match "a running policy-scheduler pod has an IP" '^127\.' "$pod_ip"
+# a pod of the revision that mounts the Secret: an earlier script's pods may still be running
+# (terminating) right after the operator settles, without it
+cert_pod_ip() {
+  kubectl -n openshift-kube-scheduler get pods -l app=policy-scheduler --field-selector=status.phase=Running -o json |
+    jq -r '[.items[] | select(.metadata.deletionTimestamp == null)
+             | select(any(.spec.volumes[]?; .name == "serving-cert"))][0].status.podIP // empty'
+}
+has_cert_pod() { [[ $(cert_pod_ip) =~ ^127\. ]]; }
+wait_for "a running policy-scheduler pod mounts the serving certificate and has an IP" 120 has_cert_pod
+pod_ip=$(cert_pod_ip)
 
 kubectl create namespace "$NS" >/dev/null
 kubectl -n "$NS" create serviceaccount prometheus >/dev/null
