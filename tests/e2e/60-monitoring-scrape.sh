@@ -31,9 +31,14 @@ check_eq "... and forbids a known account without the RBAC (403)" 403 \
   "$(op_status -H "Authorization: Bearer $(sa_token default no-metrics)")"
 check "promtool check metrics: the operator's /metrics" bash -c "promtool check metrics < '$T/operator.txt'"
 
-pod_ip=$(kubectl -n openshift-kube-scheduler get pods -l app=policy-scheduler --field-selector=status.phase=Running \
-  -o jsonpath='{.items[0].status.podIP}')
-check_match "a running policy-scheduler pod has an IP" '^127\.' "$pod_ip"
+# a running pod that is not on its way out (an earlier script's may still be terminating)
+live_pod_ip() {
+  kubectl -n openshift-kube-scheduler get pods -l app=policy-scheduler --field-selector=status.phase=Running -o json |
+    jq -r '[.items[] | select(.metadata.deletionTimestamp == null)][0].status.podIP // empty'
+}
+has_live_pod() { [[ $(live_pod_ip) =~ ^127\. ]]; }
+wait_for "a running policy-scheduler pod has an IP" 60 has_live_pod
+pod_ip=$(live_pod_ip)
 TOKEN=$(stack_scrape_token)
 wait_for "the scheduler pod answers /metrics over HTTPS (10259) with the token" 30 \
   curl -skf -H "Authorization: Bearer $TOKEN" "https://$pod_ip:10259/metrics" -o "$T/scheduler.txt"
