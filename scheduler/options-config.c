@@ -656,6 +656,12 @@ int sched_options_load(SchedOptions *o, Buf *err) {
          * opens only when --port asks for it */
         if (line_1_32 && !o->set_port)
                 o->port = 0;
+        /* client-go 1.32 has Leases only (its resourcelock.New's words) */
+        const char *lk = o->leader_lock_flag;
+        if (line_1_32 && o->leader_elect && lk && strcmp(lk, "leases") != 0)
+                return sched_opt_errf(err, -EINVAL, "--leader-elect-resource-lock: %s lock is removed, migrate to %s", lk,
+                                      strcmp(lk, "endpoints") == 0 ? "endpointsleases" :
+                                      strcmp(lk, "configmaps") == 0 ? "configmapsleases" : "leases");
         const char *previous = line_1_32 ? "1.31" : "1.19";
         if (o->show_hidden_metrics_for_version && *o->show_hidden_metrics_for_version &&
             strcmp(o->show_hidden_metrics_for_version, previous) != 0)

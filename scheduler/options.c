@@ -50,7 +50,7 @@ void sched_options_done(SchedOptions *o) {
                 &o->lease_name, &o->vmodule, &o->default_node_selector, &o->bind_address, &o->tls_cert_file,
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
                 &o->metrics_address, &o->plugin_dir, &o->cert_dir, &o->tls_min_version, &o->tls_cipher_suites,
-                &o->tls_priorities, &o->unknown_gates, &o->show_hidden_metrics_for_version,
+                &o->tls_priorities, &o->unknown_gates, &o->show_hidden_metrics_for_version, &o->leader_lock_flag,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
@@ -501,7 +501,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                         return sched_opt_errf(err, -EINVAL, "--leader-elect-resource-lock: %s is not one of leases, "
                                               "endpoints, configmaps, endpointsleases, configmapsleases", arg);
                 o->component_flag = "--leader-elect-resource-lock";
-                return 0;
+                return sched_opt_set_str(&o->leader_lock_flag, arg);
         case OPT_LEASE_NAME:
         case OPT_LOCK_NAME:
                 o->component_flag = c == OPT_LOCK_NAME ? "--lock-object-name" : "--leader-elect-resource-name";

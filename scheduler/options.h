@@ -51,8 +51,10 @@ typedef struct SchedOptions {
         /* --cert-dir: where the self-signed pair is kept (kube-scheduler.crt/.key, made on
          * the first start, reused after); none: made in memory at each start */
         char *cert_dir;
-        /* --leader-elect-resource-lock: a KubeLeaderLock (kube/leader.h); 0 = leases */
+        /* --leader-elect-resource-lock: a KubeLeaderLock (kube/leader.h); 0 = leases; and the
+         * name given, which 1.32's line checks once the line is known */
         int leader_lock;
+        char *leader_lock_flag;
         /* --permit-port-sharing: SO_REUSEPORT on the secure port, as upstream */
         bool permit_port_sharing;
         /* --tls-min-version, --tls-cipher-suites (Go's names) as the GnuTLS priority string

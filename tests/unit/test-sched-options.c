@@ -672,6 +672,19 @@ static void test_feature_gates_by_line(void **state) {
         }
         expect_flag_error(ARGV("--show-hidden-metrics-for-version=1.18"),
                           "--show-hidden-metrics-for-version must be omitted or have the value '1.19'");
+        {
+                /* 1.32's line: Leases only, in client-go 1.32's words */
+                static const char v1_doc[] = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+                SchedOptions g;
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 0);
+                assert_int_equal(parse(&g, &err, ARGV("--leader-elect-resource-lock=endpointsleases")), 0);
+                assert_int_equal(sched_options_apply_config(&g, v1_doc, strlen(v1_doc), &err), 0);
+                buf_reset(&err);
+                assert_int_equal(sched_options_load(&g, &err), -EINVAL);
+                assert_non_null(strstr(buf_str(&err), "endpointsleases lock is removed, migrate to leases"));
+                sched_options_done(&g);
+        }
         expect_flag_error(ARGV("--feature-gates=DynamicResourceAllocation=true"),
                           "cannot set DynamicResourceAllocation to true: the DynamicResources plugin is not implemented");
 }
