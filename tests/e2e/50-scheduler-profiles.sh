@@ -153,10 +153,12 @@ unschedulable() { [ "$(kubectl -n "$NS" get pod "$1" -o jsonpath='{.status.condi
 both_unschedulable() { unschedulable huge-spread && unschedulable huge-pack; }
 wait_for "(g) the two 64-cpu pods are found unschedulable" 60 both_unschedulable
 # /metrics serves a snapshot published at most once a second: read it until the snapshot
-# holds the spread pod's PostFilter, or 5 s (the checks below then say what is missing)
+# holds the spread pod's PostFilter and the pack pod's unschedulable attempt, or 5 s (the checks
+# below then say what is missing)
 for _ in $(seq 1 25); do
   metrics=$(curl -sf "http://127.0.0.1:$PORT/metrics")
-  grep -q '^scheduler_framework_extension_point_duration_seconds_count{extension_point="PostFilter",status="Unschedulable",profile="spread"} [1-9]' <<<"$metrics" && break
+  grep -q '^scheduler_framework_extension_point_duration_seconds_count{extension_point="PostFilter",status="Unschedulable",profile="spread"} [1-9]' <<<"$metrics" &&
+    grep -q '^scheduler_schedule_attempts_total{profile="pack",result="unschedulable"} [1-9]' <<<"$metrics" && break
   sleep 0.2
 done
 for profile in spread pack; do
