@@ -10,8 +10,7 @@
  *   - the args keep the fields the v1.20 engine reads; preEnqueue (SchedulingGates) is kept as
  *     it is, for the engine that implements it.
  *
- * What v1.32 honours and this mapping cannot say is refused by name (ksc_v1_profile_for_engine
- * returns -EOPNOTSUPP and the field). Pure. */
+ * Every v1.32 argument has its place in the engine's shape, so the mapping refuses nothing. Pure. */
 #include <errno.h>
 #include <string.h>
 
@@ -24,27 +23,13 @@ static const char *str(const json_t *o, const char *key) {
         return s ? s : "";
 }
 
-static const json_t *args_of(const json_t *profile, const char *name) {
-        size_t i;
-        json_t *pc;
-        json_array_foreach(json_object_get(profile, "pluginConfig"), i, pc)
-                if (streq(str(pc, "name"), name))
-                        return json_object_get(pc, "args");
-        return NULL;
-}
-
 static int keep(json_t *out, const json_t *args, const char *key) {
         const json_t *v = json_object_get(args, key);
         return v ? json_object_set(out, key, (json_t *) v) : 0;
 }
 
 int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *external, size_t n_external,
-                              json_t **ret, const char **ret_field) {
-        const json_t *ipa = args_of(profile, "InterPodAffinity");
-        if (json_is_true(json_object_get(ipa, "ignorePreferredTermsOfExistingPods"))) {
-                *ret_field = "InterPodAffinity's ignorePreferredTermsOfExistingPods";
-                return -EOPNOTSUPP;
-        }
+                              json_t **ret) {
         json_auto_t *plugins = json_object();
         if (!plugins)
                 return -ENOMEM;
@@ -88,8 +73,10 @@ int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *ex
                         r = keep(out, a, "ignoredResources");
                         r = r < 0 ? r : keep(out, a, "ignoredResourceGroups");
                         r = r < 0 ? r : keep(out, a, "scoringStrategy");
-                } else if (streq(name, "InterPodAffinity"))
+                } else if (streq(name, "InterPodAffinity")) {
                         r = keep(out, a, "hardPodAffinityWeight");
+                        r = r < 0 ? r : keep(out, a, "ignorePreferredTermsOfExistingPods");
+                }
                 else if (streq(name, "VolumeBinding"))
                         r = keep(out, a, "bindTimeoutSeconds");
                 else {

@@ -273,10 +273,9 @@ int ksc_load(const char *text, size_t len, const KscOptions *opts, json_t **ret_
  * work a v1.32 plugin does at a point v1.20 does elsewhere is left to that point,
  * NodeResourcesFit keeps its score entry and scoringStrategy, which the engine scores with
  * 1.32's arithmetic). external are the out-of-tree plugins a profile may enable. Returns 0 and a new
- * reference; -EOPNOTSUPP with *ret_field naming a v1.32 argument the engine cannot run yet;
- * -ENOMEM. */
+ * reference, or -ENOMEM. */
 int ksc_v1_profile_for_engine(const json_t *profile, const KscExternalPlugin *external, size_t n_external,
-                              json_t **ret, const char **ret_field);
+                              json_t **ret);
 
 /* The audit view of an effective configuration: per profile, the enabled plugins per
  * extension point with score weights, then the extenders, e.g.

@@ -140,6 +140,9 @@ struct SchedConfig {
         uint32_t n_priorities;
         bool always_check_all;
         int64_t hard_pod_affinity_weight;
+        /* InterPodAffinityArgs.ignorePreferredTermsOfExistingPods (1.26+): Score is skipped for a
+         * pod without preferred terms of its own, existing pods' terms notwithstanding */
+        bool ignore_existing_preferred;
         int32_t percentage;
         /* postFilter has DefaultPreemption: unschedulable pods may preempt. */
         bool preemption;

@@ -40,21 +40,14 @@ static int profiles_fail(SchedProfiles *ret, int r) {
 
 /* A v1.32 profile in the shape the engine's plugin table reads (libconfig's mapping); the
  * out-of-tree plugins pass through by name. */
-static int engine_profile(const json_t *prof, const SchedConfigOptions *o, json_t **ret, Buf *err) {
+static int engine_profile(const json_t *prof, const SchedConfigOptions *o, json_t **ret) {
         const SchedExternalSet *set = o->externals;
         size_t n_ext = set ? set->n : 0;
         _cleanup_free_ KscExternalPlugin *ext = n_ext ? calloc(n_ext, sizeof(KscExternalPlugin)) : NULL;
         if (n_ext && !ext)
                 return -ENOMEM;
         sched_externals_to_ksc(set, ext);
-        const char *field = NULL;
-        int r = ksc_v1_profile_for_engine(prof, ext, n_ext, ret, &field);
-        if (r == -EOPNOTSUPP) {
-                if (err)
-                        (void) buf_printf(err, "%s is not run by this scheduler's engine yet", field);
-                return -EINVAL;
-        }
-        return r;
+        return ksc_v1_profile_for_engine(prof, ext, n_ext, ret);
 }
 
 int sched_profiles_from_effective(SchedStrtab *strtab, const json_t *effective, const SchedConfigOptions *base,
@@ -82,7 +75,7 @@ int sched_profiles_from_effective(SchedStrtab *strtab, const json_t *effective, 
                 SchedConfig *cfg = NULL;
                 size_t mark = err ? err->len : 0;
                 json_auto_t *mapped = NULL;
-                int r = v1_32 ? engine_profile(prof, &o, &mapped, err) : 0;
+                int r = v1_32 ? engine_profile(prof, &o, &mapped) : 0;
                 if (r >= 0)
                         r = sched_config_new_profile(strtab, mapped ? mapped : prof, &o, &cfg, err);
                 if (r < 0) {

@@ -606,8 +606,7 @@ static void test_config_v1beta1_decides_like_1_20(void **state) {
 static json_t *engine_view(const SchedOptions *o) {
         const json_t *p = json_array_get(json_object_get(o->ksc_effective, "profiles"), 0);
         json_t *mapped = NULL;
-        const char *field = NULL;
-        assert_int_equal(ksc_v1_profile_for_engine(p, NULL, 0, &mapped, &field), 0);
+        assert_int_equal(ksc_v1_profile_for_engine(p, NULL, 0, &mapped), 0);
         return mapped;
 }
 

@@ -507,6 +507,66 @@ static void test_affinity_label_keys(void **state) {
         assert_false(sched_selector_matches(out, p->labels, p->n_labels));
 }
 
+/* InterPodAffinityArgs.ignorePreferredTermsOfExistingPods (1.26+): 1.32's PreScore skips the
+ * plugin for a pod with no preferred terms of its own, so an existing pod's preferred
+ * anti-affinity to it no longer pushes it away; a pod with a preference of its own still counts
+ * the existing pods' terms. Through the loader, as a v1 file gives it. */
+static void test_affinity_ignores_existing_preferred(void **state) {
+        TestWorld *f = *state;
+        add_node(f, make_node(f->t, .name = "node-a", .labels = "'kubernetes.io/hostname':'node-a'"));
+        add_node(f, make_node(f->t, .name = "node-b", .labels = "'kubernetes.io/hostname':'node-b'"));
+        SchedPod *shy = make_pod(f->t, .name = "shy", .node = "node-a",
+                                 .spec = "'affinity':{'podAntiAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':"
+                                         "[{'weight':10,'podAffinityTerm':{'topologyKey':'kubernetes.io/hostname',"
+                                         "'labelSelector':{'matchLabels':{'app':'web'}}}}]}}");
+        assert_non_null(shy);
+        assert_int_equal(sched_cache_add_pod(f->c, shy), 0);
+        sched_pod_unref(shy);
+        _cleanup_(sched_pod_unrefp) SchedPod *plain = make_pod(f->t, .name = "p", .labels = "'app':'web'");
+        _cleanup_(sched_pod_unrefp) SchedPod *picky = make_pod(
+                f->t, .name = "q", .labels = "'app':'web'",
+                .spec = "'affinity':{'podAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':"
+                        "[{'weight':1,'podAffinityTerm':{'topologyKey':'kubernetes.io/hostname',"
+                        "'labelSelector':{'matchLabels':{'app':'absent'}}}}]}}");
+        assert_non_null(plain);
+        assert_non_null(picky);
+        static const char head[] = "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                   "kind: KubeSchedulerConfiguration\n"
+                                   "profiles:\n"
+                                   "- schedulerName: default-scheduler\n"
+                                   "  plugins:\n"
+                                   "    multiPoint:\n"
+                                   "      disabled: [{name: '*'}]\n"
+                                   "      enabled: [{name: PrioritySort}, {name: InterPodAffinity}, {name: DefaultBinder}]\n"
+                                   "  pluginConfig:\n"
+                                   "  - name: InterPodAffinity\n"
+                                   "    args:\n"
+                                   "      ignorePreferredTermsOfExistingPods: ";
+        static const struct {
+                const char *value, *plain, *picky;
+        } cases[] = {
+                { "false", "node-a=0 node-b=100", "node-a=0 node-b=100" },
+                { "true", "node-a=0 node-b=0", "node-a=0 node-b=100" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char doc[1024];
+                int n = snprintf(doc, sizeof doc, "%s%s\n", head, cases[i].value);
+                assert_true(n > 0 && (size_t) n < sizeof doc);
+                SchedProfiles loaded = {};
+                PolicyDiags diags = {};
+                _cleanup_buf_ Buf err;
+                buf_init(&err, 1024);
+                if (sched_profiles_load(f->t, doc, (size_t) n, NULL, &loaded, &diags, &err) < 0)
+                        fail_msg("%s refused: %s (%zu diagnostics)", cases[i].value, buf_str(&err), diags.n);
+                _cleanup_free_ char *got_plain = schedule_scores(f, loaded.cfg[0], plain);
+                _cleanup_free_ char *got_picky = schedule_scores(f, loaded.cfg[0], picky);
+                assert_string_equal(got_plain, cases[i].plain);
+                assert_string_equal(got_picky, cases[i].picky);
+                sched_profiles_done(&loaded);
+                policy_diags_clear(&diags);
+        }
+}
+
 /* NodeAffinityArgs.addedAffinity (1.22+): its required terms hold for every pod before the
  * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
 static void test_node_affinity_added_affinity(void **state) {
@@ -765,6 +825,7 @@ cmocka_unit_test_setup_teardown(test_scorers_like_1_32, test_world_setup, test_w
                 cmocka_unit_test_setup_teardown(test_balanced_like_1_32, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_spread_like_1_32, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_affinity_label_keys, test_world_setup, test_world_teardown),
+cmocka_unit_test_setup_teardown(test_affinity_ignores_existing_preferred, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_node_affinity_added_affinity, test_world_setup, test_world_teardown),
 cmocka_unit_test_setup_teardown(test_fit_ignored_groups_and_preemption_args, test_world_setup, test_world_teardown),
                 cmocka_unit_test(test_policy_profile_follows_the_gate),

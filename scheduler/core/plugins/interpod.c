@@ -301,6 +301,12 @@ static bool interpod_score(const SchedCycle *cy, const SchedPriority *prio, Sche
                            int64_t *scores, int64_t *ret_constant) {
         SchedCycleState *x = cy->state;
         const SchedPodRelations *pe = cy->pod->rel;
+        /* PreScore's Skip: with the option, only a pod's own preferences make this plugin
+         * score (existing pods' required terms under hardPodAffinityWeight included) */
+        if (cy->cfg->ignore_existing_preferred && (!pe || pe->n_pref_affinity + pe->n_pref_anti_affinity == 0)) {
+                *ret_constant = 0;
+                return true;
+        }
         topo_clear(&x->score);
         existing_terms(cy, cy->cfg->hard_pod_affinity_weight);
         for (uint32_t t = 0; pe && t < pe->n_pref_affinity; t++)
@@ -354,12 +360,20 @@ const SchedPriorityPlugin sched_prio_inter_pod_affinity = {
 /* ---- framework row ---- */
 
 /* InterPodAffinityArgs.hardPodAffinityWeight (0..100): how much an existing pod's required
- * affinity to this pod counts in Score. */
+ * affinity to this pod counts in Score; ignorePreferredTermsOfExistingPods (v1/v1beta3 only: the
+ * v1beta1/v1beta2 decoders refuse the field as v1.20-1.22 do). */
 static int inter_pod_affinity_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
-        static const char *const known[] = { "hardPodAffinityWeight", NULL };
+        static const char *const known[] = { "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods", NULL };
         int r = sched_args_known(args, "InterPodAffinity", known, err);
         if (r < 0)
                 return r;
+        const json_t *ig = args ? json_object_get(args, "ignorePreferredTermsOfExistingPods") : NULL;
+        if (ig && !json_is_null(ig) && !json_is_boolean(ig)) {
+                if (err)
+                        (void) buf_printf(err, "InterPodAffinity: args.ignorePreferredTermsOfExistingPods must be a boolean");
+                return -EINVAL;
+        }
+        sched_profile_config(b)->ignore_existing_preferred = json_is_true(ig);
         const json_t *w = args ? json_object_get(args, "hardPodAffinityWeight") : NULL;
         if (!w || json_is_null(w))
                 return 0;
