@@ -88,7 +88,7 @@ static int group_priorities(ConfigBox *box, PolicyPriorityId id) {
 /* A configuration that names no preEnqueue point (a Policy, v1beta1, v1beta2: v1.20 had
  * none) still keeps gated pods out of the queue, as the pod API of today's clusters needs:
  * a v1.20 API server has no gates, so there it changes nothing. */
-static const SchedFrameworkPlugin *const default_pre_enqueue[] = { &sched_fw_scheduling_gates };
+static const SchedFrameworkPlugin *const default_pre_enqueue[] = { &sched_plugin_SchedulingGates };
 
 uint32_t sched_config_n_predicates(const SchedConfig *cfg) {
         return cfg->n_predicates;
@@ -476,7 +476,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
                 return -ENOMEM;
         bool masters = opts && opts->exclude_masters, have_unschedulable = false;
         for (uint32_t i = 0; i < fp->n; i++)
-                have_unschedulable |= rows[SCHED_POINT_FILTER][i]->name == SCHED_PLUGIN_NODE_UNSCHEDULABLE;
+                have_unschedulable |= rows[SCHED_POINT_FILTER][i]->name == SCHED_PLUGIN_NodeUnschedulable;
         if (masters && !have_unschedulable && (r = sched_profile_add_filter(&b, sched_masters_plugin(), "MastersSchedulable", NULL, err)) < 0)
                 return r;
         for (uint32_t i = 0; i < fp->n; i++) {
@@ -490,7 +490,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
                         r = sched_profile_add_filter(&b, row->filter, fp->names[i], NULL, err);
                 if (r < 0)
                         return r;
-                if (masters && row->name == SCHED_PLUGIN_NODE_UNSCHEDULABLE &&
+                if (masters && row->name == SCHED_PLUGIN_NodeUnschedulable &&
                     (r = sched_profile_add_filter(&b, sched_masters_plugin(), "MastersSchedulable", NULL, err)) < 0)
                         return r;
         }
@@ -517,7 +517,7 @@ int sched_config_new_profile(SchedStrtab *strtab, const json_t *profile, const S
         /* postFilter: DefaultPreemption, or no preemption at all */
         cfg->preemption = false;
         for (uint32_t i = 0; i < cfg->points[SCHED_POINT_POST_FILTER].n; i++)
-                cfg->preemption |= rows[SCHED_POINT_POST_FILTER][i]->name == SCHED_PLUGIN_DEFAULT_PREEMPTION;
+                cfg->preemption |= rows[SCHED_POINT_POST_FILTER][i]->name == SCHED_PLUGIN_DefaultPreemption;
         *ret = TAKE_PTR(cfg);
         return 0;
 }

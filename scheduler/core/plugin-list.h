@@ -1,40 +1,8 @@
-/* The plugin tables' rows (see plugin.h): one X(entry) per framework plugin, and behind them
- * one per engine predicate and priority. Adding a plugin is its file under
- * scheduler/core/plugins/ plus its row here (and its name in plugin-names.h); the name or
- * registry id lives in the entry, so the order of rows does not matter. Included by plugin.h
- * only. */
-
-#define SCHED_FRAMEWORK_PLUGINS(X)                                                                 \
-        X(sched_fw_scheduling_gates)                                                              \
-        X(sched_fw_priority_sort)                                                                 \
-        X(sched_fw_node_resources_fit)                                                            \
-        X(sched_fw_node_ports)                                                                    \
-        X(sched_fw_node_name)                                                                     \
-        X(sched_fw_node_affinity)                                                                 \
-        X(sched_fw_node_unschedulable)                                                            \
-        X(sched_fw_taint_toleration)                                                              \
-        X(sched_fw_pod_topology_spread)                                                           \
-        X(sched_fw_inter_pod_affinity)                                                            \
-        X(sched_fw_selector_spread)                                                               \
-        X(sched_fw_service_affinity)                                                              \
-        X(sched_fw_node_label)                                                                    \
-        X(sched_fw_image_locality)                                                                \
-        X(sched_fw_node_resources_least_allocated)                                                \
-        X(sched_fw_node_resources_most_allocated)                                                 \
-        X(sched_fw_node_resources_balanced_allocation)                                            \
-        X(sched_fw_requested_to_capacity_ratio)                                                   \
-        X(sched_fw_node_prefer_avoid_pods)                                                        \
-        X(sched_fw_volume_binding)                                                                \
-        X(sched_fw_volume_restrictions)                                                           \
-        X(sched_fw_volume_zone)                                                                   \
-        X(sched_fw_node_volume_limits)                                                            \
-        X(sched_fw_ebs_limits)                                                                    \
-        X(sched_fw_gce_pd_limits)                                                                 \
-        X(sched_fw_azure_disk_limits)                                                             \
-        X(sched_fw_cinder_limits)                                                                 \
-        X(sched_fw_default_preemption)                                                            \
-        X(sched_fw_default_binder)                                                                \
-        /* one row per entry, each ending in a backslash: a new row is one added line */
+/* The engine's filters and scores behind the framework plugins, by Policy registry id: one
+ * X(entry) per predicate and priority (legacy_registry.go's map onto the plugins, seen from the
+ * engine). The framework plugins themselves have no list here: config/plugin-list.h is the one
+ * list, and each of its rows is the object sched_plugin_<Name> (plugin.h). The registry id lives
+ * in the entry, so the order of rows does not matter. Included by plugin.h only. */
 
 #define SCHED_PREDICATE_PLUGINS(X)                                                                 \
         X(sched_pred_check_node_condition)                                                        \

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#define SCHED_PLUGIN_STRING_(suffix, name) [SCHED_PLUGIN_##suffix] = name,
-static const char *const plugin_names[_SCHED_PLUGIN_MAX] = { SCHED_PLUGIN_NAMES(SCHED_PLUGIN_STRING_) };
+#define SCHED_PLUGIN_STRING_(name, v120, v132, args) [SCHED_PLUGIN_##name] = #name,
+static const char *const plugin_names[_SCHED_PLUGIN_MAX] = { SCHED_PLUGIN_LIST(SCHED_PLUGIN_STRING_) };
 #undef SCHED_PLUGIN_STRING_
 
 static const char *const point_names[_SCHED_POINT_MAX] = {

@@ -1,4 +1,4 @@
-/* The plugin tables (plugin.h): built from plugin-list.h, looked up by plugin name or
+/* The plugin tables (plugin.h): built from the plugin lists, looked up by plugin name or
  * registry id when the config is compiled, and the per-cycle dispatch the algorithm and the tests call. */
 #include "scheduler/core/plugin.h"
 
@@ -11,14 +11,12 @@
 #define PRIORITY_ROW(name) &name,
 static const SchedPredicatePlugin *const predicates[] = { SCHED_PREDICATE_PLUGINS(PREDICATE_ROW) };
 static const SchedPriorityPlugin *const priorities[] = { SCHED_PRIORITY_PLUGINS(PRIORITY_ROW) };
-#define FRAMEWORK_ROW(name) &name,
-static const SchedFrameworkPlugin *const framework[] = { SCHED_FRAMEWORK_PLUGINS(FRAMEWORK_ROW) };
+/* config/plugin-list.h's rows, each the object its plugin's file defines */
+#define FRAMEWORK_ROW(name, v120, v132, args) [SCHED_PLUGIN_##name] = &sched_plugin_##name,
+static const SchedFrameworkPlugin *const framework[_SCHED_PLUGIN_MAX] = { SCHED_PLUGIN_LIST(FRAMEWORK_ROW) };
 
 const SchedFrameworkPlugin *sched_framework_plugin(SchedPluginName name) {
-        for (size_t i = 0; i < ELEMENTSOF(framework); i++)
-                if (framework[i]->name == name)
-                        return framework[i];
-        return NULL;
+        return name >= 0 && name < _SCHED_PLUGIN_MAX ? framework[name] : NULL;
 }
 
 const SchedPredicatePlugin *sched_predicate_plugin(PolicyPredicateId id) {

@@ -1,8 +1,8 @@
 #pragma once
 /* Internal to libschedcore: the plugin tables.
  *
- * The framework's table (SchedFrameworkPlugin, one row per in-tree plugin of kube-scheduler
- * v1.20.2, keyed by its name from plugin-names.h) is what a profile configures: each row says
+ * The framework's table (SchedFrameworkPlugin, one row per plugin of config/plugin-list.h, the
+ * object sched_plugin_<Name>, keyed by its SchedPluginName) is what a profile configures: each row says
  * which extension points the plugin extends, which of the engine's filters and scores make its
  * Filter and Score, and how its pluginConfig arguments compile into them. A Policy reaches it
  * through libconfig's translation to v1beta1 (policy-profile.c), so both front doors run the
@@ -175,11 +175,11 @@ const SchedPredicatePlugin *sched_masters_plugin(void);
 /* Every plugin's object file defines its entries; plugin-list.h names them. */
 #define SCHED_DECLARE_PREDICATE(name) extern const SchedPredicatePlugin name;
 #define SCHED_DECLARE_PRIORITY(name) extern const SchedPriorityPlugin name;
-#define SCHED_DECLARE_FRAMEWORK(name) extern const SchedFrameworkPlugin name;
+#define SCHED_DECLARE_FRAMEWORK(name, v120, v132, args) extern const SchedFrameworkPlugin sched_plugin_##name;
 #include "scheduler/core/plugin-list.h"
 SCHED_PREDICATE_PLUGINS(SCHED_DECLARE_PREDICATE)
 SCHED_PRIORITY_PLUGINS(SCHED_DECLARE_PRIORITY)
-SCHED_FRAMEWORK_PLUGINS(SCHED_DECLARE_FRAMEWORK)
+SCHED_PLUGIN_LIST(SCHED_DECLARE_FRAMEWORK)
 #undef SCHED_DECLARE_PREDICATE
 #undef SCHED_DECLARE_PRIORITY
 #undef SCHED_DECLARE_FRAMEWORK

@@ -154,14 +154,14 @@ static void test_sampled_decision_times_every_plugin_call(void **state) {
         sched_algo_set_observer(f->w.a, &f->observer);
         sched_algo_set_sampling(f->w.a, true);
         decide(f);
-        assert_int_equal(PLUGIN(f, POD_TOPOLOGY_SPREAD, PRE_FILTER, SUCCESS), 1);
+        assert_int_equal(PLUGIN(f, PodTopologySpread, PRE_FILTER, SUCCESS), 1);
         /* the filter runs in order and stops at the first failure */
-        assert_int_equal(PLUGIN(f, NODE_UNSCHEDULABLE, FILTER, SUCCESS), 3);
-        assert_int_equal(PLUGIN(f, NODE_UNSCHEDULABLE, FILTER, UNRESOLVABLE), 1);
-        assert_int_equal(PLUGIN(f, NODE_RESOURCES_FIT, FILTER, SUCCESS), 2);
-        assert_int_equal(PLUGIN(f, NODE_RESOURCES_FIT, FILTER, UNSCHEDULABLE), 1);
-        assert_int_equal(PLUGIN(f, NODE_RESOURCES_LEAST_ALLOCATED, SCORE, SUCCESS), 1);
-        assert_int_equal(PLUGIN(f, IMAGE_LOCALITY, SCORE, SUCCESS), 1);
+        assert_int_equal(PLUGIN(f, NodeUnschedulable, FILTER, SUCCESS), 3);
+        assert_int_equal(PLUGIN(f, NodeUnschedulable, FILTER, UNRESOLVABLE), 1);
+        assert_int_equal(PLUGIN(f, NodeResourcesFit, FILTER, SUCCESS), 2);
+        assert_int_equal(PLUGIN(f, NodeResourcesFit, FILTER, UNSCHEDULABLE), 1);
+        assert_int_equal(PLUGIN(f, NodeResourcesLeastAllocated, SCORE, SUCCESS), 1);
+        assert_int_equal(PLUGIN(f, ImageLocality, SCORE, SUCCESS), 1);
         /* PodTopologySpread cannot fail for a pod without constraints: not in the plan */
         assert_int_equal(f->obs.n_plugins, 1 + 4 + 3 + 2);
         assert_false(f->obs.other_duration);
@@ -214,7 +214,7 @@ static void test_families_with_upstream_labels(void **state) {
         assert_true(a && b);
         a->point(a->userdata, SCHED_POINT_PRE_FILTER, SCHED_STATUS_SUCCESS, 50000);   /* 50 us */
         b->point(b->userdata, SCHED_POINT_SCORE, SCHED_STATUS_SUCCESS, 300000000);    /* 300 ms */
-        b->plugin(b->userdata, SCHED_PLUGIN_NODE_RESOURCES_FIT, SCHED_POINT_FILTER, SCHED_STATUS_UNSCHEDULABLE, 3000);
+        b->plugin(b->userdata, SCHED_PLUGIN_NodeResourcesFit, SCHED_POINT_FILTER, SCHED_STATUS_UNSCHEDULABLE, 3000);
         b->plugin(b->userdata, _SCHED_PLUGIN_INVALID, SCHED_POINT_FILTER, SCHED_STATUS_SUCCESS, 3000);
         _cleanup_buf_ Buf out;
         buf_init(&out, 1024 * 1024);

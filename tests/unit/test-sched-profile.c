@@ -47,6 +47,12 @@ static void expect_refused(TestWorld *f, TlProfile *b, const char *needle) {
         tl_profile_done(b);
 }
 
+/* The engine's row of each plugin of the one list runs the points v1.20 gives it (a v1 profile
+ * is mapped onto them), and two of 1.32's: SchedulingGates's preEnqueue and NodeResourcesFit's
+ * score (its scoringStrategy). */
+#define V1_20_POINTS_(name, v120, v132, args) [SCHED_PLUGIN_##name] = (v120),
+static const uint32_t v1_20_points[_SCHED_PLUGIN_MAX] = { SCHED_PLUGIN_LIST(V1_20_POINTS_) };
+
 static void test_table_has_every_in_tree_plugin(void **state) {
         for (int i = 0; i < _SCHED_PLUGIN_MAX; i++) {
                 const char *name = sched_plugin_name_to_string((SchedPluginName) i);
@@ -56,12 +62,15 @@ static void test_table_has_every_in_tree_plugin(void **state) {
                 if (!row)
                         fail_msg("%s has no row", name);
                 assert_int_equal(row->name, i);
-                assert_true(row->points != 0);
+                uint32_t want = v1_20_points[i] | (i == SCHED_PLUGIN_SchedulingGates ? SCHED_PT(PRE_ENQUEUE) : 0) |
+                                (i == SCHED_PLUGIN_NodeResourcesFit ? SCHED_PT_SCORES : 0);
+                if (row->points != want)
+                        fail_msg("%s: the engine runs points %#x, the list says %#x", name, row->points, want);
                 /* a Filter or Score hook exactly where the plugin extends that point */
                 assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_FILTER)) == (row->filter || row->add_filter));
                 assert_true(!!(row->points & SCHED_POINTS(SCHED_POINT_SCORE)) == (row->score || row->add_score));
         }
-        assert_int_equal(_SCHED_PLUGIN_MAX, 29);
+        assert_int_equal(_SCHED_PLUGIN_MAX, 30);
         assert_int_equal(sched_plugin_name_from_string("nodeResourcesFit"), _SCHED_PLUGIN_INVALID);
         assert_int_equal(sched_point_from_string("postFilter"), SCHED_POINT_POST_FILTER);
 }

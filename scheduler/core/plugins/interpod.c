@@ -386,8 +386,8 @@ static int inter_pod_affinity_args(SchedProfileBuild *b, const json_t *args, Buf
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_inter_pod_affinity = {
-        .name = SCHED_PLUGIN_INTER_POD_AFFINITY,
+const SchedFrameworkPlugin sched_plugin_InterPodAffinity = {
+        .name = SCHED_PLUGIN_InterPodAffinity,
         .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
                   SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
         .filter = &sched_pred_match_inter_pod_affinity,

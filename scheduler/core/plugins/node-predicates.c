@@ -404,8 +404,8 @@ static int fit_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_node_resources_fit = {
-        .name = SCHED_PLUGIN_NODE_RESOURCES_FIT,
+const SchedFrameworkPlugin sched_plugin_NodeResourcesFit = {
+        .name = SCHED_PLUGIN_NodeResourcesFit,
         /* Score from 1.32 on: scoringStrategy (v1); the v1.20 front doors never enable it */
         .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
                   SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
@@ -415,20 +415,20 @@ const SchedFrameworkPlugin sched_fw_node_resources_fit = {
         .compile_args = fit_args,
 };
 
-const SchedFrameworkPlugin sched_fw_node_unschedulable = {
-        .name = SCHED_PLUGIN_NODE_UNSCHEDULABLE,
+const SchedFrameworkPlugin sched_plugin_NodeUnschedulable = {
+        .name = SCHED_PLUGIN_NodeUnschedulable,
         .points = SCHED_POINTS(SCHED_POINT_FILTER),
         .filter = &sched_pred_check_node_unschedulable,
 };
 
-const SchedFrameworkPlugin sched_fw_node_name = {
-        .name = SCHED_PLUGIN_NODE_NAME,
+const SchedFrameworkPlugin sched_plugin_NodeName = {
+        .name = SCHED_PLUGIN_NodeName,
         .points = SCHED_POINTS(SCHED_POINT_FILTER),
         .filter = &sched_pred_host_name,
 };
 
-const SchedFrameworkPlugin sched_fw_node_ports = {
-        .name = SCHED_PLUGIN_NODE_PORTS,
+const SchedFrameworkPlugin sched_plugin_NodePorts = {
+        .name = SCHED_PLUGIN_NodePorts,
         .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER),
         .filter = &sched_pred_pod_fits_host_ports,
 };
@@ -480,8 +480,8 @@ static int node_label_fw_score(SchedProfileBuild *b, int64_t weight, const json_
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_node_label = {
-        .name = SCHED_PLUGIN_NODE_LABEL,
+const SchedFrameworkPlugin sched_plugin_NodeLabel = {
+        .name = SCHED_PLUGIN_NodeLabel,
         .points = SCHED_POINTS(SCHED_POINT_FILTER) | SCHED_POINTS(SCHED_POINT_SCORE),
         .filter = &sched_pred_check_node_label_presence,
         .score = &sched_prio_node_label,

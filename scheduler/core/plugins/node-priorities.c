@@ -291,29 +291,29 @@ static int node_affinity_args(SchedProfileBuild *b, const json_t *args, Buf *err
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_node_affinity = {
-        .name = SCHED_PLUGIN_NODE_AFFINITY,
+const SchedFrameworkPlugin sched_plugin_NodeAffinity = {
+        .name = SCHED_PLUGIN_NodeAffinity,
         .points = SCHED_POINTS(SCHED_POINT_FILTER) | SCHED_POINTS(SCHED_POINT_SCORE),
         .filter = &sched_pred_match_node_selector,
         .score = &sched_prio_node_affinity,
         .compile_args = node_affinity_args,
 };
 
-const SchedFrameworkPlugin sched_fw_taint_toleration = {
-        .name = SCHED_PLUGIN_TAINT_TOLERATION,
+const SchedFrameworkPlugin sched_plugin_TaintToleration = {
+        .name = SCHED_PLUGIN_TaintToleration,
         .points = SCHED_POINTS(SCHED_POINT_FILTER) | SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
         .filter = &sched_pred_pod_tolerates_node_taints,
         .score = &sched_prio_taint_toleration,
 };
 
-const SchedFrameworkPlugin sched_fw_image_locality = {
-        .name = SCHED_PLUGIN_IMAGE_LOCALITY,
+const SchedFrameworkPlugin sched_plugin_ImageLocality = {
+        .name = SCHED_PLUGIN_ImageLocality,
         .points = SCHED_POINTS(SCHED_POINT_SCORE),
         .score = &sched_prio_image_locality,
 };
 
-const SchedFrameworkPlugin sched_fw_node_prefer_avoid_pods = {
-        .name = SCHED_PLUGIN_NODE_PREFER_AVOID_PODS,
+const SchedFrameworkPlugin sched_plugin_NodePreferAvoidPods = {
+        .name = SCHED_PLUGIN_NodePreferAvoidPods,
         .points = SCHED_POINTS(SCHED_POINT_SCORE),
         .score = &sched_prio_node_prefer_avoid_pods,
 };

@@ -9,8 +9,8 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/plugin.h"
 
-const SchedFrameworkPlugin sched_fw_priority_sort = {
-        .name = SCHED_PLUGIN_PRIORITY_SORT,
+const SchedFrameworkPlugin sched_plugin_PrioritySort = {
+        .name = SCHED_PLUGIN_PrioritySort,
         .points = SCHED_POINTS(SCHED_POINT_QUEUE_SORT),
 };
 
@@ -48,13 +48,13 @@ static int default_preemption_args(SchedProfileBuild *b, const json_t *args, Buf
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_default_preemption = {
-        .name = SCHED_PLUGIN_DEFAULT_PREEMPTION,
+const SchedFrameworkPlugin sched_plugin_DefaultPreemption = {
+        .name = SCHED_PLUGIN_DefaultPreemption,
         .points = SCHED_POINTS(SCHED_POINT_POST_FILTER),
         .compile_args = default_preemption_args,
 };
 
-const SchedFrameworkPlugin sched_fw_default_binder = {
-        .name = SCHED_PLUGIN_DEFAULT_BINDER,
+const SchedFrameworkPlugin sched_plugin_DefaultBinder = {
+        .name = SCHED_PLUGIN_DefaultBinder,
         .points = SCHED_POINTS(SCHED_POINT_BIND),
 };

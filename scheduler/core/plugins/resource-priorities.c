@@ -301,15 +301,15 @@ static int most_score(SchedProfileBuild *b, int64_t weight, const json_t *args, 
         return allocated_score(b, &sched_prio_most_requested, "NodeResourcesMostAllocated", weight, args, err);
 }
 
-const SchedFrameworkPlugin sched_fw_node_resources_least_allocated = {
-        .name = SCHED_PLUGIN_NODE_RESOURCES_LEAST_ALLOCATED,
+const SchedFrameworkPlugin sched_plugin_NodeResourcesLeastAllocated = {
+        .name = SCHED_PLUGIN_NodeResourcesLeastAllocated,
         .points = SCHED_POINTS(SCHED_POINT_SCORE),
         .score = &sched_prio_least_requested,
         .add_score = least_score,
 };
 
-const SchedFrameworkPlugin sched_fw_node_resources_most_allocated = {
-        .name = SCHED_PLUGIN_NODE_RESOURCES_MOST_ALLOCATED,
+const SchedFrameworkPlugin sched_plugin_NodeResourcesMostAllocated = {
+        .name = SCHED_PLUGIN_NodeResourcesMostAllocated,
         .points = SCHED_POINTS(SCHED_POINT_SCORE),
         .score = &sched_prio_most_requested,
         .add_score = most_score,
@@ -350,8 +350,8 @@ static int balanced_score_args(SchedProfileBuild *b, int64_t weight, const json_
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_node_resources_balanced_allocation = {
-        .name = SCHED_PLUGIN_NODE_RESOURCES_BALANCED_ALLOCATION,
+const SchedFrameworkPlugin sched_plugin_NodeResourcesBalancedAllocation = {
+        .name = SCHED_PLUGIN_NodeResourcesBalancedAllocation,
         .points = SCHED_POINTS(SCHED_POINT_SCORE),
         .score = &sched_prio_balanced_resource_allocation,
         .add_score = balanced_score_args,
@@ -438,8 +438,8 @@ int sched_fit_scoring_strategy(SchedProfileBuild *b, int64_t weight, const json_
         return -EINVAL;
 }
 
-const SchedFrameworkPlugin sched_fw_requested_to_capacity_ratio = {
-        .name = SCHED_PLUGIN_REQUESTED_TO_CAPACITY_RATIO,
+const SchedFrameworkPlugin sched_plugin_RequestedToCapacityRatio = {
+        .name = SCHED_PLUGIN_RequestedToCapacityRatio,
         .points = SCHED_POINTS(SCHED_POINT_SCORE),
         .score = &sched_prio_requested_to_capacity_ratio,
         .add_score = rtc_score,

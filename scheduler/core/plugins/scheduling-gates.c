@@ -8,8 +8,8 @@ static bool scheduling_gates_pre_enqueue(const SchedPod *pod) {
         return pod->n_scheduling_gates == 0;
 }
 
-const SchedFrameworkPlugin sched_fw_scheduling_gates = {
-        .name = SCHED_PLUGIN_SCHEDULING_GATES,
+const SchedFrameworkPlugin sched_plugin_SchedulingGates = {
+        .name = SCHED_PLUGIN_SchedulingGates,
         .points = SCHED_POINTS(SCHED_POINT_PRE_ENQUEUE),
         .pre_enqueue = scheduling_gates_pre_enqueue,
 };

@@ -304,8 +304,8 @@ const SchedPriorityPlugin sched_prio_service_anti_affinity = {
 
 /* ---- framework rows ---- */
 
-const SchedFrameworkPlugin sched_fw_selector_spread = {
-        .name = SCHED_PLUGIN_SELECTOR_SPREAD,
+const SchedFrameworkPlugin sched_plugin_SelectorSpread = {
+        .name = SCHED_PLUGIN_SelectorSpread,
         .points = SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
         .score = &sched_prio_selector_spread,
 };
@@ -342,8 +342,8 @@ static int service_affinity_fw_score(SchedProfileBuild *b, int64_t weight, const
         return n < 0 ? n : 0;
 }
 
-const SchedFrameworkPlugin sched_fw_service_affinity = {
-        .name = SCHED_PLUGIN_SERVICE_AFFINITY,
+const SchedFrameworkPlugin sched_plugin_ServiceAffinity = {
+        .name = SCHED_PLUGIN_ServiceAffinity,
         .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
                   SCHED_POINTS(SCHED_POINT_SCORE),
         .filter = &sched_pred_check_service_affinity,

@@ -510,8 +510,8 @@ static int spread_args(SchedProfileBuild *b, const json_t *args, Buf *err) {
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_pod_topology_spread = {
-        .name = SCHED_PLUGIN_POD_TOPOLOGY_SPREAD,
+const SchedFrameworkPlugin sched_plugin_PodTopologySpread = {
+        .name = SCHED_PLUGIN_PodTopologySpread,
         .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
                   SCHED_POINTS(SCHED_POINT_PRE_SCORE) | SCHED_POINTS(SCHED_POINT_SCORE),
         .filter = &sched_pred_even_pods_spread,

@@ -688,22 +688,22 @@ static int volume_binding_args(SchedProfileBuild *b, const json_t *args, Buf *er
         return 0;
 }
 
-const SchedFrameworkPlugin sched_fw_volume_binding = {
-        .name = SCHED_PLUGIN_VOLUME_BINDING,
+const SchedFrameworkPlugin sched_plugin_VolumeBinding = {
+        .name = SCHED_PLUGIN_VolumeBinding,
         .points = SCHED_POINTS(SCHED_POINT_PRE_FILTER) | SCHED_POINTS(SCHED_POINT_FILTER) |
                   SCHED_POINTS(SCHED_POINT_RESERVE) | SCHED_POINTS(SCHED_POINT_PRE_BIND),
         .filter = &sched_pred_check_volume_binding,
         .compile_args = volume_binding_args,
 };
 
-const SchedFrameworkPlugin sched_fw_volume_restrictions = {
-        .name = SCHED_PLUGIN_VOLUME_RESTRICTIONS,
+const SchedFrameworkPlugin sched_plugin_VolumeRestrictions = {
+        .name = SCHED_PLUGIN_VolumeRestrictions,
         .points = SCHED_POINTS(SCHED_POINT_FILTER),
         .filter = &sched_pred_no_disk_conflict,
 };
 
-const SchedFrameworkPlugin sched_fw_volume_zone = {
-        .name = SCHED_PLUGIN_VOLUME_ZONE,
+const SchedFrameworkPlugin sched_plugin_VolumeZone = {
+        .name = SCHED_PLUGIN_VolumeZone,
         .points = SCHED_POINTS(SCHED_POINT_FILTER),
         .filter = &sched_pred_no_volume_zone_conflict,
 };
@@ -713,8 +713,8 @@ const SchedFrameworkPlugin sched_fw_volume_zone = {
                 .name = plugin_name, .points = SCHED_POINTS(SCHED_POINT_FILTER), .filter = &pred,   \
         }
 
-VOLUME_LIMITS_ROW(sched_fw_node_volume_limits, SCHED_PLUGIN_NODE_VOLUME_LIMITS, sched_pred_max_csi_volume_count);
-VOLUME_LIMITS_ROW(sched_fw_ebs_limits, SCHED_PLUGIN_EBS_LIMITS, sched_pred_max_ebs_volume_count);
-VOLUME_LIMITS_ROW(sched_fw_gce_pd_limits, SCHED_PLUGIN_GCE_PD_LIMITS, sched_pred_max_gce_pd_volume_count);
-VOLUME_LIMITS_ROW(sched_fw_azure_disk_limits, SCHED_PLUGIN_AZURE_DISK_LIMITS, sched_pred_max_azure_disk_volume_count);
-VOLUME_LIMITS_ROW(sched_fw_cinder_limits, SCHED_PLUGIN_CINDER_LIMITS, sched_pred_max_cinder_volume_count);
+VOLUME_LIMITS_ROW(sched_plugin_NodeVolumeLimits, SCHED_PLUGIN_NodeVolumeLimits, sched_pred_max_csi_volume_count);
+VOLUME_LIMITS_ROW(sched_plugin_EBSLimits, SCHED_PLUGIN_EBSLimits, sched_pred_max_ebs_volume_count);
+VOLUME_LIMITS_ROW(sched_plugin_GCEPDLimits, SCHED_PLUGIN_GCEPDLimits, sched_pred_max_gce_pd_volume_count);
+VOLUME_LIMITS_ROW(sched_plugin_AzureDiskLimits, SCHED_PLUGIN_AzureDiskLimits, sched_pred_max_azure_disk_volume_count);
+VOLUME_LIMITS_ROW(sched_plugin_CinderLimits, SCHED_PLUGIN_CinderLimits, sched_pred_max_cinder_volume_count);
