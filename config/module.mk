@@ -7,10 +7,12 @@ CONFIG_LIB_SRCS := \
 	config/registry.c \
 	config/diag.c \
 	config/parse.c \
+	config/parse-dispatch.c \
 	config/parse-json.c \
 	config/parse-yaml.c \
 	config/decode.c \
 	config/validate.c \
+	config/policy-model.c \
 	config/conflicts.c \
 	config/policy.c \
 	config/effective.c \

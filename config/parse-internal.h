@@ -1,6 +1,6 @@
 #pragma once
-/* Private to the document model: what parse.c (the tree, its arena, positions and the choice
- * of parser), parse-json.c and parse-yaml.c share. */
+/* Private to the document model: what parse.c (the tree, its arena, positions), the readers
+ * parse-json.c and parse-yaml.c, and parse-dispatch.c (the choice of reader) share. */
 
 #include <stdalign.h>
 #include <stdbool.h>

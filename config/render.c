@@ -8,6 +8,7 @@
  * mean different things (defaults vs none). The format is upstream's v1 Policy, so the same
  * file starts upstream kube-scheduler. */
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,35 @@ json_t *policy_extender_to_json(const PolicyExtender *e) {
                 json_decref(o);
                 return NULL;
         }
+        return o;
+}
+
+static json_t *duration(int64_t ns) {
+        char b[32];
+        if (ns == 0)
+                ns = 5 * INT64_C(1000000000);
+        if (ns % INT64_C(1000000000) == 0)
+                snprintf(b, sizeof b, "%" PRId64 "s", ns / INT64_C(1000000000));
+        else if (ns % INT64_C(1000000) == 0)
+                snprintf(b, sizeof b, "%" PRId64 "ms", ns / INT64_C(1000000));
+        else
+                snprintf(b, sizeof b, "%" PRId64 "ns", ns);
+        return json_string(b);
+}
+
+/* The same extender as a KubeSchedulerConfiguration lists it (both translations use it). */
+json_t *policy_translate_extender(const PolicyExtender *x) {
+        json_t *o = policy_extender_to_json(x);
+        if (!o)
+                return NULL;
+        /* v1 spells enableHTTPS in capitals and takes httpTimeout as a duration string. */
+        json_t *https = json_object_get(o, "enableHttps");
+        if (https) {
+                json_object_set(o, "enableHTTPS", https);
+                json_object_del(o, "enableHttps");
+        }
+        if (x->http_timeout_ns != 0)
+                json_object_set_new(o, "httpTimeout", duration(x->http_timeout_ns));
         return o;
 }
 

@@ -255,34 +255,6 @@ static json_t *translate_priorities(Translator *t, const PolicyEffective *e) {
         return strategy;
 }
 
-static json_t *duration(int64_t ns) {
-        char b[32];
-        if (ns == 0)
-                ns = 5 * INT64_C(1000000000);
-        if (ns % INT64_C(1000000000) == 0)
-                snprintf(b, sizeof b, "%" PRId64 "s", ns / INT64_C(1000000000));
-        else if (ns % INT64_C(1000000) == 0)
-                snprintf(b, sizeof b, "%" PRId64 "ms", ns / INT64_C(1000000));
-        else
-                snprintf(b, sizeof b, "%" PRId64 "ns", ns);
-        return json_string(b);
-}
-
-json_t *policy_translate_extender(const PolicyExtender *x) {
-        json_t *o = policy_extender_to_json(x);
-        if (!o)
-                return NULL;
-        /* v1 spells enableHTTPS in capitals and takes httpTimeout as a duration string. */
-        json_t *https = json_object_get(o, "enableHttps");
-        if (https) {
-                json_object_set(o, "enableHTTPS", https);
-                json_object_del(o, "enableHttps");
-        }
-        if (x->http_timeout_ns != 0)
-                json_object_set_new(o, "httpTimeout", duration(x->http_timeout_ns));
-        return o;
-}
-
 int policy_translate(const Policy *p, const char *scheduler_name, const PolicyOptions *opts, json_t **ret_config,
                      PolicyDiags *diags) {
         _cleanup_(policy_effective_freep) PolicyEffective *e = NULL;

@@ -673,3 +673,12 @@ void policy_check(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags
                      "hardPodAffinitySymmetricWeight %" PRId64 " is outside 0..100 (0 means the default, 1)",
                      p->hard_pod_affinity_symmetric_weight);
 }
+
+int policy_validate(const Policy *p, const PolicyOptions *opts, PolicyDiags *diags) {
+        size_t before = diags->n_errors, first = diags->n;
+        policy_check(p, opts, diags);
+        pdiag_sort_from(diags, first);
+        if (diags->oom)
+                return -ENOMEM;
+        return diags->n_errors > before ? -EINVAL : 0;
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <jansson.h>
 #include <systemd/sd-event.h>
 
@@ -77,10 +78,20 @@ struct Manager {
         char *identity;
 };
 
-/* manager.c */
+/* manager-state.c: read by the manager and its steps */
 bool manager_all_synced(const Manager *m);
 bool manager_may_write(void *userdata);
 json_t *manager_informer_array(const KubeInformer *inf);
+/* The policy / KubeSchedulerConfiguration source ConfigMap names the cached Scheduler and
+ * operator configuration ask for (borrowed), NULL for none. */
+const char *manager_wanted_policy_name(const Manager *m);
+const char *manager_wanted_scheduler_config_name(const Manager *m);
+/* Two names equal, or both NULL. */
+static inline bool manager_same_name(const char *want, const char *have) {
+        if (!want || !have)
+                return !want && !have;
+        return strcmp(want, have) == 0;
+}
 
 /* cycle.c: the work queue's ready callback, which runs the pass */
 void manager_on_queue_ready(KubeQueue *q, void *userdata);

@@ -88,68 +88,9 @@ int manager_options_check(const ManagerOptions *o, char *why, size_t size) {
         return 0;
 }
 
-/* The policy ConfigMap name the cached Scheduler asks for (borrowed), NULL for none. */
-static const char *wanted_policy_name(const Manager *m) {
-        const json_t *s = m->informers[INF_SCHEDULERS]
-                                  ? kube_informer_get(m->informers[INF_SCHEDULERS], NULL, RECONCILE_SCHEDULER_NAME)
-                                  : NULL;
-        const char *name = s ? json_string_value(kube_obj_path(s, "spec.policy.name")) : NULL;
-        return name && name[0] ? name : NULL;
-}
-
-/* The KubeSchedulerConfiguration source ConfigMap the operator's configuration names
- * (borrowed), NULL for none. */
-static const char *wanted_scheduler_config_name(const Manager *m) {
-        const json_t *c = m->informers[INF_OPERATOR_CONFIGS]
-                                  ? kube_informer_get(m->informers[INF_OPERATOR_CONFIGS], NULL, OPERATOR_CONFIG_NAME)
-                                  : NULL;
-        const char *name = c ? json_string_value(kube_obj_path(c, "spec.schedulerConfig.name")) : NULL;
-        return name && name[0] ? name : NULL;
-}
-
-static bool same_name(const char *want, const char *have) {
-        if (!want || !have)
-                return !want && !have;
-        return strcmp(want, have) == 0;
-}
-
-/* Every cache has synced, the name-following informers included, and each selects the
- * name asked for now: a pass never runs on a source cache for another name. */
-bool manager_all_synced(const Manager *m) {
-        for (unsigned i = 0; i < _INF_MAX; i++)
-                if (!m->synced[i])
-                        return false;
-        if (!coexistence_synced(m->coexist) || !discovery_settled(m->discovery))
-                return false;
-        return same_name(wanted_policy_name(m), m->policy_name) &&
-               same_name(wanted_scheduler_config_name(m), m->scheduler_config_name);
-}
-
-/* Whether this replica may write now: leading, and (with leader election) still holding
- * the lease by the local clock. */
-bool manager_may_write(void *userdata) {
-        Manager *m = userdata;
-        if (m->elector && !kube_leader_check(m->elector))
-                return false;
-        return m->leading;
-}
-
 static void trigger(Manager *m) {
         if (manager_all_synced(m) && m->leading)
                 (void) kube_queue_add(m->queue, RECONCILE_SCHEDULER_NAME);
-}
-
-static int append_object(json_t *obj, void *userdata) {
-        return json_array_append(userdata, obj) < 0 ? -ENOMEM : 0;
-}
-
-json_t *manager_informer_array(const KubeInformer *inf) {
-        json_t *a = json_array();
-        if (a && kube_informer_foreach(inf, append_object, a) < 0) {
-                json_decref(a);
-                return NULL;
-        }
-        return a;
 }
 
 /* ---- the policy ConfigMap: one object, selected by name ---------------------------- */
@@ -176,7 +117,7 @@ static int new_informer(Manager *m, unsigned idx, const KubeResource *res, const
  * (field selector metadata.name=NAME) whenever its name changes, and there is none while no
  * name is set. Until the new one has synced, no pass runs. */
 static int follow_name(Manager *m, unsigned idx, const char *name, char **have, const char *what) {
-        if (same_name(name, *have))
+        if (manager_same_name(name, *have))
                 return 0;
 
         m->informers[idx] = kube_informer_unref(m->informers[idx]);
@@ -203,8 +144,8 @@ static int follow_name(Manager *m, unsigned idx, const char *name, char **have, 
 }
 
 static int follow_policy_name(Manager *m) {
-        int r = follow_name(m, INF_POLICY_MAPS, wanted_policy_name(m), &m->policy_name, "policy");
-        int k = follow_name(m, INF_SCHEDULER_CONFIG_MAPS, wanted_scheduler_config_name(m), &m->scheduler_config_name,
+        int r = follow_name(m, INF_POLICY_MAPS, manager_wanted_policy_name(m), &m->policy_name, "policy");
+        int k = follow_name(m, INF_SCHEDULER_CONFIG_MAPS, manager_wanted_scheduler_config_name(m), &m->scheduler_config_name,
                             "KubeSchedulerConfiguration");
         return r < 0 ? r : k;
 }

@@ -1,6 +1,7 @@
 /* The pass's output: the verbs' names, the list of actions the steps add to (each with what
- * it does, in words for the log and the Events) and its release. A leaf every step calls, so
- * that the steps do not call into reconcile.c, the pass that calls them. */
+ * it does, in words for the log and the Events), the Events they queue, and its release. A
+ * leaf every step calls, so that the steps do not call into reconcile.c or events.c, which
+ * call them. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,5 +105,22 @@ int pass_add_action(Pass *p, ReconcileVerb verb, const char *api_version, const 
         }
         a.body = TAKE_PTR(b);
         o->actions[o->n_actions++] = a;
+        return 0;
+}
+
+/* An Event the steps decide on, written after the status patch (events_emit). */
+int queue_event(Pass *p, const char *type, const char *reason, const char *fmt, ...) {
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        int r = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        truncate_message(msg, 1024);
+        json_t *e = json_pack("{s:s, s:s, s:s}", "type", type, "reason", reason, "message", msg);
+        if (!e || json_array_append_new(p->events, e) < 0)
+                return -ENOMEM;
         return 0;
 }

@@ -1,6 +1,6 @@
-/* Events about the Scheduler: queued by the steps as they decide, plus the ones that depend
- * on the previous status (each sent on its transition only), and written after the status
- * patch. Also the Scheduler's re-creation when it was deleted, with a Warning naming what
+/* Events about the Scheduler: the ones the steps queue as they decide (queue_event, actions.c),
+ * plus the ones that depend on the previous status (each sent on its transition only), all
+ * written after the status patch. Also the Scheduler's re-creation when it was deleted, with a Warning naming what
  * the deleted spec had asked for. */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,22 +10,6 @@
 #include "common/buf.h"
 #include "kube/conditions.h"
 #include "reconcilers/pass.h"
-
-int queue_event(Pass *p, const char *type, const char *reason, const char *fmt, ...) {
-        _cleanup_free_ char *msg = NULL;
-        va_list ap;
-
-        va_start(ap, fmt);
-        int r = vasprintf(&msg, fmt, ap);
-        va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        truncate_message(msg, 1024);
-        json_t *e = json_pack("{s:s, s:s, s:s}", "type", type, "reason", reason, "message", msg);
-        if (!e || json_array_append_new(p->events, e) < 0)
-                return -ENOMEM;
-        return 0;
-}
 
 /* Events that depend on the previous status, each on its transition only. */
 int events_report(Pass *p, const json_t *status) {

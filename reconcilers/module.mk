@@ -5,7 +5,7 @@ RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/actions.c reconcilers/re
                     reconcilers/status.c reconcilers/events.c reconcilers/source.c reconcilers/render.c \
                     reconcilers/conditions.c reconcilers/bootstrap.c reconcilers/util.c \
                     reconcilers/coexistence.c reconcilers/profiles.c \
-                    reconcilers/operator-config.c reconcilers/clusteroperator.c \
+                    reconcilers/operator-config.c reconcilers/config-defaults.c reconcilers/clusteroperator.c \
                     reconcilers/plugin-decls.c reconcilers/cluster.c \
                     reconcilers/customizations.c reconcilers/source-profile.c
 

@@ -8,7 +8,6 @@
 
 #include "reconcilers/internal.h"
 #include "reconcilers/operator-config.h"
-#include "reconcilers/tls-profile.h"
 
 static const char *const management_names[_MANAGEMENT_MAX] = {
         [MANAGEMENT_MANAGED] = "Managed",
@@ -299,26 +298,4 @@ int reconcile_with_operator_config(const ReconcileInput *in, const json_t *opera
         *ret_operator_verbosity = s.operator_verbosity;
         *ret = TAKE_PTR(out);
         return 0;
-}
-
-/* The settings before the operator's flags and its SchedulerPolicyOperator apply. */
-void reconcile_config_init(ReconcileConfig *c) {
-        *c = (ReconcileConfig) {
-                .image = "policy-scheduler:latest",
-                .verbosity = 2,
-                .scheduler_name = "default-scheduler",
-                .replicas = 2,
-                .percentage_of_nodes_to_score = 0,
-                .progress_deadline_s = 600,
-                .revisions_to_keep = 5,
-                .failed_revisions_to_keep = -1,
-                .health_port = 10251,
-                .readiness_path = "/readyz",
-                .liveness_path = "/healthz",
-                .service_account = "policy-scheduler",
-                .operator_name = "scheduler-operator",
-                .profiles_as_plugins = true,
-                .tls_min_version = reconcile_tls_profile("Intermediate")->min_version,
-                .tls_cipher_suites = reconcile_tls_profile("Intermediate")->cipher_suites,
-        };
 }

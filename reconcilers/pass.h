@@ -92,8 +92,10 @@ int step_bind_pods(Pass *p);
 int step_status(Pass *p, json_t **ret);
 int status_patch(Pass *p, const json_t *status);
 
-/* events.c */
+/* actions.c: the Events a step queues */
 int queue_event(Pass *p, const char *type, const char *reason, const char *fmt, ...) _printf_(4, 5);
+
+/* events.c */
 int events_report(Pass *p, const json_t *status);
 int events_emit(Pass *p);
 int scheduler_recreate(Pass *p);

@@ -14,8 +14,6 @@
 #include "scheduler/manager-internal.h"
 
 /* Kinds libkube has no constant for. */
-const KubeResource SCHED_RES_PVS = { "", "v1", "persistentvolumes", false };
-const KubeResource SCHED_RES_PVCS = { "", "v1", "persistentvolumeclaims", true };
 static const KubeResource RES_STORAGE_CLASSES = { "storage.k8s.io", "v1", "storageclasses", false };
 static const KubeResource RES_CSINODES = { "storage.k8s.io", "v1", "csinodes", false };
 static const KubeResource RES_RCS = { "", "v1", "replicationcontrollers", true };
@@ -404,30 +402,6 @@ static void on_obj_delete(KubeInformer *inf, json_t *obj, void *userdata) {
                 obj_changed(oi);
 }
 
-/* Which kinds the policy's predicates and priorities read, as upstream v1.20 starts
- * informers only for the plugins a profile enables. */
-void informers_on_synced(KubeInformer *inf, void *userdata) {
-        Manager *m = userdata;
-        if (inf == m->pods)
-                m->synced_pods = true;
-        else if (inf == m->nodes)
-                m->synced_nodes = true;
-        else if (inf == m->namespaces)
-                m->synced_namespaces = true;
-        else
-                m->n_obj_synced++;
-        if (manager_ready(m)) {
-                uint32_t n;
-                (void) sched_cache_nodes(m->cache, &n);
-                SchedQueueStats st;
-                sched_queue_stats(m->queue, &st);
-                klog_info("caches synced: %u nodes, %u bound pods, %u pending pods, %u other kinds", n,
-                          sched_cache_n_pods(m->cache), st.active, m->n_obj_informers);
-                (void) kube_notify_ready();
-                manager_kick(m);
-        }
-}
-
 static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, void *userdata) {
         Manager *m = userdata;
         klog_warning("watch failed (retrying): %s", err && err->message[0] ? err->message : strerror(-r));
@@ -436,7 +410,7 @@ static void on_informer_error(KubeInformer *inf, int r, const KubeError *err, vo
         if (inf == m->namespaces && r == -EPERM && !m->synced_namespaces) {
                 klog_warning("namespaces cannot be listed: openshift.io/node-selector annotations are not applied "
                              "until they can (grant list and watch on namespaces)");
-                informers_on_synced(inf, m);
+                manager_informer_synced(inf, m);
         }
 }
 
@@ -497,7 +471,7 @@ static int start_informer(Manager *m, const KubeResource *res, const char *field
         if ((transform && (r = kube_informer_set_transform(*ret, transform, m)) < 0) ||
             (store && (r = kube_informer_set_store(*ret, store, m)) < 0))
                 return r;
-        kube_informer_on_synced(*ret, informers_on_synced, m);
+        kube_informer_on_synced(*ret, manager_informer_synced, m);
         kube_informer_on_error(*ret, on_informer_error, m);
         if (h && (r = kube_informer_add_handlers(*ret, h, m)) < 0)
                 return r;
@@ -542,7 +516,7 @@ int informers_start(Manager *m) {
                         r = kube_informer_set_transform(oi->inf, trim_workload, m);
                 if (r >= 0) {
                         m->n_obj_informers++;
-                        kube_informer_on_synced(oi->inf, informers_on_synced, m);
+                        kube_informer_on_synced(oi->inf, manager_informer_synced, m);
                         kube_informer_on_error(oi->inf, on_informer_error, m);
                         r = kube_informer_add_handlers(oi->inf, &obj_h, oi);
                 }

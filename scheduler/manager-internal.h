@@ -203,17 +203,8 @@ static inline bool manager_ready(const Manager *m) {
  * the state it had. */
 bool manager_may_write(Manager *m);
 
-/* manager.c: the end of a decision that found no node, once its preemption is decided
- * (the preemptor's continuation: the decision began in the loop and ends there, so this one
- * call back from preemptor.c is by design)
- * (nominated: the node, or 0; post_filter: its status, timed from post_filter_t0 for the
- * profile's observer): the FailedScheduling Event, the nomination or the pod's PodScheduled
- * condition, the pod back to the queue as unschedulable. */
-void manager_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated,
-                           SchedStatus post_filter, uint64_t post_filter_t0);
 
 /* informers.c */
-extern const KubeResource SCHED_RES_PVS, SCHED_RES_PVCS;
 /* Starts the pod, node and namespace informers and those of the object kinds the policy
  * reads. Returns 0 or a negative errno (logged). */
 int informers_start(Manager *m);
@@ -221,8 +212,12 @@ int informers_start(Manager *m);
 json_t *informers_lookup_pod(void *userdata, const SchedPod *pod);
 json_t *informers_lookup_node(void *userdata, SchedStr name);
 
-/* The synced callback of every informer (manager_ready() counts them). */
-void informers_on_synced(KubeInformer *inf, void *userdata);
+
+/* manager-state.c: the synced callback of every informer (manager_ready() counts them); when
+ * the last has listed, decisions start. */
+void manager_informer_synced(KubeInformer *inf, void *userdata);
+/* The resources the daemon both watches (informers.c) and writes (binder.c). */
+extern const KubeResource SCHED_RES_PVS, SCHED_RES_PVCS;
 
 /* manager-state.c: the profile for pods naming scheduler_name; NULL when no profile has that name. */
 ManagerProfile *manager_profile(Manager *m, SchedStr scheduler_name);
@@ -232,6 +227,13 @@ bool manager_use_profile(Manager *m, const SchedPod *pod);
 void manager_count_attempt(Manager *m, ManagerProfile *p, int result, uint64_t cycle_start);
 
 /* preemptor.c: preemption after a failed decision, and the nominated pods. */
+/* The end of a decision that found no node, once its preemption is decided (by the loop, or
+ * when a preemption waiting on extenders completes) (nominated: the node, or 0; post_filter:
+ * its status, timed from post_filter_t0 for the profile's observer): the FailedScheduling
+ * Event, the nomination or the pod's PodScheduled condition, the pod back to the queue as
+ * unschedulable. */
+void preemptor_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated,
+                             SchedStatus post_filter, uint64_t post_filter_t0);
 int preemptor_init(Manager *m);
 int preemptor_start(Manager *m);
 void preemptor_free(Manager *m);
@@ -240,11 +242,11 @@ void preemptor_free(Manager *m);
  * nominations there, and *ret_status its PostFilter status: Success when it nominates,
  * Error when the preemption failed, Unschedulable otherwise. When it nominates, it writes
  * the pod's PodScheduled condition (message) and nomination once the victims' deletions are
- * answered; otherwise the caller writes the condition (as manager_unschedulable() does),
+ * answered; otherwise the caller writes the condition (as preemptor_unschedulable() does),
  * msg by then carrying a 1.32 profile's " preemption: ..." (sched_preempt_format_failure()).
  * Returns PREEMPTOR_WAITING when an extender's preemptVerb is asked: the decision then waits
  * (m->waiting holds the pod, the caller takes a reference and sets m->preempt_tp) and the
- * answer ends it with manager_unschedulable(), after checking what may have changed
+ * answer ends it with preemptor_unschedulable(), after checking what may have changed
  * meanwhile (the lease, the pod still pending, the node and each victim still there). */
 #define PREEMPTOR_WAITING 1
 int preemptor_run(Manager *m, SchedPod *pod, Buf *msg, SchedStr *ret_node, SchedStatus *ret_status);

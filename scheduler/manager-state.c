@@ -1,7 +1,7 @@
 /* What the daemon's steps (binder, events, informers, preemptor, metrics) ask of the
  * manager's state: whether this replica may write (the lease by this host's clock), the
- * profile of a schedulerName and the one being decided, the attempts' counts, and the
- * kubeconfig as the flags name it. A leaf, so that the steps do not call into manager.c,
+ * profile of a schedulerName and the one being decided, the attempts' counts, the
+ * kubeconfig as the flags name it, and the informers' sync (when decisions may start). A leaf, so that the steps do not call into manager.c,
  * the loop that calls them. */
 #include <errno.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "kube/log.h"
+#include "kube/notify.h"
 #include "scheduler/lease-thread.h"
 #include "scheduler/manager-internal.h"
 
@@ -67,4 +68,29 @@ int manager_load_kubeconfig(const SchedOptions *opts, const char *path, KubeConf
                              path ? path : "kubeconfig");
         *ret = TAKE_PTR(kc);
         return 0;
+}
+
+const KubeResource SCHED_RES_PVS = { "", "v1", "persistentvolumes", false };
+const KubeResource SCHED_RES_PVCS = { "", "v1", "persistentvolumeclaims", true };
+
+void manager_informer_synced(KubeInformer *inf, void *userdata) {
+        Manager *m = userdata;
+        if (inf == m->pods)
+                m->synced_pods = true;
+        else if (inf == m->nodes)
+                m->synced_nodes = true;
+        else if (inf == m->namespaces)
+                m->synced_namespaces = true;
+        else
+                m->n_obj_synced++;
+        if (manager_ready(m)) {
+                uint32_t n;
+                (void) sched_cache_nodes(m->cache, &n);
+                SchedQueueStats st;
+                sched_queue_stats(m->queue, &st);
+                klog_info("caches synced: %u nodes, %u bound pods, %u pending pods, %u other kinds", n,
+                          sched_cache_n_pods(m->cache), st.active, m->n_obj_informers);
+                (void) kube_notify_ready();
+                manager_kick(m);
+        }
 }

@@ -34,18 +34,6 @@ static int64_t queue_clock(void *userdata) {
         return (int64_t) now_realtime_usec();
 }
 
-void manager_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated,
-                           SchedStatus post_filter, uint64_t post_filter_t0) {
-        if (m->preemptor)
-                sched_observer_point(m->observer, SCHED_POINT_POST_FILTER, post_filter, post_filter_t0);
-        events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", message);
-        if (nominated)
-                preemptor_nominate(m, pod, nominated);
-        else
-                events_set_unschedulable(m, pod, message, 0);
-        (void) sched_queue_failed(m->queue, pod->uid, true);
-}
-
 /* The end of a decision: the pod is bound, reported unschedulable, retried, or waits for
  * its preemption's extenders (m->waiting). */
 static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in, uint64_t t0) {
@@ -89,7 +77,7 @@ static void decided(Manager *m, SchedPod *pod, int r, const SchedResult *res_in,
                         m->preempt_tp = tp;
                         return;
                 }
-                manager_unschedulable(m, pod, buf_str(&msg), nominated, pf, tp);
+                preemptor_unschedulable(m, pod, buf_str(&msg), nominated, pf, tp);
                 return;
         }
         m->attempts_scheduled++;

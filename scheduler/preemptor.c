@@ -114,7 +114,7 @@ static int pdb_informer_start(Manager *m, const KubeResource *res) {
         static const KubeInformerHandlers h = { on_pdb_add, on_pdb_update, on_pdb_delete };
         int r = kube_informer_new(m->client, res, NULL, NULL, NULL, &m->pdb_informer);
         if (r >= 0) {
-                kube_informer_on_synced(m->pdb_informer, informers_on_synced, m);
+                kube_informer_on_synced(m->pdb_informer, manager_informer_synced, m);
                 kube_informer_on_error(m->pdb_informer, on_pdb_error, m);
                 r = kube_informer_add_handlers(m->pdb_informer, &h, m);
         }
@@ -144,7 +144,7 @@ static void on_pdb_discovery(KubeClient *c, int r, json_t *body, const KubeError
         if (r == -EPERM || r == -EACCES) {
                 klog_error("the policy group cannot be discovered (%s): preempting without PodDisruptionBudgets",
                            err && err->message[0] ? err->message : strerror(-r));
-                informers_on_synced(NULL, m);
+                manager_informer_synced(NULL, m);
                 return;
         }
         if (r < 0 && r != -ENOENT) {
@@ -162,14 +162,14 @@ static void on_pdb_discovery(KubeClient *c, int r, json_t *body, const KubeError
         if (!version) {
                 klog_error("PodDisruptionBudgets are served by neither policy/v1 nor policy/v1beta1: preempting "
                            "without them");
-                informers_on_synced(NULL, m);
+                manager_informer_synced(NULL, m);
                 return;
         }
         klog_info("reading PodDisruptionBudgets from policy/%s", version);
         int q = pdb_informer_start(m, strcmp(version, "v1") == 0 ? &RES_PDBS_V1 : &RES_PDBS_V1BETA1);
         if (q < 0) {
                 klog_error_errno(q, "cannot start the poddisruptionbudget informer: %m; preempting without PDBs");
-                informers_on_synced(NULL, m);
+                manager_informer_synced(NULL, m);
         }
 }
 
@@ -214,6 +214,18 @@ static void set_nominated_node(Manager *m, const SchedPod *pod, const char *node
                                        KUBE_STRATEGIC_MERGE_PATCH, patch, NULL, NULL) < 0)
                 klog_warning("could not %s the nominated node of %s/%s", node ? "set" : "clear", pod->namespace_,
                              pod->name);
+}
+
+void preemptor_unschedulable(Manager *m, SchedPod *pod, const char *message, SchedStr nominated,
+                             SchedStatus post_filter, uint64_t post_filter_t0) {
+        if (m->preemptor)
+                sched_observer_point(m->observer, SCHED_POINT_POST_FILTER, post_filter, post_filter_t0);
+        events_post(m, pod, "Warning", "FailedScheduling", "Scheduling", message);
+        if (nominated)
+                preemptor_nominate(m, pod, nominated);
+        else
+                events_set_unschedulable(m, pod, message, 0);
+        (void) sched_queue_failed(m->queue, pod->uid, true);
 }
 
 void preemptor_pod_pending(Manager *m, SchedPod *pod) {
@@ -483,7 +495,7 @@ static void on_extender_answer(ExtenderPreempt *ep, int r, uint32_t n_kept, void
                 if (buf_puts(&full, message) < 0 ||
                     (!node && r >= 0 && sched_preempt_format_failure(with, &m->preempt_res, &full) < 0))
                         klog_warning("%s/%s: the failure message is cut short", pod->namespace_, pod->name);
-                manager_unschedulable(m, pod, buf_str(&full), node, pf, m->preempt_tp);
+                preemptor_unschedulable(m, pod, buf_str(&full), node, pf, m->preempt_tp);
         } else
                 klog_v(2, "%s/%s left the queue while the extenders considered its preemption", pod->namespace_,
                        pod->name);

@@ -15,12 +15,8 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/external-instance.h"
 #include "scheduler/core/plugin.h"
+#include "scheduler/core/profile-build.h"
 #include "scheduler/core/satmath.h"
-
-typedef struct ConfigBox {
-        SchedConfig cfg;
-        SchedArena arena;
-} ConfigBox;
 
 bool sched_predicate_implemented(PolicyPredicateId id) {
         return sched_predicate_plugin(id) != NULL;
@@ -115,68 +111,11 @@ const char *sched_config_priority_name(const SchedConfig *cfg, uint32_t i, int64
 #define MAX_PROFILE_ENTRIES 64          /* per extension point; v1.20 has 28 in-tree plugins */
 #define MAX_PROFILE_INSTANCES 4096      /* filter or score instances (labels of NodeLabel, ...) */
 
-struct SchedProfileBuild {
-        ConfigBox *box;
-        uint32_t cap_predicates, cap_priorities;
-        SchedFeatureGates gates;
-        const json_t *profile;
-};
-
 /* The rows of the loaded out-of-tree plugins, for read_point. */
 typedef struct ExternalRows {
         const SchedExternalSet *set;
         SchedFrameworkPlugin *rows;     /* set->n, in the arena */
 } ExternalRows;
-
-const SchedFeatureGates *sched_profile_gates(SchedProfileBuild *b) {
-        return &b->gates;
-}
-
-SchedConfig *sched_profile_config(SchedProfileBuild *b) {
-        return &b->box->cfg;
-}
-
-SchedArena *sched_profile_arena(SchedProfileBuild *b) {
-        return &b->box->arena;
-}
-
-int sched_profile_add_filter(SchedProfileBuild *b, const SchedPredicatePlugin *pl, const char *name,
-                             const PolicyArgument *arg, Buf *err) {
-        SchedConfig *cfg = &b->box->cfg;
-        if (cfg->n_predicates >= b->cap_predicates)
-                return -E2BIG;
-        SchedPredicate *p = &cfg->predicates[cfg->n_predicates];
-        *p = (SchedPredicate) { .plugin = pl, .id = pl->id };
-        p->name = sched_arena_strndup(&b->box->arena, name, strlen(name));
-        if (!p->name)
-                return -ENOMEM;
-        if (pl->compile) {
-                int r = pl->compile(cfg->strtab, &b->box->arena, p, arg, err);
-                if (r < 0)
-                        return r;
-        }
-        cfg->n_predicates++;
-        return 0;
-}
-
-int sched_profile_add_score(SchedProfileBuild *b, const SchedPriorityPlugin *pl, const char *name, int64_t weight,
-                            const PolicyArgument *arg, Buf *err) {
-        SchedConfig *cfg = &b->box->cfg;
-        if (cfg->n_priorities >= b->cap_priorities)
-                return -E2BIG;
-        SchedPriority *p = &cfg->priorities[cfg->n_priorities];
-        *p = (SchedPriority) { .plugin = pl, .id = pl->id, .weight = weight, .plugin_weight = true };
-        p->name = sched_arena_strndup(&b->box->arena, name, strlen(name));
-        if (!p->name)
-                return -ENOMEM;
-        if (pl->compile) {
-                int r = pl->compile(cfg->strtab, &b->box->arena, p, arg, err);
-                if (r < 0)
-                        return r;
-        }
-        cfg->n_priorities++;
-        return 0;
-}
 
 /* An out-of-tree plugin's Filter or Score: its profile instance (init() with the args, once
  * per profile, shared by both points) behind one engine filter or score. */

@@ -152,28 +152,6 @@ static bool pdb_disrupted(const PDB *b, const char *pod_name) {
         return false;
 }
 
-/* ---- reasons ---- */
-
-bool sched_reason_unresolvable(const SchedConfig *cfg, const SchedReason *r) {
-        const SchedKnownStrings *k = cfg->known;
-        switch (r->code) {
-        case SCHED_REASON_PORTS:
-        case SCHED_REASON_TOO_MANY_PODS:
-        case SCHED_REASON_INSUFFICIENT:
-                return false;
-        case SCHED_REASON_TEXT:
-                /* VolumeZone and VolumeBinding conflicts, the pod's own affinity rules, a spread
-                 * constraint's missing key; disk conflicts, volume limits, anti-affinity, skew,
-                 * service affinity and extenders' texts may be resolved */
-                return r->a == k->r_zone_conflict || r->a == k->r_bind_conflict || r->a == k->r_node_conflict ||
-                       r->a == k->r_immediate || r->a == k->r_aff_rules || r->a == k->r_spread_label ||
-                       r->a == k->r_enforced;
-        default:
-                /* node selector/affinity, host name, unschedulable, taints, labels presence,
-                 * node conditions */
-                return true;
-        }
-}
 
 /* ---- the preemptor ---- */
 
