@@ -15,6 +15,9 @@
  *             against its own ReplicaSet (100 groups of 100 pods)
  *   pref      PREFERRED pod affinity to another group on the zone (weight 50) and preferred
  *             anti-affinity to its own group on the hostname (weight 100)
+ *   spread    topology spread constraints against its own group (50 groups): maxSkew 1 over
+ *             the zones (DoNotSchedule) and maxSkew 1 over the hostnames (ScheduleAnyway), the
+ *             shape a Deployment spread across zones has
  *   existing  SERIES-PODS pods of each of the three kinds scheduled onto E pods already bound
  *             (default series 0, 10,000, 50,000, 100,000). Existing pods belong to 200
  *             ReplicaSets/Services in 4 other namespaces; 10% carry required anti-affinity on
@@ -28,7 +31,7 @@
  *
  *   bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]
  *                       [--existing E1,E2,...] [--budget SECONDS] [--percentage P]
- *                       [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]
+ *                       [--cases plain,anti,pref,spread,existing] [--placements FILE] [--csv FILE]
  *                       [--feature-gates DefaultPodTopologySpread=true|false] [--config FILE]
  * --config runs the first profile of a KubeSchedulerConfiguration instead of the Policy
  * (an empty one is v1.20's default profile).
@@ -59,6 +62,7 @@
 #define N_WEB 50        /* plain pods' groups */
 #define N_ANTI 100      /* required anti-affinity groups */
 #define N_PREF 50       /* preferred affinity groups */
+#define N_SPREAD 50     /* topology spread groups */
 #define N_OLD 200       /* existing pods' groups */
 #define N_OLD_NS 4
 #define MAX_ROWS 32
@@ -68,10 +72,11 @@ typedef enum PodKind {
         POD_PLAIN,
         POD_ANTI,
         POD_PREF,
+        POD_SPREAD,
         _POD_KIND_MAX,
 } PodKind;
 
-static const char *const kind_names[_POD_KIND_MAX] = { "plain", "anti", "pref" };
+static const char *const kind_names[_POD_KIND_MAX] = { "plain", "anti", "pref", "spread" };
 
 typedef struct Row {
         const char *section, *kind;
@@ -160,8 +165,8 @@ static int load_config(SchedStrtab *t, const char *path, int32_t pct, const Sche
         return r;
 }
 
-/* --config: a KubeSchedulerConfiguration through libconfig's front door (decoded, defaulted,
- * validated), its first profile compiled as the daemon compiles it. */
+/* --config: a KubeSchedulerConfiguration through the one loader (decoded, defaulted, validated
+ * by libconfig; a v1 profile mapped as the daemon maps it), its first profile. */
 static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFeatureGates *gates,
                     const PluginLoader *plugins, SchedConfig **ret_cfg) {
         _cleanup_free_ char *text = NULL;
@@ -171,31 +176,32 @@ static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFe
                 fprintf(stderr, "cannot read %s: %s\n", path, strerror(-r));
                 return r;
         }
-        PolicyDiags diags = {};
-        KscOptions ko = { .default_pod_topology_spread_off = gates->default_pod_topology_spread_off };
         KscExternalPlugin external[PLUGIN_LOADER_MAX];
-        if (plugins)
-                sched_externals_to_ksc(&plugins->set, external);
+        SchedLoadOptions lo = {
+                .base = { .percentage_of_nodes_to_score = pct, .gates = *gates,
+                          .externals = plugins ? &plugins->set : NULL },
+                .ksc = { .default_pod_topology_spread_off = gates->default_pod_topology_spread_off },
+        };
         if (plugins) {
-                ko.external = external;
-                ko.n_external = plugins->set.n;
+                sched_externals_to_ksc(&plugins->set, external);
+                lo.ksc.external = external;
+                lo.ksc.n_external = plugins->set.n;
         }
-        json_auto_t *eff = NULL;
-        r = ksc_load(text, len, &ko, &eff, &diags);
+        PolicyDiags diags = {};
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 64 * 1024);
+        _cleanup_(sched_profiles_done) SchedProfiles loaded = {};
+        r = sched_profiles_load(t, text, len, &lo, &loaded, &diags, &err);
         _cleanup_free_ char *msg = NULL;
         if (policy_diags_format_text(&diags, path, &msg) >= 0 && msg && *msg)
                 fprintf(stderr, "%s", msg);
         policy_diags_clear(&diags);
-        if (r < 0)
-                return r;
-        _cleanup_buf_ Buf err;
-        buf_init(&err, 64 * 1024);
-        SchedConfigOptions o = { .percentage_of_nodes_to_score = pct, .gates = *gates,
-                                 .externals = plugins ? &plugins->set : NULL };
-        r = tl_profile_config(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret_cfg, &err);
-        if (r < 0)
+        if (r < 0) {
                 fprintf(stderr, "%s: cannot run: %s\n", path, err.len ? buf_str(&err) : strerror(-r));
-        return r;
+                return r;
+        }
+        *ret_cfg = TAKE_PTR(loaded.cfg[0]);
+        return 0;
 }
 
 /* The objects an extender is sent (extender.h's lookup): the node as made, the pod as its
@@ -284,6 +290,10 @@ static int put_workloads(Bench *b) {
                 snprintf(g, sizeof g, "pref-%02u", i);
                 r = put_group(b, "bench", g);
         }
+        for (uint32_t i = 0; i < N_SPREAD && r >= 0; i++) {
+                snprintf(g, sizeof g, "spread-%02u", i);
+                r = put_group(b, "bench", g);
+        }
         for (uint32_t i = 0; i < N_OLD && r >= 0; i++) {
                 snprintf(g, sizeof g, "old-%03u", i);
                 snprintf(ns, sizeof ns, "prod-%u", i % N_OLD_NS);
@@ -367,6 +377,18 @@ static SchedPod *make_pending(Bench *b, PodKind kind, uint32_t i) {
                          "'topologyKey':'kubernetes.io/hostname'}}]}}",
                          other, group);
                 return make_pod(b, "pref", i, "bench", group, "frontend", NULL, extra);
+        case POD_SPREAD:
+                snprintf(group, sizeof group, "spread-%02u", i % N_SPREAD);
+                node_extra(b, i, extra, sizeof extra, false);
+                l = strlen(extra);
+                snprintf(extra + l, sizeof extra - l,
+                         ",'topologySpreadConstraints':["
+                         "{'maxSkew':1,'topologyKey':'topology.kubernetes.io/zone','whenUnsatisfiable':'DoNotSchedule',"
+                         "'labelSelector':{'matchLabels':{'app':'%s'}}},"
+                         "{'maxSkew':1,'topologyKey':'kubernetes.io/hostname','whenUnsatisfiable':'ScheduleAnyway',"
+                         "'labelSelector':{'matchLabels':{'app':'%s'}}}]",
+                         group, group);
+                return make_pod(b, "spread", i, "bench", group, "frontend", NULL, extra);
         default:
                 return NULL;
         }
@@ -505,7 +527,7 @@ static int parse_list(const char *s, uint32_t *out, uint32_t max, uint32_t *ret_
 static void usage(void) {
         fprintf(stderr, "usage: bench-sched-default [--policy FILE] [--nodes N] [--pods N] [--series-pods N]\n"
                         "                           [--existing E1,E2,...] [--budget SECONDS] [--percentage P]\n"
-                        "                           [--cases plain,anti,pref,existing] [--placements FILE] [--csv FILE]\n"
+                        "                           [--cases plain,anti,pref,spread,existing] [--placements FILE] [--csv FILE]\n"
                         "                           [--feature-gates DefaultPodTopologySpread=true|false] [--config FILE]\n"
                         "                           [--plugin-dir DIR (out-of-tree plugins --config may enable)]\n"
                         "                           [--extender URL (an extender's prioritize verb, weight 1)]\n");
@@ -524,7 +546,7 @@ int main(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        const char *policy_path = "deploy/policy.cfg", *cases = "plain,anti,pref,existing", *placements_path = NULL,
+        const char *policy_path = "deploy/policy.cfg", *cases = "plain,anti,pref,spread,existing", *placements_path = NULL,
                    *csv_path = NULL;
         uint32_t n_pods = 10000, n_series_pods = 1000, series[8] = { 0, 10000, 50000, 100000 }, n_series = 4;
         double budget = 6.0;

@@ -141,15 +141,22 @@ static bool node_included(const SchedCycle *cy, const SchedSpreadConstraint *c, 
  * nodes', unlike v1.20) under its pair. */
 static int spread_prepare_1_32(SchedCycle *cy, SchedNodeInfo *const *all, uint32_t n_all) {
         SchedCycleState *x = cy->state;
-        for (uint32_t i = 0; i < n_all; i++) {
-                const SchedNode *n = all[i]->node;
-                if (!n || !has_all_keys(n, x->spread_c, x->n_spread_c, false))
+        for (uint32_t k = 0; k < x->n_spread_c; k++) {
+                const SchedSpreadConstraint *c = &x->spread_c[k];
+                if (c->schedule_anyway)
                         continue;
-                for (uint32_t k = 0; k < x->n_spread_c; k++) {
-                        const SchedSpreadConstraint *c = &x->spread_c[k];
-                        if (c->schedule_anyway || !node_included(cy, c, n))
+                /* the matching pods per node from the label index when the selector has an
+                 * anchor (a decision then costs the matching pods, not the cluster's) */
+                int indexed = count_by_label(cy, &c->selector);
+                if (indexed < 0)
+                        return indexed;
+                for (uint32_t i = 0; i < n_all; i++) {
+                        const SchedNode *n = all[i]->node;
+                        if (!n || !has_all_keys(n, x->spread_c, x->n_spread_c, false) || !node_included(cy, c, n))
                                 continue;
-                        int r = topo_add(&x->spread, hard_pair(n, c), count_matching(all[i], cy->pod, &c->selector));
+                        int64_t cnt = indexed ? topo_get(&x->spread_nodes, (uint64_t) (uintptr_t) all[i])
+                                              : count_matching(all[i], cy->pod, &c->selector);
+                        int r = topo_add(&x->spread, hard_pair(n, c), cnt);
                         if (r < 0)
                                 return r;
                 }
