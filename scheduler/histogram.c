@@ -55,7 +55,7 @@ void histogram_series_observe(SchedSeries *s, const SchedBuckets *b, double seco
 /* strconv.FormatFloat(v, 'g', -1, 64), as the Go client writes le: the fewest digits that
  * read back as v; the exponent form below 1e-4 and from 1e6 up (Go decides with precision 6
  * for the shortest form). */
-static void format_go_float(char *out, size_t size, double v) {
+void histogram_go_float(char *out, size_t size, double v) {
         for (int p = 1; p <= 17; p++) {
                 snprintf(out, size, "%.*e", p - 1, v);
                 if (strtod(out, NULL) == v)
@@ -78,7 +78,7 @@ int histogram_series_format(Buf *out, const char *name, const char *labels, cons
         int r = 0;
         for (uint32_t i = 0; r >= 0 && i < b->n; i++) {
                 char le[40];
-                format_go_float(le, sizeof le, b->le[i]);
+                histogram_go_float(le, sizeof le, b->le[i]);
                 cum += s->counts[i];
                 r = buf_printf(out, "%s_bucket{%s%sle=\"%s\"} %" PRIu64 "\n", name, labels, sep, le, cum);
         }

@@ -44,3 +44,6 @@ int histogram_series_format(Buf *out, const char *name, const char *labels, cons
                             const SchedSeries *s);
 /* Appends v to out escaped for a label value (backslash, quote, newline). */
 int histogram_label_escape(Buf *out, const char *v);
+/* v as Go's strconv.FormatFloat(v, 'g', -1, 64), as client_golang writes values and le
+ * (out: at least 32 bytes). */
+void histogram_go_float(char *out, size_t size, double v);

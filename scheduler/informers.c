@@ -12,6 +12,7 @@
 #include "scheduler/core/json.h"
 #include "scheduler/core/pod-relations.h"
 #include "scheduler/manager-internal.h"
+#include "scheduler/pod-resources.h"
 
 /* Kinds libkube has no constant for. */
 static const KubeResource RES_STORAGE_CLASSES = { "storage.k8s.io", "v1", "storageclasses", false };
@@ -174,10 +175,13 @@ static bool pod_digest(const json_t *pod, char ret[static 17]) {
 static json_t *keep_pod(json_t *obj, void *userdata) {
         static const char *const keys[] = { "name", "namespace", "uid", "resourceVersion" };
         char d[17];
-        if (!pod_digest(obj, d))
+        _cleanup_free_ char *resources = NULL;
+        if (!pod_digest(obj, d) || pod_resources_summarize(obj, manager_like_1_32(userdata), &resources) < 0)
                 return NULL;    /* the whole pod then */
         json_t *meta = json_object_get(obj, "metadata"), *m = json_object();
-        json_t *kept = m ? json_pack("{s:o, s:s}", "metadata", m, POD_DIGEST, d) : NULL;
+        /* and what /metrics/resources says of it (pod-resources.h) */
+        json_t *kept = m ? json_pack("{s:o, s:s, s:s*}", "metadata", m, POD_DIGEST, d, POD_RESOURCES_KEY, resources)
+                         : NULL;
         for (size_t i = 0; kept && i < ELEMENTSOF(keys); i++) {
                 json_t *v = json_object_get(meta, keys[i]);
                 if (v && json_object_set(m, keys[i], v) < 0) {

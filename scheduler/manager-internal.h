@@ -30,6 +30,7 @@
 #include "scheduler/options.h"
 #include "scheduler/histogram.h"
 #include "scheduler/metrics-snapshot.h"
+#include "scheduler/resources-endpoint.h"
 #include "scheduler/secure-server.h"
 
 #define NODE_SELECTOR_ANNOTATION SCHED_PROJECT_NODE_SELECTOR_ANNOTATION
@@ -107,6 +108,8 @@ struct Manager {
         SchedSecureServer *secure;
         sd_event_source *publish;       /* the serving thread's snapshot, after each dispatch */
         uint64_t families_published_usec; /* CLOCK_MONOTONIC of the last labelled families sent */
+        SchedResourcesEndpoint *resources;      /* /metrics/resources, rendered on demand */
+        sd_event_source *resources_source;      /* its wake-up on this loop */
         struct SchedLeaseThread *lease; /* leader election, on its own thread (lease-thread.h) */
 
         PolicyEffective *eff;
@@ -189,6 +192,11 @@ struct Manager {
 static inline void manager_kick(Manager *m) {
         if (m->defer)
                 (void) sd_event_source_set_enabled(m->defer, SD_EVENT_ONESHOT);
+}
+
+/* A configuration's profiles are of one line: whether it is 1.32's (v1, v1beta3). */
+static inline bool manager_like_1_32(const Manager *m) {
+        return m->n_profiles && sched_config_decisions(m->profiles[0].cfg) == SCHED_DECISIONS_1_32;
 }
 
 /* Every informer has listed: decisions may start. */

@@ -626,6 +626,9 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->n_profiles; i++)
                 kube_event_recorder_free(m->profiles[i].recorder);
         m->secure = sched_secure_server_free(m->secure);
+        /* after the HTTP thread: its scrapes hold the endpoint */
+        m->resources_source = sd_event_source_disable_unref(m->resources_source);
+        m->resources = sched_resources_endpoint_free(m->resources);
         m->publish = sd_event_source_disable_unref(m->publish);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);

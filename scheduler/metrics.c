@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "plugin-loader/plugin-loader.h"
 #include "scheduler/histogram.h"
 #include "scheduler/manager-internal.h"
+#include "scheduler/pod-resources.h"
 #include "scheduler/secure-server.h"
 
 /* upstream's leaderelection.NewLeaderHealthzAdaptor(20 s) in kube-scheduler */
@@ -206,6 +208,71 @@ static int on_publish(sd_event_source *src, void *userdata) {
         return 0;
 }
 
+typedef struct PodSummaries {
+        const char **v;
+        char **owned;           /* the summaries made here (whole pods), to free */
+        size_t n, cap, n_owned;
+        bool like_1_32;
+} PodSummaries;
+
+/* The summary the pod informer kept (informers.c), or one made now for a pod kept whole. */
+static int collect_pod(json_t *obj, void *userdata) {
+        PodSummaries *p = userdata;
+        if (p->n == p->cap) {
+                size_t cap = p->cap ? 2 * p->cap : 1024;
+                const char **v = reallocarray(p->v, cap, sizeof(char *));
+                char **o = reallocarray(p->owned, cap, sizeof(char *));
+                if (v)
+                        p->v = v;
+                if (o)
+                        p->owned = o;
+                if (!v || !o)
+                        return -ENOMEM;
+                p->cap = cap;
+        }
+        const json_t *kept = json_object_get(obj, POD_RESOURCES_KEY);
+        if (json_is_string(kept)) {
+                p->v[p->n++] = json_string_value(kept);
+                return 0;
+        }
+        char *s = NULL;
+        int r = json_object_get(obj, "spec") ? pod_resources_summarize(obj, p->like_1_32, &s) : 0;
+        if (r < 0)
+                return r;
+        p->v[p->n++] = s;
+        if (s)
+                p->owned[p->n_owned++] = s;
+        return 0;
+}
+
+/* A scrape of /metrics/resources waits: the pods as the informer has them now. 1.32 serves the
+ * text only while leading (a follower's pods are the leader's too), v1.20 always. */
+static int on_resources_wanted(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        Manager *m = userdata;
+        uint64_t gen = sched_resources_endpoint_take(m->resources);
+        bool like_1_32 = manager_like_1_32(m);
+        Buf b;
+        /* two series a pod and resource, about 170 bytes each: 400,000 pods fit */
+        buf_init(&b, RESOURCES_MAX_TEXT);
+        int r = 0;
+        if (!like_1_32 || m->leading) {
+                PodSummaries pods = { .like_1_32 = like_1_32 };
+                r = m->pods ? kube_informer_foreach(m->pods, collect_pod, &pods) : 0;
+                if (r >= 0)
+                        r = pod_resources_format(&b, pods.v, pods.n, like_1_32);
+                for (size_t i = 0; i < pods.n_owned; i++)
+                        free(pods.owned[i]);
+                free(pods.owned);
+                free(pods.v);
+        }
+        if (r < 0) {
+                klog_warning_errno(r, "cannot render /metrics/resources: %m");
+                buf_free(&b);
+        }
+        sched_resources_endpoint_answer(m->resources, gen, r < 0 ? NULL : buf_steal(&b));
+        return 0;
+}
+
 /* The HTTPS port's options: the delegated reviews' client and TTLs, the certificate. */
 static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_cert, char **ret_key) {
         const SchedOptions *o = m->opts;
@@ -267,7 +334,14 @@ int metrics_serve(Manager *m) {
         /* A stalled loop neither schedules nor renews: /healthz fails once it has not run
          * for as long as upstream's leader election watchdog tolerates a lease that was not
          * renewed (the lease duration and 20 s). */
+        if ((r = sched_resources_endpoint_new(RESOURCES_WAIT_USEC, &m->resources)) < 0 ||
+            (r = sd_event_add_io(m->event, &m->resources_source, sched_resources_endpoint_fd(m->resources), EPOLLIN,
+                                 on_resources_wanted, m)) < 0)
+                return r;
+        (void) sd_event_source_set_description(m->resources_source, "scheduler-metrics-resources");
         SchedSecureServerOptions so = {
+                .resources = sched_resources_endpoint_serve,
+                .resources_userdata = m->resources,
                 .no_https = o->secure_port <= 0,
                 .lease_name = o->leader_elect ? o->lease_name : NULL,
                 .stall_usec = (uint64_t) o->lease_duration_usec + LOOP_STALL_TOLERANCE_USEC,

@@ -25,6 +25,8 @@ struct SchedSecureServer {
         HttpServer *https;
         HttpServer *plain[2];
         char *always_allow_paths, *lease_name;
+        HttpHandler resources;
+        void *resources_userdata;
         uint64_t stall_usec;
         pthread_t thread;
         bool running;
@@ -105,6 +107,13 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
         if (always_allowed(s, req->path))
                 return render_metrics(req, reply, s);
         return kube_auth_delegate_serve(s->auth, req, reply, render_metrics, s);
+}
+
+static int on_resources(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        SchedSecureServer *s = userdata;
+        if (always_allowed(s, req->path))
+                return s->resources(req, reply, s->resources_userdata);
+        return kube_auth_delegate_serve(s->auth, req, reply, s->resources, s->resources_userdata);
 }
 
 static int on_stop(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
@@ -196,7 +205,8 @@ static int setup_https(SchedSecureServer *s, const SchedSecureServerOptions *o, 
                 return klog_error_errno(r, "cannot serve HTTPS on %s:%u: %s", o->address ? o->address : "127.0.0.1",
                                         o->port, r == -EINVAL && o->cert_pem ? "invalid certificate or key" : strerror(-r));
         if ((r = add_health_routes(s, s->https)) < 0 ||
-            (r = http_server_add_route(s->https, "/metrics", on_metrics, s)) < 0)
+            (r = http_server_add_route(s->https, "/metrics", on_metrics, s)) < 0 ||
+            (s->resources && (r = http_server_add_route(s->https, "/metrics/resources", on_resources, s)) < 0))
                 return r;
         return 0;
 }
@@ -231,6 +241,10 @@ static int setup(SchedSecureServer *s, const SchedSecureServerOptions *o, KubeCo
                         return r;
                 if (p->metrics && (r = http_server_add_route(s->plain[i], "/metrics", render_metrics, s)) < 0)
                         return r;
+                if (p->metrics && s->resources &&
+                    (r = http_server_add_route(s->plain[i], "/metrics/resources", s->resources,
+                                               s->resources_userdata)) < 0)
+                        return r;
         }
         return 0;
 }
@@ -247,6 +261,8 @@ int sched_secure_server_new(const SchedSecureServerOptions *o, const SchedMetric
         pthread_mutex_init(&s->lock, NULL);
         s->snapshot = *initial;
         s->stall_usec = o->stall_usec;
+        s->resources = o->resources;
+        s->resources_userdata = o->resources_userdata;
         if ((o->always_allow_paths && !(s->always_allow_paths = strdup(o->always_allow_paths))) ||
             (o->lease_name && !(s->lease_name = strdup(o->lease_name)))) {
                 kube_config_free(config);

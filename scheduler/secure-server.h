@@ -16,7 +16,9 @@
  *                      lease, and that is what the probe must see (500, with the age);
  *   /readyz            as /healthz, and 503 until the caches have synced;
  *   /metrics           behind TokenReview + SubjectAccessReview (asynchronous on the
- *                      thread's loop), or open for a path in always_allow_paths. */
+ *                      thread's loop), or open for a path in always_allow_paths;
+ *   /metrics/resources likewise, answered by the options' resources handler (rendered by the
+ *                      loop on demand: resources-endpoint.h). */
 
 #include <stdint.h>
 
@@ -38,6 +40,8 @@ typedef struct SchedSecureServerOptions {
         const char *always_allow_paths; /* comma-separated, served without review; copied */
         const char *lease_name;         /* leader_election_master_status's name; copied */
         uint64_t stall_usec;            /* heartbeat age past which /healthz fails */
+        HttpHandler resources;          /* /metrics/resources (NULL: not served) */
+        void *resources_userdata;
         bool no_https;                  /* plain ports only (--secure-port 0) */
         /* The plain ports: the health paths and/or /metrics, open. */
         struct SchedPlainPort {
