@@ -44,11 +44,10 @@ static void config(Fx *f, PolicyPriorityId prio) {
 }
 
 static void node(Fx *f, const char *name, const char *zone, const char *extra_alloc) {
-        char meta[512], status[256];
-        snprintf(meta, sizeof meta, "'labels':{'kubernetes.io/hostname':'%s','topology.kubernetes.io/zone':'%s'}", name,
-                 zone);
+        char labels[512], status[256];
+        snprintf(labels, sizeof labels, "'kubernetes.io/hostname':'%s','topology.kubernetes.io/zone':'%s'", name, zone);
         snprintf(status, sizeof status, "%s", extra_alloc);
-        SchedNode *n = tl_node(f->t, name, "4", "8Gi", 110, meta, "", "");
+        SchedNode *n = make_node(f->t, .name = name, .labels = labels);
         assert_non_null(n);
         if (*extra_alloc) {
                 /* one extra allocatable scalar "name=value" */
@@ -65,9 +64,7 @@ static void node(Fx *f, const char *name, const char *zone, const char *extra_al
 }
 
 static SchedPod *pod(Fx *f, const char *name, const char *labels, const char *spec) {
-        char meta[512];
-        snprintf(meta, sizeof meta, "'labels':{%s}", labels);
-        SchedPod *p = tl_pod(f->t, name, "100m", "100Mi", spec, meta);
+        SchedPod *p = make_pod(f->t, .name = name, .cpu = "100m", .mem = "100Mi", .labels = labels, .spec = spec);
         assert_non_null(p);
         return p;
 }
@@ -436,12 +433,13 @@ static void test_wait_for_first_consumer(void **state) {
         _cleanup_free_ char *s3 = feasible(f, m);
         assert_string_equal(s3, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
         /* ... before any filter runs: a pod that fits no node either still reads only that */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "64", "100Mi",
-                                                          "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'gone'}}]", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = make_pod(f->t, .name = "big", .cpu = "64", .mem = "100Mi",
+                                                             .spec = "'volumes':[{'name':'d',"
+                                                                     "'persistentVolumeClaim':{'claimName':'gone'}}]");
         _cleanup_free_ char *s4 = feasible(f, big);
         assert_string_equal(s4, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
         /* without the claim it is the resources that fail */
-        _cleanup_(sched_pod_unrefp) SchedPod *big2 = tl_pod(f->t, "big2", "64", "100Mi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big2 = make_pod(f->t, .name = "big2", .cpu = "64", .mem = "100Mi");
         _cleanup_free_ char *s5 = feasible(f, big2);
         assert_string_equal(s5, "0/2 nodes are available: 2 Insufficient cpu.");
 }

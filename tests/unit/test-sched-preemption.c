@@ -149,8 +149,8 @@ static void test_never_and_terminating(void **state) {
         assert_null(preempt(f, never));
         assert_true(f->res.not_eligible);
         /* nominated to n1 where a lower-priority pod is still terminating: wait for it */
-        SchedPod *gone = tl_pod(f->w.t, "gone", "1", "", "'nodeName':'n1','priority':1",
-                                "'deletionTimestamp':'2021-01-01T00:00:00Z'");
+        SchedPod *gone = make_pod(f->w.t, .name = "gone", .cpu = "1", .node = "n1", .priority = 1, .has_priority = true,
+                                  .meta = "'deletionTimestamp':'2021-01-01T00:00:00Z'");
         assert_non_null(gone);
         assert_int_equal(sched_cache_add_pod(f->w.c, gone), 0);
         sched_pod_unref(gone);

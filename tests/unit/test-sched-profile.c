@@ -227,9 +227,9 @@ static char *schedule_scores(TestWorld *f, const SchedConfig *cfg, const SchedPo
  * 33 x 3 = 99, as v1.20 (and as the Policy's three labelPreference entries of weight 1). */
 static void test_node_label_scores_as_one_plugin(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
-        add_node(f, tl_node(f->t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        add_node(f, make_node(f->t, .name = "node-a", .labels = "'ssd':'true','hdd':'true'"));
+        add_node(f, make_node(f->t, .name = "node-b", .labels = "'gpu':'true','ssd':'true'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "100m");
         TlProfile b = tl_profile("p");
         tl_score(&b, "NodeLabel", 3);
         tl_args(&b, "NodeLabel", "{'presentLabelsPreference':['ssd','gpu'],'absentLabelsPreference':['hdd']}");
@@ -264,10 +264,8 @@ static void test_node_label_scores_as_one_plugin(void **state) {
  * 1Gi, 1 example.com/gpu; weights cpu 1, memory 3, gpu 2. */
 static void test_allocated_weights_and_extended(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
-                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
-                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
+        add_node(f, make_node(f->t, .name = "node-a", .allocatable = "'example.com/gpu':'2'"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi", .allocatable = "'example.com/gpu':'4'"));
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod_json(f->t,
                 "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','resources':{'requests':"
                 "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
@@ -310,11 +308,9 @@ static void test_allocated_weights_and_extended(void **state) {
  * standard deviation). Same nodes as above. */
 static void test_scorers_like_1_32(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
-                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
-                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *plain = tl_pod(f->t, "p", "1", "1Gi", "", "");
+        add_node(f, make_node(f->t, .name = "node-a", .allocatable = "'example.com/gpu':'2'"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi", .allocatable = "'example.com/gpu':'4'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *plain = make_pod(f->t, .name = "p", .cpu = "1", .mem = "1Gi");
         _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
                 "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
                 "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
@@ -365,10 +361,8 @@ static void test_scorers_like_1_32(void **state) {
  * three-resource case above. */
 static void test_v1beta2_balanced_resources(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
-                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
-                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
+        add_node(f, make_node(f->t, .name = "node-a", .allocatable = "'example.com/gpu':'2'"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi", .allocatable = "'example.com/gpu':'4'"));
         _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
                 "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
                 "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
@@ -404,9 +398,9 @@ static void test_v1beta2_balanced_resources(void **state) {
  * 100 x (1 - |cpu - memory|). Pod 1 cpu, 1Gi; node-a 4/8Gi, node-b 2/16Gi. */
 static void test_balanced_like_1_32(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "", ""));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "1Gi", "", "");
+        add_node(f, make_node(f->t, .name = "node-a"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "1", .mem = "1Gi");
         assert_non_null(pod);
         TlProfile b = tl_profile("v1");
         tl_score(&b, "NodeResourcesBalancedAllocation", 1);
@@ -436,10 +430,10 @@ static uint32_t feasible(TestWorld *f, const SchedConfig *cfg, const SchedPod *p
  * of them. Zones a, b and c (its node tainted), one app=web (version 1) pod in each. */
 static void test_spread_like_1_32(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n-a", "4", "8Gi", 110, "'labels':{'zone':'a'}", "", ""));
-        add_node(f, tl_node(f->t, "n-b", "4", "8Gi", 110, "'labels':{'zone':'b'}", "", ""));
-        add_node(f, tl_node(f->t, "n-c", "4", "8Gi", 110, "'labels':{'zone':'c'}",
-                            "'taints':[{'key':'t','value':'x','effect':'NoSchedule'}]", ""));
+        add_node(f, make_node(f->t, .name = "n-a", .labels = "'zone':'a'"));
+        add_node(f, make_node(f->t, .name = "n-b", .labels = "'zone':'b'"));
+        add_node(f, make_node(f->t, .name = "n-c", .labels = "'zone':'c'",
+                              .spec = "'taints':[{'key':'t','value':'x','effect':'NoSchedule'}]"));
         static const char *const bound[] = { "n-a", "n-b", "n-c" };
         for (size_t i = 0; i < ELEMENTSOF(bound); i++) {
                 char text[512];
@@ -511,9 +505,9 @@ static void test_affinity_label_keys(void **state) {
  * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
 static void test_node_affinity_added_affinity(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n-a", "4", "8Gi", 110, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "n-b", "4", "8Gi", 110, "'labels':{'zone':'b','disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "n-c", "4", "8Gi", 110, "'labels':{'zone':'a'}", "", ""));
+        add_node(f, make_node(f->t, .name = "n-a", .labels = "'zone':'a','disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "n-b", .labels = "'zone':'b','disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "n-c", .labels = "'zone':'a'"));
         TlProfile b = tl_profile("p");
         tl_enable(&b, "filter", "NodeAffinity");
         tl_score(&b, "NodeAffinity", 1);
@@ -524,11 +518,12 @@ static void test_node_affinity_added_affinity(void **state) {
         _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
         tl_profile_done(&b);
         assert_non_null(cfg);
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "100m");
         _cleanup_free_ char *got = schedule_scores(f, cfg, pod);
         assert_string_equal(got, "n-a=100 n-c=0");
         /* the enforced terms fail first; the pod's own selector after them */
-        _cleanup_(sched_pod_unrefp) SchedPod *only_b = tl_pod(f->t, "q", "100m", "", "'nodeSelector':{'zone':'b'}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *only_b = make_pod(f->t, .name = "q", .cpu = "100m",
+                                                                .spec = "'nodeSelector':{'zone':'b'}");
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
         SchedResult res;
@@ -545,7 +540,7 @@ static void test_node_affinity_added_affinity(void **state) {
  * checked; DefaultPreemption's args reach the configuration. */
 static void test_fit_ignored_groups_and_preemption_args(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", ""));
+        add_node(f, make_node(f->t, .name = "n1"));
         _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod_json(f->t,
                 "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','resources':{'requests':"
                 "{'cpu':'1','example.com/gpu':'1'}}}]}}");
@@ -679,12 +674,11 @@ static bool check_translation_runs_as_the_policy(TestWorld *f, const char *path,
 }
 
 static SchedPod *translation_fixture(TestWorld *f) {
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
-                            "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
-                            "", ""));
-        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
-        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
-        return tl_pod(f->t, "p", "100m", "128Mi", "", "");
+        add_node(f, make_node(f->t, .name = "node-a",
+                .labels = "'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "8", .mem = "16Gi", .labels = "'region':'r1','zone':'z2'"));
+        add_node(f, make_node(f->t, .name = "node-c", .cpu = "2", .mem = "4Gi", .labels = "'ssd':'true'"));
+        return make_pod(f->t, .name = "p", .cpu = "100m", .mem = "128Mi");
 }
 
 /* Run from the source tree (the data's paths are relative). */

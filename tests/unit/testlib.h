@@ -44,38 +44,6 @@ static inline SchedPod *tl_pod_json(SchedStrtab *t, const char *text) {
         return p;
 }
 
-/* A node with allocatable cpu/memory/pods and optional extra metadata/spec/status JSON
- * fragments (each "" or a JSON object's members without braces). */
-static inline SchedNode *tl_node(SchedStrtab *t, const char *name, const char *cpu, const char *mem, int pods,
-                                 const char *meta, const char *spec, const char *status) {
-        char buf[8192];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s'%s%s},'spec':{%s},'status':{'allocatable':"
-                         "{'cpu':'%s','memory':'%s','pods':'%d'}%s%s}}",
-                         name, *meta ? "," : "", meta, spec, cpu, mem, pods, *status ? "," : "", status);
-        if (n < 0 || (size_t) n >= sizeof buf)
-                return NULL;
-        return tl_node_json(t, buf);
-}
-
-/* A pod with one container requesting cpu/mem ("" = no request) plus optional extra
- * spec JSON members and metadata members. */
-static inline SchedPod *tl_pod(SchedStrtab *t, const char *name, const char *cpu, const char *mem, const char *spec,
-                               const char *meta) {
-        char req[256], buf[8192];
-        int n = snprintf(req, sizeof req, "%s%s%s%s%s%s%s", *cpu ? "'cpu':'" : "", cpu, *cpu ? "'" : "",
-                         *cpu && *mem ? "," : "", *mem ? "'memory':'" : "", mem, *mem ? "'" : "");
-        if (n < 0 || (size_t) n >= sizeof req)
-                return NULL;
-        n = snprintf(buf, sizeof buf,
-                     "{'metadata':{'name':'%s','namespace':'default','uid':'uid-%s'%s%s},"
-                     "'spec':{'containers':[{'name':'c','image':'img','resources':{'requests':{%s}}}]%s%s}}",
-                     name, name, *meta ? "," : "", meta, req, *spec ? "," : "", spec);
-        if (n < 0 || (size_t) n >= sizeof buf)
-                return NULL;
-        return tl_pod_json(t, buf);
-}
-
 /* An effective policy built in code: predicates by id (GeneralPredicates etc.), priorities by
  * id and weight, arguments optional. The arrays are borrowed by the returned value. */
 typedef struct TlPolicy {
