@@ -36,6 +36,8 @@ SchedPod *build_pod(SchedStrtab *t, PodSpec s) {
         if (r >= 0 && given(s.mem))
                 r = buf_printf(&j, "%s'memory':'%s'", given(s.cpu) ? "," : "", s.mem);
         if (r >= 0)
+                r = member(&j, given(s.cpu) || given(s.mem), s.requests);
+        if (r >= 0)
                 r = buf_puts(&j, "}}}]");
         if (r >= 0 && s.node)
                 r = buf_printf(&j, ",'nodeName':'%s'", s.node);

@@ -18,12 +18,13 @@
 #include "scheduler/core/objects.h"
 
 /* A pod: one container "c" (image "img") with the requests given (.cpu, .mem; NULL or "":
- * no request of that resource), in namespace .ns ("default" when NULL), uid "uid-NAME".
+ * no request of that resource; .requests further members, extended resources), in
+ * namespace .ns ("default" when NULL), uid "uid-NAME".
  * .node binds it (spec.nodeName); .priority sets spec.priority when .has_priority (so 0 can
  * be said); .labels is the members of metadata.labels; .spec and .meta are further members
  * of spec and metadata. */
 typedef struct PodSpec {
-        const char *name, *ns, *cpu, *mem, *node, *labels, *spec, *meta;
+        const char *name, *ns, *cpu, *mem, *requests, *node, *labels, *spec, *meta;
         int32_t priority;
         bool has_priority;
 } PodSpec;
