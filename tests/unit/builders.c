@@ -32,6 +32,14 @@ void test_world_fini(TestWorld *w) {
         *w = (TestWorld) {};
 }
 
+void *test_world_new(size_t size) {
+        assert_true(size >= sizeof(TestWorld));
+        TestWorld *w = calloc(1, size);
+        assert_non_null(w);
+        assert_int_equal(test_world_init(w), 0);
+        return w;
+}
+
 int test_world_setup(void **state) {
         TestWorld *w = calloc(1, sizeof(*w));
         if (!w)

@@ -31,6 +31,9 @@ int test_world_teardown(void **state);
  * included, not W itself. test_world_teardown is the teardown of such a fixture (allocated
  * with calloc) too, when nothing beside its world needs freeing. */
 int test_world_init(TestWorld *w);
+/* A fixture of SIZE bytes (zeroed) whose first member is a TestWorld, its world set up; the
+ * test fails when it cannot be. */
+void *test_world_new(size_t size);
 void test_world_fini(TestWorld *w);
 void test_world_configure(TestWorld *w, TlPolicy *p, const SchedConfigOptions *o);
 void test_world_unconfigure(TestWorld *w);

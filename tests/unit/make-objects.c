@@ -23,8 +23,8 @@ SchedPod *build_pod(SchedStrtab *t, PodSpec s) {
         buf_init(&j, 0);
         /* The metadata always has members (name, namespace, uid) and so has the spec
          * (containers): what follows each is a "," and a member. */
-        int r = buf_printf(&j, "{'metadata':{'name':'%s','namespace':'%s','uid':'uid-%s'", s.name,
-                           s.ns ? s.ns : "default", s.name);
+        int r = buf_printf(&j, "{'metadata':{'name':'%s','namespace':'%s','uid':'%s%s'", s.name,
+                           s.ns ? s.ns : "default", s.uid ? "" : "uid-", s.uid ? s.uid : s.name);
         if (r >= 0 && s.labels)
                 r = buf_printf(&j, ",'labels':{%s}", s.labels);
         if (r >= 0)
@@ -55,7 +55,10 @@ SchedNode *build_node(SchedStrtab *t, NodeSpec s) {
         buf_init(&j, 0);
         int pods = s.no_pods ? 0 : s.pods ? s.pods : 110;
         int r = buf_printf(&j, "{'metadata':{'name':'%s'", s.name);
-        if (r >= 0 && s.labels)
+        if (r >= 0 && s.host_label)
+                r = buf_printf(&j, ",'labels':{'kubernetes.io/hostname':'%s'%s%s}", s.name,
+                               given(s.labels) ? "," : "", s.labels ? s.labels : "");
+        else if (r >= 0 && s.labels)
                 r = buf_printf(&j, ",'labels':{%s}", s.labels);
         if (r >= 0)
                 r = member(&j, true, s.meta);

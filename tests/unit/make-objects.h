@@ -19,12 +19,12 @@
 
 /* A pod: one container "c" (image "img") with the requests given (.cpu, .mem; NULL or "":
  * no request of that resource; .requests further members, extended resources), in
- * namespace .ns ("default" when NULL), uid "uid-NAME".
+ * namespace .ns ("default" when NULL), uid .uid ("uid-NAME" when NULL).
  * .node binds it (spec.nodeName); .priority sets spec.priority when .has_priority (so 0 can
  * be said); .labels is the members of metadata.labels; .spec and .meta are further members
  * of spec and metadata. */
 typedef struct PodSpec {
-        const char *name, *ns, *cpu, *mem, *requests, *node, *labels, *spec, *meta;
+        const char *name, *ns, *uid, *cpu, *mem, *requests, *node, *labels, *spec, *meta;
         int32_t priority;
         bool has_priority;
 } PodSpec;
@@ -34,12 +34,13 @@ SchedPod *build_pod(SchedStrtab *t, PodSpec s);
 /* A node with allocatable .cpu (default "4"), .mem (default "8Gi") and .pods (default 110,
  * the kubelet's), and .allocatable's further members (extended resources, ephemeral storage).
  * A node that admits no pod at all says .no_pods = true: .pods = 0 alone is the default, as
- * every field left out is 0. .labels is the members of metadata.labels; .meta, .spec and
- * .status are further members of metadata, spec and status. */
+ * every field left out is 0. .labels is the members of metadata.labels, to which
+ * .host_label adds kubernetes.io/hostname=NAME (as the kubelet labels its node); .meta, .spec
+ * and .status are further members of metadata, spec and status. */
 typedef struct NodeSpec {
         const char *name, *cpu, *mem, *allocatable, *labels, *meta, *spec, *status;
         int pods;
-        bool no_pods;
+        bool no_pods, host_label;
 } NodeSpec;
 SchedNode *build_node(SchedStrtab *t, NodeSpec s);
 #define make_node(t, ...) build_node((t), (NodeSpec) { __VA_ARGS__ })

@@ -233,10 +233,7 @@ typedef struct Fx {
 } Fx;
 
 static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        assert_non_null(f);
-        assert_int_equal(test_world_init(&f->w), 0);
-        *state = f;
+        *state = test_world_new(sizeof(Fx));
         return 0;
 }
 
@@ -273,13 +270,7 @@ static SchedStr id(Fx *f, const char *s) {
 
 /* A node with the hostname label plus the given label members. */
 static void node(Fx *f, const char *name, const char *labels) {
-        char buf[1024];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s','labels':{'" HOST "':'%s'%s%s}},"
-                         "'status':{'allocatable':{'cpu':'4','memory':'8Gi','pods':'110'}}}",
-                         name, name, *labels ? "," : "", labels);
-        assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedNode *nd = tl_node_json(f->w.t, buf);
+        SchedNode *nd = make_node(f->w.t, .name = name, .host_label = true, .labels = labels);
         assert_non_null(nd);
         assert_int_equal(sched_cache_add_node(f->w.c, nd), 0);
         assert_true(f->n_names < MAX_NODES);
@@ -287,13 +278,9 @@ static void node(Fx *f, const char *name, const char *labels) {
 }
 
 static SchedPod *pod_ns(Fx *f, const char *ns, const char *name, const char *labels, const char *spec) {
-        char buf[2048];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s','namespace':'%s','uid':'uid-%s-%s','labels':{%s}},"
-                         "'spec':{'containers':[{'name':'c','image':'img'}]%s%s}}",
-                         name, ns, ns, name, labels, *spec ? "," : "", spec);
-        assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedPod *p = tl_pod_json(f->w.t, buf);
+        char uid[128];
+        snprintf(uid, sizeof uid, "uid-%s-%s", ns, name);
+        SchedPod *p = make_pod(f->w.t, .name = name, .ns = ns, .uid = uid, .labels = labels, .spec = spec);
         assert_non_null(p);
         return p;
 }
