@@ -46,6 +46,30 @@ static size_t operand_writes(const ReconcileOutput *o) {
         return n;
 }
 
+/* A pass with config C that writes nothing but statuses. */
+static void expect_no_writes(World *w, const json_t *c) {
+        ReconcileOutput *o = op_pass(w, c, NULL);
+        assert_int_equal(operand_writes(o), 0);
+        reconcile_output_free(o);
+}
+
+/* A pass with config C whose writes are applied. */
+static void apply_pass(World *w, const json_t *c) {
+        ReconcileOutput *o = op_pass(w, c, NULL);
+        apply_n(w, o, operand_writes(o));
+        reconcile_output_free(o);
+}
+
+/* A pass with the config of SPEC_JSON at GENERATION: N actions VERB on RESOURCE. */
+static void expect_actions(World *w, const char *spec_json, int64_t generation, ReconcileVerb verb,
+                           const char *resource, size_t n) {
+        json_t *c = cr(spec_json, generation);
+        ReconcileOutput *o = op_pass(w, c, NULL);
+        assert_int_equal(count_actions(o, verb, resource), n);
+        reconcile_output_free(o);
+        json_decref(c);
+}
+
 static const json_t *op_status(const ReconcileOutput *o) {
         const ReconcileAction *a = find_action(o, RECONCILE_PATCH_STATUS, OPERATOR_CONFIG_RESOURCE);
         assert_non_null(a);
@@ -98,17 +122,11 @@ static void test_unmanaged_writes_nothing(void **state) {
 
         json_decref(w->deployment);
         w->deployment = NULL;
-        o = op_pass(w, c, NULL);
-        assert_int_equal(operand_writes(o), 0);
-        reconcile_output_free(o);
+        expect_no_writes(w, c);
+        json_decref(c);
 
         /* Managed again: the Deployment comes back. */
-        json_decref(c);
-        c = cr("{\"managementState\": \"Managed\"}", 3);
-        o = op_pass(w, c, NULL);
-        assert_int_equal(count_actions(o, RECONCILE_CREATE, "deployments"), 1);
-        reconcile_output_free(o);
-        json_decref(c);
+        expect_actions(w, "{\"managementState\": \"Managed\"}", 3, RECONCILE_CREATE, "deployments", 1);
         world_free(w);
 }
 
@@ -189,12 +207,8 @@ static void test_fields_rendered(void **state) {
         reconcile_output_free(o);
 
         /* Applied, the same spec asks for nothing more but its status. */
-        o = op_pass(w, c, NULL);
-        apply_n(w, o, operand_writes(o));
-        reconcile_output_free(o);
-        o = op_pass(w, c, NULL);
-        assert_int_equal(operand_writes(o), 0);
-        reconcile_output_free(o);
+        apply_pass(w, c);
+        expect_no_writes(w, c);
         json_decref(c);
         world_free(w);
 }
@@ -214,17 +228,10 @@ static void test_force_redeployment(void **state) {
         assert_string_equal(template_revision(u->body), "1");
         apply_n(w, o, operand_writes(o));
         reconcile_output_free(o);
-
-        o = op_pass(w, c, NULL);
-        assert_int_equal(operand_writes(o), 0);
-        reconcile_output_free(o);
-
+        expect_no_writes(w, c);
         json_decref(c);
-        c = cr("{\"forceRedeploymentReason\": \"rotate-2\"}", 3);
-        o = op_pass(w, c, NULL);
-        assert_int_equal(count_actions(o, RECONCILE_UPDATE, "deployments"), 1);
-        reconcile_output_free(o);
-        json_decref(c);
+
+        expect_actions(w, "{\"forceRedeploymentReason\": \"rotate-2\"}", 3, RECONCILE_UPDATE, "deployments", 1);
         world_free(w);
 }
 
@@ -251,15 +258,13 @@ static void test_failed_revision_limit(void **state) {
         set_policy_file(w, "scheduler-policy", path);
         use_policy(w, "scheduler-policy");
         json_t *c = cr("{\"failedRevisionLimit\": 0, \"succeededRevisionLimit\": 5}", 2);
-        ReconcileOutput *o = op_pass(w, c, NULL);
-        apply_n(w, o, operand_writes(o));
-        reconcile_output_free(o);
+        apply_pass(w, c);
         assert_string_equal(deployment_revision(w), "2");
         rollout(w, false);
         w->now += 601;
         bool pruned = false;
         for (int i = 0; i < 6 && !pruned; i++) {
-                o = op_pass(w, c, NULL);
+                ReconcileOutput *o = op_pass(w, c, NULL);
                 const ReconcileAction *d = find_action(o, RECONCILE_DELETE, "configmaps");
                 if (d) {
                         assert_string_equal(d->name, "policy-scheduler-config-2");
