@@ -1,13 +1,15 @@
 #pragma once
 /* Test-only helpers for the scheduler's unit tests and benchmarks (header-only, not part of
- * libschedcore): build nodes, pods and configurations from short JSON literals in which
- * single quotes stand for double quotes, so test cases stay readable. */
+ * libschedcore): JSON from short literals in which single quotes stand for double quotes, so
+ * test cases stay readable; a node or pod from such a whole object (the usual ones are
+ * make_node and make_pod, tests/unit/make-objects.h); policies and profiles built in code. */
 
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
 #include "config/policy.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/json.h"
@@ -25,23 +27,21 @@ static inline json_t *tl_json(const char *text) {
         return j;
 }
 
-/* A node from JSON text; NULL when it does not convert. */
+static inline void tl_json_decrefp(json_t **j) {
+        json_decref(*j);
+}
+
+/* A node or a pod from JSON text; NULL when it does not convert. */
 static inline SchedNode *tl_node_json(SchedStrtab *t, const char *text) {
-        json_t *j = tl_json(text);
+        _cleanup_(tl_json_decrefp) json_t *j = tl_json(text);
         SchedNode *n = NULL;
-        if (j && sched_node_from_json(t, j, &n) < 0)
-                n = NULL;
-        json_decref(j);
-        return n;
+        return j && sched_node_from_json(t, j, &n) >= 0 ? n : NULL;
 }
 
 static inline SchedPod *tl_pod_json(SchedStrtab *t, const char *text) {
-        json_t *j = tl_json(text);
+        _cleanup_(tl_json_decrefp) json_t *j = tl_json(text);
         SchedPod *p = NULL;
-        if (j && sched_pod_from_json(t, j, &p) < 0)
-                p = NULL;
-        json_decref(j);
-        return p;
+        return j && sched_pod_from_json(t, j, &p) >= 0 ? p : NULL;
 }
 
 /* An effective policy built in code: predicates by id (GeneralPredicates etc.), priorities by
