@@ -491,6 +491,16 @@ char *policy_path(const char *file) {
         return p;
 }
 
+void set_policy_data(World *w, const char *file) {
+        _cleanup_free_ char *path = policy_path(file);
+        set_policy_file(w, "scheduler-policy", path);
+}
+
+void use_policy_file(World *w, const char *file) {
+        set_policy_data(w, file);
+        use_policy(w, "scheduler-policy");
+}
+
 
 void finish(World *w) {
         ReconcileOutput *o = pass(w);

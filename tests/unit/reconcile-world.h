@@ -68,4 +68,8 @@ const char *deployment_revision(World *w);
 World *installed(void);
 void use_policy(World *w, const char *cm_name);
 char *policy_path(const char *file);
+/* The ConfigMap scheduler-policy holds the policy of FILE (under tests/data, as
+ * policy_path); use_policy_file also points the Scheduler at it. */
+void set_policy_data(World *w, const char *file);
+void use_policy_file(World *w, const char *file);
 void finish(World *w);

@@ -254,9 +254,7 @@ static void test_invalid_spec(void **state) {
 static void test_failed_revision_limit(void **state) {
         (void) state;
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", path);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "openshift-default.json");
         json_t *c = cr("{\"failedRevisionLimit\": 0, \"succeededRevisionLimit\": 5}", 2);
         apply_pass(w, c);
         assert_string_equal(deployment_revision(w), "2");
