@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "common/buf.h"
@@ -72,4 +73,32 @@ SchedStr test_id(SchedStrtab *t, const char *s) {
         SchedStr r;
         assert_int_equal(sched_strtab_intern_str(t, s, &r), 0);
         return r;
+}
+
+void test_world_cycle(TestWorld *w, const SchedPod *pod, SchedCycleState *x, SchedCycle *ret) {
+        uint32_t n_all;
+        SchedNodeInfo *const *all = sched_cache_nodes(w->c, &n_all);
+        *ret = (SchedCycle) { .cfg = w->cfg, .cache = w->c, .strtab = w->t, .pod = pod, .n_all_nodes = n_all,
+                              .objects = w->o, .state = x };
+        assert_int_equal(sched_cycle_prepare(ret, all, n_all), 0);
+}
+
+void test_expect_priority(const SchedCycle *cy, const SchedPriority *prio, const char *const *names, uint32_t n,
+                          const int64_t *want) {
+        SchedNodeInfo *nodes[16];
+        int64_t got[16], constant = -1;
+        assert_true(n <= ELEMENTSOF(nodes));
+        for (uint32_t i = 0; i < n; i++) {
+                SchedStr id = sched_strtab_lookup(cy->strtab, names[i], strlen(names[i]));
+                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(cy->cache, id);
+                if (!nodes[i])
+                        fail_msg("no node %s", names[i]);
+        }
+        if (sched_priority_run(cy, prio, nodes, n, got, &constant))
+                for (uint32_t i = 0; i < n; i++)
+                        got[i] = constant;
+        for (uint32_t i = 0; i < n; i++)
+                if (got[i] != want[i])
+                        fail_msg("pod %s, priority %d, node %s: got %lld, want %lld", cy->pod->name, prio->id, names[i],
+                                 (long long) got[i], (long long) want[i]);
 }

@@ -9,6 +9,8 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/cycle-state.h"
 #include "scheduler/core/objects.h"
 #include "tests/unit/make-objects.h"
 #include "tests/unit/testlib.h"
@@ -37,6 +39,15 @@ void *test_world_new(size_t size);
 void test_world_fini(TestWorld *w);
 void test_world_configure(TestWorld *w, TlPolicy *p, const SchedConfigOptions *o);
 void test_world_unconfigure(TestWorld *w);
+
+/* A decision's cycle for POD in W (configuration, cache, objects) with state X, after
+ * PreFilter (which must succeed). */
+void test_world_cycle(TestWorld *w, const SchedPod *pod, SchedCycleState *x, SchedCycle *ret);
+/* Runs PRIO in CY over the N nodes NAMES and compares their scores (a constant one for every
+ * node when the priority gives one) with WANT; a difference fails the test naming the pod,
+ * the priority and the node. */
+void test_expect_priority(const SchedCycle *cy, const SchedPriority *prio, const char *const *names, uint32_t n,
+                          const int64_t *want);
 
 /* The interned id of S in T (the test fails when it cannot be interned). */
 SchedStr test_id(SchedStrtab *t, const char *s);

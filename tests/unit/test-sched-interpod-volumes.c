@@ -206,21 +206,10 @@ static void test_affinity_first_pod(void **state) {
 
 static void scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want, uint32_t n) {
         SchedCycleState *x = sched_cycle_state_new();
-        uint32_t n_all;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
-        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->o, .state = x };
-        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
-        SchedNodeInfo *nodes[8];
-        int64_t got[8], constant = -1;
-        for (uint32_t i = 0; i < n; i++)
-                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[i]));
-        if (sched_priority_run(&cy, &f->cfg->priorities[0], nodes, n, got, &constant))
-                for (uint32_t i = 0; i < n; i++)
-                        got[i] = constant;
-        for (uint32_t i = 0; i < n; i++)
-                if (got[i] != want[i])
-                        fail_msg("%s: got %lld, want %lld", names[i], (long long) got[i], (long long) want[i]);
+        assert_non_null(x);
+        SchedCycle cy;
+        test_world_cycle(f, p, x, &cy);
+        test_expect_priority(&cy, &f->cfg->priorities[0], names, n, want);
         sched_cycle_state_free(x);
 }
 

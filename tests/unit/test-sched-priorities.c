@@ -43,24 +43,12 @@ static void check(TestWorld *f, const SchedPriority *literal, const SchedPod *po
         if (!bound.plugin)
                 bound.plugin = sched_priority_plugin(bound.id);
         assert_non_null(bound.plugin);
-        const SchedPriority *prio = &bound;
-        SchedNodeInfo *nodes[16];
-        int64_t got[16];
         uint32_t n = 0, n_all;
         (void) sched_cache_nodes(f->c, &n_all);
-        for (; names[n]; n++) {
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[n]));
-                assert_non_null(nodes[n]);
-        }
+        while (names[n])
+                n++;
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = n_all };
-        int64_t constant;
-        if (sched_priority_run(&cy, prio, nodes, n, got, &constant))
-                for (uint32_t i = 0; i < n; i++)
-                        got[i] = constant;
-        for (uint32_t i = 0; i < n; i++)
-                if (got[i] != want[i])
-                        fail_msg("priority %d node %s: got %lld, want %lld", prio->id, names[i], (long long) got[i],
-                                 (long long) want[i]);
+        test_expect_priority(&cy, &bound, names, n, want);
 }
 
 static void resources_fixture(TestWorld *f) {

@@ -138,11 +138,8 @@ static char *verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id) {
         assert_non_null(pred);
         SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
-        uint32_t n_all;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
-        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->w.o, .state = x };
-        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
+        SchedCycle cy;
+        test_world_cycle(&f->w, p, x, &cy);
         bool needed = sched_predicate_needed(&cy, pred);
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
@@ -191,26 +188,13 @@ static void check_schedule(Fx *f, const SchedPod *p, const char *want) {
 static void check_scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want) {
         SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
-        uint32_t n_all, n = 0;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
-        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->w.o, .state = x };
-        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
-        SchedNodeInfo *nodes[MAX_NODES];
-        int64_t got[MAX_NODES], constant = -1;
-        for (; names[n]; n++) {
-                assert_true(n < MAX_NODES);
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->w.c, test_id(f->w.t, names[n]));
-                assert_non_null(nodes[n]);
-        }
+        SchedCycle cy;
+        test_world_cycle(&f->w, p, x, &cy);
+        uint32_t n = 0;
+        while (names[n])
+                n++;
         assert_int_equal(f->w.cfg->n_priorities, 1);
-        if (sched_priority_run(&cy, &f->w.cfg->priorities[0], nodes, n, got, &constant))
-                for (uint32_t i = 0; i < n; i++)
-                        got[i] = constant;
-        for (uint32_t i = 0; i < n; i++)
-                if (got[i] != want[i])
-                        fail_msg("pod %s, %s: got %lld, want %lld", p->name, names[i], (long long) got[i],
-                                 (long long) want[i]);
+        test_expect_priority(&cy, &f->w.cfg->priorities[0], names, n, want);
         sched_cycle_state_free(x);
 }
 
