@@ -252,7 +252,7 @@ static void check_cases(Fx *f, PolicyPredicateId pred, const PodCase *cases, siz
 /* Nodes n1, n2, ... with the label members of each row (the hostname label added). */
 static void numbered_nodes(Fx *f, const char *const *labels, size_t n) {
         for (size_t i = 0; i < n; i++) {
-                char name[8];
+                char name[24];
                 snprintf(name, sizeof name, "n%zu", i + 1);
                 node(f, name, labels[i], "");
         }
@@ -261,7 +261,7 @@ static void numbered_nodes(Fx *f, const char *const *labels, size_t n) {
 /* COUNTS[i] app=web pods on node n<i+1>. */
 static void place_web(Fx *f, const int *counts, size_t n) {
         for (size_t i = 0; i < n; i++) {
-                char name[8];
+                char name[24];
                 snprintf(name, sizeof name, "n%zu", i + 1);
                 place_n(f, counts[i], "w", "'app':'web'", name);
         }
