@@ -373,14 +373,22 @@ static int ext_prioritize(void *userdata, const SchedPod *pod, SchedNodeInfo *co
         return 0;
 }
 
+/* The default configuration over N 4-cpu nodes with one extender "x" (weight 3) keeping its
+ * state in ST; EXT must live as long as the algorithm uses it. */
+static void extender_world(Fx *f, uint32_t n, ExtState *st, SchedExtender *ext) {
+        configure_default(f, false, 0);
+        add_nodes(f, n, "4");
+        *st = (ExtState) { .t = f->t };
+        *ext = (SchedExtender) { .name = "x", .weight = 3, .userdata = st, .filter = ext_filter,
+                                 .prioritize = ext_prioritize };
+        assert_int_equal(sched_algo_set_extenders(f->a, ext, 1), 0);
+}
+
 static void test_extenders(void **state) {
         Fx *f = *state;
-        configure_default(f, false, 0);
-        add_nodes(f, 3, "4");
-        ExtState st = { .t = f->t };
-        SchedExtender ext = { .name = "x", .weight = 3, .userdata = &st, .filter = ext_filter,
-                              .prioritize = ext_prioritize };
-        assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
+        ExtState st;
+        SchedExtender ext;
+        extender_world(f, 3, &st, &ext);
         _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedResult res;
         assert_string_equal(schedule(f, p, &res), "node-0002");
@@ -415,12 +423,9 @@ static void test_extenders(void **state) {
  * removed node's slot does not leak onto another node. */
 static void test_staged_extenders(void **state) {
         Fx *f = *state;
-        configure_default(f, false, 0);
-        add_nodes(f, 4, "4");
-        ExtState st = { .t = f->t };
-        SchedExtender ext = { .name = "x", .weight = 3, .userdata = &st, .filter = ext_filter,
-                              .prioritize = ext_prioritize };
-        assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
+        ExtState st;
+        SchedExtender ext;
+        extender_world(f, 4, &st, &ext);
         _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedResult res;
         SchedExtenderCall call;

@@ -214,6 +214,24 @@ static Extender *make(Fx *f, const char *prefix, PolicyManagedResource *managed,
         return make_timeout(f, prefix, managed, n_managed, 10000000000LL);
 }
 
+/* What one filter call of an extender said of the fixture's three nodes. */
+typedef struct Filtered {
+        bool keep[3];
+        const char *reasons[3];
+} Filtered;
+
+/* X's filter for POD over every node (all kept, no reasons, before the call); returns what
+ * the hook returns. */
+static int filter_nodes(Fx *f, Extender *x, const SchedPod *pod, Filtered *out) {
+        SchedExtender h;
+        extender_hook(x, &h);
+        uint32_t n;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
+        assert_int_equal(n, 3);
+        *out = (Filtered) { .keep = { true, true, true } };
+        return h.filter(h.userdata, pod, nodes, n, out->keep, out->reasons);
+}
+
 static void test_wire_format(void **state) {
         Fx *f = *state;
         Extender *x = make(f, "ext", NULL, 0);
@@ -246,14 +264,9 @@ static void test_wire_format(void **state) {
 static void test_failures(void **state) {
         Fx *f = *state;
         Extender *x = make(f, "bad", NULL, 0);
-        SchedExtender h;
-        extender_hook(x, &h);
-        uint32_t n;
-        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
         _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
-        bool keep[3] = { true, true, true };
-        const char *reasons[3] = {};
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), -EIO);
+        Filtered v;
+        assert_int_equal(filter_nodes(f, x, pod, &v), -EIO);
         assert_non_null(strstr(extender_last_error(x), "HTTP 500"));
         assert_int_equal(extender_bind(x, pod, "n1"), -EIO);
         assert_non_null(strstr(extender_last_error(x), "node is full"));
@@ -268,8 +281,7 @@ static void test_failures(void **state) {
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
         assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
-        extender_hook(x, &h);
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), -ECONNREFUSED);
+        assert_int_equal(filter_nodes(f, x, pod, &v), -ECONNREFUSED);
         assert_non_null(strstr(extender_last_error(x), "http://127.0.0.1:1/x/filter"));
         extender_free(x);
 
@@ -287,14 +299,9 @@ static void test_managed_resources(void **state) {
         Extender *x = make(f, "ext", &gpu, 1);
         /* the pod (per its JSON) only limits example.com/fpga: not interesting, filter keeps all */
         assert_false(extender_is_interested(x, pod));
-        SchedExtender h;
-        extender_hook(x, &h);
-        uint32_t n;
-        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
-        bool keep[3] = { true, true, true };
-        const char *reasons[3] = {};
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
-        assert_true(keep[1]);
+        Filtered v;
+        assert_int_equal(filter_nodes(f, x, pod, &v), 0);
+        assert_true(v.keep[1]);
         extender_free(x);
         PolicyManagedResource fpga = { .name = (char *) "example.com/fpga" };
         x = make(f, "ext", &fpga, 1);
@@ -577,20 +584,15 @@ static void test_chatty_extender_messages_are_reclaimed(void **state) {
 static void test_huge_extender_message_is_bounded(void **state) {
         Fx *f = *state;
         Extender *x = make(f, "huge", NULL, 0);
-        SchedExtender h;
-        extender_hook(x, &h);
-        uint32_t n;
-        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
         _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
-        bool keep[3] = { true, true, true };
-        const char *reasons[3] = {};
         uint32_t before = sched_strtab_count(f->t);
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
-        assert_false(keep[1]);
-        assert_non_null(reasons[1]);
-        assert_true(strlen(reasons[1]) > 0);
-        assert_true(strlen(reasons[1]) <= EXTENDER_MAX_MESSAGE);
-        assert_int_equal(reasons[1][0], 'x');
+        Filtered v;
+        assert_int_equal(filter_nodes(f, x, pod, &v), 0);
+        assert_false(v.keep[1]);
+        assert_non_null(v.reasons[1]);
+        assert_true(strlen(v.reasons[1]) > 0);
+        assert_true(strlen(v.reasons[1]) <= EXTENDER_MAX_MESSAGE);
+        assert_int_equal(v.reasons[1][0], 'x');
         /* nothing of it was interned for good */
         assert_int_equal(sched_strtab_count(f->t), before);
         extender_free(x);

@@ -326,18 +326,16 @@ static void test_host_views(void **state) {
         sched_config_free(cfg);
 
         /* a value no pod has, a key no object has, and a visit that stops */
-        cfg = probe_config(f, l, "{'key':'shard','value':'s3','intKey':'none'}");
-        _cleanup_free_ char *none = place_with(f, cfg, pod, NULL, false);
-        expect_in(none, "n1: labelled [] (0) what-if 0 int 0:0");
-        sched_config_free(cfg);
-        cfg = probe_config(f, l, "{'key':'no-such-key','value':'s1'}");
-        _cleanup_free_ char *no_key = place_with(f, cfg, pod, NULL, false);
-        expect_in(no_key, "n1: labelled [] (0)");
-        sched_config_free(cfg);
-        cfg = probe_config(f, l, "{'key':'shard','value':'s1','stopAfter':2}");
-        _cleanup_free_ char *stopped = place_with(f, cfg, pod, NULL, false);
-        expect_in(stopped, "] (2) what-if 0");
-        sched_config_free(cfg);
+        static const char *const probes[][2] = {
+                { "{'key':'shard','value':'s3','intKey':'none'}", "n1: labelled [] (0) what-if 0 int 0:0" },
+                { "{'key':'no-such-key','value':'s1'}", "n1: labelled [] (0)" },
+                { "{'key':'shard','value':'s1','stopAfter':2}", "] (2) what-if 0" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(probes); i++) {
+                _cleanup_(sched_config_freep) SchedConfig *probe = probe_config(f, l, probes[i][0]);
+                _cleanup_free_ char *seen = place_with(f, probe, pod, NULL, false);
+                expect_in(seen, probes[i][1]);
+        }
 }
 
 /* pair-anti-affinity counts the pods nominated to a node (of the pod's priority or higher) as
