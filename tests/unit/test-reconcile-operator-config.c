@@ -81,7 +81,6 @@ static json_t *pod_spec(const json_t *d) {
 }
 
 static void test_log_levels(void **state) {
-        (void) state;
         assert_int_equal(log_level_to_verbosity("Normal"), 2);
         assert_int_equal(log_level_to_verbosity("Debug"), 4);
         assert_int_equal(log_level_to_verbosity("Trace"), 6);
@@ -92,7 +91,6 @@ static void test_log_levels(void **state) {
 
 /* No CR: exactly the Scheduler pass with the flag defaults. */
 static void test_absent_is_flags(void **state) {
-        (void) state;
         World *w = world_new();
         set_scheduler(w, "{}");
         int v = 0;
@@ -109,7 +107,6 @@ static void test_absent_is_flags(void **state) {
 
 /* Unmanaged: a hand edit stays, and so does a missing Deployment; only status is written. */
 static void test_unmanaged_writes_nothing(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"managementState\": \"Unmanaged\", \"replicas\": 3}", 2);
         json_object_set_new(json_object_get(w->deployment, "spec"), "replicas", json_integer(4));
@@ -133,7 +130,6 @@ static void test_unmanaged_writes_nothing(void **state) {
 /* Removed: the Deployment and every revision ConfigMap go, with preconditions; nothing
  * is created; the status says Removing, then Removed once they are gone. */
 static void test_removed_deletes(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"managementState\": \"Removed\"}", 4);
         ReconcileOutput *o = op_pass(w, c, NULL);
@@ -162,7 +158,6 @@ static void test_removed_deletes(void **state) {
 
 /* Every scheduler field of the spec lands in the Deployment, in one update. */
 static void test_fields_rendered(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"replicas\": 3, \"logLevel\": \"Trace\", \"operatorLogLevel\": \"TraceAll\","
                        " \"progressDeadlineSeconds\": 120,"
@@ -215,7 +210,6 @@ static void test_fields_rendered(void **state) {
 
 /* A new forceRedeploymentReason changes the pod template (pods roll), same revision. */
 static void test_force_redeployment(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"forceRedeploymentReason\": \"rotate-1\"}", 2);
         ReconcileOutput *o = op_pass(w, c, NULL);
@@ -237,7 +231,6 @@ static void test_force_redeployment(void **state) {
 
 /* A value the schema would refuse (an older CRD): nothing changes, Applied=False names it. */
 static void test_invalid_spec(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"replicas\": 0, \"logLevel\": \"Loud\"}", 2);
         ReconcileOutput *o = op_pass(w, c, NULL);
@@ -252,7 +245,6 @@ static void test_invalid_spec(void **state) {
 /* failedRevisionLimit 0: a revision whose rollout failed is pruned once nothing uses it,
  * while the good ones stay within succeededRevisionLimit. */
 static void test_failed_revision_limit(void **state) {
-        (void) state;
         World *w = installed();
         use_policy_file(w, "openshift-default.json");
         json_t *c = cr("{\"failedRevisionLimit\": 0, \"succeededRevisionLimit\": 5}", 2);

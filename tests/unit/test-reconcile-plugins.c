@@ -25,7 +25,6 @@
 /* ---- declarations -------------------------------------------------------------------- */
 
 static void test_decls_parse(void **state) {
-        (void) state;
         PluginDecls d = {};
         char err[512] = "";
 
@@ -63,7 +62,6 @@ static const BadDecl bad_decls[] = {
 };
 
 static void test_decls_refused(void **state) {
-        (void) state;
         for (size_t i = 0; i < sizeof bad_decls / sizeof bad_decls[0]; i++) {
                 PluginDecls d = {};
                 char err[512] = "";
@@ -93,7 +91,6 @@ static void test_decls_refused(void **state) {
 }
 
 static void test_decls_bounds_and_dir(void **state) {
-        (void) state;
         PluginDecls d = {};
         char err[512] = "", spec[64];
 
@@ -224,9 +221,8 @@ static char *status_point(World *w, const char *point) {
 }
 
 static void test_declared_plugins_roll_out(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *text = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *text = source_with("pair-anti-affinity", "node-label-score");
         World *w = world_declaring(&decls, text);
         finish(w);
 
@@ -247,7 +243,7 @@ static void test_declared_plugins_roll_out(void **state) {
         assert_contains(cfg, "\"key\": \"example.com/rack-score\"");
 
         /* status and the revision's effective view show them like in-tree plugins */
-        char *filter = status_point(w, "filter"), *score = status_point(w, "score");
+        _cleanup_free_ char *filter = status_point(w, "filter"), *score = status_point(w, "score");
         assert_contains(filter, "NodeUnschedulable");
         assert_true(strlen(filter) > strlen(",pair-anti-affinity"));
         assert_string_equal(filter + strlen(filter) - strlen(",pair-anti-affinity"), ",pair-anti-affinity");
@@ -258,17 +254,13 @@ static void test_declared_plugins_roll_out(void **state) {
                                                              RECONCILE_ANN_EFFECTIVE));
         assert_contains(eff, "{\"name\":\"node-label-score\",\"weight\":3}");
         assert_contains(eff, "{\"name\":\"pair-anti-affinity\"}");
-        free(filter);
-        free(score);
         world_free(w);
-        free(text);
 }
 
 /* Without a directory nothing is passed, and nothing out-of-tree is accepted. */
 static void test_no_plugin_dir(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", NULL);
+        _cleanup_free_ char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", NULL);
         World *w = world_declaring(&decls, plain);
         w->config.plugin_dir = NULL;
         finish(w);
@@ -283,14 +275,11 @@ static void test_no_plugin_dir(void **state) {
         assert_contains(msg, "plugin \"pair-anti-affinity\" does not exist in kube-scheduler v1.20");
         assert_null(strstr(msg, "out-of-tree"));
         world_free(w);
-        free(plain);
-        free(text);
 }
 
 /* An undeclared name, or a declared plugin at a point it was not declared for: refused, the
  * message naming the declared set and the directory; the running revision keeps running. */
 static void test_undeclared_refused(void **state) {
-        (void) state;
         static const struct {
                 const char *filter, *score, *needle;
         } cases[] = {
@@ -303,7 +292,7 @@ static void test_undeclared_refused(void **state) {
                 { NULL, "pair-anti-affinity", "out-of-tree plugin pair-anti-affinity does not extend score" },
         };
         PluginDecls decls;
-        char *good = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *good = source_with("pair-anti-affinity", "node-label-score");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
                 World *w = world_declaring(&decls, good);
                 finish(w);
@@ -328,22 +317,20 @@ static void test_undeclared_refused(void **state) {
                 free(text);
                 world_free(w);
         }
-        free(good);
 }
 
 /* The directory is rendered into the Deployment: changing it rolls the pods (a settings
  * change of the running revision), and so does removing it. */
 static void test_plugin_dir_change_renders(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *text = source_with(NULL, "node-label-score");
+        _cleanup_free_ char *text = source_with(NULL, "node-label-score");
         World *w = world_declaring(&decls, text);
         finish(w);
         const char *hash0 = json_string_value(json_object_get(json_object_get(json_object_get(w->deployment,
                                                                                               "metadata"),
                                                                               "annotations"),
                                                               RECONCILE_ANN_SPEC_HASH));
-        char *first_hash = strdup(hash0);
+        _cleanup_free_ char *first_hash = strdup(hash0);
 
         w->config.plugin_dir = "/opt/site/scheduler-plugins";
         ReconcileOutput *o = pass(w);
@@ -365,16 +352,13 @@ static void test_plugin_dir_change_renders(void **state) {
         reconcile_output_free(o);
         assert_settled(w);
         assert_int_equal(status_revision(w), 1);
-        free(first_hash);
         world_free(w);
-        free(text);
 }
 
 /* --plugin-dir removed from the Deployment by hand: put back, a Warning event. */
 static void test_plugin_dir_hand_edit_put_back(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *text = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *text = source_with("pair-anti-affinity", "node-label-score");
         World *w = world_declaring(&decls, text);
         finish(w);
 
@@ -397,16 +381,14 @@ static void test_plugin_dir_hand_edit_put_back(void **state) {
         reconcile_output_free(o);
         assert_settled(w);
         world_free(w);
-        free(text);
 }
 
 /* The image lacks a declared plugin: the new revision's scheduler refuses to start, its pods
  * never get ready; past the progress deadline the operator rolls back to the revision that
  * served and says so. */
 static void test_missing_plugin_rolls_back(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", "node-label-score");
         World *w = world_declaring(&decls, plain);
         finish(w);
         assert_int_equal(status_revision(w), 1);
@@ -440,8 +422,6 @@ static void test_missing_plugin_rolls_back(void **state) {
         assert_settled(w);
         assert_int_equal(status_revision(w), 1);
         world_free(w);
-        free(plain);
-        free(text);
 }
 
 int main(void) {

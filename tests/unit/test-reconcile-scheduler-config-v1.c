@@ -88,7 +88,6 @@ static const char *config_yaml(World *w, int64_t n) {
 }
 
 static void test_v1_source_rolls_out(void **state) {
-        (void) state;
         NEED_V1();
         static const char *const apis[] = { "v1", "v1beta3" };
         for (size_t i = 0; i < 2; i++) {
@@ -126,9 +125,8 @@ static const Broken broken[] = {
 };
 
 static void test_v1_broken_source_keeps_running_revision(void **state) {
-        (void) state;
         NEED_V1();
-        char *good = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *good = ksc("v1", TWO_PROFILES);
         for (size_t i = 0; i < ELEMENTSOF(broken); i++) {
                 World *w = world_with_source(good);
                 finish(w);
@@ -156,17 +154,15 @@ static void test_v1_broken_source_keeps_running_revision(void **state) {
                 free(text);
                 world_free(w);
         }
-        free(good);
 }
 
 static void test_v1_oversized_source(void **state) {
-        (void) state;
         NEED_V1();
-        char *text = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *text = ksc("v1", TWO_PROFILES);
         World *w = world_with_source(text);
         finish(w);
         size_t n = RECONCILE_MAX_POLICY_SIZE + 64, head = strlen(text);
-        char *big = malloc(n + 1);
+        _cleanup_free_ char *big = malloc(n + 1);
         assert_non_null(big);
         memcpy(big, text, head);
         memset(big + head, '#', n - head);
@@ -179,17 +175,14 @@ static void test_v1_oversized_source(void **state) {
         reconcile_output_free(o);
         assert_condition(status_of(w), "SchedulerConfigValid", "False", NULL);
         assert_int_equal(status_revision(w), 1);
-        free(big);
         world_free(w);
-        free(text);
 }
 
 /* A first install with a broken v1 source on a 1.32 cluster: the profile runs, as 4.19 renders
  * it; the source fixed replaces it. */
 static void test_v1_first_install_invalid(void **state) {
-        (void) state;
         NEED_V1();
-        char *bad = ksc("v1", broken[0].body), *good = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *bad = ksc("v1", broken[0].body), *good = ksc("v1", TWO_PROFILES);
         World *w = world_with_source(bad);
         finish(w);
         assert_condition(status_of(w), "SchedulerConfigValid", "False", "InvalidSchedulerConfig");
@@ -202,14 +195,11 @@ static void test_v1_first_install_invalid(void **state) {
         assert_int_equal(status_revision(w), 2);
         assert_condition(status_of(w), "SchedulerConfigValid", "True", "AsExpected");
         world_free(w);
-        free(bad);
-        free(good);
 }
 
 static void test_v1_revision_hand_edit(void **state) {
-        (void) state;
         NEED_V1();
-        char *text = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *text = ksc("v1", TWO_PROFILES);
         World *w = world_with_source(text);
         finish(w);
         json_t *cm = find_named(w->configmaps, "policy-scheduler-config-1", NULL);
@@ -220,7 +210,6 @@ static void test_v1_revision_hand_edit(void **state) {
         assert_contains(config_yaml(w, 1), "\napiVersion: kubescheduler.config.k8s.io/v1\n");
         assert_int_equal(status_revision(w), 1);
         world_free(w);
-        free(text);
 }
 
 int main(void) {

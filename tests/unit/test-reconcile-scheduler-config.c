@@ -122,8 +122,7 @@ static char *status_point(World *w, const char *scheduler_name, const char *poin
 /* ---- the source rolled out ----------------------------------------------------------- */
 
 static void test_two_profiles_roll_out(void **state) {
-        (void) state;
-        char *text = two_profiles();
+        _cleanup_free_ char *text = two_profiles();
         World *w = world_with_source(text);
         finish(w);
 
@@ -161,13 +160,11 @@ static void test_two_profiles_roll_out(void **state) {
         assert_string_equal(s, "PrioritySort");
         free(s);
         world_free(w);
-        free(text);
 }
 
 /* The source's own percentageOfNodesToScore replaces the operator's setting. */
 static void test_source_percentage(void **state) {
-        (void) state;
-        char *text = ksc("percentageOfNodesToScore: 70\n");
+        _cleanup_free_ char *text = ksc("percentageOfNodesToScore: 70\n");
         World *w = world_with_source(text);
         w->config.percentage_of_nodes_to_score = 30;
         finish(w);
@@ -175,7 +172,6 @@ static void test_source_percentage(void **state) {
         assert_contains(cfg, "percentageOfNodesToScore: 70\n");
         assert_null(strstr(cfg, "percentageOfNodesToScore: 30"));
         world_free(w);
-        free(text);
 }
 
 /* ---- broken sources ------------------------------------------------------------------ */
@@ -214,8 +210,7 @@ static const Broken broken[] = {
 /* Each broken source is rejected with where and why, and the revision that runs keeps
  * running: no revision is written, the Deployment is not touched. */
 static void test_broken_sources_keep_running_revision(void **state) {
-        (void) state;
-        char *good = two_profiles();
+        _cleanup_free_ char *good = two_profiles();
         for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
                 const Broken *b = &broken[i];
                 World *w = world_with_source(good);
@@ -247,13 +242,11 @@ static void test_broken_sources_keep_running_revision(void **state) {
                 free(text);
                 world_free(w);
         }
-        free(good);
 }
 
 /* Every error at once: two owned fields and an unknown plugin in one source. */
 static void test_all_errors_at_once(void **state) {
-        (void) state;
-        char *text = ksc("clientConnection:\n  qps: 5\nleaderElection:\n  leaderElect: false\nprofiles:\n"
+        _cleanup_free_ char *text = ksc("clientConnection:\n  qps: 5\nleaderElection:\n  leaderElect: false\nprofiles:\n"
                          "- schedulerName: default-scheduler\n  plugins:\n    filter:\n      enabled:\n"
                          "      - name: NoSuchFilter\n");
         World *w = world_with_source(text);
@@ -266,14 +259,12 @@ static void test_all_errors_at_once(void **state) {
         assert_contains(msg, "config.yaml:5:1: error: leaderElection is set by the operator");
         assert_contains(msg, "config.yaml:12:");
         world_free(w);
-        free(text);
 }
 
 /* ---- precedence ---------------------------------------------------------------------- */
 
 static void test_precedence(void **state) {
-        (void) state;
-        char *text = two_profiles(), *pp = policy_path("openshift-default.json");
+        _cleanup_free_ char *text = two_profiles(), *pp = policy_path("openshift-default.json");
         World *w = world_with_source(text);
         set_policy_file(w, "scheduler-policy", pp);
         set_scheduler(w, "{\"policy\": {\"name\": \"scheduler-policy\"}, \"profile\": \"NoScoring\"}");
@@ -312,16 +303,13 @@ static void test_precedence(void **state) {
         assert_contains(condition_message(st, "SchedulerConfigValid"), "no KubeSchedulerConfiguration source is set");
         assert_null(json_object_get(st, "plugins"));
         world_free(w);
-        free(pp);
-        free(text);
 }
 
 /* ---- disturbance --------------------------------------------------------------------- */
 
 /* The source ConfigMap deleted, or its key gone: rejected by name, the revision runs on. */
 static void test_source_deleted(void **state) {
-        (void) state;
-        char *text = two_profiles();
+        _cleanup_free_ char *text = two_profiles();
         World *w = world_with_source(text);
         finish(w);
         json_object_del(w->policy_cms, SOURCE);
@@ -356,17 +344,15 @@ static void test_source_deleted(void **state) {
         assert_int_equal(status_revision(w), 1);
         assert_int_equal(revision_count(w), 1);
         world_free(w);
-        free(text);
 }
 
 /* A source larger than the operator reads: refused, nothing else happens. */
 static void test_source_oversized(void **state) {
-        (void) state;
-        char *text = two_profiles();
+        _cleanup_free_ char *text = two_profiles();
         World *w = world_with_source(text);
         finish(w);
         size_t n = RECONCILE_MAX_POLICY_SIZE + 64;
-        char *big = malloc(n + 1);
+        _cleanup_free_ char *big = malloc(n + 1);
         assert_non_null(big);
         size_t head = strlen(text);
         memcpy(big, text, head);
@@ -377,16 +363,13 @@ static void test_source_oversized(void **state) {
         finish(w);
         assert_condition(status_of(w), "SchedulerConfigValid", "False", NULL);
         assert_int_equal(status_revision(w), 1);
-        free(big);
         world_free(w);
-        free(text);
 }
 
 /* A first install whose source is invalid: the profile's plugin set runs, so the cluster
  * has a scheduler; the source is reported. */
 static void test_first_install_invalid_source(void **state) {
-        (void) state;
-        char *text = ksc("clientConnection:\n  kubeconfig: /tmp/x\n");
+        _cleanup_free_ char *text = ksc("clientConnection:\n  kubeconfig: /tmp/x\n");
         World *w = world_with_source(text);
         finish(w);
         const json_t *st = status_of(w);
@@ -400,20 +383,17 @@ static void test_first_install_invalid_source(void **state) {
                                "profiles:\n  - schedulerName: default-scheduler\n"));
 
         /* Fixed: it replaces the fallback. */
-        char *good = two_profiles();
+        _cleanup_free_ char *good = two_profiles();
         set_source(w, good);
         finish(w);
         assert_int_equal(status_revision(w), 2);
         assert_condition(status_of(w), "SchedulerConfigValid", "True", "AsExpected");
         world_free(w);
-        free(good);
-        free(text);
 }
 
 /* A hand edit of the framework revision's ConfigMap is put back like a Policy revision's. */
 static void test_revision_hand_edit(void **state) {
-        (void) state;
-        char *text = two_profiles();
+        _cleanup_free_ char *text = two_profiles();
         World *w = world_with_source(text);
         finish(w);
         size_t idx;
@@ -424,12 +404,10 @@ static void test_revision_hand_edit(void **state) {
         assert_contains(config_yaml(w, 1), "packing-scheduler");
         assert_int_equal(status_revision(w), 1);
         world_free(w);
-        free(text);
 }
 
 /* The reference lives in the operator's own CR, spec.schedulerConfig.name. */
 static void test_operator_cr_reference(void **state) {
-        (void) state;
         ReconcileConfig defaults;
         OperatorSettings st;
         char *problem = NULL;
