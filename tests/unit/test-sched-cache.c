@@ -214,7 +214,8 @@ static void test_update_order_and_images(void **state) {
                                                               .status = img)), 0);
         assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10,
                                                               .status = img)), 0);
-        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n3", .cpu = "1", .mem = "1Gi", .pods = 10)), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n3", .cpu = "1", .mem = "1Gi",
+                                                              .pods = 10)), 0);
         assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "a:1")), 2);
         assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "b:1")), 2);
         assert_int_equal(info(f, "n1")->node->n_images, 2); /* repeated names dropped */

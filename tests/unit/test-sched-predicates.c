@@ -351,7 +351,8 @@ static void test_taints(void **state) {
 static void test_unschedulable(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10, .spec = "'unschedulable':true"));
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .spec = "'unschedulable':true"));
         add_node(f, make_node(f->w.t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10));
         _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p");
         assert_false(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, p, "n1", &r));

@@ -180,8 +180,10 @@ static void test_refused_by_name(void **state) {
                   .needle = "plugins.filter.enabled[0]: \"NoSuchPlugin\" is not an in-tree plugin" },
                 { .point = "filter", .plugin = "ImageLocality", .needle = "ImageLocality does not extend filter" },
                 { .point = "filter", .plugin = "NodeName", .twice = true, .needle = "NodeName is enabled twice" },
-                { .point = "score", .plugin = "ImageLocality", .weight = -1, .needle = "ImageLocality has weight outside" },
-                { .point = "filter", .plugin = "NodeResourcesFit", .args = "{'ignoredResourceGroups':['example.com/gpu']}",
+                { .point = "score", .plugin = "ImageLocality", .weight = -1,
+                  .needle = "ImageLocality has weight outside" },
+                { .point = "filter", .plugin = "NodeResourcesFit",
+                  .args = "{'ignoredResourceGroups':['example.com/gpu']}",
                   .needle = "resource group name can't contain '/'" },
                 { .point = "filter", .plugin = "NodeLabel", .args = "{'presentLabel':['zone']}",
                   .needle = "NodeLabel: args.presentLabel is not honoured" },
@@ -254,7 +256,8 @@ static void expect_scores(TestWorld *f, const char *plugin, int64_t weight, cons
  * cpu, 16Gi, 4 example.com/gpu. */
 static void add_gpu_nodes(TestWorld *f) {
         add_node(f, make_node(f->t, .name = "node-a", .allocatable = "'example.com/gpu':'2'"));
-        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi", .allocatable = "'example.com/gpu':'4'"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi",
+                              .allocatable = "'example.com/gpu':'4'"));
 }
 
 /* A pod of 1 cpu, 1Gi and 1 example.com/gpu. */
