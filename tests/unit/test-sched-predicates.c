@@ -59,6 +59,15 @@ static bool run(Fx *f, PolicyPredicateId pred_id, const SchedPod *pod, const cha
         return sched_predicate_run(&cy, pred(f, pred_id), ni, out);
 }
 
+/* PRED refuses POD on NODE for the one reason CODE. */
+static void expect_one_reason(Fx *f, PolicyPredicateId pred, const SchedPod *pod, const char *node,
+                              SchedReasonCode code) {
+        SchedReasons r;
+        assert_false(run(f, pred, pod, node, &r));
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.r[0].code, code);
+}
+
 static void assume(Fx *f, SchedPod *p, const char *node) {
         assert_non_null(p);
         assert_int_equal(sched_cache_assume_pod(f->w.c, p, test_id(f->w.t, node)), 0);
@@ -111,9 +120,7 @@ static void test_fits_resources(void **state) {
         assume(f, make_pod(f->w.t, .name = "b"), "n1");
         assume(f, make_pod(f->w.t, .name = "c"), "n1");
         _cleanup_(sched_pod_unrefp) SchedPod *none = make_pod(f->w.t, .name = "none");
-        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, none, "n1", &r));
-        assert_int_equal(r.n, 1);
-        assert_int_equal(r.r[0].code, SCHED_REASON_TOO_MANY_PODS);
+        expect_one_reason(f, POLICY_PRED_POD_FITS_RESOURCES, none, "n1", SCHED_REASON_TOO_MANY_PODS);
 }
 
 static void test_init_containers_and_overhead(void **state) {
@@ -308,9 +315,7 @@ static void test_node_selector_and_affinity(void **state) {
                         fail_msg("case %zu: n1 %d n2 %d", i, a, b);
         }
         _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p", .spec = "'nodeSelector':{'zone':'x'}");
-        assert_false(run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", &r));
-        assert_int_equal(r.n, 1);
-        assert_int_equal(r.r[0].code, SCHED_REASON_NODE_SELECTOR);
+        expect_one_reason(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", SCHED_REASON_NODE_SELECTOR);
 }
 
 static void test_taints(void **state) {
