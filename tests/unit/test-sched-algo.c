@@ -299,16 +299,23 @@ static void test_label_preferences_as_one_plugin(void **state) {
         assert_string_equal(scores, "n1=198 n2=396 n3=600");
 }
 
-static void test_weights_and_single(void **state) {
-        Fx *f = *state;
-        static char *label = (char *) "ssd";
-        PolicyArgument pref = { .kind = POLICY_ARG_LABEL_PREFERENCE, .label = label, .presence = true };
+/* GeneralPredicates, LeastRequested of weight LEAST and a preference for label ssd of weight
+ * SSD; a weight 0 leaves that priority out. */
+static void configure_ssd(Fx *f, int64_t least, int64_t ssd) {
+        static PolicyArgument pref = { .kind = POLICY_ARG_LABEL_PREFERENCE, .label = (char *) "ssd", .presence = true };
         TlPolicy p;
         tl_policy_init(&p, false);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
+        if (least)
+                tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, least, NULL, NULL);
+        if (ssd)
+                tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, ssd, "PreferSSD", &pref);
         configure(f, &p, 0);
+}
+
+static void test_weights_and_single(void **state) {
+        Fx *f = *state;
+        configure_ssd(f, 1, 2);
         /* big: least requested cpu 63/64 -> 98, memory 255.5/256 -> 99, (98 + 99) / 2 = 98;
          * ssd: cpu 50, memory 50 -> 50, + 2 x 100 = 250 */
         add_node(f, make_node(f->t, .name = "big", .cpu = "64", .mem = "256Gi"));
@@ -321,11 +328,7 @@ static void test_weights_and_single(void **state) {
         _cleanup_free_ char *scores = scores_of(f);
         assert_string_equal(scores, "big=98 ssd=250");
         /* weight 6 on LeastRequested: big 98 x 6 = 588 vs ssd 50 x 6 + 200 = 500 */
-        tl_policy_init(&p, false);
-        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 6, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
-        configure(f, &p, 0);
+        configure_ssd(f, 6, 2);
         assert_string_equal(schedule(f, pod, &res), "big");
         assert_int_equal(res.score, 588);
         /* one feasible node: taken without scoring */
@@ -337,9 +340,7 @@ static void test_weights_and_single(void **state) {
         _cleanup_free_ char *unscored = scores_of(f);
         assert_string_equal(unscored, "");
         /* no priorities: every node scores 1 */
-        tl_policy_init(&p, false);
-        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        configure(f, &p, 0);
+        configure_ssd(f, 0, 0);
         assert_non_null(schedule(f, pod, &res));
         assert_int_equal(res.score, 1);
 }
