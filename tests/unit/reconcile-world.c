@@ -514,3 +514,23 @@ void finish(World *w) {
         }
         assert_settled(w);
 }
+
+void set_config_source(World *w, const char *text) {
+        set_policy_cm(w, CONFIG_SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+}
+
+World *world_with_config_source(const char *text) {
+        World *w = world_new();
+        w->config.scheduler_config_name = CONFIG_SOURCE;
+        set_config_source(w, text);
+        set_scheduler(w, "{}");
+        return w;
+}
+
+const json_t *scheduler_status(World *w) {
+        return json_object_get(w->scheduler, "status");
+}
+
+const char *revision_config(World *w, int64_t n) {
+        return json_string_value(json_object_get(json_object_get(revision_cm(w, n), "data"), RECONCILE_CONFIG_KEY));
+}

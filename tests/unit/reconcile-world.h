@@ -73,3 +73,14 @@ char *policy_path(const char *file);
 void set_policy_data(World *w, const char *file);
 void use_policy_file(World *w, const char *file);
 void finish(World *w);
+
+/* The ConfigMap the operator reads a KubeSchedulerConfiguration from, in the tests that set
+ * one (w->config.scheduler_config_name). */
+#define CONFIG_SOURCE "scheduler-config"
+/* CONFIG_SOURCE holds TEXT; world_with_config_source is a new world that reads it, with a
+ * Scheduler of an empty spec. */
+void set_config_source(World *w, const char *text);
+World *world_with_config_source(const char *text);
+/* The Scheduler's status; revision N's rendered KubeSchedulerConfiguration (NULL: none). */
+const json_t *scheduler_status(World *w);
+const char *revision_config(World *w, int64_t n);

@@ -19,7 +19,7 @@
 #include "reconcilers/plugin-decls.h"
 #include "tests/unit/reconcile-world.h"
 
-#define SOURCE "scheduler-config"
+#define SOURCE CONFIG_SOURCE
 #define DIR "/usr/lib/policy-scheduler/plugins"
 
 /* ---- declarations -------------------------------------------------------------------- */
@@ -176,7 +176,7 @@ static World *world_declaring(PluginDecls *decls, const char *text) {
         w->config.plugin_dir = DIR;
         w->config.plugins = decls->v;
         w->config.n_plugins = decls->n;
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+        set_config_source(w, text);
         set_scheduler(w, "{}");
         return w;
 }
@@ -266,7 +266,7 @@ static void test_no_plugin_dir(void **state) {
         finish(w);
         assert_false(command_has_prefix(w, "--plugin-dir"));
 
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+        set_config_source(w, text);
         ReconcileOutput *o = pass(w);
         assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
         apply(w, o);
@@ -298,7 +298,7 @@ static void test_undeclared_refused(void **state) {
                 finish(w);
                 json_t *deployment = json_deep_copy(w->deployment);
                 char *text = source_with(cases[i].filter, cases[i].score);
-                set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+                set_config_source(w, text);
                 ReconcileOutput *o = pass(w);
                 assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
                 assert_int_equal(count_actions(o, RECONCILE_UPDATE, "deployments"), 0);
@@ -393,7 +393,7 @@ static void test_missing_plugin_rolls_back(void **state) {
         finish(w);
         assert_int_equal(status_revision(w), 1);
 
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+        set_config_source(w, text);
         ReconcileOutput *o = pass(w);
         apply(w, o);
         reconcile_output_free(o);

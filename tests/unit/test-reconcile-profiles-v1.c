@@ -91,7 +91,7 @@ static World *cluster_with_profile(const char *version_json, const char *spec) {
 }
 
 static const char *config_yaml(World *w, int64_t rev) {
-        const char *s = json_string_value(json_object_get(json_object_get(revision_cm(w, rev), "data"), RECONCILE_CONFIG_KEY));
+        const char *s = revision_config(w, rev);
         assert_non_null(s);
         return s;
 }
