@@ -10,6 +10,7 @@
 
 #include "kube/internal.h"
 #include "kube/watch.h"
+#include "tests/bench/bench-util.h"
 
 #define EVENTS 200000
 
@@ -24,12 +25,6 @@ static int on_line(const char *line, size_t len, void *userdata) {
         decoded++;
         json_decref(ev);
         return 0;
-}
-
-static double now_s(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char *argv[]) {
@@ -51,13 +46,13 @@ int main(int argc, char *argv[]) {
                         return 1;
         KubeLineDecoder d;
         kube_line_decoder_init(&d, 16 * 1024 * 1024);
-        double t0 = now_s();
+        double t0 = bench_wall();
         for (size_t off = 0; off < stream.len; off += 16384) {
                 size_t n = stream.len - off < 16384 ? stream.len - off : 16384;
                 if (kube_line_decoder_feed(&d, stream.data + off, n, on_line, NULL) < 0)
                         return 1;
         }
-        double t = now_s() - t0;
+        double t = bench_wall() - t0;
         printf("watch decoding: %lu events (%.1f MB, %zu bytes each) in %.2f s: %.0f events/s, %.1f MB/s\n", decoded,
                stream.len / 1e6, stream.len / (size_t) events, t, decoded / t, stream.len / 1e6 / t);
         kube_line_decoder_done(&d);

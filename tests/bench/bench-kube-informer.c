@@ -15,17 +15,12 @@
 
 #include "kube/informer.h"
 #include "kube/kube.h"
+#include "tests/bench/bench-util.h"
 
 #define NS "kube-bench"
 
 static KubeClient *client;
 static unsigned done, failed;
-
-static double now_s(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 static size_t heap_used(void) {
         malloc_trim(0);
@@ -103,8 +98,8 @@ static int idle_main(void) {
                 kube_informer_start(inf[i]);
         for (int i = 0; i < 3; i++)
                 run_until(synced, inf[i]);
-        double t0 = now_s();
-        while (now_s() - t0 < 3.0)
+        double t0 = bench_wall();
+        while (bench_wall() - t0 < 3.0)
                 sd_event_run(kube_client_get_event(client), 100000);
         size_t heap1 = heap_used();
         long rss = status_kib("VmRSS:"), anon = status_kib("RssAnon:");
@@ -150,7 +145,7 @@ int main(int argc, char **argv) {
         }
 
         /* Populate (async, many in flight); existing ones are AlreadyExists. */
-        double t0 = now_s();
+        double t0 = bench_wall();
         char name[64];
         for (unsigned i = 0; i < n; i++) {
                 snprintf(name, sizeof name, "cm-%05u", i);
@@ -161,28 +156,28 @@ int main(int argc, char **argv) {
                 json_decref(cm);
         }
         run_until(all_done, &n);
-        double t_create = now_s() - t0;
+        double t_create = bench_wall() - t0;
         printf("create %u ConfigMaps (async, HTTP/2): %.2f s, %.0f/s, %u failed\n", n, t_create, n / t_create, failed);
 
         /* Request throughput: many async requests in flight vs one blocking at a time. */
         unsigned m = n < 5000 ? n : 5000;
         done = failed = 0;
-        t0 = now_s();
+        t0 = bench_wall();
         for (unsigned i = 0; i < m; i++) {
                 snprintf(name, sizeof name, "/api/v1/namespaces/" NS "/configmaps/cm-%05u", i);
                 kube_request_async(client, "GET", name, NULL, NULL, on_done, NULL);
         }
         run_until(all_done, &m);
-        double t_async = now_s() - t0;
+        double t_async = bench_wall() - t0;
         KubeClientStats st;
         kube_client_get_stats(client, &st);
-        t0 = now_s();
+        t0 = bench_wall();
         unsigned m2 = m / 5;
         for (unsigned i = 0; i < m2; i++) {
                 snprintf(name, sizeof name, "/api/v1/namespaces/" NS "/configmaps/cm-%05u", i);
                 kube_request(client, "GET", name, NULL, NULL, NULL, &err);
         }
-        double t_block = now_s() - t0;
+        double t_block = bench_wall() - t0;
         printf("GET throughput: async %.0f req/s (%u requests, %llu connections so far), blocking %.0f req/s\n",
                m / t_async, m, (unsigned long long) st.connections, m2 / t_block);
 
@@ -190,10 +185,10 @@ int main(int argc, char **argv) {
         size_t heap0 = heap_used();
         KubeInformer *inf = NULL;
         kube_informer_new(client, &KUBE_CONFIGMAPS, NS, "app=bench", NULL, &inf);
-        t0 = now_s();
+        t0 = bench_wall();
         kube_informer_start(inf);
         run_until(synced, inf);
-        double t_sync = now_s() - t0;
+        double t_sync = bench_wall() - t0;
         size_t heap1 = heap_used();
         size_t cached = kube_informer_size(inf);
         printf("informer list+watch of %zu ConfigMaps: synced in %.3f s (%.0f objects/s)\n", cached, t_sync, cached / t_sync);
@@ -205,7 +200,7 @@ int main(int argc, char **argv) {
         static const KubeInformerHandlers h = { NULL, on_update, NULL };
         kube_informer_add_handlers(inf, &h, &ctr);
         done = failed = 0;
-        t0 = now_s();
+        t0 = bench_wall();
         for (unsigned i = 0; i < ctr.want; i++) {
                 snprintf(name, sizeof name, "cm-%05u", i);
                 char v[32];
@@ -215,7 +210,7 @@ int main(int argc, char **argv) {
                 json_decref(p);
         }
         run_until(got_updates, &ctr);
-        double t_watch = now_s() - t0;
+        double t_watch = bench_wall() - t0;
         printf("watch: %u updates written and observed in %.2f s (%.0f events/s end to end)\n", ctr.updates, t_watch,
                ctr.updates / t_watch);
 

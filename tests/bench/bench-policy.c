@@ -21,6 +21,7 @@
 
 #include "common/buf.h"
 #include "config/policy.h"
+#include "tests/bench/bench-util.h"
 
 static const char default_policy[] =
         "{\n"
@@ -52,12 +53,6 @@ static const char default_policy[] =
         "    {\"name\" : \"EqualPriority\", \"weight\" : 1}\n"
         "  ]\n"
         "}\n";
-
-static double now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 static int load_once(const char *text, size_t len) {
         PolicyDiags d = {};
@@ -196,10 +191,10 @@ int main(int argc, char *argv[]) {
         const int iterations = smoke ? 10 : 20000;
         double best = 1e9;
         for (int round = 0; round < (smoke ? 1 : 5); round++) {
-                double t0 = now();
+                double t0 = bench_wall();
                 for (int i = 0; i < iterations; i++)
                         load_once(default_policy, len);
-                double per = (now() - t0) / iterations * 1e6;
+                double per = (bench_wall() - t0) / iterations * 1e6;
                 if (per < best)
                         best = per;
         }
@@ -222,10 +217,10 @@ int main(int argc, char *argv[]) {
                         return 1;
                 }
                 int reps = smoke ? 1 : sizes[k] <= 256 * 1024 ? 20 : 5;
-                double t0 = now();
+                double t0 = bench_wall();
                 for (int i = 0; i < reps; i++)
                         load_once(b.data, b.len);
-                double ms = (now() - t0) / reps * 1e3;
+                double ms = (bench_wall() - t0) / reps * 1e3;
                 size_t peak = load_peak(b.data, b.len);
                 printf("generated policy %8zu bytes: %8.2f ms/call, %6.2f ms/MiB", b.len, ms,
                        ms / ((double) b.len / (1024.0 * 1024.0)));
@@ -243,14 +238,14 @@ int main(int argc, char *argv[]) {
         for (size_t i = 0; i < b.len; i++)
                 if (b.data[i] == '\n')
                         b.data[i] = ' ';
-        double t0 = now();
+        double t0 = bench_wall();
         const int reps = smoke ? 1 : 5;
         const char *limit;
         if (load_checked(b.data, b.len, &limit) < 0)
                 return 1;
         for (int i = 0; i < reps; i++)
                 load_once(b.data, b.len);
-        double ms = (now() - t0) / reps * 1e3;
+        double ms = (bench_wall() - t0) / reps * 1e3;
         printf("generated policy %8zu bytes on one line: %8.2f ms/call\n", b.len, ms);
         buf_free(&b);
         return smoke || best < 200.0 ? 0 : 1; /* a smoke run times nothing */

@@ -16,6 +16,7 @@
 
 #include "common/macro.h"
 #include "kube/kube.h"
+#include "tests/bench/bench-util.h"
 
 typedef struct State {
         sd_event *e;
@@ -23,15 +24,9 @@ typedef struct State {
         double first, last;
 } State;
 
-static double now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 static void on_bound(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
         State *s = userdata;
-        double t = now();
+        double t = bench_wall();
         if (s->done == 0)
                 s->first = t;
         s->last = t;
@@ -75,7 +70,7 @@ int main(int argc, char **argv) {
                 printf("bench-sched-bind: nothing to bind (%zu nodes, %zu pending pods)\n", n_nodes, s.total);
                 return 0;
         }
-        double t0 = now();
+        double t0 = bench_wall();
         for (size_t i = 0; i < s.total; i++) {
                 json_t *p = json_array_get(pi, i);
                 if (kube_bind_async(c, kube_obj_namespace(p), kube_obj_name(p), kube_obj_uid(p),

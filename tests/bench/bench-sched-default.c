@@ -58,6 +58,7 @@
 #include "scheduler/core/objects.h"
 #include "scheduler/extender.h"
 #include "tests/unit/testlib.h"
+#include "tests/bench/bench-util.h"
 
 #define N_WEB 50        /* plain pods' groups */
 #define N_ANTI 100      /* required anti-affinity groups */
@@ -100,21 +101,7 @@ typedef struct Bench {
         uint32_t n_rows;
 } Bench;
 
-static double now_sec(clockid_t clk) {
-        struct timespec ts;
-        clock_gettime(clk, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static uint32_t rnd(uint64_t *s) {
-        *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (uint32_t) (*s >> 33);
-}
-
-static int read_file(const char *path, char **ret, size_t *ret_len) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        if (!f)
-                return -errno;
+static int read_bounded(FILE *f, char **ret, size_t *ret_len) {
         size_t cap = 1 << 20;
         _cleanup_free_ char *data = malloc(cap + 1);
         if (!data)
@@ -130,6 +117,15 @@ static int read_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
+/* PATH's contents (at most 1 MiB), NUL-terminated; why not is said on stderr. */
+static int read_file(const char *path, char **ret, size_t *ret_len) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        int r = f ? read_bounded(f, ret, ret_len) : -errno;
+        if (r < 0)
+                fprintf(stderr, "cannot read %s: %s\n", path, strerror(-r));
+        return r;
+}
+
 /* The daemon's path: libconfig validates the file and computes the effective policy (for the
  * start-up line), the Policy is translated to its profile, and the core compiles that
  * (refusing anything it does not run). */
@@ -138,10 +134,8 @@ static int load_config(SchedStrtab *t, const char *path, int32_t pct, const Sche
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         int r = read_file(path, &text, &len);
-        if (r < 0) {
-                fprintf(stderr, "cannot read %s: %s\n", path, strerror(-r));
+        if (r < 0)
                 return r;
-        }
         PolicyDiags diags = {};
         _cleanup_(policy_freep) Policy *pol = NULL;
         r = policy_load(text, len, NULL, &pol, &diags);
@@ -172,10 +166,8 @@ static int load_ksc(SchedStrtab *t, const char *path, int32_t pct, const SchedFe
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         int r = read_file(path, &text, &len);
-        if (r < 0) {
-                fprintf(stderr, "cannot read %s: %s\n", path, strerror(-r));
+        if (r < 0)
                 return r;
-        }
         KscExternalPlugin external[PLUGIN_LOADER_MAX];
         SchedLoadOptions lo = {
                 .base = { .percentage_of_nodes_to_score = pct, .gates = *gates,
@@ -227,27 +219,10 @@ static void bench_extender_freep(Extender **x) {
 }
 
 static SchedNode *make_node(SchedStrtab *t, uint32_t i, uint64_t *seed, json_t **ret_json) {
-        static const char *zones[] = { "zone-a", "zone-b", "zone-c" };
-        char buf[4096];
-        const char *taints = "";
-        uint32_t r = rnd(seed) % 100;
-        if (r < 5)
-                taints = "'taints':[{'key':'dedicated','value':'gpu','effect':'NoSchedule'}]";
-        else if (r < 15)
-                taints = "'taints':[{'key':'spot','value':'true','effect':'PreferNoSchedule'}]";
-        else if (r < 17)
-                taints = "'unschedulable':true";
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'node-%05u','labels':{'kubernetes.io/hostname':'node-%05u',"
-                         "'topology.kubernetes.io/region':'region-1','topology.kubernetes.io/zone':'%s',"
-                         "'node.kubernetes.io/instance-type':'m%u','example.com/rack-score':'%u'%s}},"
-                         "'spec':{%s},'status':{'allocatable':{'cpu':'%u','memory':'%uGi','pods':'110',"
-                         "'ephemeral-storage':'100Gi'},"
-                         "'images':[{'names':['registry/app-%u:v1'],'sizeBytes':%u},"
-                         "{'names':['registry/base:v1'],'sizeBytes':300000000}],"
-                         "'conditions':[{'type':'Ready','status':'True'}]}}",
-                         i, i, zones[i % 3], 1 + i % 4, (i * 7) % 10, i % 4 == 0 ? ",'disk':'ssd'" : "", taints,
-                         16u << (i % 3), 64u << (i % 3), i % 20, 100000000u + (i % 20) * 50000000u);
+        char buf[4096], extra[128];
+        snprintf(extra, sizeof extra, "'topology.kubernetes.io/region':'region-1','example.com/rack-score':'%u'",
+                 (i * 7) % 10);
+        int n = bench_node_json(buf, sizeof buf, i, seed, extra);
         if (n < 0 || (size_t) n >= sizeof buf)
                 return NULL;
         if (ret_json && !(*ret_json = tl_json(buf)))
@@ -318,8 +293,8 @@ static SchedPod *make_pod(Bench *b, const char *prefix, uint32_t i, const char *
                          "'resources':{'requests':{'cpu':'%um','memory':'%uMi'}}},"
                          "{'name':'sidecar','image':'registry/base:v1'}]%s}}",
                          prefix, i, ns, prefix, i, group, tier, group, group, group, nn, i % 20,
-                         node_name ? 50 + rnd(&b->seed) % 200 : 100 + rnd(&b->seed) % 900,
-                         node_name ? 64 + rnd(&b->seed) % 256 : 128 + rnd(&b->seed) % 1024, extra);
+                         node_name ? 50 + bench_rnd(&b->seed) % 200 : 100 + bench_rnd(&b->seed) % 900,
+                         node_name ? 64 + bench_rnd(&b->seed) % 256 : 128 + bench_rnd(&b->seed) % 1024, extra);
         if (n < 0 || (size_t) n >= sizeof buf)
                 return NULL;
         return tl_pod_json(b->t, buf);
@@ -327,7 +302,7 @@ static SchedPod *make_pod(Bench *b, const char *prefix, uint32_t i, const char *
 
 /* The node-level variety of the plain pods (selectors, node affinity, tolerations). */
 static void node_extra(Bench *b, uint32_t i, char *extra, size_t size, bool pod_affinity_follows) {
-        uint32_t r = rnd(&b->seed) % 100;
+        uint32_t r = bench_rnd(&b->seed) % 100;
         extra[0] = '\0';
         if (r < 20)
                 snprintf(extra, size, ",'nodeSelector':{'topology.kubernetes.io/zone':'zone-%c'}", 'a' + (int) (i % 3));
@@ -401,7 +376,7 @@ static SchedPod *make_existing(Bench *b, uint32_t i) {
         uint32_t g = i % N_OLD;
         snprintf(group, sizeof group, "old-%03u", g);
         snprintf(ns, sizeof ns, "prod-%u", g % N_OLD_NS);
-        snprintf(node, sizeof node, "node-%05u", rnd(&b->seed) % b->n_nodes);
+        snprintf(node, sizeof node, "node-%05u", bench_rnd(&b->seed) % b->n_nodes);
         if (i % 100 == 0)
                 snprintf(extra, sizeof extra,
                          ",'affinity':{'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':["
@@ -443,15 +418,15 @@ static int run_case(Bench *b, const char *section, PodKind kind, SchedPod **pods
         _cleanup_free_ double *lat = calloc(n, sizeof(double));
         if (!lat)
                 return -ENOMEM;
-        double w0 = now_sec(CLOCK_MONOTONIC), c0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
+        double w0 = bench_wall(), c0 = bench_now(CLOCK_PROCESS_CPUTIME_ID);
         uint32_t i = 0;
         for (; i < n; i++) {
-                if (i >= MIN_CASE_PODS && i % 100 == 0 && now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0 > budget)
+                if (i >= MIN_CASE_PODS && i % 100 == 0 && bench_now(CLOCK_PROCESS_CPUTIME_ID) - c0 > budget)
                         break;
                 SchedResult res;
-                double t0 = now_sec(CLOCK_MONOTONIC);
+                double t0 = bench_wall();
                 int r = sched_algo_schedule(b->a, b->cache, pods[i], &res);
-                lat[i] = now_sec(CLOCK_MONOTONIC) - t0;
+                lat[i] = bench_wall() - t0;
                 if (r < 0)
                         return r;
                 if (b->placements)
@@ -468,8 +443,8 @@ static int run_case(Bench *b, const char *section, PodKind kind, SchedPod **pods
                         return r;
                 row->scheduled++;
         }
-        row->cpu = now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
-        row->wall = now_sec(CLOCK_MONOTONIC) - w0;
+        row->cpu = bench_now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        row->wall = bench_wall() - w0;
         row->pods = i;
         qsort(lat, i, sizeof(double), cmp_double);
         row->p99_us = i ? lat[(size_t) ((double) (i - 1) * 0.99)] * 1e6 : 0;
@@ -721,7 +696,7 @@ int main(int argc, char **argv) {
                 if (want[k])
                         r = run_case(&b, "empty", (PodKind) k, pods[k], n_pods, budget);
         for (uint32_t s = 0; want[_POD_KIND_MAX] && s < n_series && r >= 0; s++) {
-                double c0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
+                double c0 = bench_now(CLOCK_PROCESS_CPUTIME_ID);
                 if (series[s] < b.n_existing) {
                         fprintf(stderr, "--existing must increase\n");
                         return 2;
@@ -729,7 +704,7 @@ int main(int argc, char **argv) {
                 if ((r = grow_existing(&b, series[s])) < 0)
                         break;
                 fprintf(stderr, "  %u existing pods built in %.1f s\n", b.n_existing,
-                        now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0);
+                        bench_now(CLOCK_PROCESS_CPUTIME_ID) - c0);
                 for (uint32_t k = 0; k < _POD_KIND_MAX && r >= 0; k++)
                         r = run_case(&b, "existing", (PodKind) k, pods[k], n_series_pods, budget);
         }

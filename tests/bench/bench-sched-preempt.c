@@ -16,6 +16,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/preemption.h"
+#include "tests/unit/make-objects.h"
 #include "tests/unit/testlib.h"
 
 #define ROUNDS 20
@@ -42,18 +43,19 @@ static int run(uint32_t n_nodes, uint32_t n_pods) {
                 return r;
         uint32_t per_node = (n_pods + n_nodes - 1) / n_nodes;
         uint32_t milli = 8000 / per_node;
-        char name[64], node[64], cpu[32], spec[256];
+        char name[64], node[64], cpu[32];
         for (uint32_t i = 0; i < n_nodes; i++) {
                 snprintf(node, sizeof node, "node-%05u", i);
-                SchedNode *nd = tl_node(t, node, "8", "64Gi", 110, "", "", "");
+                SchedNode *nd = make_node(t, .name = node, .cpu = "8", .mem = "64Gi");
                 if (!nd || sched_cache_add_node(c, nd) < 0)
                         return -ENOMEM;
         }
         snprintf(cpu, sizeof cpu, "%um", milli);
         for (uint32_t i = 0; i < n_pods; i++) {
                 snprintf(name, sizeof name, "low-%06u", i);
-                snprintf(spec, sizeof spec, "'nodeName':'node-%05u','priority':%u", i % n_nodes, 1 + i % 4);
-                SchedPod *p = tl_pod(t, name, cpu, "64Mi", spec, "");
+                snprintf(node, sizeof node, "node-%05u", i % n_nodes);
+                SchedPod *p = make_pod(t, .name = name, .cpu = cpu, .mem = "64Mi", .node = node,
+                                       .priority = (int32_t) (1 + i % 4), .has_priority = true);
                 if (!p)
                         return -ENOMEM;
                 p->start_usec = 1000000LL * (i % 97);
@@ -70,7 +72,8 @@ static int run(uint32_t n_nodes, uint32_t n_pods) {
         uint32_t victims = 0, candidates = 0;
         for (uint32_t k = 0; k < ROUNDS; k++) {
                 snprintf(name, sizeof name, "preemptor-%u", k);
-                SchedPod *p = tl_pod(t, name, "2", "64Mi", "'priority':1000", "");
+                SchedPod *p = make_pod(t, .name = name, .cpu = "2", .mem = "64Mi", .priority = 1000,
+                                       .has_priority = true);
                 if (!p)
                         return -ENOMEM;
                 SchedResult res;

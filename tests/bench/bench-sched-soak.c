@@ -21,6 +21,7 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "tests/unit/testlib.h"
+#include "tests/bench/bench-util.h"
 
 #define WINDOW 2000
 #define CHECKPOINTS 10
@@ -38,12 +39,6 @@ static long rss_kb(void) {
                         break;
         fclose(f);
         return kb;
-}
-
-static double now_sec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv) {
@@ -82,7 +77,7 @@ int main(int argc, char **argv) {
         }
         uint32_t base_strings = 0, refused = 0, unscheduled = 0;
         long base_rss = 0;
-        double t0 = now_sec();
+        double t0 = bench_wall();
         printf("%10s %10s %10s %12s %10s\n", "pods", "RSS kB", "strings", "string bytes", "pods/s");
         for (uint32_t i = 0; i < n_pods; i++) {
                 snprintf(buf, sizeof buf,
@@ -109,7 +104,7 @@ int main(int argc, char **argv) {
                 if ((i + 1) % (n_pods / CHECKPOINTS) == 0) {
                         long rss = rss_kb();
                         printf("%10u %10ld %10u %12zu %10.0f\n", i + 1, rss, sched_strtab_count(t),
-                               sched_strtab_bytes(t), (double) (i + 1) / (now_sec() - t0));
+                               sched_strtab_bytes(t), (double) (i + 1) / (bench_wall() - t0));
                         fflush(stdout);
                         if (!base_rss) {
                                 base_rss = rss;

@@ -18,47 +18,17 @@
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "tests/unit/testlib.h"
-
-static double now_sec(clockid_t clk) {
-        struct timespec ts;
-        clock_gettime(clk, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static uint32_t rnd(uint64_t *s) {
-        *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (uint32_t) (*s >> 33);
-}
+#include "tests/bench/bench-util.h"
 
 static SchedNode *make_node(SchedStrtab *t, uint32_t i, uint64_t *seed) {
-        static const char *zones[] = { "zone-a", "zone-b", "zone-c" };
         char buf[4096];
-        const char *taints = "";
-        uint32_t r = rnd(seed) % 100;
-        if (r < 5)
-                taints = "'taints':[{'key':'dedicated','value':'gpu','effect':'NoSchedule'}]";
-        else if (r < 15)
-                taints = "'taints':[{'key':'spot','value':'true','effect':'PreferNoSchedule'}]";
-        else if (r < 17)
-                taints = "'unschedulable':true";
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'node-%05u','labels':{'kubernetes.io/hostname':'node-%05u',"
-                         "'topology.kubernetes.io/zone':'%s','node.kubernetes.io/instance-type':'m%u'%s}},"
-                         "'spec':{%s},'status':{'allocatable':{'cpu':'%u','memory':'%uGi','pods':'110',"
-                         "'ephemeral-storage':'100Gi'},"
-                         "'images':[{'names':['registry/app-%u:v1'],'sizeBytes':%u},"
-                         "{'names':['registry/base:v1'],'sizeBytes':300000000}],"
-                         "'conditions':[{'type':'Ready','status':'True'}]}}",
-                         i, i, zones[i % 3], 1 + i % 4, i % 4 == 0 ? ",'disk':'ssd'" : "", taints,
-                         16u << (i % 3), 64u << (i % 3), i % 20, 100000000u + (i % 20) * 50000000u);
-        if (n < 0 || (size_t) n >= sizeof buf)
-                return NULL;
-        return tl_node_json(t, buf);
+        int n = bench_node_json(buf, sizeof buf, i, seed, "");
+        return n < 0 || (size_t) n >= sizeof buf ? NULL : tl_node_json(t, buf);
 }
 
 static SchedPod *make_pod(SchedStrtab *t, uint32_t i, uint64_t *seed) {
         char buf[4096], extra[1024] = "";
-        uint32_t r = rnd(seed) % 100;
+        uint32_t r = bench_rnd(seed) % 100;
         if (r < 20)
                 snprintf(extra, sizeof extra, ",'nodeSelector':{'topology.kubernetes.io/zone':'zone-%c'}",
                          'a' + (int) (i % 3));
@@ -81,7 +51,7 @@ static SchedPod *make_pod(SchedStrtab *t, uint32_t i, uint64_t *seed) {
                          "'spec':{'containers':[{'name':'app','image':'registry/app-%u:v1',"
                          "'resources':{'requests':{'cpu':'%um','memory':'%uMi'}}},"
                          "{'name':'sidecar','image':'registry/base:v1'}]%s}}",
-                         i, i, i % 50, i % 20, 100 + rnd(seed) % 900, 128 + rnd(seed) % 1024, extra);
+                         i, i, i % 50, i % 20, 100 + bench_rnd(seed) % 900, 128 + bench_rnd(seed) % 1024, extra);
         if (n < 0 || (size_t) n >= sizeof buf)
                 return NULL;
         return tl_pod_json(t, buf);
@@ -137,7 +107,7 @@ int main(int argc, char **argv) {
 
         uint64_t evaluated = 0, feasible = 0;
         uint32_t scheduled = 0, unschedulable = 0;
-        double w0 = now_sec(CLOCK_MONOTONIC), c0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
+        double w0 = bench_wall(), c0 = bench_now(CLOCK_PROCESS_CPUTIME_ID);
         for (uint32_t i = 0; i < n_pods; i++) {
                 SchedResult res;
                 if (sched_algo_schedule(a, cache, pods[i], &res) < 0)
@@ -152,7 +122,7 @@ int main(int argc, char **argv) {
                         return 1;
                 scheduled++;
         }
-        double wall = now_sec(CLOCK_MONOTONIC) - w0, cpu = now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        double wall = bench_wall() - w0, cpu = bench_now(CLOCK_PROCESS_CPUTIME_ID) - c0;
         double load[3] = {};
         (void) getloadavg(load, 3);
         printf("bench-sched: %u nodes, %u pods, percentageOfNodesToScore %d (%u nodes looked for per pod)\n",

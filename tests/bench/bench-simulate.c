@@ -24,12 +24,7 @@
 #include "scheduler/core/config.h"
 #include "scheduler/core/strtab.h"
 #include "tests/unit/testlib.h"
-
-static double now_sec(clockid_t clk) {
-        struct timespec ts;
-        clock_gettime(clk, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
+#include "tests/bench/bench-util.h"
 
 static int compile_profile(SchedStrtab *t, SchedulerProfile p, SchedConfig **ret) {
         _cleanup_(buf_free) Buf b;
@@ -45,11 +40,6 @@ static int compile_profile(SchedStrtab *t, SchedulerProfile p, SchedConfig **ret
                 return r;
         SchedConfigOptions o = {};
         return tl_profile_config(t, json_array_get(json_object_get(eff, "profiles"), 0), &o, ret, NULL);
-}
-
-static uint32_t rnd(uint64_t *s) {
-        *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-        return (uint32_t) (*s >> 33);
 }
 
 int main(int argc, char **argv) {
@@ -95,12 +85,12 @@ int main(int argc, char **argv) {
         for (uint32_t i = 0; i < n_pods; i++) {
                 char nn[64] = "";
                 if (i >= n_pending)
-                        snprintf(nn, sizeof nn, "'nodeName':'node-%05u',", rnd(&seed) % n_nodes);
+                        snprintf(nn, sizeof nn, "'nodeName':'node-%05u',", bench_rnd(&seed) % n_nodes);
                 snprintf(buf, sizeof buf,
                          "{'metadata':{'name':'pod-%06u','namespace':'ns-%u','uid':'uid-%06u','labels':{'app':'a%u'}},"
                          "'spec':{%s'containers':[{'name':'c','image':'registry/app:v1','resources':{'requests':"
                          "{'cpu':'%um','memory':'%uMi'}}}]},'status':{'phase':'%s'}}",
-                         i, i % 20, i, i % 100, nn, 50 + rnd(&seed) % 400, 64 + rnd(&seed) % 512,
+                         i, i % 20, i, i % 100, nn, 50 + bench_rnd(&seed) % 400, 64 + bench_rnd(&seed) % 512,
                          i >= n_pending ? "Running" : "Pending");
                 if (json_array_append_new(pods, tl_json(buf)) < 0)
                         return 1;
@@ -116,9 +106,9 @@ int main(int argc, char **argv) {
         SimulateReport rep = {};
         _cleanup_(buf_free) Buf err;
         buf_init(&err, 4096);
-        double w0 = now_sec(CLOCK_MONOTONIC), c0 = now_sec(CLOCK_PROCESS_CPUTIME_ID);
+        double w0 = bench_wall(), c0 = bench_now(CLOCK_PROCESS_CPUTIME_ID);
         int r = simulate_run(t, nodes, pods, NULL, NULL, &a, &c, &rep, &err);
-        double wall = now_sec(CLOCK_MONOTONIC) - w0, cpu = now_sec(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        double wall = bench_wall() - w0, cpu = bench_now(CLOCK_PROCESS_CPUTIME_ID) - c0;
         if (r < 0) {
                 fprintf(stderr, "simulate: %s\n", err.len ? buf_str(&err) : strerror(-r));
                 return 1;

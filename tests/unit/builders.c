@@ -4,55 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "common/buf.h"
 #include "tests/unit/builders.h"
-
-static const char *or_empty(const char *s) {
-        return s ? s : "";
-}
-
-/* Appends ",MEMBERS" (or "MEMBERS" to an empty buffer); nothing when MEMBERS is empty. */
-static void member(Buf *b, const char *fmt, ...) _printf_(2, 3);
-static void member(Buf *b, const char *fmt, ...) {
-        char one[4096];
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(one, sizeof one, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0 && (size_t) n < sizeof one);
-        if (n == 0)
-                return;
-        assert_int_equal(buf_printf(b, "%s%s", b->len ? "," : "", one), 0);
-}
-
-SchedPod *build_pod(SchedStrtab *t, PodSpec s) {
-        _cleanup_buf_ Buf spec, meta;
-        buf_init(&spec, 0);
-        buf_init(&meta, 0);
-        if (s.node)
-                member(&spec, "'nodeName':'%s'", s.node);
-        if (s.has_priority)
-                member(&spec, "'priority':%d", s.priority);
-        member(&spec, "%s", or_empty(s.spec));
-        if (s.ns)
-                member(&meta, "'namespace':'%s'", s.ns);
-        if (s.labels)
-                member(&meta, "'labels':{%s}", s.labels);
-        member(&meta, "%s", or_empty(s.meta));
-        return tl_pod(t, s.name, or_empty(s.cpu), or_empty(s.mem), buf_str(&spec), buf_str(&meta));
-}
-
-SchedNode *build_node(SchedStrtab *t, NodeSpec s) {
-        _cleanup_buf_ Buf meta;
-        buf_init(&meta, 0);
-        if (s.labels)
-                member(&meta, "'labels':{%s}", s.labels);
-        member(&meta, "%s", or_empty(s.meta));
-        return tl_node(t, s.name, s.cpu ? s.cpu : "4", s.mem ? s.mem : "8Gi", s.pods ? s.pods : 110, buf_str(&meta),
-                       or_empty(s.spec), or_empty(s.status));
-}
 
 int test_world_init(TestWorld *w) {
         *w = (TestWorld) {};
@@ -75,6 +31,14 @@ void test_world_fini(TestWorld *w) {
         sched_objects_free(w->o);
         sched_strtab_free(w->t);
         *w = (TestWorld) {};
+}
+
+void *test_world_new(size_t size) {
+        assert_true(size >= sizeof(TestWorld));
+        TestWorld *w = calloc(1, size);
+        assert_non_null(w);
+        assert_int_equal(test_world_init(w), 0);
+        return w;
 }
 
 int test_world_setup(void **state) {
@@ -109,4 +73,32 @@ SchedStr test_id(SchedStrtab *t, const char *s) {
         SchedStr r;
         assert_int_equal(sched_strtab_intern_str(t, s, &r), 0);
         return r;
+}
+
+void test_world_cycle(TestWorld *w, const SchedPod *pod, SchedCycleState *x, SchedCycle *ret) {
+        uint32_t n_all;
+        SchedNodeInfo *const *all = sched_cache_nodes(w->c, &n_all);
+        *ret = (SchedCycle) { .cfg = w->cfg, .cache = w->c, .strtab = w->t, .pod = pod, .n_all_nodes = n_all,
+                              .objects = w->o, .state = x };
+        assert_int_equal(sched_cycle_prepare(ret, all, n_all), 0);
+}
+
+void test_expect_priority(const SchedCycle *cy, const SchedPriority *prio, const char *const *names, uint32_t n,
+                          const int64_t *want) {
+        SchedNodeInfo *nodes[16];
+        int64_t got[16], constant = -1;
+        assert_true(n <= ELEMENTSOF(nodes));
+        for (uint32_t i = 0; i < n; i++) {
+                SchedStr id = sched_strtab_lookup(cy->strtab, names[i], strlen(names[i]));
+                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(cy->cache, id);
+                if (!nodes[i])
+                        fail_msg("no node %s", names[i]);
+        }
+        if (sched_priority_run(cy, prio, nodes, n, got, &constant))
+                for (uint32_t i = 0; i < n; i++)
+                        got[i] = constant;
+        for (uint32_t i = 0; i < n; i++)
+                if (got[i] != want[i])
+                        fail_msg("pod %s, priority %d, node %s: got %lld, want %lld", cy->pod->name, prio->id, names[i],
+                                 (long long) got[i], (long long) want[i]);
 }

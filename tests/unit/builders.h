@@ -1,46 +1,19 @@
 #pragma once
-/* Builders for the scheduler's unit tests, after kube-scheduler's
- * pkg/scheduler/testing/wrappers.go (st.MakePod().Name("p").Req(...).Node("n").Obj()): a
- * pod or a node is described by the fields a test cares about, named, and everything else
- * takes a default, so a case reads as what it is about:
- *
- *   SchedPod *p = make_pod(w->t, .name = "p", .cpu = "500m", .node = "n1");
- *   SchedNode *n = make_node(w->t, .name = "n1", .cpu = "4", .labels = "'zone':'a'");
- *
- * and the world a scheduling test runs in (string table, cache, objects, configuration,
- * algorithm) is set up and torn down in one place. JSON fragments use single quotes for
- * double quotes (tests/unit/testlib.h). Every builder returns a new reference (the
- * caller unrefs it or hands it to the cache), or NULL when the description does not
- * convert. */
+/* Builders for the scheduler's unit tests: pods and nodes by make_pod and make_node
+ * (tests/unit/make-objects.h, shared with the benchmarks), and the world a scheduling test
+ * runs in (string table, cache, objects, configuration, algorithm), set up and torn down in
+ * one place. */
 
 #include <stdint.h>
 
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
 #include "scheduler/core/config.h"
+#include "scheduler/core/cycle.h"
+#include "scheduler/core/cycle-state.h"
 #include "scheduler/core/objects.h"
+#include "tests/unit/make-objects.h"
 #include "tests/unit/testlib.h"
-
-/* A pod: one container "c" with the requests given ("" or NULL: none), in namespace
- * "default" unless .ns says otherwise, uid "uid-NAME"; .node binds it (spec.nodeName),
- * .priority sets spec.priority when .has_priority, .labels is the members of
- * metadata.labels, .spec and .meta extra members of spec and metadata. */
-typedef struct PodSpec {
-        const char *name, *ns, *cpu, *mem, *node, *labels, *spec, *meta;
-        int32_t priority;
-        bool has_priority;
-} PodSpec;
-SchedPod *build_pod(SchedStrtab *t, PodSpec s);
-#define make_pod(t, ...) build_pod((t), (PodSpec) { __VA_ARGS__ })
-
-/* A node: allocatable .cpu (default "4"), .mem (default "8Gi"), .pods (default 110);
- * .labels the members of metadata.labels, .meta/.spec/.status extra members. */
-typedef struct NodeSpec {
-        const char *name, *cpu, *mem, *labels, *meta, *spec, *status;
-        int pods;
-} NodeSpec;
-SchedNode *build_node(SchedStrtab *t, NodeSpec s);
-#define make_node(t, ...) build_node((t), (NodeSpec) { __VA_ARGS__ })
 
 /* The world of one scheduling test. setup allocates the string table, cache and object
  * store; test_world_configure (re)builds the configuration and the algorithm from a policy
@@ -60,9 +33,21 @@ int test_world_teardown(void **state);
  * included, not W itself. test_world_teardown is the teardown of such a fixture (allocated
  * with calloc) too, when nothing beside its world needs freeing. */
 int test_world_init(TestWorld *w);
+/* A fixture of SIZE bytes (zeroed) whose first member is a TestWorld, its world set up; the
+ * test fails when it cannot be. */
+void *test_world_new(size_t size);
 void test_world_fini(TestWorld *w);
 void test_world_configure(TestWorld *w, TlPolicy *p, const SchedConfigOptions *o);
 void test_world_unconfigure(TestWorld *w);
+
+/* A decision's cycle for POD in W (configuration, cache, objects) with state X, after
+ * PreFilter (which must succeed). */
+void test_world_cycle(TestWorld *w, const SchedPod *pod, SchedCycleState *x, SchedCycle *ret);
+/* Runs PRIO in CY over the N nodes NAMES and compares their scores (a constant one for every
+ * node when the priority gives one) with WANT; a difference fails the test naming the pod,
+ * the priority and the node. */
+void test_expect_priority(const SchedCycle *cy, const SchedPriority *prio, const char *const *names, uint32_t n,
+                          const int64_t *want);
 
 /* The interned id of S in T (the test fails when it cannot be interned). */
 SchedStr test_id(SchedStrtab *t, const char *s);

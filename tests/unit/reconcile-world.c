@@ -491,6 +491,16 @@ char *policy_path(const char *file) {
         return p;
 }
 
+void set_policy_data(World *w, const char *file) {
+        _cleanup_free_ char *path = policy_path(file);
+        set_policy_file(w, "scheduler-policy", path);
+}
+
+void use_policy_file(World *w, const char *file) {
+        set_policy_data(w, file);
+        use_policy(w, "scheduler-policy");
+}
+
 
 void finish(World *w) {
         ReconcileOutput *o = pass(w);
@@ -503,4 +513,24 @@ void finish(World *w) {
                 reconcile_output_free(o);
         }
         assert_settled(w);
+}
+
+void set_config_source(World *w, const char *text) {
+        set_policy_cm(w, CONFIG_SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+}
+
+World *world_with_config_source(const char *text) {
+        World *w = world_new();
+        w->config.scheduler_config_name = CONFIG_SOURCE;
+        set_config_source(w, text);
+        set_scheduler(w, "{}");
+        return w;
+}
+
+const json_t *scheduler_status(World *w) {
+        return json_object_get(w->scheduler, "status");
+}
+
+const char *revision_config(World *w, int64_t n) {
+        return json_string_value(json_object_get(json_object_get(revision_cm(w, n), "data"), RECONCILE_CONFIG_KEY));
 }

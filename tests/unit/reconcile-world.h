@@ -68,4 +68,19 @@ const char *deployment_revision(World *w);
 World *installed(void);
 void use_policy(World *w, const char *cm_name);
 char *policy_path(const char *file);
+/* The ConfigMap scheduler-policy holds the policy of FILE (under tests/data, as
+ * policy_path); use_policy_file also points the Scheduler at it. */
+void set_policy_data(World *w, const char *file);
+void use_policy_file(World *w, const char *file);
 void finish(World *w);
+
+/* The ConfigMap the operator reads a KubeSchedulerConfiguration from, in the tests that set
+ * one (w->config.scheduler_config_name). */
+#define CONFIG_SOURCE "scheduler-config"
+/* CONFIG_SOURCE holds TEXT; world_with_config_source is a new world that reads it, with a
+ * Scheduler of an empty spec. */
+void set_config_source(World *w, const char *text);
+World *world_with_config_source(const char *text);
+/* The Scheduler's status; revision N's rendered KubeSchedulerConfiguration (NULL: none). */
+const json_t *scheduler_status(World *w);
+const char *revision_config(World *w, int64_t n);

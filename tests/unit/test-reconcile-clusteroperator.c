@@ -263,9 +263,7 @@ static void test_world_journey(void **state) {
 
         /* A legacy policy: Upgradeable=False, the new revision listed once it is created. */
         w->now += 60;
-        _cleanup_free_ char *good = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", good);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "openshift-default.json");
         o = world_pass(w);
         in = input(co, w->scheduler, o, w->configmaps, "policy-scheduler:latest", w->now);
         json_t *co2 = report(&in);
@@ -287,8 +285,7 @@ static void test_world_journey(void **state) {
 
         /* A rejected policy: Degraded with the Scheduler's reason, Available unchanged. */
         w->now += 60;
-        _cleanup_free_ char *bad = policy_path("invalid-general-predicates-duplicate.json");
-        set_policy_file(w, "scheduler-policy", bad);
+        set_policy_data(w, "invalid-general-predicates-duplicate.json");
         o = world_pass(w);
         in = input(co, w->scheduler, o, w->configmaps, "policy-scheduler:latest", w->now);
         co2 = report(&in);

@@ -142,9 +142,7 @@ static void test_first_install(void **state) {
  * profile's built-in policy, and the status says why the admin's policy is not used. */
 static void test_invalid_policy_on_first_install(void **state) {
         World *w = world_new();
-        _cleanup_free_ char *path = policy_path("invalid-general-predicates-duplicate.json");
-        set_policy_file(w, "scheduler-policy", path);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "invalid-general-predicates-duplicate.json");
         ReconcileOutput *o = pass(w);
         const ReconcileAction *cm = find_action(o, RECONCILE_CREATE, "configmaps");
         assert_non_null(cm);
@@ -184,8 +182,7 @@ static void test_invalid_policy_on_first_install(void **state) {
         assert_settled(w);
 
         /* Fixed: the admin's policy rolls out as revision 2. */
-        _cleanup_free_ char *good = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", good);
+        set_policy_data(w, "openshift-default.json");
         finish(w);
         assert_int_equal(status_revision(w), 2);
         assert_condition(json_object_get(w->scheduler, "status"), "Degraded", "False", "AsExpected");
@@ -213,8 +210,7 @@ static void test_missing_policy_on_first_install(void **state) {
  * revision was rendered from, which the empty spec no longer asks for. */
 static void test_scheduler_deleted_warns_what_is_lost(void **state) {
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", path);
+        set_policy_data(w, "openshift-default.json");
         set_scheduler(w, "{\"policy\": {\"name\": \"scheduler-policy\"}, \"defaultNodeSelector\": \"region=east\"}");
         finish(w);
         assert_int_equal(status_revision(w), 2);

@@ -46,6 +46,30 @@ static size_t operand_writes(const ReconcileOutput *o) {
         return n;
 }
 
+/* A pass with config C that writes nothing but statuses. */
+static void expect_no_writes(World *w, const json_t *c) {
+        ReconcileOutput *o = op_pass(w, c, NULL);
+        assert_int_equal(operand_writes(o), 0);
+        reconcile_output_free(o);
+}
+
+/* A pass with config C whose writes are applied. */
+static void apply_pass(World *w, const json_t *c) {
+        ReconcileOutput *o = op_pass(w, c, NULL);
+        apply_n(w, o, operand_writes(o));
+        reconcile_output_free(o);
+}
+
+/* A pass with the config of SPEC_JSON at GENERATION: N actions VERB on RESOURCE. */
+static void expect_actions(World *w, const char *spec_json, int64_t generation, ReconcileVerb verb,
+                           const char *resource, size_t n) {
+        json_t *c = cr(spec_json, generation);
+        ReconcileOutput *o = op_pass(w, c, NULL);
+        assert_int_equal(count_actions(o, verb, resource), n);
+        reconcile_output_free(o);
+        json_decref(c);
+}
+
 static const json_t *op_status(const ReconcileOutput *o) {
         const ReconcileAction *a = find_action(o, RECONCILE_PATCH_STATUS, OPERATOR_CONFIG_RESOURCE);
         assert_non_null(a);
@@ -57,7 +81,6 @@ static json_t *pod_spec(const json_t *d) {
 }
 
 static void test_log_levels(void **state) {
-        (void) state;
         assert_int_equal(log_level_to_verbosity("Normal"), 2);
         assert_int_equal(log_level_to_verbosity("Debug"), 4);
         assert_int_equal(log_level_to_verbosity("Trace"), 6);
@@ -68,7 +91,6 @@ static void test_log_levels(void **state) {
 
 /* No CR: exactly the Scheduler pass with the flag defaults. */
 static void test_absent_is_flags(void **state) {
-        (void) state;
         World *w = world_new();
         set_scheduler(w, "{}");
         int v = 0;
@@ -85,7 +107,6 @@ static void test_absent_is_flags(void **state) {
 
 /* Unmanaged: a hand edit stays, and so does a missing Deployment; only status is written. */
 static void test_unmanaged_writes_nothing(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"managementState\": \"Unmanaged\", \"replicas\": 3}", 2);
         json_object_set_new(json_object_get(w->deployment, "spec"), "replicas", json_integer(4));
@@ -98,24 +119,17 @@ static void test_unmanaged_writes_nothing(void **state) {
 
         json_decref(w->deployment);
         w->deployment = NULL;
-        o = op_pass(w, c, NULL);
-        assert_int_equal(operand_writes(o), 0);
-        reconcile_output_free(o);
+        expect_no_writes(w, c);
+        json_decref(c);
 
         /* Managed again: the Deployment comes back. */
-        json_decref(c);
-        c = cr("{\"managementState\": \"Managed\"}", 3);
-        o = op_pass(w, c, NULL);
-        assert_int_equal(count_actions(o, RECONCILE_CREATE, "deployments"), 1);
-        reconcile_output_free(o);
-        json_decref(c);
+        expect_actions(w, "{\"managementState\": \"Managed\"}", 3, RECONCILE_CREATE, "deployments", 1);
         world_free(w);
 }
 
 /* Removed: the Deployment and every revision ConfigMap go, with preconditions; nothing
  * is created; the status says Removing, then Removed once they are gone. */
 static void test_removed_deletes(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"managementState\": \"Removed\"}", 4);
         ReconcileOutput *o = op_pass(w, c, NULL);
@@ -144,7 +158,6 @@ static void test_removed_deletes(void **state) {
 
 /* Every scheduler field of the spec lands in the Deployment, in one update. */
 static void test_fields_rendered(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"replicas\": 3, \"logLevel\": \"Trace\", \"operatorLogLevel\": \"TraceAll\","
                        " \"progressDeadlineSeconds\": 120,"
@@ -189,19 +202,14 @@ static void test_fields_rendered(void **state) {
         reconcile_output_free(o);
 
         /* Applied, the same spec asks for nothing more but its status. */
-        o = op_pass(w, c, NULL);
-        apply_n(w, o, operand_writes(o));
-        reconcile_output_free(o);
-        o = op_pass(w, c, NULL);
-        assert_int_equal(operand_writes(o), 0);
-        reconcile_output_free(o);
+        apply_pass(w, c);
+        expect_no_writes(w, c);
         json_decref(c);
         world_free(w);
 }
 
 /* A new forceRedeploymentReason changes the pod template (pods roll), same revision. */
 static void test_force_redeployment(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"forceRedeploymentReason\": \"rotate-1\"}", 2);
         ReconcileOutput *o = op_pass(w, c, NULL);
@@ -214,23 +222,15 @@ static void test_force_redeployment(void **state) {
         assert_string_equal(template_revision(u->body), "1");
         apply_n(w, o, operand_writes(o));
         reconcile_output_free(o);
-
-        o = op_pass(w, c, NULL);
-        assert_int_equal(operand_writes(o), 0);
-        reconcile_output_free(o);
-
+        expect_no_writes(w, c);
         json_decref(c);
-        c = cr("{\"forceRedeploymentReason\": \"rotate-2\"}", 3);
-        o = op_pass(w, c, NULL);
-        assert_int_equal(count_actions(o, RECONCILE_UPDATE, "deployments"), 1);
-        reconcile_output_free(o);
-        json_decref(c);
+
+        expect_actions(w, "{\"forceRedeploymentReason\": \"rotate-2\"}", 3, RECONCILE_UPDATE, "deployments", 1);
         world_free(w);
 }
 
 /* A value the schema would refuse (an older CRD): nothing changes, Applied=False names it. */
 static void test_invalid_spec(void **state) {
-        (void) state;
         World *w = installed();
         json_t *c = cr("{\"replicas\": 0, \"logLevel\": \"Loud\"}", 2);
         ReconcileOutput *o = op_pass(w, c, NULL);
@@ -245,21 +245,16 @@ static void test_invalid_spec(void **state) {
 /* failedRevisionLimit 0: a revision whose rollout failed is pruned once nothing uses it,
  * while the good ones stay within succeededRevisionLimit. */
 static void test_failed_revision_limit(void **state) {
-        (void) state;
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", path);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "openshift-default.json");
         json_t *c = cr("{\"failedRevisionLimit\": 0, \"succeededRevisionLimit\": 5}", 2);
-        ReconcileOutput *o = op_pass(w, c, NULL);
-        apply_n(w, o, operand_writes(o));
-        reconcile_output_free(o);
+        apply_pass(w, c);
         assert_string_equal(deployment_revision(w), "2");
         rollout(w, false);
         w->now += 601;
         bool pruned = false;
         for (int i = 0; i < 6 && !pruned; i++) {
-                o = op_pass(w, c, NULL);
+                ReconcileOutput *o = op_pass(w, c, NULL);
                 const ReconcileAction *d = find_action(o, RECONCILE_DELETE, "configmaps");
                 if (d) {
                         assert_string_equal(d->name, "policy-scheduler-config-2");

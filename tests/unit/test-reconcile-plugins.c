@@ -19,13 +19,12 @@
 #include "reconcilers/plugin-decls.h"
 #include "tests/unit/reconcile-world.h"
 
-#define SOURCE "scheduler-config"
+#define SOURCE CONFIG_SOURCE
 #define DIR "/usr/lib/policy-scheduler/plugins"
 
 /* ---- declarations -------------------------------------------------------------------- */
 
 static void test_decls_parse(void **state) {
-        (void) state;
         PluginDecls d = {};
         char err[512] = "";
 
@@ -63,7 +62,6 @@ static const BadDecl bad_decls[] = {
 };
 
 static void test_decls_refused(void **state) {
-        (void) state;
         for (size_t i = 0; i < sizeof bad_decls / sizeof bad_decls[0]; i++) {
                 PluginDecls d = {};
                 char err[512] = "";
@@ -93,7 +91,6 @@ static void test_decls_refused(void **state) {
 }
 
 static void test_decls_bounds_and_dir(void **state) {
-        (void) state;
         PluginDecls d = {};
         char err[512] = "", spec[64];
 
@@ -179,7 +176,7 @@ static World *world_declaring(PluginDecls *decls, const char *text) {
         w->config.plugin_dir = DIR;
         w->config.plugins = decls->v;
         w->config.n_plugins = decls->n;
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+        set_config_source(w, text);
         set_scheduler(w, "{}");
         return w;
 }
@@ -224,9 +221,8 @@ static char *status_point(World *w, const char *point) {
 }
 
 static void test_declared_plugins_roll_out(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *text = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *text = source_with("pair-anti-affinity", "node-label-score");
         World *w = world_declaring(&decls, text);
         finish(w);
 
@@ -247,7 +243,7 @@ static void test_declared_plugins_roll_out(void **state) {
         assert_contains(cfg, "\"key\": \"example.com/rack-score\"");
 
         /* status and the revision's effective view show them like in-tree plugins */
-        char *filter = status_point(w, "filter"), *score = status_point(w, "score");
+        _cleanup_free_ char *filter = status_point(w, "filter"), *score = status_point(w, "score");
         assert_contains(filter, "NodeUnschedulable");
         assert_true(strlen(filter) > strlen(",pair-anti-affinity"));
         assert_string_equal(filter + strlen(filter) - strlen(",pair-anti-affinity"), ",pair-anti-affinity");
@@ -258,23 +254,19 @@ static void test_declared_plugins_roll_out(void **state) {
                                                              RECONCILE_ANN_EFFECTIVE));
         assert_contains(eff, "{\"name\":\"node-label-score\",\"weight\":3}");
         assert_contains(eff, "{\"name\":\"pair-anti-affinity\"}");
-        free(filter);
-        free(score);
         world_free(w);
-        free(text);
 }
 
 /* Without a directory nothing is passed, and nothing out-of-tree is accepted. */
 static void test_no_plugin_dir(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", NULL);
+        _cleanup_free_ char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", NULL);
         World *w = world_declaring(&decls, plain);
         w->config.plugin_dir = NULL;
         finish(w);
         assert_false(command_has_prefix(w, "--plugin-dir"));
 
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+        set_config_source(w, text);
         ReconcileOutput *o = pass(w);
         assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
         apply(w, o);
@@ -283,14 +275,11 @@ static void test_no_plugin_dir(void **state) {
         assert_contains(msg, "plugin \"pair-anti-affinity\" does not exist in kube-scheduler v1.20");
         assert_null(strstr(msg, "out-of-tree"));
         world_free(w);
-        free(plain);
-        free(text);
 }
 
 /* An undeclared name, or a declared plugin at a point it was not declared for: refused, the
  * message naming the declared set and the directory; the running revision keeps running. */
 static void test_undeclared_refused(void **state) {
-        (void) state;
         static const struct {
                 const char *filter, *score, *needle;
         } cases[] = {
@@ -303,13 +292,13 @@ static void test_undeclared_refused(void **state) {
                 { NULL, "pair-anti-affinity", "out-of-tree plugin pair-anti-affinity does not extend score" },
         };
         PluginDecls decls;
-        char *good = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *good = source_with("pair-anti-affinity", "node-label-score");
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
                 World *w = world_declaring(&decls, good);
                 finish(w);
                 json_t *deployment = json_deep_copy(w->deployment);
                 char *text = source_with(cases[i].filter, cases[i].score);
-                set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+                set_config_source(w, text);
                 ReconcileOutput *o = pass(w);
                 assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
                 assert_int_equal(count_actions(o, RECONCILE_UPDATE, "deployments"), 0);
@@ -328,22 +317,20 @@ static void test_undeclared_refused(void **state) {
                 free(text);
                 world_free(w);
         }
-        free(good);
 }
 
 /* The directory is rendered into the Deployment: changing it rolls the pods (a settings
  * change of the running revision), and so does removing it. */
 static void test_plugin_dir_change_renders(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *text = source_with(NULL, "node-label-score");
+        _cleanup_free_ char *text = source_with(NULL, "node-label-score");
         World *w = world_declaring(&decls, text);
         finish(w);
         const char *hash0 = json_string_value(json_object_get(json_object_get(json_object_get(w->deployment,
                                                                                               "metadata"),
                                                                               "annotations"),
                                                               RECONCILE_ANN_SPEC_HASH));
-        char *first_hash = strdup(hash0);
+        _cleanup_free_ char *first_hash = strdup(hash0);
 
         w->config.plugin_dir = "/opt/site/scheduler-plugins";
         ReconcileOutput *o = pass(w);
@@ -365,16 +352,13 @@ static void test_plugin_dir_change_renders(void **state) {
         reconcile_output_free(o);
         assert_settled(w);
         assert_int_equal(status_revision(w), 1);
-        free(first_hash);
         world_free(w);
-        free(text);
 }
 
 /* --plugin-dir removed from the Deployment by hand: put back, a Warning event. */
 static void test_plugin_dir_hand_edit_put_back(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *text = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *text = source_with("pair-anti-affinity", "node-label-score");
         World *w = world_declaring(&decls, text);
         finish(w);
 
@@ -397,21 +381,19 @@ static void test_plugin_dir_hand_edit_put_back(void **state) {
         reconcile_output_free(o);
         assert_settled(w);
         world_free(w);
-        free(text);
 }
 
 /* The image lacks a declared plugin: the new revision's scheduler refuses to start, its pods
  * never get ready; past the progress deadline the operator rolls back to the revision that
  * served and says so. */
 static void test_missing_plugin_rolls_back(void **state) {
-        (void) state;
         PluginDecls decls;
-        char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", "node-label-score");
+        _cleanup_free_ char *plain = source_with(NULL, NULL), *text = source_with("pair-anti-affinity", "node-label-score");
         World *w = world_declaring(&decls, plain);
         finish(w);
         assert_int_equal(status_revision(w), 1);
 
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
+        set_config_source(w, text);
         ReconcileOutput *o = pass(w);
         apply(w, o);
         reconcile_output_free(o);
@@ -440,8 +422,6 @@ static void test_missing_plugin_rolls_back(void **state) {
         assert_settled(w);
         assert_int_equal(status_revision(w), 1);
         world_free(w);
-        free(plain);
-        free(text);
 }
 
 int main(void) {

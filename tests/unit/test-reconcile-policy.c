@@ -20,9 +20,7 @@
 
 static void test_valid_policy_rolls_new_revision(void **state) {
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", path);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "openshift-default.json");
 
         ReconcileOutput *o = pass(w);
         const ReconcileAction *cm = find_action(o, RECONCILE_CREATE, "configmaps");
@@ -85,9 +83,7 @@ static void test_same_policy_is_a_noop(void **state) {
 
 static void test_invalid_policy_changes_nothing_that_runs(void **state) {
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("invalid-general-predicates-duplicate.json");
-        set_policy_file(w, "scheduler-policy", path);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "invalid-general-predicates-duplicate.json");
         _cleanup_free_ char *deployment_before = json_dumps(w->deployment, JSON_SORT_KEYS);
 
         ReconcileOutput *o = pass(w);
@@ -133,8 +129,7 @@ static void test_invalid_policy_changes_nothing_that_runs(void **state) {
         assert_int_equal(revision_count(w), 1);
 
         /* Fixed: a new revision, and rejected is cleared. */
-        _cleanup_free_ char *good = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", good);
+        set_policy_data(w, "openshift-default.json");
         o = pass(w);
         assert_non_null(find_action(o, RECONCILE_CREATE, "configmaps"));
         assert_null(json_object_get(o->status, "rejected"));
@@ -244,8 +239,7 @@ static void test_profile_switches(void **state) {
 
 static void test_policy_wins_over_profile(void **state) {
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", path);
+        set_policy_data(w, "openshift-default.json");
         set_scheduler(w, "{\"profile\": \"NoScoring\", \"policy\": {\"name\": \"scheduler-policy\"}}");
         finish(w);
         const json_t *st = json_object_get(w->scheduler, "status");

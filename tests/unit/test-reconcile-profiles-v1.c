@@ -91,7 +91,7 @@ static World *cluster_with_profile(const char *version_json, const char *spec) {
 }
 
 static const char *config_yaml(World *w, int64_t rev) {
-        const char *s = json_string_value(json_object_get(json_object_get(revision_cm(w, rev), "data"), RECONCILE_CONFIG_KEY));
+        const char *s = revision_config(w, rev);
         assert_non_null(s);
         return s;
 }
@@ -110,7 +110,6 @@ static SchedulerConfigApi api_of(const char *major, const char *minor) {
 }
 
 static void test_config_api_by_version(void **state) {
-        (void) state;
         assert_int_equal(cluster_scheduler_config_api(NULL), SCHEDULER_CONFIG_API_V1BETA1);
         assert_int_equal(api_of("1", "20"), SCHEDULER_CONFIG_API_V1BETA1);
         assert_int_equal(api_of("1", "22"), SCHEDULER_CONFIG_API_V1BETA1);
@@ -248,24 +247,20 @@ static void check_profile(const char *profile) {
 }
 
 static void test_low_node_utilization(void **state) {
-        (void) state;
         check_profile("LowNodeUtilization");
 }
 
 static void test_high_node_utilization(void **state) {
-        (void) state;
         check_profile("HighNodeUtilization");
 }
 
 static void test_no_scoring(void **state) {
-        (void) state;
         check_profile("NoScoring");
 }
 
 /* The text after "profiles:" is 4.19's asset's, byte for byte, as the v1beta1 rendering is
  * 4.7-4.9's. */
 static void test_sections_match_assets(void **state) {
-        (void) state;
         static const char *const files[] = { "lownodeutilization", "highnodeutilization", "noscoring" };
         for (int p = 0; p < _SCHEDULER_PROFILE_MAX; p++) {
                 char path[512];
@@ -305,7 +300,6 @@ static const json_t *entry_named(const json_t *list, const char *name) {
 }
 
 static void test_status_plugins(void **state) {
-        (void) state;
         World *w = cluster_with_profile(V132, "{\"profile\": \"HighNodeUtilization\"}");
         const json_t *plugins = json_object_get(json_object_get(w->scheduler, "status"), "plugins");
         if (!plugins) {
@@ -329,7 +323,6 @@ static void test_status_plugins(void **state) {
 
 /* A v1.20-era cluster keeps today's rendering: v1beta1 and 4.7-4.9's plugin set. */
 static void test_v120_cluster_unchanged(void **state) {
-        (void) state;
         World *w = cluster_with_profile(V120, "{\"profile\": \"HighNodeUtilization\"}");
         const char *cfg = config_yaml(w, 1);
         assert_contains(cfg, "\napiVersion: kubescheduler.config.k8s.io/v1beta1\n");
@@ -352,7 +345,6 @@ static void test_v120_cluster_unchanged(void **state) {
 
 /* The version learnt on a reconnect re-renders the profile: a new revision in v1. */
 static void test_upgrade_rerenders(void **state) {
-        (void) state;
         World *w = cluster_with_profile(V120, "{\"profile\": \"NoScoring\"}");
         assert_int_equal(status_revision(w), 1);
         set_cluster(w, V132);
@@ -365,7 +357,6 @@ static void test_upgrade_rerenders(void **state) {
 /* A Policy keeps running on a cluster whose own scheduler no longer reads one: a v1beta1
  * revision with its policy.cfg, which the bundled scheduler reads. */
 static void test_policy_on_v1_cluster(void **state) {
-        (void) state;
         World *w = world_new();
         set_cluster(w, V132);
         { char *pp = policy_path("openshift-default.json"); set_policy_file(w, "scheduler-policy", pp); free(pp); }
@@ -381,7 +372,6 @@ static void test_policy_on_v1_cluster(void **state) {
 /* ---- spec.profileCustomizations ------------------------------------------------------- */
 
 static void test_customizations(void **state) {
-        (void) state;
         World *w = cluster_with_profile(V132, "{\"profile\": \"HighNodeUtilization\", "
                                               "\"profileCustomizations\": {\"dynamicResourceAllocation\": \"Disabled\"}}");
         const json_t *status = json_object_get(w->scheduler, "status");

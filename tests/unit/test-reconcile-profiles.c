@@ -44,7 +44,6 @@ static char *render(SchedulerProfile p, const char *name) {
 }
 
 static void test_names(void **state) {
-        (void) state;
         assert_int_equal(scheduler_profile_from_string(NULL), SCHEDULER_PROFILE_LOW_NODE_UTILIZATION);
         assert_int_equal(scheduler_profile_from_string(""), SCHEDULER_PROFILE_LOW_NODE_UTILIZATION);
         assert_int_equal(scheduler_profile_from_string("LowNodeUtilization"), SCHEDULER_PROFILE_LOW_NODE_UTILIZATION);
@@ -62,7 +61,6 @@ static void test_names(void **state) {
 /* Every profile's section equals the asset's; LowNodeUtilization's asset has none, so ours
  * names the scheduler and no plugin. */
 static void test_matches_openshift_assets(void **state) {
-        (void) state;
         for (int p = 0; p < _SCHEDULER_PROFILE_MAX; p++) {
                 const char *name = scheduler_profile_to_string(p);
                 char *text = asset(name), *got = render(p, "default-scheduler");
@@ -80,7 +78,6 @@ static void test_matches_openshift_assets(void **state) {
 
 /* The scheduler name is the operator's setting; one YAML could misread is quoted. */
 static void test_scheduler_name(void **state) {
-        (void) state;
         char *s = render(SCHEDULER_PROFILE_NO_SCORING, "packing-scheduler");
         assert_true(strncmp(s, "profiles:\n  - schedulerName: packing-scheduler\n    plugins:\n", 60) == 0);
         free(s);
@@ -98,10 +95,9 @@ static void test_scheduler_name(void **state) {
 /* config.yaml of a framework revision: the operator's header (its leader election, no
  * clientConnection unless configured) then the asset's profiles section, and no policy.cfg. */
 static void test_revision_data(void **state) {
-        (void) state;
         ReconcileConfig c;
         reconcile_config_init(&c);
-        char *text = asset("HighNodeUtilization"), *section = render(SCHEDULER_PROFILE_HIGH_NODE_UTILIZATION, NULL);
+        _cleanup_free_ char *text = asset("HighNodeUtilization"), *section = render(SCHEDULER_PROFILE_HIGH_NODE_UTILIZATION, NULL);
         RevisionSettings s = { .framework = section, .default_node_selector = "" };
         json_t *data = NULL;
 
@@ -116,8 +112,6 @@ static void test_revision_data(void **state) {
         const char *settings = json_string_value(json_object_get(data, RECONCILE_SETTINGS_KEY));
         assert_null(strstr(settings, "policyFile"));
         json_decref(data);
-        free(section);
-        free(text);
 }
 
 static bool command_has(const json_t *deployment, const char *prefix) {
@@ -144,7 +138,6 @@ static World *installed_with(const char *spec) {
 }
 
 static void test_rollout_as_plugins(void **state) {
-        (void) state;
         World *w = installed_with("{\"profile\": \"HighNodeUtilization\"}");
         const json_t *cm = revision_cm(w, 1);
         char *text = asset("HighNodeUtilization");
@@ -190,7 +183,6 @@ static void test_rollout_as_plugins(void **state) {
 
 /* A rollback from a framework revision to a Policy revision puts the flag back with it. */
 static void test_rollback_restores_policy_flag(void **state) {
-        (void) state;
         World *w = world_new();
         w->config.profiles_as_plugins = true;
         { char *pp = policy_path("openshift-default.json"); set_policy_file(w, "scheduler-policy", pp); free(pp); }

@@ -21,9 +21,7 @@
 
 static void test_rollback_after_progress_deadline(void **state) {
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("openshift-default.json");
-        set_policy_file(w, "scheduler-policy", path);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "openshift-default.json");
         ReconcileOutput *o = pass(w);
         apply(w, o);
         reconcile_output_free(o);
@@ -70,8 +68,7 @@ static void test_rollback_after_progress_deadline(void **state) {
         assert_int_equal(status_revision(w), 1);
 
         /* A different policy rolls as revision 3 and clears Degraded once it is running. */
-        _cleanup_free_ char *other = policy_path("static-and-configurable.json");
-        set_policy_file(w, "scheduler-policy", other);
+        set_policy_data(w, "static-and-configurable.json");
         finish(w);
         assert_int_equal(status_revision(w), 3);
         assert_condition(json_object_get(w->scheduler, "status"), "Degraded", "False", "AsExpected");
@@ -243,9 +240,7 @@ static void test_apply_failure_shows_on_status(void **state) {
 
 static void test_deleted_deployment_is_restored(void **state) {
         World *w = installed();
-        _cleanup_free_ char *path = policy_path("invalid-general-predicates-duplicate.json");
-        set_policy_file(w, "scheduler-policy", path);
-        use_policy(w, "scheduler-policy");
+        use_policy_file(w, "invalid-general-predicates-duplicate.json");
         finish(w);
         assert_condition(json_object_get(w->scheduler, "status"), "Degraded", "True", "InvalidPolicy");
 

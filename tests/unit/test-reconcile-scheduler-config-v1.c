@@ -19,7 +19,7 @@
 #include "reconcilers/internal.h"
 #include "tests/unit/reconcile-world.h"
 
-#define SOURCE "scheduler-config"
+#define SOURCE CONFIG_SOURCE
 #define V132 "{\"major\": \"1\", \"minor\": \"32\", \"gitVersion\": \"v1.32.1\"}"
 
 /* A packing profile in 1.32's terms: NodeResourcesFit scoring MostAllocated at weight 5. */
@@ -64,31 +64,16 @@ static bool v1_decoder(void) {
                         skip();          \
         } while (0)
 
-static void set_source(World *w, const char *text) {
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
-}
-
+/* A world on a 1.32 cluster that reads TEXT from CONFIG_SOURCE. */
 static World *world_with_source(const char *text) {
-        World *w = world_new();
+        World *w = world_with_config_source(text);
         json_t *v = json_loads(V132, 0, NULL);
         assert_int_equal(cluster_info_set_version(&w->cluster, v), 0);
         json_decref(v);
-        w->config.scheduler_config_name = SOURCE;
-        set_source(w, text);
-        set_scheduler(w, "{}");
         return w;
 }
 
-static const json_t *status_of(World *w) {
-        return json_object_get(w->scheduler, "status");
-}
-
-static const char *config_yaml(World *w, int64_t n) {
-        return json_string_value(json_object_get(json_object_get(revision_cm(w, n), "data"), RECONCILE_CONFIG_KEY));
-}
-
 static void test_v1_source_rolls_out(void **state) {
-        (void) state;
         NEED_V1();
         static const char *const apis[] = { "v1", "v1beta3" };
         for (size_t i = 0; i < 2; i++) {
@@ -97,11 +82,11 @@ static void test_v1_source_rolls_out(void **state) {
                 finish(w);
                 assert_int_equal(status_revision(w), 1);
                 snprintf(want, sizeof(want), "\napiVersion: kubescheduler.config.k8s.io/%s\n", apis[i]);
-                assert_contains(config_yaml(w, 1), want);
-                assert_contains(config_yaml(w, 1), "packing-scheduler");
+                assert_contains(revision_config(w, 1), want);
+                assert_contains(revision_config(w, 1), "packing-scheduler");
                 assert_null(json_object_get(json_object_get(revision_cm(w, 1), "data"), RECONCILE_POLICY_KEY));
-                assert_condition(status_of(w), "SchedulerConfigValid", "True", "AsExpected");
-                assert_int_equal(json_array_size(json_object_get(status_of(w), "plugins")), 2);
+                assert_condition(scheduler_status(w), "SchedulerConfigValid", "True", "AsExpected");
+                assert_int_equal(json_array_size(json_object_get(scheduler_status(w), "plugins")), 2);
                 world_free(w);
                 free(text);
         }
@@ -126,16 +111,15 @@ static const Broken broken[] = {
 };
 
 static void test_v1_broken_source_keeps_running_revision(void **state) {
-        (void) state;
         NEED_V1();
-        char *good = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *good = ksc("v1", TWO_PROFILES);
         for (size_t i = 0; i < ELEMENTSOF(broken); i++) {
                 World *w = world_with_source(good);
                 finish(w);
                 assert_int_equal(status_revision(w), 1);
                 json_t *deployment = json_deep_copy(w->deployment);
                 char *text = ksc("v1", broken[i].body);
-                set_source(w, text);
+                set_config_source(w, text);
                 ReconcileOutput *o = pass(w);
                 print_message("%s\n", broken[i].what);
                 assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
@@ -146,9 +130,9 @@ static void test_v1_broken_source_keeps_running_revision(void **state) {
                 assert_contains(json_string_value(json_object_get(ev->body, "message")), broken[i].where);
                 apply(w, o);
                 reconcile_output_free(o);
-                assert_condition(status_of(w), "SchedulerConfigValid", "False", NULL);
-                assert_contains(condition_message(status_of(w), "SchedulerConfigValid"), broken[i].where);
-                assert_condition(status_of(w), "Degraded", "True", NULL);
+                assert_condition(scheduler_status(w), "SchedulerConfigValid", "False", NULL);
+                assert_contains(condition_message(scheduler_status(w), "SchedulerConfigValid"), broken[i].where);
+                assert_condition(scheduler_status(w), "Degraded", "True", NULL);
                 assert_int_equal(status_revision(w), 1);
                 assert_true(json_equal(deployment, w->deployment));
                 assert_settled(w);
@@ -156,71 +140,62 @@ static void test_v1_broken_source_keeps_running_revision(void **state) {
                 free(text);
                 world_free(w);
         }
-        free(good);
 }
 
 static void test_v1_oversized_source(void **state) {
-        (void) state;
         NEED_V1();
-        char *text = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *text = ksc("v1", TWO_PROFILES);
         World *w = world_with_source(text);
         finish(w);
         size_t n = RECONCILE_MAX_POLICY_SIZE + 64, head = strlen(text);
-        char *big = malloc(n + 1);
+        _cleanup_free_ char *big = malloc(n + 1);
         assert_non_null(big);
         memcpy(big, text, head);
         memset(big + head, '#', n - head);
         big[head] = '\n';
         big[n] = '\0';
-        set_source(w, big);
+        set_config_source(w, big);
         ReconcileOutput *o = pass(w);
         assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
         apply(w, o);
         reconcile_output_free(o);
-        assert_condition(status_of(w), "SchedulerConfigValid", "False", NULL);
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "False", NULL);
         assert_int_equal(status_revision(w), 1);
-        free(big);
         world_free(w);
-        free(text);
 }
 
 /* A first install with a broken v1 source on a 1.32 cluster: the profile runs, as 4.19 renders
  * it; the source fixed replaces it. */
 static void test_v1_first_install_invalid(void **state) {
-        (void) state;
         NEED_V1();
-        char *bad = ksc("v1", broken[0].body), *good = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *bad = ksc("v1", broken[0].body), *good = ksc("v1", TWO_PROFILES);
         World *w = world_with_source(bad);
         finish(w);
-        assert_condition(status_of(w), "SchedulerConfigValid", "False", "InvalidSchedulerConfig");
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "False", "InvalidSchedulerConfig");
         assert_int_equal(status_revision(w), 1);
-        assert_string_equal(jstr(status_of(w), "policy", "profile"), "LowNodeUtilization");
-        assert_contains(config_yaml(w, 1), "\napiVersion: kubescheduler.config.k8s.io/v1\n");
-        assert_null(strstr(config_yaml(w, 1), "NoSuchPlugin"));
-        set_source(w, good);
+        assert_string_equal(jstr(scheduler_status(w), "policy", "profile"), "LowNodeUtilization");
+        assert_contains(revision_config(w, 1), "\napiVersion: kubescheduler.config.k8s.io/v1\n");
+        assert_null(strstr(revision_config(w, 1), "NoSuchPlugin"));
+        set_config_source(w, good);
         finish(w);
         assert_int_equal(status_revision(w), 2);
-        assert_condition(status_of(w), "SchedulerConfigValid", "True", "AsExpected");
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "True", "AsExpected");
         world_free(w);
-        free(bad);
-        free(good);
 }
 
 static void test_v1_revision_hand_edit(void **state) {
-        (void) state;
         NEED_V1();
-        char *text = ksc("v1", TWO_PROFILES);
+        _cleanup_free_ char *text = ksc("v1", TWO_PROFILES);
         World *w = world_with_source(text);
         finish(w);
         json_t *cm = find_named(w->configmaps, "policy-scheduler-config-1", NULL);
         assert_non_null(cm);
         json_object_set_new(json_object_get(cm, "data"), RECONCILE_CONFIG_KEY, json_string("profiles: []\n"));
         finish(w);
-        assert_contains(config_yaml(w, 1), "packing-scheduler");
-        assert_contains(config_yaml(w, 1), "\napiVersion: kubescheduler.config.k8s.io/v1\n");
+        assert_contains(revision_config(w, 1), "packing-scheduler");
+        assert_contains(revision_config(w, 1), "\napiVersion: kubescheduler.config.k8s.io/v1\n");
         assert_int_equal(status_revision(w), 1);
         world_free(w);
-        free(text);
 }
 
 int main(void) {

@@ -19,7 +19,7 @@
 #include "reconcilers/operator-config.h"
 #include "tests/unit/reconcile-world.h"
 
-#define SOURCE "scheduler-config"
+#define SOURCE CONFIG_SOURCE
 
 /* ---- builders ----------------------------------------------------------------------- */
 
@@ -63,26 +63,6 @@ static char *two_profiles(void) {
         return s;
 }
 
-static void set_source(World *w, const char *text) {
-        set_policy_cm(w, SOURCE, RECONCILE_SCHEDULER_CONFIG_KEY, text);
-}
-
-static World *world_with_source(const char *text) {
-        World *w = world_new();
-        w->config.scheduler_config_name = SOURCE;
-        set_source(w, text);
-        set_scheduler(w, "{}");
-        return w;
-}
-
-static const json_t *status_of(World *w) {
-        return json_object_get(w->scheduler, "status");
-}
-
-static const char *config_yaml(World *w, int64_t n) {
-        return json_string_value(json_object_get(json_object_get(revision_cm(w, n), "data"), RECONCILE_CONFIG_KEY));
-}
-
 static bool command_has(World *w, const char *prefix) {
         const json_t *c = json_array_get(json_object_get(json_object_get(json_object_get(json_object_get(
                                                                  w->deployment, "spec"), "template"), "spec"),
@@ -99,7 +79,7 @@ static bool command_has(World *w, const char *prefix) {
 /* The enabled plugins of one extension point of a profile in status.plugins, as
  * "Name" or "Name:weight", comma separated. */
 static char *status_point(World *w, const char *scheduler_name, const char *point) {
-        const json_t *plugins = json_object_get(status_of(w), "plugins");
+        const json_t *plugins = json_object_get(scheduler_status(w), "plugins");
         size_t i, j;
         json_t *p, *e;
         json_array_foreach(plugins, i, p) {
@@ -122,13 +102,12 @@ static char *status_point(World *w, const char *scheduler_name, const char *poin
 /* ---- the source rolled out ----------------------------------------------------------- */
 
 static void test_two_profiles_roll_out(void **state) {
-        (void) state;
-        char *text = two_profiles();
-        World *w = world_with_source(text);
+        _cleanup_free_ char *text = two_profiles();
+        World *w = world_with_config_source(text);
         finish(w);
 
         assert_int_equal(status_revision(w), 1);
-        const json_t *st = status_of(w);
+        const json_t *st = scheduler_status(w);
         assert_condition(st, "SchedulerConfigValid", "True", "AsExpected");
         assert_contains(condition_message(st, "SchedulerConfigValid"),
                         "config.yaml of ConfigMap openshift-config/scheduler-config is valid: 2 profiles "
@@ -139,7 +118,7 @@ static void test_two_profiles_roll_out(void **state) {
 
         /* The revision: the operator's header, the source's profiles, no policy.cfg. */
         assert_null(json_object_get(json_object_get(revision_cm(w, 1), "data"), RECONCILE_POLICY_KEY));
-        const char *cfg = config_yaml(w, 1);
+        const char *cfg = revision_config(w, 1);
         assert_contains(cfg, "leaderElection:\n  leaderElect: true\n  resourceLock: leases\n");
         assert_contains(cfg, "percentageOfNodesToScore: 0\n");
         assert_contains(cfg, "profiles: [{\"schedulerName\": \"default-scheduler\"}, {\"schedulerName\": "
@@ -161,21 +140,18 @@ static void test_two_profiles_roll_out(void **state) {
         assert_string_equal(s, "PrioritySort");
         free(s);
         world_free(w);
-        free(text);
 }
 
 /* The source's own percentageOfNodesToScore replaces the operator's setting. */
 static void test_source_percentage(void **state) {
-        (void) state;
-        char *text = ksc("percentageOfNodesToScore: 70\n");
-        World *w = world_with_source(text);
+        _cleanup_free_ char *text = ksc("percentageOfNodesToScore: 70\n");
+        World *w = world_with_config_source(text);
         w->config.percentage_of_nodes_to_score = 30;
         finish(w);
-        const char *cfg = config_yaml(w, 1);
+        const char *cfg = revision_config(w, 1);
         assert_contains(cfg, "percentageOfNodesToScore: 70\n");
         assert_null(strstr(cfg, "percentageOfNodesToScore: 30"));
         world_free(w);
-        free(text);
 }
 
 /* ---- broken sources ------------------------------------------------------------------ */
@@ -214,24 +190,23 @@ static const Broken broken[] = {
 /* Each broken source is rejected with where and why, and the revision that runs keeps
  * running: no revision is written, the Deployment is not touched. */
 static void test_broken_sources_keep_running_revision(void **state) {
-        (void) state;
-        char *good = two_profiles();
+        _cleanup_free_ char *good = two_profiles();
         for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
                 const Broken *b = &broken[i];
-                World *w = world_with_source(good);
+                World *w = world_with_config_source(good);
                 finish(w);
                 assert_int_equal(status_revision(w), 1);
                 json_t *deployment = json_deep_copy(w->deployment);
 
                 char *text = b->text ? strdup(b->text) : ksc(b->body);
-                set_source(w, text);
+                set_config_source(w, text);
                 ReconcileOutput *o = pass(w);
                 print_message("%s\n", b->what);
                 assert_int_equal(count_actions(o, RECONCILE_CREATE, "configmaps"), 0);
                 assert_int_equal(count_actions(o, RECONCILE_UPDATE, "deployments"), 0);
                 apply(w, o);
                 reconcile_output_free(o);
-                const json_t *st = status_of(w);
+                const json_t *st = scheduler_status(w);
                 assert_condition(st, "SchedulerConfigValid", "False", NULL);
                 const char *msg = condition_message(st, "SchedulerConfigValid");
                 assert_contains(msg, "config.yaml of ConfigMap openshift-config/scheduler-config");
@@ -247,40 +222,36 @@ static void test_broken_sources_keep_running_revision(void **state) {
                 free(text);
                 world_free(w);
         }
-        free(good);
 }
 
 /* Every error at once: two owned fields and an unknown plugin in one source. */
 static void test_all_errors_at_once(void **state) {
-        (void) state;
-        char *text = ksc("clientConnection:\n  qps: 5\nleaderElection:\n  leaderElect: false\nprofiles:\n"
+        _cleanup_free_ char *text = ksc("clientConnection:\n  qps: 5\nleaderElection:\n  leaderElect: false\nprofiles:\n"
                          "- schedulerName: default-scheduler\n  plugins:\n    filter:\n      enabled:\n"
                          "      - name: NoSuchFilter\n");
-        World *w = world_with_source(text);
+        World *w = world_with_config_source(text);
         ReconcileOutput *o = pass(w);
         apply(w, o);
         reconcile_output_free(o);
-        const char *msg = condition_message(status_of(w), "SchedulerConfigValid");
+        const char *msg = condition_message(scheduler_status(w), "SchedulerConfigValid");
         assert_contains(msg, "is invalid (3 errors)");
         assert_contains(msg, "config.yaml:3:1: error: clientConnection is set by the operator");
         assert_contains(msg, "config.yaml:5:1: error: leaderElection is set by the operator");
         assert_contains(msg, "config.yaml:12:");
         world_free(w);
-        free(text);
 }
 
 /* ---- precedence ---------------------------------------------------------------------- */
 
 static void test_precedence(void **state) {
-        (void) state;
-        char *text = two_profiles(), *pp = policy_path("openshift-default.json");
-        World *w = world_with_source(text);
+        _cleanup_free_ char *text = two_profiles(), *pp = policy_path("openshift-default.json");
+        World *w = world_with_config_source(text);
         set_policy_file(w, "scheduler-policy", pp);
         set_scheduler(w, "{\"policy\": {\"name\": \"scheduler-policy\"}, \"profile\": \"NoScoring\"}");
         finish(w);
 
         /* A Policy wins over the source and the profile. */
-        const json_t *st = status_of(w);
+        const json_t *st = scheduler_status(w);
         assert_non_null(json_object_get(json_object_get(revision_cm(w, 1), "data"), RECONCILE_POLICY_KEY));
         assert_string_equal(json_string_value(json_object_get(json_object_get(st, "policy"), "ignoredSchedulerConfig")),
                             SOURCE);
@@ -293,7 +264,7 @@ static void test_precedence(void **state) {
         /* The Policy unset: the source wins over the profile. */
         set_scheduler(w, "{\"profile\": \"NoScoring\"}");
         finish(w);
-        st = status_of(w);
+        st = scheduler_status(w);
         assert_int_equal(status_revision(w), 2);
         assert_condition(st, "SchedulerConfigValid", "True", "AsExpected");
         assert_contains(condition_message(st, "SchedulerConfigValid"),
@@ -305,38 +276,35 @@ static void test_precedence(void **state) {
         /* The source unset: the profile. The condition stays, saying there is none. */
         w->config.scheduler_config_name = NULL;
         finish(w);
-        st = status_of(w);
+        st = scheduler_status(w);
         assert_int_equal(status_revision(w), 3);
         assert_string_equal(json_string_value(json_object_get(json_object_get(st, "policy"), "profile")), "NoScoring");
         assert_condition(st, "SchedulerConfigValid", "True", "NotInUse");
         assert_contains(condition_message(st, "SchedulerConfigValid"), "no KubeSchedulerConfiguration source is set");
         assert_null(json_object_get(st, "plugins"));
         world_free(w);
-        free(pp);
-        free(text);
 }
 
 /* ---- disturbance --------------------------------------------------------------------- */
 
 /* The source ConfigMap deleted, or its key gone: rejected by name, the revision runs on. */
 static void test_source_deleted(void **state) {
-        (void) state;
-        char *text = two_profiles();
-        World *w = world_with_source(text);
+        _cleanup_free_ char *text = two_profiles();
+        World *w = world_with_config_source(text);
         finish(w);
         json_object_del(w->policy_cms, SOURCE);
         finish(w);
-        assert_condition(status_of(w), "SchedulerConfigValid", "False", "SchedulerConfigNotFound");
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "False", "SchedulerConfigNotFound");
         assert_int_equal(status_revision(w), 1);
         assert_string_equal(deployment_revision(w), "1");
 
         set_policy_cm(w, SOURCE, "policy.cfg", "{}");
         finish(w);
-        assert_condition(status_of(w), "SchedulerConfigValid", "False", "SchedulerConfigKeyMissing");
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "False", "SchedulerConfigKeyMissing");
         assert_int_equal(status_revision(w), 1);
 
         /* Put back: accepted again (an Event says so), and it is the same revision. */
-        set_source(w, text);
+        set_config_source(w, text);
         ReconcileOutput *o = pass(w);
         assert_true(has_event(o, "PolicyAccepted"));
         bool named = false;
@@ -352,44 +320,39 @@ static void test_source_deleted(void **state) {
         apply(w, o);
         reconcile_output_free(o);
         finish(w);
-        assert_condition(status_of(w), "SchedulerConfigValid", "True", "AsExpected");
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "True", "AsExpected");
         assert_int_equal(status_revision(w), 1);
         assert_int_equal(revision_count(w), 1);
         world_free(w);
-        free(text);
 }
 
 /* A source larger than the operator reads: refused, nothing else happens. */
 static void test_source_oversized(void **state) {
-        (void) state;
-        char *text = two_profiles();
-        World *w = world_with_source(text);
+        _cleanup_free_ char *text = two_profiles();
+        World *w = world_with_config_source(text);
         finish(w);
         size_t n = RECONCILE_MAX_POLICY_SIZE + 64;
-        char *big = malloc(n + 1);
+        _cleanup_free_ char *big = malloc(n + 1);
         assert_non_null(big);
         size_t head = strlen(text);
         memcpy(big, text, head);
         memset(big + head, '#', n - head);
         big[head] = '\n';
         big[n] = '\0';
-        set_source(w, big);
+        set_config_source(w, big);
         finish(w);
-        assert_condition(status_of(w), "SchedulerConfigValid", "False", NULL);
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "False", NULL);
         assert_int_equal(status_revision(w), 1);
-        free(big);
         world_free(w);
-        free(text);
 }
 
 /* A first install whose source is invalid: the profile's plugin set runs, so the cluster
  * has a scheduler; the source is reported. */
 static void test_first_install_invalid_source(void **state) {
-        (void) state;
-        char *text = ksc("clientConnection:\n  kubeconfig: /tmp/x\n");
-        World *w = world_with_source(text);
+        _cleanup_free_ char *text = ksc("clientConnection:\n  kubeconfig: /tmp/x\n");
+        World *w = world_with_config_source(text);
         finish(w);
-        const json_t *st = status_of(w);
+        const json_t *st = scheduler_status(w);
         assert_condition(st, "SchedulerConfigValid", "False", "InvalidSchedulerConfig");
         assert_int_equal(status_revision(w), 1);
         assert_string_equal(json_string_value(json_object_get(json_object_get(st, "policy"), "profile")),
@@ -400,36 +363,31 @@ static void test_first_install_invalid_source(void **state) {
                                "profiles:\n  - schedulerName: default-scheduler\n"));
 
         /* Fixed: it replaces the fallback. */
-        char *good = two_profiles();
-        set_source(w, good);
+        _cleanup_free_ char *good = two_profiles();
+        set_config_source(w, good);
         finish(w);
         assert_int_equal(status_revision(w), 2);
-        assert_condition(status_of(w), "SchedulerConfigValid", "True", "AsExpected");
+        assert_condition(scheduler_status(w), "SchedulerConfigValid", "True", "AsExpected");
         world_free(w);
-        free(good);
-        free(text);
 }
 
 /* A hand edit of the framework revision's ConfigMap is put back like a Policy revision's. */
 static void test_revision_hand_edit(void **state) {
-        (void) state;
-        char *text = two_profiles();
-        World *w = world_with_source(text);
+        _cleanup_free_ char *text = two_profiles();
+        World *w = world_with_config_source(text);
         finish(w);
         size_t idx;
         json_t *cm = find_named(w->configmaps, "policy-scheduler-config-1", &idx);
         assert_non_null(cm);
         json_object_set_new(json_object_get(cm, "data"), RECONCILE_CONFIG_KEY, json_string("profiles: []\n"));
         finish(w);
-        assert_contains(config_yaml(w, 1), "packing-scheduler");
+        assert_contains(revision_config(w, 1), "packing-scheduler");
         assert_int_equal(status_revision(w), 1);
         world_free(w);
-        free(text);
 }
 
 /* The reference lives in the operator's own CR, spec.schedulerConfig.name. */
 static void test_operator_cr_reference(void **state) {
-        (void) state;
         ReconcileConfig defaults;
         OperatorSettings st;
         char *problem = NULL;

@@ -38,7 +38,7 @@ static void add_nodes(Fx *f, uint32_t n, const char *cpu) {
         for (uint32_t i = 0; i < n; i++) {
                 char name[32];
                 snprintf(name, sizeof name, "node-%04u", i);
-                add_node(f, tl_node(f->t, name, cpu, "8Gi", 110, "", "", ""));
+                add_node(f, make_node(f->t, .name = name, .cpu = cpu));
         }
 }
 
@@ -82,12 +82,13 @@ static void test_nodes_to_find(void **state) {
 static void test_failure_summary(void **state) {
         Fx *f = *state;
         configure_default(f, false, 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "2", "1Gi", "'nodeSelector':{'disk':'ssd'}", "");
-        add_node(f, tl_node(f->t, "a", "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "b", "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "c", "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "d", "4", "8Gi", 110, "", "", ""));
-        add_node(f, tl_node(f->t, "e", "4", "8Gi", 110, "", "", ""));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "2", .mem = "1Gi",
+                                                           .spec = "'nodeSelector':{'disk':'ssd'}");
+        add_node(f, make_node(f->t, .name = "a", .cpu = "1", .labels = "'disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "b", .cpu = "1", .labels = "'disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "c", .cpu = "1", .labels = "'disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "d"));
+        add_node(f, make_node(f->t, .name = "e"));
         SchedResult res;
         assert_null(schedule(f, p, &res));
         assert_int_equal(res.n_all_nodes, 5);
@@ -100,7 +101,7 @@ static void test_failure_summary(void **state) {
         for (int i = 0; i < 7; i++) {
                 char name[16];
                 snprintf(name, sizeof name, "x%d", i);
-                add_node(f, tl_node(f->t, name, "1", "8Gi", 110, "'labels':{'disk':'ssd'}", "", ""));
+                add_node(f, make_node(f->t, .name = name, .cpu = "1", .labels = "'disk':'ssd'"));
         }
         assert_null(schedule(f, p, NULL));
         _cleanup_free_ char *s2 = summary(f);
@@ -109,10 +110,12 @@ static void test_failure_summary(void **state) {
 
 static void test_short_circuit_and_all(void **state) {
         Fx *f = *state;
-        add_node(f, tl_node(f->t, "a", "1", "1Gi", 110, "",
-                            "'unschedulable':true,'taints':[{'key':'dedicated','value':'gpu','effect':'NoSchedule'}]", ""));
-        add_node(f, tl_node(f->t, "b", "1", "1Gi", 0, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "2", "2Gi", "'ports':[]", "");
+        add_node(f, make_node(f->t, .name = "a", .cpu = "1", .mem = "1Gi",
+                              .spec = "'unschedulable':true,'taints':[{'key':'dedicated','value':'gpu',"
+                                      "'effect':'NoSchedule'}]"));
+        add_node(f, make_node(f->t, .name = "b", .cpu = "1", .mem = "1Gi", .no_pods = true));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "2", .mem = "2Gi",
+                                                           .spec = "'ports':[]");
         assert_non_null(p);
         /* CheckNodeUnschedulable runs first and stops node a; on b the pod count comes first
          * but all resource reasons of PodFitsResources are kept */
@@ -133,7 +136,7 @@ static void test_short_circuit_and_all(void **state) {
 static void test_no_nodes(void **state) {
         Fx *f = *state;
         configure_default(f, false, 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p");
         assert_null(schedule(f, p, NULL));
         _cleanup_free_ char *s = summary(f);
         assert_string_equal(s, "no nodes available to schedule pods");
@@ -143,7 +146,7 @@ static void test_percentage_and_rotation(void **state) {
         Fx *f = *state;
         configure_default(f, false, 0);
         add_nodes(f, 200, "4");
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedResult res;
         /* 200 nodes: 49% = 98 -> at least 100 feasible nodes are looked for */
         assert_non_null(schedule(f, p, &res));
@@ -154,8 +157,8 @@ static void test_percentage_and_rotation(void **state) {
         assert_int_equal(sched_algo_next_start(f->a), 0);
 
         /* infeasible nodes are processed too: the next start moves past them */
-        add_node(f, tl_node(f->t, "node-0000", "4", "8Gi", 110, "", "'unschedulable':true", ""));
-        add_node(f, tl_node(f->t, "node-0001", "4", "8Gi", 110, "", "'unschedulable':true", ""));
+        add_node(f, make_node(f->t, .name = "node-0000", .spec = "'unschedulable':true"));
+        add_node(f, make_node(f->t, .name = "node-0001", .spec = "'unschedulable':true"));
         assert_non_null(schedule(f, p, &res));
         assert_int_equal(res.n_evaluated, 102);
         assert_int_equal(res.n_feasible, 100);
@@ -174,7 +177,7 @@ static void test_rotation_window(void **state) {
         Fx *f = *state;
         configure_default(f, false, 0);
         add_nodes(f, 300, "4");
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedStr first = sched_cache_nodes(f->c, &(uint32_t) { 0 })[0]->name;
         for (int round = 0; round < 3; round++) {
                 SchedResult res;
@@ -202,7 +205,7 @@ static void test_ties(void **state) {
         Fx *f = *state;
         configure_default(f, false, 100);
         add_nodes(f, 4, "4");
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         /* reservoir sampling: a candidate replaces the current one when rand(count) == 0 */
         int calls = 0;
         sched_algo_free(f->a);
@@ -244,15 +247,15 @@ static void test_high_utilization_near_tie(void **state) {
         _cleanup_(policy_freep) Policy *high = NULL;
         assert_int_equal(policy_builtin("HighNodeUtilization", &high), 0);
         assert_int_equal(tl_policy_struct_config(f->t, high, NULL, NULL, &f->cfg, NULL), 0);
-        add_node(f, tl_node(f->t, "node-1", "1", "4Gi", 110, "", "", ""));
-        add_node(f, tl_node(f->t, "node-2", "1", "64Gi", 110, "", "", ""));
-        SchedPod *busy = tl_pod(f->t, "busy", "90m", "180Mi", "", "");
+        add_node(f, make_node(f->t, .name = "node-1", .cpu = "1", .mem = "4Gi"));
+        add_node(f, make_node(f->t, .name = "node-2", .cpu = "1", .mem = "64Gi"));
+        SchedPod *busy = make_pod(f->t, .name = "busy", .cpu = "90m", .mem = "180Mi");
         assert_non_null(busy);
         SchedStr n1;
         assert_int_equal(sched_strtab_intern_str(f->t, "node-1", &n1), 0);
         assert_int_equal(sched_cache_assume_pod(f->c, busy, n1), 0);
         sched_pod_unref(busy);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedRandFn rngs[] = { rand_last, NULL };
         for (size_t i = 0; i < ELEMENTSOF(rngs); i++) {
                 f->a = sched_algo_new(f->cfg, rngs[i], NULL);
@@ -286,31 +289,38 @@ static void test_label_preferences_as_one_plugin(void **state) {
                 tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, labels[i], &pref[i]);
         }
         configure(f, &p, 0);
-        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "'labels':{'la':''}", "", ""));
-        add_node(f, tl_node(f->t, "n2", "4", "8Gi", 110, "'labels':{'la':'','lb':''}", "", ""));
-        add_node(f, tl_node(f->t, "n3", "4", "8Gi", 110, "'labels':{'la':'','lb':'','lc':''}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        add_node(f, make_node(f->t, .name = "n1", .labels = "'la':''"));
+        add_node(f, make_node(f->t, .name = "n2", .labels = "'la':'','lb':''"));
+        add_node(f, make_node(f->t, .name = "n3", .labels = "'la':'','lb':'','lc':''"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedResult res;
         assert_string_equal(schedule(f, pod, &res), "n3");
         _cleanup_free_ char *scores = scores_of(f);
         assert_string_equal(scores, "n1=198 n2=396 n3=600");
 }
 
-static void test_weights_and_single(void **state) {
-        Fx *f = *state;
-        static char *label = (char *) "ssd";
-        PolicyArgument pref = { .kind = POLICY_ARG_LABEL_PREFERENCE, .label = label, .presence = true };
+/* GeneralPredicates, LeastRequested of weight LEAST and a preference for label ssd of weight
+ * SSD; a weight 0 leaves that priority out. */
+static void configure_ssd(Fx *f, int64_t least, int64_t ssd) {
+        static PolicyArgument pref = { .kind = POLICY_ARG_LABEL_PREFERENCE, .label = (char *) "ssd", .presence = true };
         TlPolicy p;
         tl_policy_init(&p, false);
         tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
+        if (least)
+                tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, least, NULL, NULL);
+        if (ssd)
+                tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, ssd, "PreferSSD", &pref);
         configure(f, &p, 0);
+}
+
+static void test_weights_and_single(void **state) {
+        Fx *f = *state;
+        configure_ssd(f, 1, 2);
         /* big: least requested cpu 63/64 -> 98, memory 255.5/256 -> 99, (98 + 99) / 2 = 98;
          * ssd: cpu 50, memory 50 -> 50, + 2 x 100 = 250 */
-        add_node(f, tl_node(f->t, "big", "64", "256Gi", 110, "", "", ""));
-        add_node(f, tl_node(f->t, "ssd", "2", "1Gi", 110, "'labels':{'ssd':'yes'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "512Mi", "", "");
+        add_node(f, make_node(f->t, .name = "big", .cpu = "64", .mem = "256Gi"));
+        add_node(f, make_node(f->t, .name = "ssd", .cpu = "2", .mem = "1Gi", .labels = "'ssd':'yes'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "1", .mem = "512Mi");
         SchedResult res;
         assert_string_equal(schedule(f, pod, &res), "ssd");
         assert_int_equal(res.score, 250);
@@ -318,15 +328,11 @@ static void test_weights_and_single(void **state) {
         _cleanup_free_ char *scores = scores_of(f);
         assert_string_equal(scores, "big=98 ssd=250");
         /* weight 6 on LeastRequested: big 98 x 6 = 588 vs ssd 50 x 6 + 200 = 500 */
-        tl_policy_init(&p, false);
-        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_LEAST_REQUESTED, 6, NULL, NULL);
-        tl_policy_prio(&p, POLICY_PRIO_NODE_LABEL, 2, "PreferSSD", &pref);
-        configure(f, &p, 0);
+        configure_ssd(f, 6, 2);
         assert_string_equal(schedule(f, pod, &res), "big");
         assert_int_equal(res.score, 588);
         /* one feasible node: taken without scoring */
-        _cleanup_(sched_pod_unrefp) SchedPod *huge = tl_pod(f->t, "h", "8", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *huge = make_pod(f->t, .name = "h", .cpu = "8");
         assert_string_equal(schedule(f, huge, &res), "big");
         assert_int_equal(res.score, 0);
         assert_int_equal(res.n_feasible, 1);
@@ -334,9 +340,7 @@ static void test_weights_and_single(void **state) {
         _cleanup_free_ char *unscored = scores_of(f);
         assert_string_equal(unscored, "");
         /* no priorities: every node scores 1 */
-        tl_policy_init(&p, false);
-        tl_policy_pred(&p, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
-        configure(f, &p, 0);
+        configure_ssd(f, 0, 0);
         assert_non_null(schedule(f, pod, &res));
         assert_int_equal(res.score, 1);
 }
@@ -370,15 +374,23 @@ static int ext_prioritize(void *userdata, const SchedPod *pod, SchedNodeInfo *co
         return 0;
 }
 
+/* The default configuration over N 4-cpu nodes with one extender "x" (weight 3) keeping its
+ * state in ST; EXT must live as long as the algorithm uses it. */
+static void extender_world(Fx *f, uint32_t n, ExtState *st, SchedExtender *ext) {
+        configure_default(f, false, 0);
+        add_nodes(f, n, "4");
+        *st = (ExtState) { .t = f->t };
+        *ext = (SchedExtender) { .name = "x", .weight = 3, .userdata = st, .filter = ext_filter,
+                                 .prioritize = ext_prioritize };
+        assert_int_equal(sched_algo_set_extenders(f->a, ext, 1), 0);
+}
+
 static void test_extenders(void **state) {
         Fx *f = *state;
-        configure_default(f, false, 0);
-        add_nodes(f, 3, "4");
-        ExtState st = { .t = f->t };
-        SchedExtender ext = { .name = "x", .weight = 3, .userdata = &st, .filter = ext_filter,
-                              .prioritize = ext_prioritize };
-        assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        ExtState st;
+        SchedExtender ext;
+        extender_world(f, 3, &st, &ext);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedResult res;
         assert_string_equal(schedule(f, p, &res), "node-0002");
         assert_int_equal(res.n_feasible, 2);
@@ -398,9 +410,9 @@ static void test_extenders(void **state) {
         /* the extender's rejections appear in the failure summary */
         st.fail = 0;
         ext.ignorable = false;
-        _cleanup_(sched_pod_unrefp) SchedPod *sel = tl_pod(f->t, "s", "", "",
-                "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':"
-                "[{'matchFields':[{'key':'metadata.name','operator':'In','values':['node-0000']}]}]}}}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *sel = make_pod(f->t, .name = "s",
+                .spec = "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':"
+                        "[{'matchFields':[{'key':'metadata.name','operator':'In','values':['node-0000']}]}]}}}");
         assert_null(schedule(f, sel, &res));
         _cleanup_free_ char *s = summary(f);
         assert_string_equal(s, "0/3 nodes are available: 1 extender says no, 2 node(s) didn't match Pod's node affinity.");
@@ -412,13 +424,10 @@ static void test_extenders(void **state) {
  * removed node's slot does not leak onto another node. */
 static void test_staged_extenders(void **state) {
         Fx *f = *state;
-        configure_default(f, false, 0);
-        add_nodes(f, 4, "4");
-        ExtState st = { .t = f->t };
-        SchedExtender ext = { .name = "x", .weight = 3, .userdata = &st, .filter = ext_filter,
-                              .prioritize = ext_prioritize };
-        assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        ExtState st;
+        SchedExtender ext;
+        extender_world(f, 4, &st, &ext);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedResult res;
         SchedExtenderCall call;
         assert_int_equal(sched_algo_begin(f->a, f->c, p, &res, &call), SCHED_ALGO_WAIT);
@@ -435,7 +444,7 @@ static void test_staged_extenders(void **state) {
         SchedStr gone;
         assert_int_equal(sched_strtab_intern_str(f->t, "node-0003", &gone), 0);
         assert_int_equal(sched_cache_remove_node(f->c, gone), 0);
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "node-late", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "node-late")), 0);
         assert_int_equal(sched_algo_resume(f->a, f->c, 0, &res, &call), SCHED_ALGO_WAIT);
         assert_true(call.prioritize);
         assert_int_equal(call.n, 2);
@@ -524,35 +533,36 @@ static void test_masters_and_default_selector(void **state) {
         assert_int_equal(tl_policy_config(f->t, &p, &o, &f->cfg, NULL), 0);
         assert_string_equal(sched_config_predicate_name(f->cfg, 1), "MastersSchedulable");
         f->a = sched_algo_new(f->cfg, NULL, NULL);
-        add_node(f, tl_node(f->t, "m1", "4", "8Gi", 110, "'labels':{'node-role.kubernetes.io/master':''}", "", ""));
-        add_node(f, tl_node(f->t, "m2", "4", "8Gi", 110, "'labels':{'node-role.kubernetes.io/control-plane':''}", "", ""));
-        add_node(f, tl_node(f->t, "w1", "1", "8Gi", 110, "'labels':{'role':'infra'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p1 = tl_pod(f->t, "p1", "2", "", "", "");
+        add_node(f, make_node(f->t, .name = "m1", .labels = "'node-role.kubernetes.io/master':''"));
+        add_node(f, make_node(f->t, .name = "m2", .labels = "'node-role.kubernetes.io/control-plane':''"));
+        add_node(f, make_node(f->t, .name = "w1", .cpu = "1", .labels = "'role':'infra'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *p1 = make_pod(f->t, .name = "p1", .cpu = "2");
         assert_null(schedule(f, p1, NULL));
         _cleanup_free_ char *s = summary(f);
         assert_string_equal(s, "0/3 nodes are available: 1 Insufficient cpu, "
                                "1 node(s) had taint {node-role.kubernetes.io/control-plane: }, that the pod didn't "
                                "tolerate, 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod "
                                "didn't tolerate.");
-        _cleanup_(sched_pod_unrefp) SchedPod *p2 = tl_pod(f->t, "p2", "2", "",
-                "'tolerations':[{'key':'node-role.kubernetes.io/master','operator':'Exists','effect':'NoSchedule'}]", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p2 = make_pod(f->t, .name = "p2", .cpu = "2",
+                .spec = "'tolerations':[{'key':'node-role.kubernetes.io/master','operator':'Exists',"
+                        "'effect':'NoSchedule'}]");
         assert_string_equal(schedule(f, p2, NULL), "m1");
 
         /* a project node selector applies to pods without their own */
-        _cleanup_(sched_pod_unrefp) SchedPod *p3 = tl_pod(f->t, "p3", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p3 = make_pod(f->t, .name = "p3");
         assert_int_equal(sched_pod_apply_node_selector(f->t, p3, " role = infra "), 0);
         assert_string_equal(schedule(f, p3, NULL), "w1");
         /* ... and conflicts with a pod's own selector for another value of the same key: the
          * pod's selector is left as it was (the daemon then marks it unschedulable) */
-        _cleanup_(sched_pod_unrefp) SchedPod *p4 = tl_pod(f->t, "p4", "", "", "'nodeSelector':{'role':'db'}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p4 = make_pod(f->t, .name = "p4", .spec = "'nodeSelector':{'role':'db'}");
         assert_int_equal(sched_pod_apply_node_selector(f->t, p4, "role=infra"), -EEXIST);
         assert_int_equal(p4->n_node_selector, 1);
         assert_string_equal(sched_strtab_get(f->t, p4->node_selector[0].value), "db");
-        _cleanup_(sched_pod_unrefp) SchedPod *p5 = tl_pod(f->t, "p5", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p5 = make_pod(f->t, .name = "p5");
         assert_int_equal(sched_pod_apply_node_selector(f->t, p5, "a==1,b=2,c="), 0);
         assert_int_equal(p5->n_node_selector, 3);
         assert_int_equal(sched_pod_apply_node_selector(f->t, p5, ""), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p6 = tl_pod(f->t, "p6", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p6 = make_pod(f->t, .name = "p6");
         assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a!=1"), -EINVAL);
         assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a=1,"), -EINVAL);
         assert_int_equal(sched_pod_apply_node_selector(f->t, p6, "a in (b)"), -EINVAL);
@@ -565,21 +575,21 @@ static void test_masters_and_default_selector(void **state) {
 static void test_project_node_selector(void **state) {
         Fx *f = *state;
         configure_default(f, false, 0);
-        add_node(f, tl_node(f->t, "a-infra", "4", "8Gi", 110, "'labels':{'zone':'a','role':'infra'}", "", ""));
-        add_node(f, tl_node(f->t, "a-app", "4", "8Gi", 110, "'labels':{'zone':'a','role':'app'}", "", ""));
-        add_node(f, tl_node(f->t, "b-app", "4", "8Gi", 110, "'labels':{'zone':'b','role':'app'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "'nodeSelector':{'role':'app'}", "");
+        add_node(f, make_node(f->t, .name = "a-infra", .labels = "'zone':'a','role':'infra'"));
+        add_node(f, make_node(f->t, .name = "a-app", .labels = "'zone':'a','role':'app'"));
+        add_node(f, make_node(f->t, .name = "b-app", .labels = "'zone':'b','role':'app'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .spec = "'nodeSelector':{'role':'app'}");
         assert_int_equal(sched_pod_apply_node_selector(f->t, p, "zone=a"), 0);
         assert_int_equal(p->n_node_selector, 2);
         SchedResult res;
         assert_string_equal(schedule(f, p, &res), "a-app");
         assert_int_equal(res.n_feasible, 1);
-        _cleanup_(sched_pod_unrefp) SchedPod *same = tl_pod(f->t, "s", "", "", "'nodeSelector':{'zone':'b'}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *same = make_pod(f->t, .name = "s", .spec = "'nodeSelector':{'zone':'b'}");
         assert_int_equal(sched_pod_apply_node_selector(f->t, same, "zone==b, role=app"), 0);
         assert_int_equal(same->n_node_selector, 2);
         assert_string_equal(schedule(f, same, NULL), "b-app");
         /* opting out ("") and no selector leave the pod's own */
-        _cleanup_(sched_pod_unrefp) SchedPod *own = tl_pod(f->t, "o", "", "", "'nodeSelector':{'zone':'b'}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *own = make_pod(f->t, .name = "o", .spec = "'nodeSelector':{'zone':'b'}");
         assert_int_equal(sched_pod_apply_node_selector(f->t, own, ""), 0);
         assert_int_equal(sched_pod_apply_node_selector(f->t, own, NULL), 0);
         assert_int_equal(own->n_node_selector, 1);
@@ -588,7 +598,7 @@ static void test_project_node_selector(void **state) {
         assert_int_equal(sched_pod_apply_node_selector(f->t, own, "zone=a,=b"), -EINVAL);
         assert_int_equal(own->n_node_selector, 1);
 
-        _cleanup_(sched_pod_unrefp) SchedPod *bad = tl_pod(f->t, "bad", "", "", "'nodeSelector':{'zone':'b'}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *bad = make_pod(f->t, .name = "bad", .spec = "'nodeSelector':{'zone':'b'}");
         assert_int_equal(sched_pod_apply_node_selector(f->t, bad, "zone=a"), -EEXIST);
         assert_int_equal(sched_pod_set_unschedulable(f->t, bad, "pod node label selector conflicts with its project "
                                                                 "node label selector"), 0);
@@ -604,10 +614,10 @@ static void test_project_node_selector(void **state) {
 static void test_masters_schedulable(void **state) {
         Fx *f = *state;
         configure_default(f, false, 0);
-        SchedNode *m = tl_node(f->t, "m1", "4", "8Gi", 110, "'labels':{'node-role.kubernetes.io/master':''}",
-                               "'taints':[{'key':'node-role.kubernetes.io/master','effect':'NoSchedule'},"
-                               "{'key':'node-role.kubernetes.io/master','effect':'NoExecute'},"
-                               "{'key':'dedicated','value':'x','effect':'PreferNoSchedule'}]", "");
+        SchedNode *m = make_node(f->t, .name = "m1", .labels = "'node-role.kubernetes.io/master':''",
+                                 .spec = "'taints':[{'key':'node-role.kubernetes.io/master','effect':'NoSchedule'},"
+                                         "{'key':'node-role.kubernetes.io/master','effect':'NoExecute'},"
+                                         "{'key':'dedicated','value':'x','effect':'PreferNoSchedule'}]");
         SchedStr key;
         assert_int_equal(sched_strtab_intern_str(f->t, "node-role.kubernetes.io/master", &key), 0);
         assert_int_equal(m->n_taints, 3);
@@ -618,7 +628,7 @@ static void test_masters_schedulable(void **state) {
         assert_int_equal(sched_node_remove_taints(m, key, SCHED_EFFECT_NO_EXECUTE), 0);
         assert_int_equal(m->n_taints, 1);
         add_node(f, m);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "1");
         assert_string_equal(schedule(f, p, NULL), "m1");
 }
 

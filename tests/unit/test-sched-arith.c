@@ -71,7 +71,7 @@ static void test_pod_request_saturates(void **state) {
         tl_policy_pred(&pol, POLICY_PRED_GENERAL_PREDICATES, NULL, NULL);
         tl_policy_prio(&pol, POLICY_PRIO_LEAST_REQUESTED, 1, NULL, NULL);
         configure(f, &pol);
-        SchedNode *n = tl_node(f->t, "huge", "64", "7Ei", 110, "", "", "");
+        SchedNode *n = make_node(f->t, .name = "huge", .cpu = "64", .mem = "7Ei");
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
         SchedResult res;
@@ -87,12 +87,12 @@ static void test_pod_request_saturates(void **state) {
 /* Node aggregates clamp too, and come back exact when the pod that clamped them leaves. */
 static void test_node_sums_saturate_and_recover(void **state) {
         Fx *f = *state;
-        SchedNode *n = tl_node(f->t, "n", "4", "7Ei", 110, "", "", "");
+        SchedNode *n = make_node(f->t, .name = "n", .mem = "7Ei");
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
-        SchedPod *a = tl_pod(f->t, "a", "1", "4Ei", "", "");
-        SchedPod *b = tl_pod(f->t, "b", "500m", "6Ei", "", "");
-        SchedPod *c = tl_pod(f->t, "c", "", "", "", "");
+        SchedPod *a = make_pod(f->t, .name = "a", .cpu = "1", .mem = "4Ei");
+        SchedPod *b = make_pod(f->t, .name = "b", .cpu = "500m", .mem = "6Ei");
+        SchedPod *c = make_pod(f->t, .name = "c");
         assert_non_null(a);
         assert_non_null(b);
         assert_non_null(c);
@@ -123,12 +123,12 @@ static void test_node_sums_saturate_and_recover(void **state) {
 /* Capacities beyond INT64_MAX / 100: the resource priorities' products stay exact. */
 static void test_huge_capacity_scores(void **state) {
         Fx *f = *state;
-        SchedNode *n = tl_node(f->t, "n", "4", "7Ei", 110, "", "", "");
+        SchedNode *n = make_node(f->t, .name = "n", .mem = "7Ei");
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
-        SchedPod *a = tl_pod(f->t, "a", "1", "4Ei", "", "");
+        SchedPod *a = make_pod(f->t, .name = "a", .cpu = "1", .mem = "4Ei");
         assert_int_equal(sched_cache_assume_pod(f->c, a, test_id(f->t, "n")), 0);
         sched_pod_unref(a);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "0", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "1", .mem = "0");
         SchedNodeInfo *nodes[1] = { (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, "n")) };
         TlPolicy pol;
         tl_policy_init(&pol, false);
@@ -195,11 +195,11 @@ static void test_extender_total_saturates(void **state) {
         for (int i = 0; i < 2; i++) {
                 char name[8];
                 snprintf(name, sizeof name, "n%d", i);
-                assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, name, "4", "8Gi", 110, "", "", "")), 0);
+                assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = name)), 0);
         }
         SchedExtender ext = { .name = "x", .weight = INT64_MAX / 10 - 1, .prioritize = ext_prioritize };
         assert_int_equal(sched_algo_set_extenders(f->a, &ext, 1), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedResult res;
         assert_int_equal(sched_algo_schedule(f->a, f->c, p, &res), 0);
         assert_string_equal(sched_strtab_get(f->t, res.node), "n1");

@@ -66,8 +66,8 @@ static void affinity_names(Fx *f, char *out, size_t len) {
 static void test_affinity_list(void **state) {
         Fx *f = *state;
         char got[256];
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", "")), 0);
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n2", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n1")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n2")), 0);
         _cleanup_(sched_pod_unrefp) SchedPod *a = affinity_pod(f, "a", "n1", "podAntiAffinity");
         _cleanup_(sched_pod_unrefp) SchedPod *b = affinity_pod(f, "b", "n1", "");
         _cleanup_(sched_pod_unrefp) SchedPod *c = affinity_pod(f, "c", "n2", "podAffinity");
@@ -100,7 +100,7 @@ static void test_affinity_list(void **state) {
 
 static void test_assume_forget(void **state) {
         Fx *f = *state;
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n1")), 0);
         _cleanup_(sched_pod_unrefp) SchedPod *p = gpu_pod(f, "p", NULL);
         assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, "n1")), 0);
         assert_int_equal(sched_cache_assume_pod(f->c, p, test_id(f->t, "n1")), -EEXIST);
@@ -135,8 +135,8 @@ static void test_assume_forget(void **state) {
 
 static void test_expire_and_confirm(void **state) {
         Fx *f = *state;
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", "")), 0);
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n2", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n1")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n2")), 0);
         _cleanup_(sched_pod_unrefp) SchedPod *a = gpu_pod(f, "a", NULL);
         _cleanup_(sched_pod_unrefp) SchedPod *b = gpu_pod(f, "b", NULL);
         _cleanup_(sched_pod_unrefp) SchedPod *c = gpu_pod(f, "c", NULL);
@@ -186,7 +186,7 @@ static void test_pods_before_node_and_removal(void **state) {
         (void) sched_cache_nodes(f->c, &n);
         assert_int_equal(n, 0);
         assert_null(info(f, "late"));
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "late", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "late")), 0);
         assert_int_equal(info(f, "late")->n_pods, 1);
         assert_int_equal(info(f, "late")->req_milli_cpu, 250);
         (void) sched_cache_nodes(f->c, &n);
@@ -202,7 +202,7 @@ static void test_pods_before_node_and_removal(void **state) {
         assert_int_equal(sched_cache_remove_pod(f->c, "p"), 0);
         assert_int_equal(sched_cache_n_pods(f->c), 0);
         /* re-added from scratch */
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "late", "4", "8Gi", 110, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "late")), 0);
         assert_int_equal(info(f, "late")->n_pods, 0);
         assert_int_equal(info(f, "late")->req_milli_cpu, 0);
 }
@@ -210,16 +210,19 @@ static void test_pods_before_node_and_removal(void **state) {
 static void test_update_order_and_images(void **state) {
         Fx *f = *state;
         const char *img = "'images':[{'names':['a:1','a:1'],'sizeBytes':10},{'names':['b:1'],'sizeBytes':20}]";
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "1", "1Gi", 10, "", "", img)), 0);
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", img)), 0);
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                                                              .status = img)), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10,
+                                                              .status = img)), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n3", .cpu = "1", .mem = "1Gi",
+                                                              .pods = 10)), 0);
         assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "a:1")), 2);
         assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "b:1")), 2);
         assert_int_equal(info(f, "n1")->node->n_images, 2); /* repeated names dropped */
         uint64_t gen = sched_cache_generation(f->c);
         /* update n1: b:1 gone, order kept */
-        assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, "n1", "2", "1Gi", 10, "", "",
-                                                            "'images':[{'names':['a:1'],'sizeBytes':10}]")), 0);
+        assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = "n1", .cpu = "2", .mem = "1Gi", .pods = 10,
+                .status = "'images':[{'names':['a:1'],'sizeBytes':10}]")), 0);
         assert_true(sched_cache_generation(f->c) > gen);
         assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "b:1")), 1);
         assert_int_equal(info(f, "n1")->node->alloc_milli_cpu, 2000);
@@ -244,14 +247,14 @@ static void test_many(void **state) {
         for (int i = 0; i < 100; i++) {
                 char name[16];
                 snprintf(name, sizeof name, "n%d", i);
-                assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, name, "8", "8Gi", 110, "", "", "")), 0);
+                assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = name, .cpu = "8")), 0);
         }
         SchedPod *pods[1000];
         for (int i = 0; i < 1000; i++) {
                 char name[16], node[16];
                 snprintf(name, sizeof name, "p%d", i);
                 snprintf(node, sizeof node, "n%d", i % 100);
-                pods[i] = tl_pod(f->t, name, "10m", "1Mi", "", "");
+                pods[i] = make_pod(f->t, .name = name, .cpu = "10m", .mem = "1Mi");
                 assert_int_equal(sched_cache_assume_pod(f->c, pods[i], test_id(f->t, node)), 0);
         }
         assert_int_equal(info(f, "n7")->n_pods, 10);

@@ -28,6 +28,7 @@
 #include "scheduler/extender-preempt.h"
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
+#include "tests/unit/make-objects.h"
 #include "tests/unit/testlib.h"
 
 typedef struct Fx {
@@ -172,7 +173,8 @@ static int setup(void **state) {
         for (int i = 1; i <= 3; i++) {
                 char name[8];
                 snprintf(name, sizeof name, "n%d", i);
-                assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, name, "1", "1Gi", 10, "", "", "")), 0);
+                assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = name, .cpu = "1", .mem = "1Gi",
+                                                                      .pods = 10)), 0);
         }
         f->pod_json = tl_json("{'metadata':{'name':'p','uid':'uid-p'},'spec':{'containers':[{'name':'c',"
                               "'resources':{'limits':{'example.com/fpga':'1'}}}]}}");
@@ -212,23 +214,39 @@ static Extender *make(Fx *f, const char *prefix, PolicyManagedResource *managed,
         return make_timeout(f, prefix, managed, n_managed, 10000000000LL);
 }
 
+/* What one filter call of an extender said of the fixture's three nodes. */
+typedef struct Filtered {
+        bool keep[3];
+        const char *reasons[3];
+} Filtered;
+
+/* X's filter for POD over every node (all kept, no reasons, before the call); returns what
+ * the hook returns. */
+static int filter_nodes(Fx *f, Extender *x, const SchedPod *pod, Filtered *out) {
+        SchedExtender h;
+        extender_hook(x, &h);
+        uint32_t n;
+        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
+        assert_int_equal(n, 3);
+        *out = (Filtered) { .keep = { true, true, true } };
+        return h.filter(h.userdata, pod, nodes, n, out->keep, out->reasons);
+}
+
 static void test_wire_format(void **state) {
         Fx *f = *state;
         Extender *x = make(f, "ext", NULL, 0);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
+        Filtered v;
+        assert_int_equal(filter_nodes(f, x, pod, &v), 0);
+        assert_true(v.keep[0]);
+        assert_false(v.keep[1]);
+        assert_true(v.keep[2]);
+        assert_string_equal(v.reasons[1], "n2 is busy");
         SchedExtender h;
         extender_hook(x, &h);
         assert_int_equal(h.weight, 3);
         uint32_t n;
         SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
-        assert_int_equal(n, 3);
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
-        bool keep[3] = { true, true, true };
-        const char *reasons[3] = {};
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
-        assert_true(keep[0]);
-        assert_false(keep[1]);
-        assert_true(keep[2]);
-        assert_string_equal(reasons[1], "n2 is busy");
         int64_t scores[3] = {};
         assert_int_equal(h.prioritize(h.userdata, pod, nodes, n, scores), 0);
         /* v1.20 takes each score as it comes: 20 is not clamped to MaxExtenderPriority, a
@@ -244,14 +262,9 @@ static void test_wire_format(void **state) {
 static void test_failures(void **state) {
         Fx *f = *state;
         Extender *x = make(f, "bad", NULL, 0);
-        SchedExtender h;
-        extender_hook(x, &h);
-        uint32_t n;
-        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
-        bool keep[3] = { true, true, true };
-        const char *reasons[3] = {};
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), -EIO);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
+        Filtered v;
+        assert_int_equal(filter_nodes(f, x, pod, &v), -EIO);
         assert_non_null(strstr(extender_last_error(x), "HTTP 500"));
         assert_int_equal(extender_bind(x, pod, "n1"), -EIO);
         assert_non_null(strstr(extender_last_error(x), "node is full"));
@@ -266,8 +279,7 @@ static void test_failures(void **state) {
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
         assert_int_equal(extender_new(&pe, &lk, &x, &err), 0);
-        extender_hook(x, &h);
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), -ECONNREFUSED);
+        assert_int_equal(filter_nodes(f, x, pod, &v), -ECONNREFUSED);
         assert_non_null(strstr(extender_last_error(x), "http://127.0.0.1:1/x/filter"));
         extender_free(x);
 
@@ -280,19 +292,14 @@ static void test_failures(void **state) {
 
 static void test_managed_resources(void **state) {
         Fx *f = *state;
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
         PolicyManagedResource gpu = { .name = (char *) "example.com/gpu" };
         Extender *x = make(f, "ext", &gpu, 1);
         /* the pod (per its JSON) only limits example.com/fpga: not interesting, filter keeps all */
         assert_false(extender_is_interested(x, pod));
-        SchedExtender h;
-        extender_hook(x, &h);
-        uint32_t n;
-        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
-        bool keep[3] = { true, true, true };
-        const char *reasons[3] = {};
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
-        assert_true(keep[1]);
+        Filtered v;
+        assert_int_equal(filter_nodes(f, x, pod, &v), 0);
+        assert_true(v.keep[1]);
         extender_free(x);
         PolicyManagedResource fpga = { .name = (char *) "example.com/fpga" };
         x = make(f, "ext", &fpga, 1);
@@ -334,7 +341,7 @@ static void test_async(void **state) {
         CurlEvent *ce = NULL;
         assert_int_equal(curl_event_new(a.e, extender_on_action, NULL, &ce), 0);
         Extender *x = make(f, "ext", NULL, 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
         SchedStr names[3];
         for (int i = 0; i < 3; i++) {
                 char name[8];
@@ -427,11 +434,11 @@ static void test_preempt_async(void **state) {
                 char name[8], spec[32];
                 snprintf(name, sizeof name, "v%d", i + 1);
                 snprintf(spec, sizeof spec, "'nodeName':'n%d'", i + 1);
-                v[i] = tl_pod(f->t, name, "", "", spec, "");
+                v[i] = make_pod(f->t, .name = name, .spec = spec);
                 assert_non_null(v[i]);
                 assert_int_equal(sched_cache_add_pod(f->c, v[i]), 0);
         }
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
         SchedStr n1, n2;
         assert_int_equal(sched_strtab_intern_str(f->t, "n1", &n1), 0);
         assert_int_equal(sched_strtab_intern_str(f->t, "n2", &n2), 0);
@@ -515,7 +522,7 @@ static void test_chatty_extender_messages_are_reclaimed(void **state) {
         for (int i = 0; i < CHATTY_NODES; i++) {
                 char name[16];
                 snprintf(name, sizeof name, "c%04d", i);
-                assert_int_equal(sched_cache_add_node(c, tl_node(t, name, "4", "8Gi", 110, "", "", "")), 0);
+                assert_int_equal(sched_cache_add_node(c, make_node(t, .name = name)), 0);
         }
         TlPolicy p;
         tl_policy_init(&p, false);
@@ -539,7 +546,7 @@ static void test_chatty_extender_messages_are_reclaimed(void **state) {
         extender_hook(x, &h);
         assert_int_equal(sched_algo_set_extenders(a, &h, 1), 0);
 
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(t, .name = "p", .cpu = "100m");
         assert_non_null(pod);
         uint32_t base = sched_strtab_count(t);
         const unsigned decisions = 100000 / CHATTY_NODES;
@@ -558,10 +565,10 @@ static void test_chatty_extender_messages_are_reclaimed(void **state) {
         assert_null(strstr(buf_str(&summary), "chatty failure 99749"));
 
         /* the table has room: a node and a pod still load */
-        SchedNode *late = tl_node(t, "late-node", "4", "8Gi", 110, "'labels':{'zone':'late'}", "", "");
+        SchedNode *late = make_node(t, .name = "late-node", .labels = "'zone':'late'");
         assert_non_null(late);
         assert_int_equal(sched_cache_add_node(c, late), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *late_pod = tl_pod(t, "late", "", "", "", "'labels':{'app':'late'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *late_pod = make_pod(t, .name = "late", .labels = "'app':'late'");
         assert_non_null(late_pod);
 
         extender_free(x);
@@ -575,20 +582,15 @@ static void test_chatty_extender_messages_are_reclaimed(void **state) {
 static void test_huge_extender_message_is_bounded(void **state) {
         Fx *f = *state;
         Extender *x = make(f, "huge", NULL, 0);
-        SchedExtender h;
-        extender_hook(x, &h);
-        uint32_t n;
-        SchedNodeInfo *const *nodes = sched_cache_nodes(f->c, &n);
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "", "", "", "");
-        bool keep[3] = { true, true, true };
-        const char *reasons[3] = {};
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p");
         uint32_t before = sched_strtab_count(f->t);
-        assert_int_equal(h.filter(h.userdata, pod, nodes, n, keep, reasons), 0);
-        assert_false(keep[1]);
-        assert_non_null(reasons[1]);
-        assert_true(strlen(reasons[1]) > 0);
-        assert_true(strlen(reasons[1]) <= EXTENDER_MAX_MESSAGE);
-        assert_int_equal(reasons[1][0], 'x');
+        Filtered v;
+        assert_int_equal(filter_nodes(f, x, pod, &v), 0);
+        assert_false(v.keep[1]);
+        assert_non_null(v.reasons[1]);
+        assert_true(strlen(v.reasons[1]) > 0);
+        assert_true(strlen(v.reasons[1]) <= EXTENDER_MAX_MESSAGE);
+        assert_int_equal(v.reasons[1][0], 'x');
         /* nothing of it was interned for good */
         assert_int_equal(sched_strtab_count(f->t), before);
         extender_free(x);
@@ -672,7 +674,7 @@ static void test_tls_server_name(void **state) {
         char url[64];
         snprintf(url, sizeof url, "https://127.0.0.2:%u/ext", port);
         _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(t, "p", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(t, .name = "p");
         for (int with_name = 1; with_name >= 0; with_name--) {
                 PolicyExtender pe = { .url_prefix = url, .bind_verb = (char *) "bind", .weight = 1,
                                       .has_tls_config = true,

@@ -25,18 +25,12 @@ typedef struct Fx {
 } Fx;
 
 static int setup_line(void **state, SchedDecisionsLike line) {
-        Fx *f = calloc(1, sizeof(*f));
-        assert_int_equal(test_world_init(&f->w), 0);
+        Fx *f = test_world_new(sizeof(*f));
         TlPolicy pol;
         tl_policy_preemption(&pol);
-        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100, .decisions = line };
-        _cleanup_buf_ Buf err;
-        buf_init(&err, 0);
-        if (tl_policy_config(f->w.t, &pol, &o, &f->w.cfg, &err) < 0)
-                fail_msg("config: %s", buf_str(&err));
-        f->w.a = sched_algo_new(f->w.cfg, NULL, NULL);
+        test_world_configure(&f->w, &pol,
+                             &(SchedConfigOptions) { .percentage_of_nodes_to_score = 100, .decisions = line });
         f->p = sched_preemptor_new(f->w.cfg);
-        assert_non_null(f->w.a);
         assert_non_null(f->p);
         *state = f;
         return 0;
@@ -53,10 +47,7 @@ static int setup_1_32(void **state) {
 static int teardown(void **state) {
         Fx *f = *state;
         sched_preemptor_free(f->p);
-        test_world_unconfigure(&f->w);
-        test_world_fini(&f->w);
-        free(f);
-        return 0;
+        return test_world_teardown(state);
 }
 
 static void node(Fx *f, const char *name, const char *cpu, const char *meta, const char *spec) {

@@ -58,7 +58,7 @@ typedef struct Fx {
 } Fx;
 
 static void add_node(Fx *f, const char *name, const char *cpu, const char *spec) {
-        SchedNode *n = tl_node(f->w.t, name, cpu, "8Gi", 110, "", spec, "");
+        SchedNode *n = make_node(f->w.t, .name = name, .cpu = cpu, .spec = spec);
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->w.c, n), 0);
 }
@@ -97,7 +97,7 @@ static int setup(void **state) {
 }
 
 static void decide(Fx *f) {
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "500m", "1Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p", .cpu = "500m", .mem = "1Gi");
         assert_non_null(p);
         SchedResult res;
         assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, p, &res), 0);
@@ -133,10 +133,10 @@ static void test_single_feasible_node_runs_no_score_points(void **state) {
         Fx *f = *state;
         sched_algo_set_observer(f->w.a, &f->observer);
         /* n1 full: n2 is the one node left */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->w.t, "big", "3800m", "", "'nodeName':'n1'", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = make_pod(f->w.t, .name = "big", .cpu = "3800m", .node = "n1");
         assert_non_null(big);
         assert_int_equal(sched_cache_add_pod(f->w.c, big), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "500m", "1Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p", .cpu = "500m", .mem = "1Gi");
         assert_non_null(p);
         SchedResult res;
         assert_int_equal(sched_algo_schedule(f->w.a, f->w.c, p, &res), 0);

@@ -44,11 +44,10 @@ static void config(Fx *f, PolicyPriorityId prio) {
 }
 
 static void node(Fx *f, const char *name, const char *zone, const char *extra_alloc) {
-        char meta[512], status[256];
-        snprintf(meta, sizeof meta, "'labels':{'kubernetes.io/hostname':'%s','topology.kubernetes.io/zone':'%s'}", name,
-                 zone);
+        char labels[512], status[256];
+        snprintf(labels, sizeof labels, "'kubernetes.io/hostname':'%s','topology.kubernetes.io/zone':'%s'", name, zone);
         snprintf(status, sizeof status, "%s", extra_alloc);
-        SchedNode *n = tl_node(f->t, name, "4", "8Gi", 110, meta, "", "");
+        SchedNode *n = make_node(f->t, .name = name, .labels = labels);
         assert_non_null(n);
         if (*extra_alloc) {
                 /* one extra allocatable scalar "name=value" */
@@ -64,10 +63,17 @@ static void node(Fx *f, const char *name, const char *zone, const char *extra_al
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
 
+/* Nodes n1, n2, ... one a letter of ZONES, in that zone. */
+static void zones(Fx *f, const char *zones) {
+        for (size_t i = 0; zones[i]; i++) {
+                char name[24], zone[2] = { zones[i], 0 };
+                snprintf(name, sizeof name, "n%zu", i + 1);
+                node(f, name, zone, "");
+        }
+}
+
 static SchedPod *pod(Fx *f, const char *name, const char *labels, const char *spec) {
-        char meta[512];
-        snprintf(meta, sizeof meta, "'labels':{%s}", labels);
-        SchedPod *p = tl_pod(f->t, name, "100m", "100Mi", spec, meta);
+        SchedPod *p = make_pod(f->t, .name = name, .cpu = "100m", .mem = "100Mi", .labels = labels, .spec = spec);
         assert_non_null(p);
         return p;
 }
@@ -88,6 +94,11 @@ static char *feasible(Fx *f, const SchedPod *p) {
         else
                 assert_int_equal(buf_printf(&b, "%u:%s", res.n_feasible, sched_strtab_get(f->t, res.node)), 0);
         return buf_steal(&b);
+}
+
+static void expect_feasible(Fx *f, const SchedPod *p, const char *want) {
+        _cleanup_free_ char *got = feasible(f, p);
+        assert_string_equal(got, want);
 }
 
 static void put(Fx *f, int (*fn)(SchedObjects *, const json_t *), const char *text) {
@@ -111,13 +122,10 @@ static int put_rs(SchedObjects *o, const json_t *j) {
 static void test_anti_affinity(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
-        node(f, "n1", "a", "");
-        node(f, "n2", "a", "");
-        node(f, "n3", "b", "");
+        zones(f, "aab");
         place(f, pod(f, "w1", "'app':'web'", ""), "n1");
         _cleanup_(sched_pod_unrefp) SchedPod *z = pod(f, "w2", "'app':'web'", ANTI("topology.kubernetes.io/zone"));
-        _cleanup_free_ char *s = feasible(f, z);
-        assert_string_equal(s, "1:n3");
+        expect_feasible(f, z, "1:n3");
         _cleanup_(sched_pod_unrefp) SchedPod *h = pod(f, "w3", "'app':'web'", ANTI("kubernetes.io/hostname"));
         _cleanup_free_ char *s2 = feasible(f, h);
         assert_int_equal(s2[0], '2');
@@ -132,8 +140,7 @@ static void test_anti_affinity(void **state) {
          * n3 both fail; kube-scheduler v1.20.2 says the incoming one, see the differential
          * test tests/e2e/40-scheduler-differential.sh) */
         _cleanup_(sched_pod_unrefp) SchedPod *z2 = pod(f, "w6", "'app':'web'", ANTI("topology.kubernetes.io/zone"));
-        _cleanup_free_ char *s4 = feasible(f, z2);
-        assert_string_equal(s4, "0/3 nodes are available: 3 node(s) didn't match pod affinity/anti-affinity, "
+        expect_feasible(f, z2, "0/3 nodes are available: 3 node(s) didn't match pod affinity/anti-affinity, "
                                 "3 node(s) didn't match pod anti-affinity rules.");
 }
 
@@ -147,8 +154,7 @@ static void test_anti_affinity(void **state) {
 static void test_cross_namespace_terms(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
-        node(f, "n1", "a", "");
-        node(f, "n2", "b", "");
+        zones(f, "ab");
         place(f, make_pod(f->t, .name = "o1", .ns = "other", .labels = "'app':'web'", .cpu = "100m"), "n1");
         static const struct {
                 const char *spec, *want;
@@ -170,8 +176,7 @@ static void test_cross_namespace_terms(void **state) {
         SchedNamespaceLabels x[] = { { "default", NULL }, { "other", team_x } }, y[] = { { "other", team_y } };
         _cleanup_(sched_pod_unrefp) SchedPod *px = pod(f, "px", "", ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"));
         assert_int_equal(sched_pod_resolve_namespace_selectors(f->t, px, x, ELEMENTSOF(x)), 0);
-        _cleanup_free_ char *gx = feasible(f, px);
-        assert_string_equal(gx, "1:n2");
+        expect_feasible(f, px, "1:n2");
         _cleanup_(sched_pod_unrefp) SchedPod *py = pod(f, "py", "", ANTI_NS(",'namespaceSelector':{'matchLabels':{'team':'x'}}"));
         assert_int_equal(sched_pod_resolve_namespace_selectors(f->t, py, y, ELEMENTSOF(y)), 0);
         _cleanup_free_ char *gy = feasible(f, py);
@@ -181,15 +186,13 @@ static void test_cross_namespace_terms(void **state) {
         place(f, make_pod(f->t, .name = "o2", .ns = "third", .labels = "'app':'db'", .cpu = "100m",
                           .spec = ANTI_NS(",'namespaceSelector':{}")), "n2");
         _cleanup_(sched_pod_unrefp) SchedPod *web = pod(f, "web", "'app':'web'", "");
-        _cleanup_free_ char *gw = feasible(f, web);
-        assert_string_equal(gw, "1:n1");
+        expect_feasible(f, web, "1:n1");
 }
 
 static void test_affinity_first_pod(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
-        node(f, "n1", "a", "");
-        node(f, "n2", "b", "");
+        zones(f, "ab");
         const char *aff = "'affinity':{'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':["
                           "{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'topology.kubernetes.io/zone'}]}}";
         /* no db pod anywhere and the pod matches itself: allowed everywhere */
@@ -198,41 +201,26 @@ static void test_affinity_first_pod(void **state) {
         assert_int_equal(s[0], '2');
         /* not matching itself: nowhere */
         _cleanup_(sched_pod_unrefp) SchedPod *q = pod(f, "c1", "'app':'cache'", aff);
-        _cleanup_free_ char *s2 = feasible(f, q);
-        assert_string_equal(s2, "0/2 nodes are available: 2 node(s) didn't match pod affinity rules, 2 node(s) didn't "
+        expect_feasible(f, q, "0/2 nodes are available: 2 node(s) didn't match pod affinity rules, 2 node(s) didn't "
                                 "match pod affinity/anti-affinity.");
         /* with a db pod in zone b, only zone b */
         place(f, pod(f, "d0", "'app':'db'", ""), "n2");
-        _cleanup_free_ char *s3 = feasible(f, q);
-        assert_string_equal(s3, "1:n2");
+        expect_feasible(f, q, "1:n2");
 }
 
 static void scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want, uint32_t n) {
         SchedCycleState *x = sched_cycle_state_new();
-        uint32_t n_all;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->c, &n_all);
-        SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->o, .state = x };
-        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
-        SchedNodeInfo *nodes[8];
-        int64_t got[8], constant = -1;
-        for (uint32_t i = 0; i < n; i++)
-                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[i]));
-        if (sched_priority_run(&cy, &f->cfg->priorities[0], nodes, n, got, &constant))
-                for (uint32_t i = 0; i < n; i++)
-                        got[i] = constant;
-        for (uint32_t i = 0; i < n; i++)
-                if (got[i] != want[i])
-                        fail_msg("%s: got %lld, want %lld", names[i], (long long) got[i], (long long) want[i]);
+        assert_non_null(x);
+        SchedCycle cy;
+        test_world_cycle(f, p, x, &cy);
+        test_expect_priority(&cy, &f->cfg->priorities[0], names, n, want);
         sched_cycle_state_free(x);
 }
 
 static void test_selector_spread(void **state) {
         Fx *f = *state;
         config(f, POLICY_PRIO_SELECTOR_SPREAD);
-        node(f, "n1", "a", "");
-        node(f, "n2", "a", "");
-        node(f, "n3", "b", "");
+        zones(f, "aab");
         put(f, put_service, "{'metadata':{'name':'web','namespace':'default'},'spec':{'selector':{'app':'web'}}}");
         place(f, pod(f, "w1", "'app':'web'", ""), "n1");
         place(f, pod(f, "w2", "'app':'web'", ""), "n1");
@@ -262,8 +250,7 @@ static void test_selector_spread(void **state) {
 static void test_service_spreading(void **state) {
         Fx *f = *state;
         config(f, POLICY_PRIO_SERVICE_SPREADING);
-        node(f, "n1", "a", "");
-        node(f, "n2", "b", "");
+        zones(f, "ab");
         put(f, put_service, "{'metadata':{'name':'web','namespace':'default'},'spec':{'selector':{'app':'web'}}}");
         place(f, pod(f, "w1", "'app':'web'", ""), "n1");
         _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "w2", "'app':'web'", "");
@@ -274,9 +261,7 @@ static void test_service_spreading(void **state) {
 static void test_inter_pod_priority(void **state) {
         Fx *f = *state;
         config(f, POLICY_PRIO_INTER_POD_AFFINITY);
-        node(f, "n1", "a", "");
-        node(f, "n2", "a", "");
-        node(f, "n3", "b", "");
+        zones(f, "aab");
         place(f, pod(f, "d1", "'app':'db'", ""), "n1");
         place(f, pod(f, "c1", "'app':'cache'", ""), "n3");
         _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "w", "'app':'web'",
@@ -314,16 +299,14 @@ static void test_disk_conflict_and_limits(void **state) {
         place(f, pod(f, "g", "", "'volumes':[{'name':'v','gcePersistentDisk':{'pdName':'pd1'}}]"), "n1");
         place(f, pod(f, "e", "", "'volumes':[{'name':'v','awsElasticBlockStore':{'volumeID':'vol-1'}}]"), "n1");
         _cleanup_(sched_pod_unrefp) SchedPod *rw = pod(f, "rw", "", "'volumes':[{'name':'v','gcePersistentDisk':{'pdName':'pd1'}}]");
-        _cleanup_free_ char *s = feasible(f, rw);
-        assert_string_equal(s, "1:n2");
+        expect_feasible(f, rw, "1:n2");
         /* EBS: the same volume adds nothing; a second one exceeds n1's limit of 1 */
         _cleanup_(sched_pod_unrefp) SchedPod *same = pod(f, "s", "", "'volumes':[{'name':'v','awsElasticBlockStore':{'volumeID':'vol-1'}}]");
         _cleanup_free_ char *s2 = feasible(f, same);
         /* the same EBS volume is a disk conflict on n1 (NoDiskConflict), so only n2 */
         assert_string_equal(s2, "1:n2");
         _cleanup_(sched_pod_unrefp) SchedPod *two = pod(f, "t", "", "'volumes':[{'name':'v','awsElasticBlockStore':{'volumeID':'vol-2'}}]");
-        _cleanup_free_ char *s3 = feasible(f, two);
-        assert_string_equal(s3, "1:n2");
+        expect_feasible(f, two, "1:n2");
 }
 
 /* ReadWriteOncePod (VolumeRestrictions, 1.22+): a claim of that mode used by a pod anywhere
@@ -331,8 +314,7 @@ static void test_disk_conflict_and_limits(void **state) {
 static void test_read_write_once_pod(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
-        node(f, "n1", "a", "");
-        node(f, "n2", "b", "");
+        zones(f, "ab");
         put(f, sched_objects_put_pv, "{'metadata':{'name':'pv-solo'},'spec':{'capacity':{'storage':'1Gi'},"
                                      "'accessModes':['ReadWriteOncePod'],'claimRef':{'namespace':'default','name':'solo'}},"
                                      "'status':{'phase':'Bound'}}");
@@ -350,8 +332,7 @@ static void test_read_write_once_pod(void **state) {
         place(f, pod(f, "user", "", CLAIM("solo")), "n1");
         place(f, pod(f, "user2", "", CLAIM("shared")), "n1");
         _cleanup_(sched_pod_unrefp) SchedPod *second = pod(f, "second", "", CLAIM("solo"));
-        _cleanup_free_ char *s2 = feasible(f, second);
-        assert_string_equal(s2, "0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same "
+        expect_feasible(f, second, "0/2 nodes are available: 2 node has pod using PersistentVolumeClaim with the same "
                                 "name and ReadWriteOncePod access mode.");
         /* Unschedulable, not unresolvable: preempting the claim's user may help */
         const uint8_t *st = sched_algo_node_status(f->a);
@@ -369,8 +350,7 @@ static void test_read_write_once_pod(void **state) {
 static void test_generic_ephemeral_volume(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
-        node(f, "n1", "a", "");
-        node(f, "n2", "b", "");
+        zones(f, "ab");
         put(f, sched_objects_put_storage_class,
             "{'metadata':{'name':'local'},'provisioner':'example.com/csi','volumeBindingMode':'WaitForFirstConsumer'}");
         _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "eph", "",
@@ -383,8 +363,7 @@ static void test_generic_ephemeral_volume(void **state) {
             "{'metadata':{'name':'eph-scratch','namespace':'default','uid':'c1','ownerReferences':[{'apiVersion':'v1',"
             "'kind':'Pod','name':'eph','uid':'uid-other','controller':true}]},'spec':{'storageClassName':'local',"
             "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}");
-        _cleanup_free_ char *s2 = feasible(f, p);
-        assert_string_equal(s2, "0/2 nodes are available: 2 PVC default/eph-scratch was not created for pod "
+        expect_feasible(f, p, "0/2 nodes are available: 2 PVC default/eph-scratch was not created for pod "
                                 "default/eph (pod is not owner).");
         put(f, sched_objects_put_pvc,
             "{'metadata':{'name':'eph-scratch','namespace':'default','uid':'c1','ownerReferences':[{'apiVersion':'v1',"
@@ -403,8 +382,7 @@ static void test_generic_ephemeral_volume(void **state) {
 static void test_wait_for_first_consumer(void **state) {
         Fx *f = *state;
         config(f, _POLICY_PRIO_INVALID);
-        node(f, "n1", "a", "");
-        node(f, "n2", "b", "");
+        zones(f, "ab");
         put(f, sched_objects_put_storage_class,
             "{'metadata':{'name':'local'},'provisioner':'kubernetes.io/no-provisioner','volumeBindingMode':'WaitForFirstConsumer'}");
 #define PV(name, size, host)                                                                                    \
@@ -418,8 +396,7 @@ static void test_wait_for_first_consumer(void **state) {
             "{'metadata':{'name':'data','namespace':'default','uid':'c1'},'spec':{'storageClassName':'local',"
             "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'8Gi'}}}}");
         _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p", "", "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'data'}}]");
-        _cleanup_free_ char *s = feasible(f, p);
-        assert_string_equal(s, "1:n2");
+        expect_feasible(f, p, "1:n2");
         SchedVolumeBinding b[4];
         const SchedNode *n2 = sched_cache_node_by_name(f->c, test_id(f->t, "n2"))->node;
         assert_int_equal(sched_volume_binding_plan(f->o, f->t, p, n2, b, 4), 1);
@@ -429,21 +406,20 @@ static void test_wait_for_first_consumer(void **state) {
         put(f, sched_objects_put_pvc,
             "{'metadata':{'name':'other','namespace':'default','uid':'c2'},'spec':{'storageClassName':'local'}}");
         assert_int_equal(sched_objects_assume_pv_claim(f->o, "pv-big", sched_objects_pvc(f->o, "default", "other")), 0);
-        _cleanup_free_ char *s2 = feasible(f, p);
-        assert_string_equal(s2, "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.");
+        expect_feasible(f, p, "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.");
         /* a missing claim: upstream's PreFilter message on every node */
         _cleanup_(sched_pod_unrefp) SchedPod *m = pod(f, "m", "", "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'gone'}}]");
         _cleanup_free_ char *s3 = feasible(f, m);
         assert_string_equal(s3, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
         /* ... before any filter runs: a pod that fits no node either still reads only that */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "64", "100Mi",
-                                                          "'volumes':[{'name':'d','persistentVolumeClaim':{'claimName':'gone'}}]", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = make_pod(f->t, .name = "big", .cpu = "64", .mem = "100Mi",
+                                                             .spec = "'volumes':[{'name':'d',"
+                                                                     "'persistentVolumeClaim':{'claimName':'gone'}}]");
         _cleanup_free_ char *s4 = feasible(f, big);
         assert_string_equal(s4, "0/2 nodes are available: 2 persistentvolumeclaim \"gone\" not found.");
         /* without the claim it is the resources that fail */
-        _cleanup_(sched_pod_unrefp) SchedPod *big2 = tl_pod(f->t, "big2", "64", "100Mi", "", "");
-        _cleanup_free_ char *s5 = feasible(f, big2);
-        assert_string_equal(s5, "0/2 nodes are available: 2 Insufficient cpu.");
+        _cleanup_(sched_pod_unrefp) SchedPod *big2 = make_pod(f->t, .name = "big2", .cpu = "64", .mem = "100Mi");
+        expect_feasible(f, big2, "0/2 nodes are available: 2 Insufficient cpu.");
 }
 
 /* docs/design.md: a test fails if any accepted name has no implementation (the node-condition

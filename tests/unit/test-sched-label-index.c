@@ -225,7 +225,7 @@ static void test_indexes_match_brute_force(void **state) {
         const char *nodes[] = { "n1", "n2", "n3", "n4" };
         f->n_nodes = ELEMENTSOF(nodes);
         for (size_t i = 0; i < ELEMENTSOF(nodes); i++)
-                assert_int_equal(sched_cache_add_node(f->c, tl_node(f->t, nodes[i], "4", "8Gi", 110, "", "", "")), 0);
+                assert_int_equal(sched_cache_add_node(f->c, make_node(f->t, .name = nodes[i])), 0);
         for (uint32_t i = 0; i < N_PODS; i++) {
                 make_meta(f, i);
                 make_spec(f, i);

@@ -26,6 +26,7 @@
 #include "scheduler/core/cycle.h"
 #include "scheduler/core/external.h"
 #include "scheduler/core/preemption.h"
+#include "tests/unit/make-objects.h"
 #include "tests/unit/testlib.h"
 
 typedef struct Fx {
@@ -98,15 +99,14 @@ static void expect_refused(Fx *f, const char *needle1, const char *needle2) {
 }
 
 static void add_node(Fx *f, const char *name, const char *labels) {
-        SchedNode *n = tl_node(f->t, name, "8", "16Gi", 110, labels, "", "");
+        SchedNode *n = make_node(f->t, .name = name, .cpu = "8", .mem = "16Gi", .labels = labels);
         assert_non_null(n);
         assert_int_equal(sched_cache_add_node(f->c, n), 0);
 }
 
 static void add_pod(Fx *f, const char *name, const char *node, const char *labels) {
-        char spec[128];
-        snprintf(spec, sizeof(spec), "'nodeName':'%s'", node);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, name, "100m", "", spec, labels);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = name, .cpu = "100m", .node = node,
+                                                           .labels = labels);
         assert_non_null(p);
         assert_int_equal(sched_cache_add_pod(f->c, p), 0);
 }
@@ -144,7 +144,7 @@ static char *place_with(Fx *f, const SchedConfig *cfg, const SchedPod *pod, cons
 
 /* A 100m pod with labels, placed on an empty nominator. */
 static char *place_sampled(Fx *f, const SchedConfig *cfg, const char *name, const char *labels, bool sampled) {
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, name, "100m", "", "", labels);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = name, .cpu = "100m", .labels = labels);
         return place_with(f, cfg, pod, NULL, sampled);
 }
 
@@ -179,11 +179,11 @@ static void test_examples_place_pods(void **state) {
         put(f, "plugins", "node-label-score", 0755);
         _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
         assert_int_equal(l->set.n, 2);
-        add_node(f, "n1", "'labels':{'example.com/rack-score':'10'}");
-        add_node(f, "n2", "'labels':{'example.com/rack-score':'3','example.com/disk-score':'4'}");
-        add_node(f, "n3", "'labels':{'example.com/rack-score':'high'}");
-        add_pod(f, "a-master", "n1", "'labels':{'shard':'a','role':'master'}");
-        add_pod(f, "a-replica-0", "n2", "'labels':{'shard':'a','role':'replica'}");
+        add_node(f, "n1", "'example.com/rack-score':'10'");
+        add_node(f, "n2", "'example.com/rack-score':'3','example.com/disk-score':'4'");
+        add_node(f, "n3", "'example.com/rack-score':'high'");
+        add_pod(f, "a-master", "n1", "'shard':'a','role':'master'");
+        add_pod(f, "a-replica-0", "n2", "'shard':'a','role':'replica'");
 
         TlProfile b = tl_profile("plugins");
         tl_enable(&b, "filter", "pair-anti-affinity");
@@ -196,22 +196,22 @@ static void test_examples_place_pods(void **state) {
         assert_string_equal(txt, "profile plugins:\n  filter: pair-anti-affinity\n  score: node-label-score (3)\n");
 
         /* another master of shard a: not with the master (n1) nor a replica (n2) */
-        _cleanup_free_ char *m = place(f, cfg, "a-master-2", "'labels':{'shard':'a','role':'master'}");
+        _cleanup_free_ char *m = place(f, cfg, "a-master-2", "'shard':'a','role':'master'");
         assert_string_equal(m, "n3:");  /* the one feasible node: no scoring */
         /* another replica of shard a: not with its master; normalized over the feasible nodes
          * n2 (raw 10 -> 100, x 3) beats n3 (0) */
-        _cleanup_free_ char *r = place(f, cfg, "a-replica-1", "'labels':{'shard':'a','role':'replica'}");
+        _cleanup_free_ char *r = place(f, cfg, "a-replica-1", "'shard':'a','role':'replica'");
         assert_string_equal(r, "n2:n2=300 n3=0");
         /* shard b's master: no pod of its group anywhere, n1 (100 x 3) wins */
-        _cleanup_free_ char *bm = place(f, cfg, "b-master", "'labels':{'shard':'b','role':'master'}");
+        _cleanup_free_ char *bm = place(f, cfg, "b-master", "'shard':'b','role':'master'");
         assert_string_equal(bm, "n1:n1=300 n2=150 n3=0");
         /* a pod without the role label is not constrained */
-        _cleanup_free_ char *plain = place(f, cfg, "web", "'labels':{'app':'web'}");
+        _cleanup_free_ char *plain = place(f, cfg, "web", "'app':'web'");
         assert_string_equal(plain, "n1:n1=300 n2=150 n3=0");
 
         /* with every node holding a conflicting pod, the plugin's own reason is the failure */
-        add_pod(f, "a-master-n3", "n3", "'labels':{'shard':'a','role':'master'}");
-        _cleanup_free_ char *none = place(f, cfg, "a-replica-2", "'labels':{'shard':'a','role':'master'}");
+        add_pod(f, "a-master-n3", "n3", "'shard':'a','role':'master'");
+        _cleanup_free_ char *none = place(f, cfg, "a-replica-2", "'shard':'a','role':'master'");
         if (!strstr(none, "had a master and this pod is a master of the same group"))
                 fail_msg("%s", none);
 
@@ -229,13 +229,13 @@ static void test_node_label_score_reverse(void **state) {
         Fx *f = *state;
         put(f, "plugins", "node-label-score", 0755);
         _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
-        add_node(f, "n1", "'labels':{'cost':'7'}");
-        add_node(f, "n2", "'labels':{'cost':'2'}");
+        add_node(f, "n1", "'cost':'7'");
+        add_node(f, "n2", "'cost':'2'");
         TlProfile b = tl_profile("p");
         tl_score(&b, "node-label-score", 1);
         tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}],'reverse':true}");
         _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
-        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        _cleanup_free_ char *got = place(f, cfg, "p", NULL);
         /* n1: 100 - 7x100/7 = 0; n2: 100 - 2x100/7 (28) = 72 */
         assert_string_equal(got, "n2:n1=0 n2=72");
 }
@@ -247,17 +247,17 @@ static void test_node_label_score_values(void **state) {
         Fx *f = *state;
         put(f, "plugins", "node-label-score", 0755);
         _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
-        add_node(f, "n1", "'labels':{'cost':'+8'}");
-        add_node(f, "n2", "'labels':{'cost':' 4'}");
-        add_node(f, "n3", "'labels':{'cost':'-8'}");
-        add_node(f, "n4", "'labels':{'cost':'8x'}");
-        add_node(f, "n5", "'labels':{'cost':'1000000000001'}");
-        add_node(f, "n6", "'labels':{'cost':'0012'}");
+        add_node(f, "n1", "'cost':'+8'");
+        add_node(f, "n2", "'cost':' 4'");
+        add_node(f, "n3", "'cost':'-8'");
+        add_node(f, "n4", "'cost':'8x'");
+        add_node(f, "n5", "'cost':'1000000000001'");
+        add_node(f, "n6", "'cost':'0012'");
         TlProfile b = tl_profile("p");
         tl_score(&b, "node-label-score", 1);
         tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}]}");
         SchedConfig *cfg = compile(f, &b, l, NULL);
-        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        _cleanup_free_ char *got = place(f, cfg, "p", NULL);
         assert_string_equal(got, "n6:n1=66 n2=33 n3=0 n4=0 n5=0 n6=100");
         sched_config_free(cfg);
 }
@@ -284,27 +284,26 @@ static void test_host_views(void **state) {
         Fx *f = *state;
         put(f, "test-plugins", "view-probe", 0755);
         _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
-        add_node(f, "n1", "'labels':{'num':'42'}");
-        add_node(f, "n2", "'labels':{'num':' -7'}");
-        add_node(f, "n3", "'labels':{'num':'4x'}");
-        add_node(f, "n4", "");
-        add_node(f, "n5", "'labels':{'num':'-9223372036854775808'}");
-        add_node(f, "n6", "'labels':{'num':'9223372036854775808'}");
-        add_pod(f, "a", "n1", "'labels':{'shard':'s1'}");
-        add_pod(f, "b", "n2", "'labels':{'shard':'s1','role':'x'}");
-        add_pod(f, "c", "n1", "'labels':{'shard':'s2'}");
+        add_node(f, "n1", "'num':'42'");
+        add_node(f, "n2", "'num':' -7'");
+        add_node(f, "n3", "'num':'4x'");
+        add_node(f, "n4", NULL);
+        add_node(f, "n5", "'num':'-9223372036854775808'");
+        add_node(f, "n6", "'num':'9223372036854775808'");
+        add_pod(f, "a", "n1", "'shard':'s1'");
+        add_pod(f, "b", "n2", "'shard':'s1','role':'x'");
+        add_pod(f, "c", "n1", "'shard':'s2'");
         /* another namespace's pod of the same label is not visited */
-        _cleanup_(sched_pod_unrefp) SchedPod *d =
-                tl_pod_json(f->t, "{'metadata':{'name':'d','namespace':'other','uid':'uid-d','labels':{'shard':'s1'}},"
-                                  "'spec':{'nodeName':'n3','containers':[{'name':'c','image':'img'}]}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *d = make_pod(f->t, .name = "d", .ns = "other", .node = "n3",
+                                                           .labels = "'shard':'s1'");
         assert_non_null(d);
         assert_int_equal(sched_cache_add_pod(f->c, d), 0);
         /* an assumed pod is */
-        _cleanup_(sched_pod_unrefp) SchedPod *e = tl_pod(f->t, "e", "100m", "", "", "'labels':{'shard':'s1'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *e = make_pod(f->t, .name = "e", .cpu = "100m", .labels = "'shard':'s1'");
         assert_non_null(e);
         assert_int_equal(sched_cache_assume_pod(f->c, e, sched_strtab_lookup(f->t, "n3", 2)), 0);
 
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "100m");
         SchedConfig *cfg = probe_config(f, l, "{'key':'shard','value':'s1','intKey':'num'}");
         _cleanup_free_ char *got = place_with(f, cfg, pod, NULL, false);
         expect_in(got, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0 int 1:42 keys 1 1");
@@ -318,7 +317,8 @@ static void test_host_views(void **state) {
          * the nominated pod is no pod the scheduler counts on a node */
         _cleanup_(sched_nominator_freep) SchedNominator *nom = sched_nominator_new();
         assert_non_null(nom);
-        _cleanup_(sched_pod_unrefp) SchedPod *nominated = tl_pod(f->t, "nom", "100m", "", "", "'labels':{'shard':'s1'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *nominated = make_pod(f->t, .name = "nom", .cpu = "100m",
+                                                                   .labels = "'shard':'s1'");
         assert_int_equal(sched_nominator_set(nom, nominated, sched_strtab_lookup(f->t, "n2", 2)), 0);
         _cleanup_free_ char *what_if = place_with(f, cfg, pod, nom, false);
         expect_in(what_if, "n1: labelled [a@n1 b@n2 e@n3] (3) what-if 0");
@@ -326,18 +326,16 @@ static void test_host_views(void **state) {
         sched_config_free(cfg);
 
         /* a value no pod has, a key no object has, and a visit that stops */
-        cfg = probe_config(f, l, "{'key':'shard','value':'s3','intKey':'none'}");
-        _cleanup_free_ char *none = place_with(f, cfg, pod, NULL, false);
-        expect_in(none, "n1: labelled [] (0) what-if 0 int 0:0");
-        sched_config_free(cfg);
-        cfg = probe_config(f, l, "{'key':'no-such-key','value':'s1'}");
-        _cleanup_free_ char *no_key = place_with(f, cfg, pod, NULL, false);
-        expect_in(no_key, "n1: labelled [] (0)");
-        sched_config_free(cfg);
-        cfg = probe_config(f, l, "{'key':'shard','value':'s1','stopAfter':2}");
-        _cleanup_free_ char *stopped = place_with(f, cfg, pod, NULL, false);
-        expect_in(stopped, "] (2) what-if 0");
-        sched_config_free(cfg);
+        static const char *const probes[][2] = {
+                { "{'key':'shard','value':'s3','intKey':'none'}", "n1: labelled [] (0) what-if 0 int 0:0" },
+                { "{'key':'no-such-key','value':'s1'}", "n1: labelled [] (0)" },
+                { "{'key':'shard','value':'s1','stopAfter':2}", "] (2) what-if 0" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(probes); i++) {
+                _cleanup_(sched_config_freep) SchedConfig *probe = probe_config(f, l, probes[i][0]);
+                _cleanup_free_ char *seen = place_with(f, probe, pod, NULL, false);
+                expect_in(seen, probes[i][1]);
+        }
 }
 
 /* pair-anti-affinity counts the pods nominated to a node (of the pod's priority or higher) as
@@ -348,9 +346,9 @@ static void test_pair_anti_affinity_nominated(void **state) {
         Fx *f = *state;
         put(f, "plugins", "pair-anti-affinity", 0755);
         _cleanup_(plugin_loader_freep) PluginLoader *l = load(f, NULL);
-        add_node(f, "n1", "");
-        add_node(f, "n2", "");
-        add_pod(f, "a-master", "n1", "'labels':{'shard':'a','role':'master'}");
+        add_node(f, "n1", NULL);
+        add_node(f, "n2", NULL);
+        add_pod(f, "a-master", "n1", "'shard':'a','role':'master'");
         TlProfile b = tl_profile("p");
         tl_enable(&b, "filter", "pair-anti-affinity");
         tl_args(&b, "pair-anti-affinity", pair_args);
@@ -358,22 +356,26 @@ static void test_pair_anti_affinity_nominated(void **state) {
         _cleanup_(sched_nominator_freep) SchedNominator *nom = sched_nominator_new();
         assert_non_null(nom);
         _cleanup_(sched_pod_unrefp) SchedPod *nominated =
-                tl_pod(f->t, "a-master-nominated", "100m", "", "'priority':5", "'labels':{'shard':'a','role':'master'}");
+                make_pod(f->t, .name = "a-master-nominated", .cpu = "100m", .labels = "'shard':'a','role':'master'",
+                         .priority = 5, .has_priority = true);
         assert_int_equal(sched_nominator_set(nom, nominated, sched_strtab_lookup(f->t, "n2", 2)), 0);
 
         _cleanup_(sched_pod_unrefp) SchedPod *third =
-                tl_pod(f->t, "a-master-3", "100m", "", "'priority':5", "'labels':{'shard':'a','role':'master'}");
+                make_pod(f->t, .name = "a-master-3", .cpu = "100m", .labels = "'shard':'a','role':'master'",
+                         .priority = 5, .has_priority = true);
         _cleanup_free_ char *none = place_with(f, cfg, third, nom, false);
         expect_in(none, "2 node(s) had a master and this pod is a master of the same group");
         /* without the nomination n2 is free */
         _cleanup_free_ char *free_n2 = place_with(f, cfg, third, NULL, false);
         assert_string_equal(free_n2, "n2:");
         _cleanup_(sched_pod_unrefp) SchedPod *higher =
-                tl_pod(f->t, "a-replica-high", "100m", "", "'priority':9", "'labels':{'shard':'a','role':'replica'}");
+                make_pod(f->t, .name = "a-replica-high", .cpu = "100m", .labels = "'shard':'a','role':'replica'",
+                         .priority = 9, .has_priority = true);
         _cleanup_free_ char *high = place_with(f, cfg, higher, nom, false);
         assert_string_equal(high, "n2:");
         _cleanup_(sched_pod_unrefp) SchedPod *other =
-                tl_pod(f->t, "b-master", "100m", "", "'priority':5", "'labels':{'shard':'b','role':'master'}");
+                make_pod(f->t, .name = "b-master", .cpu = "100m", .labels = "'shard':'b','role':'master'", .priority = 5,
+                        .has_priority = true);
         _cleanup_free_ char *b_master = place_with(f, cfg, other, nom, false);
         if (strncmp(b_master, "n1:", 3) != 0 && strncmp(b_master, "n2:", 3) != 0)
                 fail_msg("%s", b_master);
@@ -391,16 +393,16 @@ static void test_pair_anti_affinity_namespace(void **state) {
         for (int i = 1; i <= 4; i++) {
                 char name[8];
                 snprintf(name, sizeof(name), "n%d", i);
-                add_node(f, name, "");
+                add_node(f, name, NULL);
         }
-        add_pod(f, "m1", "n1", "'labels':{'role':'master'}");
-        add_pod(f, "r1", "n2", "'labels':{'role':'replica'}");
-        add_pod(f, "w1", "n3", "'labels':{'role':'worker'}");
-        _cleanup_(sched_pod_unrefp) SchedPod *r2 = tl_pod(f->t, "r2", "100m", "", "", "'labels':{'role':'replica'}");
+        add_pod(f, "m1", "n1", "'role':'master'");
+        add_pod(f, "r1", "n2", "'role':'replica'");
+        add_pod(f, "w1", "n3", "'role':'worker'");
+        _cleanup_(sched_pod_unrefp) SchedPod *r2 = make_pod(f->t, .name = "r2", .cpu = "100m",
+                                                            .labels = "'role':'replica'");
         assert_int_equal(sched_cache_assume_pod(f->c, r2, sched_strtab_lookup(f->t, "n4", 2)), 0);
-        _cleanup_(sched_pod_unrefp) SchedPod *other =
-                tl_pod_json(f->t, "{'metadata':{'name':'o','namespace':'other','uid':'uid-o','labels':{'role':'master'}},"
-                                  "'spec':{'nodeName':'n3','containers':[{'name':'c','image':'img'}]}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *other = make_pod(f->t, .name = "o", .ns = "other", .node = "n3",
+                                                               .labels = "'role':'master'");
         assert_int_equal(sched_cache_add_pod(f->c, other), 0);
         TlProfile b = tl_profile("p");
         tl_enable(&b, "filter", "pair-anti-affinity");
@@ -408,17 +410,20 @@ static void test_pair_anti_affinity_namespace(void **state) {
                 "{'roleLabel':'role','conflicts':[['master','replica'],['replica','master'],['master','master']]}");
         _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, l, NULL);
 
-        _cleanup_(sched_pod_unrefp) SchedPod *master = tl_pod(f->t, "m2", "100m", "", "", "'labels':{'role':'master'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *master = make_pod(f->t, .name = "m2", .cpu = "100m",
+                                                                .labels = "'role':'master'");
         _cleanup_free_ char *m = place_with(f, cfg, master, NULL, false);
         assert_string_equal(m, "n3:");
-        _cleanup_(sched_pod_unrefp) SchedPod *replica = tl_pod(f->t, "r3", "100m", "", "", "'labels':{'role':'replica'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *replica = make_pod(f->t, .name = "r3", .cpu = "100m",
+                                                                 .labels = "'role':'replica'");
         _cleanup_free_ char *r = place_with(f, cfg, replica, NULL, false);
         if (strstr(r, "n1=") || !strstr(r, "n2=") || !strstr(r, "n3=") || !strstr(r, "n4="))
                 fail_msg("a replica goes anywhere but beside the master: %s", r);
         /* a worker is constrained by nothing: its PreFilter says Skip and no Filter is called */
         const SchedExternalStats *calls = &sched_external_find(&l->set, "pair-anti-affinity")->stats;
         uint64_t before = calls->calls;
-        _cleanup_(sched_pod_unrefp) SchedPod *worker = tl_pod(f->t, "w2", "100m", "", "", "'labels':{'role':'worker'}");
+        _cleanup_(sched_pod_unrefp) SchedPod *worker = make_pod(f->t, .name = "w2", .cpu = "100m",
+                                                                .labels = "'role':'worker'");
         _cleanup_free_ char *w = place_with(f, cfg, worker, NULL, false);
         if (!strstr(w, "n1=") || !strstr(w, "n2=") || !strstr(w, "n3=") || !strstr(w, "n4="))
                 fail_msg("a worker goes anywhere: %s", w);
@@ -533,22 +538,22 @@ static void test_budget(void **state) {
         buf_init(&err, 4096);
         PluginLoader *l = NULL;
         assert_int_equal(plugin_loader_open(f->dir, fake_clock, 2 * 1000 * 1000, &l, &err), 0);
-        add_node(f, "n1", "'labels':{'cost':'7'}");
-        add_node(f, "n2", "'labels':{'cost':'2'}");
+        add_node(f, "n1", "'cost':'7'");
+        add_node(f, "n2", "'cost':'2'");
         TlProfile b = tl_profile("p");
         tl_score(&b, "node-label-score", 1);
         tl_args(&b, "node-label-score", "{'labels':[{'key':'cost'}]}");
         SchedConfig *cfg = compile(f, &b, l, NULL);
         const SchedExternalStats *s = &l->set.v[0]->stats;
         int64_t before = fake_ns;
-        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        _cleanup_free_ char *got = place(f, cfg, "p", NULL);
         assert_string_equal(got, "n1:n1=100 n2=28");
         assert_int_equal(s->calls, 3);          /* two scores, one normalize */
         assert_int_equal(s->timed, 0);
         assert_int_equal(s->ns, 0);
         assert_int_equal(s->over_budget, 0);
         assert_int_equal(fake_ns, before);      /* no clock read */
-        _cleanup_free_ char *got2 = place_sampled(f, cfg, "p", "", true);
+        _cleanup_free_ char *got2 = place_sampled(f, cfg, "p", NULL, true);
         assert_string_equal(got2, "n1:n1=100 n2=28");
         assert_int_equal(s->calls, 6);
         assert_int_equal(s->timed, 3);
@@ -585,12 +590,12 @@ static void test_watchdog(void **state) {
         PluginLoader *l = NULL;
         assert_int_equal(plugin_loader_open(f->dir, plugin_loader_now_ns, 20 * 1000 * 1000, &l, &err), 0);
         assert_int_equal(plugin_loader_watch(l), 0);
-        add_node(f, "n1", "");
+        add_node(f, "n1", NULL);
         TlProfile b = tl_profile("p");
         tl_enable(&b, "filter", "slow-filter");
         tl_args(&b, "slow-filter", "{'sleepMs':200}");
         SchedConfig *cfg = compile(f, &b, l, NULL);
-        _cleanup_free_ char *got = place(f, cfg, "p", "");
+        _cleanup_free_ char *got = place(f, cfg, "p", NULL);
         assert_true(strncmp(got, "n1:", 3) == 0);
         const SchedExternalStats *s = &l->set.v[0]->stats;
         assert_int_equal(s->calls, 1);

@@ -59,6 +59,15 @@ static bool run(Fx *f, PolicyPredicateId pred_id, const SchedPod *pod, const cha
         return sched_predicate_run(&cy, pred(f, pred_id), ni, out);
 }
 
+/* PRED refuses POD on NODE for the one reason CODE. */
+static void expect_one_reason(Fx *f, PolicyPredicateId pred, const SchedPod *pod, const char *node,
+                              SchedReasonCode code) {
+        SchedReasons r;
+        assert_false(run(f, pred, pod, node, &r));
+        assert_int_equal(r.n, 1);
+        assert_int_equal(r.r[0].code, code);
+}
+
 static void assume(Fx *f, SchedPod *p, const char *node) {
         assert_non_null(p);
         assert_int_equal(sched_cache_assume_pod(f->w.c, p, test_id(f->w.t, node)), 0);
@@ -78,18 +87,18 @@ static void test_order_and_expansion(void **state) {
 static void test_fits_resources(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n1", "2", "4Gi", 3, "", "",
-                            "'capacity':{}, 'allocatable':{'cpu':'2','memory':'4Gi','pods':'3',"
-                            "'ephemeral-storage':'10Gi','example.com/gpu':'2'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *small = tl_pod(f->w.t, "small", "500m", "1Gi", "", "");
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "2", .mem = "4Gi", .pods = 3,
+                              .allocatable = "'ephemeral-storage':'10Gi','example.com/gpu':'2'",
+                              .status = "'capacity':{}"));
+        _cleanup_(sched_pod_unrefp) SchedPod *small = make_pod(f->w.t, .name = "small", .cpu = "500m", .mem = "1Gi");
         assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, small, "n1", &r));
-        assume(f, tl_pod(f->w.t, "a", "1500m", "1Gi", "", ""), "n1");
+        assume(f, make_pod(f->w.t, .name = "a", .cpu = "1500m", .mem = "1Gi"), "n1");
         /* 1500m + 500m = 2 cores exactly: fits */
         assert_true(run(f, POLICY_PRED_POD_FITS_RESOURCES, small, "n1", &r));
         /* cpu and memory both short: both reasons, as upstream keeps all of them */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->w.t, "big", "501m", "3Gi+1", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = make_pod(f->w.t, .name = "big", .cpu = "501m", .mem = "3Gi+1");
         assert_null(big); /* "3Gi+1" is not a quantity */
-        big = tl_pod(f->w.t, "big", "501m", "3073Mi", "", "");
+        big = make_pod(f->w.t, .name = "big", .cpu = "501m", .mem = "3073Mi");
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, big, "n1", &r));
         assert_int_equal(r.n, 2);
         assert_int_equal(r.r[0].code, SCHED_REASON_INSUFFICIENT);
@@ -108,12 +117,10 @@ static void test_fits_resources(void **state) {
 
         /* pod count: 3 allowed, 1 assumed + 2 more = full; a pod without requests still
          * fails on the count only */
-        assume(f, tl_pod(f->w.t, "b", "", "", "", ""), "n1");
-        assume(f, tl_pod(f->w.t, "c", "", "", "", ""), "n1");
-        _cleanup_(sched_pod_unrefp) SchedPod *none = tl_pod(f->w.t, "none", "", "", "", "");
-        assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, none, "n1", &r));
-        assert_int_equal(r.n, 1);
-        assert_int_equal(r.r[0].code, SCHED_REASON_TOO_MANY_PODS);
+        assume(f, make_pod(f->w.t, .name = "b"), "n1");
+        assume(f, make_pod(f->w.t, .name = "c"), "n1");
+        _cleanup_(sched_pod_unrefp) SchedPod *none = make_pod(f->w.t, .name = "none");
+        expect_one_reason(f, POLICY_PRED_POD_FITS_RESOURCES, none, "n1", SCHED_REASON_TOO_MANY_PODS);
 }
 
 static void test_init_containers_and_overhead(void **state) {
@@ -133,7 +140,7 @@ static void test_init_containers_and_overhead(void **state) {
         /* non-zero: container b asks no memory -> 200Mi default; init i2 no cpu -> 100m */
         assert_int_equal(p->nonzero_milli_cpu, 1100);
         assert_int_equal(p->nonzero_memory, (300 + 10) * 1024 * 1024);
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
+        add_node(f, make_node(f->w.t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10));
         assert_false(run(f, POLICY_PRED_POD_FITS_RESOURCES, p, "n2", &r));
         assert_int_equal(r.n, 1);
         assert_int_equal(r.r[0].a, test_id(f->w.t, "cpu"));
@@ -145,7 +152,7 @@ static void test_init_containers_and_overhead(void **state) {
 static void test_sidecar_requests(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n4", "4", "8Gi", 10, "", "", ""));
+        add_node(f, make_node(f->w.t, .name = "n4", .pods = 10));
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->w.t,
                 "{'metadata':{'name':'s','uid':'s'},'spec':{"
                 "'initContainers':[{'name':'side','restartPolicy':'Always','resources':{'requests':{'cpu':'3'}}}],"
@@ -190,7 +197,7 @@ static void test_sidecar_requests(void **state) {
  * says why, never a bind that ignores its claims. */
 static void test_resource_claims_unschedulable(void **state) {
         Fx *f = *state;
-        add_node(f, tl_node(f->w.t, "n1", "4", "8Gi", 10, "", "", ""));
+        add_node(f, make_node(f->w.t, .name = "n1", .pods = 10));
         _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "dra", .cpu = "100m",
                 .spec = "'resourceClaims':[{'name':'gpu','resourceClaimTemplateName':'gpu-template'}]");
         assert_non_null(p);
@@ -210,10 +217,10 @@ static void test_resource_claims_unschedulable(void **state) {
 static void test_host_name(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "", "", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "'nodeName':'n2'", "");
-        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->w.t, "q", "", "", "", "");
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10));
+        add_node(f, make_node(f->w.t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p", .node = "n2");
+        _cleanup_(sched_pod_unrefp) SchedPod *q = make_pod(f->w.t, .name = "q");
         assert_false(run(f, POLICY_PRED_HOST_NAME, p, "n1", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_HOSTNAME);
         assert_true(run(f, POLICY_PRED_HOST_NAME, p, "n2", &r));
@@ -232,7 +239,7 @@ static SchedPod *port_pod(Fx *f, const char *name, const char *ports) {
 static void test_host_ports(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "", "", ""));
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10));
         assume(f, port_pod(f, "e1", "{'containerPort':80,'hostPort':8080},"
                                     "{'containerPort':53,'hostPort':53,'protocol':'UDP','hostIP':'10.0.0.1'}"), "n1");
         struct {
@@ -265,8 +272,10 @@ static void test_host_ports(void **state) {
 static void test_node_selector_and_affinity(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd','cores':'16'}", "", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "'labels':{'zone':'b','cores':'4'}", "", ""));
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .labels = "'zone':'a','disk':'ssd','cores':'16'"));
+        add_node(f, make_node(f->w.t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .labels = "'zone':'b','cores':'4'"));
         struct {
                 const char *spec;
                 bool n1, n2;
@@ -299,25 +308,23 @@ static void test_node_selector_and_affinity(void **state) {
 #undef REQ
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", cases[i].spec, "");
+                _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p", .spec = cases[i].spec);
                 assert_non_null(p);
                 bool a = run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", &r), b = run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n2", &r);
                 if (a != cases[i].n1 || b != cases[i].n2)
                         fail_msg("case %zu: n1 %d n2 %d", i, a, b);
         }
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "'nodeSelector':{'zone':'x'}", "");
-        assert_false(run(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", &r));
-        assert_int_equal(r.n, 1);
-        assert_int_equal(r.r[0].code, SCHED_REASON_NODE_SELECTOR);
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p", .spec = "'nodeSelector':{'zone':'x'}");
+        expect_one_reason(f, POLICY_PRED_MATCH_NODE_SELECTOR, p, "n1", SCHED_REASON_NODE_SELECTOR);
 }
 
 static void test_taints(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "",
-                            "'taints':[{'key':'soft','value':'x','effect':'PreferNoSchedule'},"
-                            "{'key':'dedicated','value':'gpu','effect':'NoSchedule'},"
-                            "{'key':'evict','effect':'NoExecute'}]", ""));
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .spec = "'taints':[{'key':'soft','value':'x','effect':'PreferNoSchedule'},"
+                                      "{'key':'dedicated','value':'gpu','effect':'NoSchedule'},"
+                                      "{'key':'evict','effect':'NoExecute'}]"));
         struct {
                 const char *tolerations;
                 bool all;
@@ -334,7 +341,7 @@ static void test_taints(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char spec[512];
                 snprintf(spec, sizeof spec, "'tolerations':%s", cases[i].tolerations);
-                _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", spec, "");
+                _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p", .spec = spec);
                 assert_non_null(p);
                 bool a = run(f, POLICY_PRED_POD_TOLERATES_NODE_TAINTS, p, "n1", &r);
                 if (a != cases[i].all)
@@ -349,23 +356,26 @@ static void test_taints(void **state) {
 static void test_unschedulable(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "", "'unschedulable':true", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "", "");
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .spec = "'unschedulable':true"));
+        add_node(f, make_node(f->w.t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p");
         assert_false(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, p, "n1", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_UNSCHEDULABLE);
         assert_true(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, p, "n2", &r));
-        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->w.t, "q", "", "",
-                "'tolerations':[{'key':'node.kubernetes.io/unschedulable','operator':'Exists','effect':'NoSchedule'}]", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *q = make_pod(f->w.t, .name = "q",
+                .spec = "'tolerations':[{'key':'node.kubernetes.io/unschedulable','operator':'Exists',"
+                        "'effect':'NoSchedule'}]");
         assert_true(run(f, POLICY_PRED_CHECK_NODE_UNSCHEDULABLE, q, "n1", &r));
 }
 
 static void test_labels_presence(void **state) {
         Fx *f = *state;
         SchedReasons r;
-        add_node(f, tl_node(f->w.t, "n1", "1", "1Gi", 10, "'labels':{'region':'r1','zone':'z1'}", "", ""));
-        add_node(f, tl_node(f->w.t, "n2", "1", "1Gi", 10, "'labels':{'region':'r1'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->w.t, "p", "", "", "", "");
+        add_node(f, make_node(f->w.t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .labels = "'region':'r1','zone':'z1'"));
+        add_node(f, make_node(f->w.t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10, .labels = "'region':'r1'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->w.t, .name = "p");
         assert_true(run(f, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, p, "n1", &r));
         assert_false(run(f, POLICY_PRED_CHECK_NODE_LABEL_PRESENCE, p, "n2", &r));
         assert_int_equal(r.r[0].code, SCHED_REASON_LABELS_PRESENCE);

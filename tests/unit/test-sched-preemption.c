@@ -25,20 +25,13 @@ typedef struct Fx {
 } Fx;
 
 static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        assert_int_equal(test_world_init(&f->w), 0);
+        Fx *f = test_world_new(sizeof(*f));
         f->nom = sched_nominator_new();
         f->pdbs = sched_pdbs_new(f->w.t);
         TlPolicy pol;
         tl_policy_preemption(&pol);
-        SchedConfigOptions o = { .percentage_of_nodes_to_score = 100 };
-        _cleanup_buf_ Buf err;
-        buf_init(&err, 0);
-        if (tl_policy_config(f->w.t, &pol, &o, &f->w.cfg, &err) < 0)
-                fail_msg("config: %s", buf_str(&err));
-        f->w.a = sched_algo_new(f->w.cfg, NULL, NULL);
+        test_world_configure(&f->w, &pol, &(SchedConfigOptions) { .percentage_of_nodes_to_score = 100 });
         f->p = sched_preemptor_new(f->w.cfg);
-        assert_non_null(f->w.a);
         assert_non_null(f->p);
         sched_algo_set_nominator(f->w.a, f->nom);
         *state = f;
@@ -48,12 +41,9 @@ static int setup(void **state) {
 static int teardown(void **state) {
         Fx *f = *state;
         sched_preemptor_free(f->p);
-        test_world_unconfigure(&f->w);
         sched_nominator_free(f->nom);
         sched_pdbs_free(f->pdbs);
-        test_world_fini(&f->w);
-        free(f);
-        return 0;
+        return test_world_teardown(state);
 }
 
 static void node(Fx *f, const char *name, const char *cpu, const char *meta, const char *spec) {
@@ -102,6 +92,20 @@ static const char *victims(Fx *f) {
         return buf;
 }
 
+/* Preempting for pod chooses node ON with the victims named (comma-separated, in order). */
+static void expect_preemption(Fx *f, SchedPod *pod, const char *on, const char *names) {
+        assert_string_equal(preempt(f, pod), on);
+        assert_string_equal(victims(f), names);
+}
+
+/* A PDB that allows no disruption of the app=db pods. */
+static void guard_db(Fx *f) {
+        json_t *pdb = tl_json("{'metadata':{'name':'db','namespace':'default'},'spec':{'selector':"
+                              "{'matchLabels':{'app':'db'}}},'status':{'disruptionsAllowed':0}}");
+        assert_int_equal(sched_pdbs_put(f->pdbs, pdb), 0);
+        json_decref(pdb);
+}
+
 /* One 4-cpu node: a (prio 1, 1 cpu), b (prio 2, 1 cpu), c (prio 3, 2 cpu); the preemptor
  * (prio 10) asks 2 cpu. All three removed, 4 cpu are free: it fits. Reprieve, most important
  * first: c (2 + 2 = 4 <= 4) stays; b (2 + 1 + 2 = 5) is a victim; a (2 + 1 + 2 = 5) is a
@@ -113,8 +117,7 @@ static void test_single_node_reprieve(void **state) {
         bound(f, "b", "n1", "1", 2, 10, "");
         bound(f, "c", "n1", "2", 3, 10, "");
         _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 10, "");
-        assert_string_equal(preempt(f, pod), "n1");
-        assert_string_equal(victims(f), "b,a");
+        expect_preemption(f, pod, "n1", "b,a");
         assert_int_equal(f->res.n_pdb_violations, 0);
 }
 
@@ -137,8 +140,7 @@ static void test_unresolvable_and_equal_priority(void **state) {
         sched_cache_remove_pod(g->w.c, "uid-same");
         bound(g, "same2", "n1", "2", 10, 10, "");
         /* n1: same2 (prio 10, 2 cpu) stays; low (1 cpu) must go: 2 + 1 + 2 > 4 */
-        assert_string_equal(preempt(g, pod), "n1");
-        assert_string_equal(victims(g), "low");
+        expect_preemption(g, pod, "n1", "low");
 }
 
 static void test_never_and_terminating(void **state) {
@@ -149,8 +151,8 @@ static void test_never_and_terminating(void **state) {
         assert_null(preempt(f, never));
         assert_true(f->res.not_eligible);
         /* nominated to n1 where a lower-priority pod is still terminating: wait for it */
-        SchedPod *gone = tl_pod(f->w.t, "gone", "1", "", "'nodeName':'n1','priority':1",
-                                "'deletionTimestamp':'2021-01-01T00:00:00Z'");
+        SchedPod *gone = make_pod(f->w.t, .name = "gone", .cpu = "1", .node = "n1", .priority = 1, .has_priority = true,
+                                  .meta = "'deletionTimestamp':'2021-01-01T00:00:00Z'");
         assert_non_null(gone);
         assert_int_equal(sched_cache_add_pod(f->w.c, gone), 0);
         sched_pod_unref(gone);
@@ -207,13 +209,9 @@ static void test_pick_fewest_pdb_violations(void **state) {
          * violates nothing: n2 (criterion 1 before 2) */
         bound(f, "guarded", "n1", "2", 1, 10, "'labels':{'app':'db'}");
         bound(f, "free", "n2", "2", 50, 10, "'labels':{'app':'web'}");
-        json_t *pdb = tl_json("{'metadata':{'name':'db','namespace':'default'},'spec':{'selector':"
-                              "{'matchLabels':{'app':'db'}}},'status':{'disruptionsAllowed':0}}");
-        assert_int_equal(sched_pdbs_put(f->pdbs, pdb), 0);
-        json_decref(pdb);
+        guard_db(f);
         _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 100, "");
-        assert_string_equal(preempt(f, pod), "n2");
-        assert_string_equal(victims(f), "free");
+        expect_preemption(f, pod, "n2", "free");
         assert_int_equal(f->res.n_pdb_violations, 0);
         /* with only n1 left, the PDB must be violated */
         sched_cache_remove_node(f->w.c, sched_strtab_lookup(f->w.t, "n2", 2));
@@ -235,8 +233,7 @@ static void test_pick_criteria(void **state) {
         sched_cache_remove_pod(f->w.c, "uid-a5");
         bound(f, "a3", "n1", "1", 3, 10, "");
         bound(f, "a1", "n1", "1", 1, 10, "");
-        assert_string_equal(preempt(f, pod), "n1");
-        assert_string_equal(victims(f), "a3,a1");
+        expect_preemption(f, pod, "n1", "a3,a1");
 }
 
 /* Criterion 4: every priority counts + 2^31 in the sum, so a victim at -2^31 adds nothing:
@@ -250,8 +247,7 @@ static void test_pick_fewest_victims(void **state) {
         bound(f, "b", "n2", "2", 1000000000, 10, "");
         bound(f, "c", "n2", "2", INT32_MIN, 10, "");
         _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "4", 2000000000, "");
-        assert_string_equal(preempt(f, pod), "n1");
-        assert_string_equal(victims(f), "a");
+        expect_preemption(f, pod, "n1", "a");
 }
 
 /* Criteria 5 and 6: */
@@ -263,8 +259,7 @@ static void test_pick_start_then_first(void **state) {
         /* 5. same priority, same count: the node whose highest-priority victims started last */
         bound(f, "early", "n1", "2", 3, 100, "");
         bound(f, "late", "n2", "2", 3, 200, "");
-        assert_string_equal(preempt(f, pod), "n2");
-        assert_string_equal(victims(f), "late");
+        expect_preemption(f, pod, "n2", "late");
         /* 6. all equal: the first candidate in node order */
         sched_cache_remove_pod(f->w.c, "uid-late");
         bound(f, "late2", "n2", "2", 3, 100, "");
@@ -286,8 +281,7 @@ static void test_anti_affinity_victim(void **state) {
                 f, "p", "1", 100,
                 "'affinity':{'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'labelSelector':"
                 "{'matchLabels':{'app':'x'}},'topologyKey':'kubernetes.io/hostname'}]}}");
-        assert_string_equal(preempt(f, pod), "n1");
-        assert_string_equal(victims(f), "x");
+        expect_preemption(f, pod, "n1", "x");
 }
 
 /* Victims of several priorities and PDBs: reprieve tries the PDB-violating ones first. n1 has
@@ -300,13 +294,9 @@ static void test_pdb_reprieved_first(void **state) {
         bound(f, "v", "n1", "1", 5, 10, "'labels':{'app':'db'}");
         bound(f, "h", "n1", "1", 9, 10, "");
         bound(f, "l", "n1", "1", 2, 10, "");
-        json_t *pdb = tl_json("{'metadata':{'name':'db','namespace':'default'},'spec':{'selector':"
-                              "{'matchLabels':{'app':'db'}}},'status':{'disruptionsAllowed':0}}");
-        assert_int_equal(sched_pdbs_put(f->pdbs, pdb), 0);
-        json_decref(pdb);
+        guard_db(f);
         _cleanup_(sched_pod_unrefp) SchedPod *pod = pending(f, "p", "2", 100, "");
-        assert_string_equal(preempt(f, pod), "n1");
-        assert_string_equal(victims(f), "h,l");
+        expect_preemption(f, pod, "n1", "h,l");
         assert_int_equal(f->res.n_pdb_violations, 0);
 }
 
@@ -467,8 +457,7 @@ static void test_extenders_staged_as_sync(void **state) {
         };
         assert_string_equal(preempt(f, pod), "n3");
         assert_int_equal(sched_preemptor_set_extenders(f->p, hooks, 2), 0);
-        assert_string_equal(preempt(f, pod), "n2");
-        assert_string_equal(victims(f), "v2");
+        expect_preemption(f, pod, "n2", "v2");
         assert_int_equal(a.calls + b.calls, 2);
 
         SchedPreemptCall call;

@@ -43,36 +43,24 @@ static void check(TestWorld *f, const SchedPriority *literal, const SchedPod *po
         if (!bound.plugin)
                 bound.plugin = sched_priority_plugin(bound.id);
         assert_non_null(bound.plugin);
-        const SchedPriority *prio = &bound;
-        SchedNodeInfo *nodes[16];
-        int64_t got[16];
         uint32_t n = 0, n_all;
         (void) sched_cache_nodes(f->c, &n_all);
-        for (; names[n]; n++) {
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->c, test_id(f->t, names[n]));
-                assert_non_null(nodes[n]);
-        }
+        while (names[n])
+                n++;
         SchedCycle cy = { .cfg = f->cfg, .cache = f->c, .strtab = f->t, .pod = pod, .n_all_nodes = n_all };
-        int64_t constant;
-        if (sched_priority_run(&cy, prio, nodes, n, got, &constant))
-                for (uint32_t i = 0; i < n; i++)
-                        got[i] = constant;
-        for (uint32_t i = 0; i < n; i++)
-                if (got[i] != want[i])
-                        fail_msg("priority %d node %s: got %lld, want %lld", prio->id, names[i], (long long) got[i],
-                                 (long long) want[i]);
+        test_expect_priority(&cy, &bound, names, n, want);
 }
 
 static void resources_fixture(TestWorld *f) {
-        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", ""));
-        add_node(f, tl_node(f->t, "n2", "2", "8Gi", 110, "", "", ""));
-        assume(f, tl_pod(f->t, "existing", "1", "2Gi", "", ""), "n1");
+        add_node(f, make_node(f->t, .name = "n1"));
+        add_node(f, make_node(f->t, .name = "n2", .cpu = "2"));
+        assume(f, make_pod(f->t, .name = "existing", .cpu = "1", .mem = "2Gi"), "n1");
 }
 
 static void test_least_most_balanced(void **state) {
         TestWorld *f = *state;
         resources_fixture(f);
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "1", .mem = "2Gi");
         const char *names[] = { "n1", "n2", NULL };
         /* n1: cpu 2/4 -> 50, mem 4/8 -> 50. n2: cpu 1/2 -> 50, mem 2/8, free 6/8 -> 75; (50+75)/2 =
          * 62 (62.5 floored) */
@@ -84,18 +72,18 @@ static void test_least_most_balanced(void **state) {
 
         /* A pod without requests counts 100m / 200Mi: n2 cpu 1900/2000 -> 95, mem 7992/8192 -> 97;
          * (95+97)/2 = 96 */
-        _cleanup_(sched_pod_unrefp) SchedPod *z = tl_pod(f->t, "z", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *z = make_pod(f->t, .name = "z");
         assert_int_equal(z->nonzero_milli_cpu, 100);
         assert_int_equal(z->nonzero_memory, 200 * 1024 * 1024);
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, z, (const char *[]) { "n2", NULL },
               (int64_t[]) { 96 });
         /* explicit zero requests stay zero: mem 8/8 free -> 100, cpu 100 */
-        _cleanup_(sched_pod_unrefp) SchedPod *e = tl_pod(f->t, "e", "0", "0", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *e = make_pod(f->t, .name = "e", .cpu = "0", .mem = "0");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, e, (const char *[]) { "n2", NULL },
               (int64_t[]) { 100 });
 
         /* over capacity: least/most 0 for that resource, balanced 0 */
-        _cleanup_(sched_pod_unrefp) SchedPod *big = tl_pod(f->t, "big", "3", "1Gi", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *big = make_pod(f->t, .name = "big", .cpu = "3", .mem = "1Gi");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_LEAST_REQUESTED }, big, (const char *[]) { "n2", NULL },
               (int64_t[]) { 43 }); /* cpu 0, mem 7/8 -> 87; (0+87)/2 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_MOST_REQUESTED }, big, (const char *[]) { "n2", NULL },
@@ -106,53 +94,60 @@ static void test_least_most_balanced(void **state) {
 
 static void test_node_affinity(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
-        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "",
-                "'affinity':{'nodeAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':["
-                "{'weight':2,'preference':{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}},"
-                "{'weight':3,'preference':{'matchExpressions':[{'key':'disk','operator':'Exists'}]}},"
-                "{'weight':0,'preference':{'matchExpressions':[{'key':'zone','operator':'Exists'}]}},"
-                "{'weight':7,'preference':{}}]}}", "");
+        add_node(f, make_node(f->t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .labels = "'zone':'a','disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10, .labels = "'zone':'a'"));
+        add_node(f, make_node(f->t, .name = "n3", .cpu = "1", .mem = "1Gi", .pods = 10));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p",
+                .spec = "'affinity':{'nodeAffinity':{'preferredDuringSchedulingIgnoredDuringExecution':["
+                        "{'weight':2,'preference':{'matchExpressions':[{'key':'zone','operator':'In',"
+                        "'values':['a']}]}},"
+                        "{'weight':3,'preference':{'matchExpressions':[{'key':'disk','operator':'Exists'}]}},"
+                        "{'weight':0,'preference':{'matchExpressions':[{'key':'zone','operator':'Exists'}]}},"
+                        "{'weight':7,'preference':{}}]}}");
         assert_non_null(p);
         /* raw 5, 2, 0 -> normalized 100, 100*2/5 = 40, 0 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, p, (const char *[]) { "n1", "n2", "n3", NULL },
               (int64_t[]) { 100, 40, 0 });
-        _cleanup_(sched_pod_unrefp) SchedPod *q = tl_pod(f->t, "q", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *q = make_pod(f->t, .name = "q");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_AFFINITY }, q, (const char *[]) { "n1", "n2", NULL },
               (int64_t[]) { 0, 0 });
 }
 
 static void test_taint_toleration(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "",
-                            "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'b','effect':'PreferNoSchedule'},"
-                            "{'key':'hard','effect':'NoSchedule'}]", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "",
-                            "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'c','effect':'PreferNoSchedule'}]", ""));
-        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "", ""));
+        add_node(f, make_node(f->t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .spec = "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'b',"
+                                      "'effect':'PreferNoSchedule'},"
+                                      "{'key':'hard','effect':'NoSchedule'}]"));
+        add_node(f, make_node(f->t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .spec = "'taints':[{'key':'a','effect':'PreferNoSchedule'},{'key':'c',"
+                                      "'effect':'PreferNoSchedule'}]"));
+        add_node(f, make_node(f->t, .name = "n3", .cpu = "1", .mem = "1Gi", .pods = 10));
         /* tolerates c (empty effect counts); the NoSchedule toleration of b does not count */
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "",
-                "'tolerations':[{'key':'c','operator':'Exists'},{'key':'b','operator':'Exists','effect':'NoSchedule'}]", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p",
+                                                           .spec = "'tolerations':[{'key':'c','operator':'Exists'},"
+                                                                   "{'key':'b','operator':'Exists',"
+                                                                   "'effect':'NoSchedule'}]");
         /* intolerable: n1 2, n2 1, n3 0 -> 100 - 100*c/2 */
         check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, p, (const char *[]) { "n1", "n2", "n3", NULL },
               (int64_t[]) { 0, 50, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *all = tl_pod(f->t, "all", "", "", "'tolerations':[{'operator':'Exists'}]", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *all = make_pod(f->t, .name = "all",
+                                                             .spec = "'tolerations':[{'operator':'Exists'}]");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_TAINT_TOLERATION }, all, (const char *[]) { "n1", "n2", NULL },
               (int64_t[]) { 100, 100 });
 }
 
 static void test_image_locality(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "", "",
-                            "'images':[{'names':['reg/big:v1','reg/big@sha256:x'],'sizeBytes':524288000},"
-                            "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "",
-                            "'images':[{'names':['reg/big:v1'],'sizeBytes':524288000},"
-                            "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
-        add_node(f, tl_node(f->t, "n3", "1", "1Gi", 10, "", "",
-                            "'images':[{'names':['huge:latest'],'sizeBytes':2097152000}]"));
+        add_node(f, make_node(f->t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .status = "'images':[{'names':['reg/big:v1','reg/big@sha256:x'],'sizeBytes':524288000},"
+                                        "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
+        add_node(f, make_node(f->t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .status = "'images':[{'names':['reg/big:v1'],'sizeBytes':524288000},"
+                                        "{'names':['huge:latest'],'sizeBytes':2097152000}]"));
+        add_node(f, make_node(f->t, .name = "n3", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .status = "'images':[{'names':['huge:latest'],'sizeBytes':2097152000}]"));
         assert_int_equal(sched_cache_image_nodes(f->c, test_id(f->t, "reg/big:v1")), 2);
         _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
                 "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','image':'reg/big:v1'}]}}");
@@ -175,34 +170,36 @@ static void test_image_locality(void **state) {
 
 static void test_prefer_avoid_pods(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10,
-                            "'annotations':{'scheduler.alpha.kubernetes.io/preferAvoidPods':"
-                            "'{\\'preferAvoidPods\\':[{\\'podSignature\\':{\\'podController\\':"
-                            "{\\'kind\\':\\'ReplicaSet\\',\\'name\\':\\'web\\',\\'uid\\':\\'rs-1\\'}}}]}'}",
-                            "", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        add_node(f, make_node(f->t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10,
+                              .meta = "'annotations':{'scheduler.alpha.kubernetes.io/preferAvoidPods':"
+                                      "'{\\'preferAvoidPods\\':[{\\'podSignature\\':{\\'podController\\':"
+                                      "{\\'kind\\':\\'ReplicaSet\\',\\'name\\':\\'web\\',\\'uid\\':\\'rs-1\\'}}}]}'}"));
+        add_node(f, make_node(f->t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10));
         const char *names[] = { "n1", "n2", NULL };
-        _cleanup_(sched_pod_unrefp) SchedPod *rs = tl_pod(f->t, "rs", "", "", "",
-                "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1','controller':true}]");
+        _cleanup_(sched_pod_unrefp) SchedPod *rs = make_pod(f->t, .name = "rs",
+                                                            .meta = "'ownerReferences':[{'kind':'ReplicaSet',"
+                                                                    "'name':'web','uid':'rs-1','controller':true}]");
         assert_non_null(rs);
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, rs, names, (int64_t[]) { 0, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *other = tl_pod(f->t, "o", "", "", "",
-                "'ownerReferences':[{'kind':'ReplicaSet','name':'web2','uid':'rs-2','controller':true}]");
+        _cleanup_(sched_pod_unrefp) SchedPod *other = make_pod(f->t, .name = "o",
+                .meta = "'ownerReferences':[{'kind':'ReplicaSet','name':'web2','uid':'rs-2','controller':true}]");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, other, names, (int64_t[]) { 100, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *ss = tl_pod(f->t, "s", "", "", "",
-                "'ownerReferences':[{'kind':'StatefulSet','name':'web','uid':'rs-1','controller':true}]");
+        _cleanup_(sched_pod_unrefp) SchedPod *ss = make_pod(f->t, .name = "s",
+                                                            .meta = "'ownerReferences':[{'kind':'StatefulSet',"
+                                                                    "'name':'web','uid':'rs-1','controller':true}]");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, ss, names, (int64_t[]) { 100, 100 });
-        _cleanup_(sched_pod_unrefp) SchedPod *nc = tl_pod(f->t, "nc", "", "", "",
-                "'ownerReferences':[{'kind':'ReplicaSet','name':'web','uid':'rs-1'}]");
+        _cleanup_(sched_pod_unrefp) SchedPod *nc = make_pod(f->t, .name = "nc",
+                                                            .meta = "'ownerReferences':[{'kind':'ReplicaSet',"
+                                                                    "'name':'web','uid':'rs-1'}]");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_PREFER_AVOID_PODS }, nc, names, (int64_t[]) { 100, 100 });
 }
 
 static void test_equal_and_label_preference(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n1", "1", "1Gi", 10, "'labels':{'zone':'a'}", "", ""));
-        add_node(f, tl_node(f->t, "n2", "1", "1Gi", 10, "", "", ""));
+        add_node(f, make_node(f->t, .name = "n1", .cpu = "1", .mem = "1Gi", .pods = 10, .labels = "'zone':'a'"));
+        add_node(f, make_node(f->t, .name = "n2", .cpu = "1", .mem = "1Gi", .pods = 10));
         const char *names[] = { "n1", "n2", NULL };
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "", "", "", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p");
         check(f, &(SchedPriority) { .id = POLICY_PRIO_EQUAL }, p, names, (int64_t[]) { 1, 1 });
         check(f, &(SchedPriority) { .id = POLICY_PRIO_NODE_LABEL, .label = test_id(f->t, "zone"), .presence = true }, p, names,
               (int64_t[]) { 100, 0 });
@@ -224,9 +221,8 @@ static SchedConfig *rtcr_config(TestWorld *f, PolicyShapePoint *shape, size_t n_
 static void test_requested_to_capacity_ratio(void **state) {
         TestWorld *f = *state;
         resources_fixture(f);
-        add_node(f, tl_node(f->t, "g", "2", "8Gi", 110, "", "",
-                            "'allocatable':{'cpu':'2','memory':'8Gi','pods':'110','example.com/gpu':'4'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod(f->t, "p", "1", "2Gi", "", "");
+        add_node(f, make_node(f->t, .name = "g", .cpu = "2", .allocatable = "'example.com/gpu':'4'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .cpu = "1", .mem = "2Gi");
         PolicyShapePoint up[] = { { .utilization = 0, .score = 0 }, { .utilization = 100, .score = 10 } };
         _cleanup_(sched_config_freep) SchedConfig *c1 = rtcr_config(f, up, 2, NULL, 0);
         /* n1: cpu 50%, mem 50% -> 50 each -> 50. n2: cpu 50 -> 50, mem 25 -> 25; mean 37.5

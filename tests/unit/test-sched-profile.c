@@ -37,6 +37,25 @@ static SchedConfig *compile(TestWorld *f, TlProfile *b, const SchedConfigOptions
         return r < 0 ? NULL : cfg;
 }
 
+/* Compiles b and finishes it; the test fails when it does not compile. */
+static SchedConfig *compiled(TestWorld *f, TlProfile *b, const SchedConfigOptions *o) {
+        _cleanup_free_ char *err = NULL;
+        SchedConfig *cfg = compile(f, b, o, &err);
+        if (!cfg)
+                fail_msg("refused: %s", err);
+        tl_profile_done(b);
+        return cfg;
+}
+
+/* b compiled as a v1.32-line profile (SchedConfigOptions.decisions) and as a v1.20 one, then
+ * finished; the test fails when either does not compile. */
+static void compile_both_lines(TestWorld *f, TlProfile *b, SchedConfig **ret_v132, SchedConfig **ret_v120) {
+        SchedConfigOptions o = { .decisions = SCHED_DECISIONS_1_32 };
+        *ret_v132 = compile(f, b, &o, NULL);
+        *ret_v120 = compiled(f, b, NULL);
+        assert_non_null(*ret_v132);
+}
+
 static void expect_refused(TestWorld *f, TlProfile *b, const char *needle) {
         _cleanup_free_ char *err = NULL;
         _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, b, NULL, &err);
@@ -115,9 +134,7 @@ static void test_post_filter_decides_preemption(void **state) {
         TlProfile b = tl_profile("p");
         tl_enable(&b, "postFilter", "DefaultPreemption");
         tl_args(&b, "DefaultPreemption", "{'minCandidateNodesPercentage':10,'minCandidateNodesAbsolute':100}");
-        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(cfg);
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compiled(f, &b, NULL);
         assert_true(sched_config_preemption(cfg));
 }
 
@@ -135,9 +152,7 @@ static void test_pre_enqueue_scheduling_gates(void **state) {
         TlProfile b = tl_profile("v1");
         tl_enable(&b, "preEnqueue", "SchedulingGates");
         tl_enable(&b, "filter", "NodeResourcesFit");
-        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(cfg);
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compiled(f, &b, NULL);
         const char *plugin = NULL;
         assert_false(sched_config_pre_enqueue(cfg, gated, &plugin));
         assert_string_equal(plugin, "SchedulingGates");
@@ -148,16 +163,12 @@ static void test_pre_enqueue_scheduling_gates(void **state) {
 
         b = tl_profile("v1beta1");
         tl_enable(&b, "filter", "NodeResourcesFit");
-        _cleanup_(sched_config_freep) SchedConfig *old = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(old);
+        _cleanup_(sched_config_freep) SchedConfig *old = compiled(f, &b, NULL);
         assert_false(sched_config_pre_enqueue(old, gated, NULL));
 
         b = tl_profile("off");
         (void) tl_point(&b, "preEnqueue");
-        _cleanup_(sched_config_freep) SchedConfig *off = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(off);
+        _cleanup_(sched_config_freep) SchedConfig *off = compiled(f, &b, NULL);
         assert_true(sched_config_pre_enqueue(off, gated, NULL));
 
         b = tl_profile("p");
@@ -167,42 +178,48 @@ static void test_pre_enqueue_scheduling_gates(void **state) {
 
 static void test_refused_by_name(void **state) {
         TestWorld *f = *state;
-        TlProfile b = tl_profile("p");
-        tl_enable(&b, "filter", "NoSuchPlugin");
-        expect_refused(f, &b, "plugins.filter.enabled[0]: \"NoSuchPlugin\" is not an in-tree plugin");
-        b = tl_profile("p");
-        tl_enable(&b, "filter", "ImageLocality");
-        expect_refused(f, &b, "ImageLocality does not extend filter");
-        b = tl_profile("p");
-        tl_enable(&b, "filter", "NodeName");
-        tl_enable(&b, "filter", "NodeName");
-        expect_refused(f, &b, "NodeName is enabled twice");
-        b = tl_profile("p");
-        tl_score(&b, "ImageLocality", -1);
-        expect_refused(f, &b, "ImageLocality has weight outside");
-        b = tl_profile("p");
-        tl_enable(&b, "filter", "NodeResourcesFit");
-        tl_args(&b, "NodeResourcesFit", "{'ignoredResourceGroups':['example.com/gpu']}");
-        expect_refused(f, &b, "resource group name can't contain '/'");
-        b = tl_profile("p");
-        tl_enable(&b, "filter", "NodeLabel");
-        tl_args(&b, "NodeLabel", "{'presentLabel':['zone']}");
-        expect_refused(f, &b, "NodeLabel: args.presentLabel is not honoured");
-        b = tl_profile("p");
-        tl_score(&b, "NodeResourcesLeastAllocated", 1);
-        tl_args(&b, "NodeResourcesLeastAllocated", "{'resources':[{'name':'cpu','weight':101}]}");
-        expect_refused(f, &b, "NodeResourcesLeastAllocated: resources[0]: resource weight of cpu not in valid range");
-        b = tl_profile("p");
-        tl_enable(&b, "postFilter", "DefaultPreemption");
-        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesAbsolute':-1}");
-        expect_refused(f, &b, "DefaultPreemption: args.minCandidateNodesAbsolute: not in valid range");
-        b = tl_profile("p");
-        tl_enable(&b, "postFilter", "DefaultPreemption");
-        tl_args(&b, "DefaultPreemption", "{'minCandidateNodesAbsolute':0,'minCandidateNodesPercentage':0}");
-        expect_refused(f, &b, "cannot be zero at the same time");
-        b = tl_profile("p");
-        tl_score(&b, "RequestedToCapacityRatio", 1);
-        expect_refused(f, &b, "RequestedToCapacityRatio: args.shape");
+        /* one plugin enabled at a point (a score with its weight), with its args; a second
+         * plugin when .twice */
+        static const struct {
+                const char *point, *plugin, *args, *needle;
+                int64_t weight;
+                bool twice;
+        } cases[] = {
+                { .point = "filter", .plugin = "NoSuchPlugin",
+                  .needle = "plugins.filter.enabled[0]: \"NoSuchPlugin\" is not an in-tree plugin" },
+                { .point = "filter", .plugin = "ImageLocality", .needle = "ImageLocality does not extend filter" },
+                { .point = "filter", .plugin = "NodeName", .twice = true, .needle = "NodeName is enabled twice" },
+                { .point = "score", .plugin = "ImageLocality", .weight = -1,
+                  .needle = "ImageLocality has weight outside" },
+                { .point = "filter", .plugin = "NodeResourcesFit",
+                  .args = "{'ignoredResourceGroups':['example.com/gpu']}",
+                  .needle = "resource group name can't contain '/'" },
+                { .point = "filter", .plugin = "NodeLabel", .args = "{'presentLabel':['zone']}",
+                  .needle = "NodeLabel: args.presentLabel is not honoured" },
+                { .point = "score", .plugin = "NodeResourcesLeastAllocated", .weight = 1,
+                  .args = "{'resources':[{'name':'cpu','weight':101}]}",
+                  .needle = "NodeResourcesLeastAllocated: resources[0]: resource weight of cpu not in valid range" },
+                { .point = "postFilter", .plugin = "DefaultPreemption", .args = "{'minCandidateNodesAbsolute':-1}",
+                  .needle = "DefaultPreemption: args.minCandidateNodesAbsolute: not in valid range" },
+                { .point = "postFilter", .plugin = "DefaultPreemption",
+                  .args = "{'minCandidateNodesAbsolute':0,'minCandidateNodesPercentage':0}",
+                  .needle = "cannot be zero at the same time" },
+                { .point = "score", .plugin = "RequestedToCapacityRatio", .weight = 1,
+                  .needle = "RequestedToCapacityRatio: args.shape" },
+        };
+        TlProfile b;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                b = tl_profile("p");
+                for (int n = 0; n < (cases[i].twice ? 2 : 1); n++) {
+                        if (strcmp(cases[i].point, "score") == 0)
+                                tl_score(&b, cases[i].plugin, cases[i].weight);
+                        else
+                                tl_enable(&b, cases[i].point, cases[i].plugin);
+                }
+                if (cases[i].args)
+                        tl_args(&b, cases[i].plugin, cases[i].args);
+                expect_refused(f, &b, cases[i].needle);
+        }
         /* a plugin set that still disables something is not the effective shape */
         b = tl_profile("p");
         json_object_set_new(json_object_get(b.json, "plugins"), "score",
@@ -231,23 +248,46 @@ static char *schedule_scores(TestWorld *f, const SchedConfig *cfg, const SchedPo
         return scores(a);
 }
 
+/* POD's scores ("node=score ...") under a profile of one score plugin of WEIGHT with ARGS
+ * (NULL: none) are WANT. */
+static void expect_scores(TestWorld *f, const char *plugin, int64_t weight, const char *args,
+                          const SchedConfigOptions *o, const SchedPod *pod, const char *want) {
+        TlProfile b = tl_profile("p");
+        tl_score(&b, plugin, weight);
+        if (args)
+                tl_args(&b, plugin, args);
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compiled(f, &b, o);
+        _cleanup_free_ char *got = schedule_scores(f, cfg, pod);
+        assert_string_equal(got, want);
+}
+
+/* The nodes of the resource-scoring cases: node-a 4 cpu, 8Gi, 2 example.com/gpu; node-b 2
+ * cpu, 16Gi, 4 example.com/gpu. */
+static void add_gpu_nodes(TestWorld *f) {
+        add_node(f, make_node(f->t, .name = "node-a", .allocatable = "'example.com/gpu':'2'"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi",
+                              .allocatable = "'example.com/gpu':'4'"));
+}
+
+/* A pod of 1 cpu, 1Gi and 1 example.com/gpu. */
+static SchedPod *gpu_pod(TestWorld *f) {
+        SchedPod *p = make_pod(f->t, .name = "g", .cpu = "1", .mem = "1Gi", .requests = "'example.com/gpu':'1'");
+        assert_non_null(p);
+        return p;
+}
+
 /* NodeLabel's preferences score as one plugin: MaxNodeScore per satisfied label over the
  * number of labels (integer), times the plugin's weight. Three labels, one held, weight 3:
  * 33 x 3 = 99, as v1.20 (and as the Policy's three labelPreference entries of weight 1). */
 static void test_node_label_scores_as_one_plugin(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "'labels':{'ssd':'true','hdd':'true'}", "", ""));
-        add_node(f, tl_node(f->t, "node-b", "4", "8Gi", 110, "'labels':{'gpu':'true','ssd':'true'}", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
-        TlProfile b = tl_profile("p");
-        tl_score(&b, "NodeLabel", 3);
-        tl_args(&b, "NodeLabel", "{'presentLabelsPreference':['ssd','gpu'],'absentLabelsPreference':['hdd']}");
-        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(cfg);
-        _cleanup_free_ char *got = schedule_scores(f, cfg, pod);
+        add_node(f, make_node(f->t, .name = "node-a", .labels = "'ssd':'true','hdd':'true'"));
+        add_node(f, make_node(f->t, .name = "node-b", .labels = "'gpu':'true','ssd':'true'"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "100m");
         /* node-a: ssd but hdd (1 of 3) -> 33 x 3; node-b: ssd, gpu, no hdd (3 of 3) -> 100 x 3 */
-        assert_string_equal(got, "node-a=99 node-b=300");
+        static const char *const want = "node-a=99 node-b=300";
+        expect_scores(f, "NodeLabel", 3, "{'presentLabelsPreference':['ssd','gpu'],'absentLabelsPreference':['hdd']}",
+                      NULL, pod, want);
 
         /* the same Policy runs the same scores through its translation */
         static const char policy[] =
@@ -265,7 +305,7 @@ static void test_node_label_scores_as_one_plugin(void **state) {
         if (tl_policy_struct_config(f->t, pol, NULL, NULL, &pcfg, &err) < 0)
                 fail_msg("%s", buf_str(&err));
         _cleanup_free_ char *pgot = schedule_scores(f, pcfg, pod);
-        assert_string_equal(pgot, got);
+        assert_string_equal(pgot, want);
 }
 
 /* Least/MostAllocated with resource weights and an extended resource, as v1.20's
@@ -273,45 +313,18 @@ static void test_node_label_scores_as_one_plugin(void **state) {
  * 1Gi, 1 example.com/gpu; weights cpu 1, memory 3, gpu 2. */
 static void test_allocated_weights_and_extended(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
-                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
-                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod_json(f->t,
-                "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','resources':{'requests':"
-                "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
-        assert_non_null(pod);
+        add_gpu_nodes(f);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = gpu_pod(f);
         static const char args[] = "{'resources':[{'name':'cpu','weight':1},{'name':'memory','weight':3},"
                                    "{'name':'example.com/gpu','weight':2}]}";
-        TlProfile b = tl_profile("least");
-        tl_score(&b, "NodeResourcesLeastAllocated", 1);
-        tl_args(&b, "NodeResourcesLeastAllocated", args);
-        _cleanup_(sched_config_freep) SchedConfig *least = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(least);
-        _cleanup_free_ char *got = schedule_scores(f, least, pod);
         /* a: (75 + 87 x 3 + 50 x 2) / 6 = 72; b: (50 + 93 x 3 + 75 x 2) / 6 = 79 */
-        assert_string_equal(got, "node-a=72 node-b=79");
-
-        b = tl_profile("most");
-        tl_score(&b, "NodeResourcesMostAllocated", 2);
-        tl_args(&b, "NodeResourcesMostAllocated", args);
-        _cleanup_(sched_config_freep) SchedConfig *most = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(most);
-        _cleanup_free_ char *got2 = schedule_scores(f, most, pod);
+        expect_scores(f, "NodeResourcesLeastAllocated", 1, args, NULL, pod, "node-a=72 node-b=79");
         /* a: (25 + 12 x 3 + 50 x 2) / 6 = 26; b: (50 + 6 x 3 + 25 x 2) / 6 = 19; weight 2 */
-        assert_string_equal(got2, "node-a=52 node-b=38");
-
+        expect_scores(f, "NodeResourcesMostAllocated", 2, args, NULL, pod, "node-a=52 node-b=38");
         /* a name that is neither native nor scalar counts in the weights with score 0 */
-        b = tl_profile("odd");
-        tl_score(&b, "NodeResourcesLeastAllocated", 1);
-        tl_args(&b, "NodeResourcesLeastAllocated", "{'resources':[{'name':'cpu','weight':1},{'name':'foo','weight':1}]}");
-        _cleanup_(sched_config_freep) SchedConfig *odd = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(odd);
-        _cleanup_free_ char *got3 = schedule_scores(f, odd, pod);
-        assert_string_equal(got3, "node-a=37 node-b=25");
+        expect_scores(f, "NodeResourcesLeastAllocated", 1,
+                      "{'resources':[{'name':'cpu','weight':1},{'name':'foo','weight':1}]}", NULL, pod,
+                      "node-a=37 node-b=25");
 }
 
 /* 1.32's scorers (a v1 profile): NodeResourcesFit's scoringStrategy leaves out an extended
@@ -319,51 +332,26 @@ static void test_allocated_weights_and_extended(void **state) {
  * standard deviation). Same nodes as above. */
 static void test_scorers_like_1_32(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
-                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
-                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *plain = tl_pod(f->t, "p", "1", "1Gi", "", "");
-        _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
-                "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
-                "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
+        add_gpu_nodes(f);
+        _cleanup_(sched_pod_unrefp) SchedPod *plain = make_pod(f->t, .name = "p", .cpu = "1", .mem = "1Gi");
+        _cleanup_(sched_pod_unrefp) SchedPod *gpu = gpu_pod(f);
         assert_non_null(plain);
-        assert_non_null(gpu);
-        TlProfile b = tl_profile("v1");
-        tl_score(&b, "NodeResourcesFit", 1);
-        tl_args(&b, "NodeResourcesFit", "{'scoringStrategy':{'type':'LeastAllocated','resources':["
-                                        "{'name':'cpu','weight':1},{'name':'memory','weight':3},"
-                                        "{'name':'example.com/gpu','weight':2}]}}");
-        _cleanup_(sched_config_freep) SchedConfig *fit = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(fit);
-        _cleanup_free_ char *got = schedule_scores(f, fit, plain);
         /* a: (75 + 87 x 3) / 4 = 84; b: (50 + 93 x 3) / 4 = 82 (v1.20 would count gpu: 89, 87) */
-        assert_string_equal(got, "node-a=84 node-b=82");
-
-        b = tl_profile("v1");
-        tl_score(&b, "NodeResourcesFit", 1);
-        tl_args(&b, "NodeResourcesFit", "{'scoringStrategy':{'type':'RequestedToCapacityRatio',"
-                                        "'requestedToCapacityRatio':{'shape':[{'utilization':0,'score':0},"
-                                        "{'utilization':100,'score':10}]}}}");
-        _cleanup_(sched_config_freep) SchedConfig *rtc = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(rtc);
-        _cleanup_free_ char *got_rtc = schedule_scores(f, rtc, plain);
+        expect_scores(f, "NodeResourcesFit", 1,
+                      "{'scoringStrategy':{'type':'LeastAllocated','resources':[{'name':'cpu','weight':1},"
+                      "{'name':'memory','weight':3},{'name':'example.com/gpu','weight':2}]}}",
+                      NULL, plain, "node-a=84 node-b=82");
         /* a: cpu 25, memory 12 (rounded down) -> round(37 / 2) = 19; b: 50, 6 -> 28 */
-        assert_string_equal(got_rtc, "node-a=19 node-b=28");
+        expect_scores(f, "NodeResourcesFit", 1,
+                      "{'scoringStrategy':{'type':'RequestedToCapacityRatio','requestedToCapacityRatio':"
+                      "{'shape':[{'utilization':0,'score':0},{'utilization':100,'score':10}]}}}",
+                      NULL, plain, "node-a=19 node-b=28");
+        expect_scores(f, "NodeResourcesBalancedAllocation", 1,
+                      "{'resources':[{'name':'cpu','weight':1},{'name':'memory','weight':1},"
+                      "{'name':'example.com/gpu','weight':1}]}",
+                      NULL, gpu, "node-a=84 node-b=82");
 
-        b = tl_profile("v1");
-        tl_score(&b, "NodeResourcesBalancedAllocation", 1);
-        tl_args(&b, "NodeResourcesBalancedAllocation", "{'resources':[{'name':'cpu','weight':1},"
-                                                       "{'name':'memory','weight':1},{'name':'example.com/gpu','weight':1}]}");
-        _cleanup_(sched_config_freep) SchedConfig *bal = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(bal);
-        _cleanup_free_ char *got_bal = schedule_scores(f, bal, gpu);
-        assert_string_equal(got_bal, "node-a=84 node-b=82");
-
-        b = tl_profile("v1");
+        TlProfile b = tl_profile("v1");
         tl_score(&b, "NodeResourcesFit", 1);
         tl_args(&b, "NodeResourcesFit", "{'scoringStrategy':{'type':'Balanced'}}");
         expect_refused(f, &b, "scoringStrategy.type: Unsupported value");
@@ -374,14 +362,8 @@ static void test_scorers_like_1_32(void **state) {
  * three-resource case above. */
 static void test_v1beta2_balanced_resources(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "",
-                            "'allocatable':{'cpu':'4','memory':'8Gi','pods':'110','example.com/gpu':'2'}"));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "",
-                            "'allocatable':{'cpu':'2','memory':'16Gi','pods':'110','example.com/gpu':'4'}"));
-        _cleanup_(sched_pod_unrefp) SchedPod *gpu = tl_pod_json(f->t,
-                "{'metadata':{'name':'g','uid':'g'},'spec':{'containers':[{'name':'c','resources':{'requests':"
-                "{'cpu':'1','memory':'1Gi','example.com/gpu':'1'}}}]}}");
-        assert_non_null(gpu);
+        add_gpu_nodes(f);
+        _cleanup_(sched_pod_unrefp) SchedPod *gpu = gpu_pod(f);
         static const char doc[] = "apiVersion: kubescheduler.config.k8s.io/v1beta2\n"
                                   "kind: KubeSchedulerConfiguration\n"
                                   "profiles:\n"
@@ -413,18 +395,14 @@ static void test_v1beta2_balanced_resources(void **state) {
  * 100 x (1 - |cpu - memory|). Pod 1 cpu, 1Gi; node-a 4/8Gi, node-b 2/16Gi. */
 static void test_balanced_like_1_32(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110, "", "", ""));
-        add_node(f, tl_node(f->t, "node-b", "2", "16Gi", 110, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "1", "1Gi", "", "");
+        add_node(f, make_node(f->t, .name = "node-a"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "2", .mem = "16Gi"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "1", .mem = "1Gi");
         assert_non_null(pod);
         TlProfile b = tl_profile("v1");
         tl_score(&b, "NodeResourcesBalancedAllocation", 1);
-        SchedConfigOptions o = { .decisions = SCHED_DECISIONS_1_32 };
-        _cleanup_(sched_config_freep) SchedConfig *v132 = compile(f, &b, &o, NULL);
-        _cleanup_(sched_config_freep) SchedConfig *v120 = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(v132);
-        assert_non_null(v120);
+        _cleanup_(sched_config_freep) SchedConfig *v132 = NULL, *v120 = NULL;
+        compile_both_lines(f, &b, &v132, &v120);
         _cleanup_free_ char *got = schedule_scores(f, v132, pod);
         /* a: |0.25 - 0.125| / 2 -> 93; b: |0.5 - 0.0625| / 2 -> 78 */
         assert_string_equal(got, "node-a=93 node-b=78");
@@ -445,17 +423,15 @@ static uint32_t feasible(TestWorld *f, const SchedConfig *cfg, const SchedPod *p
  * of them. Zones a, b and c (its node tainted), one app=web (version 1) pod in each. */
 static void test_spread_like_1_32(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n-a", "4", "8Gi", 110, "'labels':{'zone':'a'}", "", ""));
-        add_node(f, tl_node(f->t, "n-b", "4", "8Gi", 110, "'labels':{'zone':'b'}", "", ""));
-        add_node(f, tl_node(f->t, "n-c", "4", "8Gi", 110, "'labels':{'zone':'c'}",
-                            "'taints':[{'key':'t','value':'x','effect':'NoSchedule'}]", ""));
+        add_node(f, make_node(f->t, .name = "n-a", .labels = "'zone':'a'"));
+        add_node(f, make_node(f->t, .name = "n-b", .labels = "'zone':'b'"));
+        add_node(f, make_node(f->t, .name = "n-c", .labels = "'zone':'c'",
+                              .spec = "'taints':[{'key':'t','value':'x','effect':'NoSchedule'}]"));
         static const char *const bound[] = { "n-a", "n-b", "n-c" };
         for (size_t i = 0; i < ELEMENTSOF(bound); i++) {
-                char text[512];
-                snprintf(text, sizeof(text), "{'metadata':{'name':'w%zu','uid':'w%zu','namespace':'default',"
-                         "'labels':{'app':'web','v':'1'}},'spec':{'nodeName':'%s','containers':[{'name':'c'}]}}",
-                         i, i, bound[i]);
-                SchedPod *w = tl_pod_json(f->t, text);
+                char name[16];
+                snprintf(name, sizeof(name), "w%zu", i);
+                SchedPod *w = make_pod(f->t, .name = name, .labels = "'app':'web','v':'1'", .node = bound[i]);
                 assert_non_null(w);
                 assert_int_equal(sched_cache_add_pod(f->c, w), 0);
                 sched_pod_unref(w);
@@ -463,29 +439,22 @@ static void test_spread_like_1_32(void **state) {
         /* zone c's node is tainted: honoured, it leaves the domains; two are fewer than
          * minDomains 3, the minimum is 0 and a and b are at skew 1 + 1 - 0 (c, outside the
          * counted pairs, passes: refusing it is TaintToleration's part) */
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
-                "{'metadata':{'name':'p','uid':'p','namespace':'default','labels':{'app':'web','v':'2'}},"
-                "'spec':{'containers':[{'name':'c'}],'topologySpreadConstraints':[{'maxSkew':1,"
-                "'topologyKey':'zone','whenUnsatisfiable':'DoNotSchedule','minDomains':3,"
-                "'nodeTaintsPolicy':'Honor','labelSelector':{'matchLabels':{'app':'web'}}}]}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .labels = "'app':'web','v':'2'",
+                .spec = "'topologySpreadConstraints':[{'maxSkew':1,'topologyKey':'zone',"
+                        "'whenUnsatisfiable':'DoNotSchedule','minDomains':3,'nodeTaintsPolicy':'Honor',"
+                        "'labelSelector':{'matchLabels':{'app':'web'}}}]");
         /* matchLabelKeys [v]: the version 1 pods no longer count, every zone passes */
-        _cleanup_(sched_pod_unrefp) SchedPod *keyed = tl_pod_json(f->t,
-                "{'metadata':{'name':'k','uid':'k','namespace':'default','labels':{'app':'web','v':'2'}},"
-                "'spec':{'containers':[{'name':'c'}],'topologySpreadConstraints':[{'maxSkew':1,"
-                "'topologyKey':'zone','whenUnsatisfiable':'DoNotSchedule','minDomains':3,"
-                "'nodeTaintsPolicy':'Honor','matchLabelKeys':['v'],"
-                "'labelSelector':{'matchLabels':{'app':'web'}}}]}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *keyed = make_pod(f->t, .name = "k", .labels = "'app':'web','v':'2'",
+                .spec = "'topologySpreadConstraints':[{'maxSkew':1,'topologyKey':'zone',"
+                        "'whenUnsatisfiable':'DoNotSchedule','minDomains':3,'nodeTaintsPolicy':'Honor',"
+                        "'matchLabelKeys':['v'],'labelSelector':{'matchLabels':{'app':'web'}}}]");
         assert_non_null(p);
         assert_non_null(keyed);
         TlProfile b = tl_profile("v1");
         tl_enable(&b, "preFilter", "PodTopologySpread");
         tl_enable(&b, "filter", "PodTopologySpread");
-        SchedConfigOptions o = { .decisions = SCHED_DECISIONS_1_32 };
-        _cleanup_(sched_config_freep) SchedConfig *v132 = compile(f, &b, &o, NULL);
-        _cleanup_(sched_config_freep) SchedConfig *v120 = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(v132);
-        assert_non_null(v120);
+        _cleanup_(sched_config_freep) SchedConfig *v132 = NULL, *v120 = NULL;
+        compile_both_lines(f, &b, &v132, &v120);
         assert_int_equal(feasible(f, v132, p), 1);
         assert_int_equal(feasible(f, v132, keyed), 3);
         /* v1.20: three pairs at 1, the minimum 1, every node at skew 1 */
@@ -496,13 +465,12 @@ static void test_spread_like_1_32(void **state) {
  * pod's own values ANDed into the term's selector; a key the pod lacks adds nothing. */
 static void test_affinity_label_keys(void **state) {
         TestWorld *f = *state;
-        _cleanup_(sched_pod_unrefp) SchedPod *p = tl_pod_json(f->t,
-                "{'metadata':{'name':'p','uid':'p','namespace':'default','labels':{'app':'q','v':'2'}},"
-                "'spec':{'containers':[{'name':'c'}],'affinity':{"
-                "'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
-                "'labelSelector':{'matchLabels':{'app':'q'}},'matchLabelKeys':['v','absent']}]},"
-                "'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
-                "'labelSelector':{'matchLabels':{'app':'q'}},'mismatchLabelKeys':['v']}]}}}}");
+        _cleanup_(sched_pod_unrefp) SchedPod *p = make_pod(f->t, .name = "p", .labels = "'app':'q','v':'2'",
+                .spec = "'affinity':{"
+                        "'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
+                        "'labelSelector':{'matchLabels':{'app':'q'}},'matchLabelKeys':['v','absent']}]},"
+                        "'podAntiAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':[{'topologyKey':'zone',"
+                        "'labelSelector':{'matchLabels':{'app':'q'}},'mismatchLabelKeys':['v']}]}}");
         assert_non_null(p);
         assert_non_null(p->rel);
         assert_int_equal(p->rel->n_affinity, 1);
@@ -580,9 +548,9 @@ static void test_affinity_ignores_existing_preferred(void **state) {
  * pod's own ("scheduler-enforced"), its preferred terms score for every pod. */
 static void test_node_affinity_added_affinity(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n-a", "4", "8Gi", 110, "'labels':{'zone':'a','disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "n-b", "4", "8Gi", 110, "'labels':{'zone':'b','disk':'ssd'}", "", ""));
-        add_node(f, tl_node(f->t, "n-c", "4", "8Gi", 110, "'labels':{'zone':'a'}", "", ""));
+        add_node(f, make_node(f->t, .name = "n-a", .labels = "'zone':'a','disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "n-b", .labels = "'zone':'b','disk':'ssd'"));
+        add_node(f, make_node(f->t, .name = "n-c", .labels = "'zone':'a'"));
         TlProfile b = tl_profile("p");
         tl_enable(&b, "filter", "NodeAffinity");
         tl_score(&b, "NodeAffinity", 1);
@@ -590,14 +558,13 @@ static void test_node_affinity_added_affinity(void **state) {
                                     "'nodeSelectorTerms':[{'matchExpressions':[{'key':'zone','operator':'In','values':['a']}]}]},"
                                     "'preferredDuringSchedulingIgnoredDuringExecution':[{'weight':5,'preference':{"
                                     "'matchExpressions':[{'key':'disk','operator':'Exists'}]}}]}}");
-        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(cfg);
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod(f->t, "p", "100m", "", "", "");
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compiled(f, &b, NULL);
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "100m");
         _cleanup_free_ char *got = schedule_scores(f, cfg, pod);
         assert_string_equal(got, "n-a=100 n-c=0");
         /* the enforced terms fail first; the pod's own selector after them */
-        _cleanup_(sched_pod_unrefp) SchedPod *only_b = tl_pod(f->t, "q", "100m", "", "'nodeSelector':{'zone':'b'}", "");
+        _cleanup_(sched_pod_unrefp) SchedPod *only_b = make_pod(f->t, .name = "q", .cpu = "100m",
+                                                                .spec = "'nodeSelector':{'zone':'b'}");
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
         assert_non_null(a);
         SchedResult res;
@@ -614,13 +581,11 @@ static void test_node_affinity_added_affinity(void **state) {
  * checked; DefaultPreemption's args reach the configuration. */
 static void test_fit_ignored_groups_and_preemption_args(void **state) {
         TestWorld *f = *state;
-        add_node(f, tl_node(f->t, "n1", "4", "8Gi", 110, "", "", ""));
-        _cleanup_(sched_pod_unrefp) SchedPod *pod = tl_pod_json(f->t,
-                "{'metadata':{'name':'p','uid':'p'},'spec':{'containers':[{'name':'c','resources':{'requests':"
-                "{'cpu':'1','example.com/gpu':'1'}}}]}}");
-        _cleanup_(sched_pod_unrefp) SchedPod *huge = tl_pod_json(f->t,
-                "{'metadata':{'name':'h','uid':'h'},'spec':{'containers':[{'name':'c','resources':{'requests':"
-                "{'cpu':'1','hugepages-2Mi':'2Mi'}}}]}}");
+        add_node(f, make_node(f->t, .name = "n1"));
+        _cleanup_(sched_pod_unrefp) SchedPod *pod = make_pod(f->t, .name = "p", .cpu = "1",
+                                                             .requests = "'example.com/gpu':'1'");
+        _cleanup_(sched_pod_unrefp) SchedPod *huge = make_pod(f->t, .name = "h", .cpu = "1",
+                                                              .requests = "'hugepages-2Mi':'2Mi'");
         assert_non_null(pod);
         assert_non_null(huge);
         TlProfile b = tl_profile("fit");
@@ -628,9 +593,7 @@ static void test_fit_ignored_groups_and_preemption_args(void **state) {
         tl_args(&b, "NodeResourcesFit", "{'ignoredResourceGroups':['example.com','hugepages-2Mi']}");
         tl_enable(&b, "postFilter", "DefaultPreemption");
         tl_args(&b, "DefaultPreemption", "{'minCandidateNodesPercentage':0,'minCandidateNodesAbsolute':7}");
-        _cleanup_(sched_config_freep) SchedConfig *cfg = compile(f, &b, NULL, NULL);
-        tl_profile_done(&b);
-        assert_non_null(cfg);
+        _cleanup_(sched_config_freep) SchedConfig *cfg = compiled(f, &b, NULL);
         assert_int_equal(cfg->min_candidate_percentage, 0);
         assert_int_equal(cfg->min_candidate_absolute, 7);
         _cleanup_(sched_algo_freep) SchedAlgo *a = sched_algo_new(cfg, NULL, NULL);
@@ -748,12 +711,11 @@ static bool check_translation_runs_as_the_policy(TestWorld *f, const char *path,
 }
 
 static SchedPod *translation_fixture(TestWorld *f) {
-        add_node(f, tl_node(f->t, "node-a", "4", "8Gi", 110,
-                            "'labels':{'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'}",
-                            "", ""));
-        add_node(f, tl_node(f->t, "node-b", "8", "16Gi", 110, "'labels':{'region':'r1','zone':'z2'}", "", ""));
-        add_node(f, tl_node(f->t, "node-c", "2", "4Gi", 110, "'labels':{'ssd':'true'}", "", ""));
-        return tl_pod(f->t, "p", "100m", "128Mi", "", "");
+        add_node(f, make_node(f->t, .name = "node-a",
+                .labels = "'region':'r1','zone':'z1','building':'b1','city':'c1','room':'x1','rack':'k1'"));
+        add_node(f, make_node(f->t, .name = "node-b", .cpu = "8", .mem = "16Gi", .labels = "'region':'r1','zone':'z2'"));
+        add_node(f, make_node(f->t, .name = "node-c", .cpu = "2", .mem = "4Gi", .labels = "'ssd':'true'"));
+        return make_pod(f->t, .name = "p", .cpu = "100m", .mem = "128Mi");
 }
 
 /* Run from the source tree (the data's paths are relative). */

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "scheduler/core/queue.h"
+#include "tests/unit/make-objects.h"
 #include "tests/unit/testlib.h"
 
 #define SEC 1000000LL
@@ -39,18 +40,17 @@ static int teardown(void **state) {
 }
 
 static void add(Fx *f, const char *name, int priority, const char *created) {
-        char spec[64], meta[96];
-        snprintf(spec, sizeof spec, "'priority':%d", priority);
+        char meta[96];
         snprintf(meta, sizeof meta, "'creationTimestamp':'%s'", created);
-        SchedPod *p = tl_pod(f->t, name, "", "", spec, meta);
+        SchedPod *p = make_pod(f->t, .name = name, .priority = priority, .has_priority = true, .meta = meta);
         assert_non_null(p);
         assert_int_equal(sched_queue_add(f->q, p), 0);
         sched_pod_unref(p);
 }
 
 static SchedPod *gated_pod(Fx *f, const char *name, bool gated) {
-        SchedPod *p = tl_pod(f->t, name, "", "", gated ? "'schedulingGates':[{'name':'g'}]" : "",
-                             "'creationTimestamp':'2026-01-01T00:00:00Z'");
+        SchedPod *p = make_pod(f->t, .name = name, .spec = gated ? "'schedulingGates':[{'name':'g'}]" : NULL,
+                               .meta = "'creationTimestamp':'2026-01-01T00:00:00Z'");
         assert_non_null(p);
         return p;
 }
@@ -281,8 +281,8 @@ static void test_status_update(void **state) {
         SchedQueueStats st;
         sched_queue_stats(f->q, &st);
         assert_int_equal(st.backoff, 1);
-        SchedPod *np = tl_pod(f->t, "p", "", "", "'priority':0",
-                              "'creationTimestamp':'1970-01-01T00:00:01Z'");
+        SchedPod *np = make_pod(f->t, .name = "p", .priority = 0, .has_priority = true,
+                                .meta = "'creationTimestamp':'1970-01-01T00:00:01Z'");
         assert_non_null(np);
         assert_int_equal(sched_strtab_intern_str(f->t, "n1", &np->nominated_node), 0);
         assert_int_equal(sched_queue_update_status(f->q, np), 0);
@@ -297,7 +297,8 @@ static void test_status_update(void **state) {
         sched_pod_unref(got);
         /* no move request during this attempt: unschedulable, and a status update keeps it there */
         assert_int_equal(sched_queue_failed(f->q, uid("p"), true), 0);
-        np = tl_pod(f->t, "p", "", "", "'priority':0", "'creationTimestamp':'1970-01-01T00:00:01Z'");
+        np = make_pod(f->t, .name = "p", .priority = 0, .has_priority = true,
+                      .meta = "'creationTimestamp':'1970-01-01T00:00:01Z'");
         assert_non_null(np);
         assert_int_equal(sched_queue_update_status(f->q, np), 0);
         sched_pod_unref(np);
@@ -305,7 +306,7 @@ static void test_status_update(void **state) {
         assert_int_equal(st.unschedulable, 1);
         assert_int_equal(st.active, 0);
         /* an unknown pod is no business of the queue */
-        np = tl_pod(f->t, "x", "", "", "'priority':0", "");
+        np = make_pod(f->t, .name = "x", .priority = 0, .has_priority = true);
         assert_non_null(np);
         assert_int_equal(sched_queue_update_status(f->q, np), -ENOENT);
         sched_pod_unref(np);

@@ -233,10 +233,7 @@ typedef struct Fx {
 } Fx;
 
 static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        assert_non_null(f);
-        assert_int_equal(test_world_init(&f->w), 0);
-        *state = f;
+        *state = test_world_new(sizeof(Fx));
         return 0;
 }
 
@@ -273,13 +270,7 @@ static SchedStr id(Fx *f, const char *s) {
 
 /* A node with the hostname label plus the given label members. */
 static void node(Fx *f, const char *name, const char *labels) {
-        char buf[1024];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s','labels':{'" HOST "':'%s'%s%s}},"
-                         "'status':{'allocatable':{'cpu':'4','memory':'8Gi','pods':'110'}}}",
-                         name, name, *labels ? "," : "", labels);
-        assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedNode *nd = tl_node_json(f->w.t, buf);
+        SchedNode *nd = make_node(f->w.t, .name = name, .host_label = true, .labels = labels);
         assert_non_null(nd);
         assert_int_equal(sched_cache_add_node(f->w.c, nd), 0);
         assert_true(f->n_names < MAX_NODES);
@@ -287,13 +278,9 @@ static void node(Fx *f, const char *name, const char *labels) {
 }
 
 static SchedPod *pod_ns(Fx *f, const char *ns, const char *name, const char *labels, const char *spec) {
-        char buf[2048];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s','namespace':'%s','uid':'uid-%s-%s','labels':{%s}},"
-                         "'spec':{'containers':[{'name':'c','image':'img'}]%s%s}}",
-                         name, ns, ns, name, labels, *spec ? "," : "", spec);
-        assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedPod *p = tl_pod_json(f->w.t, buf);
+        char uid[128];
+        snprintf(uid, sizeof uid, "uid-%s-%s", ns, name);
+        SchedPod *p = make_pod(f->w.t, .name = name, .ns = ns, .uid = uid, .labels = labels, .spec = spec);
         assert_non_null(p);
         return p;
 }
@@ -320,20 +307,12 @@ static void put(Fx *f, SchedWorkloadKind kind, const char *text) {
         json_decref(j);
 }
 
-static void cycle_begin(Fx *f, const SchedPod *p, SchedCycle *cy, SchedCycleState *x) {
-        uint32_t n_all;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
-        *cy = (SchedCycle) { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
-                             .objects = f->w.o, .state = x };
-        assert_int_equal(sched_cycle_prepare(cy, all, n_all), 0);
-}
-
 /* "n1:ok n2:spread ...": every node (in the order added) against the plugin's filter. */
 static void check_verdicts(Fx *f, const SchedPod *p, const char *want) {
         SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
         SchedCycle cy;
-        cycle_begin(f, p, &cy, x);
+        test_world_cycle(&f->w, p, x, &cy);
         const SchedPredicate *pred = NULL; /* the Policy adds its mandatory predicates */
         for (uint32_t i = 0; i < f->w.cfg->n_predicates && !pred; i++)
                 if (f->w.cfg->predicates[i].id == POLICY_PRED_EVEN_PODS_SPREAD)
@@ -363,20 +342,11 @@ static void check_verdicts(Fx *f, const SchedPod *p, const char *want) {
  * (as the algorithm keeps one for every decision). */
 static void check_scores_in(Fx *f, SchedCycleState *x, const SchedPod *p, const int64_t *want) {
         SchedCycle cy;
-        cycle_begin(f, p, &cy, x);
-        SchedNodeInfo *nodes[MAX_NODES];
-        int64_t got[MAX_NODES], constant = -1;
-        for (uint32_t i = 0; i < f->n_names; i++) {
-                nodes[i] = (SchedNodeInfo *) sched_cache_node_by_name(f->w.c, id(f, f->names[i]));
-                assert_non_null(nodes[i]);
-        }
-        if (sched_priority_run(&cy, &f->w.cfg->priorities[0], nodes, f->n_names, got, &constant))
-                for (uint32_t i = 0; i < f->n_names; i++)
-                        got[i] = constant;
+        test_world_cycle(&f->w, p, x, &cy);
+        const char *names[MAX_NODES];
         for (uint32_t i = 0; i < f->n_names; i++)
-                if (got[i] != want[i])
-                        fail_msg("pod %s, %s: got %lld, want %lld", p->name, f->names[i], (long long) got[i],
-                                 (long long) want[i]);
+                names[i] = f->names[i];
+        test_expect_priority(&cy, &f->w.cfg->priorities[0], names, f->n_names, want);
 }
 
 static void check_scores(Fx *f, const SchedPod *p, const int64_t *want) {

@@ -38,18 +38,7 @@ typedef struct Fx {
 } Fx;
 
 static int setup(void **state) {
-        Fx *f = calloc(1, sizeof(*f));
-        assert_non_null(f);
-        assert_int_equal(test_world_init(&f->w), 0);
-        *state = f;
-        return 0;
-}
-
-static int teardown(void **state) {
-        Fx *f = *state;
-        test_world_unconfigure(&f->w);
-        test_world_fini(&f->w);
-        free(f);
+        *state = test_world_new(sizeof(Fx));
         return 0;
 }
 
@@ -77,30 +66,20 @@ static void configure(Fx *f, const PolicyPredicateId *preds, size_t n, const Pol
 /* A node with the hostname label plus the given label members and extra allocatable
  * members (each "" or JSON members in single quotes). */
 static void node(Fx *f, const char *name, const char *labels, const char *alloc) {
-        char buf[2048];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s','labels':{'kubernetes.io/hostname':'%s'%s%s}},"
-                         "'status':{'allocatable':{'cpu':'4','memory':'8Gi','pods':'110'%s%s}}}",
-                         name, name, *labels ? "," : "", labels, *alloc ? "," : "", alloc);
-        assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedNode *nd = tl_node_json(f->w.t, buf);
+        SchedNode *nd = make_node(f->w.t, .name = name, .host_label = true, .labels = labels, .allocatable = alloc);
         assert_non_null(nd);
         assert_int_equal(sched_cache_add_node(f->w.c, nd), 0);
         assert_true(f->n_names < MAX_NODES);
         snprintf(f->names[f->n_names++], sizeof f->names[0], "%s", name);
 }
 
-/* A pod in namespace ns with the given label members, extra metadata members and spec
- * members (each may be ""). */
+/* A pod in namespace ns (uid "uid-NS-NAME") with the given label members, extra metadata
+ * members and spec members (each may be ""). */
 static SchedPod *pod_ns(Fx *f, const char *ns, const char *name, const char *labels, const char *meta,
                         const char *spec) {
-        char buf[4096];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s','namespace':'%s','uid':'uid-%s-%s','labels':{%s}%s%s},"
-                         "'spec':{'containers':[{'name':'c','image':'img'}]%s%s}}",
-                         name, ns, ns, name, labels, *meta ? "," : "", meta, *spec ? "," : "", spec);
-        assert_true(n > 0 && (size_t) n < sizeof buf);
-        SchedPod *p = tl_pod_json(f->w.t, buf);
+        char uid[128];
+        snprintf(uid, sizeof uid, "uid-%s-%s", ns, name);
+        SchedPod *p = make_pod(f->w.t, .name = name, .ns = ns, .uid = uid, .labels = labels, .meta = meta, .spec = spec);
         assert_non_null(p);
         return p;
 }
@@ -159,11 +138,8 @@ static char *verdicts(Fx *f, const SchedPod *p, PolicyPredicateId pred_id) {
         assert_non_null(pred);
         SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
-        uint32_t n_all;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
-        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->w.o, .state = x };
-        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
+        SchedCycle cy;
+        test_world_cycle(&f->w, p, x, &cy);
         bool needed = sched_predicate_needed(&cy, pred);
         _cleanup_buf_ Buf b;
         buf_init(&b, 0);
@@ -212,26 +188,13 @@ static void check_schedule(Fx *f, const SchedPod *p, const char *want) {
 static void check_scores(Fx *f, const SchedPod *p, const char *const *names, const int64_t *want) {
         SchedCycleState *x = sched_cycle_state_new();
         assert_non_null(x);
-        uint32_t n_all, n = 0;
-        SchedNodeInfo *const *all = sched_cache_nodes(f->w.c, &n_all);
-        SchedCycle cy = { .cfg = f->w.cfg, .cache = f->w.c, .strtab = f->w.t, .pod = p, .n_all_nodes = n_all,
-                          .objects = f->w.o, .state = x };
-        assert_int_equal(sched_cycle_prepare(&cy, all, n_all), 0);
-        SchedNodeInfo *nodes[MAX_NODES];
-        int64_t got[MAX_NODES], constant = -1;
-        for (; names[n]; n++) {
-                assert_true(n < MAX_NODES);
-                nodes[n] = (SchedNodeInfo *) sched_cache_node_by_name(f->w.c, test_id(f->w.t, names[n]));
-                assert_non_null(nodes[n]);
-        }
+        SchedCycle cy;
+        test_world_cycle(&f->w, p, x, &cy);
+        uint32_t n = 0;
+        while (names[n])
+                n++;
         assert_int_equal(f->w.cfg->n_priorities, 1);
-        if (sched_priority_run(&cy, &f->w.cfg->priorities[0], nodes, n, got, &constant))
-                for (uint32_t i = 0; i < n; i++)
-                        got[i] = constant;
-        for (uint32_t i = 0; i < n; i++)
-                if (got[i] != want[i])
-                        fail_msg("pod %s, %s: got %lld, want %lld", p->name, names[i], (long long) got[i],
-                                 (long long) want[i]);
+        test_expect_priority(&cy, &f->w.cfg->priorities[0], names, n, want);
         sched_cycle_state_free(x);
 }
 
@@ -259,124 +222,136 @@ static void place_noise(Fx *f, const char *node_name) {
               node_name);
 }
 
+/* One pod a row, app=web unless .labels, with .spec: its verdicts against the predicate
+ * (.verdicts), its scores over .names (.scores), the algorithm's outcome (.schedule); what
+ * a row leaves NULL is not checked. */
+typedef struct PodCase {
+        const char *name, *labels, *spec, *verdicts, *schedule;
+        const char *const *names;
+        const int64_t *scores;
+} PodCase;
+
+static void check_cases(Fx *f, PolicyPredicateId pred, const PodCase *cases, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const PodCase *c = &cases[i];
+                _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, c->name, c->labels ? c->labels : "'app':'web'",
+                                                              c->spec ? c->spec : "");
+                if (c->verdicts)
+                        check_verdicts(f, p, pred, c->verdicts);
+                if (c->scores)
+                        check_scores(f, p, c->names, c->scores);
+                if (c->schedule)
+                        check_schedule(f, p, c->schedule);
+        }
+}
+
+#define SPREAD(...) "'topologySpreadConstraints':[" __VA_ARGS__ "]"
+#define ZONE_A "'" ZONE "':'a'"
+#define ZONE_B "'" ZONE "':'b'"
+
+/* Nodes n1, n2, ... with the label members of each row (the hostname label added). */
+static void numbered_nodes(Fx *f, const char *const *labels, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                char name[24];
+                snprintf(name, sizeof name, "n%zu", i + 1);
+                node(f, name, labels[i], "");
+        }
+}
+
+/* COUNTS[i] app=web pods on node n<i+1>. */
+static void place_web(Fx *f, const int *counts, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                char name[24];
+                snprintf(name, sizeof name, "n%zu", i + 1);
+                place_n(f, counts[i], "w", "'app':'web'", name);
+        }
+}
+
 static void test_spread_filter_max_skew(void **state) {
         Fx *f = *state;
         configure(f, spread_preds, ELEMENTSOF(spread_preds), NULL, _POLICY_PRIO_INVALID, NULL);
-        node(f, "n1", "'" ZONE "':'a'", "");
-        node(f, "n2", "'" ZONE "':'a'", "");
-        node(f, "n3", "'" ZONE "':'b'", "");
-        node(f, "n4", "'" ZONE "':'b'", "");
-        place_n(f, 2, "w", "'app':'web'", "n1");
-        place_n(f, 1, "w", "'app':'web'", "n2");
-        place_n(f, 1, "w", "'app':'web'", "n3");
+        static const char *const zones[] = { ZONE_A, ZONE_A, ZONE_B, ZONE_B };
+        numbered_nodes(f, zones, ELEMENTSOF(zones));
+        place_web(f, (const int[]) { 2, 1, 1 }, 3);
         place_noise(f, "n4");
         /* matching pods per node 2/1/1/0, per zone a=3 b=1, so the critical path (minimum)
          * is 1. Skew = zone count + self match (1) - 1: a 3, b 1. */
-        _cleanup_(sched_pod_unrefp) SchedPod *p1 = pod(f, "p1", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
-        check_verdicts(f, p1, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
-        _cleanup_(sched_pod_unrefp) SchedPod *p2 = pod(f, "p2", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(2, ZONE, HARD, "web") "]");
-        check_verdicts(f, p2, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:ok");
-        /* maxSkew 3 >= 3: every node */
-        _cleanup_(sched_pod_unrefp) SchedPod *p3 = pod(f, "p3", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "]");
-        check_verdicts(f, p3, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
-        /* a pod its own selector does not match adds no self match: a 3+0-1 = 2 <= 2 */
-        _cleanup_(sched_pod_unrefp) SchedPod *p4 = pod(f, "p4", "'app':'api'",
-                "'topologySpreadConstraints':[" TSC(2, ZONE, HARD, "web") "]");
-        check_verdicts(f, p4, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
-        /* per hostname: counts 2/1/1/0, minimum 0 (n4: its other-app, other-namespace and
-         * terminating pods do not count; if any did, the minimum would be 1 and n2, n3 would
-         * pass). Skew +1: 3, 2, 2, 1. */
-        _cleanup_(sched_pod_unrefp) SchedPod *p5 = pod(f, "p5", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, HOST, HARD, "web") "]");
-        check_verdicts(f, p5, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
-        /* ScheduleAnyway constraints never filter */
-        _cleanup_(sched_pod_unrefp) SchedPod *p6 = pod(f, "p6", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, HOST, SOFT, "web") "]");
-        check_verdicts(f, p6, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:ok");
-        /* both hard constraints: zone leaves n3, n4; hostname leaves n4 */
-        _cleanup_(sched_pod_unrefp) SchedPod *p7 = pod(f, "p7", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web") "]");
-        check_verdicts(f, p7, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:ok");
-        check_schedule(f, p7, "1:n4");
+        static const PodCase cases[] = {
+                { "p1", .spec = SPREAD(TSC(1, ZONE, HARD, "web")), .verdicts = "n1:spread n2:spread n3:ok n4:ok" },
+                { "p2", .spec = SPREAD(TSC(2, ZONE, HARD, "web")), .verdicts = "n1:spread n2:spread n3:ok n4:ok" },
+                /* maxSkew 3 >= 3: every node */
+                { "p3", .spec = SPREAD(TSC(3, ZONE, HARD, "web")), .verdicts = "n1:ok n2:ok n3:ok n4:ok" },
+                /* a pod its own selector does not match adds no self match: a 3+0-1 = 2 <= 2 */
+                { "p4", "'app':'api'", SPREAD(TSC(2, ZONE, HARD, "web")), .verdicts = "n1:ok n2:ok n3:ok n4:ok" },
+                /* per hostname: counts 2/1/1/0, minimum 0 (n4: its other-app, other-namespace and
+                 * terminating pods do not count; if any did, the minimum would be 1 and n2, n3
+                 * would pass). Skew +1: 3, 2, 2, 1. */
+                { "p5", .spec = SPREAD(TSC(1, HOST, HARD, "web")), .verdicts = "n1:spread n2:spread n3:spread n4:ok" },
+                /* ScheduleAnyway constraints never filter */
+                { "p6", .spec = SPREAD(TSC(1, HOST, SOFT, "web")), .verdicts = "n1:ok n2:ok n3:ok n4:ok" },
+                /* both hard constraints: zone leaves n3, n4; hostname leaves n4 */
+                { "p7", .spec = SPREAD(TSC(1, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web")),
+                  .verdicts = "n1:spread n2:spread n3:spread n4:ok", .schedule = "1:n4" },
+        };
+        check_cases(f, POLICY_PRED_EVEN_PODS_SPREAD, cases, ELEMENTSOF(cases));
 }
 
 static void test_spread_filter_keys_and_selector(void **state) {
         Fx *f = *state;
         configure(f, spread_preds, ELEMENTSOF(spread_preds), NULL, _POLICY_PRIO_INVALID, NULL);
-        node(f, "n1", "'" ZONE "':'a','disk':'ssd'", "");
-        node(f, "n2", "'" ZONE "':'a','disk':'hdd'", "");
-        node(f, "n3", "'" ZONE "':'b','disk':'ssd'", "");
-        node(f, "n4", "'disk':'ssd'", "");
-        node(f, "n5", "'" ZONE "':'c','disk':'hdd'", "");
-        place_n(f, 1, "w", "'app':'web'", "n1");
-        place_n(f, 2, "w", "'app':'web'", "n2");
-        place_n(f, 1, "w", "'app':'web'", "n3");
-        place_n(f, 3, "w", "'app':'web'", "n4");
-
-        /* No node selector: the pairs are zones a, b, c (n4 has no zone key, so neither a
-         * pair nor counted: its pods would count under zone "" only). a=1+2=3, b=1, c=0,
-         * minimum 0. Skew with the self match: a 4, b 2, c 1; n4 lacks the key. */
-        _cleanup_(sched_pod_unrefp) SchedPod *p1 = pod(f, "p1", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
-        check_verdicts(f, p1, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
-
-        /* nodeSelector disk=ssd (and the same as required node affinity): only n1 (a) and n3
-         * (b) give pairs, so zone c (n5) is no domain and the minimum is b's count. v1.20's
-         * calPreFilterState then counts the matching pods of *every* node whose pair exists,
-         * so n2's two pods (hdd, excluded) still count for zone a (kubernetes#106971, changed
-         * only in v1.24): a=1+2=3, b=1, minimum 1. Skew: a 3+1-1=3 > 1; b 1+1-1=1; n5's
-         * zone c has no count (0): 0+1-1=0. */
-        const char *sel[] = {
-                "'nodeSelector':{'disk':'ssd'},",
-                "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':{'nodeSelectorTerms':"
-                "[{'matchExpressions':[{'key':'disk','operator':'In','values':['ssd']}]}]}}},",
+        static const char *const labels[] = {
+                ZONE_A ",'disk':'ssd'", ZONE_A ",'disk':'hdd'", ZONE_B ",'disk':'ssd'", "'disk':'ssd'",
+                "'" ZONE "':'c','disk':'hdd'",
         };
-        for (size_t i = 0; i < ELEMENTSOF(sel); i++) {
-                char spec[1024];
-                snprintf(spec, sizeof spec, "%s'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]", sel[i]);
-                _cleanup_(sched_pod_unrefp) SchedPod *p = pod(f, "p2", "'app':'web'", spec);
-                check_verdicts(f, p, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
-                /* n2, n5 fail MatchNodeSelector first; n1 and n4 as above */
-                check_schedule(f, p, "1:n3");
-        }
+        numbered_nodes(f, labels, ELEMENTSOF(labels));
+        place_web(f, (const int[]) { 1, 2, 1, 3 }, 4);
 
-        /* A hostname constraint: n4 has that key, so it is a domain with its 3 pods; counts
-         * 1/2/1/3/0, minimum 0; maxSkew 3: only n4 (3+1) exceeds. */
-        _cleanup_(sched_pod_unrefp) SchedPod *p3 = pod(f, "p3", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(3, HOST, HARD, "web") "]");
-        check_verdicts(f, p3, POLICY_PRED_EVEN_PODS_SPREAD, "n1:ok n2:ok n3:ok n4:spread n5:ok");
-
-        /* Several constraints: a node must carry every key to give pairs. Zone alone with
-         * maxSkew 3 (a 4, b 2, c 1 as above) rejects only zone a; adding hostname maxSkew 1
-         * (pairs of n1, n2, n3, n5 only: counts 1/2/1/0, minimum 0) also rejects n3 (1+1). */
-        _cleanup_(sched_pod_unrefp) SchedPod *p4 = pod(f, "p4", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "]");
-        check_verdicts(f, p4, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:ok n4:nolabel n5:ok");
-        _cleanup_(sched_pod_unrefp) SchedPod *p5 = pod(f, "p5", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(3, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web") "]");
-        check_verdicts(f, p5, POLICY_PRED_EVEN_PODS_SPREAD, "n1:spread n2:spread n3:spread n4:nolabel n5:ok");
-
-        /* A key no node has: every node UnschedulableAndUnresolvable, upstream's wording */
-        _cleanup_(sched_pod_unrefp) SchedPod *p6 = pod(f, "p6", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, "rack", HARD, "web") "]");
-        check_schedule(f, p6, "0/5 nodes are available: 5 " R_SPREAD_LABEL ".");
+        static const PodCase cases[] = {
+                /* No node selector: the pairs are zones a, b, c (n4 has no zone key, so neither a
+                 * pair nor counted: its pods would count under zone "" only). a=1+2=3, b=1, c=0,
+                 * minimum 0. Skew with the self match: a 4, b 2, c 1; n4 lacks the key. */
+                { "p1", .spec = SPREAD(TSC(1, ZONE, HARD, "web")),
+                  .verdicts = "n1:spread n2:spread n3:spread n4:nolabel n5:ok" },
+                /* nodeSelector disk=ssd (and the same as required node affinity): only n1 (a) and n3
+                 * (b) give pairs, so zone c (n5) is no domain and the minimum is b's count. v1.20's
+                 * calPreFilterState then counts the matching pods of *every* node whose pair exists,
+                 * so n2's two pods (hdd, excluded) still count for zone a (kubernetes#106971, changed
+                 * only in v1.24): a=1+2=3, b=1, minimum 1. Skew: a 3+1-1=3 > 1; b 1+1-1=1; n5's
+                 * zone c has no count (0): 0+1-1=0. n2, n5 fail MatchNodeSelector first; n1 and n4
+                 * as without the selector. */
+                { "p2", .spec = "'nodeSelector':{'disk':'ssd'}," SPREAD(TSC(1, ZONE, HARD, "web")),
+                  .verdicts = "n1:spread n2:spread n3:ok n4:nolabel n5:ok", .schedule = "1:n3" },
+                { "p2", .spec = "'affinity':{'nodeAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
+                                "{'nodeSelectorTerms':[{'matchExpressions':[{'key':'disk','operator':'In',"
+                                "'values':['ssd']}]}]}}}," SPREAD(TSC(1, ZONE, HARD, "web")),
+                  .verdicts = "n1:spread n2:spread n3:ok n4:nolabel n5:ok", .schedule = "1:n3" },
+                /* A hostname constraint: n4 has that key, so it is a domain with its 3 pods;
+                 * counts 1/2/1/3/0, minimum 0; maxSkew 3: only n4 (3+1) exceeds. */
+                { "p3", .spec = SPREAD(TSC(3, HOST, HARD, "web")), .verdicts = "n1:ok n2:ok n3:ok n4:spread n5:ok" },
+                /* Several constraints: a node must carry every key to give pairs. Zone alone with
+                 * maxSkew 3 (a 4, b 2, c 1 as above) rejects only zone a; adding hostname maxSkew
+                 * 1 (pairs of n1, n2, n3, n5 only: counts 1/2/1/0, minimum 0) also rejects n3
+                 * (1+1). */
+                { "p4", .spec = SPREAD(TSC(3, ZONE, HARD, "web")),
+                  .verdicts = "n1:spread n2:spread n3:ok n4:nolabel n5:ok" },
+                { "p5", .spec = SPREAD(TSC(3, ZONE, HARD, "web") "," TSC(1, HOST, HARD, "web")),
+                  .verdicts = "n1:spread n2:spread n3:spread n4:nolabel n5:ok" },
+                /* A key no node has: every node UnschedulableAndUnresolvable, upstream's wording */
+                { "p6", .spec = SPREAD(TSC(1, "rack", HARD, "web")),
+                  .schedule = "0/5 nodes are available: 5 " R_SPREAD_LABEL "." },
+        };
+        check_cases(f, POLICY_PRED_EVEN_PODS_SPREAD, cases, ELEMENTSOF(cases));
 }
 
 static void test_spread_priority(void **state) {
         Fx *f = *state;
         configure(f, spread_preds, ELEMENTSOF(spread_preds), NULL, POLICY_PRIO_EVEN_PODS_SPREAD, NULL);
-        node(f, "n1", "'" ZONE "':'a','disk':'ssd'", "");
-        node(f, "n2", "'" ZONE "':'a','disk':'hdd'", "");
-        node(f, "n3", "'" ZONE "':'b','disk':'ssd'", "");
-        node(f, "n4", "'" ZONE "':'b','disk':'ssd'", "");
-        node(f, "n5", "'disk':'ssd'", "");
-        place_n(f, 2, "w", "'app':'web'", "n1");
-        place_n(f, 1, "w", "'app':'web'", "n2");
-        place_n(f, 1, "w", "'app':'web'", "n3");
-        place_n(f, 1, "w", "'app':'web'", "n5");
+        static const char *const labels[] = {
+                ZONE_A ",'disk':'ssd'", ZONE_A ",'disk':'hdd'", ZONE_B ",'disk':'ssd'", ZONE_B ",'disk':'ssd'",
+                "'disk':'ssd'",
+        };
+        numbered_nodes(f, labels, ELEMENTSOF(labels));
+        place_web(f, (const int[]) { 2, 1, 1, 0, 1 }, 5);
         place_noise(f, "n4");
         /* Upstream: PreScore gives each constraint the weight ln(number of its topology
          * values among the scored nodes + 2) (for hostname: scored nodes not ignored + 2);
@@ -385,55 +360,43 @@ static void test_spread_priority(void **state) {
          * over all nodes that pass the pod's node selector and carry the keys. */
         const char *const *four = NAMES("n1", "n2", "n3", "n4");
         const char *const *five = NAMES("n1", "n2", "n3", "n4", "n5");
-
-        /* zone, maxSkew 1: 2 zones -> w = ln 4 = 1.3863; a=3, b=1 (n5 has no zone);
-         * raw a 4.159 -> 4, b 1.386 -> 1; min 1 max 4: a 100x1/4 = 25, b 100x4/4 = 100. With n5
-         * scored too it is ignored (0) and the zone weight does not change. */
-        _cleanup_(sched_pod_unrefp) SchedPod *z1 = pod(f, "z1", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "]");
-        check_scores(f, z1, four, SCORES(25, 25, 100, 100));
-        check_scores(f, z1, five, SCORES(25, 25, 100, 100, 0));
-
-        /* maxSkew 2 adds 1 to every raw score: a 5.159 -> 5, b 2.386 -> 2; min 2 max 5:
-         * a 100x2/5 = 40, b 100x5/5 = 100 */
-        _cleanup_(sched_pod_unrefp) SchedPod *z2 = pod(f, "z2", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(2, ZONE, SOFT, "web") "]");
-        check_scores(f, z2, four, SCORES(40, 40, 100, 100));
-
-        /* only zone a scored: 1 value -> w = ln 3 = 1.0986; both 3 x 1.0986 = 3.296 -> 3;
-         * min = max = 3: 100 x 3/3 = 100 */
-        check_scores(f, z1, NAMES("n1", "n2"), SCORES(100, 100));
-
-        /* hostname, 5 scored nodes, none ignored: w = ln 7 = 1.9459; per-node counts
-         * 2/1/1/0/1 (n4's noise pods do not count): raw 3.892 -> 3, 1.946 -> 1, 1, 0, 1;
-         * min 0 max 3: 100x0/3 = 0, 100x2/3 = 66, 66, 100x3/3 = 100, 66 */
-        _cleanup_(sched_pod_unrefp) SchedPod *h = pod(f, "h", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, HOST, SOFT, "web") "]");
-        check_scores(f, h, five, SCORES(0, 66, 66, 100, 66));
-
-        /* zone + hostname: n5 lacks the zone key, so it is ignored and the hostname weight
-         * uses 5 - 1 = 4 nodes: ln 6 = 1.7918; zone ln 4 = 1.3863.
-         * n1 3x1.3863 + 2x1.7918 = 7.742 -> 7; n2 4.159 + 1.792 = 5.951 -> 5;
-         * n3 1.386 + 1.792 = 3.178 -> 3; n4 1.386 + 0 -> 1; min 1 max 7:
-         * 100x1/7 = 14, 100x3/7 = 42, 100x5/7 = 71, 100x7/7 = 100; n5 0 */
-        _cleanup_(sched_pod_unrefp) SchedPod *zh = pod(f, "zh", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "," TSC(1, HOST, SOFT, "web") "]");
-        check_scores(f, zh, five, SCORES(14, 42, 71, 100, 0));
-
-        /* nodeSelector disk=ssd: n2 is neither scored nor counted (PreScore checks the node
-         * selector, unlike v1.20's Filter): a=2 (n1), b=1; w = ln 4: raw n1 2.773 -> 2,
-         * n3 and n4 1.386 -> 1; min 1 max 2: n1 100x1/2 = 50, n3 and n4 100x2/2 = 100 */
-        _cleanup_(sched_pod_unrefp) SchedPod *s = pod(f, "s", "'app':'web'",
-                "'nodeSelector':{'disk':'ssd'},'topologySpreadConstraints':[" TSC(1, ZONE, SOFT, "web") "]");
-        check_scores(f, s, NAMES("n1", "n3", "n4"), SCORES(50, 100, 100));
-
-        /* no soft constraint (only hard ones, or none): every raw score 0, so max 0 gives
-         * every node MaxNodeScore */
-        _cleanup_(sched_pod_unrefp) SchedPod *hard = pod(f, "hard", "'app':'web'",
-                "'topologySpreadConstraints':[" TSC(1, ZONE, HARD, "web") "]");
-        check_scores(f, hard, four, SCORES(100, 100, 100, 100));
-        _cleanup_(sched_pod_unrefp) SchedPod *none = pod(f, "none", "'app':'web'", "");
-        check_scores(f, none, four, SCORES(100, 100, 100, 100));
+        const PodCase cases[] = {
+                /* zone, maxSkew 1: 2 zones -> w = ln 4 = 1.3863; a=3, b=1 (n5 has no zone);
+                 * raw a 4.159 -> 4, b 1.386 -> 1; min 1 max 4: a 100x1/4 = 25, b 100x4/4 = 100.
+                 * With n5 scored too it is ignored (0) and the zone weight does not change. */
+                { "z1", .spec = SPREAD(TSC(1, ZONE, SOFT, "web")), .names = four, .scores = SCORES(25, 25, 100, 100) },
+                { "z1", .spec = SPREAD(TSC(1, ZONE, SOFT, "web")), .names = five,
+                  .scores = SCORES(25, 25, 100, 100, 0) },
+                /* maxSkew 2 adds 1 to every raw score: a 5.159 -> 5, b 2.386 -> 2; min 2 max 5:
+                 * a 100x2/5 = 40, b 100x5/5 = 100 */
+                { "z2", .spec = SPREAD(TSC(2, ZONE, SOFT, "web")), .names = four, .scores = SCORES(40, 40, 100, 100) },
+                /* only zone a scored: 1 value -> w = ln 3 = 1.0986; both 3 x 1.0986 = 3.296 -> 3;
+                 * min = max = 3: 100 x 3/3 = 100 */
+                { "z1", .spec = SPREAD(TSC(1, ZONE, SOFT, "web")), .names = NAMES("n1", "n2"),
+                  .scores = SCORES(100, 100) },
+                /* hostname, 5 scored nodes, none ignored: w = ln 7 = 1.9459; per-node counts
+                 * 2/1/1/0/1 (n4's noise pods do not count): raw 3.892 -> 3, 1.946 -> 1, 1, 0, 1;
+                 * min 0 max 3: 100x0/3 = 0, 100x2/3 = 66, 66, 100x3/3 = 100, 66 */
+                { "h", .spec = SPREAD(TSC(1, HOST, SOFT, "web")), .names = five, .scores = SCORES(0, 66, 66, 100, 66) },
+                /* zone + hostname: n5 lacks the zone key, so it is ignored and the hostname
+                 * weight uses 5 - 1 = 4 nodes: ln 6 = 1.7918; zone ln 4 = 1.3863.
+                 * n1 3x1.3863 + 2x1.7918 = 7.742 -> 7; n2 4.159 + 1.792 = 5.951 -> 5;
+                 * n3 1.386 + 1.792 = 3.178 -> 3; n4 1.386 + 0 -> 1; min 1 max 7:
+                 * 100x1/7 = 14, 100x3/7 = 42, 100x5/7 = 71, 100x7/7 = 100; n5 0 */
+                { "zh", .spec = SPREAD(TSC(1, ZONE, SOFT, "web") "," TSC(1, HOST, SOFT, "web")), .names = five,
+                  .scores = SCORES(14, 42, 71, 100, 0) },
+                /* nodeSelector disk=ssd: n2 is neither scored nor counted (PreScore checks the
+                 * node selector, unlike v1.20's Filter): a=2 (n1), b=1; w = ln 4: raw n1 2.773 -> 2,
+                 * n3 and n4 1.386 -> 1; min 1 max 2: n1 100x1/2 = 50, n3 and n4 100x2/2 = 100 */
+                { "s", .spec = "'nodeSelector':{'disk':'ssd'}," SPREAD(TSC(1, ZONE, SOFT, "web")),
+                  .names = NAMES("n1", "n3", "n4"), .scores = SCORES(50, 100, 100) },
+                /* no soft constraint (only hard ones, or none): every raw score 0, so max 0 gives
+                 * every node MaxNodeScore */
+                { "hard", .spec = SPREAD(TSC(1, ZONE, HARD, "web")), .names = four,
+                  .scores = SCORES(100, 100, 100, 100) },
+                { "none", .names = four, .scores = SCORES(100, 100, 100, 100) },
+        };
+        check_cases(f, POLICY_PRED_EVEN_PODS_SPREAD, cases, ELEMENTSOF(cases));
 }
 
 /* ---- serviceAffinity / serviceAntiAffinity ---- */
@@ -465,16 +428,17 @@ static void test_service_affinity(void **state) {
         place(f, pod(f, "w0", "'app':'web'", ""), "n3");
         /* now region=r2 of n3; n4 has no region label */
         check_verdicts(f, w, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
-        /* the nodeSelector fixes region=r1 itself, so nothing is taken from n3 */
-        _cleanup_(sched_pod_unrefp) SchedPod *r1 = pod(f, "r1", "'app':'web'", "'nodeSelector':{'region':'r1'}");
-        check_verdicts(f, r1, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:svc n4:svc");
-        /* extra labels: w0 lacks track=canary, so no pod matches this pod's labels */
-        _cleanup_(sched_pod_unrefp) SchedPod *canary = pod(f, "canary", "'app':'web','track':'canary'", "");
-        check_verdicts(f, canary, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        static const PodCase pinned[] = {
+                /* the nodeSelector fixes region=r1 itself, so nothing is taken from n3 */
+                { "r1", .spec = "'nodeSelector':{'region':'r1'}", .verdicts = "n1:ok n2:ok n3:svc n4:svc" },
+                /* extra labels: w0 lacks track=canary, so no pod matches this pod's labels */
+                { "canary", "'app':'web','track':'canary'", .verdicts = "n1:ok n2:ok n3:ok n4:ok" },
+        };
+        check_cases(f, POLICY_PRED_CHECK_SERVICE_AFFINITY, pinned, ELEMENTSOF(pinned));
         /* a pod no service selects is not pinned, even with a look-alike on n3 */
         place(f, pod(f, "b0", "'app':'batch'", ""), "n3");
-        _cleanup_(sched_pod_unrefp) SchedPod *batch = pod(f, "batch", "'app':'batch'", "");
-        check_verdicts(f, batch, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
+        check_cases(f, POLICY_PRED_CHECK_SERVICE_AFFINITY,
+                    &(PodCase) { "batch", "'app':'batch'", .verdicts = "n1:ok n2:ok n3:ok n4:ok" }, 1);
         /* services and peers are per namespace: no service selects it in "other" */
         _cleanup_(sched_pod_unrefp) SchedPod *other = pod_ns(f, "other", "w-other", "'app':'web'", "", "");
         check_verdicts(f, other, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:ok n3:ok n4:ok");
@@ -483,16 +447,16 @@ static void test_service_affinity(void **state) {
         configure(f, general, 1, &by_both, _POLICY_PRIO_INVALID, NULL);
         place(f, pod(f, "a0", "'app':'api'", ""), "n1");
         check_verdicts(f, w, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:svc n3:ok n4:svc");
-        _cleanup_(sched_pod_unrefp) SchedPod *a = pod(f, "a", "'app':'api'", "");
-        check_verdicts(f, a, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:ok n2:svc n3:svc n4:svc");
-        /* zone=b from the nodeSelector, region=r1 backfilled from n1 */
-        _cleanup_(sched_pod_unrefp) SchedPod *ab = pod(f, "ab", "'app':'api'", "'nodeSelector':{'zone':'b'}");
-        check_verdicts(f, ab, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:ok n3:svc n4:svc");
-        /* region=r2 from the nodeSelector, zone=a from n1: no node has both. n1, n2 and n4
-         * fail MatchNodeSelector first (GeneralPredicates runs before CheckServiceAffinity) */
-        _cleanup_(sched_pod_unrefp) SchedPod *ar2 = pod(f, "ar2", "'app':'api'", "'nodeSelector':{'region':'r2'}");
-        check_verdicts(f, ar2, POLICY_PRED_CHECK_SERVICE_AFFINITY, "n1:svc n2:svc n3:svc n4:svc");
-        check_schedule(f, ar2, "0/4 nodes are available: 1 " R_SERVICE ", 3 node(s) didn't match Pod's node affinity.");
+        static const PodCase api[] = {
+                { "a", "'app':'api'", .verdicts = "n1:ok n2:svc n3:svc n4:svc" },
+                /* zone=b from the nodeSelector, region=r1 backfilled from n1 */
+                { "ab", "'app':'api'", "'nodeSelector':{'zone':'b'}", .verdicts = "n1:svc n2:ok n3:svc n4:svc" },
+                /* region=r2 from the nodeSelector, zone=a from n1: no node has both. n1, n2 and n4
+                 * fail MatchNodeSelector first (GeneralPredicates runs before CheckServiceAffinity) */
+                { "ar2", "'app':'api'", "'nodeSelector':{'region':'r2'}", .verdicts = "n1:svc n2:svc n3:svc n4:svc",
+                  .schedule = "0/4 nodes are available: 1 " R_SERVICE ", 3 node(s) didn't match Pod's node affinity." },
+        };
+        check_cases(f, POLICY_PRED_CHECK_SERVICE_AFFINITY, api, ELEMENTSOF(api));
 }
 
 static void test_service_anti_affinity(void **state) {
@@ -578,15 +542,19 @@ static SchedPod *claim_pod(Fx *f, const char *name, const char *claims) {
         return pod(f, name, "", spec);
 }
 
-static void zone_case(Fx *f, const char *claims, const char *want) {
+/* A pod of the claims checked against PRED's verdicts. */
+static void claims_case(Fx *f, PolicyPredicateId pred, const char *claims, const char *want) {
         _cleanup_(sched_pod_unrefp) SchedPod *p = claim_pod(f, "z", claims);
-        check_verdicts(f, p, POLICY_PRED_NO_VOLUME_ZONE_CONFLICT, want);
+        check_verdicts(f, p, pred, want);
+}
+
+static void zone_case(Fx *f, const char *claims, const char *want) {
+        claims_case(f, POLICY_PRED_NO_VOLUME_ZONE_CONFLICT, claims, want);
 }
 
 static void test_volume_zone(void **state) {
         Fx *f = *state;
-        static const PolicyPredicateId zone[] = { POLICY_PRED_NO_VOLUME_ZONE_CONFLICT };
-        configure(f, zone, 1, NULL, _POLICY_PRIO_INVALID, NULL);
+        configure(f, &(PolicyPredicateId) { POLICY_PRED_NO_VOLUME_ZONE_CONFLICT }, 1, NULL, _POLICY_PRIO_INVALID, NULL);
         node(f, "n1", "'" GA_ZONE "':'a','" GA_REGION "':'r1'", "");
         node(f, "n2", "'" GA_ZONE "':'b','" GA_REGION "':'r1'", "");
         node(f, "n3", "'" BETA_ZONE "':'a','" BETA_REGION "':'r1'", "");
@@ -675,14 +643,12 @@ static void csi_pv(Fx *f, const char *name, const char *driver, const char *hand
 }
 
 static void csi_case(Fx *f, const char *claims, const char *want) {
-        _cleanup_(sched_pod_unrefp) SchedPod *p = claim_pod(f, "c", claims);
-        check_verdicts(f, p, POLICY_PRED_MAX_CSI_VOLUME_COUNT, want);
+        claims_case(f, POLICY_PRED_MAX_CSI_VOLUME_COUNT, claims, want);
 }
 
 static void test_csi_limits(void **state) {
         Fx *f = *state;
-        static const PolicyPredicateId csi[] = { POLICY_PRED_MAX_CSI_VOLUME_COUNT };
-        configure(f, csi, 1, NULL, _POLICY_PRIO_INVALID, NULL);
+        configure(f, &(PolicyPredicateId) { POLICY_PRED_MAX_CSI_VOLUME_COUNT }, 1, NULL, _POLICY_PRIO_INVALID, NULL);
         /* n1: the node object says 5 EBS volumes, its CSINode 2 (the CSINode count wins in
          * getVolumeLimits) and 1 PD volume. n2: its CSINode lists EBS without a count, so
          * the node allocatable's 1 applies; no PD limit. n3: no CSINode, no limits. */
@@ -746,13 +712,13 @@ static void test_csi_limits(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_spread_filter_max_skew, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_spread_filter_keys_and_selector, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_spread_priority, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_service_affinity, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_service_anti_affinity, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_volume_zone, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_csi_limits, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_spread_filter_max_skew, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_spread_filter_keys_and_selector, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_spread_priority, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_service_affinity, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_service_anti_affinity, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_volume_zone, setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_csi_limits, setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "scheduler/core/cache.h"
 #include "scheduler/core/json.h"
 #include "scheduler/core/strtab.h"
+#include "tests/unit/make-objects.h"
 #include "tests/unit/testlib.h"
 
 static SchedStr intern(SchedStrtab *t, const char *s) {
@@ -117,10 +118,10 @@ static void test_cache_keeps_slot_names(void **state) {
         _cleanup_(sched_strtab_freep) SchedStrtab *t = sched_strtab_new(0, 0);
         SchedCache *c = sched_cache_new(t);
         assert_non_null(c);
-        assert_int_equal(sched_cache_add_node(c, tl_node(t, "node-x", "4", "8Gi", 110, "'labels':{'k':'v-x'}", "", "")), 0);
+        assert_int_equal(sched_cache_add_node(c, make_node(t, .name = "node-x", .labels = "'k':'v-x'")), 0);
         SchedStr name = sched_strtab_lookup(t, "node-x", 6);
         assert_int_not_equal(name, 0);
-        SchedPod *p = tl_pod(t, "p", "1", "", "", "'labels':{'run':'r-1'}");
+        SchedPod *p = make_pod(t, .name = "p", .cpu = "1", .labels = "'run':'r-1'");
         assert_non_null(p);
         assert_int_equal(sched_cache_assume_pod(c, p, name), 0);
         sched_pod_unref(p);

@@ -1,13 +1,15 @@
 #pragma once
 /* Test-only helpers for the scheduler's unit tests and benchmarks (header-only, not part of
- * libschedcore): build nodes, pods and configurations from short JSON literals in which
- * single quotes stand for double quotes, so test cases stay readable. */
+ * libschedcore): JSON from short literals in which single quotes stand for double quotes, so
+ * test cases stay readable; a node or pod from such a whole object (the usual ones are
+ * make_node and make_pod, tests/unit/make-objects.h); policies and profiles built in code. */
 
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
 #include "config/policy.h"
 #include "scheduler/core/config.h"
 #include "scheduler/core/json.h"
@@ -25,55 +27,21 @@ static inline json_t *tl_json(const char *text) {
         return j;
 }
 
-/* A node from JSON text; NULL when it does not convert. */
+static inline void tl_json_decrefp(json_t **j) {
+        json_decref(*j);
+}
+
+/* A node or a pod from JSON text; NULL when it does not convert. */
 static inline SchedNode *tl_node_json(SchedStrtab *t, const char *text) {
-        json_t *j = tl_json(text);
+        _cleanup_(tl_json_decrefp) json_t *j = tl_json(text);
         SchedNode *n = NULL;
-        if (j && sched_node_from_json(t, j, &n) < 0)
-                n = NULL;
-        json_decref(j);
-        return n;
+        return j && sched_node_from_json(t, j, &n) >= 0 ? n : NULL;
 }
 
 static inline SchedPod *tl_pod_json(SchedStrtab *t, const char *text) {
-        json_t *j = tl_json(text);
+        _cleanup_(tl_json_decrefp) json_t *j = tl_json(text);
         SchedPod *p = NULL;
-        if (j && sched_pod_from_json(t, j, &p) < 0)
-                p = NULL;
-        json_decref(j);
-        return p;
-}
-
-/* A node with allocatable cpu/memory/pods and optional extra metadata/spec/status JSON
- * fragments (each "" or a JSON object's members without braces). */
-static inline SchedNode *tl_node(SchedStrtab *t, const char *name, const char *cpu, const char *mem, int pods,
-                                 const char *meta, const char *spec, const char *status) {
-        char buf[8192];
-        int n = snprintf(buf, sizeof buf,
-                         "{'metadata':{'name':'%s'%s%s},'spec':{%s},'status':{'allocatable':"
-                         "{'cpu':'%s','memory':'%s','pods':'%d'}%s%s}}",
-                         name, *meta ? "," : "", meta, spec, cpu, mem, pods, *status ? "," : "", status);
-        if (n < 0 || (size_t) n >= sizeof buf)
-                return NULL;
-        return tl_node_json(t, buf);
-}
-
-/* A pod with one container requesting cpu/mem ("" = no request) plus optional extra
- * spec JSON members and metadata members. */
-static inline SchedPod *tl_pod(SchedStrtab *t, const char *name, const char *cpu, const char *mem, const char *spec,
-                               const char *meta) {
-        char req[256], buf[8192];
-        int n = snprintf(req, sizeof req, "%s%s%s%s%s%s%s", *cpu ? "'cpu':'" : "", cpu, *cpu ? "'" : "",
-                         *cpu && *mem ? "," : "", *mem ? "'memory':'" : "", mem, *mem ? "'" : "");
-        if (n < 0 || (size_t) n >= sizeof req)
-                return NULL;
-        n = snprintf(buf, sizeof buf,
-                     "{'metadata':{'name':'%s','namespace':'default','uid':'uid-%s'%s%s},"
-                     "'spec':{'containers':[{'name':'c','image':'img','resources':{'requests':{%s}}}]%s%s}}",
-                     name, name, *meta ? "," : "", meta, req, *spec ? "," : "", spec);
-        if (n < 0 || (size_t) n >= sizeof buf)
-                return NULL;
-        return tl_pod_json(t, buf);
+        return j && sched_pod_from_json(t, j, &p) >= 0 ? p : NULL;
 }
 
 /* An effective policy built in code: predicates by id (GeneralPredicates etc.), priorities by
