@@ -15,6 +15,14 @@
 #include "scheduler/core/json.h"
 #include "scheduler/core/load.h"
 
+/* How many rounds a long random walk or churn runs: n, or a tenth of it under valgrind
+ * (tools/run-tests --valgrind says so), where each round costs 30-50 times as much and a tenth
+ * still crosses every bound and path the walk tests; plain and ASan runs walk it whole. */
+static inline uint32_t tl_rounds(uint32_t n) {
+        const char *v = getenv("RUN_TESTS_VALGRIND");
+        return v && strcmp(v, "1") == 0 ? (n + 9) / 10 : n;
+}
+
 static inline json_t *tl_json(const char *text) {
         char *s = strdup(text);
         if (!s)
