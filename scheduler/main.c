@@ -32,6 +32,7 @@ static int run(int argc, char **argv) {
         r = sched_options_load(&opts, &err);
         if (r < 0)
                 return klog_error_errno(r, "invalid configuration: %s", err.len ? buf_str(&err) : strerror(-r));
+        klog_configure(&opts.log);
 
         _cleanup_(manager_freep) Manager *m = NULL;
         r = manager_new(&opts, &m);
