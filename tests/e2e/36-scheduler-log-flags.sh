@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# klog's output flags and --logging-format as kube-scheduler v1.20 honours them, on a real API
+# server: with --logtostderr=false and --log-dir the scheduler writes klog's per-severity files
+# (program.host.user.log.SEVERITY.date-time.pid, the program.SEVERITY symlinks, the four header
+# lines) and keeps serving when the directory is removed under it (klog writes on to the open
+# file); --log-file takes every line once, --alsologtostderr copies them to stderr and
+# --add-dir-header names the directory; --logging-format=json writes v1.20's JSON lines on
+# stdout; a v1 configuration (1.32's line) refuses --log-dir as 1.32 does ("unknown flag") and
+# writes 1.32's JSON lines on stderr.
+# Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
+. "$(dirname "$0")/../lib/plane-script.sh"
+SCHED_PID=
+LOG="$CLUSTER_DIR/logs/policy-scheduler-log-flags.log"
+cleanup() {
+  stop_pid "$SCHED_PID"
+  rm -rf "$T"
+}
+trap cleanup EXIT
+
+cat > "$T/v1beta1.yaml" <<YAML
+apiVersion: kubescheduler.config.k8s.io/v1beta1
+kind: KubeSchedulerConfiguration
+leaderElection: {leaderElect: false}
+clientConnection: {kubeconfig: $KUBECONFIG}
+profiles:
+- schedulerName: log-flags
+YAML
+sed 's#/v1beta1#/v1#' "$T/v1beta1.yaml" > "$T/v1.yaml"
+SPORT=$(free_port)
+start() { # CONFIG STDOUT FLAGS...
+  local config=$1 out=$2; shift 2
+  "$BIN_DIR/policy-scheduler" --config "$T/$config" --bind-address 127.0.0.1 --secure-port "$SPORT" --port 0 \
+    "$@" > "$out" 2>> "$LOG" &
+  SCHED_PID=$!
+  wait_for "policy-scheduler ($config $*) serves /healthz" 30 curl -skf "https://127.0.0.1:$SPORT/healthz"
+}
+stop() { stop_pid "$SCHED_PID"; SCHED_PID=; }
+
+# ---- --logtostderr=false --log-dir: klog's files ----
+mkdir -p "$T/logs"
+: > "$LOG"
+start v1beta1.yaml /dev/null --logtostderr=false --log-dir="$T/logs" --v=2
+wait_for "(log-dir) the start is logged to the INFO file" 10 grep -q "policy-scheduler log-flags started" "$T/logs/policy-scheduler.INFO"
+target=$(readlink "$T/logs/policy-scheduler.INFO")
+check_match "(log-dir) policy-scheduler.INFO links to klog's name program.host.user.log.INFO.date-time.pid" \
+  "^policy-scheduler\.$(hostname -s)\.$(id -un)\.log\.INFO\.[0-9]{8}-[0-9]{6}\.$SCHED_PID\$" "$target"
+check_eq "(log-dir) the file opens with klog's four header lines" \
+  "Log file created at:|Running on machine: $(hostname -s)|Binary: Built with|Log line format: [IWEF]mmdd hh:mm:ss.uuuuuu threadid file:line] msg" \
+  "$(head -4 "$T/logs/$target" | sed -E 's/^(Log file created at:).*/\1/; s/^(Binary: Built with).*/\1/' | paste -sd'|')"
+check_match "(log-dir) ... then klog's lines" $'\nI[0-9]{4} [0-9:.]+ +[0-9]+ main\\.c:[0-9]+\\] policy-scheduler log-flags started' \
+  "$(cat "$T/logs/$target")"
+check "(log-dir) info lines stay off stderr (threshold ERROR)" bash -c "! grep -q 'log-flags started' '$LOG'"
+rm -rf "$T/logs"
+sleep 1
+check "(log-dir removed) the scheduler goes on serving" curl -skf "https://127.0.0.1:$SPORT/healthz"
+stop
+
+# ---- --log-file, --alsologtostderr, --add-dir-header ----
+: > "$LOG"
+start v1beta1.yaml /dev/null --logtostderr=false --log-file="$T/one.log" --log-dir="$T/unused" \
+  --alsologtostderr --add-dir-header --log-file-max-size=1
+wait_for "(log-file) the start is logged to the file" 10 grep -q "log-flags started" "$T/one.log"
+check_match "(add-dir-header) ... its header names the directory" "scheduler/main\\.c:[0-9]+\\] policy-scheduler log-flags started" \
+  "$(cat "$T/one.log")"
+check_eq "(log-file) ... once" 1 "$(grep -c 'log-flags started' "$T/one.log")"
+check "(log-file) --log-dir is then unused" test ! -e "$T/unused"
+check "(alsologtostderr) stderr has the line too" grep -q "log-flags started" "$LOG"
+stop
+
+# ---- --logging-format=json: v1.20's JSON lines on stdout ----
+: > "$LOG"
+start v1beta1.yaml "$T/json.out" --logging-format=json
+wait_for "(json) the start is logged on stdout" 10 grep -q "log-flags started" "$T/json.out"
+check "(json) every stdout line is {\"ts\":<ms>,\"msg\":\"...\\n\",\"v\":0}" python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines
+for l in lines:
+    o = json.loads(l)
+    assert list(o) == ["ts", "msg", "v"], o
+    assert isinstance(o["ts"], float) and o["ts"] > 1.5e12, o
+    assert o["msg"].endswith("\n") and o["v"] == 0, o
+' "$T/json.out"
+stop
+
+# ---- 1.32's line ----
+refused() { # WHAT NEEDLE CONFIG FLAGS...
+  local what=$1 needle=$2 config=$3; shift 3
+  timeout 30 "$BIN_DIR/policy-scheduler" --config "$T/$config" --secure-port 0 --port 0 "$@" > "$T/refused.log" 2>&1
+  local rc=$?
+  check "(refused) $what: the start stops (exit $rc, not 124: the timeout)" [ "$rc" -ne 0 -a "$rc" -ne 124 ]
+  check_match "(refused) ... $needle" "$needle" "$(cat "$T/refused.log")"
+}
+refused "--log-dir on 1.32's line" "unknown flag: --log-dir" v1.yaml --log-dir="$T/x"
+refused "--logtostderr on 1.32's line" "unknown flag: --logtostderr" v1.yaml --logtostderr=true
+refused "json and --log-dir on v1.20's line" "non-default logging format doesn't honor flag: log_dir" \
+  v1beta1.yaml --logging-format=json --log-dir="$T/x"
+: > "$LOG"
+start v1.yaml /dev/null --logging-format=json
+wait_for "(json 1.32) the start is logged on stderr" 10 grep -q "log-flags started" "$LOG"
+check "(json 1.32) its lines are {\"ts\",\"caller\",\"msg\",\"v\"}" python3 -c '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1]) if "log-flags started" in l][0]
+assert list(o) == ["ts", "caller", "msg", "v"], o
+assert o["caller"].startswith("scheduler/main.c:") and o["msg"] == "policy-scheduler log-flags started", o
+' "$LOG"
+stop
+finish
