@@ -29,6 +29,7 @@ const struct option sched_log_longopts[] = {
         { "experimental-logging-sanitization", optional_argument, NULL, OPT_LOG_SANITIZATION },
         { "log-flush-frequency", required_argument, NULL, OPT_LOG_FLUSH_FREQ },
         { "logging-format", required_argument, NULL, OPT_LOG_FORMAT_NAME },
+        { "hard-pod-affinity-symmetric-weight", required_argument, NULL, OPT_HARD_POD_WEIGHT },
 };
 const size_t sched_n_log_longopts = ELEMENTSOF(sched_log_longopts);
 
@@ -119,6 +120,23 @@ int sched_log_flag(SchedOptions *o, int c, const char *name, const char *arg, Bu
                 return 0;
         case OPT_LOG_FORMAT_NAME:
                 return sched_opt_set_str(&o->logging_format, arg);
+        case OPT_HARD_POD_WEIGHT: {
+                /* pflag's int32; the range is checked as v1.20's DeprecatedOptions.Validate */
+                char *end;
+                errno = 0;
+                long long v = strtoll(arg, &end, 0);
+                if (!*arg || *end || errno == ERANGE || v < INT32_MIN || v > INT32_MAX) {
+                        snprintf(why, sizeof why, "strconv.ParseInt: parsing \"%s\": %s", arg,
+                                 *arg && !*end ? "value out of range" : "invalid syntax");
+                        return invalid(err, arg, name, why);
+                }
+                if (v < 0 || v > 100)
+                        return sched_opt_errf(err, -EINVAL, "hardPodAffinitySymmetricWeight: Invalid value: %lld: not in "
+                                              "valid range [0-100]", v);
+                o->hard_pod_weight = (int) v;
+                o->set_hard_pod_weight = true;
+                return 0;
+        }
         }
         return -EINVAL;
 }
@@ -126,6 +144,18 @@ int sched_log_flag(SchedOptions *o, int c, const char *name, const char *arg, Bu
 int sched_log_settle(SchedOptions *o, bool line_1_32, Buf *err) {
         if (line_1_32 && o->log_flag_1_20)
                 return sched_opt_errf(err, -EINVAL, "unknown flag: --%s", o->log_flag_1_20);
+        /* v1.20's DeprecatedOptions.ApplyTo gives the weight to the one default profile's
+         * InterPodAffinity: with --config the file's profiles run, and a Policy's profile gets
+         * the Policy's own plugin configuration (its hardPodAffinitySymmetricWeight) */
+        if (o->set_hard_pod_weight && o->config_path)
+                return sched_opt_errf(err, -EINVAL, "--hard-pod-affinity-symmetric-weight has no effect with --config "
+                                      "(kube-scheduler v1.20 reads that setting from the file then): set "
+                                      "InterPodAffinity's hardPodAffinityWeight in the profile's pluginConfig of %s",
+                                      o->config_path);
+        if (o->set_hard_pod_weight && (o->policy_path || o->policy_cm_name))
+                return sched_opt_errf(err, -EINVAL, "--hard-pod-affinity-symmetric-weight has no effect with a Policy "
+                                      "(kube-scheduler v1.20 gives the Policy's profile the Policy's own plugin "
+                                      "configuration): set hardPodAffinitySymmetricWeight in the Policy");
         const char *fmt = o->logging_format ? o->logging_format : "text";
         if (strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0)
                 return line_1_32 ? sched_opt_errf(err, -EINVAL, "format: Invalid value: \"%s\": Unsupported log format", fmt) :

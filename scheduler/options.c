@@ -344,7 +344,6 @@ static const struct {
         { "requestheader-extra-headers-prefix", true, "front-proxy (request header) authentication is not supported" },
         { "requestheader-group-headers", true, "front-proxy (request header) authentication is not supported" },
         { "requestheader-username-headers", true, "front-proxy (request header) authentication is not supported" },
-        { "hard-pod-affinity-symmetric-weight", true, "set hardPodAffinitySymmetricWeight in the Policy" },
 };
 
 static void usage(void) {
@@ -361,6 +360,7 @@ static void usage(void) {
                "  --policy-configmap-namespace NS  its namespace (kube-system)\n"
                "  --use-legacy-policy-config     read --policy-config-file even with --policy-configmap\n"
                "  --algorithm-provider NAME      DefaultProvider or ClusterAutoscalerProvider\n"
+               "  --hard-pod-affinity-symmetric-weight W  the default profile's InterPodAffinity (1)\n"
                "  --settings FILE                PolicySchedulerSettings\n"
                "  --kubeconfig FILE, --master URL  API server and credentials\n"
                "  --scheduler-name NAME          pods with this spec.schedulerName are ours\n"

@@ -52,6 +52,10 @@ typedef struct SchedOptions {
         /* --experimental-logging-sanitization: no log line here carries a datapolicy-tagged
          * field (kube/log.h), so there is nothing for it to filter */
         bool log_sanitization;
+        /* --hard-pod-affinity-symmetric-weight (0..100): the default profile's InterPodAffinity
+         * hardPodAffinityWeight, without --config and without a Policy */
+        int hard_pod_weight;
+        bool set_hard_pod_weight;
         char *default_node_selector;
         bool masters_schedulable;                       /* default true (upstream behaviour) */
         /* Secure serving: /healthz /readyz /livez open, /metrics behind delegated authn/authz. */

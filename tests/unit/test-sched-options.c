@@ -408,11 +408,63 @@ static void test_logging_flags(void **state) {
         }
 }
 
+/* --hard-pod-affinity-symmetric-weight as v1.20 takes it: the default profile's, without
+ * --config and without a Policy; where v1.20 would ignore it, refused; 1.32 has no such flag */
+static void test_hard_pod_weight(void **state) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=5")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_true(o.set_hard_pod_weight);
+        assert_int_equal(o.hard_pod_weight, 5);
+        sched_options_done(&o);
+        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight", "0",
+                                              "--algorithm-provider=ClusterAutoscalerProvider")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_int_equal(o.hard_pod_weight, 0);
+        sched_options_done(&o);
+        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=100")), 0);
+        sched_options_done(&o);
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=101"),
+                          "hardPodAffinitySymmetricWeight: Invalid value: 101: not in valid range [0-100]");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=-1"), "Invalid value: -1: not in valid range [0-100]");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=x"),
+                          "invalid argument \"x\" for \"--hard-pod-affinity-symmetric-weight\" flag: strconv.ParseInt: "
+                          "parsing \"x\": invalid syntax");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=2147483648"), "value out of range");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", "--policy-config-file=/p.cfg"),
+                          "has no effect with a Policy");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", "--policy-configmap=pol"),
+                          "set hardPodAffinitySymmetricWeight in the Policy");
+        {
+                char path[] = "/tmp/hard-pod-XXXXXX";
+                int fd = mkstemp(path);
+                assert_true(fd >= 0);
+                static const char doc[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n";
+                assert_int_equal(write(fd, doc, strlen(doc)), (ssize_t) strlen(doc));
+                close(fd);
+                char flag[64];
+                snprintf(flag, sizeof flag, "--config=%s", path);
+                expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", flag),
+                                  "has no effect with --config (kube-scheduler v1.20 reads that setting from the file then)");
+                unlink(path);
+        }
+        {
+                static const char v1_doc[] = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+                assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=3")), 0);
+                assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
+                buf_reset(&err);
+                assert_int_equal(sched_options_load(&o, &err), -EINVAL);
+                assert_string_equal(buf_str(&err), "unknown flag: --hard-pod-affinity-symmetric-weight");
+                sched_options_done(&o);
+        }
+}
+
 static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--write-config-to=/x"), "--write-config-to is not supported");
         expect_flag_error(ARGV("--client-ca-file=/ca"), "--client-ca-file is not supported: client certificates");
         expect_flag_error(ARGV("--requestheader-client-ca-file=/ca"), "front-proxy");
-        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=5"), "in the Policy");
         expect_flag_error(ARGV("--profiling"), "--profiling=true is refused");
         expect_flag_error(ARGV("--algorithm-provider=Custom"), "is not DefaultProvider or ClusterAutoscalerProvider");
         expect_flag_error(ARGV("--leader-elect-resource-lock=secrets"),
@@ -824,6 +876,7 @@ int main(void) {
                 cmocka_unit_test(test_tls_flags),
                 cmocka_unit_test(test_refused_flags),
                 cmocka_unit_test(test_logging_flags),
+                cmocka_unit_test(test_hard_pod_weight),
                 cmocka_unit_test(test_parsers),
                 cmocka_unit_test(test_config_settings_honoured),
                 cmocka_unit_test(test_config_profiles),
