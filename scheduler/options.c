@@ -54,7 +54,7 @@ void sched_options_done(SchedOptions *o) {
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
                 &o->metrics_address, &o->plugin_dir, &o->cert_dir, &o->tls_min_version, &o->tls_cipher_suites,
                 &o->tls_priorities, &o->unknown_gates, &o->show_hidden_metrics_for_version, &o->leader_lock_flag,
-                &o->logging_format,
+                &o->logging_format, &o->write_config_to,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
@@ -325,7 +325,7 @@ enum {
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
         OPT_CONTENTION, OPT_GATES, OPT_VMODULE,
         OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
-        OPT_PORT_SHARING, OPT_HIDDEN_METRICS, OPT_HTTP2_STREAMS,
+        OPT_PORT_SHARING, OPT_HIDDEN_METRICS, OPT_HTTP2_STREAMS, OPT_WRITE_CONFIG,
 };
 
 /* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
@@ -334,7 +334,6 @@ static const struct {
         bool has_arg;
         const char *why;
 } refused[] = {
-        { "write-config-to", true, "this scheduler has no component configuration of its own to write" },
         { "tls-sni-cert-key", true, "one serving certificate only (--tls-cert-file)" },
         { "authentication-skip-lookup", false, "client certificates are not authenticated: bearer tokens only" },
         { "authentication-tolerate-lookup-failure", false, "client certificates are not authenticated: bearer tokens only" },
@@ -362,6 +361,7 @@ static void usage(void) {
                "  --algorithm-provider NAME      DefaultProvider or ClusterAutoscalerProvider\n"
                "  --hard-pod-affinity-symmetric-weight W  the default profile's InterPodAffinity (1)\n"
                "  --settings FILE                PolicySchedulerSettings\n"
+               "  --write-config-to FILE         write the effective configuration as YAML and exit\n"
                "  --kubeconfig FILE, --master URL  API server and credentials\n"
                "  --scheduler-name NAME          pods with this spec.schedulerName are ours\n"
                "  --authentication-kubeconfig FILE, --authorization-kubeconfig FILE\n"
@@ -425,6 +425,8 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 return sched_opt_set_str(&o->algorithm_provider, arg);
         case OPT_SETTINGS:
                 return sched_opt_set_str(&o->settings_path, arg);
+        case OPT_WRITE_CONFIG:
+                return sched_opt_set_str(&o->write_config_to, arg);
         case OPT_KUBECONFIG:
                 o->set_kubeconfig = true;
                 o->component_flag = "--kubeconfig";
@@ -585,6 +587,7 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "use-legacy-policy-config", optional_argument, NULL, OPT_LEGACY },
                 { "algorithm-provider", required_argument, NULL, OPT_PROVIDER },
                 { "settings", required_argument, NULL, OPT_SETTINGS },
+                { "write-config-to", required_argument, NULL, OPT_WRITE_CONFIG },
                 { "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
                 { "plugin-call-budget", required_argument, NULL, OPT_PLUGIN_BUDGET },
                 { "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },

@@ -56,6 +56,7 @@ typedef struct SchedOptions {
          * hardPodAffinityWeight, without --config and without a Policy */
         int hard_pod_weight;
         bool set_hard_pod_weight;
+        char *write_config_to;                          /* --write-config-to: write-config.h */
         char *default_node_selector;
         bool masters_schedulable;                       /* default true (upstream behaviour) */
         /* Secure serving: /healthz /readyz /livez open, /metrics behind delegated authn/authz. */
