@@ -81,7 +81,7 @@ int sched_log_flag(SchedOptions *o, int c, const char *name, const char *arg, Bu
                 char *dst = c == OPT_LOG_DIR ? l->log_dir : l->log_file;
                 if (strlen(arg) >= sizeof l->log_dir)
                         return sched_opt_errf(err, -EINVAL, "--%s: longer than %zu bytes", name, sizeof l->log_dir - 1);
-                strcpy(dst, arg);
+                snprintf(dst, sizeof l->log_dir, "%s", arg);
                 return 0;
         }
         case OPT_LOG_MAX_SIZE: {
