@@ -6,7 +6,9 @@
 # file); --log-file takes every line once, --alsologtostderr copies them to stderr and
 # --add-dir-header names the directory; --logging-format=json writes v1.20's JSON lines on
 # stdout; a v1 configuration (1.32's line) refuses --log-dir as 1.32 does ("unknown flag") and
-# writes 1.32's JSON lines on stderr.
+# writes 1.32's JSON lines on stderr. --write-config-to writes each line's effective
+# configuration (v1beta1, v1) and exits 0, and the file starts a scheduler again;
+# --hard-pod-affinity-symmetric-weight starts the default profile (no --config).
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 . "$(dirname "$0")/../lib/plane-script.sh"
 SCHED_PID=
@@ -105,4 +107,29 @@ assert list(o) == ["ts", "caller", "msg", "v"], o
 assert o["caller"].startswith("scheduler/main.c:") and o["msg"] == "policy-scheduler log-flags started", o
 ' "$LOG"
 stop
+
+# ---- --write-config-to, --hard-pod-affinity-symmetric-weight ----
+timeout 30 "$BIN_DIR/policy-scheduler" --config "$T/v1beta1.yaml" --write-config-to "$T/out-v1beta1.yaml" > "$T/wc.log" 2>&1
+check_eq "(write-config-to) v1.20's line: exit 0" 0 $?
+check_eq "(write-config-to) ... kubescheduler.config.k8s.io/v1beta1" "apiVersion: kubescheduler.config.k8s.io/v1beta1" \
+  "$(head -1 "$T/out-v1beta1.yaml")"
+check_match "(write-config-to) ... and logs it as upstream" "Wrote configuration to: $T/out-v1beta1.yaml" "$(cat "$T/wc.log")"
+timeout 30 "$BIN_DIR/policy-scheduler" --config "$T/v1.yaml" --write-config-to "$T/out-v1.yaml" > "$T/wc.log" 2>&1
+check_eq "(write-config-to) 1.32's line: exit 0, kubescheduler.config.k8s.io/v1" "0 apiVersion: kubescheduler.config.k8s.io/v1" \
+  "$? $(head -1 "$T/out-v1.yaml")"
+: > "$LOG"
+start out-v1beta1.yaml /dev/null
+check "(write-config-to) the v1beta1 file written starts a scheduler of the same profile" grep -q "log-flags started" "$LOG"
+stop
+: > "$LOG"
+"$BIN_DIR/policy-scheduler" --kubeconfig "$KUBECONFIG" --leader-elect=false --scheduler-name log-flags \
+  --bind-address 127.0.0.1 --secure-port "$SPORT" --port 0 --hard-pod-affinity-symmetric-weight=7 >> "$LOG" 2>&1 &
+SCHED_PID=$!
+wait_for "(hard-pod weight) the default profile with --hard-pod-affinity-symmetric-weight=7 serves /healthz" 30 \
+  curl -skf "https://127.0.0.1:$SPORT/healthz"
+stop
+refused "--hard-pod-affinity-symmetric-weight with --config" "has no effect with --config" v1beta1.yaml \
+  --hard-pod-affinity-symmetric-weight=7
+refused "--hard-pod-affinity-symmetric-weight on 1.32's line" "unknown flag: --hard-pod-affinity-symmetric-weight" v1.yaml \
+  --hard-pod-affinity-symmetric-weight=7
 finish
