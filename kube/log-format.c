@@ -258,8 +258,10 @@ size_t klog_format_json(char *buf, size_t size, KlogFormat format, int64_t realt
                 append_json_string(buf, size, &len, m, k + 1);
         } else
                 append_json_string(buf, size, &len, msg, msg_len < room / 6 ? msg_len : room / 6);
+        /* klog hands a V(level) line to logr.V(level), whose zap logger writes "v":level; v1.20's
+         * errors go to the base logger ("v":0), 1.32's zapr writes none for them */
         if (format == KLOG_FORMAT_JSON || sev != KLOG_ERROR)
-                append(buf, size, &len, ",\"v\":%d", format == KLOG_FORMAT_JSON ? 0 : level);
+                append(buf, size, &len, ",\"v\":%d", sev == KLOG_ERROR ? 0 : level);
         append(buf, size, &len, "}\n");
         if (len > 0 && buf[len - 1] != '\n')
                 buf[len - 1] = '\n'; /* cut: still one line */

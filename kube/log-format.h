@@ -46,8 +46,8 @@ bool klog_file_should_rotate(uint64_t nbytes, size_t len, uint64_t max);
 uint64_t klog_file_max_bytes(bool log_file, uint64_t max_size_mb);
 
 /* One JSON line (with its '\n'). KLOG_FORMAT_JSON (v1.20's component-base/logs/json):
- * {"ts":<ms since the epoch>,"msg":"<message>\n","v":0} — klog hands the message with its
- * newline, errors too (no "err": klog passes none). KLOG_FORMAT_JSON_1_32:
+ * {"ts":<ms since the epoch>,"msg":"<message>\n","v":<level>} — klog hands the message with
+ * its newline; errors "v":0 (and no "err": klog passes none). KLOG_FORMAT_JSON_1_32:
  * {"ts":<ms>,"caller":"dir/file.c:N","msg":"<message>","v":<level>}, errors without "v".
  * Strings are escaped as zap does (\" \\ \n \r \t, other controls \u00XX, invalid UTF-8
  * \ufffd); ts is the shortest decimal that reads back to the same double. */

@@ -99,7 +99,7 @@ static void test_json_1_20(void **state) {
         size_t n = klog_format_json(buf, sizeof buf, KLOG_FORMAT_JSON, INT64_C(1612345678901234000), KLOG_INFO, 4,
                                     "scheduler/main.c", 9, "started \"x\"\t\x01 \xc3\xa9 \xff", 18);
         assert_int_equal(n, strlen(buf));
-        assert_string_equal(buf, "{\"ts\":1612345678901.234,\"msg\":\"started \\\"x\\\"\\t\\u0001 \xc3\xa9 \\ufffd\\n\",\"v\":0}\n");
+        assert_string_equal(buf, "{\"ts\":1612345678901.234,\"msg\":\"started \\\"x\\\"\\t\\u0001 \xc3\xa9 \\ufffd\\n\",\"v\":4}\n");
         klog_format_json(buf, sizeof buf, KLOG_FORMAT_JSON, INT64_C(1000000), KLOG_ERROR, 0, "main.c", 1, "bad", 3);
         assert_string_equal(buf, "{\"ts\":1,\"msg\":\"bad\\n\",\"v\":0}\n");
         json_error_t e;
