@@ -69,6 +69,15 @@ check "(log-file) --log-dir is then unused" test ! -e "$T/unused"
 check "(alsologtostderr) stderr has the line too" grep -q "log-flags started" "$LOG"
 stop
 
+# ---- --log-backtrace-at: the line logged there carries glibc's backtrace ----
+: > "$LOG"
+AT=$(grep -n 'klog_info("policy-scheduler %s started"' scheduler/main.c | cut -d: -f1)
+start v1beta1.yaml /dev/null --log-backtrace-at="main.c:$AT"
+wait_for "(log-backtrace-at) the start line (main.c:$AT) is logged" 10 grep -q "log-flags started" "$LOG"
+check_match "(log-backtrace-at) ... with a backtrace of its frames" \
+  $'log-flags started\nbacktrace \\([0-9]+ frames\\):\n\t[^\n]*policy-scheduler' "$(cat "$LOG")"
+stop
+
 # ---- --logging-format=json: v1.20's JSON lines on stdout ----
 : > "$LOG"
 start v1beta1.yaml "$T/json.out" --logging-format=json --v=10
