@@ -4,7 +4,8 @@
  * lines printed only when the verbosity (-v) is at least their level. When stderr is the
  * systemd journal (JOURNAL_STREAM names stderr's device:inode), lines go to the journal
  * natively instead, with PRIORITY, CODE_FILE/CODE_LINE/CODE_FUNC and the same text as
- * MESSAGE, so `journalctl -p warning` works. Library code logs with klog_v(4) or higher.
+ * MESSAGE, so `journalctl -p warning` works. klog_configure() sends lines to klog's log files
+ * or JSON lines instead (KlogConfig below). Library code logs with klog_v(4) or higher.
  * Not for secrets: callers must never pass credentials. */
 
 #include <errno.h>
