@@ -635,15 +635,18 @@ static void test_hard_pod_weight_option(void **state) {
                 SchedConfigOptions o = { .hard_pod_weight_set = true, .hard_pod_weight = weights[i] };
                 _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
                 assert_int_equal(tl_policy_struct_config(f->t, def, NULL, &o, &cfg, NULL), 0);
+                assert_non_null(cfg);
                 assert_int_equal(cfg->hard_pod_affinity_weight, weights[i]);
         }
         _cleanup_(sched_config_freep) SchedConfig *plain = NULL;
         assert_int_equal(tl_policy_struct_config(f->t, def, NULL, NULL, &plain, NULL), 0);
+        assert_non_null(plain);
         assert_int_equal(plain->hard_pod_affinity_weight, 1);
         def->hard_pod_affinity_symmetric_weight = 9;
         SchedConfigOptions o = { .hard_pod_weight_set = true, .hard_pod_weight = 7 };
         _cleanup_(sched_config_freep) SchedConfig *own = NULL;
         assert_int_equal(tl_policy_struct_config(f->t, def, NULL, &o, &own, NULL), 0);
+        assert_non_null(own);
         assert_int_equal(own->hard_pod_affinity_weight, 9);
 }
 

@@ -47,7 +47,7 @@ static void test_yaml_shape(void **state) {
 static int parse(SchedOptions *o, Buf *err, const char *const *args) {
         char *argv[32];
         int argc = 0;
-        while (args[argc] && argc < 31) {
+        while (argc < 31 && args[argc]) {
                 argv[argc] = (char *) args[argc];
                 argc++;
         }
