@@ -1,6 +1,8 @@
-/* klog writer. One formatted line is assembled in a stack buffer and written with a single
+/* klog writer (the files in log-file.c, the shapes in log-format.c). One formatted line is assembled in a stack buffer and written with a single
  * write(2) so concurrent processes sharing stderr do not interleave inside a line. */
 #include "kube/log.h"
+
+#include <execinfo.h>
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -16,6 +18,9 @@
 #include <unistd.h>
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
+
+#include "kube/log-format.h"
+#include "kube/log-internal.h"
 
 #define LINE_MAX_BYTES (16 * 1024)
 
@@ -113,53 +118,20 @@ void klog_reopen(void) {
         journal_state = stderr_is_journal() && access("/run/systemd/journal/socket", W_OK) == 0;
 }
 
-static const char *basename_of(const char *file) {
-        const char *s = strrchr(file, '/');
-        return s ? s + 1 : file;
+void klog_config_init(KlogConfig *c) {
+        *c = (KlogConfig) { .to_stderr = true, .stderr_threshold = KLOG_ERROR, .file_max_size_mb = 1800 };
 }
 
-void klog_write(KlogSeverity sev, const char *file, int line, const char *func, const char *fmt, ...) {
-        static const char letters[] = { 'I', 'W', 'E' };
-        char buf[LINE_MAX_BYTES];
-        struct timeval tv;
-        struct tm tm;
-        int saved_errno = errno;
+static KlogConfig config = { .to_stderr = true, .stderr_threshold = KLOG_ERROR, .file_max_size_mb = 1800 };
 
-        if (journal_state < 0)
-                klog_reopen();
-        gettimeofday(&tv, NULL);
-        localtime_r(&tv.tv_sec, &tm);
-        int n = snprintf(buf, sizeof buf, "%c%02d%02d %02d:%02d:%02d.%06ld %7d %s:%d] ",
-                         letters[sev], tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                         (long) tv.tv_usec, (int) getpid(), basename_of(file), line);
-        if (n < 0)
-                return;
-        size_t len = (size_t) n < sizeof buf ? (size_t) n : sizeof buf - 1;
-        va_list ap;
-        va_start(ap, fmt);
-        errno = saved_errno;
-        int m = vsnprintf(buf + len, sizeof buf - len, fmt, ap);
-        va_end(ap);
-        if (m > 0)
-                len += (size_t) m < sizeof buf - len ? (size_t) m : sizeof buf - len - 1;
-        /* One line per record: a trailing newline is added, embedded ones are kept. */
-        while (len > 0 && buf[len - 1] == '\n')
-                len--;
+void klog_configure(const KlogConfig *c) {
+        klog_files_close();
+        config = *c;
+}
 
-        if (journal_state == 1) {
-                static const int prio[] = { LOG_INFO, LOG_WARNING, LOG_ERR };
-                char line_str[16];
-                snprintf(line_str, sizeof line_str, "%d", line);
-                buf[len] = '\0';
-                if (sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", prio[sev], "CODE_FILE=%s", file,
-                                    "CODE_LINE=%s", line_str, "CODE_FUNC=%s", func, NULL) >= 0) {
-                        errno = saved_errno;
-                        return;
-                }
-        }
-        buf[len++] = '\n';
+static void write_fd(int fd, const char *buf, size_t len) {
         for (size_t off = 0; off < len;) {
-                ssize_t w = write(STDERR_FILENO, buf + off, len - off);
+                ssize_t w = write(fd, buf + off, len - off);
                 if (w < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -167,5 +139,104 @@ void klog_write(KlogSeverity sev, const char *file, int line, const char *func, 
                 }
                 off += (size_t) w;
         }
+}
+
+/* the stderr copy of a text line: the journal natively when stderr is the journal */
+static void to_stderr(KlogSeverity sev, const char *file, int line, const char *func, char *buf, size_t len) {
+        if (journal_state == 1) {
+                static const int prio[] = { LOG_INFO, LOG_WARNING, LOG_ERR };
+                char line_str[16];
+                snprintf(line_str, sizeof line_str, "%d", line);
+                buf[len] = '\0';
+                if (sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", prio[sev], "CODE_FILE=%s", file,
+                                    "CODE_LINE=%s", line_str, "CODE_FUNC=%s", func, NULL) >= 0)
+                        return;
+        }
+        buf[len] = '\n';
+        write_fd(STDERR_FILENO, buf, len + 1);
+}
+
+/* --log-backtrace-at: glibc's backtrace() of this thread, one frame a line (a C program has
+ * no goroutine stack; addr2line -e BINARY turns the offsets into lines) */
+static size_t append_backtrace(char *buf, size_t size, size_t len) {
+        void *frames[64];
+        int n = backtrace(frames, (int) ELEMENTSOF(frames));
+        char **syms = backtrace_symbols(frames, n);
+        int m = snprintf(buf + len, size - len, "\nbacktrace (%d frames):", n);
+        if (m > 0)
+                len += (size_t) m < size - len ? (size_t) m : size - len - 1;
+        for (int i = 0; i < n && len + 1 < size; i++) {
+                if (syms)
+                        m = snprintf(buf + len, size - len, "\n\t%s", syms[i]);
+                else
+                        m = snprintf(buf + len, size - len, "\n\t[%p]", frames[i]);
+                if (m > 0)
+                        len += (size_t) m < size - len ? (size_t) m : size - len - 1;
+        }
+        free(syms);
+        return len;
+}
+
+static void klog_vwrite(KlogSeverity sev, int level, const char *file, int line, const char *func, const char *fmt,
+                        va_list ap) {
+        char buf[LINE_MAX_BYTES];
+        struct timespec ts;
+        struct tm tm;
+        int saved_errno = errno;
+
+        if (journal_state < 0)
+                klog_reopen();
+        clock_gettime(CLOCK_REALTIME, &ts);
+        localtime_r(&ts.tv_sec, &tm);
+        size_t len = 0;
+        if (config.format == KLOG_FORMAT_TEXT && !config.skip_headers)
+                len = klog_format_header(buf, sizeof buf, sev, &tm, ts.tv_nsec / 1000, (int) getpid(), file, line,
+                                         config.add_dir_header);
+        size_t head = len;
         errno = saved_errno;
+        int m = vsnprintf(buf + len, sizeof buf - len, fmt, ap);
+        if (m > 0)
+                len += (size_t) m < sizeof buf - len ? (size_t) m : sizeof buf - len - 1;
+        /* One line per record: a trailing newline is added, embedded ones are kept. */
+        while (len > head && buf[len - 1] == '\n')
+                len--;
+        if (config.backtrace_line == line && strcmp(config.backtrace_file, klog_header_file(file, false)) == 0)
+                len = append_backtrace(buf, sizeof buf - 1, len);
+
+        if (config.format != KLOG_FORMAT_TEXT) {
+                /* zap escapes a byte into at most 6 */
+                size_t size = 6 * LINE_MAX_BYTES + 1024;
+                _cleanup_free_ char *j = malloc(size);
+                if (j) {
+                        size_t n = klog_format_json(j, size, config.format, (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec,
+                                                    sev, level, file, line, buf, len);
+                        write_fd(config.format == KLOG_FORMAT_JSON ? STDOUT_FILENO : STDERR_FILENO, j, n);
+                }
+                errno = saved_errno;
+                return;
+        }
+        if (config.to_stderr)
+                to_stderr(sev, file, line, func, buf, len);
+        else {
+                if (config.also_to_stderr || (int) sev >= config.stderr_threshold) {
+                        to_stderr(sev, file, line, func, buf, len);
+                }
+                buf[len] = '\n';
+                klog_files_write(&config, sev, buf, len + 1);
+        }
+        errno = saved_errno;
+}
+
+void klog_write(KlogSeverity sev, const char *file, int line, const char *func, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        klog_vwrite(sev, 0, file, line, func, fmt, ap);
+        va_end(ap);
+}
+
+void klog_write_v(int level, const char *file, int line, const char *func, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        klog_vwrite(KLOG_INFO, level, file, line, func, fmt, ap);
+        va_end(ap);
 }

@@ -1,9 +1,11 @@
-KUBE_SRCS := kube/error.c kube/quantity.c kube/selector.c kube/log.c kube/util.c kube/config.c kube/paths.c kube/object.c kube/ratelimit.c kube/request.c kube/curl-event.c kube/client.c kube/ops.c kube/hashmap.c kube/watch.c kube/informer.c kube/workqueue.c kube/conditions.c kube/mergepatch.c kube/events.c kube/leader.c kube/notify.c kube/auth-delegate.c kube/exec-credential.c
+KUBE_SRCS := kube/error.c kube/quantity.c kube/selector.c kube/log.c kube/log-format.c kube/log-file.c kube/util.c kube/config.c kube/paths.c kube/object.c kube/ratelimit.c kube/request.c kube/curl-event.c kube/client.c kube/ops.c kube/hashmap.c kube/watch.c kube/informer.c kube/workqueue.c kube/conditions.c kube/mergepatch.c kube/events.c kube/leader.c kube/notify.c kube/auth-delegate.c kube/exec-credential.c
 $(eval $(call static_lib,kube,$(KUBE_SRCS)))
 
 $(eval $(call unit_test,test-kube-quantity,tests/unit/test-kube-quantity.c,kube common))
 $(eval $(call unit_test,test-kube-selector,tests/unit/test-kube-selector.c,kube common))
 $(eval $(call unit_test,test-kube-log,tests/unit/test-kube-log.c,kube common))
+$(eval $(call unit_test,test-kube-log-format,tests/unit/test-kube-log-format.c,kube common))
+$(eval $(call unit_test,test-kube-log-file,tests/unit/test-kube-log-file.c,kube common))
 $(eval $(call unit_test,test-kube-config,tests/unit/test-kube-config.c,kube common))
 $(eval $(call unit_test,test-kube-watch,tests/unit/test-kube-watch.c,kube common))
 $(eval $(call unit_test,test-kube-helpers,tests/unit/test-kube-helpers.c,kube common))

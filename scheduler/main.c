@@ -13,6 +13,7 @@
 #include "kube/notify.h"
 #include "scheduler/manager.h"
 #include "scheduler/options.h"
+#include "scheduler/write-config.h"
 
 static void options_donep(SchedOptions *o) {
         sched_options_done(o);
@@ -32,6 +33,11 @@ static int run(int argc, char **argv) {
         r = sched_options_load(&opts, &err);
         if (r < 0)
                 return klog_error_errno(r, "invalid configuration: %s", err.len ? buf_str(&err) : strerror(-r));
+        klog_configure(&opts.log);
+        if (opts.write_config_to) {
+                r = sched_write_config(&opts, &err);
+                return r < 0 ? klog_error_errno(r, "%s", err.len ? buf_str(&err) : strerror(-r)) : 0;
+        }
 
         _cleanup_(manager_freep) Manager *m = NULL;
         r = manager_new(&opts, &m);

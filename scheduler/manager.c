@@ -493,7 +493,9 @@ int manager_new(const SchedOptions *opts, Manager **ret) {
                                   .ignored_resources = ignored,
                                   .n_ignored_resources = n_ignored,
                                   .bind_timeout_set = opts->bind_timeout_set,
-                                  .bind_timeout_s = opts->bind_timeout_s };
+                                  .bind_timeout_s = opts->bind_timeout_s,
+                                  .hard_pod_weight_set = opts->set_hard_pod_weight,
+                                  .hard_pod_weight = opts->hard_pod_weight };
         _cleanup_buf_ Buf err;
         buf_init(&err, 64 * 1024);
         SchedFeatureGates gates = { .default_pod_topology_spread_off = opts->default_pod_topology_spread_off };

@@ -19,6 +19,7 @@
 #include "kube/log.h"
 #include "plugin-loader/plugin-loader.h"
 #include "scheduler/options-internal.h"
+#include "scheduler/options-log.h"
 
 void sched_options_init(SchedOptions *o) {
         *o = (SchedOptions) {
@@ -40,7 +41,9 @@ void sched_options_init(SchedOptions *o) {
                 .authn_cache_ttl_usec = 10 * USEC_PER_SEC,
                 .authz_allowed_ttl_usec = 10 * USEC_PER_SEC,
                 .authz_denied_ttl_usec = 10 * USEC_PER_SEC,
+                .log_flush_usec = 5 * USEC_PER_SEC,
         };
+        klog_config_init(&o->log);
 }
 
 void sched_options_done(SchedOptions *o) {
@@ -51,6 +54,7 @@ void sched_options_done(SchedOptions *o) {
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
                 &o->metrics_address, &o->plugin_dir, &o->cert_dir, &o->tls_min_version, &o->tls_cipher_suites,
                 &o->tls_priorities, &o->unknown_gates, &o->show_hidden_metrics_for_version, &o->leader_lock_flag,
+                &o->logging_format, &o->write_config_to,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
@@ -319,9 +323,9 @@ enum {
         OPT_AUTHZ_ALLOWED_TTL, OPT_AUTHZ_DENIED_TTL, OPT_BIND, OPT_SECURE_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
         OPT_ADDRESS, OPT_PORT, OPT_LEADER, OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
-        OPT_CONTENTION, OPT_GATES, OPT_VMODULE, OPT_LOGTOSTDERR, OPT_ALSOLOGTOSTDERR, OPT_LOG_FLUSH, OPT_LOG_FORMAT,
+        OPT_CONTENTION, OPT_GATES, OPT_VMODULE,
         OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
-        OPT_PORT_SHARING, OPT_HIDDEN_METRICS, OPT_HTTP2_STREAMS,
+        OPT_PORT_SHARING, OPT_HIDDEN_METRICS, OPT_HTTP2_STREAMS, OPT_WRITE_CONFIG,
 };
 
 /* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
@@ -330,7 +334,6 @@ static const struct {
         bool has_arg;
         const char *why;
 } refused[] = {
-        { "write-config-to", true, "this scheduler has no component configuration of its own to write" },
         { "tls-sni-cert-key", true, "one serving certificate only (--tls-cert-file)" },
         { "authentication-skip-lookup", false, "client certificates are not authenticated: bearer tokens only" },
         { "authentication-tolerate-lookup-failure", false, "client certificates are not authenticated: bearer tokens only" },
@@ -340,17 +343,6 @@ static const struct {
         { "requestheader-extra-headers-prefix", true, "front-proxy (request header) authentication is not supported" },
         { "requestheader-group-headers", true, "front-proxy (request header) authentication is not supported" },
         { "requestheader-username-headers", true, "front-proxy (request header) authentication is not supported" },
-        { "hard-pod-affinity-symmetric-weight", true, "set hardPodAffinitySymmetricWeight in the Policy" },
-        { "experimental-logging-sanitization", false, "no log field is tagged sensitive here; none is logged" },
-        { "add-dir-header", false, "log lines carry the file name only" },
-        { "log-backtrace-at", true, "a C program has no Go stack traces to print" },
-        { "log-dir", true, "logs go to stderr (or the journal) only" },
-        { "log-file", true, "logs go to stderr (or the journal) only" },
-        { "log-file-max-size", true, "logs go to stderr (or the journal) only" },
-        { "one-output", false, "logs go to stderr (or the journal) only" },
-        { "skip-headers", false, "log lines always carry klog's header" },
-        { "skip-log-headers", false, "logs go to stderr (or the journal) only" },
-        { "stderrthreshold", true, "every line goes to stderr" },
 };
 
 static void usage(void) {
@@ -367,7 +359,9 @@ static void usage(void) {
                "  --policy-configmap-namespace NS  its namespace (kube-system)\n"
                "  --use-legacy-policy-config     read --policy-config-file even with --policy-configmap\n"
                "  --algorithm-provider NAME      DefaultProvider or ClusterAutoscalerProvider\n"
+               "  --hard-pod-affinity-symmetric-weight W  the default profile's InterPodAffinity (1)\n"
                "  --settings FILE                PolicySchedulerSettings\n"
+               "  --write-config-to FILE         write the effective configuration as YAML and exit\n"
                "  --kubeconfig FILE, --master URL  API server and credentials\n"
                "  --scheduler-name NAME          pods with this spec.schedulerName are ours\n"
                "  --authentication-kubeconfig FILE, --authorization-kubeconfig FILE\n"
@@ -386,6 +380,14 @@ static void usage(void) {
                "  --kube-api-qps Q, --kube-api-burst B, --kube-api-content-type T\n"
                "  --feature-gates K=V,...        kube-scheduler v1.20 gates (see the manual)\n"
                "  -v, --v N, --vmodule PAT=N,... log verbosity\n"
+               "  --logtostderr[=BOOL]           log to stderr (true) instead of files:\n"
+               "  --log-dir DIR, --log-file F    klog's per-severity files in DIR, or one file F\n"
+               "  --log-file-max-size MB         start --log-file anew at MB (1800; 0 unlimited)\n"
+               "  --alsologtostderr, --stderrthreshold SEV  what goes to stderr as well (ERROR)\n"
+               "  --one-output, --skip-headers, --skip-log-headers, --add-dir-header  klog's\n"
+               "  --log-backtrace-at FILE:N      log a backtrace with the line logged there\n"
+               "  --logging-format text|json     json: one JSON object a line\n"
+               "  --experimental-logging-sanitization  accepted: no log line carries a credential\n"
                "  --version                      print the version\n"
                "  -h, --help                     this text\n");
 }
@@ -423,6 +425,8 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 return sched_opt_set_str(&o->algorithm_provider, arg);
         case OPT_SETTINGS:
                 return sched_opt_set_str(&o->settings_path, arg);
+        case OPT_WRITE_CONFIG:
+                return sched_opt_set_str(&o->write_config_to, arg);
         case OPT_KUBECONFIG:
                 o->set_kubeconfig = true;
                 o->component_flag = "--kubeconfig";
@@ -565,26 +569,6 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 return sched_feature_gates_parse(arg, o, err);
         case OPT_VMODULE:
                 return sched_opt_set_str(&o->vmodule, arg);
-        case OPT_LOGTOSTDERR:
-        case OPT_ALSOLOGTOSTDERR: {
-                bool b;
-                const char *name = c == OPT_LOGTOSTDERR ? "--logtostderr" : "--alsologtostderr";
-                if (parse_bool(arg, &b) < 0)
-                        return sched_opt_errf(err, -EINVAL, "%s: not a boolean: %s", name, arg);
-                if (c == OPT_LOGTOSTDERR && !b)
-                        return sched_opt_errf(err, -EINVAL, "--logtostderr=false is refused: logs go to stderr "
-                                              "(or the journal) only");
-                return 0;
-        }
-        case OPT_LOG_FLUSH:
-                /* every line is written at once */
-                if (duration_parse(arg, &d) < 0)
-                        return sched_opt_errf(err, -EINVAL, "--log-flush-frequency: not a duration: %s", arg);
-                return 0;
-        case OPT_LOG_FORMAT:
-                if (strcmp(arg, "text") != 0)
-                        return sched_opt_errf(err, -EINVAL, "--logging-format: %s is refused: klog's text lines only", arg);
-                return 0;
         case 'v':
                 if (parse_int(arg, 0, 100, &v) < 0)
                         return sched_opt_errf(err, -EINVAL, "-v: not a verbosity: %s", arg);
@@ -603,6 +587,7 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "use-legacy-policy-config", optional_argument, NULL, OPT_LEGACY },
                 { "algorithm-provider", required_argument, NULL, OPT_PROVIDER },
                 { "settings", required_argument, NULL, OPT_SETTINGS },
+                { "write-config-to", required_argument, NULL, OPT_WRITE_CONFIG },
                 { "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
                 { "plugin-call-budget", required_argument, NULL, OPT_PLUGIN_BUDGET },
                 { "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
@@ -643,20 +628,18 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "feature-gates", required_argument, NULL, OPT_GATES },
                 { "v", required_argument, NULL, 'v' },
                 { "vmodule", required_argument, NULL, OPT_VMODULE },
-                { "logtostderr", optional_argument, NULL, OPT_LOGTOSTDERR },
-                { "alsologtostderr", optional_argument, NULL, OPT_ALSOLOGTOSTDERR },
-                { "log-flush-frequency", required_argument, NULL, OPT_LOG_FLUSH },
-                { "logging-format", required_argument, NULL, OPT_LOG_FORMAT },
                 { "version", optional_argument, NULL, OPT_VERSION },
                 { "help", no_argument, NULL, 'h' },
         };
-        struct option longopts[ELEMENTSOF(accepted) + ELEMENTSOF(refused) + 1];
+        struct option longopts[ELEMENTSOF(accepted) + ELEMENTSOF(refused) + OPT_LOG_END - OPT_LOG_BASE + 1];
         size_t n = 0;
         for (size_t i = 0; i < ELEMENTSOF(accepted); i++)
                 longopts[n++] = accepted[i];
         for (size_t i = 0; i < ELEMENTSOF(refused); i++)
                 longopts[n++] = (struct option) { refused[i].name, refused[i].has_arg ? required_argument :
                                                   optional_argument, NULL, OPT_REFUSED };
+        for (size_t i = 0; i < sched_n_log_longopts; i++)
+                longopts[n++] = sched_log_longopts[i];
         longopts[n] = (struct option) {};
 
         int c, idx, r;
@@ -677,7 +660,8 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                                               refused[idx - ELEMENTSOF(accepted)].why);
                 if (c == '?' || c == ':')
                         return sched_opt_errf(err, -EINVAL, "unknown flag or missing value: %s", argv[optind - 1]);
-                r = handle(o, c, optarg, err);
+                r = c >= OPT_LOG_BASE && c < OPT_LOG_END ? sched_log_flag(o, c, longopts[idx].name, optarg, err) :
+                                                           handle(o, c, optarg, err);
                 if (r < 0)
                         return r;
         }

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "kube/log.h"
 
 typedef struct json_t json_t;
 
@@ -42,6 +43,20 @@ typedef struct SchedOptions {
         uint32_t bind_timeout_s;
         int verbosity;
         char *vmodule;
+        /* klog's output flags and --logging-format (options-log.c; klog_configure()d once the
+         * options are loaded); the first flag given that 1.32 no longer has */
+        KlogConfig log;
+        const char *log_flag_1_20;
+        char *logging_format;
+        int64_t log_flush_usec;                         /* every line is written at once */
+        /* --experimental-logging-sanitization: no log line here carries a datapolicy-tagged
+         * field (kube/log.h), so there is nothing for it to filter */
+        bool log_sanitization;
+        /* --hard-pod-affinity-symmetric-weight (0..100): the default profile's InterPodAffinity
+         * hardPodAffinityWeight, without --config and without a Policy */
+        int hard_pod_weight;
+        bool set_hard_pod_weight;
+        char *write_config_to;                          /* --write-config-to: write-config.h */
         char *default_node_selector;
         bool masters_schedulable;                       /* default true (upstream behaviour) */
         /* Secure serving: /healthz /readyz /livez open, /metrics behind delegated authn/authz. */

@@ -289,6 +289,8 @@ static int config_box_new(SchedStrtab *strtab, const SchedConfigOptions *opts, C
                 cfg->percentage = opts->percentage_of_nodes_to_score;
                 cfg->decisions = opts->decisions;
                 cfg->bind_timeout_s = opts->bind_timeout_set ? opts->bind_timeout_s : SCHED_DEFAULT_BIND_TIMEOUT_S;
+                if (opts->hard_pod_weight_set)
+                        cfg->hard_pod_affinity_weight = opts->hard_pod_weight;
                 if (opts->n_ignored_resources > 1024)
                         return -E2BIG;
                 cfg->n_ignored_resources = opts->n_ignored_resources;

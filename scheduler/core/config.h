@@ -59,6 +59,10 @@ typedef struct SchedConfigOptions {
          * top-level field); unset: 600. */
         bool bind_timeout_set;
         uint32_t bind_timeout_s;
+        /* InterPodAffinity's hardPodAffinityWeight (0..100) where no pluginConfig gives it
+         * (--hard-pod-affinity-symmetric-weight, v1.20's default profile); unset: 1. */
+        bool hard_pod_weight_set;
+        int32_t hard_pod_weight;
 } SchedConfigOptions;
 
 /* Builds the runnable configuration of one profile of an effective

@@ -10,6 +10,7 @@
 
 #include "scheduler/core/algo.h"
 #include "scheduler/core/cache.h"
+#include "scheduler/core/cycle.h"
 #include "tests/unit/testlib.h"
 #include "tests/unit/builders.h"
 
@@ -632,6 +633,33 @@ static void test_masters_schedulable(void **state) {
         assert_string_equal(schedule(f, p, NULL), "m1");
 }
 
+/* --hard-pod-affinity-symmetric-weight reaches the default profile's InterPodAffinity (v1.20's
+ * DeprecatedOptions.ApplyTo); 0 is a weight too (the symmetric term off); a Policy's own
+ * hardPodAffinitySymmetricWeight is its pluginConfig and wins */
+static void test_hard_pod_weight_option(void **state) {
+        Fx *f = *state;
+        _cleanup_(policy_freep) Policy *def = NULL;
+        assert_int_equal(policy_builtin(NULL, &def), 0);
+        const int32_t weights[] = { 7, 0, 100 };
+        for (size_t i = 0; i < ELEMENTSOF(weights); i++) {
+                SchedConfigOptions o = { .hard_pod_weight_set = true, .hard_pod_weight = weights[i] };
+                _cleanup_(sched_config_freep) SchedConfig *cfg = NULL;
+                assert_int_equal(tl_policy_struct_config(f->t, def, NULL, &o, &cfg, NULL), 0);
+                assert_non_null(cfg);
+                assert_int_equal(cfg->hard_pod_affinity_weight, weights[i]);
+        }
+        _cleanup_(sched_config_freep) SchedConfig *plain = NULL;
+        assert_int_equal(tl_policy_struct_config(f->t, def, NULL, NULL, &plain, NULL), 0);
+        assert_non_null(plain);
+        assert_int_equal(plain->hard_pod_affinity_weight, 1);
+        def->hard_pod_affinity_symmetric_weight = 9;
+        SchedConfigOptions o = { .hard_pod_weight_set = true, .hard_pod_weight = 7 };
+        _cleanup_(sched_config_freep) SchedConfig *own = NULL;
+        assert_int_equal(tl_policy_struct_config(f->t, def, NULL, &o, &own, NULL), 0);
+        assert_non_null(own);
+        assert_int_equal(own->hard_pod_affinity_weight, 9);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nodes_to_find),
@@ -651,6 +679,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_masters_schedulable, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_high_utilization_near_tie, test_world_setup, test_world_teardown),
                 cmocka_unit_test_setup_teardown(test_label_preferences_as_one_plugin, test_world_setup, test_world_teardown),
+                cmocka_unit_test_setup_teardown(test_hard_pod_weight_option, test_world_setup, test_world_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

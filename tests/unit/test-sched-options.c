@@ -328,15 +328,143 @@ static void test_tls_flags(void **state) {
                           "--tls-cipher-suites: Cipher suite TLS_FAKE not supported or doesn't exist");
 }
 
+/* klog's and component-base's logging flags, as kube-scheduler v1.20 takes them; on 1.32's
+ * line (a v1 configuration) the ones 1.26 removed are unknown flags there */
+static void test_logging_flags(void **state) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(parse(&o, &err, ARGV("--logtostderr=false", "--alsologtostderr", "--log-dir=/var/log/s",
+                                              "--log-file=/var/log/s.log", "--log-file-max-size=18446744073709551615",
+                                              "--one-output=true", "--skip-headers=T", "--skip-log-headers=1",
+                                              "--stderrthreshold=warning", "--add-dir-header",
+                                              "--log-backtrace-at=manager.c:12", "--experimental-logging-sanitization",
+                                              "--log-flush-frequency=1s", "--logging-format=text")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_false(o.log.to_stderr);
+        assert_true(o.log.also_to_stderr && o.log.one_output && o.log.skip_headers && o.log.skip_log_headers &&
+                    o.log.add_dir_header && o.log_sanitization);
+        assert_string_equal(o.log.log_dir, "/var/log/s");
+        assert_string_equal(o.log.log_file, "/var/log/s.log");
+        assert_true(o.log.file_max_size_mb == UINT64_MAX);      /* the largest pflag's uint64 takes */
+        assert_int_equal(o.log.stderr_threshold, KLOG_WARNING);
+        assert_string_equal(o.log.backtrace_file, "manager.c");
+        assert_int_equal(o.log.backtrace_line, 12);
+        assert_int_equal(o.log.format, KLOG_FORMAT_TEXT);
+        sched_options_done(&o);
+        /* the defaults: klog's */
+        assert_int_equal(parse(&o, &err, ARGV("--v=1")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_true(o.log.to_stderr);
+        assert_int_equal(o.log.stderr_threshold, KLOG_ERROR);
+        assert_true(o.log.file_max_size_mb == 1800);
+        sched_options_done(&o);
+        /* json, v1.20's shape; the v1.20 line refuses what it does not honour, in its words */
+        assert_int_equal(parse(&o, &err, ARGV("--logging-format=json", "--logtostderr=true", "--stderrthreshold=2")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_int_equal(o.log.format, KLOG_FORMAT_JSON);
+        sched_options_done(&o);
+        expect_flag_error(ARGV("--logging-format=json", "--log-dir=/x"), "non-default logging format doesn't honor flag: log_dir");
+        expect_flag_error(ARGV("--logging-format=json", "--vmodule=a=1", "--log-flush-frequency=1s"),
+                          "[non-default logging format doesn't honor flag: vmodule, non-default logging format "
+                          "doesn't honor flag: log-flush-frequency]");
+        expect_flag_error(ARGV("--logging-format=xml"), "unsupported log format: xml");
+        /* pflag's and klog's words for a bad value */
+        expect_flag_error(ARGV("--log-file-max-size=18446744073709551616"),
+                          "invalid argument \"18446744073709551616\" for \"--log-file-max-size\" flag: strconv.ParseUint: "
+                          "parsing \"18446744073709551616\": value out of range");
+        expect_flag_error(ARGV("--log-file-max-size=-1"), "strconv.ParseUint: parsing \"-1\": invalid syntax");
+        expect_flag_error(ARGV("--stderrthreshold=loud"), "invalid argument \"loud\" for \"--stderrthreshold\" flag");
+        expect_flag_error(ARGV("--log-backtrace-at=main:3"), "syntax error: expect file.go:234");
+        expect_flag_error(ARGV("--log-backtrace-at=main.c:0"), "negative or zero value for level");
+        expect_flag_error(ARGV("--skip-headers=yes"), "strconv.ParseBool: parsing \"yes\": invalid syntax");
+        {
+                static const char v1_doc[] = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+                static const char *const gone[] = { "--log-dir=/x", "--logtostderr", "--alsologtostderr=false",
+                                                    "--experimental-logging-sanitization", "--log-backtrace-at=a.c:1",
+                                                    "--stderrthreshold=0", "--one-output", "--log-file-max-size=1" };
+                for (size_t i = 0; i < ELEMENTSOF(gone); i++) {
+                        assert_int_equal(parse(&o, &err, ARGV(gone[i])), 0);
+                        assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
+                        buf_reset(&err);
+                        assert_int_equal(sched_options_load(&o, &err), -EINVAL);
+                        char want[128];
+                        snprintf(want, sizeof want, "unknown flag: %.*s", (int) strcspn(gone[i], "="), gone[i]);
+                        assert_string_equal(buf_str(&err), want);
+                        sched_options_done(&o);
+                }
+                /* 1.32 keeps --logging-format=json (its own shape) and --log-flush-frequency */
+                assert_int_equal(parse(&o, &err, ARGV("--logging-format=json", "--log-flush-frequency=2s")), 0);
+                assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
+                assert_int_equal(sched_options_load(&o, &err), 0);
+                assert_int_equal(o.log.format, KLOG_FORMAT_JSON_1_32);
+                sched_options_done(&o);
+                assert_int_equal(parse(&o, &err, ARGV("--logging-format=json", "--vmodule=a=2")), 0);
+                assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
+                assert_int_equal(sched_options_load(&o, &err), -EINVAL);
+                assert_non_null(strstr(buf_str(&err), "format: Invalid value: \"json\": Non-default format doesn't honor flag: vmodule"));
+                sched_options_done(&o);
+                assert_int_equal(klog_set_vmodule(""), 0);
+        }
+}
+
+/* --hard-pod-affinity-symmetric-weight as v1.20 takes it: the default profile's, without
+ * --config and without a Policy; where v1.20 would ignore it, refused; 1.32 has no such flag */
+static void test_hard_pod_weight(void **state) {
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=5")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_true(o.set_hard_pod_weight);
+        assert_int_equal(o.hard_pod_weight, 5);
+        sched_options_done(&o);
+        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight", "0",
+                                              "--algorithm-provider=ClusterAutoscalerProvider")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_int_equal(o.hard_pod_weight, 0);
+        sched_options_done(&o);
+        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=100")), 0);
+        sched_options_done(&o);
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=101"),
+                          "hardPodAffinitySymmetricWeight: Invalid value: 101: not in valid range [0-100]");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=-1"), "Invalid value: -1: not in valid range [0-100]");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=x"),
+                          "invalid argument \"x\" for \"--hard-pod-affinity-symmetric-weight\" flag: strconv.ParseInt: "
+                          "parsing \"x\": invalid syntax");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=2147483648"), "value out of range");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", "--policy-config-file=/p.cfg"),
+                          "has no effect with a Policy");
+        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", "--policy-configmap=pol"),
+                          "set hardPodAffinitySymmetricWeight in the Policy");
+        {
+                char path[] = "/tmp/hard-pod-XXXXXX";
+                int fd = mkstemp(path);
+                assert_true(fd >= 0);
+                static const char doc[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n";
+                assert_int_equal(write(fd, doc, strlen(doc)), (ssize_t) strlen(doc));
+                close(fd);
+                char flag[64];
+                snprintf(flag, sizeof flag, "--config=%s", path);
+                expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", flag),
+                                  "has no effect with --config (kube-scheduler v1.20 reads that setting from the file then)");
+                unlink(path);
+        }
+        {
+                static const char v1_doc[] = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+                assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=3")), 0);
+                assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
+                buf_reset(&err);
+                assert_int_equal(sched_options_load(&o, &err), -EINVAL);
+                assert_string_equal(buf_str(&err), "unknown flag: --hard-pod-affinity-symmetric-weight");
+                sched_options_done(&o);
+        }
+}
+
 static void test_refused_flags(void **state) {
-        expect_flag_error(ARGV("--write-config-to=/x"), "--write-config-to is not supported");
         expect_flag_error(ARGV("--client-ca-file=/ca"), "--client-ca-file is not supported: client certificates");
         expect_flag_error(ARGV("--requestheader-client-ca-file=/ca"), "front-proxy");
-        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=5"), "in the Policy");
-        expect_flag_error(ARGV("--log-dir=/tmp"), "--log-dir is not supported");
         expect_flag_error(ARGV("--profiling"), "--profiling=true is refused");
-        expect_flag_error(ARGV("--logtostderr=false"), "--logtostderr=false is refused");
-        expect_flag_error(ARGV("--logging-format=json"), "klog's text lines only");
         expect_flag_error(ARGV("--algorithm-provider=Custom"), "is not DefaultProvider or ClusterAutoscalerProvider");
         expect_flag_error(ARGV("--leader-elect-resource-lock=secrets"),
                           "secrets is not one of leases, endpoints, configmaps, endpointsleases, configmapsleases");
@@ -745,6 +873,8 @@ int main(void) {
                 cmocka_unit_test(test_accepted_flags),
                 cmocka_unit_test(test_tls_flags),
                 cmocka_unit_test(test_refused_flags),
+                cmocka_unit_test(test_logging_flags),
+                cmocka_unit_test(test_hard_pod_weight),
                 cmocka_unit_test(test_parsers),
                 cmocka_unit_test(test_config_settings_honoured),
                 cmocka_unit_test(test_config_profiles),
