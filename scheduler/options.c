@@ -64,23 +64,6 @@ void sched_options_done(SchedOptions *o) {
         sched_options_init(o);
 }
 
-int sched_opt_errf(Buf *err, int r, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        (void) buf_vprintf(err, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-int sched_opt_set_str(char **dst, const char *v) {
-        char *s = strdup(v);
-        if (!s)
-                return -ENOMEM;
-        free(*dst);
-        *dst = s;
-        return 0;
-}
-
 /* pflag's booleans: a bare flag is true; =true/false/1/0/t/f/TRUE/FALSE/True/False. */
 static int parse_bool(const char *s, bool *ret) {
         static const char *const yes[] = { "true", "1", "t", "T", "TRUE", "True" };
