@@ -1,4 +1,4 @@
-$(eval $(call static_lib,common,common/base64.c common/buf.c common/fileio.c common/http-server.c common/sha256.c common/time-util.c common/tls-priorities.c))
+$(eval $(call static_lib,common,common/base64.c common/buf.c common/fileio.c common/http-server.c common/http-tls.c common/sha256.c common/time-util.c common/tls-priorities.c))
 $(eval $(call unit_test,test-base64,tests/unit/test-base64.c,common))
 $(eval $(call unit_test,test-buf,tests/unit/test-buf.c,common))
 $(eval $(call unit_test,test-http-server,tests/unit/test-http-server.c,common))
