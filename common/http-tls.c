@@ -145,7 +145,7 @@ static int table_set(HttpSniTable *t, const char *name, int index) {
         return 0;
 }
 
-int http_sni_table_new(char *const *const *names, const bool *explicit, size_t n, HttpSniTable **ret) {
+int http_sni_table_new(const char *const *const *names, const bool *explicit, size_t n, HttpSniTable **ret) {
         _cleanup_(http_sni_table_freep) HttpSniTable *t = calloc(1, sizeof(*t));
         if (!t)
                 return -ENOMEM;
@@ -155,7 +155,7 @@ int http_sni_table_new(char *const *const *names, const bool *explicit, size_t n
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = n; i-- > 0;)
                         if (explicit[i] == (pass == 1))
-                                for (char *const *s = names[i]; s && *s; s++)
+                                for (const char *const *s = names[i]; s && *s; s++)
                                         if ((r = table_set(t, *s, (int) i)) < 0)
                                                 return r;
         *ret = TAKE_PTR(t);
@@ -274,7 +274,7 @@ int http_sni_new(const char *default_cert_pem, const char *default_key_pem, cons
                 for (size_t i = 0; i < n; i++)
                         if (explicit[i])
                                 names[i] = (char **) certs[i].names;
-                r = http_sni_table_new((char *const *const *) names, explicit, n, &s->table);
+                r = http_sni_table_new((const char *const *const *) names, explicit, n, &s->table);
         }
         for (size_t i = 0; i < n; i++)
                 if (!explicit[i])

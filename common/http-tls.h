@@ -33,7 +33,7 @@ int http_sni_certificate_names(const char *cert_pem, char ***ret);
 /* name -> pair index, by the precedence above. */
 typedef struct HttpSniTable HttpSniTable;
 /* names[i]: pair i's names (explicit[i] says whether given or taken from the certificate). */
-int http_sni_table_new(char *const *const *names, const bool *explicit, size_t n, HttpSniTable **ret);
+int http_sni_table_new(const char *const *const *names, const bool *explicit, size_t n, HttpSniTable **ret);
 HttpSniTable *http_sni_table_free(HttpSniTable *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(HttpSniTable *, http_sni_table_free);
 /* The pair to serve to server_name (NULL or "" without SNI), or -1 for the default. */
