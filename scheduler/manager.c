@@ -638,6 +638,7 @@ Manager *manager_free(Manager *m) {
         for (size_t i = 0; i < m->n_profiles; i++)
                 kube_event_recorder_free(m->profiles[i].recorder);
         m->secure = sched_secure_server_free(m->secure);
+        sched_authn_setup_done(&m->authn);
         m->publish = sd_event_source_disable_unref(m->publish);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);

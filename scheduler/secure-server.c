@@ -188,13 +188,16 @@ static int setup_https(SchedSecureServer *s, const SchedSecureServerOptions *o, 
         kube_client_set_timeouts(s->client, 2000, 5000);
         if ((r = kube_auth_delegate_new(s->client, &o->auth, &s->auth)) < 0)
                 return r;
+        if (o->authn)
+                kube_auth_delegate_set_authn(s->auth, o->authn);
         HttpServerOptions ho = { .address = o->address, .port = o->port, .cert_pem = o->cert_pem,
                                  .key_pem = o->key_pem, .tls_self_signed = !o->cert_pem,
-                                 .tls_priorities = o->tls_priorities, .reuse_port = o->reuse_port };
+                                 .tls_priorities = o->tls_priorities, .reuse_port = o->reuse_port,
+                                 .client_ca_pem = o->client_ca_pem, .sni = o->sni, .n_sni = o->n_sni };
         r = http_server_new(s->event, &ho, &s->https);
         if (r < 0)
                 return klog_error_errno(r, "cannot serve HTTPS on %s:%u: %s", o->address ? o->address : "127.0.0.1",
-                                        o->port, r == -EINVAL && o->cert_pem ? "invalid certificate or key" : strerror(-r));
+                                        o->port, r == -EINVAL && (o->cert_pem || o->n_sni) ? "invalid certificate or key" : strerror(-r));
         if ((r = add_health_routes(s, s->https)) < 0 ||
             (r = http_server_add_route(s->https, "/metrics", on_metrics, s)) < 0)
                 return r;

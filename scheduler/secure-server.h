@@ -15,12 +15,15 @@
  *                      the stall bound: a stalled loop neither schedules nor renews its
  *                      lease, and that is what the probe must see (500, with the age);
  *   /readyz            as /healthz, and 503 until the caches have synced;
- *   /metrics           behind TokenReview + SubjectAccessReview (asynchronous on the
- *                      thread's loop), or open for a path in always_allow_paths. */
+ *   /metrics           behind authentication (the front proxy's headers, a client
+ *                      certificate, or TokenReview) and SubjectAccessReview
+ *                      (asynchronous on the thread's loop), or open for a path in
+ *                      always_allow_paths. */
 
 #include <stdint.h>
 
 #include "common/macro.h"
+#include "common/http-tls.h"
 #include "kube/auth-delegate.h"
 #include "kube/kube.h"
 #include "scheduler/metrics-snapshot.h"
@@ -35,6 +38,13 @@ typedef struct SchedSecureServerOptions {
         bool reuse_port;                /* --permit-port-sharing */
         KubeConfig *review_config;      /* the reviews' client configuration; taken */
         KubeAuthDelegateOptions auth;   /* the review cache's TTLs */
+        /* Client certificates and the front proxy (kube/authn.h), tried before the token:
+         * contents taken (NULL: tokens only); the bundle the handshake asks certificates
+         * of (NULL: none asked); the SNI pairs (http-tls.h; copied). */
+        struct KubeAuthnConfig *authn;
+        const char *client_ca_pem;
+        const HttpSniCert *sni;
+        size_t n_sni;
         const char *always_allow_paths; /* comma-separated, served without review; copied */
         const char *lease_name;         /* leader_election_master_status's name; copied */
         uint64_t stall_usec;            /* heartbeat age past which /healthz fails */
