@@ -330,8 +330,6 @@ static void test_tls_flags(void **state) {
 
 static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--write-config-to=/x"), "--write-config-to is not supported");
-        expect_flag_error(ARGV("--client-ca-file=/ca"), "--client-ca-file is not supported: client certificates");
-        expect_flag_error(ARGV("--requestheader-client-ca-file=/ca"), "front-proxy");
         expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=5"), "in the Policy");
         expect_flag_error(ARGV("--log-dir=/tmp"), "--log-dir is not supported");
         expect_flag_error(ARGV("--profiling"), "--profiling=true is refused");
