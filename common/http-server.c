@@ -802,42 +802,6 @@ const char *http_server_certificate_pem(const HttpServer *s) {
         return s->cert_pem;
 }
 
-size_t http_request_peer_certificates(const HttpRequest *req, HttpCert *out, size_t max) {
-        if (!req->connection)
-                return 0;
-        const union MHD_ConnectionInfo *info =
-                MHD_get_connection_info(req->connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-        if (!info || !info->tls_session)
-                return 0;
-        unsigned n = 0;
-        const gnutls_datum_t *chain = gnutls_certificate_get_peers(info->tls_session, &n);
-        if (!chain)
-                return 0;
-        for (size_t i = 0; i < n && i < max; i++)
-                out[i] = (HttpCert) { chain[i].data, chain[i].size };
-        return n;
-}
-
-typedef struct HeaderWalk {
-        HttpHeader *out;
-        size_t max, n;
-} HeaderWalk;
-
-static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
-        HeaderWalk *w = cls;
-        if (w->n < w->max)
-                w->out[w->n] = (HttpHeader) { key, value ? value : "" };
-        w->n++;
-        return MHD_YES;
-}
-
-size_t http_request_headers(const HttpRequest *req, HttpHeader *out, size_t max) {
-        HeaderWalk w = { out, max, 0 };
-        if (req->connection)
-                (void) MHD_get_connection_values(req->connection, MHD_HEADER_KIND, collect_header, &w);
-        return w.n;
-}
-
 const char *http_request_header(const HttpRequest *req, const char *name) {
         return MHD_lookup_connection_value(req->connection, MHD_HEADER_KIND, name);
 }

@@ -1,5 +1,8 @@
-/* HttpSni: see http-tls.h. */
+/* HttpSni: see http-tls.h. Also http-server.h's http_request_peer_certificates and
+ * http_request_headers, which read the request's TLS session and headers. */
 #include "common/http-tls.h"
+
+#include "common/http-server.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -7,6 +10,7 @@
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <microhttpd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,4 +315,42 @@ static int retrieve(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, i
 void *http_sni_callback(void) {
         gnutls_certificate_retrieve_function2 *f = retrieve;
         return (void *) f;
+}
+
+/* ---- what a request's TLS session and headers show (http-server.h) ---- */
+
+size_t http_request_peer_certificates(const HttpRequest *req, HttpCert *out, size_t max) {
+        if (!req->connection)
+                return 0;
+        const union MHD_ConnectionInfo *info =
+                MHD_get_connection_info(req->connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+        if (!info || !info->tls_session)
+                return 0;
+        unsigned n = 0;
+        const gnutls_datum_t *chain = gnutls_certificate_get_peers(info->tls_session, &n);
+        if (!chain)
+                return 0;
+        for (size_t i = 0; i < n && i < max; i++)
+                out[i] = (HttpCert) { chain[i].data, chain[i].size };
+        return n;
+}
+
+typedef struct HeaderWalk {
+        HttpHeader *out;
+        size_t max, n;
+} HeaderWalk;
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+        HeaderWalk *w = cls;
+        if (w->n < w->max)
+                w->out[w->n] = (HttpHeader) { key, value ? value : "" };
+        w->n++;
+        return MHD_YES;
+}
+
+size_t http_request_headers(const HttpRequest *req, HttpHeader *out, size_t max) {
+        HeaderWalk w = { out, max, 0 };
+        if (req->connection)
+                (void) MHD_get_connection_values(req->connection, MHD_HEADER_KIND, collect_header, &w);
+        return w.n;
 }
