@@ -294,10 +294,6 @@ static int lookup(KubeClient *client, json_t **ret, KubeError *err) {
                 *ret = NULL;
                 return 0;
         }
-        if (r == -EPERM)
-                klog_warning("Unable to get configmap/extension-apiserver-authentication in kube-system.  Usually fixed by "
-                             "'kubectl create rolebinding -n kube-system ROLEBINDING_NAME "
-                             "--role=extension-apiserver-authentication-reader --serviceaccount=YOUR_NS:YOUR_SA'");
         if (r < 0)
                 return r;
         *ret = json_incref(json_object_get(cm, "data"));
@@ -344,7 +340,9 @@ int sched_authn_setup(const SchedAuthnFlags *flags, KubeClient *client, SchedAut
                 if (r < 0 && r != -ENOMEM) {
                         if (!err.len)
                                 (void) buf_printf(&err, "%s", strerror(-r));
-                        if (!f.tolerate_lookup_failure) {
+                        /* upstream: only the request-header set's first load stops the start
+                         * (the client CA's controller just retries) */
+                        if (!f.tolerate_lookup_failure && !f.requestheader_ca_file) {
                                 klog_error("unable to load configmap based request-header-client-ca-file: %s", buf_str(&err));
                                 goto fail;
                         }

@@ -64,8 +64,9 @@ int sched_authn_config(const SchedAuthnFlags *f, const char *client_ca_pem, cons
 typedef struct KubeClient KubeClient;
 
 /* All of it at start: the CA files read, the ConfigMap looked up with client (unless
- * skipped or both CAs given; a failure stops the start unless tolerated, with upstream's
- * warnings), the SNI pairs read. */
+ * skipped or both CAs given; a failure stops the start when the request-header set was
+ * to come from it and failures are not tolerated, else it is warned about in upstream's
+ * words), the SNI pairs read. */
 typedef struct SchedAuthnSetup {
         KubeAuthnConfig authn;          /* for kube_auth_delegate_set_authn */
         char *trust_pem;                /* HttpServerOptions.client_ca_pem */

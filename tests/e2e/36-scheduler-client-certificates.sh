@@ -5,7 +5,8 @@
 # certificate (group system:masters) reads /metrics; no credentials, or a certificate no CA
 # signed, is 401; --authentication-skip-lookup turns the lookup off; a lookup that fails
 # warns (tolerated, kube-scheduler's default) or, with
-# --authentication-tolerate-lookup-failure=false, stops the start in upstream's words; a
+# --authentication-tolerate-lookup-failure=false, stops the start in upstream's words (when
+# the request-header set was to come from it: the client CA alone only warns); a
 # front proxy signed by --requestheader-client-ca-file (its CN allowed) names the user in
 # X-Remote-User/X-Remote-Group, which a client without that certificate cannot; and
 # --tls-sni-cert-key serves its certificate to the names it is for.
@@ -98,6 +99,12 @@ rc=$?
 check "(tolerate=false) the start stops (exit $rc, not 124: the timeout)" [ "$rc" -ne 0 -a "$rc" -ne 124 ]
 check_match "(tolerate=false) ... in upstream's words" "unable to load configmap based request-header-client-ca-file" \
   "$(cat "$T/refused.log")"
+: > "$LOG"
+start --authentication-kubeconfig "$T/unreachable.kubeconfig" --authentication-tolerate-lookup-failure=false \
+  --requestheader-client-ca-file "$T/proxy-ca.crt"
+check_match "(tolerate=false) with the request-header CA given, only the client CA was to be looked up: warned, started" \
+  "Error looking up in-cluster authentication configuration" "$(cat "$LOG")"
+stop
 
 # ---- the front proxy ----
 start --requestheader-client-ca-file "$T/proxy-ca.crt" --requestheader-allowed-names front-proxy-client
