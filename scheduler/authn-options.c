@@ -2,13 +2,13 @@
 #include "scheduler/authn-options.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fileio.h"
 #include "kube/kube.h"
 #include "kube/log.h"
-#include "scheduler/options-internal.h"
 
 #define MAX_PEM (1024 * 1024)           /* a CA bundle or a serving chain */
 #define MAX_SNI 64                      /* --tls-sni-cert-key pairs */
@@ -24,6 +24,25 @@ enum {
         OPT_TOLERATE,
         OPT_SNI,
 };
+
+/* options.c's sched_opt_errf, here too: this file is a leaf below options.c. */
+static int errf(Buf *err, int r, const char *fmt, ...) _printf_(3, 4);
+static int errf(Buf *err, int r, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        (void) buf_vprintf(err, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+static int set_str(char **dst, const char *v) {
+        char *s = strdup(v);
+        if (!s)
+                return -ENOMEM;
+        free(*dst);
+        *dst = s;
+        return 0;
+}
 
 const struct option sched_authn_longopts[SCHED_AUTHN_N_LONGOPTS] = {
         { "client-ca-file", required_argument, NULL, OPT_CLIENT_CA },
@@ -94,7 +113,7 @@ static int parse_bool_arg(const char *arg, bool *ret) {
 /* cliflag.NamedCertKey: "certfile,keyfile" or "certfile,keyfile:name,name..." */
 static int sni_flag(SchedAuthnFlags *f, const char *arg, Buf *err) {
         if (f->n_sni >= MAX_SNI)
-                return sched_opt_errf(err, -EINVAL, "--tls-sni-cert-key: more than %d pairs", MAX_SNI);
+                return errf(err, -EINVAL, "--tls-sni-cert-key: more than %d pairs", MAX_SNI);
         SchedSniFlag s = {};
         const char *colon = strchr(arg, ':');
         _cleanup_free_ char *pair = trimmed(arg, colon ? (size_t) (colon - arg) : strlen(arg));
@@ -105,7 +124,7 @@ static int sni_flag(SchedAuthnFlags *f, const char *arg, Buf *err) {
                 if (!names)
                         return -ENOMEM;
                 if (!*names)
-                        return sched_opt_errf(err, -EINVAL, "invalid argument \"%s\" for \"--tls-sni-cert-key\" flag: "
+                        return errf(err, -EINVAL, "invalid argument \"%s\" for \"--tls-sni-cert-key\" flag: "
                                               "empty names list is not allowed", arg);
                 size_t n = 0;
                 for (const char *p = names;; n++) {
@@ -127,7 +146,7 @@ static int sni_flag(SchedAuthnFlags *f, const char *arg, Buf *err) {
         const char *comma = strchr(pair, ',');
         if (!comma || strchr(comma + 1, ',')) {
                 strv_freep(&s.names);
-                return sched_opt_errf(err, -EINVAL, "invalid argument \"%s\" for \"--tls-sni-cert-key\" flag: expected "
+                return errf(err, -EINVAL, "invalid argument \"%s\" for \"--tls-sni-cert-key\" flag: expected "
                                       "comma separated certificate and key file paths", arg);
         }
         s.cert_file = trimmed(pair, (size_t) (comma - pair));
@@ -149,9 +168,9 @@ static int sni_flag(SchedAuthnFlags *f, const char *arg, Buf *err) {
 int sched_authn_flag(SchedAuthnFlags *f, int c, const char *arg, Buf *err) {
         switch (c) {
         case OPT_CLIENT_CA:
-                return sched_opt_set_str(&f->client_ca_file, arg);
+                return set_str(&f->client_ca_file, arg);
         case OPT_RH_CA:
-                return sched_opt_set_str(&f->requestheader_ca_file, arg);
+                return set_str(&f->requestheader_ca_file, arg);
         case OPT_RH_ALLOWED:
                 return slice_append(&f->allowed_names, arg);
         case OPT_RH_USER:
@@ -163,7 +182,7 @@ int sched_authn_flag(SchedAuthnFlags *f, int c, const char *arg, Buf *err) {
         case OPT_SKIP_LOOKUP:
         case OPT_TOLERATE:
                 if (parse_bool_arg(arg, c == OPT_SKIP_LOOKUP ? &f->skip_lookup : &f->tolerate_lookup_failure) < 0)
-                        return sched_opt_errf(err, -EINVAL, "--%s: not a boolean: %s",
+                        return errf(err, -EINVAL, "--%s: not a boolean: %s",
                                               sched_authn_longopts[c - SCHED_AUTHN_OPT_BASE].name, arg);
                 return 0;
         case OPT_SNI:
@@ -187,7 +206,7 @@ static int configmap_list(json_t *data, const char *key, json_t **ret, Buf *err)
                         ok = ok && json_is_string(v);
                 if (!ok) {
                         json_decref(list);
-                        return sched_opt_errf(err, -EINVAL, "configmap/extension-apiserver-authentication: %s is not a "
+                        return errf(err, -EINVAL, "configmap/extension-apiserver-authentication: %s is not a "
                                               "JSON array of strings", key);
                 }
         }
@@ -235,10 +254,10 @@ int sched_authn_config(const SchedAuthnFlags *f, const char *client_ca_pem, cons
         KubeAuthnConfig c = {};
         int r = 0;
         if (client_ca_pem && (r = kube_x509_pool_new(client_ca_pem, &c.client_ca)) < 0)
-                return r == -EINVAL ? sched_opt_errf(err, r, "--client-ca-file: no certificate in the bundle") : r;
+                return r == -EINVAL ? errf(err, r, "--client-ca-file: no certificate in the bundle") : r;
         if (requestheader_ca_pem && (r = kube_x509_pool_new(requestheader_ca_pem, &c.requestheader_ca)) < 0) {
                 kube_authn_config_done(&c);
-                return r == -EINVAL ? sched_opt_errf(err, r, "--requestheader-client-ca-file: no certificate in the bundle")
+                return r == -EINVAL ? errf(err, r, "--requestheader-client-ca-file: no certificate in the bundle")
                                     : r;
         }
         c.allowed_names = list_or(f->allowed_names, NULL);
