@@ -284,6 +284,11 @@ int sched_authn_config(const SchedAuthnFlags *f, const char *client_ca_pem, cons
 void sched_authn_setup_done(SchedAuthnSetup *s) {
         kube_authn_config_done(&s->authn);
         free(s->trust_pem);
+        free(s->file_client_ca);
+        free(s->file_requestheader_ca);
+        free(s->seen);
+        for (size_t i = 0; i < ELEMENTSOF(s->flag_lists); i++)
+                json_decref(s->flag_lists[i]);
         for (size_t i = 0; i < s->n_sni; i++) {
                 free((char *) s->sni[i].cert_pem);
                 if (s->sni[i].key_pem)
@@ -320,6 +325,58 @@ static int lookup(KubeClient *client, json_t **ret, KubeError *err) {
         return 0;
 }
 
+static const char *const CM_KEYS[] = { "client-ca-file", "requestheader-client-ca-file", "requestheader-allowed-names",
+                                       "requestheader-username-headers", "requestheader-group-headers",
+                                       "requestheader-extra-headers-prefix" };
+
+/* The ConfigMap's keys that matter, as one text to compare (new string; "" for none). */
+static char *keys_text(json_t *data) {
+        json_t *o = json_object();
+        for (size_t i = 0; o && i < ELEMENTSOF(CM_KEYS); i++) {
+                json_t *v = json_object_get(data, CM_KEYS[i]);
+                if (json_is_string(v) && json_object_set(o, CM_KEYS[i], v) < 0)
+                        json_decref(TAKE_PTR(o));
+        }
+        char *t = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(o);
+        return t;
+}
+
+int sched_authn_reload(SchedAuthnSetup *s, json_t *data, KubeAuthnConfig *ret) {
+        _cleanup_free_ char *text = keys_text(data);
+        if (!text)
+                return -ENOMEM;
+        if (s->seen && strcmp(s->seen, text) == 0)
+                return 0;
+        /* the flags as at start: which CA was given, and the lists */
+        SchedAuthnFlags f = { .client_ca_file = s->file_client_ca ? (char *) "" : NULL,
+                              .requestheader_ca_file = s->file_requestheader_ca ? (char *) "" : NULL,
+                              .allowed_names = json_incref(s->flag_lists[0]),
+                              .username_headers = json_incref(s->flag_lists[1]),
+                              .group_headers = json_incref(s->flag_lists[2]),
+                              .extra_prefixes = json_incref(s->flag_lists[3]) };
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 4096);
+        _cleanup_free_ char *ca = NULL, *rh = NULL, *trust = NULL;
+        int r = sched_authn_from_configmap(&f, data, &ca, &rh, &err);
+        if (r >= 0)
+                r = sched_authn_config(&f, ca ? ca : s->file_client_ca, rh ? rh : s->file_requestheader_ca, ret, &trust,
+                                       &err);
+        json_decref(f.allowed_names);
+        json_decref(f.username_headers);
+        json_decref(f.group_headers);
+        json_decref(f.extra_prefixes);
+        if (r < 0) {
+                if (err.len)
+                        klog_warning("configmap/extension-apiserver-authentication: %s; the authenticators stay as they "
+                                     "were", buf_str(&err));
+                return r;
+        }
+        free(s->seen);
+        s->seen = TAKE_PTR(text);
+        return 1;
+}
+
 int sched_authn_setup(const SchedAuthnFlags *flags, KubeClient *client, SchedAuthnSetup *ret) {
         SchedAuthnFlags f = *flags;     /* the lists may be replaced by the ConfigMap's: own refs */
         json_incref(f.allowed_names);
@@ -339,6 +396,9 @@ int sched_authn_setup(const SchedAuthnFlags *flags, KubeClient *client, SchedAut
                 KubeError kerr = {};
                 json_t *data = NULL;
                 r = lookup(client, &data, &kerr);
+                s.reload = true;
+                if (r >= 0 && !(s.seen = keys_text(data)))
+                        r = -ENOMEM;
                 if (r >= 0) {
                         char *cm_ca = NULL, *cm_rh = NULL;
                         r = sched_authn_from_configmap(&f, data, &cm_ca, &cm_rh, &err);
@@ -373,8 +433,15 @@ int sched_authn_setup(const SchedAuthnFlags *flags, KubeClient *client, SchedAut
                         r = 0;
                 }
         }
-        if (r >= 0 && !client_ca)
-                klog_v(1, "no client-ca-file: client certificates do not authenticate");
+        if (r >= 0 && !f.skip_lookup && (!f.client_ca_file || !f.requestheader_ca_file) && client)
+                s.reload = true;        /* a failed first lookup is tried again too */
+        if (r >= 0 && f.client_ca_file && !(s.file_client_ca = strdup(client_ca)))
+                r = -ENOMEM;
+        if (r >= 0 && f.requestheader_ca_file && !(s.file_requestheader_ca = strdup(rh_ca)))
+                r = -ENOMEM;
+        json_t *given[] = { flags->allowed_names, flags->username_headers, flags->group_headers, flags->extra_prefixes };
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(given); i++)
+                s.flag_lists[i] = json_incref(given[i]);
         if (r >= 0 && (r = sched_authn_config(&f, client_ca, rh_ca, &s.authn, &s.trust_pem, &err)) < 0 && err.len)
                 klog_error("%s", buf_str(&err));
         if (r >= 0 && f.n_sni && !(s.sni = calloc(f.n_sni, sizeof(*s.sni))))

@@ -10,8 +10,8 @@
  *   sets it true): whether a CA not given is looked up in ConfigMap
  *   kube-system/extension-apiserver-authentication, and whether a failed lookup only warns;
  *   --tls-sni-cert-key certfile,keyfile[:domain,...] (repeatable).
- * The lookup is made once at start (upstream reloads the ConfigMap while running; here a
- * change takes a restart). */
+ * The lookup is made at start and again every minute by the serving thread
+ * (sched_authn_reload; upstream watches the ConfigMap). */
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -72,6 +72,19 @@ typedef struct SchedAuthnSetup {
         char *trust_pem;                /* HttpServerOptions.client_ca_pem */
         HttpSniCert *sni;               /* HttpServerOptions.sni: its PEMs owned here */
         size_t n_sni;
+        /* For sched_authn_reload: whether the ConfigMap is to be read again, the files'
+         * PEMs, the flags' lists (NULL: not given), the ConfigMap's keys last applied. */
+        bool reload;
+        char *file_client_ca, *file_requestheader_ca;
+        json_t *flag_lists[4];
+        char *seen;
 } SchedAuthnSetup;
 int sched_authn_setup(const SchedAuthnFlags *f, KubeClient *client, SchedAuthnSetup *ret);
 void sched_authn_setup_done(SchedAuthnSetup *s);
+
+/* The ConfigMap read again (data borrowed; NULL: it is gone): when its keys differ from
+ * those last applied, the authenticators rebuilt from the flags and it, as at start (1,
+ * ret filled); unchanged 0; -EINVAL (keys that do not parse: the last ones stay), -ENOMEM.
+ * Upstream watches the ConfigMap and reloads the CAs; here the serving thread reads it
+ * every minute. The CA names the handshake sends stay those of the start. */
+int sched_authn_reload(SchedAuthnSetup *s, json_t *data, KubeAuthnConfig *ret);

@@ -228,6 +228,11 @@ static int authn_setup(Manager *m, const char *kubeconfig, SchedAuthnSetup *ret)
         return r;
 }
 
+/* The serving thread's read of the ConfigMap again (it owns m->authn from the start on). */
+static int authn_reload(json_t *data, KubeAuthnConfig *ret, void *userdata) {
+        return sched_authn_reload(userdata, data, ret);
+}
+
 static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_cert, char **ret_key) {
         const SchedOptions *o = m->opts;
         int r;
@@ -280,6 +285,10 @@ static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_c
         so->client_ca_pem = m->authn.trust_pem;
         so->sni = m->authn.sni;
         so->n_sni = m->authn.n_sni;
+        if (m->authn.reload) {
+                so->authn_reload = authn_reload;
+                so->authn_reload_userdata = &m->authn;
+        }
         *ret_cert = TAKE_PTR(cert);
         *ret_key = TAKE_PTR(key);
         return 0;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/http-server.h"
+#include "kube/authn.h"
 #include "common/time-util.h"
 #include "kube/log.h"
 
@@ -28,6 +29,12 @@ struct SchedSecureServer {
         uint64_t stall_usec;
         pthread_t thread;
         bool running;
+        /* the ConfigMap's periodic read (secure-server.h) */
+        int (*authn_reload)(json_t *data, KubeAuthnConfig *ret, void *userdata);
+        void *authn_reload_userdata;
+        uint64_t authn_reload_usec;
+        sd_event_source *reload_timer;
+        bool reload_pending;
 
         pthread_mutex_t lock;
         SchedMetricsSnapshot snapshot;  /* under lock */
@@ -107,6 +114,33 @@ static int on_metrics(const HttpRequest *req, HttpReply *reply, void *userdata) 
         return kube_auth_delegate_serve(s->auth, req, reply, render_metrics, s);
 }
 
+static const KubeResource CONFIGMAPS = { "", "v1", "configmaps", true };
+
+static void on_configmap(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        SchedSecureServer *s = userdata;
+        s->reload_pending = false;
+        if (r == -ECANCELED || !s->auth)
+                return;
+        if (r < 0 && r != -ENOENT) {
+                klog_v(2, "cannot read configmap/extension-apiserver-authentication again: %s", kube_error_text(err, r));
+                return;
+        }
+        KubeAuthnConfig next = {};
+        if (s->authn_reload(r >= 0 ? json_object_get(body, "data") : NULL, &next, s->authn_reload_userdata) > 0) {
+                kube_auth_delegate_set_authn(s->auth, &next);
+                klog_info("client certificates: configmap/extension-apiserver-authentication changed: reloaded");
+        }
+}
+
+static int on_reload_timer(sd_event_source *src, uint64_t usec, void *userdata) {
+        SchedSecureServer *s = userdata;
+        if (!s->reload_pending &&
+            kube_get_async(s->client, &CONFIGMAPS, "kube-system", "extension-apiserver-authentication", on_configmap, s) >= 0)
+                s->reload_pending = true;
+        (void) sd_event_source_set_time_relative(src, s->authn_reload_usec);
+        return sd_event_source_set_enabled(src, SD_EVENT_ON);
+}
+
 static int on_stop(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         SchedSecureServer *s = userdata;
         return sd_event_exit(s->event, 0);
@@ -154,7 +188,8 @@ SchedSecureServer *sched_secure_server_free(SchedSecureServer *s) {
         }
         /* The thread has ended (or never ran): what it owned is freed from here, the
          * delegate first (it answers the requests still under review on the server). */
-        kube_auth_delegate_free(s->auth);
+        kube_auth_delegate_free(TAKE_PTR(s->auth));
+        sd_event_source_disable_unref(s->reload_timer);
         http_server_free(s->https);
         for (size_t i = 0; i < ELEMENTSOF(s->plain); i++)
                 http_server_free(s->plain[i]);
@@ -201,6 +236,14 @@ static int setup_https(SchedSecureServer *s, const SchedSecureServerOptions *o, 
         if ((r = add_health_routes(s, s->https)) < 0 ||
             (r = http_server_add_route(s->https, "/metrics", on_metrics, s)) < 0)
                 return r;
+        if (o->authn_reload) {
+                s->authn_reload = o->authn_reload;
+                s->authn_reload_userdata = o->authn_reload_userdata;
+                s->authn_reload_usec = o->authn_reload_usec ? o->authn_reload_usec : 60 * USEC_PER_SEC;
+                if ((r = sd_event_add_time_relative(s->event, &s->reload_timer, CLOCK_MONOTONIC, s->authn_reload_usec, 0,
+                                                    on_reload_timer, s)) < 0)
+                        return r;
+        }
         return 0;
 }
 

@@ -45,6 +45,14 @@ typedef struct SchedSecureServerOptions {
         const char *client_ca_pem;
         const HttpSniCert *sni;
         size_t n_sni;
+        /* Re-reading configmap kube-system/extension-apiserver-authentication (with the
+         * reviews' client) every authn_reload_usec (0: one minute): reload(data or NULL
+         * when gone, ret, userdata) returns 1 with new authenticators (they replace the
+         * delegate's), 0 unchanged, negative errno (kept). Called on the serving thread
+         * only, which owns userdata until the server is freed. NULL: never. */
+        int (*authn_reload)(json_t *data, struct KubeAuthnConfig *ret, void *userdata);
+        void *authn_reload_userdata;
+        uint64_t authn_reload_usec;
         const char *always_allow_paths; /* comma-separated, served without review; copied */
         const char *lease_name;         /* leader_election_master_status's name; copied */
         uint64_t stall_usec;            /* heartbeat age past which /healthz fails */

@@ -18,6 +18,7 @@
 
 #include "common/time-util.h"
 #include "kube/authn.h"
+#include "scheduler/authn-options.h"
 #include "scheduler/secure-server.h"
 #include "tests/unit/pki-helper.h"
 #include <systemd/sd-event.h>
@@ -218,6 +219,8 @@ static void test_review_without_api_server(void **state) {
 /* ---- a fake API server answering SubjectAccessReviews, on its own thread ---- */
 
 typedef struct FakeApi {
+        pthread_mutex_t lock;
+        char *configmap_ca;     /* under lock: the ConfigMap's client-ca-file, or NULL: 404 */
         sd_event *event;
         HttpServer *http;
         pthread_t thread;
@@ -236,6 +239,32 @@ static int on_sar(const HttpRequest *req, HttpReply *reply, void *userdata) {
                           __atomic_load_n(&api->allow, __ATOMIC_ACQUIRE) ? "true" : "false");
 }
 
+static int on_configmap_get(const HttpRequest *req, HttpReply *reply, void *userdata) {
+        FakeApi *api = userdata;
+        pthread_mutex_lock(&api->lock);
+        json_t *cm = api->configmap_ca ? json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "ConfigMap", "data",
+                                                   "client-ca-file", api->configmap_ca)
+                                       : NULL;
+        pthread_mutex_unlock(&api->lock);
+        reply->content_type = "application/json";
+        if (!cm) {
+                reply->status = 404;
+                return buf_puts(&reply->body, "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\"}");
+        }
+        char *text = json_dumps(cm, JSON_COMPACT);
+        json_decref(cm);
+        int r = text ? buf_puts(&reply->body, text) : -ENOMEM;
+        free(text);
+        return r;
+}
+
+static void fake_api_set_ca(FakeApi *api, const char *pem) {
+        pthread_mutex_lock(&api->lock);
+        free(api->configmap_ca);
+        api->configmap_ca = pem ? strdup(pem) : NULL;
+        pthread_mutex_unlock(&api->lock);
+}
+
 static void *fake_api_main(void *arg) {
         FakeApi *api = arg;
         while (!__atomic_load_n(&api->stop_fd, __ATOMIC_ACQUIRE))
@@ -245,10 +274,14 @@ static void *fake_api_main(void *arg) {
 
 static void fake_api_start(FakeApi *api) {
         *api = (FakeApi) { .allow = 1 };
+        pthread_mutex_init(&api->lock, NULL);
         assert_int_equal(sd_event_new(&api->event), 0);
         assert_int_equal(http_server_new(api->event, &(HttpServerOptions) { 0 }, &api->http), 0);
         assert_int_equal(http_server_add_route(api->http, "/apis/authorization.k8s.io/v1/subjectaccessreviews", on_sar,
                                                api), 0);
+        assert_int_equal(http_server_add_route(api->http,
+                                               "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
+                                               on_configmap_get, api), 0);
         assert_int_equal(pthread_create(&api->thread, NULL, fake_api_main, api), 0);
 }
 
@@ -257,6 +290,8 @@ static void fake_api_stop(FakeApi *api) {
         pthread_join(api->thread, NULL);
         http_server_free(api->http);
         sd_event_unref(api->event);
+        free(api->configmap_ca);
+        pthread_mutex_destroy(&api->lock);
 }
 
 static pthread_mutex_t decided_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -375,6 +410,78 @@ static void test_client_certificates(void **state) {
         pki_cleanup();
 }
 
+static int reload(json_t *data, KubeAuthnConfig *ret, void *userdata) {
+        return sched_authn_reload(userdata, data, ret);
+}
+
+/* The client CA from extension-apiserver-authentication at start, and read again: a CA
+ * replaced there stops authenticating its certificates, the new one starts. */
+static void test_configmap_client_ca_reloaded(void **state) {
+        assert_int_equal(pki_setup(state), 0);
+        FakeApi api;
+        fake_api_start(&api);
+        _cleanup_free_ char *ca = pki_read("ca", "crt"), *proxy = pki_read("proxy-ca", "crt");
+        fake_api_set_ca(&api, ca);
+        char url[64];
+        snprintf(url, sizeof(url), "http://127.0.0.1:%u", http_server_port(api.http));
+        KubeConfig *kc = NULL;
+        KubeClient *client = NULL;
+        KubeError kerr = {};
+        assert_int_equal(kube_config_new_server(url, &kc), 0);
+        assert_int_equal(kube_client_new(kc, NULL, &client, &kerr), 0);
+        SchedAuthnFlags flags;
+        sched_authn_flags_init(&flags);
+        SchedAuthnSetup setup = {};
+        assert_int_equal(sched_authn_setup(&flags, client, &setup), 0);
+        kube_client_unref(client);
+        assert_true(setup.reload);
+        assert_non_null(setup.authn.client_ca);
+        assert_null(setup.authn.requestheader_ca);
+
+        assert_int_equal(kube_config_new_server(url, &kc), 0);
+        SchedSecureServerOptions o = { .review_config = kc, .lease_name = "kube-scheduler", .stall_usec = STALL_USEC,
+                                       .auth = { .decided = on_decided, .allowed_ttl_usec = 1 }, .authn = &setup.authn,
+                                       .client_ca_pem = setup.trust_pem, .authn_reload = reload,
+                                       .authn_reload_userdata = &setup, .authn_reload_usec = 100 * 1000 };
+        SchedMetricsSnapshot snap = { .heartbeat_usec = now_monotonic_usec() };
+        SchedSecureServer *s = NULL;
+        assert_int_equal(sched_secure_server_new(&o, &snap, &s), 0);
+        expect_status(s, "alice", NULL, 200, "alice");
+        expect_status(s, "proxy", NULL, 401, "");
+
+        /* the CA is replaced: within a few reads the old one's certificate is refused */
+        fake_api_set_ca(&api, proxy);
+        Fetch f;
+        for (int i = 0; i < 100; i++) {
+                client_cert = "alice";
+                get(s, "/metrics", NULL, &f);
+                client_cert = NULL;
+                buf_free(&f.body);
+                if (f.status == 401)
+                        break;
+                sleep_usec(100 * 1000);
+        }
+        assert_int_equal(f.status, 401);
+        expect_status(s, "proxy", NULL, 200, "front-proxy");
+
+        /* the ConfigMap gone: no client CA at all */
+        fake_api_set_ca(&api, NULL);
+        for (int i = 0; i < 100; i++) {
+                client_cert = "proxy";
+                get(s, "/metrics", NULL, &f);
+                client_cert = NULL;
+                buf_free(&f.body);
+                if (f.status == 401)
+                        break;
+                sleep_usec(100 * 1000);
+        }
+        assert_int_equal(f.status, 401);
+        sched_secure_server_free(s);
+        sched_authn_setup_done(&setup);
+        fake_api_stop(&api);
+        pki_cleanup();
+}
+
 int main(void) {
         curl_global_init(CURL_GLOBAL_DEFAULT);
         const struct CMUnitTest tests[] = {
@@ -383,6 +490,7 @@ int main(void) {
                 cmocka_unit_test(test_metrics_need_a_token),
                 cmocka_unit_test(test_review_without_api_server),
                 cmocka_unit_test(test_client_certificates),
+                cmocka_unit_test(test_configmap_client_ca_reloaded),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         curl_global_cleanup();
