@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/http-tls.h"
 #include "common/tls-priorities.h"
 
 typedef struct Route {
@@ -94,6 +95,8 @@ struct HttpServer {
         char *cert_pem;
         char *key_pem;
         char *tls_priorities;
+        char *client_ca_pem;            /* clients are asked for a certificate */
+        HttpSni *sni;                   /* the certificate by SNI name; NULL: cert_pem alone */
         /* Suspended connections, resumed together by park_timer. */
         struct MHD_Connection **parked;
         size_t n_parked, cap_parked;
@@ -285,7 +288,9 @@ static void admit(HttpServer *s, int fd, const struct sockaddr *sa, socklen_t le
                 return;
         }
         /* MHD closes the socket itself when it cannot take it */
+        http_sni_set_current(s->sni);
         (void) MHD_add_connection(s->daemon, fd, sa, len);
+        http_sni_set_current(NULL);
 }
 
 static int on_accept_retry(sd_event_source *es, uint64_t usec, void *userdata) {
@@ -569,7 +574,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
 }
 
 static void server_run(HttpServer *s) {
+        /* the handshakes MHD_run drives pick their certificate from this server's */
+        http_sni_set_current(s->sni);
         MHD_run(s->daemon);
+        http_sni_set_current(NULL);
         MHD_UNSIGNED_LONG_LONG timeout_ms;
         if (MHD_get_timeout(s->daemon, &timeout_ms) == MHD_YES) {
                 sd_event_source_set_time(s->timer, loop_now(s) + (uint64_t) timeout_ms * 1000);
@@ -596,7 +604,14 @@ static struct MHD_Daemon *start_daemon(HttpServer *s, unsigned flags, const Http
                 { MHD_OPTION_HTTPS_MEM_KEY, 0, s->key_pem },
                 { MHD_OPTION_HTTPS_PRIORITIES, 0, s->tls_priorities },
                 { MHD_OPTION_END, 0, NULL },
+                { MHD_OPTION_END, 0, NULL },
+                { MHD_OPTION_END, 0, NULL },
         };
+        size_t n = 3;
+        if (s->client_ca_pem)
+                tls[n++] = (struct MHD_OptionItem) { MHD_OPTION_HTTPS_MEM_TRUST, 0, s->client_ca_pem };
+        if (s->sni)
+                tls[n++] = (struct MHD_OptionItem) { MHD_OPTION_HTTPS_CERT_CALLBACK, 0, http_sni_callback() };
         return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, on_request, s,
                                 /* dropped connections stay MHD's until it sees them end */
                                 MHD_OPTION_CONNECTION_LIMIT, s->max_connections * 2,
@@ -604,7 +619,7 @@ static struct MHD_Daemon *start_daemon(HttpServer *s, unsigned flags, const Http
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t) HTTP_MAX_HEADER_BYTES,
                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-                                MHD_OPTION_ARRAY, s->cert_pem ? tls : &tls[3],
+                                MHD_OPTION_ARRAY, s->cert_pem ? tls : &tls[5],
                                 MHD_OPTION_END);
 }
 
@@ -673,6 +688,14 @@ int http_server_new(sd_event *e, const HttpServerOptions *opts, HttpServer **ret
                 if (r < 0)
                         return r;
                 flags |= MHD_USE_TLS;
+        }
+
+        if (s->cert_pem && opts->client_ca_pem && !(s->client_ca_pem = strdup(opts->client_ca_pem)))
+                return -ENOMEM;
+        if (s->cert_pem && opts->n_sni) {
+                int r = http_sni_new(s->cert_pem, s->key_pem, opts->sni, opts->n_sni, &s->sni);
+                if (r < 0)
+                        return r;
         }
 
         int r = v6 ? listen_on((struct sockaddr *) &addr6, sizeof(addr6), !any, opts->reuse_port, &s->listen_fd)
@@ -746,6 +769,8 @@ HttpServer *http_server_free(HttpServer *s) {
         free(s->by_client);
         free(s->cert_pem);
         free(s->tls_priorities);
+        free(s->client_ca_pem);
+        http_sni_free(s->sni);
         if (s->key_pem)
                 explicit_bzero(s->key_pem, strlen(s->key_pem));
         free(s->key_pem);

@@ -43,6 +43,15 @@ typedef struct HttpServerOptions {
         /* SO_REUSEPORT (kube-scheduler's --permit-port-sharing): another process may listen
          * on the same address and port, the kernel spreading connections among them */
         bool reuse_port;
+        /* Client certificates: with a CA bundle (PEM, copied) the TLS handshake asks the
+         * client for a certificate signed by one of them (requested, never required, and
+         * not verified here: http_request_peer_certificates gives the chain to whoever
+         * authenticates, who verifies it against the bundle that matters to it). */
+        const char *client_ca_pem;
+        /* SNI: certificates served to clients whose server name matches (http-tls.h);
+         * cert_pem/key_pem otherwise. Copied. */
+        const struct HttpSniCert *sni;
+        size_t n_sni;
         unsigned max_connections;       /* 0 = 256 */
         unsigned max_per_client;        /* connections of one client address; 0 = 16 */
         unsigned request_timeout_ms;    /* a whole request must arrive in this; 0 = 10 s */
@@ -110,6 +119,23 @@ int http_tls_self_signed(const char *dns_name, const char *ipv4, char **ret_cert
 
 /* A request header (case-insensitive name), or NULL (borrowed, valid during the handler). */
 const char *http_request_header(const HttpRequest *req, const char *name);
+
+/* The peer's certificate chain as it sent it (DER, leaf first, borrowed, valid during the
+ * handler): at most max entries written to out; returns how many there are in all (0
+ * without TLS or without a client certificate). */
+typedef struct HttpCert {
+        const unsigned char *der;
+        size_t len;
+} HttpCert;
+size_t http_request_peer_certificates(const HttpRequest *req, HttpCert *out, size_t max);
+
+/* Every request header in the order received (a repeated header is several entries):
+ * at most max written to out (borrowed, valid during the handler); returns how many there
+ * are in all. */
+typedef struct HttpHeader {
+        const char *name, *value;
+} HttpHeader;
+size_t http_request_headers(const HttpRequest *req, HttpHeader *out, size_t max);
 
 /* A query argument of the request, or NULL (borrowed, valid during the handler). */
 const char *http_request_query(const HttpRequest *req, const char *key);

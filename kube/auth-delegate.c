@@ -15,6 +15,7 @@
 
 #include "common/sha256.h"
 #include "common/time-util.h"
+#include "kube/authn.h"
 #include "kube/kube.h"
 
 #define DEFAULT_ALLOWED_TTL_USEC (60ULL * 1000 * 1000)
@@ -56,6 +57,7 @@ struct KubeAuthDelegate {
         void (*decided)(const KubeAuthResult *res, void *userdata);
         void *decided_userdata;
         KubeAuthDelegateStats stats;
+        KubeAuthnConfig authn;  /* the authenticators before the token's (authn.h) */
 };
 
 struct Review {
@@ -131,6 +133,7 @@ KubeAuthDelegate *kube_auth_delegate_free(KubeAuthDelegate *a) {
                 finish_text(TAKE_PTR(rv->deferred), 503, "shutting down\n");
         }
         kube_client_unref(a->client);
+        kube_authn_config_done(&a->authn);
         explicit_bzero(a->entries, a->n_entries * sizeof(Entry));
         free(a->entries);
         free(a);
@@ -141,9 +144,13 @@ void kube_auth_delegate_get_stats(const KubeAuthDelegate *a, KubeAuthDelegateSta
         *ret = a->stats;
 }
 
-static void cache_key(const char *token, const char *verb, const char *path, uint8_t key[static SHA256_DIGEST_SIZE]) {
+/* kind keeps the two spaces apart: 'T' a bearer token, 'C' a certificate's user (whatever
+ * bytes a token holds, it never keys a certificate user's decision). */
+static void cache_key(char kind, const char *token, const char *verb, const char *path,
+                      uint8_t key[static SHA256_DIGEST_SIZE]) {
         Sha256 h;
         sha256_init(&h);
+        sha256_update(&h, &kind, 1);
         sha256_update(&h, token, strlen(token) + 1);
         sha256_update(&h, verb, strlen(verb) + 1);
         sha256_update(&h, path, strlen(path) + 1);
@@ -326,6 +333,25 @@ static json_t *valid_extra(json_t *extra) {
         return json_incref(extra);
 }
 
+/* Asks whether the authenticated user (groups, uid and extra borrowed; uid and extra may
+ * be NULL) may do the request; the answer completes rv. */
+static void access_review_start(Review *rv, const char *name, json_t *groups, json_t *uid, json_t *extra) {
+        json_t *spec = json_pack("{s:s, s:o, s:{s:s, s:s}}", "user", name, "groups",
+                                 json_is_array(groups) ? json_incref(groups) : json_array(), "nonResourceAttributes",
+                                 "path", rv->path, "verb", rv->verb);
+        if (spec && json_is_string(uid))
+                json_object_set(spec, "uid", uid);
+        if (spec && extra)
+                json_object_set(spec, "extra", extra);
+        json_t *review = spec ? json_pack("{s:s, s:s, s:o}", "apiVersion", "authorization.k8s.io/v1", "kind",
+                                          "SubjectAccessReview", "spec", spec)
+                              : NULL;
+        int r = review ? kube_create_async(rv->a->client, &ACCESS_REVIEWS, NULL, review, on_access_review, rv) : -ENOMEM;
+        json_decref(review);
+        if (r < 0)
+                review_failed(rv, r, NULL);
+}
+
 static void on_token_review(KubeClient *c, int r, json_t *answer_body, const KubeError *err, void *userdata) {
         Review *rv = userdata;
         if (rv->a)
@@ -356,24 +382,9 @@ static void on_token_review(KubeClient *c, int r, json_t *answer_body, const Kub
                 return;
         }
 
-        json_t *groups = json_object_get(user, "groups");
-        json_t *spec = json_pack("{s:s, s:o, s:{s:s, s:s}}", "user", name, "groups",
-                                 json_is_array(groups) ? json_incref(groups) : json_array(), "nonResourceAttributes",
-                                 "path", rv->path, "verb", rv->verb);
-        json_t *uid = json_object_get(user, "uid");
         json_t *extra = valid_extra(json_object_get(user, "extra"));
-        if (spec && json_is_string(uid))
-                json_object_set(spec, "uid", uid);
-        if (spec && extra)
-                json_object_set(spec, "extra", extra);
+        access_review_start(rv, name, json_object_get(user, "groups"), json_object_get(user, "uid"), extra);
         json_decref(extra);
-        json_t *review = spec ? json_pack("{s:s, s:s, s:o}", "apiVersion", "authorization.k8s.io/v1", "kind",
-                                          "SubjectAccessReview", "spec", spec)
-                              : NULL;
-        r = review ? kube_create_async(rv->a->client, &ACCESS_REVIEWS, NULL, review, on_access_review, rv) : -ENOMEM;
-        json_decref(review);
-        if (r < 0)
-                review_failed(rv, r, NULL);
 }
 
 /* Starts the reviews of token for rv. Returns 0 or negative errno. */
@@ -398,49 +409,17 @@ static unsigned in_flight_of(const KubeAuthDelegate *a, const char *client) {
         return n;
 }
 
-int kube_auth_delegate_serve(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply, HttpHandler handler,
-                             void *userdata) {
-        const char *verb = verb_of(req->method);
-        if (!verb) {
-                reply->status = 405;
-                return buf_puts(&reply->body, "method not allowed\n") < 0 ? -ENOMEM : 0;
-        }
-        const char *client = req->client ? req->client : "";
-        KubeAuthResult res = { .decision = KUBE_AUTH_UNAUTHENTICATED };
-        const char *token = bearer_token(http_request_header(req, "Authorization"));
-        if (!token) {
-                snprintf(res.reason, sizeof(res.reason), "Unauthorized: a bearer token is required");
-                return answer(a, &res, req, reply, handler, userdata);
-        }
-
-        uint8_t key[SHA256_DIGEST_SIZE];
-        cache_key(token, verb, req->path, key);
-        uint64_t now = now_monotonic_usec();
-        const Entry *e = cache_find(a, key, now);
-        if (e) {
-                a->stats.cache_hits++;
-                res = (KubeAuthResult) { .decision = e->decision, .cached = true };
-                snprintf(res.user, sizeof(res.user), "%s", e->user);
-                snprintf(res.reason, sizeof(res.reason), "%s", e->reason);
-                return answer(a, &res, req, reply, handler, userdata);
-        }
-
-        if (penalty_of(a, client, now)->tokens < 1 || a->stats.in_flight >= a->max_in_flight ||
-            in_flight_of(a, client) >= MAX_IN_FLIGHT_PER_CLIENT) {
-                a->stats.throttled++;
-                res.decision = KUBE_AUTH_THROTTLED;
-                snprintf(res.reason, sizeof(res.reason), "Too many requests: try again later");
-                return answer(a, &res, req, reply, handler, userdata);
-        }
-
+/* A review for req, on the delegate's list and deferred: 0, -ENOMEM. */
+static int review_new(KubeAuthDelegate *a, const HttpRequest *req, HttpHandler handler, void *userdata,
+                      const char *verb, const uint8_t *key, Review **ret) {
         Review *rv = calloc(1, sizeof(*rv));
         if (!rv)
                 return -ENOMEM;
         *rv = (Review) { .a = a, .handler = handler, .userdata = userdata, .verb = verb,
                          .method = strdup(req->method), .path = strdup(req->path),
                          .res = { .decision = KUBE_AUTH_UNAUTHENTICATED } };
-        snprintf(rv->client, sizeof(rv->client), "%s", client);
-        memcpy(rv->key, key, sizeof(key));
+        snprintf(rv->client, sizeof(rv->client), "%s", req->client ? req->client : "");
+        memcpy(rv->key, key, SHA256_DIGEST_SIZE);
         rv->next = a->reviews;
         if (a->reviews)
                 a->reviews->prev = rv;
@@ -450,7 +429,127 @@ int kube_auth_delegate_serve(KubeAuthDelegate *a, const HttpRequest *req, HttpRe
                 review_free(rv);
                 return -ENOMEM;
         }
-        int r = review_start(a, rv, token);
+        *ret = rv;
+        return 0;
+}
+
+/* A cached decision for key, or whether the client must wait: 1 when res is decided. */
+static int decided_early(KubeAuthDelegate *a, const char *client, const uint8_t *key, KubeAuthResult *res) {
+        uint64_t now = now_monotonic_usec();
+        const Entry *e = cache_find(a, key, now);
+        if (e) {
+                a->stats.cache_hits++;
+                *res = (KubeAuthResult) { .decision = e->decision, .cached = true };
+                snprintf(res->user, sizeof(res->user), "%s", e->user);
+                snprintf(res->reason, sizeof(res->reason), "%s", e->reason);
+                return 1;
+        }
+        if (penalty_of(a, client, now)->tokens < 1 || a->stats.in_flight >= a->max_in_flight ||
+            in_flight_of(a, client) >= MAX_IN_FLIGHT_PER_CLIENT) {
+                a->stats.throttled++;
+                res->decision = KUBE_AUTH_THROTTLED;
+                snprintf(res->reason, sizeof(res->reason), "Too many requests: try again later");
+                return 1;
+        }
+        return 0;
+}
+
+void kube_auth_delegate_set_authn(KubeAuthDelegate *a, KubeAuthnConfig *c) {
+        kube_authn_config_done(&a->authn);
+        a->authn = *c;
+        *c = (KubeAuthnConfig) {};
+}
+
+/* The certificate authenticators (authn.h): 1 and ret (a user), 0 (none; why says what a
+ * certificate lacked, or is ""), -ENOMEM. */
+static int authenticate_certificate(KubeAuthDelegate *a, const HttpRequest *req, KubeAuthnUser *ret, char *why,
+                                    size_t why_size) {
+        why[0] = '\0';
+        if (!a->authn.client_ca && !a->authn.requestheader_ca)
+                return 0;
+        HttpCert chain[KUBE_AUTHN_MAX_CHAIN];
+        size_t n = http_request_peer_certificates(req, chain, ELEMENTSOF(chain));
+        if (n == 0)
+                return 0;
+        if (n > ELEMENTSOF(chain)) {
+                snprintf(why, why_size, "x509: a chain of %zu certificates is not verified", n);
+                return 0;
+        }
+        _cleanup_free_ HttpHeader *headers = NULL;
+        size_t n_headers = 0;
+        if (a->authn.requestheader_ca) {
+                /* bounded by the server's header bytes (HTTP_MAX_HEADER_BYTES) */
+                n_headers = http_request_headers(req, NULL, 0);
+                if (!(headers = calloc(n_headers ? n_headers : 1, sizeof(*headers))))
+                        return -ENOMEM;
+                n_headers = http_request_headers(req, headers, n_headers);
+        }
+        return kube_authn_authenticate(&a->authn, chain, n, headers, n_headers, ret, why, why_size);
+}
+
+/* Authorizes an authenticated certificate's user (cached per user, groups, extra). */
+static int serve_user(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply, HttpHandler handler,
+                      void *userdata, const char *verb, const KubeAuthnUser *u) {
+        json_t *who = json_pack("{s:s, s:O, s:O?}", "user", u->name, "groups", u->groups, "extra", u->extra);
+        char *text = who ? json_dumps(who, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        json_decref(who);
+        if (!text)
+                return -ENOMEM;
+        uint8_t key[SHA256_DIGEST_SIZE];
+        cache_key('C', text, verb, req->path, key);
+        free(text);
+        KubeAuthResult res = { .decision = KUBE_AUTH_UNAUTHENTICATED };
+        if (decided_early(a, req->client ? req->client : "", key, &res))
+                return answer(a, &res, req, reply, handler, userdata);
+        Review *rv = NULL;
+        int r = review_new(a, req, handler, userdata, verb, key, &rv);
+        if (r < 0)
+                return r;
+        snprintf(rv->res.user, sizeof(rv->res.user), "%s", u->name);
+        access_review_start(rv, u->name, u->groups, NULL, u->extra);
+        return 0;
+}
+
+int kube_auth_delegate_serve(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply, HttpHandler handler,
+                             void *userdata) {
+        const char *verb = verb_of(req->method);
+        if (!verb) {
+                reply->status = 405;
+                return buf_puts(&reply->body, "method not allowed\n") < 0 ? -ENOMEM : 0;
+        }
+        const char *client = req->client ? req->client : "";
+        KubeAuthResult res = { .decision = KUBE_AUTH_UNAUTHENTICATED };
+
+        /* upstream's union: the front proxy, then client certificates, then the token */
+        char why[400];
+        KubeAuthnUser u = {};
+        int r = authenticate_certificate(a, req, &u, why, sizeof(why));
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                r = serve_user(a, req, reply, handler, userdata, verb, &u);
+                kube_authn_user_done(&u);
+                return r;
+        }
+
+        const char *token = bearer_token(http_request_header(req, "Authorization"));
+        if (!token) {
+                if (why[0])
+                        snprintf(res.reason, sizeof(res.reason), "Unauthorized: %s", why);
+                else
+                        snprintf(res.reason, sizeof(res.reason), "Unauthorized: a bearer token is required");
+                return answer(a, &res, req, reply, handler, userdata);
+        }
+
+        uint8_t key[SHA256_DIGEST_SIZE];
+        cache_key('T', token, verb, req->path, key);
+        if (decided_early(a, client, key, &res))
+                return answer(a, &res, req, reply, handler, userdata);
+
+        Review *rv = NULL;
+        if ((r = review_new(a, req, handler, userdata, verb, key, &rv)) < 0)
+                return r;
+        r = review_start(a, rv, token);
         if (r < 0) {
                 /* answered now: the deferred request is finished before the handler returns */
                 review_failed(rv, r, NULL);

@@ -7,6 +7,8 @@
  * daemon's own credentials need create on tokenreviews and subjectaccessreviews
  * (ClusterRole system:auth-delegator, or deploy/'s scheduler-policy-auth-delegator).
  *
+ * Before the token, a client certificate may authenticate (kube_auth_delegate_set_authn).
+ *
  *   no or malformed Authorization header, token not authenticated   -> 401
  *   authenticated but not allowed                                    -> 403
  *   allowed                                                          -> the route's handler
@@ -82,6 +84,12 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(KubeAuthDelegate *, kube_auth_delegate_free);
  * is freed are answered 503. */
 int kube_auth_delegate_serve(KubeAuthDelegate *a, const HttpRequest *req, HttpReply *reply, HttpHandler handler,
                              void *userdata);
+
+/* The authenticators tried before the bearer token (kube/authn.h: front proxy, client
+ * certificates), whose users are authorized by SubjectAccessReview as a token's are
+ * (cached per user, groups and extra, apart from tokens). Takes c's contents over. */
+struct KubeAuthnConfig;
+void kube_auth_delegate_set_authn(KubeAuthDelegate *a, struct KubeAuthnConfig *c);
 
 /* Cache statistics, for tests and metrics. */
 typedef struct KubeAuthDelegateStats {

@@ -1,4 +1,4 @@
-KUBE_SRCS := kube/error.c kube/quantity.c kube/selector.c kube/log.c kube/log-format.c kube/log-file.c kube/util.c kube/config.c kube/paths.c kube/object.c kube/ratelimit.c kube/request.c kube/curl-event.c kube/client.c kube/ops.c kube/hashmap.c kube/watch.c kube/informer.c kube/workqueue.c kube/conditions.c kube/mergepatch.c kube/events.c kube/leader.c kube/notify.c kube/auth-delegate.c kube/exec-credential.c
+KUBE_SRCS := kube/error.c kube/quantity.c kube/selector.c kube/log.c kube/log-format.c kube/log-file.c kube/util.c kube/config.c kube/paths.c kube/object.c kube/ratelimit.c kube/request.c kube/curl-event.c kube/client.c kube/ops.c kube/hashmap.c kube/watch.c kube/informer.c kube/workqueue.c kube/conditions.c kube/mergepatch.c kube/events.c kube/leader.c kube/notify.c kube/auth-delegate.c kube/authn.c kube/exec-credential.c
 $(eval $(call static_lib,kube,$(KUBE_SRCS)))
 
 $(eval $(call unit_test,test-kube-quantity,tests/unit/test-kube-quantity.c,kube common))
@@ -18,3 +18,4 @@ $(eval $(call integration_test,test-kube-events,tests/integration/test-kube-even
 $(eval $(call bench,bench-kube-decode,tests/bench/bench-kube-decode.c,kube common))
 $(eval $(call bench,bench-kube-informer,tests/bench/bench-kube-informer.c,kube common))
 $(eval $(call integration_test,test-kube-transport,tests/integration/test-kube-transport.c tests/integration/plane-client.c,kube common))
+$(eval $(call unit_test,test-kube-authn,tests/unit/test-kube-authn.c tests/unit/pki-helper.c,kube common))

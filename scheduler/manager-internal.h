@@ -106,6 +106,7 @@ struct Manager {
         KubeInformer *pods, *nodes, *namespaces;
         /* every HTTP port (secure and plain), on its own thread */
         SchedSecureServer *secure;
+        SchedAuthnSetup authn;          /* the secure port's certificate authenticators, SNI */
         sd_event_source *publish;       /* the serving thread's snapshot, after each dispatch */
         uint64_t families_published_usec; /* CLOCK_MONOTONIC of the last labelled families sent */
         SchedResourcesEndpoint *resources;      /* /metrics/resources, rendered on demand */

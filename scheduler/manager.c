@@ -631,6 +631,7 @@ Manager *manager_free(Manager *m) {
         /* after the HTTP thread: its scrapes hold the endpoint */
         m->resources_source = sd_event_source_disable_unref(m->resources_source);
         m->resources = sched_resources_endpoint_free(m->resources);
+        sched_authn_setup_done(&m->authn);
         m->publish = sd_event_source_disable_unref(m->publish);
         kube_informer_unref(m->pods);
         kube_informer_unref(m->nodes);

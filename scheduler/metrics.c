@@ -274,6 +274,32 @@ static int on_resources_wanted(sd_event_source *src, int fd, uint32_t revents, v
 }
 
 /* The HTTPS port's options: the delegated reviews' client and TTLs, the certificate. */
+/* --client-ca-file and the rest (authn-options.h), the ConfigMap looked up with the
+ * reviews' credentials as upstream's authentication kubeconfig client does. */
+static int authn_setup(Manager *m, const char *kubeconfig, SchedAuthnSetup *ret) {
+        const SchedOptions *o = m->opts;
+        KubeClient *client = NULL;
+        const SchedAuthnFlags *f = &o->authn;
+        if (!f->skip_lookup && (!f->client_ca_file || !f->requestheader_ca_file)) {
+                KubeConfig *kc = NULL;
+                KubeError kerr = {};
+                int r = manager_load_kubeconfig(o, kubeconfig, &kc, &kerr);
+                if (r >= 0)
+                        r = kube_client_new(kc, m->event, &client, &kerr);
+                if (r < 0)
+                        return klog_error_errno(r, "cannot create the authentication lookup's client: %s", kerr.message);
+                kube_client_set_timeouts(client, 2000, 10000);
+        }
+        int r = sched_authn_setup(f, client, ret);
+        kube_client_unref(client);
+        return r;
+}
+
+/* The serving thread's read of the ConfigMap again (it owns m->authn from the start on). */
+static int authn_reload(json_t *data, KubeAuthnConfig *ret, void *userdata) {
+        return sched_authn_reload(userdata, data, ret);
+}
+
 static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_cert, char **ret_key) {
         const SchedOptions *o = m->opts;
         int r;
@@ -311,6 +337,8 @@ static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_c
                         klog_warning("--tls-cipher-suites: GnuTLS enables suites by their parts, which also lets in: %s",
                                      buf_str(&extra));
         }
+        if ((r = authn_setup(m, akc ? akc : o->kubeconfig, &m->authn)) < 0)
+                return r;
         so->tls_priorities = o->tls_priorities;
         so->reuse_port = o->permit_port_sharing;
         so->address = o->bind_address;
@@ -320,6 +348,14 @@ static int secure_options(Manager *m, SchedSecureServerOptions *so, char **ret_c
         so->review_config = TAKE_PTR(kc);
         so->auth = ao;
         so->always_allow_paths = o->always_allow_paths;
+        so->authn = &m->authn.authn;
+        so->client_ca_pem = m->authn.trust_pem;
+        so->sni = m->authn.sni;
+        so->n_sni = m->authn.n_sni;
+        if (m->authn.reload) {
+                so->authn_reload = authn_reload;
+                so->authn_reload_userdata = &m->authn;
+        }
         *ret_cert = TAKE_PTR(cert);
         *ret_key = TAKE_PTR(key);
         return 0;

@@ -14,7 +14,7 @@ $(eval $(call program,policy-scheduler,scheduler/main.c,scheduler pluginloader s
 
 SCHED_TEST_LIBS := scheduler pluginloader schedcore config kube common
 $(foreach t,$(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test-sched-*.c))),\
-  $(eval $(call unit_test,$(t),tests/unit/$(t).c tests/unit/builders.c tests/unit/make-objects.c,$(SCHED_TEST_LIBS))))
+  $(eval $(call unit_test,$(t),tests/unit/$(t).c tests/unit/builders.c tests/unit/make-objects.c tests/unit/pki-helper.c,$(SCHED_TEST_LIBS))))
 
 $(eval $(call bench,bench-sched,tests/bench/bench-sched.c,schedcore config kube common))
 $(eval $(call bench,bench-sched-default,tests/bench/bench-sched-default.c,scheduler pluginloader schedcore config kube common))

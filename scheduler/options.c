@@ -25,6 +25,7 @@ void sched_options_init(SchedOptions *o) {
         *o = (SchedOptions) {
                 .percentage = 0,
                 .masters_schedulable = true,
+                .authn = { .tolerate_lookup_failure = true },   /* kube-scheduler's */
                 .leader_elect = true,
                 .secure_port = 10259,
                 .port = 10251,
@@ -61,6 +62,7 @@ void sched_options_done(SchedOptions *o) {
         json_decref(o->ksc_effective);
         free(o->ksc_external);
         plugin_loader_free(o->plugins);
+        sched_authn_flags_done(&o->authn);
         sched_options_init(o);
 }
 
@@ -307,25 +309,8 @@ enum {
         OPT_ADDRESS, OPT_PORT, OPT_LEADER, OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
         OPT_LEASE_NAME, OPT_LEASE_NS, OPT_LOCK_NAME, OPT_LOCK_NS, OPT_QPS, OPT_BURST, OPT_CONTENT_TYPE, OPT_PROFILING,
         OPT_CONTENTION, OPT_GATES, OPT_VMODULE,
-        OPT_VERSION, OPT_REFUSED, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
+        OPT_VERSION, OPT_PLUGIN_DIR, OPT_PLUGIN_BUDGET, OPT_CERT_DIR, OPT_TLS_MIN, OPT_TLS_CIPHERS,
         OPT_PORT_SHARING, OPT_HIDDEN_METRICS, OPT_HTTP2_STREAMS, OPT_WRITE_CONFIG,
-};
-
-/* Upstream flags refused, each with why (policy-scheduler.1 lists them too). */
-static const struct {
-        const char *name;
-        bool has_arg;
-        const char *why;
-} refused[] = {
-        { "tls-sni-cert-key", true, "one serving certificate only (--tls-cert-file)" },
-        { "authentication-skip-lookup", false, "client certificates are not authenticated: bearer tokens only" },
-        { "authentication-tolerate-lookup-failure", false, "client certificates are not authenticated: bearer tokens only" },
-        { "client-ca-file", true, "client certificates are not authenticated: bearer tokens only (TokenReview)" },
-        { "requestheader-allowed-names", true, "front-proxy (request header) authentication is not supported" },
-        { "requestheader-client-ca-file", true, "front-proxy (request header) authentication is not supported" },
-        { "requestheader-extra-headers-prefix", true, "front-proxy (request header) authentication is not supported" },
-        { "requestheader-group-headers", true, "front-proxy (request header) authentication is not supported" },
-        { "requestheader-username-headers", true, "front-proxy (request header) authentication is not supported" },
 };
 
 static void usage(void) {
@@ -349,6 +334,13 @@ static void usage(void) {
                "  --scheduler-name NAME          pods with this spec.schedulerName are ours\n"
                "  --authentication-kubeconfig FILE, --authorization-kubeconfig FILE\n"
                "                                 TokenReview / SubjectAccessReview for /metrics\n"
+               "  --client-ca-file F             client certificates signed by F authenticate (CN, O)\n"
+               "  --requestheader-client-ca-file F  a front proxy signed by F may name the user in headers:\n"
+               "  --requestheader-allowed-names L, --requestheader-username-headers L (x-remote-user),\n"
+               "  --requestheader-group-headers L (x-remote-group), --requestheader-extra-headers-prefix L\n"
+               "  --authentication-skip-lookup, --authentication-tolerate-lookup-failure (true)\n"
+               "                                 CAs from configmap extension-apiserver-authentication\n"
+               "  --tls-sni-cert-key C,K[:NAMES] serving certificate by SNI name (repeatable)\n"
                "  --bind-address ADDR            secure serving address (0.0.0.0: IPv4 and IPv6)\n"
                "  --secure-port PORT             HTTPS /healthz /readyz /livez /metrics (10259; 0 off)\n"
                "  --tls-cert-file F, --tls-private-key-file F  serving certificate (else self-signed)\n"
@@ -614,15 +606,14 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                 { "version", optional_argument, NULL, OPT_VERSION },
                 { "help", no_argument, NULL, 'h' },
         };
-        struct option longopts[ELEMENTSOF(accepted) + ELEMENTSOF(refused) + OPT_LOG_END - OPT_LOG_BASE + 1];
+        struct option longopts[ELEMENTSOF(accepted) + OPT_LOG_END - OPT_LOG_BASE + SCHED_AUTHN_N_LONGOPTS + 1];
         size_t n = 0;
         for (size_t i = 0; i < ELEMENTSOF(accepted); i++)
                 longopts[n++] = accepted[i];
-        for (size_t i = 0; i < ELEMENTSOF(refused); i++)
-                longopts[n++] = (struct option) { refused[i].name, refused[i].has_arg ? required_argument :
-                                                  optional_argument, NULL, OPT_REFUSED };
         for (size_t i = 0; i < sched_n_log_longopts; i++)
                 longopts[n++] = sched_log_longopts[i];
+        for (size_t i = 0; i < SCHED_AUTHN_N_LONGOPTS; i++)     /* scheduler/authn-options.h */
+                longopts[n++] = sched_authn_longopts[i];
         longopts[n] = (struct option) {};
 
         int c, idx, r;
@@ -638,12 +629,10 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
                                "v1.20.2, v1 and v1beta3 as v1.32)\n");
                         return 1;
                 }
-                if (c == OPT_REFUSED)
-                        return sched_opt_errf(err, -EINVAL, "--%s is not supported: %s", longopts[idx].name,
-                                              refused[idx - ELEMENTSOF(accepted)].why);
                 if (c == '?' || c == ':')
                         return sched_opt_errf(err, -EINVAL, "unknown flag or missing value: %s", argv[optind - 1]);
-                r = c >= OPT_LOG_BASE && c < OPT_LOG_END ? sched_log_flag(o, c, longopts[idx].name, optarg, err) :
+                r = c >= SCHED_AUTHN_OPT_BASE                  ? sched_authn_flag(&o->authn, c, optarg, err) :
+                    c >= OPT_LOG_BASE && c < OPT_LOG_END ? sched_log_flag(o, c, longopts[idx].name, optarg, err) :
                                                            handle(o, c, optarg, err);
                 if (r < 0)
                         return r;

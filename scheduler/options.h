@@ -23,6 +23,7 @@
 
 #include "common/buf.h"
 #include "kube/log.h"
+#include "scheduler/authn-options.h"
 
 typedef struct json_t json_t;
 
@@ -83,6 +84,7 @@ typedef struct SchedOptions {
         char *show_hidden_metrics_for_version;
         char *authn_kubeconfig, *authz_kubeconfig;      /* none: the scheduler's own client */
         char *always_allow_paths;                       /* comma-separated, served without auth */
+        SchedAuthnFlags authn;                          /* client certificates, front proxy, SNI */
         int64_t authn_cache_ttl_usec;                   /* allowed decisions (10 s as upstream) */
         int64_t authz_allowed_ttl_usec, authz_denied_ttl_usec; /* 10 s, 10 s */
         /* Insecure serving (deprecated upstream): /healthz /readyz /livez /metrics, plain HTTP. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/http-server.h"
+#include "kube/authn.h"
 #include "common/time-util.h"
 #include "kube/log.h"
 
@@ -30,6 +31,12 @@ struct SchedSecureServer {
         uint64_t stall_usec;
         pthread_t thread;
         bool running;
+        /* the ConfigMap's periodic read (secure-server.h) */
+        int (*authn_reload)(json_t *data, KubeAuthnConfig *ret, void *userdata);
+        void *authn_reload_userdata;
+        uint64_t authn_reload_usec;
+        sd_event_source *reload_timer;
+        bool reload_pending;
 
         pthread_mutex_t lock;
         SchedMetricsSnapshot snapshot;  /* under lock */
@@ -116,6 +123,33 @@ static int on_resources(const HttpRequest *req, HttpReply *reply, void *userdata
         return kube_auth_delegate_serve(s->auth, req, reply, s->resources, s->resources_userdata);
 }
 
+static const KubeResource CONFIGMAPS = { "", "v1", "configmaps", true };
+
+static void on_configmap(KubeClient *c, int r, json_t *body, const KubeError *err, void *userdata) {
+        SchedSecureServer *s = userdata;
+        s->reload_pending = false;
+        if (r == -ECANCELED || !s->auth)
+                return;
+        if (r < 0 && r != -ENOENT) {
+                klog_v(2, "cannot read configmap/extension-apiserver-authentication again: %s", kube_error_text(err, r));
+                return;
+        }
+        KubeAuthnConfig next = {};
+        if (s->authn_reload(r >= 0 ? json_object_get(body, "data") : NULL, &next, s->authn_reload_userdata) > 0) {
+                kube_auth_delegate_set_authn(s->auth, &next);
+                klog_info("client certificates: configmap/extension-apiserver-authentication changed: reloaded");
+        }
+}
+
+static int on_reload_timer(sd_event_source *src, uint64_t usec, void *userdata) {
+        SchedSecureServer *s = userdata;
+        if (!s->reload_pending &&
+            kube_get_async(s->client, &CONFIGMAPS, "kube-system", "extension-apiserver-authentication", on_configmap, s) >= 0)
+                s->reload_pending = true;
+        (void) sd_event_source_set_time_relative(src, s->authn_reload_usec);
+        return sd_event_source_set_enabled(src, SD_EVENT_ON);
+}
+
 static int on_stop(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
         SchedSecureServer *s = userdata;
         return sd_event_exit(s->event, 0);
@@ -163,7 +197,8 @@ SchedSecureServer *sched_secure_server_free(SchedSecureServer *s) {
         }
         /* The thread has ended (or never ran): what it owned is freed from here, the
          * delegate first (it answers the requests still under review on the server). */
-        kube_auth_delegate_free(s->auth);
+        kube_auth_delegate_free(TAKE_PTR(s->auth));
+        sd_event_source_disable_unref(s->reload_timer);
         http_server_free(s->https);
         for (size_t i = 0; i < ELEMENTSOF(s->plain); i++)
                 http_server_free(s->plain[i]);
@@ -197,17 +232,28 @@ static int setup_https(SchedSecureServer *s, const SchedSecureServerOptions *o, 
         kube_client_set_timeouts(s->client, 2000, 5000);
         if ((r = kube_auth_delegate_new(s->client, &o->auth, &s->auth)) < 0)
                 return r;
+        if (o->authn)
+                kube_auth_delegate_set_authn(s->auth, o->authn);
         HttpServerOptions ho = { .address = o->address, .port = o->port, .cert_pem = o->cert_pem,
                                  .key_pem = o->key_pem, .tls_self_signed = !o->cert_pem,
-                                 .tls_priorities = o->tls_priorities, .reuse_port = o->reuse_port };
+                                 .tls_priorities = o->tls_priorities, .reuse_port = o->reuse_port,
+                                 .client_ca_pem = o->client_ca_pem, .sni = o->sni, .n_sni = o->n_sni };
         r = http_server_new(s->event, &ho, &s->https);
         if (r < 0)
                 return klog_error_errno(r, "cannot serve HTTPS on %s:%u: %s", o->address ? o->address : "127.0.0.1",
-                                        o->port, r == -EINVAL && o->cert_pem ? "invalid certificate or key" : strerror(-r));
+                                        o->port, r == -EINVAL && (o->cert_pem || o->n_sni) ? "invalid certificate or key" : strerror(-r));
         if ((r = add_health_routes(s, s->https)) < 0 ||
             (r = http_server_add_route(s->https, "/metrics", on_metrics, s)) < 0 ||
             (s->resources && (r = http_server_add_route(s->https, "/metrics/resources", on_resources, s)) < 0))
                 return r;
+        if (o->authn_reload) {
+                s->authn_reload = o->authn_reload;
+                s->authn_reload_userdata = o->authn_reload_userdata;
+                s->authn_reload_usec = o->authn_reload_usec ? o->authn_reload_usec : 60 * USEC_PER_SEC;
+                if ((r = sd_event_add_time_relative(s->event, &s->reload_timer, CLOCK_MONOTONIC, s->authn_reload_usec, 0,
+                                                    on_reload_timer, s)) < 0)
+                        return r;
+        }
         return 0;
 }
 

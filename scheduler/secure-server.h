@@ -15,14 +15,17 @@
  *                      the stall bound: a stalled loop neither schedules nor renews its
  *                      lease, and that is what the probe must see (500, with the age);
  *   /readyz            as /healthz, and 503 until the caches have synced;
- *   /metrics           behind TokenReview + SubjectAccessReview (asynchronous on the
- *                      thread's loop), or open for a path in always_allow_paths;
+ *   /metrics           behind authentication (the front proxy's headers, a client
+ *                      certificate, or TokenReview) and SubjectAccessReview
+ *                      (asynchronous on the thread's loop), or open for a path in
+ *                      always_allow_paths;
  *   /metrics/resources likewise, answered by the options' resources handler (rendered by the
  *                      loop on demand: resources-endpoint.h). */
 
 #include <stdint.h>
 
 #include "common/macro.h"
+#include "common/http-tls.h"
 #include "kube/auth-delegate.h"
 #include "kube/kube.h"
 #include "scheduler/metrics-snapshot.h"
@@ -37,6 +40,21 @@ typedef struct SchedSecureServerOptions {
         bool reuse_port;                /* --permit-port-sharing */
         KubeConfig *review_config;      /* the reviews' client configuration; taken */
         KubeAuthDelegateOptions auth;   /* the review cache's TTLs */
+        /* Client certificates and the front proxy (kube/authn.h), tried before the token:
+         * contents taken (NULL: tokens only); the bundle the handshake asks certificates
+         * of (NULL: none asked); the SNI pairs (http-tls.h; copied). */
+        struct KubeAuthnConfig *authn;
+        const char *client_ca_pem;
+        const HttpSniCert *sni;
+        size_t n_sni;
+        /* Re-reading configmap kube-system/extension-apiserver-authentication (with the
+         * reviews' client) every authn_reload_usec (0: one minute): reload(data or NULL
+         * when gone, ret, userdata) returns 1 with new authenticators (they replace the
+         * delegate's), 0 unchanged, negative errno (kept). Called on the serving thread
+         * only, which owns userdata until the server is freed. NULL: never. */
+        int (*authn_reload)(json_t *data, struct KubeAuthnConfig *ret, void *userdata);
+        void *authn_reload_userdata;
+        uint64_t authn_reload_usec;
         const char *always_allow_paths; /* comma-separated, served without review; copied */
         const char *lease_name;         /* leader_election_master_status's name; copied */
         uint64_t stall_usec;            /* heartbeat age past which /healthz fails */

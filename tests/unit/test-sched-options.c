@@ -462,8 +462,6 @@ static void test_hard_pod_weight(void **state) {
 }
 
 static void test_refused_flags(void **state) {
-        expect_flag_error(ARGV("--client-ca-file=/ca"), "--client-ca-file is not supported: client certificates");
-        expect_flag_error(ARGV("--requestheader-client-ca-file=/ca"), "front-proxy");
         expect_flag_error(ARGV("--profiling"), "--profiling=true is refused");
         expect_flag_error(ARGV("--algorithm-provider=Custom"), "is not DefaultProvider or ClusterAutoscalerProvider");
         expect_flag_error(ARGV("--leader-elect-resource-lock=secrets"),
