@@ -383,40 +383,6 @@ static int create_or_replace(KubeClient *c, const KubeResource *res, const char 
         return kube_update(c, res, ns, obj, NULL, &out, err);
 }
 
-/* What migrating changes in the decisions of the cluster's pods, computed as simulate
- * computes them (the Policy as the bundled scheduler runs it against the migrated file),
- * into out; a warning there when it cannot be computed, which never stops the migration. */
-static void migrate_decisions(KubeClient *c, const char *policy, const MigratePlan *plan, const char *scheduler_name,
-                              const json_t *sched, SchedulerConfigApi api, const char *label, Buf *out) {
-        _cleanup_(sim_objects_done) SimObjectLists lists = {};
-        _cleanup_(simulate_report_done) SimulateReport rep = {};
-        _cleanup_(buf_free) Buf why;
-        KubeError err = {};
-        const char *what = NULL;
-        const char *dns = json_string_value(jget(sched, "spec", "defaultNodeSelector"));
-
-        buf_init(&why, 4096);
-        int r = sim_objects_read(c, dns && *dns ? dns : NULL, &lists, &what, &err);
-        if (r < 0) {
-                (void) buf_printf(out, "warning: cannot compare the decisions (%s: %s); --no-simulate skips this\n",
-                                  what, err.message[0] ? err.message : strerror(-r));
-                return;
-        }
-        r = migrate_decisions_run(policy, strlen(policy), plan->config_yaml, scheduler_name,
-                                  !json_is_true(jget(sched, "spec", "mastersSchedulable")), &lists.objs, &rep, &why);
-        if (r < 0) {
-                (void) buf_printf(out, "warning: cannot compare the decisions: %s\n",
-                                  why.len ? buf_str(&why) : strerror(-r));
-                return;
-        }
-        char policy_label[400], file_label[128];
-        snprintf(policy_label, sizeof(policy_label), "%s (v1.20, as the bundled scheduler runs it)", label);
-        snprintf(file_label, sizeof(file_label), "the migrated file (%s%s)", scheduler_config_api_version(api),
-                 api == SCHEDULER_CONFIG_API_V1BETA1 ? ", v1.20's plugins" : ", 1.32's plugins");
-        if (migrate_decisions_format(&rep, policy_label, file_label, out) < 0)
-                (void) buf_printf(out, "warning: cannot compare the decisions: out of memory\n");
-}
-
 /* Prints the decisions report (stderr, after what stdout said). */
 static void print_decisions(const Buf *decisions) {
         if (!decisions->len)
@@ -491,7 +457,7 @@ static int cmd_migrate(const Args *a) {
         _cleanup_(buf_free) Buf decisions;
         buf_init(&decisions, 0);
         if (!a->no_simulate)
-                migrate_decisions(c, text, &plan, a->scheduler_name ? a->scheduler_name : "default-scheduler", sched,
+                migrate_decisions_report(c, text, &plan, a->scheduler_name ? a->scheduler_name : "default-scheduler", sched,
                                   (SchedulerConfigApi) api, label, &decisions);
         if (plan.n_lossy > 0 && !a->accept_lossy) {
                 fprintf(stderr,

@@ -2,8 +2,10 @@
 #include "kubectl-plugin/sim-objects.h"
 
 #include <jansson.h>
+#include <string.h>
 
 #include "common/macro.h"
+#include "kubectl-plugin/util.h"
 #include "scheduler/core/objects.h"
 
 #define MAX_SIM_OBJECTS ((size_t) 1000000)
@@ -68,4 +70,38 @@ void sim_objects_done(SimObjectLists *l) {
         for (size_t k = 0; k < ELEMENTSOF(l->more); k++)
                 json_decref(l->more[k]);
         *l = (SimObjectLists) {};
+}
+
+/* What migrating changes in the decisions of the cluster's pods, computed as simulate
+ * computes them (the Policy as the bundled scheduler runs it against the migrated file),
+ * into out; a warning there when it cannot be computed, which never stops the migration. */
+void migrate_decisions_report(KubeClient *c, const char *policy, const MigratePlan *plan, const char *scheduler_name,
+                              const json_t *sched, SchedulerConfigApi api, const char *label, Buf *out) {
+        _cleanup_(sim_objects_done) SimObjectLists lists = {};
+        _cleanup_(simulate_report_done) SimulateReport rep = {};
+        _cleanup_(buf_free) Buf why;
+        KubeError err = {};
+        const char *what = NULL;
+        const char *dns = json_string_value(jget(sched, "spec", "defaultNodeSelector"));
+
+        buf_init(&why, 4096);
+        int r = sim_objects_read(c, dns && *dns ? dns : NULL, &lists, &what, &err);
+        if (r < 0) {
+                (void) buf_printf(out, "warning: cannot compare the decisions (%s: %s); --no-simulate skips this\n",
+                                  what, err.message[0] ? err.message : strerror(-r));
+                return;
+        }
+        r = migrate_decisions_run(policy, strlen(policy), plan->config_yaml, scheduler_name,
+                                  !json_is_true(jget(sched, "spec", "mastersSchedulable")), &lists.objs, &rep, &why);
+        if (r < 0) {
+                (void) buf_printf(out, "warning: cannot compare the decisions: %s\n",
+                                  why.len ? buf_str(&why) : strerror(-r));
+                return;
+        }
+        char policy_label[400], file_label[128];
+        snprintf(policy_label, sizeof(policy_label), "%s (v1.20, as the bundled scheduler runs it)", label);
+        snprintf(file_label, sizeof(file_label), "the migrated file (%s%s)", scheduler_config_api_version(api),
+                 api == SCHEDULER_CONFIG_API_V1BETA1 ? ", v1.20's plugins" : ", 1.32's plugins");
+        if (migrate_decisions_format(&rep, policy_label, file_label, out) < 0)
+                (void) buf_printf(out, "warning: cannot compare the decisions: out of memory\n");
 }

@@ -9,7 +9,8 @@
 #   - Custom: its minTLSVersion and its OpenSSL cipher names in Go's names, a name library-go
 #     does not map and one Go has no suite for left out and logged;
 #   - the profile removed: Intermediate, OpenShift's default;
-#   - the CRD removed: the flag's profile again.
+#   - the CRD removed: the flag's profile again;
+#   - throughout, --cert-dir=/var/run/kubernetes on an emptyDir, as 4.19's pod has it.
 # The operator runs with its service account's RBAC (deploy/), which must let it watch
 # apiservers. Leaves no CRD behind. Runs under tools/with-cluster.
 . "$(dirname "$0")/../lib/stack-script.sh"
@@ -21,10 +22,10 @@ cleanup() {
   kubectl delete crd apiservers.config.openshift.io --ignore-not-found >/dev/null 2>&1
 }
 command_of() { kubectl -n $OPNS get deployment policy-scheduler -o jsonpath='{.spec.template.spec.containers[0].command}' 2>/dev/null; }
-# the one value of a flag in the Deployment's command, "" when absent
-flag() { command_of | tr ',' '\n' | sed -n "s/^\"--$1=\\(.*\\)\"\$/\\1/p" | head -1; }
-# the cipher list: the command splits on commas, so take it from the JSON whole
-ciphers() { command_of | python3 -c 'import json,sys; a=[x for x in json.load(sys.stdin) if x.startswith("--tls-cipher-suites=")]; print(a[0].split("=",1)[1] if a else "")'; }
+# the value of a flag in the Deployment's command, "" when absent (from the JSON whole: the
+# cipher list has commas)
+flag() { command_of | python3 -c 'import json,sys; p="--"+sys.argv[1]+"="; a=[x[len(p):] for x in json.load(sys.stdin) if x.startswith(p)]; print(a[0] if a else "")' "$1" 2>/dev/null; }
+ciphers() { flag tls-cipher-suites; }
 serving_tls() { kubectl get scheduler cluster -o jsonpath="{.status.servingTLS.$1}"; }
 flags_are() { [ "$(flag tls-min-version)" = "$1" ] && [ "$(ciphers)" = "$2" ]; }
 rolled_out() { # the Deployment's newest generation is observed and complete
@@ -65,6 +66,9 @@ check "... with the flag's profile (Old)" flags_are VersionTLS10 "$OLD_CIPHERS"
 check_eq "... status.servingTLS says so" "Old --scheduler-tls-security-profile VersionTLS10" \
   "$(serving_tls profile) $(serving_tls source) $(serving_tls minTLSVersion)"
 check "... and the log that the API is not served" grep -q 'does not serve apiservers.config.openshift.io' "$LOG"
+check_eq "... and 4.19's --cert-dir, on an emptyDir of its own" "--cert-dir=/var/run/kubernetes|{}" \
+  "$(flag cert-dir | sed 's/^/--cert-dir=/')|$(kubectl -n $OPNS get deployment policy-scheduler \
+     -o jsonpath='{.spec.template.spec.volumes[?(@.name=="cert-dir")].emptyDir}')"
 
 # --- the API installed, cluster with Modern ----------------------------------------------------
 setup "the APIServer CRD is installed" kubectl apply -f "$CRD"
