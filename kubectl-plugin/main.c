@@ -21,6 +21,7 @@
 #include "common/macro.h"
 #include "kube/kube.h"
 #include "kubectl-plugin/plugin.h"
+#include "kubectl-plugin/sim-objects.h"
 #include "kubectl-plugin/util.h"
 #include "config/kubescheduler-config.h"
 #include "reconcilers/operator-config.h"
@@ -47,7 +48,7 @@ typedef struct Args {
         const char *to, *scheduler_name, *api_version;
         const char *sim_config, *sim_policy, *sim_profile;
         bool all_nodes;
-        bool configmap, dry_run, accept_lossy;
+        bool configmap, dry_run, accept_lossy, no_simulate;
         char **rest;
         int n_rest;
 } Args;
@@ -73,7 +74,10 @@ static void usage(FILE *f) {
               "                      operator's KubeSchedulerConfiguration source, ConfigMap\n"
               "                      openshift-config/" MIGRATE_DEFAULT_CONFIGMAP ", set spec.schedulerConfig of\n"
               "                      SchedulerPolicyOperator/cluster to it and unset the Scheduler's\n"
-              "                      spec.policy; a translation that changes behaviour is refused\n"
+              "                      spec.policy; a translation that changes behaviour is refused. Then, on\n"
+              "                      stderr, the pods whose decision differs between the Policy (v1.20, as\n"
+              "                      the bundled scheduler runs it) and the migrated file, computed on the\n"
+              "                      cluster's nodes and pods as simulate computes it (or that none does)\n"
               "  simulate --config FILE | --policy FILE | --profile NAME\n"
               "                      read the nodes and pods once and report what the candidate would change\n"
               "                      against the serving revision: running pods placed elsewhere, pending\n"
@@ -91,6 +95,7 @@ static void usage(FILE *f) {
               "      --scheduler-name=N  migrate: the profile's schedulerName (default default-scheduler)\n"
               "      --api-version=V     migrate: v1 (the default, unless the cluster reads no v1: then the\n"
               "                          newest it reads), v1beta3 or v1beta1\n"
+              "      --no-simulate       migrate: skip the decisions report (it reads every node and pod)\n"
               "      --config=FILE       simulate: a KubeSchedulerConfiguration candidate\n"
               "      --policy=FILE       simulate: a Policy candidate\n"
               "      --profile=NAME      simulate: OpenShift's profile NAME as a plugin set\n"
@@ -378,6 +383,14 @@ static int create_or_replace(KubeClient *c, const KubeResource *res, const char 
         return kube_update(c, res, ns, obj, NULL, &out, err);
 }
 
+/* Prints the decisions report (stderr, after what stdout said). */
+static void print_decisions(const Buf *decisions) {
+        if (!decisions->len)
+                return;
+        fflush(stdout);
+        fputs(buf_str(decisions), stderr);
+}
+
 static int cmd_migrate(const Args *a) {
         const char *to = a->to ? a->to : MIGRATE_DEFAULT_CONFIGMAP;
         if (a->n_rest != 0) {
@@ -441,6 +454,11 @@ static int cmd_migrate(const Args *a) {
                 fprintf(stderr, "error: out of memory\n");
                 return EXIT_USAGE;
         }
+        _cleanup_(buf_free) Buf decisions;
+        buf_init(&decisions, 0);
+        if (!a->no_simulate)
+                migrate_decisions_report(c, text, &plan, a->scheduler_name ? a->scheduler_name : "default-scheduler", sched,
+                                  (SchedulerConfigApi) api, label, &decisions);
         if (plan.n_lossy > 0 && !a->accept_lossy) {
                 fprintf(stderr,
                         "error: the translation of %s changes what the scheduler does (%zu item%s); nothing was "
@@ -448,6 +466,7 @@ static int cmd_migrate(const Args *a) {
                         "Re-run with --accept-lossy to migrate anyway (config/README.md, \"Migration: what "
                         "the translations lose\").\n",
                         label, plan.n_lossy, plan.n_lossy == 1 ? "" : "s", plan.lossy_text);
+                print_decisions(&decisions);
                 return EXIT_INVALID;
         }
 
@@ -470,6 +489,7 @@ static int cmd_migrate(const Args *a) {
                 if (plan.notes_text[0])
                         printf("Notes:\n%s", plan.notes_text);
                 printf("(dry run: nothing was written)\n");
+                print_decisions(&decisions);
                 return 0;
         }
 
@@ -503,6 +523,7 @@ static int cmd_migrate(const Args *a) {
                 return api_error("unset spec.policy of Scheduler " RECONCILE_SCHEDULER_NAME, r, &err);
         printf("scheduler/%s: spec.policy unset (was %s); the operator validates the source and rolls it out\n",
                RECONCILE_SCHEDULER_NAME, name);
+        print_decisions(&decisions);
         return 0;
 }
 
@@ -510,7 +531,6 @@ static int cmd_migrate(const Args *a) {
 /* ---- simulate ---- */
 
 #define MAX_SIM_PROFILES 64
-#define MAX_SIM_OBJECTS ((size_t) 1000000)
 
 typedef struct SimConfigs {
         SchedConfig *profiles[MAX_SIM_PROFILES];
@@ -721,54 +741,21 @@ static int cmd_simulate(const Args *a) {
                 code = sim_active(c, t, &base, scheduler_name, sizeof(scheduler_name), &default_node_selector, &active);
         if (code == 0)
                 code = sim_candidate(a, c, t, scheduler_name, &base, &candidate);
-        json_auto_t *nodes = NULL, *pods = NULL;
+        _cleanup_(sim_objects_done) SimObjectLists lists = {};
         KubeError err = {};
+        const char *what = NULL;
         int r;
-        if (code == 0 && (r = kube_list_all(c, &KUBE_NODES, NULL, NULL, MAX_SIM_OBJECTS, &nodes, &err)) < 0)
-                code = api_error("list the nodes", r, &err);
-        if (code == 0 && (r = kube_list_all(c, &KUBE_PODS, NULL, NULL, MAX_SIM_OBJECTS, &pods, &err)) < 0)
-                code = api_error("list the pods", r, &err);
-        /* what the spreading plugins select pods by, as the scheduler's informers read it */
-        static const KubeResource wl_res[_SCHED_WL_MAX] = {
-                [SCHED_WL_SERVICE] = { "", "v1", "services", true },
-                [SCHED_WL_RC] = { "", "v1", "replicationcontrollers", true },
-                [SCHED_WL_RS] = { "apps", "v1", "replicasets", true },
-                [SCHED_WL_STATEFULSET] = { "apps", "v1", "statefulsets", true },
-        };
-        json_t *wl_lists[_SCHED_WL_MAX] = {};
-        const json_t *wl[_SCHED_WL_MAX] = {};
-        for (int k = 0; code == 0 && k < _SCHED_WL_MAX; k++) {
-                if ((r = kube_list_all(c, &wl_res[k], NULL, NULL, MAX_SIM_OBJECTS, &wl_lists[k], &err)) < 0)
-                        code = api_error("list the services and controllers", r, &err);
-                wl[k] = json_object_get(wl_lists[k], "items");
-        }
-        /* the namespaces' node selectors and what the volume filters read */
-        static const KubeResource PVS = { "", "v1", "persistentvolumes", false };
-        static const KubeResource PVCS = { "", "v1", "persistentvolumeclaims", true };
-        static const KubeResource STORAGE_CLASSES = { "storage.k8s.io", "v1", "storageclasses", false };
-        static const KubeResource CSINODES = { "storage.k8s.io", "v1", "csinodes", false };
-        const KubeResource *const more_res[] = { &KUBE_NAMESPACES, &PVS, &PVCS, &STORAGE_CLASSES, &CSINODES };
-        json_t *more[ELEMENTSOF(more_res)] = {};
-        for (size_t k = 0; code == 0 && k < ELEMENTSOF(more_res); k++)
-                if ((r = kube_list_all(c, more_res[k], NULL, NULL, MAX_SIM_OBJECTS, &more[k], &err)) < 0)
-                        code = api_error("list the namespaces and the volume objects", r, &err);
+        if (code == 0 && (r = sim_objects_read(c, default_node_selector, &lists, &what, &err)) < 0)
+                code = api_error(what, r, &err);
         if (code == 0) {
                 SimulateSide sa = { active.label, active.profiles, active.n, active.extenders, active.n_extenders };
                 SimulateSide sc = { candidate.label, candidate.profiles, candidate.n, candidate.extenders,
                                     candidate.n_extenders };
-                SimulateCluster cl = {
-                        .namespaces = json_object_get(more[0], "items"),
-                        .default_node_selector = default_node_selector,
-                        .pvs = json_object_get(more[1], "items"),
-                        .pvcs = json_object_get(more[2], "items"),
-                        .storage_classes = json_object_get(more[3], "items"),
-                        .csinodes = json_object_get(more[4], "items"),
-                };
                 _cleanup_(simulate_report_done) SimulateReport rep = {};
                 _cleanup_(buf_free) Buf msg;
                 buf_init(&msg, 4096);
-                r = simulate_run(t, json_object_get(nodes, "items"), json_object_get(pods, "items"), wl, &cl, &sa, &sc,
-                                 &rep, &msg);
+                r = simulate_run(t, lists.objs.nodes, lists.objs.pods, lists.objs.workloads, &lists.objs.cluster, &sa,
+                                 &sc, &rep, &msg);
                 _cleanup_(buf_free) Buf out;
                 buf_init(&out, 0);
                 if (r < 0) {
@@ -780,10 +767,6 @@ static int cmd_simulate(const Args *a) {
                 else
                         fputs(buf_str(&out), stdout);
         }
-        for (int k = 0; k < _SCHED_WL_MAX; k++)
-                json_decref(wl_lists[k]);
-        for (size_t k = 0; k < ELEMENTSOF(more); k++)
-                json_decref(more[k]);
         sim_configs_done(&active);
         sim_configs_done(&candidate);
         return code;
@@ -800,6 +783,7 @@ int main(int argc, char **argv) {
                 { "config", required_argument, NULL, 'C' },     { "policy", required_argument, NULL, 'P' },
                 { "profile", required_argument, NULL, 'R' },    { "all-nodes", no_argument, NULL, 'A' },
                 { "api-version", required_argument, NULL, 'V' },
+                { "no-simulate", no_argument, NULL, 'N' },
                 {},
         };
         int opt;
@@ -819,6 +803,7 @@ int main(int argc, char **argv) {
                 case 'R': a.sim_profile = optarg; break;
                 case 'A': a.all_nodes = true; break;
                 case 'V': a.api_version = optarg; break;
+                case 'N': a.no_simulate = true; break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return EXIT_USAGE;
                 }

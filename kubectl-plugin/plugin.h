@@ -219,6 +219,8 @@ typedef struct SimulateReport {
         uint32_t n_became_schedulable, n_became_unschedulable;
         SimulateMove *moves;            /* in the order read */
         uint32_t n_moves;
+        SimulateMove *pending_apart;    /* pending pods both place, on different nodes (node NULL) */
+        uint32_t n_pending_apart;
         SimulateNode *nodes;            /* in the order read */
         uint32_t extender_dependent[2]; /* decided pods each side's extenders would take part in */
         SimulateExtenderPod *extender_pods;     /* those pods, in the order read */
@@ -251,3 +253,25 @@ void simulate_report_done(SimulateReport *r);
 #define SIMULATE_MAX_LISTED 20
 int simulate_format(const SimulateReport *r, const SimulateSide *active, const SimulateSide *candidate, bool json,
                     bool all_nodes, Buf *out);
+
+/* ---- migrate: the decisions it changes ---- */
+
+/* What simulate reads from the cluster (borrowed items arrays; NULL: none). */
+typedef struct SimulateObjects {
+        const json_t *nodes, *pods;
+        const json_t *workloads[4];     /* SchedWorkloadKind order */
+        SimulateCluster cluster;
+} SimulateObjects;
+
+/* The Policy (policy_text, as the bundled scheduler runs it: its v1.20 profile under
+ * scheduler_name) against the migrated file (config_yaml, a KubeSchedulerConfiguration:
+ * 1.32's plugins for v1) on the cluster's objects, through simulate_run() as `simulate`
+ * runs it. exclude_masters: the Scheduler's spec.mastersSchedulable is not true. Returns 0
+ * and *ret (free with simulate_report_done()); -EINVAL with err saying why (a side the
+ * engine cannot build, an object that does not convert); -ENOMEM. */
+int migrate_decisions_run(const char *policy_text, size_t len, const char *config_yaml, const char *scheduler_name,
+                          bool exclude_masters, const SimulateObjects *objs, SimulateReport *ret, Buf *err);
+/* The pods whose decision differs, one a line under a header naming both sides (policy_label,
+ * file_label), at most SIMULATE_MAX_LISTED of each kind, or a line saying none does.
+ * Returns the number of pods that differ, -ENOMEM. */
+int migrate_decisions_format(const SimulateReport *r, const char *policy_label, const char *file_label, Buf *out);

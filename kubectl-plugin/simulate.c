@@ -119,30 +119,44 @@ static void pending_free(SimulatePending *a, uint32_t n) {
         free(a);
 }
 
-static int add_move(SimulateReport *r, const SchedStrtab *t, const SimPod *p) {
-        if (r->n_moves % 256 == 0) {
-                SimulateMove *a = reallocarray(r->moves, r->n_moves + 256, sizeof(*a));
+/* Appends p to a list of SimulateMove (node NULL for a pending pod). */
+static int add_move_to(SimulateMove **list, uint32_t *n, const SchedStrtab *t, const SimPod *p) {
+        if (*n % 256 == 0) {
+                SimulateMove *a = reallocarray(*list, *n + 256, sizeof(*a));
                 if (!a)
                         return -ENOMEM;
-                r->moves = a;
+                *list = a;
         }
-        SimulateMove *m = &r->moves[r->n_moves++];
-        *m = (SimulateMove) { .pod = pod_label(p->pod), .node = strdup(sched_strtab_get(t, p->node)) };
-        bool bad = !m->pod || !m->node;
+        SimulateMove *m = &(*list)[(*n)++];
+        *m = (SimulateMove) { .pod = pod_label(p->pod), .node = p->node ? strdup(sched_strtab_get(t, p->node)) : NULL };
+        bool bad = !m->pod || (p->node && !m->node);
         for (int s = 0; s < 2; s++)
                 if (p->decided[s] && !(m->decided[s] = strdup(sched_strtab_get(t, p->decided[s]))))
                         bad = true;
         return bad ? -ENOMEM : 0;
 }
 
-void simulate_report_done(SimulateReport *r) {
-        for (uint32_t i = 0; i < r->n_moves; i++) {
-                free(r->moves[i].pod);
-                free(r->moves[i].node);
-                free(r->moves[i].decided[0]);
-                free(r->moves[i].decided[1]);
+static int add_move(SimulateReport *r, const SchedStrtab *t, const SimPod *p) {
+        return add_move_to(&r->moves, &r->n_moves, t, p);
+}
+
+static void moves_free(SimulateMove *m, uint32_t n) {
+        for (uint32_t i = 0; i < n; i++) {
+                free(m[i].pod);
+                free(m[i].node);
+                free(m[i].decided[0]);
+                free(m[i].decided[1]);
         }
-        free(r->moves);
+        free(m);
+}
+
+void simulate_report_done(SimulateReport *r) {
+        moves_free(r->pending_apart, r->n_pending_apart);
+        r->pending_apart = NULL;
+        r->n_pending_apart = 0;
+        moves_free(r->moves, r->n_moves);
+        r->moves = NULL;
+        r->n_moves = 0;
         for (uint32_t i = 0; i < r->n_extender_pods; i++) {
                 free(r->extender_pods[i].pod);
                 free(r->extender_pods[i].extenders[0]);
@@ -465,6 +479,8 @@ int simulate_run(SchedStrtab *t, const json_t *nodes, const json_t *pods, const 
                         else if (p->decided[0] && !p->decided[1])
                                 r = add_pending(&rep.became_unschedulable, &rep.n_became_unschedulable, p->pod,
                                                 NULL, buf_str(&why));
+                        else if (p->decided[0] != p->decided[1])
+                                r = add_move_to(&rep.pending_apart, &rep.n_pending_apart, t, p);
                         if (r < 0)
                                 goto out;
                 }

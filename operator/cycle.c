@@ -120,6 +120,9 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
                 if (r < 0)
                         return r;
         }
+        /* The pass's own copy: on OpenShift the TLS flags come from APIServer cluster. */
+        ReconcileConfig cfg = m->opts.scheduler;
+        apiserver_tls_watch_apply(m->tls, &cfg);
         ReconcileInput in = {
                 .scheduler = scheduler,
                 .policy_configmap = policy_cm,
@@ -130,7 +133,7 @@ static int reconcile_now(Manager *m, ReconcileOutput **ret) {
                 .pods = pods,
                 .nodes = m->pass_nodes,
                 .now = now,
-                .config = &m->opts.scheduler,
+                .config = &cfg,
                 .apply_error = apply_error_shown(&m->apply_error),
                 .conflicting_scheduler = conflict,
                 .cluster = discovery_info(m->discovery),

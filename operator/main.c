@@ -51,7 +51,10 @@ static void help(void) {
                "                               its HTTPS serving certificate (default: none, self-signed)\n"
                "  --scheduler-tls-security-profile NAME  the TLS profile whose --tls-min-version and\n"
                "                               --tls-cipher-suites the scheduler serves with, as OpenShift 4.19\n"
-               "                               passes them: Old, Intermediate (default) or Modern; None: neither\n"
+               "                               passes them: Old, Intermediate (default) or Modern; None: neither.\n"
+               "                               Only where the API server does not serve\n"
+               "                               apiservers.config.openshift.io: where it does, the profile of\n"
+               "                               APIServer cluster applies (Custom included), as on OpenShift\n"
                "  --profiles-as-plugins BOOL   spec.profile renders OpenShift 4.7-4.9's plugin set into the\n"
                "                               KubeSchedulerConfiguration (default true; false: the\n"
                "                               profile's built-in Policy in policy.cfg)\n"
@@ -261,6 +264,7 @@ static int parse_argv(int argc, char *argv[], Args *a) {
                         }
                         o->scheduler.tls_min_version = tp ? tp->min_version : NULL;
                         o->scheduler.tls_cipher_suites = tp ? tp->cipher_suites : NULL;
+                        o->scheduler.tls_profile = tp ? tp->name : "None";
                         break;
                 }
                 case ARG_LIVENESS_PATH: o->scheduler.liveness_path = optarg; break;

@@ -14,6 +14,7 @@
 #include "kube/kube.h"
 #include "kube/leader.h"
 #include "kube/workqueue.h"
+#include "operator/apiserver-tls.h"
 #include "operator/apply-error.h"
 #include "operator/clusteroperator.h"
 #include "operator/coexistence.h"
@@ -61,6 +62,7 @@ struct Manager {
         Coexistence *coexist;           /* another default scheduler? NULL: not guarded */
         ClusterOperatorWatch *co;       /* ClusterOperator scheduler-policy, when its CRD exists */
         Discovery *discovery;           /* the API server's version and groups */
+        APIServerTLSWatch *tls;         /* APIServer cluster's TLS profile, where it is served */
 
         KubeQueue *queue;
         Expectations expectations;

@@ -40,7 +40,8 @@ bool manager_all_synced(const Manager *m) {
         for (unsigned i = 0; i < _INF_MAX; i++)
                 if (!m->synced[i])
                         return false;
-        if (!coexistence_synced(m->coexist) || !discovery_settled(m->discovery))
+        if (!coexistence_synced(m->coexist) || !discovery_settled(m->discovery) ||
+            !apiserver_tls_watch_settled(m->tls))
                 return false;
         return manager_same_name(manager_wanted_policy_name(m), m->policy_name) &&
                manager_same_name(manager_wanted_scheduler_config_name(m), m->scheduler_config_name);

@@ -225,6 +225,10 @@ static void on_cluster_operator_changed(void *userdata) {
         trigger(userdata);
 }
 
+static void on_apiserver_tls_changed(void *userdata) {
+        trigger(userdata);
+}
+
 static void on_started_leading(KubeLeaderElector *le, void *userdata) {
         Manager *m = userdata;
         klog_info("Became the leader (%s)", m->identity);
@@ -375,6 +379,9 @@ int manager_new(sd_event *e, const ManagerOptions *opts, Manager **ret) {
         r = discovery_new(m->client, on_discovery_changed, m, &m->discovery);
         if (r < 0)
                 return klog_error_errno(r, "Cannot set up the cluster's discovery: %m");
+        r = apiserver_tls_watch_new(m->client, on_apiserver_tls_changed, m, &m->tls);
+        if (r < 0)
+                return klog_error_errno(r, "Cannot watch APIServer cluster: %m");
 
         r = sd_event_add_defer(e, &m->policy_defer, on_policy_defer, m);
         if (r < 0)
@@ -459,6 +466,9 @@ int manager_start(Manager *m) {
         int r = cluster_operator_watch_start(m->co);
         if (r < 0)
                 return klog_error_errno(r, "Cannot watch the ClusterOperator: %m");
+        r = apiserver_tls_watch_start(m->tls);
+        if (r < 0)
+                return klog_error_errno(r, "Cannot watch APIServer cluster: %m");
         if (m->elector) {
                 r = kube_leader_start(m->elector);
                 if (r < 0)
@@ -498,6 +508,7 @@ Manager *manager_free(Manager *m) {
         coexistence_free(m->coexist);
         cluster_operator_watch_free(m->co);
         discovery_free(m->discovery);
+        apiserver_tls_watch_free(m->tls);
         kube_event_recorder_free(m->recorder);
         kube_client_unref(m->writer);
         kube_client_unref(m->client);

@@ -17,6 +17,8 @@
 #define RECONCILE_MAX_MESSAGE 32768u            /* condition / event message bytes */
 #define RECONCILE_MOUNT_DIR "/etc/kubernetes/policy-scheduler"
 #define RECONCILE_SERVING_CERT_DIR "/etc/kubernetes/policy-scheduler-serving-cert"
+/* The scheduler's --cert-dir, as 4.19's kube-scheduler pod has it (an emptyDir here). */
+#define RECONCILE_CERT_DIR "/var/run/kubernetes"
 /* Where things go, and what they can hold. */
 #define RECONCILE_MAX_CONFIGMAP_DATA ((size_t) 1024 * 1024)    /* data + binaryData of a ConfigMap */
 #define RECONCILE_MAX_ANNOTATIONS ((size_t) 256 * 1024)         /* all annotations of an object */

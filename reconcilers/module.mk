@@ -7,7 +7,7 @@ RECONCILERS_SRCS := reconcilers/reconcile.c reconcilers/actions.c reconcilers/re
                     reconcilers/coexistence.c reconcilers/profiles.c \
                     reconcilers/operator-config.c reconcilers/config-defaults.c reconcilers/clusteroperator.c \
                     reconcilers/plugin-decls.c reconcilers/cluster.c \
-                    reconcilers/customizations.c reconcilers/source-profile.c
+                    reconcilers/customizations.c reconcilers/source-profile.c reconcilers/tls-observe.c
 
 $(eval $(call static_lib,reconcilers,$(RECONCILERS_SRCS)))
 RECONCILE_WORLD := tests/unit/reconcile-world.c
@@ -20,3 +20,4 @@ $(eval $(call unit_test,test-reconcile-profiles-v1,tests/unit/test-reconcile-pro
 $(eval $(call unit_test,test-reconcile-parts,tests/unit/test-reconcile-parts.c,reconcilers config kube common))
 $(eval $(call unit_test,test-reconcile-clusteroperator,tests/unit/test-reconcile-clusteroperator.c $(RECONCILE_WORLD),reconcilers config kube common))
 $(eval $(call unit_test,test-reconcile-plugins,tests/unit/test-reconcile-plugins.c $(RECONCILE_WORLD),reconcilers config kube common))
+$(eval $(call unit_test,test-tls-observe,tests/unit/test-tls-observe.c,reconcilers config kube common))

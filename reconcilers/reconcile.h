@@ -95,6 +95,10 @@ typedef struct ReconcileConfig {
          * them from the cluster's TLS security profile (tls-profile.h); NULL/"" = not given
          * (the scheduler's defaults). reconcile_config_init: Intermediate, OpenShift's default. */
         const char *tls_min_version, *tls_cipher_suites;
+        /* Where those come from, for status.servingTLS: the profile's name ("Modern", "Custom",
+         * "None") and its source ("APIServer cluster", the operator's flag); NULL source = no
+         * status.servingTLS (reconcile_config_init leaves both NULL). */
+        const char *tls_profile, *tls_profile_source;
         const json_t *resources;        /* the container's resources object; NULL = the
                                          * built-in requests and memory limit */
         const json_t *tolerations;      /* array appended to the built-in tolerations; NULL = none */

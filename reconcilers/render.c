@@ -311,6 +311,24 @@ static int add_serving_cert(const ReconcileConfig *c, json_t *spec) {
         return 0;
 }
 
+/* --cert-dir as 4.19's kube-scheduler pod passes it (bindata/assets/kube-scheduler/pod.yaml of
+ * cluster-kube-scheduler-operator: --cert-dir=/var/run/kubernetes): where the scheduler
+ * writes its self-signed serving pair when no --tls-cert-file is given (with one, the
+ * certificate named wins and the directory stays empty). The root filesystem is read-only,
+ * so the directory is an emptyDir of its own. */
+static int add_cert_dir(json_t *spec) {
+        json_t *pod = json_object_get(json_object_get(spec, "template"), "spec");
+        json_t *container = json_array_get(json_object_get(pod, "containers"), 0);
+        if (json_array_append_new(json_object_get(container, "command"),
+                                  json_string("--cert-dir=" RECONCILE_CERT_DIR)) < 0 ||
+            json_array_append_new(json_object_get(container, "volumeMounts"),
+                                  json_pack("{s:s, s:s}", "name", "cert-dir", "mountPath", RECONCILE_CERT_DIR)) < 0 ||
+            json_array_append_new(json_object_get(pod, "volumes"),
+                                  json_pack("{s:s, s:{}}", "name", "cert-dir", "emptyDir")) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 int render_deployment(const ReconcileConfig *c, int64_t revision, const char *config_hash, bool policy_file,
                       int64_t now, json_t **ret, char ret_spec_hash[static 65]) {
         char num[32], cm_name[128], started[RFC3339_MAX];
@@ -381,6 +399,8 @@ int render_deployment(const ReconcileConfig *c, int64_t revision, const char *co
         if (!spec)
                 return -ENOMEM;
         if (c->serving_cert_secret && c->serving_cert_secret[0] && add_serving_cert(c, spec) < 0)
+                return -ENOMEM;
+        if (add_cert_dir(spec) < 0)
                 return -ENOMEM;
         if (c->force_redeployment_reason && c->force_redeployment_reason[0] &&
             json_object_set_new(json_object_get(json_object_get(json_object_get(spec, "template"), "metadata"),

@@ -235,7 +235,7 @@ static int status_source(Pass *p, json_t *status) {
 static int copy_foreign_keys(const json_t *old, json_t *status) {
         static const char *const ours[] = {
                 "observedGeneration", "conditions", "revision", "policy", "predicates", "priorities", "rejected",
-                "plugins", "cluster", "profileCustomizations",
+                "plugins", "cluster", "profileCustomizations", "servingTLS",
         };
         const char *k;
         json_t *v;
@@ -297,6 +297,23 @@ static int status_cluster(Pass *p, json_t *status) {
         return jset_new(status, "cluster", j);
 }
 
+/* status.servingTLS: the TLS profile the scheduler serves with and where it comes from (on
+ * OpenShift the APIServer's, so an admin sees the profile change reach the operand). */
+static int status_serving_tls(Pass *p, json_t *status) {
+        const ReconcileConfig *c = p->cfg;
+        if (!c || !c->tls_profile_source)
+                return 0;
+        json_t *j = json_pack("{s:s, s:s}", "profile", c->tls_profile ? c->tls_profile : "", "source",
+                              c->tls_profile_source);
+        if (j && c->tls_min_version && c->tls_min_version[0] &&
+            jset_new(j, "minTLSVersion", json_string(c->tls_min_version)) < 0)
+                return -ENOMEM;
+        if (j && c->tls_cipher_suites && c->tls_cipher_suites[0] &&
+            jset_new(j, "cipherSuites", json_string(c->tls_cipher_suites)) < 0)
+                return -ENOMEM;
+        return jset_new(status, "servingTLS", j);
+}
+
 /* status.profileCustomizations: those of what is rendered now; while a change is refused,
  * those in effect before it. */
 static int status_customizations(Pass *p, json_t *status) {
@@ -345,7 +362,8 @@ int step_status(Pass *p, json_t **ret) {
                 if (jset_new(status, "rejected", rej) < 0)
                         goto out;
         }
-        if ((r = status_cluster(p, status)) < 0 || (r = status_customizations(p, status)) < 0)
+        if ((r = status_cluster(p, status)) < 0 || (r = status_customizations(p, status)) < 0 ||
+            (r = status_serving_tls(p, status)) < 0)
                 goto out;
         r = copy_foreign_keys(p->old_status, status);
         if (r < 0)

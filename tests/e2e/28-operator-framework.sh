@@ -17,7 +17,8 @@
 #   - disturbance: the source ConfigMap deleted; the largest source (exactly 1 MiB) read
 #     whole and accepted, one byte more refused; the rendered framework revision and its
 #     Deployment (a --policy-config-file added) edited by hand and put back;
-#   - kubectl scheduler-policy migrate --dry-run, then migrate, on the documented default
+#   - kubectl scheduler-policy migrate --dry-run (with its report that no pod's decision
+#     differs), then migrate, on the documented default
 #     policy: the same fixed workload lands on the same nodes before and after;
 #   - a first install with an invalid source: Degraded with line:column, nothing of it
 #     rendered, the profile's plugin set schedules meanwhile, the source fixed rolls out.
@@ -350,9 +351,16 @@ Y
 }
 before=$(workload w1)
 echo "# placements under the Policy: $before"
-clear_pods
 export PATH="$BIN_DIR:$PATH"
-kubectl scheduler-policy migrate --dry-run > "$T/dry.txt"
+kubectl scheduler-policy migrate --dry-run > "$T/dry.txt" 2> "$T/dry.err"
+# a v1.20 plane reads no v1: migrate writes v1beta1, v1.20's own translation of the Policy
+check "migrate says on stderr that no pod's decision differs (the workload running, decided as simulate decides)" \
+  bash -c 'grep -q "^No pod'"'"'s decision differs between configmap/scheduler-policy:policy.cfg (v1.20, as the bundled scheduler runs it) and the migrated file (kubescheduler.config.k8s.io/v1beta1, v1.20'"'"'s plugins) ([1-9][0-9]* running" "$1" || { cat "$1"; false; }' _ "$T/dry.err"
+kubectl scheduler-policy migrate --dry-run --api-version=v1 > /dev/null 2> "$T/dry-v1.err"
+check "... and for the v1 file (1.32's plugins) it reports on the same pods" \
+  bash -c 'grep -Eq "^(No pod|Pods whose decision differs).*kubescheduler.config.k8s.io/v1, 1.32'"'"'s plugins" "$1" || { cat "$1"; false; }' _ "$T/dry-v1.err"
+sed 's/^/# v1: /' "$T/dry-v1.err"
+clear_pods
 check "migrate --dry-run prints the diff" grep -q '^+  "kind": "KubeSchedulerConfiguration",$' "$T/dry.txt"
 check "... and the switch" grep -q 'Scheduler/cluster spec.policy.name: scheduler-policy -> (unset)' "$T/dry.txt"
 check "... and writes nothing" bash -c "! kubectl -n openshift-config get configmap scheduler-config >/dev/null 2>&1 && [ \"\$(kubectl get scheduler cluster -o jsonpath='{.spec.policy.name}')\" = scheduler-policy ]"

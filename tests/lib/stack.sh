@@ -159,6 +159,7 @@ stack_reset_operator_state() {
   local ns=openshift-kube-scheduler opns=openshift-kube-scheduler-operator failed=() left i
   _reset() { "$@" >/dev/null 2>&1 || failed+=("$*"); }
   _reset kubectl delete crd clusteroperators.config.openshift.io --ignore-not-found --wait=true --timeout=60s
+  _reset kubectl delete crd apiservers.config.openshift.io --ignore-not-found --wait=true --timeout=60s
   _reset kubectl delete schedulerpolicyoperator cluster --ignore-not-found --wait=true --timeout=60s
   _reset kubectl delete scheduler cluster --ignore-not-found --wait=true --timeout=60s
   _reset kubectl -n $ns delete deployment policy-scheduler --ignore-not-found

@@ -191,7 +191,8 @@ static void test_render_deployment(void **state) {
         assert_json(json_object_get(c, "command"),
                     "[\"kube-scheduler\", \"--profiling=false\", \"--port=10251\"" INTERMEDIATE_FLAGS ","
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
-                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"]");
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
+                    " \"--cert-dir=/var/run/kubernetes\"]");
         assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path"), "/healthz");
         assert_true(json_is_true(jpath(c, "securityContext", "readOnlyRootFilesystem")));
         assert_true(json_is_false(jpath(c, "securityContext", "allowPrivilegeEscalation")));
@@ -218,7 +219,10 @@ static void test_render_deployment_serving_cert(void **state) {
         char h1[65], h2[65];
         const char *hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         assert_int_equal(render_deployment(&cfg, 1, hash, true, 1790000000, &d, h1), 0);
-        assert_int_equal(json_array_size(jpath(d, "spec", "template", "spec", "volumes")), 1);
+        /* the revision and 4.19's --cert-dir, an emptyDir (the root filesystem is read-only) */
+        assert_int_equal(json_array_size(jpath(d, "spec", "template", "spec", "volumes")), 2);
+        assert_json(json_array_get(jpath(d, "spec", "template", "spec", "volumes"), 1),
+                    "{\"name\": \"cert-dir\", \"emptyDir\": {}}");
         json_decref(d);
 
         cfg.serving_cert_secret = "policy-scheduler-metrics-tls";
@@ -231,7 +235,8 @@ static void test_render_deployment_serving_cert(void **state) {
                     " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
                     " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
                     " \"--tls-cert-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.crt\","
-                    " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\"]");
+                    " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\","
+                    " \"--cert-dir=/var/run/kubernetes\"]");
         assert_json(json_array_get(json_object_get(c, "volumeMounts"), 1),
                     "{\"name\": \"serving-cert\", \"mountPath\": \"/etc/kubernetes/policy-scheduler-serving-cert\","
                     " \"readOnly\": true}");
