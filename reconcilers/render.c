@@ -262,7 +262,9 @@ static json_t *render_command(const ReconcileConfig *c, bool policy_file) {
                      json_array_append_new(cmd, json_string(flag)) < 0))
                         return NULL;
         }
-        if (json_array_append_new(cmd, json_string("--config=" RECONCILE_MOUNT_DIR "/" RECONCILE_CONFIG_KEY)) < 0 ||
+        /* where the self-signed serving pair is kept (add_cert_dir mounts it) */
+        if (json_array_append_new(cmd, json_string("--cert-dir=" RECONCILE_CERT_DIR)) < 0 ||
+            json_array_append_new(cmd, json_string("--config=" RECONCILE_MOUNT_DIR "/" RECONCILE_CONFIG_KEY)) < 0 ||
             (policy_file &&
              json_array_append_new(cmd, json_string("--policy-config-file=" RECONCILE_MOUNT_DIR "/" RECONCILE_POLICY_KEY)) < 0) ||
             json_array_append_new(cmd, json_string(arg)) < 0)
@@ -315,13 +317,11 @@ static int add_serving_cert(const ReconcileConfig *c, json_t *spec) {
  * cluster-kube-scheduler-operator: --cert-dir=/var/run/kubernetes): where the scheduler
  * writes its self-signed serving pair when no --tls-cert-file is given (with one, the
  * certificate named wins and the directory stays empty). The root filesystem is read-only,
- * so the directory is an emptyDir of its own. */
+ * so the directory is an emptyDir of its own (render_command passes the flag, before --v). */
 static int add_cert_dir(json_t *spec) {
         json_t *pod = json_object_get(json_object_get(spec, "template"), "spec");
         json_t *container = json_array_get(json_object_get(pod, "containers"), 0);
-        if (json_array_append_new(json_object_get(container, "command"),
-                                  json_string("--cert-dir=" RECONCILE_CERT_DIR)) < 0 ||
-            json_array_append_new(json_object_get(container, "volumeMounts"),
+        if (json_array_append_new(json_object_get(container, "volumeMounts"),
                                   json_pack("{s:s, s:s}", "name", "cert-dir", "mountPath", RECONCILE_CERT_DIR)) < 0 ||
             json_array_append_new(json_object_get(pod, "volumes"),
                                   json_pack("{s:s, s:{}}", "name", "cert-dir", "emptyDir")) < 0)

@@ -190,9 +190,8 @@ static void test_render_deployment(void **state) {
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
         assert_json(json_object_get(c, "command"),
                     "[\"kube-scheduler\", \"--profiling=false\", \"--port=10251\"" INTERMEDIATE_FLAGS ","
-                    " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
-                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
-                    " \"--cert-dir=/var/run/kubernetes\"]");
+                    " \"--cert-dir=/var/run/kubernetes\", \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
+                    " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\"]");
         assert_string_equal(jstr(c, "readinessProbe", "httpGet", "path"), "/healthz");
         assert_true(json_is_true(jpath(c, "securityContext", "readOnlyRootFilesystem")));
         assert_true(json_is_false(jpath(c, "securityContext", "allowPrivilegeEscalation")));
@@ -232,11 +231,10 @@ static void test_render_deployment_serving_cert(void **state) {
         const json_t *c = json_array_get(json_object_get(pod, "containers"), 0);
         assert_json(json_object_get(c, "command"),
                     "[\"policy-scheduler\", \"--port=10251\"" INTERMEDIATE_FLAGS ","
-                    " \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
+                    " \"--cert-dir=/var/run/kubernetes\", \"--config=/etc/kubernetes/policy-scheduler/config.yaml\","
                     " \"--policy-config-file=/etc/kubernetes/policy-scheduler/policy.cfg\", \"--v=2\","
                     " \"--tls-cert-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.crt\","
-                    " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\","
-                    " \"--cert-dir=/var/run/kubernetes\"]");
+                    " \"--tls-private-key-file=/etc/kubernetes/policy-scheduler-serving-cert/tls.key\"]");
         assert_json(json_array_get(json_object_get(c, "volumeMounts"), 1),
                     "{\"name\": \"serving-cert\", \"mountPath\": \"/etc/kubernetes/policy-scheduler-serving-cert\","
                     " \"readOnly\": true}");
