@@ -6,7 +6,8 @@
 # already bound. Writes $BENCH_DIR/sched-default-v1.csv (tools/bench-plots draws
 # sched-default-v1.svg) and a line with the figures at 100,000 existing pods beside the
 # targets the product sets itself (10,000 plain pods/s, 5,000 with topology spread; one core).
-#   V1_BENCH_EXISTING (0,10000,50000,100000), V1_BENCH_SERIES_PODS (2000), V1_BENCH_BUDGET (6)
+#   V1_BENCH_EXISTING (0,10000,50000,100000), V1_BENCH_SERIES_PODS (2000), V1_BENCH_BUDGET (6);
+#   further arguments go to bench-sched-default (--nodes N, --pods N: a smaller run)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 O=${O:-build/default}
@@ -17,7 +18,7 @@ trap 'rm -rf "$T"' EXIT
 printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n' > "$T/v1.yaml"
 "$O/bench/bench-sched-default" --config "$T/v1.yaml" --cases plain,spread,existing \
   --existing "${V1_BENCH_EXISTING:-0,10000,50000,100000}" --series-pods "${V1_BENCH_SERIES_PODS:-2000}" \
-  --budget "${V1_BENCH_BUDGET:-6}" --csv "$OUT"
+  --budget "${V1_BENCH_BUDGET:-6}" --csv "$OUT" "$@"
 python3 - "$OUT" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["section"] == "existing"]

@@ -80,8 +80,8 @@ setup "kubectl apply -k tests/data/plane-install (deploy/, operator scaled to 0)
   kubectl apply -k tests/data/plane-install
 # Each ServiceMonitor selects a shipped Service in its namespace by labels, on a port name
 # that Service has; each alert's job is one of those Services (the operator's job label).
-check_eq "ServiceMonitors match the shipped Services (namespace, labels, port)" \
-  "openshift-kube-scheduler-operator/scheduler-operator:https-metrics openshift-kube-scheduler/policy-scheduler:https-metrics" \
+check_eq "ServiceMonitors match the shipped Services (namespace, labels, port; the scheduler's two paths)" \
+  "openshift-kube-scheduler-operator/scheduler-operator:https-metrics/metrics openshift-kube-scheduler/policy-scheduler:https-metrics/metrics openshift-kube-scheduler/policy-scheduler:https-metrics/metrics/resources" \
   "$( { kubectl kustomize deploy/; echo ---; kubectl kustomize deploy/monitoring/; } | python3 -c 'import sys, yaml
 docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
 svcs = [d for d in docs if d["kind"] == "Service"]
@@ -92,7 +92,7 @@ for sm in (d for d in docs if d["kind"] == "ServiceMonitor"):
         for s in svcs:
             if s["metadata"]["namespace"] == ns and all(s["metadata"].get("labels", {}).get(k) == v for k, v in sel.items()):
                 names = {p.get("name") for p in s["spec"]["ports"]}
-                out += ["%s/%s:%s" % (ns, s["metadata"]["name"], e["port"]) for e in sm["spec"]["endpoints"] if e["port"] in names]
+                out += ["%s/%s:%s%s" % (ns, s["metadata"]["name"], e["port"], e.get("path", "")) for e in sm["spec"]["endpoints"] if e["port"] in names]
 print(" ".join(out))')"
 check_eq "the alerts select the jobs those Services name" "policy-scheduler scheduler-operator" \
   "$(grep -oE 'job="[a-z-]+"' deploy/monitoring/prometheusrule.yaml | sort -u | sed 's/job="//; s/"//' | xargs)"

@@ -57,6 +57,12 @@ check "tests/bench/sched-plugins.sh runs the engine alone, with each example plu
   env PLUGIN_BENCH_NODES=20 PLUGIN_BENCH_PODS=50 PLUGIN_BENCH_EXT_PODS=20 PLUGIN_BENCH_ROUNDS=1 O="$O" tests/bench/sched-plugins.sh
 check_eq "... and writes a row per configuration" "engine score filter extender" \
   "$(tail -n +2 "$BENCH_DIR/sched-plugins.csv" | cut -d, -f2 | tr '\n' ' ' | sed 's/ $//')"
+check "tests/bench/sched-default-v1.sh runs 1.32's default profile (plain, spread, existing pods) on 50 nodes" \
+  bash -c 'env O="$1" V1_BENCH_EXISTING=0,200 V1_BENCH_SERIES_PODS=100 V1_BENCH_BUDGET=1 \
+    tests/bench/sched-default-v1.sh --nodes 50 --pods 100 > "$2"' _ "$O" "$BENCH_DIR/v1.out"
+check_match "... and says its figures beside the targets" "^1.32 default profile, 200 existing pods: plain" \
+  "$(tail -n 1 "$BENCH_DIR/v1.out")"
 check "tools/bench-plots draws every chart from the CSV files" tools/bench-plots "$BENCH_DIR"
-check_eq "the charts are written" "e2e-sched.svg sched-default.svg sched-plugins.svg" "$(cd "$BENCH_DIR" && echo *.svg)"
+check_eq "the charts are written" "e2e-sched.svg sched-default-v1.svg sched-default.svg sched-plugins.svg" \
+  "$(cd "$BENCH_DIR" && echo *.svg)"
 finish
