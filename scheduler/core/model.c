@@ -44,20 +44,6 @@ SchedPod *sched_pod_unref(SchedPod *p) {
         return NULL;
 }
 
-const SchedLabel *sched_labels_find(const SchedLabel *labels, uint32_t n, SchedStr key) {
-        uint32_t lo = 0, hi = n;
-        while (lo < hi) {
-                uint32_t mid = lo + (hi - lo) / 2;
-                if (labels[mid].key == key)
-                        return &labels[mid];
-                if (labels[mid].key < key)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
-}
-
 /* Insertion sort: label sets are small and often nearly sorted; stable, so "last wins" on
  * duplicates is easy to keep. */
 uint32_t sched_labels_sort(SchedLabel *labels, uint32_t n) {

@@ -233,8 +233,21 @@ SchedPod *sched_pod_unref(SchedPod *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SchedNode *, sched_node_free);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SchedPod *, sched_pod_unref);
 
-/* Finds a label by key id in a sorted array; NULL when absent. */
-const SchedLabel *sched_labels_find(const SchedLabel *labels, uint32_t n, SchedStr key);
+/* Finds a label by key id in a sorted array; NULL when absent. Inline: every filter and
+ * score of every node asks it, several times a node. */
+static inline const SchedLabel *sched_labels_find(const SchedLabel *labels, uint32_t n, SchedStr key) {
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (labels[mid].key == key)
+                        return &labels[mid];
+                if (labels[mid].key < key)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
 /* Sorts labels by key (for hand-built objects); duplicates keep the last value. Returns the
  * new count. */
 uint32_t sched_labels_sort(SchedLabel *labels, uint32_t n);
