@@ -86,10 +86,11 @@ static void test_first_install(void **state) {
                             "/healthz");
         assert_string_equal(json_string_value(json_object_get(c0, "image")), "registry.local/policy-scheduler:test");
         const json_t *cmd = json_object_get(c0, "command");
-        /* after the probes' plain port and the TLS profile's two flags */
+        /* after the probes' plain port, the TLS profile's two flags and --cert-dir */
         assert_string_equal(json_string_value(json_array_get(cmd, 1)), "--port=10251");
         assert_string_equal(json_string_value(json_array_get(cmd, 2)), "--tls-min-version=VersionTLS12");
-        assert_string_equal(json_string_value(json_array_get(cmd, 4)),
+        assert_string_equal(json_string_value(json_array_get(cmd, 4)), "--cert-dir=/var/run/kubernetes");
+        assert_string_equal(json_string_value(json_array_get(cmd, 5)),
                             "--config=/etc/kubernetes/policy-scheduler/config.yaml");
         for (size_t i = 0; i < json_array_size(cmd); i++)
                 assert_null(strstr(json_string_value(json_array_get(cmd, i)), "--policy-config-file"));
