@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kube/log.h"
+#include "tests/unit/capture-stderr.h"
 
 static char dir[64], tmpdir[64];
 static int exits;
@@ -93,22 +94,6 @@ static char *in_dir(const char *d, const char *sev) {
         return b;
 }
 
-/* stderr into a pipe around fn */
-static char *capture(void (*fn)(void)) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
-        int saved = dup(STDERR_FILENO);
-        dup2(p[1], STDERR_FILENO);
-        close(p[1]);
-        fn();
-        dup2(saved, STDERR_FILENO);
-        close(saved);
-        static char out[65536];
-        ssize_t n = read(p[0], out, sizeof out - 1);
-        close(p[0]);
-        out[n > 0 ? n : 0] = '\0';
-        return out;
-}
 
 static void three_lines(void) {
         klog_info("one");
@@ -122,7 +107,7 @@ static void test_log_dir(void **state) {
         c.to_stderr = false;
         snprintf(c.log_dir, sizeof c.log_dir, "%s", dir);
         klog_configure(&c);
-        const char *err = capture(three_lines);
+        const char *err = capture_stderr(three_lines);
         /* stderr from ERROR up (the default threshold) */
         assert_null(strstr(err, "] one\n"));
         assert_null(strstr(err, "] two\n"));
@@ -163,7 +148,7 @@ static void test_one_output_skip_headers(void **state) {
         c.stderr_threshold = 5; /* nothing to stderr */
         snprintf(c.log_dir, sizeof c.log_dir, "%s", dir);
         klog_configure(&c);
-        const char *err = capture(three_lines);
+        const char *err = capture_stderr(three_lines);
         assert_string_equal(err, "");
         assert_string_equal(slurp(in_dir(dir, "INFO")), "one\n");
         assert_string_equal(slurp(in_dir(dir, "WARNING")), "two\n");
@@ -182,11 +167,11 @@ static void test_log_file_alsologtostderr(void **state) {
         snprintf(c.log_file, sizeof c.log_file, "%s/sched.log", dir);
         snprintf(c.log_dir, sizeof c.log_dir, "%s", tmpdir); /* --log-file wins */
         klog_configure(&c);
-        const char *err = capture(also);
+        const char *err = capture_stderr(also);
         assert_non_null(strstr(err, " unit/test-kube-log-file.c:"));
         const char *f = slurp(c.log_file);
         assert_int_equal(count(f, "] also here\n"), 1);
-        capture(three_lines);
+        capture_stderr(three_lines);
         f = slurp(c.log_file);
         /* one file, each line once */
         assert_int_equal(count(f, "] "), 1 + 4);
@@ -241,7 +226,7 @@ static void test_log_dir_removed(void **state) {
         rm_dir(c.log_dir);
         /* the open INFO file still takes lines; a new severity's file goes to $TMPDIR */
         klog_info("second");
-        const char *err = capture(three_lines);
+        const char *err = capture_stderr(three_lines);
         assert_string_equal(err, "");
         const char *w = slurp(in_dir(tmpdir, "WARNING"));
         assert_non_null(w);
@@ -271,7 +256,7 @@ static void test_log_file_dir_removed(void **state) {
         klog_info("first");
         unlink(c.log_file);
         rmdir(sub);
-        const char *err = capture(rotate_into_nothing);
+        const char *err = capture_stderr(rotate_into_nothing);
         assert_int_equal(exits, 1);
         char want[4400];
         snprintf(want, sizeof want, "log: exiting because of error: log: unable to create log: open %s: no such file or directory\n",
@@ -290,11 +275,11 @@ static void test_backtrace_at(void **state) {
         KlogConfig c;
         klog_config_init(&c);
         klog_configure(&c);
-        capture(traced); /* learns the line */
+        capture_stderr(traced); /* learns the line */
         snprintf(c.backtrace_file, sizeof c.backtrace_file, "test-kube-log-file.c");
         c.backtrace_line = here_line;
         klog_configure(&c);
-        const char *err = capture(traced);
+        const char *err = capture_stderr(traced);
         const char *t = strstr(err, "] traced line\nbacktrace (");
         assert_non_null(t);
         assert_non_null(strstr(t, "\n\t"));

@@ -13,23 +13,8 @@
 #include <unistd.h>
 
 #include "kube/log.h"
+#include "tests/unit/capture-stderr.h"
 
-/* Runs fn with stderr redirected to a pipe and returns what it wrote. */
-static char *capture(void (*fn)(void)) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
-        int saved = dup(STDERR_FILENO);
-        dup2(p[1], STDERR_FILENO);
-        close(p[1]);
-        fn();
-        dup2(saved, STDERR_FILENO);
-        close(saved);
-        static char out[65536];
-        ssize_t n = read(p[0], out, sizeof out - 1);
-        close(p[0]);
-        out[n > 0 ? n : 0] = '\0';
-        return out;
-}
 
 static void emit(void) {
         unsetenv("JOURNAL_STREAM");
@@ -43,7 +28,7 @@ static void emit(void) {
 }
 
 static void test_shape(void **state) {
-        const char *out = capture(emit);
+        const char *out = capture_stderr(emit);
         regex_t re;
         assert_int_equal(regcomp(&re,
                                  "^I[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6} +[0-9]+ test-kube-log\\.c:[0-9]+\\] hello world\n"
@@ -66,7 +51,7 @@ static void emit_long(void) {
 }
 
 static void test_long_line_cut(void **state) {
-        const char *out = capture(emit_long);
+        const char *out = capture_stderr(emit_long);
         size_t n = strlen(out);
         assert_true(n <= 16 * 1024);
         assert_int_equal(out[n - 1], '\n');
@@ -89,7 +74,7 @@ static void emit_journal(void) {
 }
 
 static void test_journal_stream(void **state) {
-        const char *out = capture(emit_journal);
+        const char *out = capture_stderr(emit_journal);
         bool journald = access("/run/systemd/journal/socket", W_OK) == 0;
         if (!journald)
                 assert_non_null(strstr(out, "] to the journal 7\n"));
@@ -107,7 +92,7 @@ static void emit_errno(void) {
 
 /* klog_*_errno hands -r to "%m", whatever errno was before. */
 static void test_errno_message(void **state) {
-        const char *out = capture(emit_errno);
+        const char *out = capture_stderr(emit_errno);
         assert_non_null(strstr(out, "] open x: No such file or directory\n"));
         assert_non_null(strstr(out, "] again: Permission denied\n"));
         assert_non_null(strstr(out, "] positive: Broken pipe\n"));

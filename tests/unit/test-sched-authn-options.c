@@ -10,34 +10,21 @@
 
 #include "scheduler/authn-options.h"
 #include "scheduler/options.h"
+#include "tests/unit/options-argv.h"
 #include "tests/unit/pki-helper.h"
 
-static int parse(SchedOptions *o, Buf *err, const char *const *args) {
-        char *argv[64];
-        int argc = 0;
-        while (args[argc] && argc < 63) {
-                argv[argc] = (char *) args[argc];
-                argc++;
-        }
-        argv[argc] = NULL;
-        sched_options_init(o);
-        buf_reset(err);
-        return sched_options_parse_argv(o, argc, argv, err);
-}
-
-#define ARGV(...) ((const char *const[]) { "policy-scheduler", __VA_ARGS__, NULL })
 
 static void test_flags(void **state) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(parse(&o, &err, ARGV("--secure-port=0")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--secure-port=0")), 0);
         assert_true(o.authn.tolerate_lookup_failure);   /* kube-scheduler's default */
         assert_false(o.authn.skip_lookup);
         assert_null(o.authn.username_headers);
         sched_options_done(&o);
 
-        assert_int_equal(parse(&o, &err, ARGV("--client-ca-file=/ca.crt", "--requestheader-client-ca-file", "/p.crt",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--client-ca-file=/ca.crt", "--requestheader-client-ca-file", "/p.crt",
                                               "--requestheader-allowed-names=front-proxy,aggregator",
                                               "--requestheader-allowed-names=third", "--requestheader-username-headers=X-U",
                                               "--requestheader-group-headers=X-G", "--requestheader-extra-headers-prefix=X-E-",
@@ -61,13 +48,13 @@ static void test_flags(void **state) {
         assert_null(o.authn.sni[1].names[2]);
         sched_options_done(&o);
 
-        assert_int_equal(parse(&o, &err, ARGV("--tls-sni-cert-key=/a.crt")), -EINVAL);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--tls-sni-cert-key=/a.crt")), -EINVAL);
         assert_non_null(strstr(buf_str(&err), "expected comma separated certificate and key file paths"));
         sched_options_done(&o);
-        assert_int_equal(parse(&o, &err, ARGV("--tls-sni-cert-key=/a.crt,/a.key:")), -EINVAL);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--tls-sni-cert-key=/a.crt,/a.key:")), -EINVAL);
         assert_non_null(strstr(buf_str(&err), "empty names list is not allowed"));
         sched_options_done(&o);
-        assert_int_equal(parse(&o, &err, ARGV("--authentication-skip-lookup=yes")), -EINVAL);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--authentication-skip-lookup=yes")), -EINVAL);
         sched_options_done(&o);
 }
 

@@ -19,6 +19,7 @@
 #include "scheduler/core/strtab.h"
 #include "kube/leader.h"
 #include "scheduler/options.h"
+#include "tests/unit/options-argv.h"
 
 static const char rendered[] =
         "# Rendered by scheduler-operator.\n"
@@ -190,26 +191,12 @@ static void test_yaml_types(void **state) {
 }
 
 
-static int parse(SchedOptions *o, Buf *err, const char *const *args) {
-        char *argv[64];
-        int argc = 0;
-        while (args[argc] && argc < 63) {
-                argv[argc] = (char *) args[argc];
-                argc++;
-        }
-        argv[argc] = NULL;
-        sched_options_init(o);
-        buf_reset(err);
-        return sched_options_parse_argv(o, argc, argv, err);
-}
-
-#define ARGV(...) ((const char *const[]) { "policy-scheduler", __VA_ARGS__, NULL })
 
 static void expect_flag_error(const char *const *argv, const char *want) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        int r = parse(&o, &err, argv);
+        int r = parse_argv(&o, &err, argv);
         if (r >= 0)
                 r = sched_options_load(&o, &err);
         assert_int_equal(r, -EINVAL);
@@ -224,7 +211,7 @@ static void test_kubeadm_command(void **state) {
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
         unsetenv("POD_IP");
-        assert_int_equal(parse(&o, &err, ARGV("--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
                                               "--authorization-kubeconfig=/etc/kubernetes/scheduler.conf",
                                               "--bind-address=127.0.0.1", "--kubeconfig=/etc/kubernetes/scheduler.conf",
                                               "--leader-elect=true", "--port=0")), 0);
@@ -248,7 +235,7 @@ static void test_accepted_flags(void **state) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(parse(&o, &err, ARGV("--policy-config-file", "/p.cfg", "--policy-configmap=pol",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--policy-config-file", "/p.cfg", "--policy-configmap=pol",
                                               "--policy-configmap-namespace=ns", "--master=https://10.0.0.1:6443",
                                               "--kubeconfig=/kc", "--secure-port=0", "--address=127.0.0.2",
                                               "--port=10999", "--tls-cert-file=/c", "--tls-private-key-file=/k",
@@ -293,7 +280,7 @@ static void test_accepted_flags(void **state) {
         sched_options_done(&o);
 
         /* --use-legacy-policy-config: the file, even with a ConfigMap named */
-        assert_int_equal(parse(&o, &err, ARGV("--policy-config-file=/p.cfg", "--policy-configmap=pol",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--policy-config-file=/p.cfg", "--policy-configmap=pol",
                                               "--use-legacy-policy-config", "--lock-object-name=old",
                                               "--lock-object-namespace=oldns", "--algorithm-provider=ClusterAutoscalerProvider")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
@@ -304,7 +291,7 @@ static void test_accepted_flags(void **state) {
         assert_string_equal(o.algorithm_provider, "ClusterAutoscalerProvider");
         sched_options_done(&o);
 
-        assert_int_equal(parse(&o, &err, ARGV("--version")), 1);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--version")), 1);
         sched_options_done(&o);
 }
 
@@ -315,7 +302,7 @@ static void test_tls_flags(void **state) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 4096);
-        assert_int_equal(parse(&o, &err, ARGV("--cert-dir=/var/run/kubernetes", "--tls-min-version=VersionTLS12",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--cert-dir=/var/run/kubernetes", "--tls-min-version=VersionTLS12",
                                               "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,"
                                               "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")), 0);
         assert_string_equal(o.cert_dir, "/var/run/kubernetes");
@@ -334,7 +321,7 @@ static void test_logging_flags(void **state) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(parse(&o, &err, ARGV("--logtostderr=false", "--alsologtostderr", "--log-dir=/var/log/s",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--logtostderr=false", "--alsologtostderr", "--log-dir=/var/log/s",
                                               "--log-file=/var/log/s.log", "--log-file-max-size=18446744073709551615",
                                               "--one-output=true", "--skip-headers=T", "--skip-log-headers=1",
                                               "--stderrthreshold=warning", "--add-dir-header",
@@ -353,14 +340,14 @@ static void test_logging_flags(void **state) {
         assert_int_equal(o.log.format, KLOG_FORMAT_TEXT);
         sched_options_done(&o);
         /* the defaults: klog's */
-        assert_int_equal(parse(&o, &err, ARGV("--v=1")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--v=1")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_true(o.log.to_stderr);
         assert_int_equal(o.log.stderr_threshold, KLOG_ERROR);
         assert_true(o.log.file_max_size_mb == 1800);
         sched_options_done(&o);
         /* json, v1.20's shape; the v1.20 line refuses what it does not honour, in its words */
-        assert_int_equal(parse(&o, &err, ARGV("--logging-format=json", "--logtostderr=true", "--stderrthreshold=2")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--logging-format=json", "--logtostderr=true", "--stderrthreshold=2")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_int_equal(o.log.format, KLOG_FORMAT_JSON);
         sched_options_done(&o);
@@ -384,7 +371,7 @@ static void test_logging_flags(void **state) {
                                                     "--experimental-logging-sanitization", "--log-backtrace-at=a.c:1",
                                                     "--stderrthreshold=0", "--one-output", "--log-file-max-size=1" };
                 for (size_t i = 0; i < ELEMENTSOF(gone); i++) {
-                        assert_int_equal(parse(&o, &err, ARGV(gone[i])), 0);
+                        assert_int_equal(parse_argv(&o, &err, ARGV(gone[i])), 0);
                         assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
                         buf_reset(&err);
                         assert_int_equal(sched_options_load(&o, &err), -EINVAL);
@@ -394,12 +381,12 @@ static void test_logging_flags(void **state) {
                         sched_options_done(&o);
                 }
                 /* 1.32 keeps --logging-format=json (its own shape) and --log-flush-frequency */
-                assert_int_equal(parse(&o, &err, ARGV("--logging-format=json", "--log-flush-frequency=2s")), 0);
+                assert_int_equal(parse_argv(&o, &err, ARGV("--logging-format=json", "--log-flush-frequency=2s")), 0);
                 assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
                 assert_int_equal(sched_options_load(&o, &err), 0);
                 assert_int_equal(o.log.format, KLOG_FORMAT_JSON_1_32);
                 sched_options_done(&o);
-                assert_int_equal(parse(&o, &err, ARGV("--logging-format=json", "--vmodule=a=2")), 0);
+                assert_int_equal(parse_argv(&o, &err, ARGV("--logging-format=json", "--vmodule=a=2")), 0);
                 assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
                 assert_int_equal(sched_options_load(&o, &err), -EINVAL);
                 assert_non_null(strstr(buf_str(&err), "format: Invalid value: \"json\": Non-default format doesn't honor flag: vmodule"));
@@ -414,17 +401,17 @@ static void test_hard_pod_weight(void **state) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=5")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=5")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_true(o.set_hard_pod_weight);
         assert_int_equal(o.hard_pod_weight, 5);
         sched_options_done(&o);
-        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight", "0",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight", "0",
                                               "--algorithm-provider=ClusterAutoscalerProvider")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_int_equal(o.hard_pod_weight, 0);
         sched_options_done(&o);
-        assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=100")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=100")), 0);
         sched_options_done(&o);
         expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=101"),
                           "hardPodAffinitySymmetricWeight: Invalid value: 101: not in valid range [0-100]");
@@ -452,7 +439,7 @@ static void test_hard_pod_weight(void **state) {
         }
         {
                 static const char v1_doc[] = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
-                assert_int_equal(parse(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=3")), 0);
+                assert_int_equal(parse_argv(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=3")), 0);
                 assert_int_equal(sched_options_apply_config(&o, v1_doc, strlen(v1_doc), &err), 0);
                 buf_reset(&err);
                 assert_int_equal(sched_options_load(&o, &err), -EINVAL);
@@ -471,10 +458,10 @@ static void test_refused_flags(void **state) {
                 SchedOptions g;
                 _cleanup_buf_ Buf err;
                 buf_init(&err, 4096);
-                assert_int_equal(parse(&g, &err, ARGV("--leader-elect-resource-lock=endpoints")), 0);
+                assert_int_equal(parse_argv(&g, &err, ARGV("--leader-elect-resource-lock=endpoints")), 0);
                 assert_int_equal(g.leader_lock, KUBE_LOCK_ENDPOINTS);
                 sched_options_done(&g);
-                assert_int_equal(parse(&g, &err, ARGV("--leader-elect-resource-lock=configmapsleases")), 0);
+                assert_int_equal(parse_argv(&g, &err, ARGV("--leader-elect-resource-lock=configmapsleases")), 0);
                 assert_int_equal(g.leader_lock, KUBE_LOCK_LEASES);
                 sched_options_done(&g);
         }
@@ -492,10 +479,10 @@ static void test_refused_flags(void **state) {
                 sched_options_init(&g);
                 assert_false(g.default_pod_topology_spread_off);
                 sched_options_done(&g);
-                assert_int_equal(parse(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=false")), 0);
+                assert_int_equal(parse_argv(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=false")), 0);
                 assert_true(g.default_pod_topology_spread_off);
                 sched_options_done(&g);
-                assert_int_equal(parse(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=true")), 0);
+                assert_int_equal(parse_argv(&g, &err, ARGV("--feature-gates=DefaultPodTopologySpread=true")), 0);
                 assert_false(g.default_pod_topology_spread_off);
                 sched_options_done(&g);
         }
@@ -514,18 +501,18 @@ static void test_plugin_flags(void **state) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(parse(&o, &err, ARGV("--plugin-dir=/opt/plugins")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--plugin-dir=/opt/plugins")), 0);
         assert_string_equal(o.plugin_dir, "/opt/plugins");
         assert_int_equal(o.plugin_call_budget_usec, 100000);
         sched_options_done(&o);
-        assert_int_equal(parse(&o, &err, ARGV("--plugin-dir", "/p", "--plugin-call-budget", "2s")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--plugin-dir", "/p", "--plugin-call-budget", "2s")), 0);
         assert_int_equal(o.plugin_call_budget_usec, 2000000);
         sched_options_done(&o);
-        assert_int_equal(parse(&o, &err, ARGV("--plugin-call-budget=0")), -EINVAL);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--plugin-call-budget=0")), -EINVAL);
         assert_string_equal(buf_str(&err), "--plugin-call-budget: not a positive duration: 0");
         sched_options_done(&o);
         /* a missing directory fails the load, naming it */
-        assert_int_equal(parse(&o, &err, ARGV("--plugin-dir=/nonexistent-plugin-dir")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--plugin-dir=/nonexistent-plugin-dir")), 0);
         buf_reset(&err);
         assert_int_equal(sched_options_load(&o, &err), -ENOENT);
         assert_string_equal(buf_str(&err), "/nonexistent-plugin-dir: No such file or directory");
@@ -641,7 +628,7 @@ static void test_config_profiles(void **state) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(parse(&o, &err, ARGV("--config", path, "--feature-gates=DefaultPodTopologySpread=false")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--config", path, "--feature-gates=DefaultPodTopologySpread=false")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_non_null(o.ksc_effective);
         const json_t *profiles = json_object_get(o.ksc_effective, "profiles");
@@ -656,7 +643,7 @@ static void test_config_profiles(void **state) {
         assert_true(selector);
         sched_options_done(&o);
 
-        assert_int_equal(parse(&o, &err, ARGV("--config", path, "--policy-config-file", "/p.cfg")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--config", path, "--policy-config-file", "/p.cfg")), 0);
         assert_int_equal(sched_options_load(&o, &err), -EINVAL);
         assert_non_null(strstr(buf_str(&err), "cannot run together with a Policy"));
         sched_options_done(&o);
@@ -783,7 +770,7 @@ static void test_feature_gates_by_line(void **state) {
                 SchedOptions o;
                 _cleanup_buf_ Buf err;
                 buf_init(&err, 0);
-                assert_int_equal(parse(&o, &err, ARGV(gates)), 0);
+                assert_int_equal(parse_argv(&o, &err, ARGV(gates)), 0);
                 assert_int_equal(sched_options_apply_config(&o, line ? v1 : v1beta1, strlen(line ? v1 : v1beta1), &err), 0);
                 buf_reset(&err);
                 int r = sched_options_load(&o, &err);
@@ -803,7 +790,7 @@ static void test_feature_gates_by_line(void **state) {
                 SchedOptions g;
                 _cleanup_buf_ Buf err;
                 buf_init(&err, 0);
-                assert_int_equal(parse(&g, &err, ARGV("--leader-elect-resource-lock=endpointsleases")), 0);
+                assert_int_equal(parse_argv(&g, &err, ARGV("--leader-elect-resource-lock=endpointsleases")), 0);
                 assert_int_equal(sched_options_apply_config(&g, v1_doc, strlen(v1_doc), &err), 0);
                 buf_reset(&err);
                 assert_int_equal(sched_options_load(&g, &err), -EINVAL);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "scheduler/options.h"
+#include "tests/unit/options-argv.h"
 #include "scheduler/write-config.h"
 
 static void test_yaml_shape(void **state) {
@@ -44,26 +45,13 @@ static void test_yaml_shape(void **state) {
         json_decref(j);
 }
 
-static int parse(SchedOptions *o, Buf *err, const char *const *args) {
-        char *argv[32];
-        int argc = 0;
-        while (argc < 31 && args[argc]) {
-                argv[argc] = (char *) args[argc];
-                argc++;
-        }
-        argv[argc] = NULL;
-        sched_options_init(o);
-        buf_reset(err);
-        return sched_options_parse_argv(o, argc, argv, err);
-}
-#define ARGV(...) ((const char *const[]) { "policy-scheduler", __VA_ARGS__, NULL })
 
 /* the text read back: a valid configuration of the same line, whose own YAML is the same */
 static void reads_back(const char *yaml) {
         SchedOptions o;
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
-        assert_int_equal(parse(&o, &err, ARGV("--v=0")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--v=0")), 0);
         if (sched_options_apply_config(&o, yaml, strlen(yaml), &err) < 0)
                 fail_msg("does not read back: %s", buf_str(&err));
         assert_int_equal(sched_options_load(&o, &err), 0);
@@ -84,7 +72,7 @@ static void test_flags_v1beta1(void **state) {
         _cleanup_buf_ Buf err;
         buf_init(&err, 0);
         unsetenv("POD_IP");
-        assert_int_equal(parse(&o, &err, ARGV("--write-config-to=/x.yaml", "--kubeconfig=/kc", "--scheduler-name=s1",
+        assert_int_equal(parse_argv(&o, &err, ARGV("--write-config-to=/x.yaml", "--kubeconfig=/kc", "--scheduler-name=s1",
                                               "--leader-elect-lease-duration=1m30s", "--leader-elect-retry-period=500ms",
                                               "--hard-pod-affinity-symmetric-weight=0", "--port=0",
                                               "--algorithm-provider=ClusterAutoscalerProvider")), 0);
@@ -106,7 +94,7 @@ static void test_flags_v1beta1(void **state) {
         free(y);
         sched_options_done(&o);
         /* --port keeps the insecure address */
-        assert_int_equal(parse(&o, &err, ARGV("--address=127.0.0.1", "--port=10999")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--address=127.0.0.1", "--port=10999")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_int_equal(sched_config_yaml(&o, &y, &err), 0);
         assert_non_null(strstr(y, "\nhealthzBindAddress: 127.0.0.1:10999\nkind: KubeSchedulerConfiguration\n"));
@@ -131,7 +119,7 @@ static void test_config_lines(void **state) {
                 SchedOptions o;
                 _cleanup_buf_ Buf err;
                 buf_init(&err, 0);
-                assert_int_equal(parse(&o, &err, ARGV("--v=0")), 0);
+                assert_int_equal(parse_argv(&o, &err, ARGV("--v=0")), 0);
                 assert_int_equal(sched_options_apply_config(&o, cases[i].doc, strlen(cases[i].doc), &err), 0);
                 assert_int_equal(sched_options_load(&o, &err), 0);
                 char *y = NULL;
@@ -157,7 +145,7 @@ static void test_write_file(void **state) {
         close(fd);
         char flag[64];
         snprintf(flag, sizeof flag, "--write-config-to=%s", path);
-        assert_int_equal(parse(&o, &err, ARGV(flag)), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV(flag)), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_int_equal(sched_write_config(&o, &err), 0);
         FILE *f = fopen(path, "r");
@@ -168,7 +156,7 @@ static void test_write_file(void **state) {
         fclose(f);
         unlink(path);
         sched_options_done(&o);
-        assert_int_equal(parse(&o, &err, ARGV("--write-config-to=/nonexistent-dir/x.yaml")), 0);
+        assert_int_equal(parse_argv(&o, &err, ARGV("--write-config-to=/nonexistent-dir/x.yaml")), 0);
         assert_int_equal(sched_options_load(&o, &err), 0);
         assert_int_equal(sched_write_config(&o, &err), -ENOENT);
         assert_string_equal(buf_str(&err), "open /nonexistent-dir/x.yaml: No such file or directory");
