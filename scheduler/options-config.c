@@ -651,7 +651,8 @@ int sched_options_load(SchedOptions *o, Buf *err) {
                 return r;
         const char *line = json_string_value(json_object_get(o->ksc_effective, "decisionsLike"));
         bool line_1_32 = line && strcmp(line, "v1.32") == 0;
-        if ((r = sched_feature_gates_settle(o, line_1_32, err)) < 0 || (r = sched_log_settle(o, line_1_32, err)) < 0)
+        if ((r = sched_feature_gates_settle(o, line_1_32, err)) < 0 || (r = sched_log_settle(o, line_1_32, err)) < 0 ||
+            (r = sched_component_flags_settle(o, line_1_32, err)) < 0)
                 return r;
         /* 1.32 serves securely only (its insecure port is gone since 1.24): the plain port
          * opens only when --port asks for it */

@@ -147,15 +147,17 @@ int sched_log_settle(SchedOptions *o, bool line_1_32, Buf *err) {
         /* v1.20's DeprecatedOptions.ApplyTo gives the weight to the one default profile's
          * InterPodAffinity: with --config the file's profiles run, and a Policy's profile gets
          * the Policy's own plugin configuration (its hardPodAffinitySymmetricWeight) */
-        if (o->set_hard_pod_weight && o->config_path)
-                return sched_opt_errf(err, -EINVAL, "--hard-pod-affinity-symmetric-weight has no effect with --config "
-                                      "(kube-scheduler v1.20 reads that setting from the file then): set "
-                                      "InterPodAffinity's hardPodAffinityWeight in the profile's pluginConfig of %s",
-                                      o->config_path);
-        if (o->set_hard_pod_weight && (o->policy_path || o->policy_cm_name))
-                return sched_opt_errf(err, -EINVAL, "--hard-pod-affinity-symmetric-weight has no effect with a Policy "
-                                      "(kube-scheduler v1.20 gives the Policy's profile the Policy's own plugin "
-                                      "configuration): set hardPodAffinitySymmetricWeight in the Policy");
+        if (o->set_hard_pod_weight && o->config_path) {
+                klog_warning("--hard-pod-affinity-symmetric-weight is ignored with --config, as kube-scheduler "
+                             "ignores it: set InterPodAffinity's hardPodAffinityWeight in the profile's pluginConfig "
+                             "of %s", o->config_path);
+                o->set_hard_pod_weight = false;
+        } else if (o->set_hard_pod_weight && (o->policy_path || o->policy_cm_name)) {
+                klog_warning("%s", "--hard-pod-affinity-symmetric-weight is ignored with a Policy, as kube-scheduler "
+                                   "gives the Policy's profile the Policy's own plugin configuration: set "
+                                   "hardPodAffinitySymmetricWeight in the Policy");
+                o->set_hard_pod_weight = false;
+        }
         const char *fmt = o->logging_format ? o->logging_format : "text";
         if (strcmp(fmt, "text") != 0 && strcmp(fmt, "json") != 0)
                 return line_1_32 ? sched_opt_errf(err, -EINVAL, "format: Invalid value: \"%s\": Unsupported log format", fmt) :

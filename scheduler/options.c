@@ -55,7 +55,8 @@ void sched_options_done(SchedOptions *o) {
                 &o->tls_key_file, &o->authn_kubeconfig, &o->authz_kubeconfig, &o->always_allow_paths, &o->address,
                 &o->metrics_address, &o->plugin_dir, &o->cert_dir, &o->tls_min_version, &o->tls_cipher_suites,
                 &o->tls_priorities, &o->unknown_gates, &o->show_hidden_metrics_for_version, &o->leader_lock_flag,
-                &o->logging_format, &o->write_config_to,
+                &o->logging_format, &o->write_config_to, &o->flag_leader.leader_lock_flag,
+                &o->flag_leader.lease_name, &o->flag_leader.lease_namespace,
         };
         for (size_t i = 0; i < ELEMENTSOF(strs); i++)
                 free(*strs[i]);
@@ -404,13 +405,13 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 return sched_opt_set_str(&o->write_config_to, arg);
         case OPT_KUBECONFIG:
                 o->set_kubeconfig = true;
-                o->component_flag = "--kubeconfig";
+                o->component_flags |= SCHED_CFLAGS(SCHED_CFLAG_KUBECONFIG);
                 return sched_opt_set_str(&o->kubeconfig, arg);
         case OPT_MASTER:
                 return sched_opt_set_str(&o->master, arg);
         case OPT_NAME:
                 o->set_scheduler_name = true;
-                o->component_flag = "--scheduler-name";
+                o->component_flags |= SCHED_CFLAGS(SCHED_CFLAG_SCHEDULER_NAME);
                 return sched_opt_set_str(&o->scheduler_name, arg);
         case OPT_AUTHN_KC:
                 return sched_opt_set_str(&o->authn_kubeconfig, arg);
@@ -460,7 +461,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 if (parse_bool(arg, &o->leader_elect) < 0)
                         return sched_opt_errf(err, -EINVAL, "--leader-elect: not a boolean: %s", arg);
                 o->set_leader_elect = true;
-                o->component_flag = "--leader-elect";
+                o->component_flags |= SCHED_CFLAGS(SCHED_CFLAG_LEADER_ELECT);
                 return 0;
         case OPT_LEASE_DURATION:
         case OPT_RENEW_DEADLINE:
@@ -472,22 +473,25 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                         return sched_opt_errf(err, -EINVAL, "%s: not a positive duration: %s", name, arg);
                 *(c == OPT_LEASE_DURATION ? &o->lease_duration_usec :
                   c == OPT_RENEW_DEADLINE ? &o->renew_deadline_usec : &o->retry_period_usec) = d;
-                o->component_flag = name;
+                o->component_flags |= SCHED_CFLAGS(c == OPT_LEASE_DURATION ? SCHED_CFLAG_LEASE_DURATION :
+                                                   c == OPT_RENEW_DEADLINE ? SCHED_CFLAG_RENEW_DEADLINE :
+                                                                             SCHED_CFLAG_RETRY_PERIOD);
                 return 0;
         }
         case OPT_LOCK:
                 if (sched_resource_lock_parse(arg, &o->leader_lock) < 0)
                         return sched_opt_errf(err, -EINVAL, "--leader-elect-resource-lock: %s is not one of leases, "
                                               "endpoints, configmaps, endpointsleases, configmapsleases", arg);
-                o->component_flag = "--leader-elect-resource-lock";
+                o->component_flags |= SCHED_CFLAGS(SCHED_CFLAG_RESOURCE_LOCK);
                 return sched_opt_set_str(&o->leader_lock_flag, arg);
         case OPT_LEASE_NAME:
         case OPT_LOCK_NAME:
-                o->component_flag = c == OPT_LOCK_NAME ? "--lock-object-name" : "--leader-elect-resource-name";
+                o->component_flags |= SCHED_CFLAGS(c == OPT_LOCK_NAME ? SCHED_CFLAG_LOCK_OBJECT_NAME : SCHED_CFLAG_RESOURCE_NAME);
                 return sched_opt_set_str(&o->lease_name, arg);
         case OPT_LEASE_NS:
         case OPT_LOCK_NS:
-                o->component_flag = c == OPT_LOCK_NS ? "--lock-object-namespace" : "--leader-elect-resource-namespace";
+                o->component_flags |= SCHED_CFLAGS(c == OPT_LOCK_NS ? SCHED_CFLAG_LOCK_OBJECT_NAMESPACE :
+                                                                      SCHED_CFLAG_RESOURCE_NAMESPACE);
                 return sched_opt_set_str(&o->lease_namespace, arg);
         case OPT_QPS: {
                 char *end;
@@ -496,21 +500,21 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 if (errno != 0 || end == arg || *end != '\0' || !(q > 0) || q > 1e9)
                         return sched_opt_errf(err, -EINVAL, "--kube-api-qps: not a positive number: %s", arg);
                 o->qps = q;
-                o->component_flag = "--kube-api-qps";
+                o->component_flags |= SCHED_CFLAGS(SCHED_CFLAG_KUBE_API_QPS);
                 return 0;
         }
         case OPT_BURST:
                 if (parse_int(arg, 1, INT32_MAX, &v) < 0)
                         return sched_opt_errf(err, -EINVAL, "--kube-api-burst: not a positive integer: %s", arg);
                 o->burst = (int) v;
-                o->component_flag = "--kube-api-burst";
+                o->component_flags |= SCHED_CFLAGS(SCHED_CFLAG_KUBE_API_BURST);
                 return 0;
         case OPT_CONTENT_TYPE:
                 /* the wire format only: the same objects either way */
                 if (strcmp(arg, "application/json") != 0 && strcmp(arg, "application/vnd.kubernetes.protobuf") != 0)
                         return sched_opt_errf(err, -EINVAL, "--kube-api-content-type: %s is not application/json "
                                               "or application/vnd.kubernetes.protobuf", arg);
-                o->component_flag = "--kube-api-content-type";
+                o->component_flags |= SCHED_CFLAGS(SCHED_CFLAG_KUBE_API_CONTENT_TYPE);
                 return 0;
         case OPT_HTTP2_STREAMS: {
                 /* an int, as upstream parses it; the secure port offers HTTP/1.1 only (no h2 in
@@ -537,7 +541,7 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
                 if (b)
                         return sched_opt_errf(err, -EINVAL, "%s=true is refused: /debug/pprof is Go's profiler, "
                                               "which a C program does not have (use perf); =false is accepted", name);
-                o->component_flag = name;
+                o->component_flags |= SCHED_CFLAGS(c == OPT_PROFILING ? SCHED_CFLAG_PROFILING : SCHED_CFLAG_CONTENTION_PROFILING);
                 return 0;
         }
         case OPT_GATES:
@@ -552,6 +556,8 @@ static int handle(SchedOptions *o, int c, const char *arg, Buf *err) {
         }
         return -EINVAL;
 }
+
+static void set_aside_component_flags(SchedOptions *o);
 
 int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
         static const struct option accepted[] = {
@@ -659,9 +665,96 @@ int sched_options_parse_argv(SchedOptions *o, int argc, char **argv, Buf *err) {
         if (o->use_legacy_policy && !o->policy_path)
                 return sched_opt_errf(err, -EINVAL, "%s", "--policy-config-file: required when "
                                                           "--use-legacy-policy-config is true");
-        if (o->config_path && o->component_flag)
-                return sched_opt_errf(err, -EINVAL, "%s has no effect with --config (kube-scheduler v1.20 reads "
-                                      "that setting from the file then): set it in %s", o->component_flag,
-                                      o->config_path);
+        if (o->config_path && o->component_flags)
+                set_aside_component_flags(o);
+        return 0;
+}
+
+static const struct {
+        const char *flag, *field;
+} cflag_names[_SCHED_CFLAG_MAX] = {
+        [SCHED_CFLAG_KUBECONFIG] = { "--kubeconfig", "clientConnection.kubeconfig" },
+        [SCHED_CFLAG_SCHEDULER_NAME] = { "--scheduler-name", "the profile's schedulerName" },
+        [SCHED_CFLAG_LOCK_OBJECT_NAME] = { "--lock-object-name", "leaderElection.resourceName" },
+        [SCHED_CFLAG_LOCK_OBJECT_NAMESPACE] = { "--lock-object-namespace", "leaderElection.resourceNamespace" },
+        [SCHED_CFLAG_KUBE_API_QPS] = { "--kube-api-qps", "clientConnection.qps" },
+        [SCHED_CFLAG_KUBE_API_BURST] = { "--kube-api-burst", "clientConnection.burst" },
+        [SCHED_CFLAG_KUBE_API_CONTENT_TYPE] = { "--kube-api-content-type", "clientConnection.contentType" },
+        [SCHED_CFLAG_PROFILING] = { "--profiling", "enableProfiling" },
+        [SCHED_CFLAG_CONTENTION_PROFILING] = { "--contention-profiling", "enableContentionProfiling" },
+        [SCHED_CFLAG_LEADER_ELECT] = { "--leader-elect", "leaderElection.leaderElect" },
+        [SCHED_CFLAG_LEASE_DURATION] = { "--leader-elect-lease-duration", "leaderElection.leaseDuration" },
+        [SCHED_CFLAG_RENEW_DEADLINE] = { "--leader-elect-renew-deadline", "leaderElection.renewDeadline" },
+        [SCHED_CFLAG_RETRY_PERIOD] = { "--leader-elect-retry-period", "leaderElection.retryPeriod" },
+        [SCHED_CFLAG_RESOURCE_LOCK] = { "--leader-elect-resource-lock", "leaderElection.resourceLock" },
+        [SCHED_CFLAG_RESOURCE_NAME] = { "--leader-elect-resource-name", "leaderElection.resourceName" },
+        [SCHED_CFLAG_RESOURCE_NAMESPACE] = { "--leader-elect-resource-namespace", "leaderElection.resourceNamespace" },
+};
+
+/* With --config the file, or its defaults, sets the component configuration (v1.20's
+ * ApplyTo takes the loaded file whole): the flags' values make way, the leader-election ones
+ * kept aside until the line is known, as 1.32 applies them over the file. */
+static void set_aside_component_flags(SchedOptions *o) {
+        SchedOptions d;
+        sched_options_init(&d);
+        o->flag_leader.leader_elect = o->leader_elect;
+        o->flag_leader.lease_duration_usec = o->lease_duration_usec;
+        o->flag_leader.renew_deadline_usec = o->renew_deadline_usec;
+        o->flag_leader.retry_period_usec = o->retry_period_usec;
+        o->flag_leader.leader_lock = o->leader_lock;
+        o->flag_leader.leader_lock_flag = TAKE_PTR(o->leader_lock_flag);
+        o->flag_leader.lease_name = TAKE_PTR(o->lease_name);
+        o->flag_leader.lease_namespace = TAKE_PTR(o->lease_namespace);
+        free(o->kubeconfig);
+        o->kubeconfig = NULL;
+        free(o->scheduler_name);
+        o->scheduler_name = NULL;
+        o->leader_elect = d.leader_elect;
+        o->lease_duration_usec = d.lease_duration_usec;
+        o->renew_deadline_usec = d.renew_deadline_usec;
+        o->retry_period_usec = d.retry_period_usec;
+        o->leader_lock = d.leader_lock;
+        o->qps = d.qps;
+        o->burst = d.burst;
+        o->set_kubeconfig = o->set_scheduler_name = o->set_leader_elect = false;
+}
+
+static void take_str(char **dst, char **src) {
+        free(*dst);
+        *dst = TAKE_PTR(*src);
+}
+
+int sched_component_flags_settle(SchedOptions *o, bool line_1_32, Buf *err) {
+        if (!o->config_path || !o->component_flags)
+                return 0;
+        /* gone from 1.32's command line (--scheduler-name in 1.23, --lock-object-* in 1.27) */
+        static const SchedComponentFlag gone[] = { SCHED_CFLAG_SCHEDULER_NAME, SCHED_CFLAG_LOCK_OBJECT_NAME,
+                                                   SCHED_CFLAG_LOCK_OBJECT_NAMESPACE };
+        for (size_t i = 0; line_1_32 && i < ELEMENTSOF(gone); i++)
+                if (o->component_flags & SCHED_CFLAGS(gone[i]))
+                        return sched_opt_errf(err, -EINVAL, "unknown flag: %s", cflag_names[gone[i]].flag);
+        for (SchedComponentFlag f = 0; f < _SCHED_CFLAG_MAX; f++)
+                if ((o->component_flags & SCHED_CFLAGS(f)) && !(line_1_32 && f >= SCHED_CFLAG_LEADER_ELECT))
+                        klog_warning("%s is ignored with --config, as kube-scheduler ignores it: set %s in %s",
+                                     cflag_names[f].flag, cflag_names[f].field, o->config_path);
+        if (!line_1_32)
+                return 0;
+        uint32_t given = o->component_flags;
+        if (given & SCHED_CFLAGS(SCHED_CFLAG_LEADER_ELECT))
+                o->leader_elect = o->flag_leader.leader_elect;
+        if (given & SCHED_CFLAGS(SCHED_CFLAG_LEASE_DURATION))
+                o->lease_duration_usec = o->flag_leader.lease_duration_usec;
+        if (given & SCHED_CFLAGS(SCHED_CFLAG_RENEW_DEADLINE))
+                o->renew_deadline_usec = o->flag_leader.renew_deadline_usec;
+        if (given & SCHED_CFLAGS(SCHED_CFLAG_RETRY_PERIOD))
+                o->retry_period_usec = o->flag_leader.retry_period_usec;
+        if (given & SCHED_CFLAGS(SCHED_CFLAG_RESOURCE_LOCK)) {
+                o->leader_lock = o->flag_leader.leader_lock;
+                take_str(&o->leader_lock_flag, &o->flag_leader.leader_lock_flag);
+        }
+        if (given & SCHED_CFLAGS(SCHED_CFLAG_RESOURCE_NAME))
+                take_str(&o->lease_name, &o->flag_leader.lease_name);
+        if (given & SCHED_CFLAGS(SCHED_CFLAG_RESOURCE_NAMESPACE))
+                take_str(&o->lease_namespace, &o->flag_leader.lease_namespace);
         return 0;
 }

@@ -14,7 +14,9 @@
  *
  * As upstream: without --config the flags set the component configuration; with --config
  * the file does, except for the policy source flags and the insecure serving flags
- * (--address, --port), and a flag that upstream would then ignore is refused here instead.
+ * (--address, --port), and on 1.32's line the leader-election flags, which win over the
+ * file. A flag that upstream then ignores is ignored here too, with a warning naming the
+ * file's field (kube-scheduler says so only in --help).
  * Parsing the file texts is pure (tests feed strings); only sched_options_load() reads
  * files. Errors name the flag or the file and field, and the problem. */
 
@@ -112,9 +114,42 @@ typedef struct SchedOptions {
         int burst;                                      /* default 10000 */
         /* set when given on the command line */
         bool set_scheduler_name, set_leader_elect, set_policy_path, set_policy_source, set_kubeconfig, set_address, set_port;
-        /* a flag that feeds the component configuration (refused together with --config) */
-        const char *component_flag;
+        /* The component flags given (SCHED_CFLAGS(SchedComponentFlag)), and with --config
+         * the leader-election ones set aside until the line is known
+         * (sched_component_flags_settle). */
+        uint32_t component_flags;
+        struct {
+                bool leader_elect;
+                int64_t lease_duration_usec, renew_deadline_usec, retry_period_usec;
+                int leader_lock;
+                char *leader_lock_flag, *lease_name, *lease_namespace;
+        } flag_leader;
 } SchedOptions;
+
+/* The flags that feed the component configuration: upstream's deprecated flags and the
+ * leader-election ones. */
+typedef enum SchedComponentFlag {
+        SCHED_CFLAG_KUBECONFIG,
+        SCHED_CFLAG_SCHEDULER_NAME,
+        SCHED_CFLAG_LOCK_OBJECT_NAME,
+        SCHED_CFLAG_LOCK_OBJECT_NAMESPACE,
+        SCHED_CFLAG_KUBE_API_QPS,
+        SCHED_CFLAG_KUBE_API_BURST,
+        SCHED_CFLAG_KUBE_API_CONTENT_TYPE,
+        SCHED_CFLAG_PROFILING,
+        SCHED_CFLAG_CONTENTION_PROFILING,
+        /* the leader-election flags, which 1.32 applies over the file */
+        SCHED_CFLAG_LEADER_ELECT,
+        SCHED_CFLAG_LEASE_DURATION,
+        SCHED_CFLAG_RENEW_DEADLINE,
+        SCHED_CFLAG_RETRY_PERIOD,
+        SCHED_CFLAG_RESOURCE_LOCK,
+        SCHED_CFLAG_RESOURCE_NAME,
+        SCHED_CFLAG_RESOURCE_NAMESPACE,
+        _SCHED_CFLAG_MAX,
+} SchedComponentFlag;
+
+#define SCHED_CFLAGS(f) (UINT32_C(1) << (f))
 
 /* Defaults. */
 void sched_options_init(SchedOptions *o);
@@ -138,6 +173,10 @@ int sched_feature_gates_parse(const char *spec, SchedOptions *o, Buf *err);
  * v1.20 line (upstream's "unrecognized feature gate"), and for 1.32's logged as OpenShift's
  * kube-scheduler logs them (a warning each, none for 1.32's own gates). */
 int sched_feature_gates_settle(SchedOptions *o, bool line_1_32, Buf *err);
+/* Once the line is known, with --config: the component flags upstream ignores are logged
+ * as ignored, naming the file's field; on 1.32's line the leader-election flags are applied
+ * over the file, and the flags 1.32 no longer has are refused as its "unknown flag". */
+int sched_component_flags_settle(SchedOptions *o, bool line_1_32, Buf *err);
 
 /* "host:port" (host may be empty, an IPv6 address in brackets, port 0..65535) into a new
  * host string ("0.0.0.0" for an empty host) and the port. Returns 0, -EINVAL, -ENOMEM. */

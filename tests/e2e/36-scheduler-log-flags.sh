@@ -8,7 +8,9 @@
 # stdout; a v1 configuration (1.32's line) refuses --log-dir as 1.32 does ("unknown flag") and
 # writes 1.32's JSON lines on stderr. --write-config-to writes each line's effective
 # configuration (v1beta1, v1) and exits 0, and the file starts a scheduler again;
-# --hard-pod-affinity-symmetric-weight starts the default profile (no --config).
+# --hard-pod-affinity-symmetric-weight starts the default profile (no --config). With --config the
+# component flags are ignored with a warning naming the field (1.32: the leader-election ones
+# win over the file), and 1.32 refuses --scheduler-name as an unknown flag.
 # Runs under tools/with-cluster (KUBECONFIG, CLUSTER_DIR, kubectl v1.20.2 on PATH).
 . "$(dirname "$0")/../lib/plane-script.sh"
 SCHED_PID=
@@ -138,8 +140,25 @@ SCHED_PID=$!
 wait_for "(hard-pod weight) the default profile with --hard-pod-affinity-symmetric-weight=7 serves /healthz" 30 \
   curl -skf "https://127.0.0.1:$SPORT/healthz"
 stop
-refused "--hard-pod-affinity-symmetric-weight with --config" "has no effect with --config" v1beta1.yaml \
-  --hard-pod-affinity-symmetric-weight=7
+: > "$LOG"
+# With --config kube-scheduler ignores its deprecated flags; v1.20 ignores the leader-election
+# ones too, 1.32 applies them over the file: ignored here as well, with a warning each.
+start v1beta1.yaml /dev/null --hard-pod-affinity-symmetric-weight=7 --kube-api-qps=3 --leader-elect-resource-name=ignored
+check_match "(component flags) v1.20's line starts and says --kube-api-qps is ignored, naming the field" \
+  "--kube-api-qps is ignored with --config, as kube-scheduler ignores it: set clientConnection.qps in $T/v1beta1.yaml" \
+  "$(cat "$LOG")"
+check_match "(component flags) ... and --hard-pod-affinity-symmetric-weight" \
+  "--hard-pod-affinity-symmetric-weight is ignored with --config" "$(cat "$LOG")"
+check_match "(component flags) ... and --leader-elect-resource-name" \
+  "--leader-elect-resource-name is ignored with --config" "$(cat "$LOG")"
+stop
+: > "$LOG"
+start v1.yaml /dev/null --kube-api-qps=3 --leader-elect-resource-name=from-flag
+check_match "(component flags) 1.32's line ignores --kube-api-qps" "--kube-api-qps is ignored with --config" "$(cat "$LOG")"
+check "(component flags) ... and applies --leader-elect-resource-name over the file" \
+  bash -c "! grep -q 'leader-elect-resource-name is ignored' '$LOG'"
+stop
+refused "--scheduler-name on 1.32's line" "unknown flag: --scheduler-name" v1.yaml --scheduler-name=x
 refused "--hard-pod-affinity-symmetric-weight on 1.32's line" "unknown flag: --hard-pod-affinity-symmetric-weight" v1.yaml \
   --hard-pod-affinity-symmetric-weight=7
 finish

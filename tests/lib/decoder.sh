@@ -92,6 +92,28 @@ decoder_upstream() {
   rm -f "$PIDS_DIR/$name"
 }
 
+# Upstream's verdict again when it disagrees with the validator's: kube-scheduler v1.20 walks a
+# Policy's priorities through a Go map, so a decision that depends on their order (the
+# overflow checks on huge weights, seen both ways on weight-overflow) may change from run to
+# run. Three runs; a verdict that changes is not kept ("unstable"), as a tie is not.
+decoder_upstream_confirm() {
+  local out=$1 first again i; shift
+  first=$(cat "$out/upstream")
+  case "${first%%:*}:$(cat "$out/validator")" in
+    started:rejected|refused:accepted) ;;
+    *) return ;;
+  esac
+  for i in 2 3; do
+    decoder_upstream "$out" "$@"
+    again=$(cat "$out/upstream")
+    if [ "${again%%:*}" != "${first%%:*}" ]; then
+      echo "unstable: run 1 $first; run $i $again" > "$out/upstream"
+      return
+    fi
+  done
+  echo "$first" > "$out/upstream"
+}
+
 decoder_judge_all() {
   local cases=$1 judge=$2 dir start
   start=$(date +%s)
@@ -140,6 +162,9 @@ decoder_compare() {
         "validator: $(jq -c '[.diagnostics[]? | select(.severity == "error") | {code, path, message}]' "$out/validator.json" | cut -c1-600)"
       disagree=$((disagree + 1))
     fi
+  elif [[ $u == unstable:* ]]; then
+    echo "ok $((TAP_N + 1)) - $c # SKIP upstream's verdict changes from run to run, not kept: $(echo "${u#unstable: }" | cut -c1-300)"
+    TAP_N=$((TAP_N + 1)); skipped=$((skipped + 1))
   else
     not_ok "$c: upstream ${u%%:*}, the validator $v" "upstream: $u" \
       "validator: $(jq -c '[.diagnostics[]? | {severity, code, path}]' "$out/validator.json" 2>/dev/null | cut -c1-600)"

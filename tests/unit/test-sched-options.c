@@ -420,10 +420,11 @@ static void test_hard_pod_weight(void **state) {
                           "invalid argument \"x\" for \"--hard-pod-affinity-symmetric-weight\" flag: strconv.ParseInt: "
                           "parsing \"x\": invalid syntax");
         expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=2147483648"), "value out of range");
-        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", "--policy-config-file=/p.cfg"),
-                          "has no effect with a Policy");
-        expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", "--policy-configmap=pol"),
-                          "set hardPodAffinitySymmetricWeight in the Policy");
+        /* ignored with a Policy, as v1.20 gives the Policy's profile the Policy's own weight */
+        assert_int_equal(parse_argv(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=3", "--policy-configmap=pol")), 0);
+        assert_int_equal(sched_options_load(&o, &err), 0);
+        assert_false(o.set_hard_pod_weight);
+        sched_options_done(&o);
         {
                 char path[] = "/tmp/hard-pod-XXXXXX";
                 int fd = mkstemp(path);
@@ -433,8 +434,11 @@ static void test_hard_pod_weight(void **state) {
                 close(fd);
                 char flag[64];
                 snprintf(flag, sizeof flag, "--config=%s", path);
-                expect_flag_error(ARGV("--hard-pod-affinity-symmetric-weight=3", flag),
-                                  "has no effect with --config (kube-scheduler v1.20 reads that setting from the file then)");
+                /* ignored with --config, as v1.20 ignores it */
+                assert_int_equal(parse_argv(&o, &err, ARGV("--hard-pod-affinity-symmetric-weight=3", flag)), 0);
+                assert_int_equal(sched_options_load(&o, &err), 0);
+                assert_false(o.set_hard_pod_weight);
+                sched_options_done(&o);
                 unlink(path);
         }
         {
@@ -491,9 +495,86 @@ static void test_refused_flags(void **state) {
         expect_flag_error(ARGV("--feature-gates=EvenPodsSpread=false"), "locked to true");
         expect_flag_error(ARGV("--feature-gates=PodOverhead"), "missing bool value for PodOverhead");
         expect_flag_error(ARGV("--leader-elect", "false"), "unexpected argument false");
-        /* with --config, v1.20 ignores the component flags: refused here */
-        expect_flag_error(ARGV("--config=/c.yaml", "--kube-api-qps=10"), "--kube-api-qps has no effect with --config");
-        expect_flag_error(ARGV("--kubeconfig=/k", "--config=/c.yaml"), "--kubeconfig has no effect with --config");
+}
+
+/* Loads doc as --config FILE with the flags args, as main() does. */
+static int load_with_config(SchedOptions *o, Buf *err, const char *doc, const char *const *args) {
+        char path[] = "/tmp/component-flags-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, doc, strlen(doc)), (ssize_t) strlen(doc));
+        close(fd);
+        char flag[64];
+        snprintf(flag, sizeof flag, "--config=%s", path);
+        const char *argv[16] = { "policy-scheduler", flag };
+        size_t n = 2;
+        while (*args && n < ELEMENTSOF(argv) - 1)
+                argv[n++] = *args++;
+        argv[n] = NULL;
+        int r = parse_argv(o, err, argv);
+        if (r >= 0)
+                r = sched_options_load(o, err);
+        unlink(path);
+        return r;
+}
+
+#define FLAGS(...) ((const char *const[]) { __VA_ARGS__, NULL })
+
+/* With --config, kube-scheduler ignores its deprecated component flags ("This parameter is
+ * ignored if a config file is specified in --config"): v1.20 takes the file whole, 1.32 applies
+ * the leader-election flags over it. Ignored, never refused: the file's values run. */
+static void test_component_flags_with_config(void **state) {
+        static const char v1beta1[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\n"
+                                      "kind: KubeSchedulerConfiguration\n"
+                                      "clientConnection: {kubeconfig: /file.conf, qps: 7}\n"
+                                      "leaderElection: {leaseDuration: 20s, resourceName: from-file}\n";
+        static const char v1[] = "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                 "kind: KubeSchedulerConfiguration\n"
+                                 "clientConnection: {kubeconfig: /file.conf, qps: 7}\n"
+                                 "leaderElection: {leaseDuration: 20s, resourceName: from-file}\n";
+        SchedOptions o;
+        _cleanup_buf_ Buf err;
+        buf_init(&err, 0);
+        const char *const *all = FLAGS("--kubeconfig=/flag.conf", "--kube-api-qps=10", "--kube-api-burst=3",
+                                       "--leader-elect-lease-duration=30s", "--leader-elect-resource-name=from-flag",
+                                       "--leader-elect=false", "--profiling=false");
+        /* v1.20: the file and its defaults, every flag ignored */
+        assert_int_equal(load_with_config(&o, &err, v1beta1, all), 0);
+        assert_string_equal(o.kubeconfig, "/file.conf");
+        assert_true(o.qps == 7);
+        assert_int_equal(o.burst, 100); /* the file's default, not the flag's 3 */
+        assert_int_equal(o.lease_duration_usec, 20 * USEC_PER_SEC);
+        assert_string_equal(o.lease_name, "from-file");
+        assert_true(o.leader_elect);
+        sched_options_done(&o);
+        assert_int_equal(load_with_config(&o, &err, v1beta1, FLAGS("--scheduler-name=flag", "--lock-object-name=l")), 0);
+        assert_string_equal(o.scheduler_name, "default-scheduler");
+        assert_string_equal(o.lease_name, "from-file");
+        sched_options_done(&o);
+        /* 1.32: the leader-election flags win, the deprecated ones are ignored */
+        assert_int_equal(load_with_config(&o, &err, v1, all), 0);
+        assert_string_equal(o.kubeconfig, "/file.conf");
+        assert_true(o.qps == 7);
+        assert_int_equal(o.lease_duration_usec, 30 * USEC_PER_SEC);
+        assert_string_equal(o.lease_name, "from-flag");
+        assert_false(o.leader_elect);
+        sched_options_done(&o);
+        /* a file without the field: the default, not the flag */
+        static const char bare[] = "apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n";
+        assert_int_equal(load_with_config(&o, &err, bare, FLAGS("--kubeconfig=/flag.conf")), 0);
+        assert_null(o.kubeconfig);
+        sched_options_done(&o);
+        /* gone from 1.32's command line */
+        assert_int_equal(load_with_config(&o, &err, v1, FLAGS("--scheduler-name=x")), -EINVAL);
+        assert_string_equal(buf_str(&err), "unknown flag: --scheduler-name");
+        sched_options_done(&o);
+        assert_int_equal(load_with_config(&o, &err, v1, FLAGS("--lock-object-namespace=x")), -EINVAL);
+        assert_string_equal(buf_str(&err), "unknown flag: --lock-object-namespace");
+        sched_options_done(&o);
+        /* 1.32's lock check still sees the flag */
+        assert_int_equal(load_with_config(&o, &err, v1, FLAGS("--leader-elect-resource-lock=endpoints")), -EINVAL);
+        assert_non_null(strstr(buf_str(&err), "endpoints lock is removed"));
+        sched_options_done(&o);
 }
 
 /* --plugin-dir and --plugin-call-budget (default 100 ms; a positive duration) */
@@ -860,6 +941,7 @@ int main(void) {
                 cmocka_unit_test(test_refused_flags),
                 cmocka_unit_test(test_logging_flags),
                 cmocka_unit_test(test_hard_pod_weight),
+                cmocka_unit_test(test_component_flags_with_config),
                 cmocka_unit_test(test_parsers),
                 cmocka_unit_test(test_config_settings_honoured),
                 cmocka_unit_test(test_config_profiles),
