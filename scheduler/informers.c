@@ -104,6 +104,13 @@ static void pod_event(Manager *m, json_t *obj) {
                 if (r < 0)
                         klog_warning_errno(r, "cache: pod %s/%s: %m", pod->namespace_, pod->name);
                 (void) sched_queue_delete(m->queue, pod->uid);
+                if (r >= 0) {
+                        /* a pod waiting for its affinity (or, in 1.32, a spread) may fit now */
+                        sched_queue_assigned_pod_added(m->queue, pod,
+                                                       m->n_profiles && sched_config_decisions(m->profiles[0].cfg) ==
+                                                                               SCHED_DECISIONS_1_32);
+                        manager_kick(m);
+                }
         } else if ((prof = manager_profile(m, pod->scheduler_name)) &&
                    !kube_obj_path(obj, "metadata.deletionTimestamp") &&
                    !sched_config_pre_enqueue(prof->cfg, pod, &plugin)) {

@@ -9,6 +9,7 @@
 
 #include "common/macro.h"
 #include "kube/hashmap.h"
+#include "scheduler/core/pod-relations.h"
 
 typedef enum Where {
         IN_ACTIVE,
@@ -431,6 +432,38 @@ void sched_queue_move_all(SchedQueue *q) {
                         break;
                 }
         }
+        q->move_request_cycle = q->cycle;
+}
+
+static bool helped_by_assigned_pod(const SchedPod *waiting, const SchedPod *pod, bool spread) {
+        const SchedPodRelations *rel = waiting->rel;
+        if (!rel)
+                return false;
+        if (spread)
+                for (uint32_t i = 0; i < rel->n_spread; i++)
+                        if (!rel->spread[i].schedule_anyway)
+                                return true;
+        for (uint32_t i = 0; i < rel->n_affinity; i++)
+                if (sched_pod_matches_term(pod, &rel->affinity[i]))
+                        return true;
+        return false;
+}
+
+void sched_queue_assigned_pod_added(SchedQueue *q, const SchedPod *pod, bool spread) {
+        int64_t t = now(q);
+        for (uint32_t i = 0; i < q->n_unsched;) {
+                QPod *p = q->unsched[i];
+                if (!helped_by_assigned_pod(p->pod, pod, spread)) {
+                        i++;
+                        continue;
+                }
+                detach(q, p);   /* the last entry takes slot i */
+                if (move_on(q, p, t) < 0) {
+                        (void) to_unschedulable(q, p);
+                        break;
+                }
+        }
+        /* as upstream's movePodsToActiveOrBackoffQueue: a pod in flight now retries after backoff */
         q->move_request_cycle = q->cycle;
 }
 

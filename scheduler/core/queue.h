@@ -8,7 +8,8 @@
  *    (podInitialBackoffSeconds, default 1 s, doubling per attempt, at most
  *    podMaxBackoffSeconds, default 10 s);
  *  - unschedulable: pods no node fitted; they stay until something relevant changes
- *    (sched_queue_move_all(): a node added or changed, a pod removed), or for at most 60 s,
+ *    (sched_queue_move_all(): a node added or changed, a pod removed; for an assigned pod added,
+ *    sched_queue_assigned_pod_added() moves those it may help), or for at most 60 s,
  *    and then go to backoff or active depending on whether their backoff has expired.
  *  - gated: pods a PreEnqueue plugin keeps out (SchedulingGates: spec.schedulingGates not
  *    empty); never popped, not moved by cluster changes nor timeouts, they enter active when
@@ -80,6 +81,14 @@ void sched_queue_set_unschedulable_max(SchedQueue *q, int64_t usec);
 
 /* Something that may make unschedulable pods fit happened: move them all on. */
 void sched_queue_move_all(SchedQueue *q);
+
+/* An assigned pod appeared or changed (upstream's AssignedPodAdded/AssignedPodUpdated): the
+ * unschedulable pods it may help move on, not all of them. Those with a required pod-affinity
+ * term that pod matches (v1.20's getUnschedulablePodsWithMatchingAffinityTerm) and, with
+ * spread (1.32's getUnschedulablePodsWithCrossTopologyTerm), those with a DoNotSchedule
+ * topology spread constraint: 1.32 moves the ones PodTopologySpread rejected, and only such
+ * a constraint can reject, so a pod rejected by another plugin may be tried once more. */
+void sched_queue_assigned_pod_added(SchedQueue *q, const SchedPod *pod, bool spread);
 
 /* When the next backoff or unschedulable timeout falls due (the daemon arms a timer for
  * it); INT64_MAX when nothing waits. */

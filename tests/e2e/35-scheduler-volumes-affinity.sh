@@ -5,7 +5,8 @@
 # business. (a) A WaitForFirstConsumer claim is bound to the local PV of the one node the
 # PV allows, and the pod lands there; (b) three replicas with required pod anti-affinity
 # on kubernetes.io/hostname land on three different nodes; (c) four replicas selected by a
-# Service spread over both zones, two and two (SelectorSpreadPriority); (d) a second
+# Service spread over both zones, two and two (SelectorSpreadPriority); (d) a pod with required
+# pod affinity to a pod not created yet is placed as soon as that pod is bound; (e) a second
 # scheduler from a v1 configuration with VolumeBinding's bindTimeoutSeconds: 3 waits in PreBind
 # for a claim left to a provisioner (selected-node set, the pod not bound), times out in 1.32's
 # words and retries, and binds the pod once a PV for the claim appears and is bound.
@@ -149,11 +150,31 @@ zones=$(for n in $(bound_nodes spread); do
 done | sort | uniq -c | awk '{print $2 "=" $1}' | xargs)
 check_eq "(c) ... two in each zone" "zone-0=2 zone-1=2" "$zones"
 
+# ---- (d) required pod affinity to a pod not there yet: placed as soon as that pod is ----
+# Upstream's AssignedPodAdded moves the waiting pod at once; without it the pod waited for
+# the 60 s flush.
+deployment follower 1 "      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: leader}}
+            topologyKey: topology.kubernetes.io/zone" | kubectl apply -f - >/dev/null
+follower_failed() {
+  kubectl -n "$NS" get events --field-selector reason=FailedScheduling -o jsonpath='{.items[*].involvedObject.name}' |
+    grep -q follower
+}
+wait_for "(d) the pod that requires affinity to app=leader fails first: no such pod yet" 30 follower_failed
+deployment leader 1 "" | kubectl apply -f - >/dev/null
+wait_for "(d) the leader is bound" 30 n_bound leader 1
+wait_for "(d) the follower is bound within 20 s of it, not at the 60 s flush" 20 n_bound follower 1
+check_eq "(d) ... in the leader's zone" \
+  "$(kubectl get node "$(bound_nodes leader)" -o jsonpath='{.metadata.labels.topology\.kubernetes\.io/zone}')" \
+  "$(kubectl get node "$(bound_nodes follower)" -o jsonpath='{.metadata.labels.topology\.kubernetes\.io/zone}')"
+
 check "the scheduler is still running" alive "$SCHED_PID"
 check_eq "no binding failed" 0 \
   "$(curl -sf "http://127.0.0.1:$PORT/metrics" | awk '/^scheduler_binding_total\{result="error"\}/ {print $2}')"
 
-# ---- (d) bindTimeoutSeconds: PreBind waits for a provisioned claim, times out, retries ----
+# ---- (e) bindTimeoutSeconds: PreBind waits for a provisioned claim, times out, retries ----
 SCHED2=volumes-v1
 PORT2=$(free_port)
 cat > "$T/v1.yaml" <<YAML
@@ -170,7 +191,7 @@ YAML
 "$BIN_DIR/policy-scheduler" --config "$T/v1.yaml" --bind-address 127.0.0.1 --port "$PORT2" --secure-port 0 \
   >> "$LOG" 2>&1 &
 SCHED2_PID=$!
-wait_for "(d) policy-scheduler from a v1 file with bindTimeoutSeconds: 3 becomes ready" 30 \
+wait_for "(e) policy-scheduler from a v1 file with bindTimeoutSeconds: 3 becomes ready" 30 \
   curl -sf "http://127.0.0.1:$PORT2/readyz"
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: storage.k8s.io/v1
@@ -200,14 +221,14 @@ spec:
 YAML
 selected() { kubectl -n "$NS" get pvc later -o jsonpath='{.metadata.annotations.volume\.kubernetes\.io/selected-node}'; }
 has_selected() { [ -n "$(selected)" ]; }
-wait_for "(d) the claim left to a provisioner gets volume.kubernetes.io/selected-node" 30 has_selected
+wait_for "(e) the claim left to a provisioner gets volume.kubernetes.io/selected-node" 30 has_selected
 timed_out() {
   kubectl -n "$NS" get events --field-selector involvedObject.name=waits -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' |
     grep -q 'binding volumes: context deadline exceeded'
 }
-wait_for "(d) PreBind times out after 3 s in 1.32's words (a FailedScheduling Event)" 30 timed_out
+wait_for "(e) PreBind times out after 3 s in 1.32's words (a FailedScheduling Event)" 30 timed_out
 pod_pending() { ! pod_bound "$@"; }
-check "(d) ... and the pod is not bound meanwhile" pod_pending "$NS" waits
+check "(e) ... and the pod is not bound meanwhile" pod_pending "$NS" waits
 node=$(selected)
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
@@ -226,8 +247,8 @@ spec:
       - matchExpressions:
         - {key: kubernetes.io/hostname, operator: In, values: [$node]}
 YAML
-wait_for "(d) once a PV for the claim is bound, the pod is bound" 60 pod_bound "$NS" waits
-check_eq "(d) ... on the node the claim selected" "$node" "$(pod_node "$NS" waits)"
+wait_for "(e) once a PV for the claim is bound, the pod is bound" 60 pod_bound "$NS" waits
+check_eq "(e) ... on the node the claim selected" "$node" "$(pod_node "$NS" waits)"
 check "the v1 scheduler is still running" alive "$SCHED2_PID"
 
 finish

@@ -1,5 +1,6 @@
 /* SchedQueue with a fake clock: ordering, backoff doubling and cap, unschedulable pods moved
- * on cluster changes and after 60 s, move requests during an attempt, deletes and updates. */
+ * on cluster changes (all of them, or those an assigned pod may help) and after 60 s, move
+ * requests during an attempt, deletes and updates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -374,6 +375,58 @@ static void test_gated(void **state) {
         assert_int_equal(st.gated, 0);
 }
 
+/* Pods waiting in unschedulable: "aff" requires a pod app=db, "spread" has a DoNotSchedule
+ * constraint, "soft" a ScheduleAnyway one, "plain" neither. */
+static void wait_unschedulable(Fx *f, const char *name, const char *spec) {
+        SchedPod *p = make_pod(f->t, .name = name, .spec = spec, .meta = "'creationTimestamp':'2026-01-01T00:00:00Z'");
+        assert_non_null(p);
+        assert_int_equal(sched_queue_add(f->q, p), 0);
+        sched_pod_unref(p);
+        assert_string_equal(pop(f), name);
+        assert_int_equal(sched_queue_failed(f->q, uid(name), true), 0);
+}
+
+static void assigned_pod_added_setup(Fx *f) {
+        wait_unschedulable(f, "aff", "'affinity':{'podAffinity':{'requiredDuringSchedulingIgnoredDuringExecution':"
+                                     "[{'labelSelector':{'matchLabels':{'app':'db'}},'topologyKey':'zone'}]}}");
+        wait_unschedulable(f, "spread", "'topologySpreadConstraints':[{'maxSkew':1,'topologyKey':'zone',"
+                                        "'whenUnsatisfiable':'DoNotSchedule','labelSelector':{'matchLabels':{'app':'web'}}}]");
+        wait_unschedulable(f, "soft", "'topologySpreadConstraints':[{'maxSkew':1,'topologyKey':'zone',"
+                                      "'whenUnsatisfiable':'ScheduleAnyway','labelSelector':{'matchLabels':{'app':'web'}}}]");
+        wait_unschedulable(f, "plain", NULL);
+        f->now += 5 * SEC;      /* past every backoff */
+}
+
+/* Upstream's AssignedPodAdded: an assigned pod moves on only the unschedulable pods it may
+ * help: v1.20 those whose required affinity it matches, 1.32 also those a hard spread
+ * constraint may have rejected. */
+static void test_assigned_pod_added(void **state) {
+        Fx *f = *state;
+        SchedQueueStats st;
+        assigned_pod_added_setup(f);
+        SchedPod *other = make_pod(f->t, .name = "x", .node = "n1", .labels = "'app':'cache'");
+        SchedPod *db = make_pod(f->t, .name = "db", .node = "n1", .labels = "'app':'db'");
+        SchedPod *db_elsewhere = make_pod(f->t, .name = "db2", .ns = "other", .node = "n1", .labels = "'app':'db'");
+        sched_queue_assigned_pod_added(f->q, other, false);
+        sched_queue_assigned_pod_added(f->q, db_elsewhere, false);     /* the term's namespace is default */
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.unschedulable, 4);
+        sched_queue_assigned_pod_added(f->q, db, false);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.unschedulable, 3);
+        assert_string_equal(pop(f), "aff");
+        assert_null(pop(f));
+        /* 1.32: the hard spread too, whichever pod was added */
+        sched_queue_assigned_pod_added(f->q, other, true);
+        sched_queue_stats(f->q, &st);
+        assert_int_equal(st.unschedulable, 2);
+        assert_string_equal(pop(f), "spread");
+        assert_null(pop(f));
+        sched_pod_unref(other);
+        sched_pod_unref(db);
+        sched_pod_unref(db_elsewhere);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_order, setup, teardown),
@@ -387,6 +440,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_status_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_many, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_gated, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_assigned_pod_added, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
