@@ -351,6 +351,28 @@ int sched_queue_delete(SchedQueue *q, const char *uid) {
         return 0;
 }
 
+typedef bool (*MatchFn)(const SchedQueue *q, const QPod *p, int64_t t, const void *ctx);
+
+/* Moves on the unschedulable pods that match says may fit now. */
+static void move_unschedulable_if(SchedQueue *q, int64_t t, MatchFn match, const void *ctx) {
+        for (uint32_t i = 0; i < q->n_unsched;) {
+                QPod *p = q->unsched[i];
+                if (!match(q, p, t, ctx)) {
+                        i++;
+                        continue;
+                }
+                detach(q, p);   /* the last entry takes slot i */
+                if (move_on(q, p, t) < 0) {
+                        (void) to_unschedulable(q, p);
+                        break;
+                }
+        }
+}
+
+static bool overdue(const SchedQueue *q, const QPod *p, int64_t t, const void *ctx) {
+        return t - p->timestamp > q->unschedulable_max;
+}
+
 static void flush(SchedQueue *q, int64_t t) {
         while (q->backoff.n > 0 && q->backoff.items[0]->backoff_expiry <= t) {
                 QPod *p = q->backoff.items[0];
@@ -360,17 +382,7 @@ static void flush(SchedQueue *q, int64_t t) {
                         break;
                 }
         }
-        for (uint32_t i = 0; i < q->n_unsched;) {
-                QPod *p = q->unsched[i];
-                if (t - p->timestamp > q->unschedulable_max) {
-                        detach(q, p);
-                        if (move_on(q, p, t) < 0) {
-                                (void) to_unschedulable(q, p);
-                                break;
-                        }
-                } else
-                        i++;
-        }
+        move_unschedulable_if(q, t, overdue, NULL);
 }
 
 SchedPod *sched_queue_pop(SchedQueue *q) {
@@ -435,34 +447,28 @@ void sched_queue_move_all(SchedQueue *q) {
         q->move_request_cycle = q->cycle;
 }
 
-static bool helped_by_assigned_pod(const SchedPod *waiting, const SchedPod *pod, bool spread) {
-        const SchedPodRelations *rel = waiting->rel;
+typedef struct AssignedPod {
+        const SchedPod *pod;
+        bool spread;
+} AssignedPod;
+
+static bool helped_by_assigned_pod(const SchedQueue *q, const QPod *p, int64_t t, const void *ctx) {
+        const AssignedPod *a = ctx;
+        const SchedPodRelations *rel = p->pod->rel;
         if (!rel)
                 return false;
-        if (spread)
+        if (a->spread)
                 for (uint32_t i = 0; i < rel->n_spread; i++)
                         if (!rel->spread[i].schedule_anyway)
                                 return true;
         for (uint32_t i = 0; i < rel->n_affinity; i++)
-                if (sched_pod_matches_term(pod, &rel->affinity[i]))
+                if (sched_pod_matches_term(a->pod, &rel->affinity[i]))
                         return true;
         return false;
 }
 
 void sched_queue_assigned_pod_added(SchedQueue *q, const SchedPod *pod, bool spread) {
-        int64_t t = now(q);
-        for (uint32_t i = 0; i < q->n_unsched;) {
-                QPod *p = q->unsched[i];
-                if (!helped_by_assigned_pod(p->pod, pod, spread)) {
-                        i++;
-                        continue;
-                }
-                detach(q, p);   /* the last entry takes slot i */
-                if (move_on(q, p, t) < 0) {
-                        (void) to_unschedulable(q, p);
-                        break;
-                }
-        }
+        move_unschedulable_if(q, now(q), helped_by_assigned_pod, &(AssignedPod) { .pod = pod, .spread = spread });
         /* as upstream's movePodsToActiveOrBackoffQueue: a pod in flight now retries after backoff */
         q->move_request_cycle = q->cycle;
 }
